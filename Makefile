@@ -1,0 +1,105 @@
+# tcmma — build, test, install. `make help` lists the targets.
+.SUFFIXES:
+
+CC        ?= cc
+PREFIX    ?= /usr/local
+DESTDIR   ?=
+CUDA_HOME ?= /usr/local/cuda
+VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
+
+ifeq ($(SAN),1)
+BUILD     ?= build-san
+SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else
+BUILD     ?= build
+SANFLAGS  :=
+endif
+
+WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
+CFLAGS    ?= -O2 -g
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
+             -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"'
+LDLIBS    := -ldl -lpthread -lm
+
+LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c))
+TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
+BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
+TEST_SRCS := $(sort $(wildcard tests/test_*.c))
+TEST_UTIL := $(sort $(wildcard tests/util_*.c))
+HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h nvrtc/*.h tools/*.h tests/*.h)
+
+LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
+UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
+TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
+BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
+
+.PHONY: all run check deps install uninstall clean help bench
+
+all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/tcmma $(BUILD)/tcmma.pc
+
+help:
+	@echo "make [all]      build $(BUILD)/libtcmma.a, libtcmma.so, tcmma"
+	@echo "make run        the main job: tables, emit -> options -> compile -> census"
+	@echo "make check      install test deps when missing, build and run every test"
+	@echo "make check SAN=1  the same under ASan + UBSan (in build-san/)"
+	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+
+$(BUILD)/obj/%.o: %.c $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -c $< -o $@
+
+$(BUILD)/libtcmma.a: $(LIB_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libtcmma.so: $(LIB_OBJS)
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma.so.0 -o $@ $^ $(LDLIBS)
+
+$(BUILD)/tcmma: $(TOOL_OBJS) $(BUILD)/libtcmma.a
+	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
+
+$(BUILD)/bench_%: tools/bench_%.c $(BUILD)/libtcmma.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtcmma.a $(LDLIBS)
+
+bench: $(BENCHES)
+
+$(BUILD)/tcmma.pc: tcmma.pc.in Makefile
+	@mkdir -p $(dir $@)
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in > $@
+
+# cmocka is the one thing the tests need that a fresh machine lacks.
+deps:
+	@sh tests/ensure-deps.sh
+
+$(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(BUILD)/libtcmma.a $(HEADERS) | deps
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(BUILD)/libtcmma.a -lcmocka $(LDLIBS)
+
+check: deps all $(TESTS)
+	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	  sh tests/run-tests.sh $(TESTS)
+
+run: all
+	@sh tools/run.sh $(BUILD)/tcmma
+
+install: all
+	install -d $(DESTDIR)$(PREFIX)/include/tcmma/tables $(DESTDIR)$(PREFIX)/lib/pkgconfig \
+	           $(DESTDIR)$(PREFIX)/bin
+	install -m 644 include/tcmma/*.h $(DESTDIR)$(PREFIX)/include/tcmma/
+	install -m 644 tables/*.def $(DESTDIR)$(PREFIX)/include/tcmma/tables/
+	install -m 644 $(BUILD)/libtcmma.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 755 $(BUILD)/libtcmma.so $(DESTDIR)$(PREFIX)/lib/libtcmma.so.$(VERSION)
+	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtcmma.so.0
+	ln -sf libtcmma.so.0 $(DESTDIR)$(PREFIX)/lib/libtcmma.so
+	install -m 644 $(BUILD)/tcmma.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	install -m 755 $(BUILD)/tcmma $(DESTDIR)$(PREFIX)/bin/
+
+uninstall:
+	rm -rf $(DESTDIR)$(PREFIX)/include/tcmma
+	rm -f $(DESTDIR)$(PREFIX)/lib/libtcmma.* $(DESTDIR)$(PREFIX)/lib/pkgconfig/tcmma.pc \
+	      $(DESTDIR)$(PREFIX)/bin/tcmma
+
+clean:
+	rm -rf build build-san

@@ -1,0 +1,81 @@
+/* Tensor-core arms (tables/arms.def): the facts of each rendering. */
+#ifndef TCMMA_ARM_H
+#define TCMMA_ARM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "tcmma/prec.h"
+
+typedef enum {
+  TCMMA_ARM_NONE = -1,
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt, \
+                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc)                \
+  TCMMA_ARM_##ID,
+#include "tables/arms.def"
+#undef TCMMA_ARM
+  TCMMA_ARM_COUNT
+} tcmma_arm;
+
+typedef enum { TCMMA_FORM_PTX, TCMMA_FORM_WMMA } tcmma_form;
+
+typedef enum {
+  TCMMA_LDMATRIX_NEVER,     /* no operand ever loads through ldmatrix */
+  TCMMA_LDMATRIX_BOTH,      /* A and B, either orientation (.trans as needed) */
+  TCMMA_LDMATRIX_A_ROW_B_T  /* A only row-major, B only stored transposed */
+} tcmma_ldmatrix_rule;
+
+typedef struct {
+  tcmma_arm id;
+  const char *marker;     /* "mma-bf16": the rendering comment's (marker) */
+  tcmma_form form;
+  int m, n, k;            /* intrinsic tile */
+  int floor;              /* minimum compute capability, major*10+minor */
+  bool family;            /* runs only on the floor's major version */
+  tcmma_prec acc;         /* accumulator precision */
+  tcmma_ldmatrix_rule ldmatrix;
+  bool reloads;           /* fragments reloaded per tile of the other operand */
+  bool converted_dest;    /* d storage differs from the accumulator, staged */
+  const char *instr;      /* mma.sync template (%a/%b: operand ptx types) */
+  int a_regs, b_regs, c_regs; /* 32-bit registers per lane (inline arms) */
+  const char *frag_elem;  /* wmma: A/B fragment element type */
+  const char *frag_acc;   /* wmma: accumulator fragment element type */
+} tcmma_arm_info;
+
+/* The row of arm; NULL when arm is out of range. */
+const tcmma_arm_info *tcmma_arm_get(tcmma_arm arm);
+
+/* The marker of arm ("mma-bf16"); "none" for TCMMA_ARM_NONE or out of range. */
+const char *tcmma_arm_marker(tcmma_arm arm);
+
+/* Parses a marker into *out; TCMMA_INVALID naming it and the valid ones. */
+tcmma_status tcmma_arm_parse(const char *marker, tcmma_arm *out, tcmma_error *err);
+
+/* "ptx" or "wmma". */
+const char *tcmma_form_name(tcmma_form form);
+
+/* Human text of an ldmatrix rule ("never", "A and B, either orientation", ...). */
+const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
+
+/* Whether a device of compute capability cc runs arm: cc >= floor and, for a
+ * family arm, the same major version. cc 0 means "any device": true. */
+bool tcmma_arm_runs_on(tcmma_arm arm, int cc);
+
+/* Which operands arm loads through ldmatrix, given whether each operand is
+ * eligible at all (shared memory, swizzled_b128 layout) and whether it is
+ * stored transposed. The one rule the renderer and the census both read. */
+void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transposed,
+                                 bool b_eligible, bool b_transposed, bool *a_ldmatrix,
+                                 bool *b_ldmatrix);
+
+/* Writes arm's mma.sync opcode for operand precisions a and b into buf
+ * (%a/%b expanded). TCMMA_INVALID for a wmma arm; TCMMA_OVERFLOW when buf is
+ * too small. */
+tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, char *buf,
+                                   size_t cap, tcmma_error *err);
+
+/* The arms a device of compute capability cc can run, in table order, with
+ * their floors and tiles (the tile-MMA descriptor). Writes at most cap arms
+ * into out and returns how many runnable arms there are. cc 0: every arm. */
+size_t tcmma_descriptor(int cc, tcmma_arm *out, size_t cap);
+
+#endif

@@ -1,0 +1,29 @@
+/* The numerics policy that chooses between arms for one storage triple. */
+#ifndef TCMMA_NUMERICS_H
+#define TCMMA_NUMERICS_H
+
+#include <stdbool.h>
+#include "tcmma/status.h"
+
+/* Uniform f16: wide accumulates at f32 and narrows d per lane (default);
+ * narrow accumulates in an f16 wmma fragment. */
+typedef enum { TCMMA_FP16_WIDE, TCMMA_FP16_NARROW } tcmma_fp16_mode;
+
+/* Where both an inline-PTX and a wmma arm fit: which comes first. */
+typedef enum { TCMMA_PREFER_PTX, TCMMA_PREFER_WMMA } tcmma_prefer;
+
+typedef struct {
+  tcmma_fp16_mode fp16; /* default TCMMA_FP16_WIDE */
+  bool tf32;            /* f32 operands may be rounded to tf32; default false */
+  tcmma_prefer prefer;  /* default TCMMA_PREFER_PTX */
+} tcmma_numerics;
+
+/* The default policy: fp16 wide, tf32 off, prefer ptx. */
+tcmma_numerics tcmma_numerics_default(void);
+
+/* Parse "wide"|"narrow" and "ptx"|"wmma"; TCMMA_INVALID naming the value and
+ * the valid spellings otherwise. */
+tcmma_status tcmma_fp16_mode_parse(const char *s, tcmma_fp16_mode *out, tcmma_error *err);
+tcmma_status tcmma_prefer_parse(const char *s, tcmma_prefer *out, tcmma_error *err);
+
+#endif

@@ -1,0 +1,35 @@
+/* Storage precisions (tables/prec.def). */
+#ifndef TCMMA_PREC_H
+#define TCMMA_PREC_H
+
+#include "tcmma/status.h"
+
+typedef enum {
+#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32) TCMMA_PREC_##ID,
+#include "tables/prec.def"
+#undef TCMMA_PREC
+  TCMMA_PREC_COUNT
+} tcmma_prec;
+
+/* Parses a precision name ("f32", "bf16", "e4m3", ...) into *out.
+ * TCMMA_INVALID (naming the value and listing the valid names) otherwise. */
+tcmma_status tcmma_prec_parse(const char *name, tcmma_prec *out, tcmma_error *err);
+
+/* The name of p; "?" when p is out of range. */
+const char *tcmma_prec_name(tcmma_prec p);
+
+/* Storage width of one element in bits / bytes; 0 when p is out of range. */
+int tcmma_prec_bits(tcmma_prec p);
+int tcmma_prec_bytes(tcmma_prec p);
+
+/* CUDA C element type, mma.sync type suffix, widening and narrowing
+ * intrinsics of p ("" where the table has none; "?" when out of range). */
+const char *tcmma_prec_cuda_type(tcmma_prec p);
+const char *tcmma_prec_ptx_type(tcmma_prec p);
+const char *tcmma_prec_to_f32(tcmma_prec p);
+const char *tcmma_prec_from_f32(tcmma_prec p);
+
+/* Writes the valid names, space-separated, into buf (for messages). */
+void tcmma_prec_list(char *buf, unsigned cap);
+
+#endif

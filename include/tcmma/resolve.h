@@ -1,0 +1,28 @@
+/* Resolution: storage triple + numerics policy + scope (+ device) -> arm
+ * (tables/resolve.def). */
+#ifndef TCMMA_RESOLVE_H
+#define TCMMA_RESOLVE_H
+
+#include "tcmma/arm.h"
+#include "tcmma/numerics.h"
+
+typedef enum { TCMMA_SCOPE_STATEMENT, TCMMA_SCOPE_FRAGMENT } tcmma_scope;
+
+typedef struct {
+  tcmma_prec d, a, b;
+} tcmma_triple;
+
+/* "statement"|"fragment" <-> scope; parse fails with TCMMA_INVALID. */
+const char *tcmma_scope_name(tcmma_scope scope);
+tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err);
+
+/* The arm that renders triple under policy in scope on a device of compute
+ * capability cc (0: any device, the first arm of the preference list).
+ * TCMMA_OK with *out set; TCMMA_NO_ARM when no row covers the triple and
+ * policy; TCMMA_FLOOR when every listed arm is above cc (the message names
+ * the arms, floors and cc); TCMMA_INVALID for out-of-range inputs. *out is
+ * TCMMA_ARM_NONE on failure. policy NULL means the default policy. */
+tcmma_status tcmma_resolve(tcmma_triple triple, const tcmma_numerics *policy,
+                           tcmma_scope scope, int cc, tcmma_arm *out, tcmma_error *err);
+
+#endif

@@ -1,0 +1,108 @@
+/* The host warp simulator: runs host-dialect emissions as one warp of 32
+ * lanes on the CPU, in lockstep through each collective operation, against a
+ * reference model of each instruction built from the PTX ISA (DESIGN §6, §7).
+ *
+ * The host dialect of the renderer differs from the CUDA text only in how
+ * collective instructions and vendor types are spelled; this header is what
+ * that text calls. Collectives pass the very PTX opcode string the CUDA text
+ * would carry, so the simulator models exactly the instruction emitted.
+ *
+ * CONTRACT (renderer <-> simulator; change both sides together):
+ *   CUDA                               host dialect
+ *   __half / __nv_bfloat16             tcmma_sim_half / tcmma_sim_bfloat16
+ *   __nv_fp8_e4m3 / __nv_fp8_e5m2      tcmma_sim_fp8_e4m3 / tcmma_sim_fp8_e5m2
+ *   __half2float, __float2half_rn      tcmma_sim_half2float, tcmma_sim_float2half_rn
+ *   __bfloat162float, __float2bfloat16_rn  tcmma_sim_bfloat162float, tcmma_sim_float2bfloat16_rn
+ *   threadIdx.x                        tcmma_sim_lane()  (one warp per launch)
+ *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
+ *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
+ *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
+ *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
+ *   __syncwarp()                       tcmma_sim_syncwarp()
+ *   nvcuda::wmma::fragment<…> f        tcmma_sim_fragment f
+ *   nvcuda::wmma::fill_fragment(f, v)  tcmma_sim_wmma_fill(&f, DESC, v)
+ *   nvcuda::wmma::load_matrix_sync     tcmma_sim_wmma_load(&f, DESC, ptr, ldm, layout)
+ *   nvcuda::wmma::mma_sync             tcmma_sim_wmma_mma(&d, &a, &b, &c)
+ *   nvcuda::wmma::store_matrix_sync    tcmma_sim_wmma_store(ptr, &f, ldm, layout)
+ *   nvcuda::wmma::__float_to_tf32      tcmma_sim_float_to_tf32
+ *   f.num_elements, f.x[t]             the same fields
+ * DESC names a fragment: "<use>.m<M>n<N>k<K>.<elem>[.<row|col>]" with use
+ * a|b|c, elem f16|bf16|tf32|f32, and the layout for a and b only, e.g.
+ * "a.m16n16k16.f16.row", "b.m16n16k8.tf32.col", "c.m16n16k16.f32". The
+ * fragment remembers its DESC from fill/load, so mma and store take none.
+ * layout for accumulators: 0 = mem_row_major, 1 = mem_col_major (ignored
+ * for a and b, whose DESC carries it). */
+#ifndef TCMMA_SIM_H
+#define TCMMA_SIM_H
+
+#include <stdint.h>
+#include "tcmma/status.h"
+
+/* Storage types of the host dialect: the raw bits, as the GPU stores them. */
+typedef struct { uint16_t bits; } tcmma_sim_half;
+typedef struct { uint16_t bits; } tcmma_sim_bfloat16;
+typedef struct { uint8_t bits; } tcmma_sim_fp8_e4m3;
+typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
+
+/* ---- running a warp ---- */
+
+/* Runs entry(arg) as the 32 lanes of one warp, in lockstep through every
+ * collective below. TCMMA_INVALID (naming the collective and the lanes) when
+ * the lanes disagree at a collective (different opcodes, some lanes gone);
+ * TCMMA_NO_MEMORY when the lanes cannot be started. Runs are serialized. */
+tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *err);
+
+/* The calling lane's index, 0..31 (threadIdx.x of a one-warp launch). */
+unsigned tcmma_sim_lane(void);
+
+/* ---- collectives (called by all 32 lanes) ---- */
+
+/* mma.sync per the PTX ISA fragment layouts: a, b: 32-bit registers of this
+ * lane (a_regs, b_regs of the arm), c, d: its f32 accumulators. d may alias c. */
+void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32_t *b,
+                   const float *c);
+
+/* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: row is this lane's
+ * row address (16 bytes); regs receives 1, 2 or 4 registers. */
+void tcmma_sim_ldmatrix(const char *opcode, uint32_t *regs, const void *row);
+
+/* cp.async.{ca,cg}.shared.global: copies bytes (4, 8 or 16; .cg: 16 only)
+ * from src to dst when the group completes. */
+void tcmma_sim_cp_async(const char *opcode, void *dst, const void *src, unsigned bytes);
+void tcmma_sim_cp_async_commit(void);
+void tcmma_sim_cp_async_wait_all(void);
+
+/* __syncwarp(): every lane arrives before any leaves. */
+void tcmma_sim_syncwarp(void);
+
+/* ---- wmma ---- */
+
+#define TCMMA_SIM_FRAGMENT_MAX 16
+
+typedef struct {
+  char desc[32];    /* set by fill/load (see DESC above) */
+  int num_elements; /* elements this lane holds */
+  float x[TCMMA_SIM_FRAGMENT_MAX];
+} tcmma_sim_fragment;
+
+void tcmma_sim_wmma_fill(tcmma_sim_fragment *f, const char *desc, float value);
+void tcmma_sim_wmma_load(tcmma_sim_fragment *f, const char *desc, const void *ptr,
+                         unsigned ldm, int layout);
+void tcmma_sim_wmma_mma(tcmma_sim_fragment *d, const tcmma_sim_fragment *a,
+                        const tcmma_sim_fragment *b, const tcmma_sim_fragment *c);
+void tcmma_sim_wmma_store(void *ptr, const tcmma_sim_fragment *f, unsigned ldm, int layout);
+
+/* ---- conversions (exact, as the GPU rounds) ---- */
+
+float tcmma_sim_half2float(tcmma_sim_half h);
+tcmma_sim_half tcmma_sim_float2half_rn(float f);
+float tcmma_sim_bfloat162float(tcmma_sim_bfloat16 h);
+tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f);
+float tcmma_sim_float_to_tf32(float f); /* cvt.rna.tf32.f32 */
+/* fp8: round to nearest even, saturating to the largest finite (satfinite). */
+uint8_t tcmma_sim_float_to_e4m3(float f);
+uint8_t tcmma_sim_float_to_e5m2(float f);
+float tcmma_sim_e4m3_to_float(uint8_t v);
+float tcmma_sim_e5m2_to_float(uint8_t v);
+
+#endif

@@ -1,0 +1,15 @@
+/* tcmma: tensor-core tile-MMA emission for CUDA code generators.
+ * The umbrella header: include this one to get the whole public API. */
+#ifndef TCMMA_H
+#define TCMMA_H
+
+#define TCMMA_VERSION "0.1.0"
+
+#include "tcmma/status.h"
+#include "tcmma/prec.h"
+#include "tcmma/numerics.h"
+#include "tcmma/arm.h"
+#include "tcmma/resolve.h"
+#include "tcmma/layout.h"
+
+#endif

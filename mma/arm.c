@@ -1,0 +1,118 @@
+/* Arm facts, derived from tables/arms.def. */
+#include <string.h>
+#include <stdio.h>
+#include "tcmma/arm.h"
+
+static const tcmma_arm_info arms[] = {
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt,     \
+                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc)                   \
+  {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc, \
+   TCMMA_LDMATRIX_##ldm, reloads, cvt, instr, a_regs, b_regs, c_regs, frag_elem, frag_acc},
+#include "tables/arms.def"
+#undef TCMMA_ARM
+};
+
+const tcmma_arm_info *tcmma_arm_get(tcmma_arm arm) {
+  return (unsigned)arm < TCMMA_ARM_COUNT ? &arms[arm] : NULL;
+}
+
+const char *tcmma_arm_marker(tcmma_arm arm) {
+  const tcmma_arm_info *a = tcmma_arm_get(arm);
+  return a ? a->marker : "none";
+}
+
+tcmma_status tcmma_arm_parse(const char *marker, tcmma_arm *out, tcmma_error *err) {
+  for (int i = 0; marker && i < TCMMA_ARM_COUNT; i++)
+    if (strcmp(marker, arms[i].marker) == 0) {
+      if (out) *out = (tcmma_arm)i;
+      return TCMMA_OK;
+    }
+  char names[256] = "";
+  size_t used = 0;
+  for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
+    int n = snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "", arms[i].marker);
+    if (n < 0 || (size_t)n >= sizeof names - used) break;
+    used += (size_t)n;
+  }
+  if (out) *out = TCMMA_ARM_NONE;
+  return tcmma_fail(err, TCMMA_INVALID, "unknown arm '%s': expected one of %s",
+                    marker ? marker : "(null)", names);
+}
+
+const char *tcmma_form_name(tcmma_form form) {
+  return form == TCMMA_FORM_PTX ? "ptx" : form == TCMMA_FORM_WMMA ? "wmma" : "?";
+}
+
+const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule) {
+  switch (rule) {
+  case TCMMA_LDMATRIX_NEVER: return "never";
+  case TCMMA_LDMATRIX_BOTH: return "A and B, either orientation";
+  case TCMMA_LDMATRIX_A_ROW_B_T: return "A row-major only, B stored transposed only";
+  }
+  return "?";
+}
+
+bool tcmma_arm_runs_on(tcmma_arm arm, int cc) {
+  const tcmma_arm_info *a = tcmma_arm_get(arm);
+  if (!a) return false;
+  if (cc == 0) return true;
+  if (cc < a->floor) return false;
+  return !a->family || cc / 10 == a->floor / 10;
+}
+
+void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transposed,
+                                 bool b_eligible, bool b_transposed, bool *a_ldmatrix,
+                                 bool *b_ldmatrix) {
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  bool a = false, b = false;
+  if (info) switch (info->ldmatrix) {
+    case TCMMA_LDMATRIX_NEVER: break;
+    case TCMMA_LDMATRIX_BOTH: a = a_eligible, b = b_eligible; break;
+    case TCMMA_LDMATRIX_A_ROW_B_T:
+      a = a_eligible && !a_transposed;
+      b = b_eligible && b_transposed;
+      break;
+    }
+  if (a_ldmatrix) *a_ldmatrix = a;
+  if (b_ldmatrix) *b_ldmatrix = b;
+}
+
+tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, char *buf,
+                                   size_t cap, tcmma_error *err) {
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  if (!info) return tcmma_fail(err, TCMMA_INVALID, "arm %d is out of range", (int)arm);
+  if (info->form != TCMMA_FORM_PTX)
+    return tcmma_fail(err, TCMMA_INVALID, "arm %s is a wmma arm: it has no mma.sync opcode",
+                      info->marker);
+  if ((unsigned)a >= TCMMA_PREC_COUNT || (unsigned)b >= TCMMA_PREC_COUNT)
+    return tcmma_fail(err, TCMMA_INVALID, "operand precision out of range");
+  size_t used = 0;
+  for (const char *p = info->instr; *p; p++) {
+    const char *piece = NULL;
+    char one[2] = {*p, 0};
+    if (p[0] == '%' && (p[1] == 'a' || p[1] == 'b')) {
+      piece = tcmma_prec_ptx_type(p[1] == 'a' ? a : b);
+      p++;
+    } else {
+      piece = one;
+    }
+    size_t n = strlen(piece);
+    if (used + n + 1 > cap)
+      return tcmma_fail(err, TCMMA_OVERFLOW, "instruction of %s does not fit in %zu bytes",
+                        info->marker, cap);
+    memcpy(buf + used, piece, n);
+    used += n;
+  }
+  buf[used] = '\0';
+  return TCMMA_OK;
+}
+
+size_t tcmma_descriptor(int cc, tcmma_arm *out, size_t cap) {
+  size_t count = 0;
+  for (int i = 0; i < TCMMA_ARM_COUNT; i++)
+    if (tcmma_arm_runs_on((tcmma_arm)i, cc)) {
+      if (out && count < cap) out[count] = (tcmma_arm)i;
+      count++;
+    }
+  return count;
+}

@@ -1,0 +1,78 @@
+/* Per-lane fragment layouts of the m16n8kK inline-PTX shapes (PTX ISA
+ * "Matrix Fragments for mma.m16n8k16/k32"). One rule covers every wave-1
+ * inline arm: with g = lane>>2, q = lane&3 and e elements per register,
+ * A register r holds row g + 8*(r&1), columns e*q .. e*q+e-1 offset by K/2
+ * for r>=2; B register r holds k = e*q .. + K/2*r at column g; C register r
+ * holds row g + 8*(r>>1), column 2q + (r&1). Elements per register derive
+ * from the tile and the table's register counts. */
+#include <string.h>
+#include "tcmma/layout.h"
+
+const char *tcmma_operand_name(tcmma_operand op) {
+  return op == TCMMA_OPERAND_A ? "a" : op == TCMMA_OPERAND_B ? "b"
+       : op == TCMMA_OPERAND_C ? "c" : "?";
+}
+
+tcmma_status tcmma_operand_parse(const char *s, tcmma_operand *out, tcmma_error *err) {
+  static const tcmma_operand ops[] = {TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C};
+  for (int i = 0; s && i < 3; i++)
+    if (strcmp(s, tcmma_operand_name(ops[i])) == 0) return *out = ops[i], TCMMA_OK;
+  return tcmma_fail(err, TCMMA_INVALID, "unknown operand '%s': expected a, b or c",
+                    s ? s : "(null)");
+}
+
+static const tcmma_arm_info *inline_arm(tcmma_arm arm) {
+  const tcmma_arm_info *a = tcmma_arm_get(arm);
+  return a && a->form == TCMMA_FORM_PTX ? a : NULL;
+}
+
+int tcmma_fragment_regs(tcmma_arm arm, tcmma_operand op) {
+  const tcmma_arm_info *a = inline_arm(arm);
+  if (!a) return 0;
+  return op == TCMMA_OPERAND_A ? a->a_regs : op == TCMMA_OPERAND_B ? a->b_regs
+       : op == TCMMA_OPERAND_C ? a->c_regs : 0;
+}
+
+int tcmma_fragment_elems_per_reg(tcmma_arm arm, tcmma_operand op) {
+  const tcmma_arm_info *a = inline_arm(arm);
+  int regs = tcmma_fragment_regs(arm, op);
+  if (!a || regs == 0) return 0;
+  /* a warp of 32 lanes holds the whole operand tile */
+  int elems = op == TCMMA_OPERAND_A ? a->m * a->k : op == TCMMA_OPERAND_B ? a->k * a->n
+            : a->m * a->n;
+  return elems / (32 * regs);
+}
+
+tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, int reg,
+                                   int elem, int *row, int *col, tcmma_error *err) {
+  const tcmma_arm_info *a = tcmma_arm_get(arm);
+  if (!a) return tcmma_fail(err, TCMMA_INVALID, "arm %d is out of range", (int)arm);
+  if (a->form != TCMMA_FORM_PTX)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "arm %s is a wmma arm: its fragment layout is opaque", a->marker);
+  int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
+  if (regs == 0)
+    return tcmma_fail(err, TCMMA_INVALID, "operand %d: expected a, b or c", (int)op);
+  if (lane < 0 || lane >= 32 || reg < 0 || reg >= regs || elem < 0 || elem >= per)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "lane %d reg %d elem %d: expected lane 0..31, reg 0..%d, elem 0..%d",
+                      lane, reg, elem, regs - 1, per - 1);
+  int g = lane >> 2, q = lane & 3, r, c;
+  switch (op) {
+  case TCMMA_OPERAND_A:
+    r = g + 8 * (reg & 1);
+    c = per * q + elem + (a->k / 2) * (reg >> 1);
+    break;
+  case TCMMA_OPERAND_B:
+    r = per * q + elem + (a->k / 2) * reg;
+    c = g;
+    break;
+  default:
+    r = g + 8 * (reg >> 1);
+    c = 2 * q + (reg & 1);
+    break;
+  }
+  if (row) *row = r;
+  if (col) *col = c;
+  return TCMMA_OK;
+}

@@ -1,0 +1,52 @@
+/* Storage precisions, derived from tables/prec.def. */
+#include <string.h>
+#include <stdio.h>
+#include "tcmma/prec.h"
+
+typedef struct {
+  const char *name;
+  int bits;
+  const char *cuda_type, *ptx_type, *to_f32, *from_f32;
+} prec_row;
+
+static const prec_row rows[] = {
+#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32) \
+  {name, bits, cuda_type, ptx_type, to_f32, from_f32},
+#include "tables/prec.def"
+#undef TCMMA_PREC
+};
+
+static const prec_row *row(tcmma_prec p) {
+  return (unsigned)p < TCMMA_PREC_COUNT ? &rows[p] : NULL;
+}
+
+void tcmma_prec_list(char *buf, unsigned cap) {
+  if (!buf || cap == 0) return;
+  buf[0] = '\0';
+  size_t used = 0;
+  for (int i = 0; i < TCMMA_PREC_COUNT; i++) {
+    int n = snprintf(buf + used, cap - used, "%s%s", i ? " " : "", rows[i].name);
+    if (n < 0 || (size_t)n >= cap - used) return;
+    used += (size_t)n;
+  }
+}
+
+tcmma_status tcmma_prec_parse(const char *name, tcmma_prec *out, tcmma_error *err) {
+  for (int i = 0; name && i < TCMMA_PREC_COUNT; i++)
+    if (strcmp(name, rows[i].name) == 0) {
+      if (out) *out = (tcmma_prec)i;
+      return TCMMA_OK;
+    }
+  char names[128];
+  tcmma_prec_list(names, sizeof names);
+  return tcmma_fail(err, TCMMA_INVALID, "unknown precision '%s': expected one of %s",
+                    name ? name : "(null)", names);
+}
+
+const char *tcmma_prec_name(tcmma_prec p) { return row(p) ? row(p)->name : "?"; }
+int tcmma_prec_bits(tcmma_prec p) { return row(p) ? row(p)->bits : 0; }
+int tcmma_prec_bytes(tcmma_prec p) { return row(p) ? row(p)->bits / 8 : 0; }
+const char *tcmma_prec_cuda_type(tcmma_prec p) { return row(p) ? row(p)->cuda_type : "?"; }
+const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }
+const char *tcmma_prec_to_f32(tcmma_prec p) { return row(p) ? row(p)->to_f32 : "?"; }
+const char *tcmma_prec_from_f32(tcmma_prec p) { return row(p) ? row(p)->from_f32 : "?"; }

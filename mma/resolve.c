@@ -1,0 +1,92 @@
+/* Resolution, derived from tables/resolve.def and the arms' floors. */
+#include <string.h>
+#include <stdio.h>
+#include "tcmma/resolve.h"
+
+enum cond { COND_ANY, COND_FP16_NARROW, COND_FP16_WIDE, COND_PREFER_PTX, COND_PREFER_WMMA,
+            COND_TF32_ON, COND_TF32_OFF };
+
+
+typedef struct {
+  tcmma_prec d, a, b;
+  enum cond cond;
+  tcmma_arm list[2][2]; /* [scope][preference] */
+  const char *why;
+} resolve_row;
+
+static const resolve_row rows[] = {
+#define ARM_OR_NONE(X) TCMMA_ARM_##X
+#define TCMMA_RESOLVE(D, A, B, COND, S1, S2, F1, F2, why)                              \
+  {TCMMA_PREC_##D, TCMMA_PREC_##A, TCMMA_PREC_##B, COND_##COND,                        \
+   {{ARM_OR_NONE(S1), ARM_OR_NONE(S2)}, {ARM_OR_NONE(F1), ARM_OR_NONE(F2)}}, why},
+#include "tables/resolve.def"
+#undef TCMMA_RESOLVE
+};
+
+const char *tcmma_scope_name(tcmma_scope scope) {
+  return scope == TCMMA_SCOPE_STATEMENT ? "statement"
+         : scope == TCMMA_SCOPE_FRAGMENT ? "fragment" : "?";
+}
+
+tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err) {
+  if (s && strcmp(s, "statement") == 0) return *out = TCMMA_SCOPE_STATEMENT, TCMMA_OK;
+  if (s && strcmp(s, "fragment") == 0) return *out = TCMMA_SCOPE_FRAGMENT, TCMMA_OK;
+  return tcmma_fail(err, TCMMA_INVALID, "unknown scope '%s': expected statement or fragment",
+                    s ? s : "(null)");
+}
+
+static bool cond_holds(enum cond c, const tcmma_numerics *p) {
+  switch (c) {
+  case COND_ANY: return true;
+  case COND_FP16_NARROW: return p->fp16 == TCMMA_FP16_NARROW;
+  case COND_FP16_WIDE: return p->fp16 == TCMMA_FP16_WIDE;
+  case COND_PREFER_PTX: return p->prefer == TCMMA_PREFER_PTX;
+  case COND_PREFER_WMMA: return p->prefer == TCMMA_PREFER_WMMA;
+  case COND_TF32_ON: return p->tf32;
+  case COND_TF32_OFF: return !p->tf32;
+  }
+  return false;
+}
+
+tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_scope scope,
+                           int cc, tcmma_arm *out, tcmma_error *err) {
+  tcmma_numerics def = tcmma_numerics_default();
+  if (!policy) policy = &def;
+  if (out) *out = TCMMA_ARM_NONE;
+  if ((unsigned)t.d >= TCMMA_PREC_COUNT || (unsigned)t.a >= TCMMA_PREC_COUNT ||
+      (unsigned)t.b >= TCMMA_PREC_COUNT)
+    return tcmma_fail(err, TCMMA_INVALID, "storage precision out of range");
+  if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT)
+    return tcmma_fail(err, TCMMA_INVALID, "scope %d: expected statement or fragment", (int)scope);
+  if (cc < 0 || cc > 1000)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "compute capability %d: expected 0 (any device) or major*10+minor", cc);
+  const char *d = tcmma_prec_name(t.d), *a = tcmma_prec_name(t.a), *b = tcmma_prec_name(t.b);
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const resolve_row *r = &rows[i];
+    if (r->d != t.d || r->a != t.a || r->b != t.b || !cond_holds(r->cond, policy)) continue;
+    const tcmma_arm *list = r->list[scope];
+    if (list[0] == TCMMA_ARM_NONE)
+      return tcmma_fail(err, TCMMA_NO_ARM, "no tensor-core arm for %s = %s x %s: %s", d, a, b,
+                        r->why[0] ? r->why : "the numerics policy excludes it");
+    char tried[256] = "";
+    size_t used = 0;
+    for (int j = 0; j < 2 && list[j] != TCMMA_ARM_NONE; j++) {
+      if (tcmma_arm_runs_on(list[j], cc)) {
+        if (out) *out = list[j];
+        return TCMMA_OK;
+      }
+      const tcmma_arm_info *info = tcmma_arm_get(list[j]);
+      char family[32] = "";
+      if (info->family) snprintf(family, sizeof family, " (family %d.x only)", info->floor / 10);
+      int n = snprintf(tried + used, sizeof tried - used, "%s%s needs cc %d%s", j ? ", " : "",
+                       info->marker, info->floor, family);
+      if (n > 0 && (size_t)n < sizeof tried - used) used += (size_t)n;
+    }
+    return tcmma_fail(err, TCMMA_FLOOR, "no arm for %s = %s x %s runs on cc %d: %s", d, a, b,
+                      cc, tried);
+  }
+  return tcmma_fail(err, TCMMA_NO_ARM,
+                    "no tensor-core arm for %s = %s x %s: the caller renders its scalar fallback",
+                    d, a, b);
+}

@@ -1,0 +1,66 @@
+/* Shared pieces of the tcmma CLI: argument helpers, a JSON writer, tables. */
+#ifndef TCMMA_CLI_H
+#define TCMMA_CLI_H
+
+#include <stdbool.h>
+#include <stdio.h>
+
+/* Exit codes of every command. */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3 };
+
+/* A command: argv[0] is the command's own name. Returns an exit code. */
+typedef int (*cli_command_fn)(int argc, char **argv);
+
+/* Prints "tcmma CMD: <message>" and a pointer to --help on stderr; returns
+ * CLI_USAGE. */
+int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Prints "tcmma CMD: <message>" on stderr; returns CLI_FAIL. */
+int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Whether arg is -h or --help. */
+bool cli_is_help(const char *arg);
+
+/* Takes the value of option argv[*i] (the next argument), advancing *i; NULL
+ * (after a usage message) when it is missing. */
+const char *cli_value(const char *cmd, int argc, char **argv, int *i);
+
+/* Parses a decimal integer in [lo, hi]; false (after a usage message naming
+ * the option, the value and the range) otherwise. */
+bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
+
+/* A streaming JSON writer with two-space indentation. */
+typedef struct {
+  FILE *out;
+  int depth;
+  bool need_comma[64];
+  bool after_key;
+} json_writer;
+
+void json_init(json_writer *w, FILE *out);
+void json_begin_object(json_writer *w);
+void json_end_object(json_writer *w);
+void json_begin_array(json_writer *w);
+void json_end_array(json_writer *w);
+void json_key(json_writer *w, const char *key);
+void json_string(json_writer *w, const char *s); /* NULL writes null */
+void json_int(json_writer *w, long long v);
+void json_bool(json_writer *w, bool v);
+void json_null(json_writer *w);
+void json_double(json_writer *w, double v);
+/* Ends the document with a newline. */
+void json_finish(json_writer *w);
+
+/* An aligned text table: add cells row by row, then print. */
+typedef struct {
+  int cols, rows, cap;
+  char **cells; /* rows*cols strings, owned */
+} text_table;
+
+void table_init(text_table *t, int cols);
+/* Appends one row of t->cols strings (copied). */
+void table_row(text_table *t, const char *const *cells);
+void table_print(const text_table *t, FILE *out);
+void table_free(text_table *t);
+
+#endif

@@ -1,0 +1,194 @@
+/* Argument helpers, the JSON writer and the text table of the CLI. */
+#include <errno.h>
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+
+static void vreport(const char *cmd, const char *fmt, va_list ap) {
+  fprintf(stderr, "tcmma %s: ", cmd);
+  vfprintf(stderr, fmt, ap);
+  fputc('\n', stderr);
+}
+
+int cli_usage(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(cmd, fmt, ap);
+  va_end(ap);
+  fprintf(stderr, "(see: tcmma %s --help)\n", cmd);
+  return CLI_USAGE;
+}
+
+int cli_fail(const char *cmd, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vreport(cmd, fmt, ap);
+  va_end(ap);
+  return CLI_FAIL;
+}
+
+bool cli_is_help(const char *arg) {
+  return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
+}
+
+const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
+  if (*i + 1 >= argc) {
+    cli_usage(cmd, "option %s needs a value", argv[*i]);
+    return NULL;
+  }
+  return argv[++*i];
+}
+
+bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
+  char *end = NULL;
+  errno = 0;
+  long v = strtol(text, &end, 10);
+  if (errno || end == text || *end || v < lo || v > hi) {
+    cli_usage(cmd, "%s '%s': expected an integer from %ld to %ld", opt, text, lo, hi);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+/* ---- JSON ---- */
+
+void json_init(json_writer *w, FILE *out) {
+  memset(w, 0, sizeof *w);
+  w->out = out;
+}
+
+static void indent(json_writer *w) {
+  fputc('\n', w->out);
+  for (int i = 0; i < w->depth; i++) fputs("  ", w->out);
+}
+
+static void before_value(json_writer *w) {
+  if (w->after_key) {
+    w->after_key = false;
+    return;
+  }
+  if (w->depth > 0) {
+    if (w->need_comma[w->depth]) fputc(',', w->out);
+    indent(w);
+  }
+  w->need_comma[w->depth] = true;
+}
+
+static void open(json_writer *w, char c) {
+  before_value(w);
+  fputc(c, w->out);
+  if (w->depth < 63) w->depth++;
+  w->need_comma[w->depth] = false;
+}
+
+static void close_(json_writer *w, char c) {
+  bool had = w->need_comma[w->depth];
+  if (w->depth > 0) w->depth--;
+  if (had) indent(w);
+  fputc(c, w->out);
+}
+
+void json_begin_object(json_writer *w) { open(w, '{'); }
+void json_end_object(json_writer *w) { close_(w, '}'); }
+void json_begin_array(json_writer *w) { open(w, '['); }
+void json_end_array(json_writer *w) { close_(w, ']'); }
+
+static void raw_string(FILE *out, const char *s) {
+  fputc('"', out);
+  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+    switch (*p) {
+    case '"': fputs("\\\"", out); break;
+    case '\\': fputs("\\\\", out); break;
+    case '\n': fputs("\\n", out); break;
+    case '\t': fputs("\\t", out); break;
+    case '\r': fputs("\\r", out); break;
+    default:
+      if (*p < 0x20) fprintf(out, "\\u%04x", *p);
+      else fputc(*p, out);
+    }
+  }
+  fputc('"', out);
+}
+
+void json_key(json_writer *w, const char *key) {
+  before_value(w);
+  raw_string(w->out, key);
+  fputs(": ", w->out);
+  w->after_key = true;
+}
+
+void json_string(json_writer *w, const char *s) {
+  if (!s) return json_null(w);
+  before_value(w);
+  raw_string(w->out, s);
+}
+
+void json_int(json_writer *w, long long v) {
+  before_value(w);
+  fprintf(w->out, "%lld", v);
+}
+
+void json_double(json_writer *w, double v) {
+  before_value(w);
+  fprintf(w->out, "%.17g", v);
+}
+
+void json_bool(json_writer *w, bool v) {
+  before_value(w);
+  fputs(v ? "true" : "false", w->out);
+}
+
+void json_null(json_writer *w) {
+  before_value(w);
+  fputs("null", w->out);
+}
+
+void json_finish(json_writer *w) { fputc('\n', w->out); }
+
+/* ---- text tables ---- */
+
+void table_init(text_table *t, int cols) {
+  memset(t, 0, sizeof *t);
+  t->cols = cols;
+}
+
+void table_row(text_table *t, const char *const *cells) {
+  if (t->rows == t->cap) {
+    int cap = t->cap ? 2 * t->cap : 16;
+    char **grown = realloc(t->cells, (size_t)cap * (size_t)t->cols * sizeof *grown);
+    if (!grown) return; /* out of memory: the row is dropped, never a crash */
+    t->cells = grown;
+    t->cap = cap;
+  }
+  for (int c = 0; c < t->cols; c++) {
+    const char *s = cells[c] ? cells[c] : "";
+    t->cells[t->rows * t->cols + c] = strdup(s);
+  }
+  t->rows++;
+}
+
+void table_print(const text_table *t, FILE *out) {
+  int width[32] = {0};
+  for (int r = 0; r < t->rows; r++)
+    for (int c = 0; c < t->cols && c < 32; c++) {
+      const char *s = t->cells[r * t->cols + c];
+      int n = s ? (int)strlen(s) : 0;
+      if (n > width[c]) width[c] = n;
+    }
+  for (int r = 0; r < t->rows; r++) {
+    for (int c = 0; c < t->cols; c++) {
+      const char *s = t->cells[r * t->cols + c];
+      if (c == t->cols - 1) fprintf(out, "%s", s ? s : "");
+      else fprintf(out, "%-*s  ", c < 32 ? width[c] : 0, s ? s : "");
+    }
+    fputc('\n', out);
+  }
+}
+
+void table_free(text_table *t) {
+  for (int i = 0; i < t->rows * t->cols; i++) free(t->cells[i]);
+  free(t->cells);
+  memset(t, 0, sizeof *t);
+}

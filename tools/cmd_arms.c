@@ -1,0 +1,58 @@
+/* tcmma arms: every arm and its facts, as a table or JSON. */
+#include <string.h>
+#include "cli.h"
+#include "tcmma/tcmma.h"
+
+static const char help[] =
+    "usage: tcmma arms [--json]\n\n"
+    "Lists every tensor-core arm (tables/arms.def): marker, form (ptx|wmma), tile m x n x k,\n"
+    "architecture floor, family flag, accumulator precision, ldmatrix rule, reload rule.\n";
+
+int cmd_arms(int argc, char **argv) {
+  bool json = false;
+  for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else return cli_usage("arms", "unknown option '%s': expected --json", argv[i]);
+  }
+  if (json) {
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_array(&w);
+    for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
+      const tcmma_arm_info *a = tcmma_arm_get((tcmma_arm)i);
+      json_begin_object(&w);
+      json_key(&w, "arm"), json_string(&w, a->marker);
+      json_key(&w, "form"), json_string(&w, tcmma_form_name(a->form));
+      json_key(&w, "tile"), json_begin_array(&w);
+      json_int(&w, a->m), json_int(&w, a->n), json_int(&w, a->k);
+      json_end_array(&w);
+      json_key(&w, "floor"), json_int(&w, a->floor);
+      json_key(&w, "family"), json_bool(&w, a->family);
+      json_key(&w, "accumulator"), json_string(&w, tcmma_prec_name(a->acc));
+      json_key(&w, "ldmatrix"), json_string(&w, tcmma_ldmatrix_rule_text(a->ldmatrix));
+      json_key(&w, "reloads"), json_bool(&w, a->reloads);
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_finish(&w);
+    return CLI_OK;
+  }
+  text_table t;
+  table_init(&t, 8);
+  table_row(&t, (const char *const[]){"ARM", "FORM", "TILE", "FLOOR", "FAMILY", "ACC",
+                                      "RELOADS", "LDMATRIX"});
+  for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
+    const tcmma_arm_info *a = tcmma_arm_get((tcmma_arm)i);
+    char tile[32], floor[16];
+    snprintf(tile, sizeof tile, "%dx%dx%d", a->m, a->n, a->k);
+    snprintf(floor, sizeof floor, "%d", a->floor);
+    table_row(&t, (const char *const[]){a->marker, tcmma_form_name(a->form), tile, floor,
+                                        a->family ? "yes" : "no", tcmma_prec_name(a->acc),
+                                        a->reloads ? "yes" : "no",
+                                        tcmma_ldmatrix_rule_text(a->ldmatrix)});
+  }
+  table_print(&t, stdout);
+  table_free(&t);
+  return CLI_OK;
+}

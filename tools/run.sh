@@ -1,0 +1,6 @@
+#!/bin/sh
+# make run: the main job. Grows with each capability.
+set -e
+tcmma=${1:-build/tcmma}
+echo "== tcmma arms"
+"$tcmma" arms
