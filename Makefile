@@ -1,5 +1,6 @@
 # tcmma — build, test, install. `make help` lists the targets.
 .SUFFIXES:
+.SECONDARY:
 
 CC        ?= cc
 PREFIX    ?= /usr/local
@@ -34,7 +35,7 @@ UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
 
-.PHONY: all run check deps install uninstall clean help bench
+.PHONY: all run check deps install uninstall clean help bench golden
 
 all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/tcmma $(BUILD)/tcmma.pc
 
@@ -103,3 +104,7 @@ uninstall:
 
 clean:
 	rm -rf build build-san
+
+# Regenerate the golden CLI outputs from the tool itself (review the diff).
+golden: $(BUILD)/tcmma
+	sh tests/golden/regen.sh $(CURDIR)/$(BUILD)/tcmma

@@ -1,0 +1,33 @@
+/* Helpers shared by the tests (tests/util_*.c). cmocka must be included
+ * after the standard headers it needs, so include this first. */
+#ifndef TCMMA_TEST_UTIL_H
+#define TCMMA_TEST_UTIL_H
+
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <cmocka.h>
+#include <stdbool.h>
+
+/* Output of one run of the tcmma CLI. */
+typedef struct {
+  int exit_code;  /* exit status, or 128+signal */
+  char *out;      /* stdout, NUL-terminated, owned */
+  size_t out_len;
+  char *err;      /* stderr, NUL-terminated, owned */
+  size_t err_len;
+} cli_result;
+
+/* Runs $TCMMA_BIN (default build/tcmma) with argv (NULL-terminated, without
+ * the program name) in the source root, with stdin from `input` (NULL: empty). */
+cli_result run_cli(const char *const *argv, const char *input);
+void cli_result_free(cli_result *r);
+
+/* Reads a whole file; NULL when it cannot. *len set when non-NULL. Owned. */
+char *read_file(const char *path, size_t *len);
+
+/* $TCMMA_SRCDIR (default ".") joined with a relative path; static buffer. */
+const char *src_path(const char *rel);
+
+#endif
