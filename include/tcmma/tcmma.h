@@ -11,5 +11,8 @@
 #include "tcmma/arm.h"
 #include "tcmma/resolve.h"
 #include "tcmma/layout.h"
+#include "tcmma/buf.h"
+#include "tcmma/plan.h"
+#include "tcmma/render.h"
 
 #endif

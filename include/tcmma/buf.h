@@ -1,0 +1,27 @@
+/* A growable text buffer: what the renderers write into. */
+#ifndef TCMMA_BUF_H
+#define TCMMA_BUF_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef struct {
+  char *data;  /* NUL-terminated (NULL until the first write) */
+  size_t len;
+  size_t cap;
+  bool failed; /* an allocation failed: data holds what fit */
+} tcmma_buf;
+
+/* Appends printf-formatted text; on allocation failure sets b->failed. */
+void tcmma_buf_printf(tcmma_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* Appends n bytes of s. */
+void tcmma_buf_append(tcmma_buf *b, const char *s, size_t n);
+
+/* The text so far ("" when empty). */
+const char *tcmma_buf_str(const tcmma_buf *b);
+
+/* Frees the storage and resets b to empty. */
+void tcmma_buf_free(tcmma_buf *b);
+
+#endif

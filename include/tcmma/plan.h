@@ -1,0 +1,79 @@
+/* Planning a tile-MMA call: accept (arm, tiling, ldmatrix operands) or
+ * decline with a reason, without any address (DESIGN §4). */
+#ifndef TCMMA_PLAN_H
+#define TCMMA_PLAN_H
+
+#include <stdbool.h>
+#include "tcmma/resolve.h"
+
+typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
+
+/* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
+ * index is XORed with row % 8 (row bytes a multiple of 128). */
+typedef enum { TCMMA_LAYOUT_PLAIN, TCMMA_LAYOUT_SWIZZLED_B128 } tcmma_layout;
+
+typedef enum {
+#define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
+  TCMMA_DECLINE_COUNT
+} tcmma_decline;
+
+/* One operand as stored. Its role is d: m x n, a: m x k, b: k x n;
+ * transposed means stored as the transpose of the role (a: k x m, ...). */
+typedef struct {
+  tcmma_prec prec;
+  bool transposed;
+  long ld;            /* leading dimension in elements; 0: dense */
+  tcmma_space space;
+  tcmma_layout layout;
+} tcmma_operand_desc;
+
+/* One call: D[m x n] += A[m x k] B[k x n]. */
+typedef struct {
+  int m, n, k;
+  tcmma_operand_desc d, a, b;
+  tcmma_scope scope;
+  int cc;                 /* device compute capability; 0: any device */
+  tcmma_numerics numerics;
+  const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" */
+} tcmma_call;
+
+typedef struct {
+  bool accepted;
+  tcmma_decline reason;   /* TCMMA_DECLINE_NONE when accepted */
+  char message[512];      /* names the value and the rule when declined */
+  tcmma_arm arm;          /* the resolved arm (also set for most declines) */
+  tcmma_call call;        /* the call, with ld filled in when it was 0 */
+  int mt, nt, kt;         /* tiles along m, n, k */
+  bool a_ldmatrix, b_ldmatrix;
+} tcmma_plan;
+
+/* Census of what an accepted plan's emission loads, derived from the rule the
+ * renderer applies. */
+typedef struct {
+  bool a_ldmatrix, b_ldmatrix;
+  int tile_m, tile_n, tile_k;   /* the arm's fragment tile */
+  bool reloads;                 /* fragments reloaded per tile of the other operand */
+  int a_loads_per_k, b_loads_per_k; /* fragment loads per k step */
+  int mma_per_statement;        /* mt * nt * kt */
+} tcmma_census;
+
+/* A call with the defaults: operands global, plain, not transposed, dense;
+ * statement scope; any device; default numerics. Precisions f32/f16/f16. */
+tcmma_call tcmma_call_default(void);
+
+/* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
+ * out->message say why (also copied to err). TCMMA_INVALID: the call itself
+ * is malformed (NULL, precision or enum out of range). */
+tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_error *err);
+
+/* The census of an accepted plan; TCMMA_INVALID for a declined one. */
+tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err);
+
+/* Names of declines ("extents"), spaces ("global") and layouts ("swizzled"). */
+const char *tcmma_decline_name(tcmma_decline reason);
+const char *tcmma_space_name(tcmma_space space);
+const char *tcmma_layout_name(tcmma_layout layout);
+
+#endif
