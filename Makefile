@@ -23,7 +23,7 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
 LDLIBS    := -ldl -lpthread -lm
 
 LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c))
-TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
+TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c tools/verify_*.c)) tools/tcmma.c
 BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
