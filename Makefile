@@ -80,6 +80,7 @@ $(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(BUILD)/libtcmma.a $(HEADERS) | deps
 
 check: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
 
 run: all
@@ -94,7 +95,9 @@ install: all
 	install -m 755 $(BUILD)/libtcmma.so $(DESTDIR)$(PREFIX)/lib/libtcmma.so.$(VERSION)
 	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtcmma.so.0
 	ln -sf libtcmma.so.0 $(DESTDIR)$(PREFIX)/lib/libtcmma.so
-	install -m 644 $(BUILD)/tcmma.pc $(DESTDIR)$(PREFIX)/lib/pkgconfig/
+	@# written here, not copied from $(BUILD): PREFIX may differ from the build's
+	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in \
+	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tcmma.pc
 	install -m 755 $(BUILD)/tcmma $(DESTDIR)$(PREFIX)/bin/
 
 uninstall:

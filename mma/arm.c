@@ -1,6 +1,7 @@
 /* Arm facts, derived from tables/arms.def. */
-#include <string.h>
 #include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
 #include "tcmma/arm.h"
 
 static const tcmma_arm_info arms[] = {
@@ -54,7 +55,7 @@ const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule) {
 
 bool tcmma_arm_runs_on(tcmma_arm arm, int cc) {
   const tcmma_arm_info *a = tcmma_arm_get(arm);
-  if (!a) return false;
+  if (!a || tcmma_cc_check(cc, NULL) != TCMMA_OK) return false;
   if (cc == 0) return true;
   if (cc < a->floor) return false;
   return !a->family || cc / 10 == a->floor / 10;
@@ -85,7 +86,11 @@ tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, ch
     return tcmma_fail(err, TCMMA_INVALID, "arm %s is a wmma arm: it has no mma.sync opcode",
                       info->marker);
   if ((unsigned)a >= TCMMA_PREC_COUNT || (unsigned)b >= TCMMA_PREC_COUNT)
-    return tcmma_fail(err, TCMMA_INVALID, "operand precision out of range");
+    return tcmma_fail(err, TCMMA_INVALID, "operand precision out of range (a %d, b %d)", (int)a,
+                      (int)b);
+  if (!buf || cap == 0)
+    return tcmma_fail(err, TCMMA_INVALID, "instruction of %s: no buffer to write into",
+                      info->marker);
   size_t used = 0;
   for (const char *p = info->instr; *p; p++) {
     const char *piece = NULL;
@@ -107,12 +112,39 @@ tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, ch
   return TCMMA_OK;
 }
 
-size_t tcmma_descriptor(int cc, tcmma_arm *out, size_t cap) {
-  size_t count = 0;
+tcmma_status tcmma_cc_check(int cc, tcmma_error *err) {
+  if (cc == 0 || (cc >= TCMMA_CC_MIN && cc <= TCMMA_CC_MAX)) return TCMMA_OK;
+  return tcmma_fail(err, TCMMA_INVALID,
+                    "compute capability %d: expected 0 (any device) or major*10+minor "
+                    "from %d to %d (80 for sm_80)",
+                    cc, TCMMA_CC_MIN, TCMMA_CC_MAX);
+}
+
+tcmma_status tcmma_cc_parse(const char *text, int *out, tcmma_error *err) {
+  /* digits only: no sign, no spaces, at most 9 of them so the value fits */
+  size_t n = text ? strspn(text, "0123456789") : 0;
+  if (!text || n == 0 || text[n] != '\0' || n > 9 || tcmma_cc_check(atoi(text), NULL))
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "compute capability '%s': expected 0 (any device) or major*10+minor "
+                      "from %d to %d (80 for sm_80)",
+                      text ? text : "(null)", TCMMA_CC_MIN, TCMMA_CC_MAX);
+  if (out) *out = atoi(text);
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
+                              tcmma_error *err) {
+  tcmma_status s = tcmma_cc_check(cc, err);
+  if (s != TCMMA_OK) return s;
+  if (!count) return tcmma_fail(err, TCMMA_INVALID, "descriptor: count must not be NULL");
+  if (!out && cap > 0)
+    return tcmma_fail(err, TCMMA_INVALID, "descriptor: out is NULL but cap is %zu", cap);
+  size_t n = 0;
   for (int i = 0; i < TCMMA_ARM_COUNT; i++)
     if (tcmma_arm_runs_on((tcmma_arm)i, cc)) {
-      if (out && count < cap) out[count] = (tcmma_arm)i;
-      count++;
+      if (n < cap) out[n] = (tcmma_arm)i;
+      n++;
     }
-  return count;
+  *count = n;
+  return TCMMA_OK;
 }

@@ -16,7 +16,10 @@ const char *tcmma_operand_name(tcmma_operand op) {
 tcmma_status tcmma_operand_parse(const char *s, tcmma_operand *out, tcmma_error *err) {
   static const tcmma_operand ops[] = {TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C};
   for (int i = 0; s && i < 3; i++)
-    if (strcmp(s, tcmma_operand_name(ops[i])) == 0) return *out = ops[i], TCMMA_OK;
+    if (strcmp(s, tcmma_operand_name(ops[i])) == 0) {
+      if (out) *out = ops[i];
+      return TCMMA_OK;
+    }
   return tcmma_fail(err, TCMMA_INVALID, "unknown operand '%s': expected a, b or c",
                     s ? s : "(null)");
 }

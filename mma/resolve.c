@@ -29,8 +29,11 @@ const char *tcmma_scope_name(tcmma_scope scope) {
 }
 
 tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err) {
-  if (s && strcmp(s, "statement") == 0) return *out = TCMMA_SCOPE_STATEMENT, TCMMA_OK;
-  if (s && strcmp(s, "fragment") == 0) return *out = TCMMA_SCOPE_FRAGMENT, TCMMA_OK;
+  for (int i = TCMMA_SCOPE_STATEMENT; s && i <= TCMMA_SCOPE_FRAGMENT; i++)
+    if (strcmp(s, tcmma_scope_name((tcmma_scope)i)) == 0) {
+      if (out) *out = (tcmma_scope)i;
+      return TCMMA_OK;
+    }
   return tcmma_fail(err, TCMMA_INVALID, "unknown scope '%s': expected statement or fragment",
                     s ? s : "(null)");
 }
@@ -55,12 +58,18 @@ tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_s
   if (out) *out = TCMMA_ARM_NONE;
   if ((unsigned)t.d >= TCMMA_PREC_COUNT || (unsigned)t.a >= TCMMA_PREC_COUNT ||
       (unsigned)t.b >= TCMMA_PREC_COUNT)
-    return tcmma_fail(err, TCMMA_INVALID, "storage precision out of range");
+    return tcmma_fail(err, TCMMA_INVALID, "storage precision out of range (d %d, a %d, b %d)",
+                      (int)t.d, (int)t.a, (int)t.b);
   if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT)
     return tcmma_fail(err, TCMMA_INVALID, "scope %d: expected statement or fragment", (int)scope);
-  if (cc < 0 || cc > 1000)
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "compute capability %d: expected 0 (any device) or major*10+minor", cc);
+  if (policy->fp16 != TCMMA_FP16_WIDE && policy->fp16 != TCMMA_FP16_NARROW)
+    return tcmma_fail(err, TCMMA_INVALID, "fp16 mode %d: expected wide or narrow",
+                      (int)policy->fp16);
+  if (policy->prefer != TCMMA_PREFER_PTX && policy->prefer != TCMMA_PREFER_WMMA)
+    return tcmma_fail(err, TCMMA_INVALID, "preference %d: expected ptx or wmma",
+                      (int)policy->prefer);
+  tcmma_status s = tcmma_cc_check(cc, err);
+  if (s != TCMMA_OK) return s;
   const char *d = tcmma_prec_name(t.d), *a = tcmma_prec_name(t.a), *b = tcmma_prec_name(t.b);
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const resolve_row *r = &rows[i];

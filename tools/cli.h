@@ -29,6 +29,10 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i);
  * the option, the value and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 
+/* Parses a compute capability for option opt (tcmma_cc_parse); false (after
+ * a usage message naming the value and the expected range) otherwise. */
+bool cli_cc(const char *cmd, const char *opt, const char *text, int *out);
+
 /* A streaming JSON writer with two-space indentation. */
 typedef struct {
   FILE *out;
@@ -48,6 +52,8 @@ void json_int(json_writer *w, long long v);
 void json_bool(json_writer *w, bool v);
 void json_null(json_writer *w);
 void json_double(json_writer *w, double v);
+/* An arm's tile as the JSON array [m, n, k]. */
+void json_tile(json_writer *w, int m, int n, int k);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 

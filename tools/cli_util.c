@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "tcmma/arm.h"
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
   fprintf(stderr, "tcmma %s: ", cmd);
@@ -50,6 +51,13 @@ bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long h
   }
   *out = v;
   return true;
+}
+
+bool cli_cc(const char *cmd, const char *opt, const char *text, int *out) {
+  tcmma_error err;
+  if (tcmma_cc_parse(text, out, &err) == TCMMA_OK) return true;
+  cli_usage(cmd, "%s: %s", opt, err.message);
+  return false;
 }
 
 /* ---- JSON ---- */
@@ -143,6 +151,12 @@ void json_bool(json_writer *w, bool v) {
 void json_null(json_writer *w) {
   before_value(w);
   fputs("null", w->out);
+}
+
+void json_tile(json_writer *w, int m, int n, int k) {
+  json_begin_array(w);
+  json_int(w, m), json_int(w, n), json_int(w, k);
+  json_end_array(w);
 }
 
 void json_finish(json_writer *w) { fputc('\n', w->out); }

@@ -24,9 +24,7 @@ int cmd_arms(int argc, char **argv) {
       json_begin_object(&w);
       json_key(&w, "arm"), json_string(&w, a->marker);
       json_key(&w, "form"), json_string(&w, tcmma_form_name(a->form));
-      json_key(&w, "tile"), json_begin_array(&w);
-      json_int(&w, a->m), json_int(&w, a->n), json_int(&w, a->k);
-      json_end_array(&w);
+      json_key(&w, "tile"), json_tile(&w, a->m, a->n, a->k);
       json_key(&w, "floor"), json_int(&w, a->floor);
       json_key(&w, "family"), json_bool(&w, a->family);
       json_key(&w, "accumulator"), json_string(&w, tcmma_prec_name(a->acc));

@@ -4,3 +4,6 @@ set -e
 tcmma=${1:-build/tcmma}
 echo "== tcmma arms"
 "$tcmma" arms
+echo
+echo "== tcmma descriptor --cc 80"
+"$tcmma" descriptor --cc 80

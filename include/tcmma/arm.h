@@ -56,8 +56,23 @@ const char *tcmma_form_name(tcmma_form form);
 /* Human text of an ldmatrix rule ("never", "A and B, either orientation", ...). */
 const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
 
+/* Compute capabilities are major*10+minor (80 for sm_80); 0 means "any
+ * device". A real one lies in [TCMMA_CC_MIN, TCMMA_CC_MAX]. */
+#define TCMMA_CC_MIN 10
+#define TCMMA_CC_MAX 999
+
+/* TCMMA_OK when cc is 0 or in [TCMMA_CC_MIN, TCMMA_CC_MAX]; TCMMA_INVALID
+ * naming cc and the expected range otherwise. */
+tcmma_status tcmma_cc_check(int cc, tcmma_error *err);
+
+/* Parses a decimal compute capability ("80") into *out and checks it as
+ * tcmma_cc_check does; TCMMA_INVALID naming the text otherwise (NULL, "",
+ * "abc", "8x", "-1", "99999"). */
+tcmma_status tcmma_cc_parse(const char *text, int *out, tcmma_error *err);
+
 /* Whether a device of compute capability cc runs arm: cc >= floor and, for a
- * family arm, the same major version. cc 0 means "any device": true. */
+ * family arm, the same major version. cc 0 means "any device": true. False
+ * for an out-of-range arm or cc. */
 bool tcmma_arm_runs_on(tcmma_arm arm, int cc);
 
 /* Which operands arm loads through ldmatrix, given whether each operand is
@@ -73,9 +88,12 @@ void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transpos
 tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, char *buf,
                                    size_t cap, tcmma_error *err);
 
-/* The arms a device of compute capability cc can run, in table order, with
- * their floors and tiles (the tile-MMA descriptor). Writes at most cap arms
- * into out and returns how many runnable arms there are. cc 0: every arm. */
-size_t tcmma_descriptor(int cc, tcmma_arm *out, size_t cap);
+/* The tile-MMA descriptor of compute capability cc: the arms a device of cc
+ * can run, in table order (their floors and tiles via tcmma_arm_get). Writes
+ * at most cap arms into out (NULL allowed when cap is 0) and the number of
+ * runnable arms into *count. cc 0: every arm. TCMMA_INVALID for a bad cc
+ * (see tcmma_cc_check), a NULL count, or out NULL with cap > 0. */
+tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
+                              tcmma_error *err);
 
 #endif

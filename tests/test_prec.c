@@ -1,0 +1,120 @@
+/* Storage precisions: names, widths, C/PTX spellings, bad names. Expected
+ * values are written here from DESIGN §3 / the PTX ISA, not read from the
+ * table. */
+#include <stdio.h>
+#include <string.h>
+#include "util.h"
+#include "tcmma/tcmma.h"
+
+static const struct {
+  const char *name;
+  int bits;
+  const char *ptx; /* the type suffix mma.sync spells */
+} want[] = {
+    {"f64", 64, "f64"},   {"f32", 32, "f32"},   {"f16", 16, "f16"},     {"bf16", 16, "bf16"},
+    {"e4m3", 8, "e4m3"},  {"e5m2", 8, "e5m2"},  {"mxfp8", 8, "e4m3"},
+};
+#define NWANT (int)(sizeof want / sizeof want[0])
+
+static void every_name_parses_and_prints_back(void **state) {
+  (void)state;
+  assert_int_equal(TCMMA_PREC_COUNT, NWANT);
+  for (int i = 0; i < NWANT; i++) {
+    tcmma_prec p = (tcmma_prec)-1;
+    tcmma_error err;
+    assert_int_equal(tcmma_prec_parse(want[i].name, &p, &err), TCMMA_OK);
+    assert_string_equal(tcmma_prec_name(p), want[i].name);
+    assert_int_equal(tcmma_prec_bits(p), want[i].bits);
+    assert_int_equal(tcmma_prec_bytes(p), want[i].bits / 8);
+    assert_string_equal(tcmma_prec_ptx_type(p), want[i].ptx);
+  }
+}
+
+static void cuda_spellings(void **state) {
+  (void)state;
+  tcmma_prec p;
+  assert_int_equal(tcmma_prec_parse("f16", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "__half");
+  assert_string_equal(tcmma_prec_to_f32(p), "__half2float");
+  assert_int_equal(tcmma_prec_parse("bf16", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "__nv_bfloat16");
+  assert_string_equal(tcmma_prec_from_f32(p), "__float2bfloat16_rn");
+  assert_int_equal(tcmma_prec_parse("f32", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "float");
+  assert_string_equal(tcmma_prec_to_f32(p), "");
+  assert_int_equal(tcmma_prec_parse("e5m2", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "__nv_fp8_e5m2");
+}
+
+static void bad_names_are_invalid_and_named(void **state) {
+  (void)state;
+  const char *bad[] = {"F32", "fp32", "", "f16 ", "float", "e4m3x", "tf32", "f8"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tcmma_prec p = TCMMA_PREC_F64;
+    tcmma_error err;
+    tcmma_error_clear(&err);
+    assert_int_equal(tcmma_prec_parse(bad[i], &p, &err), TCMMA_INVALID);
+    assert_int_equal(err.status, TCMMA_INVALID);
+    assert_int_equal(p, TCMMA_PREC_F64); /* untouched */
+    char quoted[64];
+    snprintf(quoted, sizeof quoted, "'%s'", bad[i]);
+    assert_non_null(strstr(err.message, quoted));
+    for (int j = 0; j < NWANT; j++) assert_non_null(strstr(err.message, want[j].name));
+  }
+  tcmma_error err;
+  assert_int_equal(tcmma_prec_parse(NULL, NULL, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "(null)"));
+  assert_int_equal(tcmma_prec_parse("f32", NULL, NULL), TCMMA_OK); /* validate only */
+}
+
+static void out_of_range_precisions(void **state) {
+  (void)state;
+  tcmma_prec bad[] = {(tcmma_prec)-1, TCMMA_PREC_COUNT, (tcmma_prec)1000};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_string_equal(tcmma_prec_name(bad[i]), "?");
+    assert_int_equal(tcmma_prec_bits(bad[i]), 0);
+    assert_int_equal(tcmma_prec_bytes(bad[i]), 0);
+    assert_string_equal(tcmma_prec_cuda_type(bad[i]), "?");
+    assert_string_equal(tcmma_prec_ptx_type(bad[i]), "?");
+  }
+}
+
+static void list_names_and_truncation(void **state) {
+  (void)state;
+  char buf[128];
+  tcmma_prec_list(buf, sizeof buf);
+  assert_string_equal(buf, "f64 f32 f16 bf16 e4m3 e5m2 mxfp8");
+  char tiny[6] = "xxxxx";
+  tcmma_prec_list(tiny, sizeof tiny); /* stops at a whole name, stays terminated */
+  assert_true(strlen(tiny) < sizeof tiny);
+  tcmma_prec_list(NULL, 10);
+  tcmma_prec_list(tiny, 0);
+}
+
+static void status_names(void **state) {
+  (void)state;
+  assert_string_equal(tcmma_status_name(TCMMA_OK), "ok");
+  assert_string_equal(tcmma_status_name(TCMMA_INVALID), "invalid");
+  assert_string_equal(tcmma_status_name((tcmma_status)-1), "unknown");
+  assert_string_equal(tcmma_status_meaning(TCMMA_STATUS_COUNT), "unknown status");
+  tcmma_error err;
+  assert_int_equal(tcmma_fail(&err, TCMMA_FLOOR, "x=%d", 7), TCMMA_FLOOR);
+  assert_string_equal(err.message, "x=7");
+  assert_int_equal(tcmma_fail(NULL, TCMMA_IO, "ignored"), TCMMA_IO);
+  tcmma_error_clear(&err);
+  assert_int_equal(err.status, TCMMA_OK);
+  assert_string_equal(err.message, "");
+  tcmma_error_clear(NULL);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_name_parses_and_prints_back),
+      cmocka_unit_test(cuda_spellings),
+      cmocka_unit_test(bad_names_are_invalid_and_named),
+      cmocka_unit_test(out_of_range_precisions),
+      cmocka_unit_test(list_names_and_truncation),
+      cmocka_unit_test(status_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

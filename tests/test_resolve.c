@@ -1,0 +1,270 @@
+/* Resolution against DESIGN §3's resolution table, written out here as code
+ * independently of tables/resolve.def: every triple of every precision, every
+ * policy, both scopes, and the cc values a reader cares about. */
+#include <stdio.h>
+#include <string.h>
+#include "util.h"
+#include "tcmma/tcmma.h"
+
+enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, NPREC };
+static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2",
+                                              "mxfp8"};
+
+/* The arms with their floors (DESIGN §3); mma-mxfp8 runs on 12.x only. */
+static const struct {
+  const char *marker;
+  int floor;
+  bool family12;
+} arms[] = {{"mma-f16", 80, false},     {"mma-bf16", 80, false},      {"mma-fp8", 89, false},
+            {"mma-mxfp8", 120, true},   {"wmma-f16", 70, false},      {"wmma-f16f32", 70, false},
+            {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},   {"wmma-tf32", 80, false}};
+enum { MMA_F16, MMA_BF16, MMA_FP8, MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16,
+       WMMA_TF32, NONE = -1 };
+
+static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
+
+typedef struct {
+  bool narrow, tf32, wmma;
+} policy;
+
+/* The design table: the preference list of (d, a, b) under pol in scope
+ * (fragment when frag). Returns its length (0: "anything else"). */
+static int design_list(int d, int a, int b, policy pol, bool frag, int list[2]) {
+  list[0] = list[1] = NONE;
+  bool fp8 = (a == E4M3 || a == E5M2) && (b == E4M3 || b == E5M2);
+  if (d == F16 && a == F16 && b == F16) {
+    if (pol.narrow) return list[0] = WMMA_F16, 1;
+    list[0] = MMA_F16;
+    if (frag) return list[1] = WMMA_F16_WIDE, 2;
+    return 1;
+  }
+  if (d == F32 && a == F16 && b == F16) {
+    if (pol.wmma) return list[0] = WMMA_F16F32, 1;
+    return list[0] = MMA_F16, list[1] = WMMA_F16F32, 2;
+  }
+  if (d == BF16 && a == BF16 && b == BF16) return list[0] = MMA_BF16, 1;
+  if (d == F32 && a == BF16 && b == BF16) {
+    if (pol.wmma) return list[0] = WMMA_BF16, 1;
+    return list[0] = MMA_BF16, list[1] = WMMA_BF16, 2;
+  }
+  if (d == F32 && a == F32 && b == F32) return pol.tf32 ? (list[0] = WMMA_TF32, 1) : 0;
+  if ((d == F32 || d == F16 || d == BF16) && fp8) return list[0] = MMA_FP8, 1;
+  if (d == F32 && a == MXFP8 && b == MXFP8) return list[0] = MMA_MXFP8, 1;
+  return 0;
+}
+
+static bool design_runs(int arm, int cc) {
+  if (cc == 0) return true;
+  if (arms[arm].family12) return cc / 10 == 12;
+  return cc >= arms[arm].floor;
+}
+
+static tcmma_prec prec(int i) {
+  tcmma_prec p;
+  if (tcmma_prec_parse(prec_names[i], &p, NULL) != TCMMA_OK) fail_msg("precision %d", i);
+  return p;
+}
+
+static void every_triple_policy_scope_and_cc(void **state) {
+  (void)state;
+  int resolved = 0, floors = 0, none = 0;
+  for (int d = 0; d < NPREC; d++)
+    for (int a = 0; a < NPREC; a++)
+      for (int b = 0; b < NPREC; b++)
+        for (int p = 0; p < 8; p++) {
+          policy pol = {p & 1, (p & 2) != 0, (p & 4) != 0};
+          tcmma_numerics num = tcmma_numerics_default();
+          num.fp16 = pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE;
+          num.tf32 = pol.tf32;
+          num.prefer = pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX;
+          tcmma_triple t = {prec(d), prec(a), prec(b)};
+          for (int frag = 0; frag < 2; frag++)
+            for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++) {
+              int list[2], n = design_list(d, a, b, pol, frag, list), want = NONE;
+              for (int i = 0; i < n && want == NONE; i++)
+                if (design_runs(list[i], ccs[c])) want = list[i];
+              tcmma_status want_s = n == 0 ? TCMMA_NO_ARM : want == NONE ? TCMMA_FLOOR : TCMMA_OK;
+              tcmma_arm got = (tcmma_arm)42;
+              tcmma_error err;
+              tcmma_error_clear(&err);
+              tcmma_status s = tcmma_resolve(
+                  t, &num, frag ? TCMMA_SCOPE_FRAGMENT : TCMMA_SCOPE_STATEMENT, ccs[c], &got, &err);
+              const char *want_m = want == NONE ? "none" : arms[want].marker;
+              if (s != want_s || strcmp(tcmma_arm_marker(got), want_m) != 0)
+                fail_msg("%s = %s x %s, fp16 %s tf32 %d prefer %s, %s scope, cc %d: got %s (%s), "
+                         "expected %s (%s); %s",
+                         prec_names[d], prec_names[a], prec_names[b], pol.narrow ? "narrow" : "wide",
+                         pol.tf32, pol.wmma ? "wmma" : "ptx", frag ? "fragment" : "statement",
+                         ccs[c], tcmma_arm_marker(got), tcmma_status_name(s), want_m,
+                         tcmma_status_name(want_s), err.message);
+              if (s == TCMMA_OK) {
+                resolved++;
+                continue;
+              }
+              assert_int_equal(got, TCMMA_ARM_NONE);
+              assert_int_equal(err.status, s);
+              /* the reason names the triple, and for a floor the cc and the arms */
+              char triple[64];
+              snprintf(triple, sizeof triple, "%s = %s x %s", prec_names[d], prec_names[a],
+                       prec_names[b]);
+              assert_non_null(strstr(err.message, triple));
+              if (s == TCMMA_FLOOR) {
+                floors++;
+                char ccs_text[16];
+                snprintf(ccs_text, sizeof ccs_text, "cc %d", ccs[c]);
+                assert_non_null(strstr(err.message, ccs_text));
+                for (int i = 0; i < n; i++) assert_non_null(strstr(err.message, arms[list[i]].marker));
+              } else {
+                none++;
+              }
+            }
+        }
+  /* the loops above reached every kind of outcome */
+  assert_true(resolved > 0 && floors > 0 && none > 0);
+}
+
+/* A few rows spelled out, so a reader sees the table in the test. */
+static void named_rows(void **state) {
+  (void)state;
+  const struct {
+    int d, a, b;
+    policy pol;
+    bool frag;
+    int cc;
+    const char *want;
+  } rows[] = {
+      {F16, F16, F16, {false, false, false}, false, 0, "mma-f16"},
+      {F16, F16, F16, {false, false, false}, true, 70, "wmma-f16-wide"},
+      {F16, F16, F16, {false, false, false}, false, 70, NULL},
+      {F16, F16, F16, {true, false, false}, false, 80, "wmma-f16"},
+      {F32, F16, F16, {false, false, false}, false, 75, "wmma-f16f32"},
+      {F32, F16, F16, {false, false, false}, true, 86, "mma-f16"},
+      {F32, F16, F16, {false, false, true}, false, 90, "wmma-f16f32"},
+      {BF16, BF16, BF16, {false, false, true}, true, 75, NULL},
+      {F32, BF16, BF16, {false, false, false}, false, 80, "mma-bf16"},
+      {F32, F32, F32, {false, false, false}, false, 90, NULL},
+      {F32, F32, F32, {false, true, false}, true, 80, "wmma-tf32"},
+      {BF16, E5M2, E4M3, {false, false, false}, false, 89, "mma-fp8"},
+      {F32, E4M3, E4M3, {false, false, false}, false, 86, NULL},
+      {F32, MXFP8, MXFP8, {false, false, false}, false, 0, "mma-mxfp8"},
+      {F32, MXFP8, MXFP8, {false, false, false}, true, 121, "mma-mxfp8"},
+      {F32, MXFP8, MXFP8, {false, false, false}, false, 100, NULL},
+      {F64, F64, F64, {false, false, false}, false, 90, NULL},
+      {F16, MXFP8, MXFP8, {false, false, false}, false, 120, NULL},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
+                          rows[i].pol.tf32, rows[i].pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX};
+    tcmma_arm got;
+    tcmma_status s = tcmma_resolve((tcmma_triple){prec(rows[i].d), prec(rows[i].a), prec(rows[i].b)},
+                                   &num, rows[i].frag ? TCMMA_SCOPE_FRAGMENT : TCMMA_SCOPE_STATEMENT,
+                                   rows[i].cc, &got, NULL);
+    if (rows[i].want) {
+      assert_int_equal(s, TCMMA_OK);
+      assert_string_equal(tcmma_arm_marker(got), rows[i].want);
+    } else {
+      assert_int_not_equal(s, TCMMA_OK);
+      assert_int_equal(got, TCMMA_ARM_NONE);
+    }
+  }
+}
+
+static void tf32_refusal_says_what_to_change(void **state) {
+  (void)state;
+  tcmma_error err;
+  tcmma_arm got;
+  tcmma_triple t = {prec(F32), prec(F32), prec(F32)};
+  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_STATEMENT, 80, &got, &err), TCMMA_NO_ARM);
+  assert_non_null(strstr(err.message, "tf32"));
+}
+
+static void default_policy_and_null_policy_agree(void **state) {
+  (void)state;
+  tcmma_numerics def = tcmma_numerics_default();
+  assert_int_equal(def.fp16, TCMMA_FP16_WIDE);
+  assert_false(def.tf32);
+  assert_int_equal(def.prefer, TCMMA_PREFER_PTX);
+  tcmma_triple t = {prec(F16), prec(F16), prec(F16)};
+  tcmma_arm x, y;
+  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 75, &x, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_resolve(t, &def, TCMMA_SCOPE_FRAGMENT, 75, &y, NULL), TCMMA_OK);
+  assert_int_equal(x, y);
+  assert_string_equal(tcmma_arm_marker(x), "wmma-f16-wide");
+  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 75, NULL, NULL), TCMMA_OK);
+}
+
+static void bad_input(void **state) {
+  (void)state;
+  tcmma_triple ok = {prec(F32), prec(F16), prec(F16)};
+  tcmma_triple bad_t[] = {{(tcmma_prec)-1, prec(F16), prec(F16)},
+                          {prec(F32), TCMMA_PREC_COUNT, prec(F16)},
+                          {prec(F32), prec(F16), (tcmma_prec)99}};
+  tcmma_error err;
+  tcmma_arm got;
+  for (size_t i = 0; i < 3; i++) {
+    got = (tcmma_arm)3;
+    assert_int_equal(tcmma_resolve(bad_t[i], NULL, TCMMA_SCOPE_STATEMENT, 80, &got, &err),
+                     TCMMA_INVALID);
+    assert_int_equal(got, TCMMA_ARM_NONE);
+    assert_non_null(strstr(err.message, "precision"));
+  }
+  assert_int_equal(tcmma_resolve(ok, NULL, (tcmma_scope)2, 80, &got, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "scope"));
+  assert_int_equal(tcmma_resolve(ok, NULL, (tcmma_scope)-1, 80, &got, &err), TCMMA_INVALID);
+  const int bad_cc[] = {-1, 5, 1000, 99999};
+  for (size_t i = 0; i < sizeof bad_cc / sizeof bad_cc[0]; i++) {
+    assert_int_equal(tcmma_resolve(ok, NULL, TCMMA_SCOPE_STATEMENT, bad_cc[i], &got, &err),
+                     TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "compute capability"));
+  }
+  tcmma_numerics pol = tcmma_numerics_default();
+  pol.fp16 = (tcmma_fp16_mode)5;
+  assert_int_equal(tcmma_resolve(ok, &pol, TCMMA_SCOPE_STATEMENT, 80, &got, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "fp16"));
+  pol = tcmma_numerics_default();
+  pol.prefer = (tcmma_prefer)-3;
+  assert_int_equal(tcmma_resolve(ok, &pol, TCMMA_SCOPE_STATEMENT, 80, &got, NULL), TCMMA_INVALID);
+}
+
+static void policy_and_scope_names(void **state) {
+  (void)state;
+  tcmma_fp16_mode m = TCMMA_FP16_WIDE;
+  tcmma_prefer p = TCMMA_PREFER_PTX;
+  tcmma_scope s = TCMMA_SCOPE_STATEMENT;
+  tcmma_error err;
+  assert_int_equal(tcmma_fp16_mode_parse("narrow", &m, &err), TCMMA_OK);
+  assert_int_equal(m, TCMMA_FP16_NARROW);
+  assert_int_equal(tcmma_fp16_mode_parse("wide", &m, &err), TCMMA_OK);
+  assert_int_equal(m, TCMMA_FP16_WIDE);
+  assert_int_equal(tcmma_prefer_parse("wmma", &p, &err), TCMMA_OK);
+  assert_int_equal(p, TCMMA_PREFER_WMMA);
+  assert_int_equal(tcmma_scope_parse("fragment", &s, &err), TCMMA_OK);
+  assert_int_equal(s, TCMMA_SCOPE_FRAGMENT);
+  assert_string_equal(tcmma_scope_name(TCMMA_SCOPE_STATEMENT), "statement");
+  assert_string_equal(tcmma_scope_name((tcmma_scope)9), "?");
+  const char *bad[] = {"", "Wide", "narrow ", "half", NULL};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(tcmma_fp16_mode_parse(bad[i], &m, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "wide or narrow"));
+    assert_int_equal(tcmma_prefer_parse(bad[i], &p, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "ptx or wmma"));
+    assert_int_equal(tcmma_scope_parse(bad[i], &s, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "statement or fragment"));
+  }
+  assert_int_equal(m, TCMMA_FP16_WIDE); /* failures leave the output alone */
+  assert_int_equal(tcmma_fp16_mode_parse("wide", NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_prefer_parse("ptx", NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_scope_parse("statement", NULL, NULL), TCMMA_OK);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(every_triple_policy_scope_and_cc),
+      cmocka_unit_test(named_rows),
+      cmocka_unit_test(tf32_refusal_says_what_to_change),
+      cmocka_unit_test(default_policy_and_null_policy_agree),
+      cmocka_unit_test(bad_input),
+      cmocka_unit_test(policy_and_scope_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
