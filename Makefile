@@ -35,7 +35,7 @@ UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
 
-.PHONY: all run check deps install uninstall clean help bench golden
+.PHONY: all run check memcheck deps install uninstall clean help bench golden
 
 all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/tcmma $(BUILD)/tcmma.pc
 
@@ -44,6 +44,7 @@ help:
 	@echo "make run        the main job: tables, emit -> options -> compile -> census"
 	@echo "make check      install test deps when missing, build and run every test"
 	@echo "make check SAN=1  the same under ASan + UBSan (in build-san/)"
+	@echo "make memcheck   the test binaries under valgrind"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
@@ -82,6 +83,12 @@ check: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
+
+# The test binaries under valgrind (leaks and invalid accesses fail).
+memcheck: deps all $(TESTS)
+	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
+	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1" sh tests/run-tests.sh $(TESTS)
 
 run: all
 	@sh tools/run.sh $(BUILD)/tcmma

@@ -6,29 +6,27 @@ tcmma_numerics tcmma_numerics_default(void) {
   return (tcmma_numerics){.fp16 = TCMMA_FP16_WIDE, .tf32 = false, .prefer = TCMMA_PREFER_PTX};
 }
 
-/* Index of s in names[0..n), or -1 (also for NULL). */
-static int find(const char *s, const char *const *names, int n) {
-  for (int i = 0; s && i < n; i++)
-    if (strcmp(s, names[i]) == 0) return i;
-  return -1;
+/* Both policy knobs are two-valued enums spelled by names[0] and names[1]. */
+static tcmma_status parse_two(const char *s, const char *const names[2], const char *what,
+                              int *out, tcmma_error *err) {
+  for (int i = 0; s && i < 2; i++)
+    if (strcmp(s, names[i]) == 0) return *out = i, TCMMA_OK;
+  return tcmma_fail(err, TCMMA_INVALID, "unknown %s '%s': expected %s or %s", what,
+                    s ? s : "(null)", names[0], names[1]);
 }
 
 tcmma_status tcmma_fp16_mode_parse(const char *s, tcmma_fp16_mode *out, tcmma_error *err) {
   static const char *const names[] = {[TCMMA_FP16_WIDE] = "wide", [TCMMA_FP16_NARROW] = "narrow"};
-  int i = find(s, names, 2);
-  if (i < 0)
-    return tcmma_fail(err, TCMMA_INVALID, "unknown fp16 mode '%s': expected wide or narrow",
-                      s ? s : "(null)");
-  if (out) *out = (tcmma_fp16_mode)i;
-  return TCMMA_OK;
+  int i;
+  tcmma_status st = parse_two(s, names, "fp16 mode", &i, err);
+  if (st == TCMMA_OK && out) *out = (tcmma_fp16_mode)i;
+  return st;
 }
 
 tcmma_status tcmma_prefer_parse(const char *s, tcmma_prefer *out, tcmma_error *err) {
   static const char *const names[] = {[TCMMA_PREFER_PTX] = "ptx", [TCMMA_PREFER_WMMA] = "wmma"};
-  int i = find(s, names, 2);
-  if (i < 0)
-    return tcmma_fail(err, TCMMA_INVALID, "unknown preference '%s': expected ptx or wmma",
-                      s ? s : "(null)");
-  if (out) *out = (tcmma_prefer)i;
-  return TCMMA_OK;
+  int i;
+  tcmma_status st = parse_two(s, names, "preference", &i, err);
+  if (st == TCMMA_OK && out) *out = (tcmma_prefer)i;
+  return st;
 }

@@ -36,7 +36,7 @@ int main(void) {
 C
 pc() { PKG_CONFIG_SYSROOT_DIR="$tmp/root" PKG_CONFIG_LIBDIR="$root/lib/pkgconfig" pkg-config "$@" tcmma; }
 flags=$(pc --cflags --libs) || { echo "install-test: pkg-config cannot read tcmma.pc"; exit 1; }
-case $flags in *"$tmp/root/usr/include"*) ;; *) echo "install-test: cflags miss the sysroot: $flags"; exit 1;; esac
+case $flags in *"$tmp/root/usr/include"*) ;; *) echo "install-test: pkg-config flags do not name the installed $tmp/root/usr/include: $flags"; exit 1;; esac
 # only the installed tree: no -I into the source, which the compiler would otherwise not see
 # shellcheck disable=SC2086
 ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog" "$tmp/prog.c" $flags

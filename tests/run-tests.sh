@@ -1,9 +1,11 @@
 #!/bin/sh
 # Runs every test binary given, prints each one's output, then one closing line
 # "N passed, N failed" counting cmocka test cases. Exits non-zero on any failure.
+# TCMMA_WRAP, when set, prefixes each run (make memcheck: valgrind).
 passed=0 failed=0 broken=0
 for t in "$@"; do
-  out=$("$t" 2>&1); rc=$?
+  # shellcheck disable=SC2086
+  out=$(${TCMMA_WRAP:-} "$t" 2>&1); rc=$?
   printf '%s\n' "$out"
   p=$(printf '%s\n' "$out" | sed -n 's/^\[  PASSED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)
   f=$(printf '%s\n' "$out" | sed -n 's/^\[  FAILED  \] \([0-9]*\) test.*/\1/p' | tail -n 1)

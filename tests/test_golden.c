@@ -9,6 +9,7 @@ typedef struct {
   char name[128];
   int exit_code;
   char *argv[64];
+  char *owned[64]; /* argv entries built from @SRC@, freed with the case */
   char line[1024];
 } golden_case;
 
@@ -44,6 +45,10 @@ int main(void) {
     while (*line == ' ') line++;
     if (*line == '#' || *line == '\0') continue;
     golden_case *c = calloc(1, sizeof *c);
+    if (!c) {
+      fprintf(stderr, "test_golden: out of memory\n");
+      return 1;
+    }
     snprintf(c->line, sizeof c->line, "%s", line);
     char *save2 = NULL, *tok = strtok_r(c->line, " \t", &save2);
     snprintf(c->name, sizeof c->name, "%s", tok);
@@ -57,14 +62,27 @@ int main(void) {
         size_t n = strlen(tok) + strlen(root ? root : ".") + 1;
         char *s = malloc(n);
         snprintf(s, n, "%.*s%s%s", (int)(at - tok), tok, root ? root : ".", at + 5);
-        tok = s; /* lives as long as the process: tests are few */
+        tok = c->owned[argc] = s;
       }
       c->argv[argc++] = tok;
     }
-    if (count == cap) tests = realloc(tests, (cap = cap ? 2 * cap : 64) * sizeof *tests);
+    if (count == cap) {
+      struct CMUnitTest *grown = realloc(tests, (cap = cap ? 2 * cap : 64) * sizeof *tests);
+      if (!grown) {
+        fprintf(stderr, "test_golden: out of memory\n");
+        return 1;
+      }
+      tests = grown;
+    }
     tests[count++] = (struct CMUnitTest){c->name, check_case, NULL, NULL, c};
   }
   int failed = _cmocka_run_group_tests("golden", tests, count, NULL, NULL);
+  for (size_t i = 0; i < count; i++) {
+    golden_case *c = tests[i].initial_state;
+    for (int j = 0; j < 64; j++) free(c->owned[j]);
+    free(c);
+  }
+  free(tests);
   free(list);
   return failed;
 }
