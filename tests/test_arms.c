@@ -85,6 +85,7 @@ static void ldmatrix_operands_follow_the_rule(void **state) {
   assert_false(b);
   tcmma_arm_ldmatrix_operands(arm_of("mma-f16"), true, false, true, true, NULL, NULL);
   assert_string_equal(tcmma_ldmatrix_rule_text(TCMMA_LDMATRIX_NEVER), "never");
+  assert_string_equal(tcmma_ldmatrix_rule_text((tcmma_ldmatrix_rule)9), "?");
 }
 
 static void instructions_spell_the_ptx(void **state) {

@@ -76,6 +76,8 @@ static void out_of_range_precisions(void **state) {
     assert_int_equal(tcmma_prec_bytes(bad[i]), 0);
     assert_string_equal(tcmma_prec_cuda_type(bad[i]), "?");
     assert_string_equal(tcmma_prec_ptx_type(bad[i]), "?");
+    assert_string_equal(tcmma_prec_to_f32(bad[i]), "?");
+    assert_string_equal(tcmma_prec_from_f32(bad[i]), "?");
   }
 }
 
