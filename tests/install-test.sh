@@ -47,6 +47,13 @@ ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog-static" "$tmp/prog.c" $(pc 
   "$root/lib/libtcmma.a" $(pc --static --libs-only-l | sed 's/-ltcmma//')
 out=$("$tmp/prog-static")
 [ "$out" = "mma-f16" ] || { echo "install-test: static program printed '$out', expected mma-f16"; exit 1; }
+# generators written in C++ include the same headers (extern "C")
+if command -v "${CXX:-c++}" >/dev/null 2>&1; then
+  # shellcheck disable=SC2086
+  "${CXX:-c++}" ${TCMMA_SANFLAGS:-} -x c++ -o "$tmp/prog-cxx" "$tmp/prog.c" -x none $flags
+  out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/prog-cxx")
+  [ "$out" = "mma-f16" ] || { echo "install-test: C++ program printed '$out', expected mma-f16"; exit 1; }
+fi
 out=$(LD_LIBRARY_PATH="$root/lib" "$root/bin/tcmma" resolve f32 f16 f16 --cc 80 --json)
 case $out in *'"arm": "mma-f16"'*) ;; *) echo "install-test: installed CLI printed: $out"; exit 1;; esac
 echo "install-test: ok ($flags)"

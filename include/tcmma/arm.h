@@ -6,6 +6,10 @@
 #include <stddef.h>
 #include "tcmma/prec.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
   TCMMA_ARM_NONE = -1,
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt, \
@@ -95,5 +99,9 @@ tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, ch
  * (see tcmma_cc_check), a NULL count, or out NULL with cap > 0. */
 tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
                               tcmma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,10 @@
 
 #include "tcmma/arm.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C } tcmma_operand;
 
 /* "a"|"b"|"c" <-> operand; parse fails with TCMMA_INVALID. */
@@ -20,5 +24,9 @@ int tcmma_fragment_elems_per_reg(tcmma_arm arm, tcmma_operand op);
  * arm (its layout is opaque) or an index out of range. */
 tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, int reg,
                                    int elem, int *row, int *col, tcmma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -5,6 +5,10 @@
 #include <stdbool.h>
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Uniform f16: wide accumulates at f32 and narrows d per lane (default);
  * narrow accumulates in an f16 wmma fragment. */
 typedef enum { TCMMA_FP16_WIDE, TCMMA_FP16_NARROW } tcmma_fp16_mode;
@@ -25,5 +29,9 @@ tcmma_numerics tcmma_numerics_default(void);
  * the valid spellings otherwise. */
 tcmma_status tcmma_fp16_mode_parse(const char *s, tcmma_fp16_mode *out, tcmma_error *err);
 tcmma_status tcmma_prefer_parse(const char *s, tcmma_prefer *out, tcmma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -4,6 +4,10 @@
 
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32) TCMMA_PREC_##ID,
 #include "tables/prec.def"
@@ -31,5 +35,9 @@ const char *tcmma_prec_from_f32(tcmma_prec p);
 
 /* Writes the valid names, space-separated, into buf (for messages). */
 void tcmma_prec_list(char *buf, unsigned cap);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -6,6 +6,10 @@
 #include "tcmma/arm.h"
 #include "tcmma/numerics.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum { TCMMA_SCOPE_STATEMENT, TCMMA_SCOPE_FRAGMENT } tcmma_scope;
 
 typedef struct {
@@ -24,5 +28,9 @@ tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err
  * TCMMA_ARM_NONE on failure. policy NULL means the default policy. */
 tcmma_status tcmma_resolve(tcmma_triple triple, const tcmma_numerics *policy,
                            tcmma_scope scope, int cc, tcmma_arm *out, tcmma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif

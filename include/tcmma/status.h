@@ -6,6 +6,10 @@
 
 #include <stdarg.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 typedef enum {
 #define TCMMA_STATUS(ID, name, meaning) TCMMA_##ID,
 #include "tables/status.def"
@@ -33,5 +37,9 @@ tcmma_status tcmma_fail(tcmma_error *err, tcmma_status status, const char *fmt, 
 
 /* Clears err to TCMMA_OK with an empty message; NULL is allowed. */
 void tcmma_error_clear(tcmma_error *err);
+
+#ifdef __cplusplus
+}
+#endif
 
 #endif
