@@ -37,11 +37,19 @@ C
 pc() { PKG_CONFIG_SYSROOT_DIR="$tmp/root" PKG_CONFIG_LIBDIR="$root/lib/pkgconfig" pkg-config "$@" tcmma; }
 flags=$(pc --cflags --libs) || { echo "install-test: pkg-config cannot read tcmma.pc"; exit 1; }
 case $flags in *"$tmp/root/usr/include"*) ;; *) echo "install-test: pkg-config flags do not name the installed $tmp/root/usr/include: $flags"; exit 1;; esac
-# only the installed tree: no -I into the source, which the compiler would otherwise not see
+# Only the installed tree is on the include path. Both orders: the README's
+# (flags before the program) and the conventional one (libraries last).
 # shellcheck disable=SC2086
-${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog" "$tmp/prog.c" $flags
-out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/prog")
-[ "$out" = "mma-f16" ] || { echo "install-test: dynamic program printed '$out', expected mma-f16"; exit 1; }
+for order in first last; do
+  if [ $order = first ]; then
+    ${CC:-cc} ${TCMMA_SANFLAGS:-} $flags "$tmp/prog.c" -o "$tmp/prog"
+  else
+    ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog" "$tmp/prog.c" $flags
+  fi
+  out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/prog")
+  [ "$out" = "mma-f16" ] ||
+    { echo "install-test: dynamic program (flags $order) printed '$out', expected mma-f16"; exit 1; }
+done
 # shellcheck disable=SC2086
 ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog-static" "$tmp/prog.c" $(pc --cflags) \
   "$root/lib/libtcmma.a" $(pc --static --libs-only-l | sed 's/-ltcmma//')
