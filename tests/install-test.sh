@@ -50,7 +50,7 @@ for order in first last; do
   [ "$out" = "mma-f16" ] ||
     { echo "install-test: dynamic program (flags $order) printed '$out', expected mma-f16"; exit 1; }
 done
-# shellcheck disable=SC2086
+# shellcheck disable=SC2086,SC2046
 ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog-static" "$tmp/prog.c" $(pc --cflags) \
   "$root/lib/libtcmma.a" $(pc --static --libs-only-l | sed 's/-ltcmma//')
 out=$("$tmp/prog-static")

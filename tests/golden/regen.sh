@@ -10,8 +10,10 @@ trap 'rm -f "$bad"' EXIT
 grep -v '^[[:space:]]*#' "$dir/cases.list" | grep -v '^[[:space:]]*$' |
 while read -r name code args; do
   args=$(printf '%s' "$args" | sed "s|@SRC@|$src|g")
-  # shellcheck disable=SC2086
-  set +e; (cd "$src" && "$tcmma" $args >"$dir/$name.out" 2>"$dir/$name.err"); rc=$?; set -e
+  set +e
+  # shellcheck disable=SC2086 # args split on whitespace, as cases.list says
+  (cd "$src" && "$tcmma" $args >"$dir/$name.out" 2>"$dir/$name.err"); rc=$?
+  set -e
   [ -s "$dir/$name.err" ] || rm -f "$dir/$name.err"
   if [ "$rc" != "$code" ]; then
     echo "regen: $name exited $rc, cases.list says $code" >&2
