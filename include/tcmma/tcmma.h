@@ -14,5 +14,6 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
+#include "tcmma/ptx.h"
 
 #endif
