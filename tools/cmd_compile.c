@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "cli_source.h"
+#include "cli_input.h"
+#include "cli_target.h"
 #include "tcmma/tcmma.h"
 
 static const char help[] =
@@ -114,7 +115,7 @@ int cmd_compile(int argc, char **argv) {
   const char *slash = strrchr(file, '/');
   opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : file;
   size_t len = 0;
-  char *source = cli_read_source("compile", file, &len);
+  char *source = cli_read_input("compile", file, &len);
   if (!source) return CLI_FAIL;
   tcmma_program p;
   tcmma_error err;

@@ -2,7 +2,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "cli_source.h"
+#include "cli_input.h"
+#include "cli_target.h"
 #include "tcmma/tcmma.h"
 
 static const char help[] =
@@ -43,7 +44,7 @@ int cmd_options(int argc, char **argv) {
   }
   if (!file) return cli_usage("options", "missing FILE (a CUDA source, or - for stdin)");
   size_t len = 0;
-  char *source = cli_read_source("options", file, &len);
+  char *source = cli_read_input("options", file, &len);
   if (!source) return CLI_FAIL;
   tcmma_arch_options o;
   tcmma_error err;

@@ -16,5 +16,6 @@
 #include "tcmma/render.h"
 #include "tcmma/arch.h"
 #include "tcmma/compile.h"
+#include "tcmma/ptx.h"
 
 #endif
