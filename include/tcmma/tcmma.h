@@ -15,5 +15,6 @@
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
 #include "tcmma/ptx.h"
+#include "tcmma/driver.h"
 
 #endif
