@@ -155,26 +155,29 @@ static void init_failures(void **state) {
   assert_int_equal(count, 2);
 }
 
-static const char add_one_ptx[] = ".version 8.0\n.target sm_80\n.visible .entry add_one() { ret; }\n";
-
-static void module_launch_memory(void **state) {
-  (void)state;
-  use_library(fake_lib);
+/* Runs tests/data/add_one.ptx on device over 16 ints and checks the result;
+ * the same body drives the fake and, where there is one, a real GPU. */
+static void run_add_one(int device) {
   tcmma_error err;
   enum { N = 16 };
   int host[N], back[N];
   for (int i = 0; i < N; i++) host[i] = 3 * i - 7;
+  size_t len;
+  char *ptx = read_file(src_path("tests/data/add_one.ptx"), &len);
+  assert_non_null(ptx);
   tcmma_devmem mem;
-  expect(tcmma_mem_alloc(1, sizeof host, &mem, &err), TCMMA_OK, &err, NULL);
-  assert_int_equal(mem.device, 1);
+  expect(tcmma_mem_alloc(device, sizeof host, &mem, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(mem.device, device);
   assert_int_equal(mem.bytes, sizeof host);
   expect(tcmma_mem_to_device(&mem, 0, host, sizeof host, &err), TCMMA_OK, &err, NULL);
   tcmma_module *m = NULL;
-  /* not NUL-terminated: the wrapper must terminate its copy */
-  expect(tcmma_module_load(1, add_one_ptx, strlen(add_one_ptx), &m, &err), TCMMA_OK, &err, NULL);
+  /* no NUL at len: the wrapper must terminate its copy */
+  ptx[len] = 'X';
+  expect(tcmma_module_load(device, ptx, len, &m, &err), TCMMA_OK, &err, NULL);
+  free(ptx);
   tcmma_kernel k;
   expect(tcmma_module_kernel(m, "add_one", &k, &err), TCMMA_OK, &err, NULL);
-  int n = N;
+  unsigned n = N;
   void *params[] = {&mem.ptr, &n};
   expect(tcmma_launch(&k, (unsigned[]){1, 1, 1}, (unsigned[]){32, 1, 1}, 0, params, &err), TCMMA_OK,
          &err, NULL);
@@ -199,10 +202,37 @@ static void module_launch_memory(void **state) {
   tcmma_mem_free(&mem);
   assert_int_equal(mem.ptr, 0);
   tcmma_mem_free(&mem); /* twice: nothing */
-  expect(tcmma_mem_alloc(0, 0, &mem, &err), TCMMA_INVALID, &err, "0 bytes");
-  expect(tcmma_mem_alloc(0, (size_t)1 << 40, &mem, &err), TCMMA_CUDA, &err,
+  expect(tcmma_mem_alloc(device, 0, &mem, &err), TCMMA_INVALID, &err, "0 bytes");
+  expect(tcmma_mem_alloc(device, (size_t)1 << 50, &mem, &err), TCMMA_CUDA, &err,
          "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+static void module_launch_memory(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  run_add_one(1);
+  tcmma_error err;
+  tcmma_devmem mem;
   expect(tcmma_mem_alloc(5, 64, &mem, &err), TCMMA_INVALID, &err, "device 5");
+}
+
+/* The real driver, when this machine has one and a device. */
+static void real_gpu(void **state) {
+  (void)state;
+  use_library(NULL);
+  tcmma_error err;
+  int cc = 0;
+  tcmma_status s = tcmma_device_lowest_cc(&cc, &err);
+  if (s == TCMMA_UNAVAILABLE) {
+    print_message("no GPU here (%s): real-driver test skipped\n", err.message);
+    skip();
+  }
+  expect(s, TCMMA_OK, &err, NULL);
+  assert_true(cc >= 75);
+  tcmma_device_info d;
+  expect(tcmma_device_get(0, &d, &err), TCMMA_OK, &err, NULL);
+  print_message("device 0: %s, cc %d\n", d.name, d.cc);
+  run_add_one(0);
 }
 
 static void module_errors(void **state) {
@@ -295,6 +325,7 @@ int main(void) {
       cmocka_unit_test(module_errors),
       cmocka_unit_test(threads),
       cmocka_unit_test(cli_devices),
+      cmocka_unit_test(real_gpu),
   };
   return cmocka_run_group_tests_name("driver", tests, build_fake, remove_fake);
 }
