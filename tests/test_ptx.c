@@ -248,6 +248,55 @@ static void null_arguments(void **state) {
   assert_int_equal(tcmma_ptx_check_target(NULL, &err), TCMMA_INVALID);
 }
 
+/* Mutated PTX (bytes replaced by PTX punctuation, spans deleted) is read or
+ * refused with TCMMA_PARSE, never anything else (ASan watches the rest). */
+static void mutations(void **state) {
+  (void)state;
+  size_t len;
+  char *text = read_file(src_path("tests/data/awkward.ptx"), &len);
+  assert_non_null(text);
+  char *buf = malloc(len);
+  assert_non_null(buf);
+  static const char punct[] = "{};:.@/*\"\n %,()[]=x";
+  unsigned x = 2026;
+  size_t ok = 0, refused = 0;
+  for (int iter = 0; iter < 3000; iter++) {
+    memcpy(buf, text, len);
+    size_t n = len;
+    for (int k = 0; k < 1 + iter % 4; k++) {
+      x = x * 1103515245u + 12345u;
+      size_t at = (x >> 8) % n;
+      if (iter % 3 == 0) { /* delete a span */
+        size_t span = 1 + (x >> 20) % 40;
+        if (span > n - at) span = n - at;
+        memmove(buf + at, buf + at + span, n - at - span);
+        n -= span;
+        if (n == 0) break;
+      } else {
+        buf[at] = punct[(x >> 16) % (sizeof punct - 1)];
+      }
+    }
+    tcmma_ptx_info info;
+    tcmma_error err;
+    tcmma_status st = tcmma_ptx_parse(buf, n, &info, &err);
+    if (st != TCMMA_OK && st != TCMMA_PARSE) fail_msg("iteration %d: %s", iter, err.message);
+    if (st == TCMMA_OK) {
+      ok++;
+      size_t sum = 0;
+      for (size_t i = 0; i < info.census_count; i++) sum += info.census[i].count;
+      assert_int_equal(sum, info.instruction_count);
+    } else {
+      refused++;
+    }
+    tcmma_ptx_info_free(&info);
+  }
+  /* both outcomes occur: the mutations reach past the header */
+  assert_true(ok > 0);
+  assert_true(refused > 0);
+  free(buf);
+  free(text);
+}
+
 /* ---- the feature table against DESIGN §6 ---- */
 
 /* DESIGN §6, one line per instruction written out in full; suffix as the
@@ -578,6 +627,7 @@ int main(void) {
       cmocka_unit_test(binary_garbage),
       cmocka_unit_test(truncated),
       cmocka_unit_test(null_arguments),
+      cmocka_unit_test(mutations),
       cmocka_unit_test(table_matches_design),
       cmocka_unit_test(matching_rule),
       cmocka_unit_test(family_targets),

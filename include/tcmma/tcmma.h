@@ -17,5 +17,6 @@
 #include "tcmma/arch.h"
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
+#include "tcmma/driver.h"
 
 #endif

@@ -1,0 +1,188 @@
+/* A stand-in libcuda for tests on machines without a GPU, built by
+ * test_driver at run time. Devices come from FAKE_CUDA_CCS ("80,90" by
+ * default: two devices, cc 8.0 and 9.0); FAKE_CUDA_INIT=<CUresult> makes
+ * cuInit fail. Device memory is host memory. A module is its image's text;
+ * a kernel exists when its name occurs in it. Kernel "add_one"(int *p, int n)
+ * adds 1 to n ints; kernel "trap" fails at launch. An image containing
+ * FAKE_JIT_ERROR is rejected with a JIT log. Calls that need a context fail
+ * with CUDA_ERROR_INVALID_CONTEXT when none is current. */
+#include <cuda.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static int initialized;
+static CUcontext current;
+static int primary[64];
+
+static int ccs(int *out) {
+  const char *s = getenv("FAKE_CUDA_CCS");
+  if (!s) s = "80,90";
+  int n = 0;
+  for (char *end; *s && n < 64; s = *end ? end + 1 : end) {
+    long v = strtol(s, &end, 10);
+    if (end == s) break;
+    out[n++] = (int)v;
+  }
+  return n;
+}
+
+CUresult cuGetErrorName(CUresult e, const char **s) {
+  switch (e) {
+  case CUDA_SUCCESS: *s = "CUDA_SUCCESS"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NO_DEVICE: *s = "CUDA_ERROR_NO_DEVICE"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_INITIALIZED: *s = "CUDA_ERROR_NOT_INITIALIZED"; return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_PTX: *s = "CUDA_ERROR_INVALID_PTX"; return CUDA_SUCCESS;
+  case CUDA_ERROR_NOT_FOUND: *s = "CUDA_ERROR_NOT_FOUND"; return CUDA_SUCCESS;
+  case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; return CUDA_SUCCESS;
+  case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
+  default: *s = NULL; return CUDA_ERROR_INVALID_VALUE;
+  }
+}
+
+CUresult cuGetErrorString(CUresult e, const char **s) {
+  *s = e == CUDA_ERROR_NO_DEVICE ? "no CUDA-capable device is detected" : "fake error";
+  return CUDA_SUCCESS;
+}
+
+CUresult cuInit(unsigned flags) {
+  const char *fail = getenv("FAKE_CUDA_INIT");
+  if (flags != 0) return CUDA_ERROR_INVALID_VALUE;
+  if (fail && atoi(fail)) return (CUresult)atoi(fail);
+  initialized = 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDriverGetVersion(int *v) {
+  *v = 13000;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetCount(int *count) {
+  int c[64];
+  if (!initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  *count = ccs(c);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGet(CUdevice *dev, int ordinal) {
+  int c[64];
+  if (!initialized) return CUDA_ERROR_NOT_INITIALIZED;
+  if (ordinal < 0 || ordinal >= ccs(c)) return CUDA_ERROR_INVALID_DEVICE;
+  *dev = ordinal;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetName(char *name, int len, CUdevice dev) {
+  int c[64];
+  if (dev < 0 || dev >= ccs(c)) return CUDA_ERROR_INVALID_DEVICE;
+  snprintf(name, (size_t)len, "Fake GPU %d (cc %d.%d)", dev, c[dev] / 10, c[dev] % 10);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDeviceGetAttribute(int *v, CUdevice_attribute attr, CUdevice dev) {
+  int c[64];
+  if (dev < 0 || dev >= ccs(c)) return CUDA_ERROR_INVALID_DEVICE;
+  if (attr == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR) *v = c[dev] / 10;
+  else if (attr == CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR) *v = c[dev] % 10;
+  else return CUDA_ERROR_INVALID_VALUE;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRetain(CUcontext *ctx, CUdevice dev) {
+  primary[dev]++;
+  *ctx = (CUcontext)(uintptr_t)(0x1000 + dev);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuDevicePrimaryCtxRelease(CUdevice dev) {
+  if (primary[dev] <= 0) return CUDA_ERROR_INVALID_CONTEXT;
+  primary[dev]--;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSetCurrent(CUcontext ctx) {
+  current = ctx;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuCtxSynchronize(void) { return current ? CUDA_SUCCESS : CUDA_ERROR_INVALID_CONTEXT; }
+
+typedef struct {
+  char *text;
+} fake_module;
+
+CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned n, CUjit_option *opts,
+                            void **vals) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  const char *text = image;
+  if (memcmp(image, "\x7f" "ELF", 4) == 0) text += 4;
+  if (strstr(text, "FAKE_JIT_ERROR")) {
+    char *log = NULL;
+    size_t size = 0;
+    for (unsigned i = 0; i < n; i++) {
+      if (opts[i] == CU_JIT_ERROR_LOG_BUFFER) log = vals[i];
+      if (opts[i] == CU_JIT_ERROR_LOG_BUFFER_SIZE_BYTES) size = (size_t)(uintptr_t)vals[i];
+    }
+    if (log && size) snprintf(log, size, "ptxas fatal   : fake JIT rejection");
+    return CUDA_ERROR_INVALID_PTX;
+  }
+  fake_module *m = malloc(sizeof *m);
+  m->text = strdup(text);
+  *mod = (CUmodule)m;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleUnload(CUmodule mod) {
+  fake_module *m = (fake_module *)mod;
+  free(m->text);
+  free(m);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuModuleGetFunction(CUfunction *fn, CUmodule mod, const char *name) {
+  fake_module *m = (fake_module *)mod;
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (strcmp(name, "add_one") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)1;
+  else if (strcmp(name, "trap") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)2;
+  else return CUDA_ERROR_NOT_FOUND;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, unsigned bx,
+                        unsigned by, unsigned bz, unsigned shared, CUstream stream, void **params,
+                        void **extra) {
+  (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream, (void)extra;
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if ((uintptr_t)f == 2) return CUDA_ERROR_LAUNCH_FAILED;
+  int *p = (int *)(uintptr_t)*(CUdeviceptr *)params[0];
+  int n = *(int *)params[1];
+  for (int i = 0; i < n; i++) p[i] += 1;
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemAlloc(CUdeviceptr *p, size_t bytes) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  if (bytes > ((size_t)1 << 30)) return CUDA_ERROR_OUT_OF_MEMORY;
+  *p = (CUdeviceptr)(uintptr_t)calloc(1, bytes);
+  return *p ? CUDA_SUCCESS : CUDA_ERROR_OUT_OF_MEMORY;
+}
+
+CUresult cuMemFree(CUdeviceptr p) {
+  free((void *)(uintptr_t)p);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyHtoD(CUdeviceptr dst, const void *src, size_t n) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  memcpy((void *)(uintptr_t)dst, src, n);
+  return CUDA_SUCCESS;
+}
+
+CUresult cuMemcpyDtoH(void *dst, CUdeviceptr src, size_t n) {
+  if (!current) return CUDA_ERROR_INVALID_CONTEXT;
+  memcpy(dst, (const void *)(uintptr_t)src, n);
+  return CUDA_SUCCESS;
+}

@@ -1,0 +1,331 @@
+/* The driver API wrapper: no driver, a library that is not a driver, and a
+ * fake libcuda (tests/fake_cuda.c, built here with cc) with two devices of
+ * cc 8.0 and 9.0 by default, so that device queries, modules, launches,
+ * memory and the error paths run without a GPU. */
+#include <dlfcn.h>
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+#include "tcmma/tcmma.h"
+
+static char fake_dir[] = "/tmp/tcmma-fakecuda-XXXXXX";
+static char fake_lib[512];
+
+static int build_fake(void **state) {
+  (void)state;
+  if (!mkdtemp(fake_dir)) return -1;
+  snprintf(fake_lib, sizeof fake_lib, "%s/libcuda.so.1", fake_dir);
+  const char *home = getenv("CUDA_HOME");
+  char cmd[2048];
+  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/include' '%s' -o '%s'",
+           home && *home ? home : TCMMA_CUDA_HOME, src_path("tests/fake_cuda.c"), fake_lib);
+  if (system(cmd) != 0) {
+    fprintf(stderr, "test_driver: cannot build the fake driver: %s\n", cmd);
+    return -1;
+  }
+  return 0;
+}
+
+static int remove_fake(void **state) {
+  (void)state;
+  tcmma_driver_unload();
+  unlink(fake_lib);
+  rmdir(fake_dir);
+  return 0;
+}
+
+/* Points the wrapper at library (NULL: the default) with a fresh load. */
+static void use_library(const char *library) {
+  if (library) setenv("TCMMA_LIBCUDA", library, 1);
+  else unsetenv("TCMMA_LIBCUDA");
+  unsetenv("FAKE_CUDA_INIT");
+  unsetenv("FAKE_CUDA_CCS");
+  tcmma_driver_unload();
+}
+
+static void expect(tcmma_status got, tcmma_status want, const tcmma_error *err, const char *needle) {
+  if (got != want || (needle && !strstr(err->message, needle)))
+    fail_msg("got %s '%s', expected %s with '%s'", tcmma_status_name(got), err->message,
+             tcmma_status_name(want), needle ? needle : "");
+}
+
+/* ---- no driver ---- */
+
+static void every_call_without_driver(const char *needle) {
+  tcmma_error err;
+  int v;
+  tcmma_device_info d;
+  tcmma_module *m = (tcmma_module *)&v;
+  tcmma_devmem mem;
+  expect(tcmma_driver_load(&err), TCMMA_UNAVAILABLE, &err, needle);
+  expect(tcmma_driver_version(&v, &err), TCMMA_UNAVAILABLE, &err, needle);
+  expect(tcmma_device_count(&v, &err), TCMMA_UNAVAILABLE, &err, needle);
+  assert_int_equal(v, 0);
+  expect(tcmma_device_get(0, &d, &err), TCMMA_UNAVAILABLE, &err, needle);
+  expect(tcmma_device_lowest_cc(&v, &err), TCMMA_UNAVAILABLE, &err, needle);
+  expect(tcmma_module_load(0, ".version 8.0", 12, &m, &err), TCMMA_UNAVAILABLE, &err, needle);
+  assert_null(m);
+  expect(tcmma_mem_alloc(0, 64, &mem, &err), TCMMA_UNAVAILABLE, &err, needle);
+  assert_int_equal(mem.ptr, 0);
+  tcmma_mem_free(&mem);
+  tcmma_module_unload(NULL);
+}
+
+static void absent_driver(void **state) {
+  (void)state;
+  use_library("/nonexistent/libcuda.so.1");
+  every_call_without_driver("no CUDA driver (/nonexistent/libcuda.so.1 could not be loaded: ");
+  /* the default soname: absent here unless this machine has a driver */
+  use_library(NULL);
+  void *real = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+  tcmma_error err;
+  if (!real) {
+    every_call_without_driver("no CUDA driver (libcuda.so.1 could not be loaded: ");
+  } else {
+    tcmma_status s = tcmma_driver_load(&err);
+    assert_true(s == TCMMA_OK || s == TCMMA_UNAVAILABLE || s == TCMMA_CUDA);
+    dlclose(real);
+  }
+}
+
+static void not_a_driver(void **state) {
+  (void)state;
+  use_library("libm.so.6");
+  every_call_without_driver("libm.so.6 has no cuInit");
+}
+
+/* ---- the fake driver ---- */
+
+static void devices(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  tcmma_error err;
+  int count = -1, cc = 0, version = 0;
+  expect(tcmma_device_count(&count, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(count, 2);
+  tcmma_device_info d;
+  expect(tcmma_device_get(0, &d, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(d.cc, 80);
+  assert_int_equal(d.ordinal, 0);
+  assert_string_equal(d.name, "Fake GPU 0 (cc 8.0)");
+  expect(tcmma_device_get(1, &d, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(d.cc, 90);
+  expect(tcmma_device_get(2, &d, &err), TCMMA_INVALID, &err, "device 2: expected an ordinal from 0 to 1");
+  expect(tcmma_device_get(-1, &d, &err), TCMMA_INVALID, &err, "device -1");
+  expect(tcmma_device_lowest_cc(&cc, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(cc, 80);
+  expect(tcmma_driver_version(&version, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(version, 13000);
+  /* the lowest is the minimum wherever it sits */
+  setenv("FAKE_CUDA_CCS", "90,75,121,86", 1);
+  expect(tcmma_device_lowest_cc(&cc, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(cc, 75);
+  expect(tcmma_device_get(2, &d, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(d.cc, 121);
+  /* a driver with no device */
+  setenv("FAKE_CUDA_CCS", "", 1);
+  expect(tcmma_device_count(&count, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(count, 0);
+  expect(tcmma_device_lowest_cc(&cc, &err), TCMMA_UNAVAILABLE, &err, "no CUDA device");
+  expect(tcmma_device_get(0, &d, &err), TCMMA_INVALID, &err, "device 0");
+  /* a device reporting nonsense */
+  setenv("FAKE_CUDA_CCS", "80,1000", 1);
+  expect(tcmma_device_lowest_cc(&cc, &err), TCMMA_CUDA, &err, "compute capability 100.0");
+}
+
+static void init_failures(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  tcmma_error err;
+  int count;
+  setenv("FAKE_CUDA_INIT", "100", 1); /* CUDA_ERROR_NO_DEVICE */
+  expect(tcmma_device_count(&count, &err), TCMMA_UNAVAILABLE, &err,
+         "no CUDA device (cuInit: CUDA_ERROR_NO_DEVICE");
+  tcmma_driver_unload();
+  setenv("FAKE_CUDA_INIT", "3", 1); /* CUDA_ERROR_NOT_INITIALIZED */
+  expect(tcmma_device_count(&count, &err), TCMMA_CUDA, &err, "cuInit: CUDA_ERROR_NOT_INITIALIZED");
+  /* remembered until unload, then loaded again */
+  unsetenv("FAKE_CUDA_INIT");
+  expect(tcmma_driver_load(&err), TCMMA_CUDA, &err, "cuInit");
+  tcmma_driver_unload();
+  expect(tcmma_device_count(&count, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(count, 2);
+}
+
+/* Runs tests/data/add_one.ptx on device over 16 ints and checks the result;
+ * the same body drives the fake and, where there is one, a real GPU. */
+static void run_add_one(int device) {
+  tcmma_error err;
+  enum { N = 16 };
+  int host[N], back[N];
+  for (int i = 0; i < N; i++) host[i] = 3 * i - 7;
+  size_t len;
+  char *ptx = read_file(src_path("tests/data/add_one.ptx"), &len);
+  assert_non_null(ptx);
+  tcmma_devmem mem;
+  expect(tcmma_mem_alloc(device, sizeof host, &mem, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(mem.device, device);
+  assert_int_equal(mem.bytes, sizeof host);
+  expect(tcmma_mem_to_device(&mem, 0, host, sizeof host, &err), TCMMA_OK, &err, NULL);
+  tcmma_module *m = NULL;
+  /* no NUL at len: the wrapper must terminate its copy */
+  ptx[len] = 'X';
+  expect(tcmma_module_load(device, ptx, len, &m, &err), TCMMA_OK, &err, NULL);
+  free(ptx);
+  tcmma_kernel k;
+  expect(tcmma_module_kernel(m, "add_one", &k, &err), TCMMA_OK, &err, NULL);
+  unsigned n = N;
+  void *params[] = {&mem.ptr, &n};
+  expect(tcmma_launch(&k, (unsigned[]){1, 1, 1}, (unsigned[]){32, 1, 1}, 0, params, &err), TCMMA_OK,
+         &err, NULL);
+  expect(tcmma_mem_to_host(back, &mem, 0, sizeof back, &err), TCMMA_OK, &err, NULL);
+  for (int i = 0; i < N; i++) assert_int_equal(back[i], 3 * i - 7 + 1);
+  /* partial copies at an offset */
+  int two[2] = {100, 200};
+  expect(tcmma_mem_to_device(&mem, 4 * sizeof(int), two, sizeof two, &err), TCMMA_OK, &err, NULL);
+  expect(tcmma_mem_to_host(back, &mem, 0, sizeof back, &err), TCMMA_OK, &err, NULL);
+  assert_int_equal(back[4], 100);
+  assert_int_equal(back[5], 200);
+  assert_int_equal(back[6], 3 * 6 - 7 + 1);
+  /* bounds and bad arguments */
+  expect(tcmma_mem_to_device(&mem, sizeof host - 3, two, sizeof two, &err), TCMMA_OVERFLOW, &err,
+         "outside the 64-byte allocation");
+  expect(tcmma_mem_to_host(back, &mem, (size_t)-1, 2, &err), TCMMA_OVERFLOW, &err, NULL);
+  expect(tcmma_launch(&k, (unsigned[]){0, 1, 1}, (unsigned[]){32, 1, 1}, 0, params, &err),
+         TCMMA_INVALID, &err, "grid 0x1x1");
+  expect(tcmma_module_kernel(m, "missing_kernel", &k, &err), TCMMA_CUDA, &err,
+         "cuModuleGetFunction('missing_kernel'): CUDA_ERROR_NOT_FOUND");
+  tcmma_module_unload(m);
+  tcmma_mem_free(&mem);
+  assert_int_equal(mem.ptr, 0);
+  tcmma_mem_free(&mem); /* twice: nothing */
+  expect(tcmma_mem_alloc(device, 0, &mem, &err), TCMMA_INVALID, &err, "0 bytes");
+  expect(tcmma_mem_alloc(device, (size_t)1 << 50, &mem, &err), TCMMA_CUDA, &err,
+         "CUDA_ERROR_OUT_OF_MEMORY");
+}
+
+static void module_launch_memory(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  run_add_one(1);
+  tcmma_error err;
+  tcmma_devmem mem;
+  expect(tcmma_mem_alloc(5, 64, &mem, &err), TCMMA_INVALID, &err, "device 5");
+}
+
+/* The real driver, when this machine has one and a device. */
+static void real_gpu(void **state) {
+  (void)state;
+  use_library(NULL);
+  tcmma_error err;
+  int cc = 0;
+  tcmma_status s = tcmma_device_lowest_cc(&cc, &err);
+  if (s == TCMMA_UNAVAILABLE) {
+    print_message("no GPU here (%s): real-driver test skipped\n", err.message);
+    skip();
+  }
+  expect(s, TCMMA_OK, &err, NULL);
+  assert_true(cc >= 75);
+  tcmma_device_info d;
+  expect(tcmma_device_get(0, &d, &err), TCMMA_OK, &err, NULL);
+  print_message("device 0: %s, cc %d\n", d.name, d.cc);
+  run_add_one(0);
+}
+
+static void module_errors(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  tcmma_error err;
+  tcmma_module *m = NULL;
+  const char bad[] = ".version 8.0\n.target sm_80\n// FAKE_JIT_ERROR\n";
+  expect(tcmma_module_load(0, bad, sizeof bad - 1, &m, &err), TCMMA_CUDA, &err,
+         "JIT log: ptxas fatal   : fake JIT rejection");
+  assert_non_null(strstr(err.message, "CUDA_ERROR_INVALID_PTX"));
+  assert_null(m);
+  expect(tcmma_module_load(0, "", 0, &m, &err), TCMMA_INVALID, &err, "empty image");
+  /* a CUBIN goes to the driver as it is */
+  const char elf[] = "\x7f" "ELF trap kernel image";
+  expect(tcmma_module_load(0, elf, sizeof elf, &m, &err), TCMMA_OK, &err, NULL);
+  tcmma_kernel k;
+  expect(tcmma_module_kernel(m, "trap", &k, &err), TCMMA_OK, &err, NULL);
+  int zero = 0;
+  unsigned long long p = 0;
+  void *params[] = {&p, &zero};
+  expect(tcmma_launch(&k, (unsigned[]){1, 1, 1}, (unsigned[]){1, 1, 1}, 0, params, &err), TCMMA_CUDA,
+         &err, "cuLaunchKernel: CUDA_ERROR_LAUNCH_FAILED");
+  tcmma_module_unload(m);
+  expect(tcmma_launch(NULL, (unsigned[]){1, 1, 1}, (unsigned[]){1, 1, 1}, 0, params, &err),
+         TCMMA_INVALID, &err, "kernel");
+}
+
+static void *lowest_in_thread(void *arg) {
+  tcmma_error err;
+  int cc = 0;
+  for (int i = 0; i < 50; i++)
+    if (tcmma_device_lowest_cc(&cc, &err) != TCMMA_OK || cc != 80) return NULL;
+  return arg;
+}
+
+static void threads(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  pthread_t t[8];
+  int ok = 1;
+  for (int i = 0; i < 8; i++) assert_int_equal(pthread_create(&t[i], NULL, lowest_in_thread, &ok), 0);
+  for (int i = 0; i < 8; i++) {
+    void *r = NULL;
+    pthread_join(t[i], &r);
+    assert_ptr_equal(r, &ok);
+  }
+}
+
+/* ---- tcmma devices ---- */
+
+static void cli_devices(void **state) {
+  (void)state;
+  use_library(fake_lib);
+  cli_result r = run_cli((const char *const[]){"devices", "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"lowest_cc\": 80"));
+  assert_non_null(strstr(r.out, "\"name\": \"Fake GPU 1 (cc 9.0)\""));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"devices", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "lowest compute capability 8.0"));
+  cli_result_free(&r);
+  setenv("FAKE_CUDA_INIT", "3", 1);
+  r = run_cli((const char *const[]){"devices", NULL}, NULL);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "cuInit: CUDA_ERROR_NOT_INITIALIZED"));
+  cli_result_free(&r);
+  use_library("/nonexistent/libcuda.so.1");
+  r = run_cli((const char *const[]){"devices", "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 4);
+  assert_string_equal(r.out, "");
+  assert_non_null(strstr(r.err, "tcmma devices: no CUDA driver (/nonexistent/libcuda.so.1"));
+  cli_result_free(&r);
+  setenv("TCMMA_LIBCUDA", fake_lib, 1);
+  setenv("FAKE_CUDA_CCS", "", 1);
+  r = run_cli((const char *const[]){"devices", NULL}, NULL);
+  assert_int_equal(r.exit_code, 4);
+  assert_non_null(strstr(r.err, "no CUDA device"));
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(absent_driver),
+      cmocka_unit_test(not_a_driver),
+      cmocka_unit_test(devices),
+      cmocka_unit_test(init_failures),
+      cmocka_unit_test(module_launch_memory),
+      cmocka_unit_test(module_errors),
+      cmocka_unit_test(threads),
+      cmocka_unit_test(cli_devices),
+      cmocka_unit_test(real_gpu),
+  };
+  return cmocka_run_group_tests_name("driver", tests, build_fake, remove_fake);
+}
