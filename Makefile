@@ -62,8 +62,10 @@ $(BUILD)/libtcmma.so: $(LIB_OBJS)
 $(BUILD)/tcmma: $(TOOL_OBJS) $(BUILD)/libtcmma.a
 	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
 
-$(BUILD)/bench_%: tools/bench_%.c $(BUILD)/libtcmma.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -o $@ $< $(BUILD)/libtcmma.a $(LDLIBS)
+# Benches read their input as the CLI does (tools/cli_input.c).
+BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o
+$(BUILD)/bench_%: tools/bench_%.c $(BENCH_OBJS) $(BUILD)/libtcmma.a $(HEADERS)
+	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(BENCH_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
 
 bench: $(BENCHES)
 

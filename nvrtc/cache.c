@@ -34,9 +34,22 @@ static size_t memory_next; /* ring: the oldest entry is replaced first */
 static char degraded_dir[PATH_MAX];
 static char warning[PATH_MAX + 256];
 
+/* TCMMA_CACHE: unset, empty or "1" is on, "0" is off; -1 for anything else. */
+static int cache_setting(void) {
+  const char *v = getenv("TCMMA_CACHE");
+  if (!v || !*v || strcmp(v, "1") == 0) return 1;
+  return strcmp(v, "0") == 0 ? 0 : -1;
+}
+
+tcmma_status tcmma_cache_check_setting(tcmma_error *err) {
+  if (cache_setting() >= 0) return TCMMA_OK;
+  return tcmma_fail(err, TCMMA_INVALID,
+                    "TCMMA_CACHE='%s': expected 0 (memory cache only) or 1 (disk too, the "
+                    "default)", getenv("TCMMA_CACHE"));
+}
+
 bool tcmma_cache_dir(char *buf, size_t cap) {
-  const char *off = getenv("TCMMA_CACHE");
-  if (off && strcmp(off, "0") == 0) return false;
+  if (cache_setting() != 1) return false;
   const char *dir = getenv("TCMMA_CACHE_DIR"), *xdg = getenv("XDG_CACHE_HOME"),
              *home = getenv("HOME");
   int n;

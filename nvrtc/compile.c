@@ -113,9 +113,10 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
                       (size_t)(nul - source), len);
   tcmma_compile_opts none = {0};
   const tcmma_compile_opts *o = opts ? opts : &none;
-  tcmma_nvrtc_info info;
-  tcmma_status st = tcmma_nvrtc_load(&info, err);
+  tcmma_status st = tcmma_cache_check_setting(err);
   if (st != TCMMA_OK) return st;
+  tcmma_nvrtc_info info;
+  if ((st = tcmma_nvrtc_load(&info, err)) != TCMMA_OK) return st;
   out->nvrtc_major = info.major, out->nvrtc_minor = info.minor;
   out->name = tcmma_strdup(o->name && *o->name ? o->name : "tcmma.cu");
   out->log = tcmma_strdup("");

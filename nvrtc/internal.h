@@ -21,6 +21,9 @@ char *tcmma_strdup(const char *s);
 bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out);
 void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p);
 
+/* TCMMA_INVALID naming the value when TCMMA_CACHE is neither unset, 0 nor 1. */
+tcmma_status tcmma_cache_check_setting(tcmma_error *err);
+
 /* The target of the innermost open scope, or CURRENT when none is open. */
 tcmma_target tcmma_target_scope_innermost(void);
 

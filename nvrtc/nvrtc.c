@@ -59,6 +59,20 @@ static bool is_file(const char *path) {
   return stat(path, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* The toolkit directories to look in, in order: $CUDA_HOME, the build's
+ * CUDA_HOME, /usr/local/cuda (repeats dropped). Returns how many. */
+static int toolkit_roots(const char *roots[3]) {
+  const char *list[] = {getenv("CUDA_HOME"), TCMMA_CUDA_HOME, "/usr/local/cuda"};
+  int n = 0;
+  for (int i = 0; i < 3; i++) {
+    if (!list[i] || !*list[i]) continue;
+    bool seen = false;
+    for (int j = 0; j < n; j++) seen = seen || strcmp(roots[j], list[i]) == 0;
+    if (!seen) roots[n++] = list[i];
+  }
+  return n;
+}
+
 /* The toolkit include/ next to the loaded library (lib64/.. or
  * targets/<arch>/lib/..), else $CUDA_HOME/include, else the build's. */
 static void find_include_dir(void) {
@@ -76,10 +90,9 @@ static void find_include_dir(void) {
       snprintf(candidates[n++], sizeof candidates[0], "%s/../include", real);
     }
   }
-  const char *home = getenv("CUDA_HOME");
-  if (home && *home) snprintf(candidates[n++], sizeof candidates[0], "%s/include", home);
-  snprintf(candidates[n++], sizeof candidates[0], "%s/include", TCMMA_CUDA_HOME);
-  snprintf(candidates[n++], sizeof candidates[0], "/usr/local/cuda/include");
+  const char *roots[3];
+  for (int i = 0, count = toolkit_roots(roots); i < count; i++)
+    snprintf(candidates[n++], sizeof candidates[0], "%s/include", roots[i]);
   for (int i = 0; i < n; i++) {
     char probe[PATH_MAX + 64], dir[PATH_MAX];
     int w = snprintf(probe, sizeof probe, "%s/cuda_bf16.h", candidates[i]);
@@ -100,10 +113,9 @@ static void load(void) {
   if (forced && *forced) {
     snprintf(paths[n++], PATH_MAX, "%s", forced);
   } else {
-    const char *home = getenv("CUDA_HOME");
-    if (home && *home) snprintf(paths[n++], PATH_MAX, "%s/lib64/libnvrtc.so", home);
-    snprintf(paths[n++], PATH_MAX, "%s/lib64/libnvrtc.so", TCMMA_CUDA_HOME);
-    snprintf(paths[n++], PATH_MAX, "/usr/local/cuda/lib64/libnvrtc.so");
+    const char *roots[3];
+    for (int i = 0, count = toolkit_roots(roots); i < count; i++)
+      snprintf(paths[n++], PATH_MAX, "%s/lib64/libnvrtc.so", roots[i]);
     snprintf(paths[n++], PATH_MAX, "libnvrtc.so.13");
     snprintf(paths[n++], PATH_MAX, "libnvrtc.so");
   }

@@ -351,6 +351,84 @@ static void test_cache_off(void **state) {
   free(home);
 }
 
+/* TCMMA_CACHE takes 0 or 1 (unset or empty: 1); anything else is an error
+ * naming it, from the library and the CLI, not a silent choice. */
+static void test_cache_setting_values(void **state) {
+  (void)state;
+  static const char *const bad[] = {"off", "no", "2", " 0"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    setenv("TCMMA_CACHE", bad[i], 1);
+    tcmma_program p;
+    tcmma_error err;
+    const char *src = source("setting");
+    tcmma_compile_opts o = {.name = "t.cu"};
+    assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_INVALID);
+    char want[64];
+    snprintf(want, sizeof want, "TCMMA_CACHE='%s'", bad[i]);
+    assert_non_null(strstr(err.message, want));
+    assert_non_null(strstr(err.message, "expected 0"));
+    assert_non_null(strstr(err.message, " or 1"));
+    tcmma_program_free(&p);
+  }
+  const char *argv[] = {"compile", "-", "-o", "-", NULL};
+  cli_result r = run_cli(argv, source("setting-cli"));
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "TCMMA_CACHE=' 0'"));
+  cli_result_free(&r);
+  char dir[512];
+  int count;
+  static const char *const on[] = {"1", ""};
+  for (size_t i = 0; i < 2; i++) {
+    setenv("TCMMA_CACHE", on[i], 1);
+    assert_true(tcmma_cache_dir(dir, sizeof dir));
+    char tag[16];
+    snprintf(tag, sizeof tag, "on%zu", i);
+    tcmma_program p = compile_floor(tag, TCMMA_OK);
+    tcmma_program_free(&p);
+    entry_file(dir, sizeof dir, &count);
+    assert_int_equal(count, (int)i + 1); /* the disk cache is on */
+  }
+  unsetenv("TCMMA_CACHE");
+}
+
+/* CUDA_HOME is where NVRTC is looked for first (after TCMMA_NVRTC, which is
+ * the only place when set); one that lacks it falls through to the build's
+ * toolkit, as docs/nvrtc.md says. Seen in `compile --json`'s nvrtc_library. */
+static void test_cuda_home(void **state) {
+  (void)state;
+  char home[300], lib64[320], lib[360], real[1200];
+  snprintf(home, sizeof home, "%s-home", cache_dir);
+  snprintf(lib64, sizeof lib64, "%s/lib64", home);
+  snprintf(lib, sizeof lib, "%s/libnvrtc.so", lib64);
+  snprintf(real, sizeof real, "%s/lib64/libnvrtc.so", cuda_home());
+  assert_int_equal(mkdir(home, 0755), 0);
+  assert_int_equal(mkdir(lib64, 0755), 0);
+  assert_int_equal(symlink(real, lib), 0);
+  char *saved = getenv("CUDA_HOME") ? strdup(getenv("CUDA_HOME")) : NULL;
+  unsetenv("TCMMA_NVRTC");
+  const char *argv[] = {"compile", "-", "-o", "/dev/null", "--json", NULL};
+  struct {
+    const char *cuda_home, *nvrtc, *want;
+  } cases[] = {{home, NULL, lib}, {"/nonexistent-cuda", NULL, NULL}, {"/nonexistent-cuda", lib, lib}};
+  for (size_t i = 0; i < 3; i++) {
+    setenv("CUDA_HOME", cases[i].cuda_home, 1);
+    if (cases[i].nvrtc) setenv("TCMMA_NVRTC", cases[i].nvrtc, 1);
+    cli_result r = run_cli(argv, source("home"));
+    unsetenv("TCMMA_NVRTC");
+    assert_int_equal(r.exit_code, 0);
+    char want[512];
+    snprintf(want, sizeof want, "\"nvrtc_library\": \"%s\"", cases[i].want ? cases[i].want : "");
+    if (cases[i].want) assert_non_null(strstr(r.out, want));
+    else assert_null(strstr(r.out, "/nonexistent-cuda"));
+    assert_non_null(strstr(r.out, "\"nvrtc_library\": \"/"));
+    cli_result_free(&r);
+  }
+  if (saved) setenv("CUDA_HOME", saved, 1);
+  else unsetenv("CUDA_HOME");
+  free(saved);
+  unlink(lib), rmdir(lib64), rmdir(home);
+}
+
 static void test_unwritable_dir(void **state) {
   (void)state;
   /* A path under a regular file cannot be created, even by root. */
@@ -564,6 +642,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_threads_share_scope, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_compile_cli_report, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_cache_setting_values, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_cuda_home, fresh_cache, remove_cache),
       /* Last: it leaves this process's cache degraded by design. */
       cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),
   };

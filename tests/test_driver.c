@@ -11,39 +11,17 @@
 #include "util.h"
 #include "tcmma/tcmma.h"
 
-static char fake_dir[] = "/tmp/tcmma-fakecuda-XXXXXX";
-static char fake_lib[512];
+static const char *fake_lib;
 
 static int build_fake(void **state) {
   (void)state;
-  if (!mkdtemp(fake_dir)) return -1;
-  snprintf(fake_lib, sizeof fake_lib, "%s/libcuda.so.1", fake_dir);
-  const char *home = getenv("CUDA_HOME");
-  char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/include' '%s' -o '%s'",
-           home && *home ? home : TCMMA_CUDA_HOME, src_path("tests/fake_cuda.c"), fake_lib);
-  if (system(cmd) != 0) {
-    fprintf(stderr, "test_driver: cannot build the fake driver: %s\n", cmd);
-    return -1;
-  }
-  return 0;
+  return (fake_lib = fake_cuda_build()) ? 0 : -1;
 }
 
 static int remove_fake(void **state) {
   (void)state;
-  tcmma_driver_unload();
-  unlink(fake_lib);
-  rmdir(fake_dir);
+  fake_cuda_remove();
   return 0;
-}
-
-/* Points the wrapper at library (NULL: the default) with a fresh load. */
-static void use_library(const char *library) {
-  if (library) setenv("TCMMA_LIBCUDA", library, 1);
-  else unsetenv("TCMMA_LIBCUDA");
-  unsetenv("FAKE_CUDA_INIT");
-  unsetenv("FAKE_CUDA_CCS");
-  tcmma_driver_unload();
 }
 
 static void expect(tcmma_status got, tcmma_status want, const tcmma_error *err, const char *needle) {
@@ -76,10 +54,10 @@ static void every_call_without_driver(const char *needle) {
 
 static void absent_driver(void **state) {
   (void)state;
-  use_library("/nonexistent/libcuda.so.1");
+  fake_cuda_use("/nonexistent/libcuda.so.1");
   every_call_without_driver("no CUDA driver (/nonexistent/libcuda.so.1 could not be loaded: ");
   /* the default soname: absent here unless this machine has a driver */
-  use_library(NULL);
+  fake_cuda_use(NULL);
   void *real = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
   tcmma_error err;
   if (!real) {
@@ -93,7 +71,7 @@ static void absent_driver(void **state) {
 
 static void not_a_driver(void **state) {
   (void)state;
-  use_library("libm.so.6");
+  fake_cuda_use("libm.so.6");
   every_call_without_driver("libm.so.6 has no cuInit");
 }
 
@@ -101,7 +79,7 @@ static void not_a_driver(void **state) {
 
 static void devices(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   tcmma_error err;
   int count = -1, cc = 0, version = 0;
   expect(tcmma_device_count(&count, &err), TCMMA_OK, &err, NULL);
@@ -138,7 +116,7 @@ static void devices(void **state) {
 
 static void init_failures(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   tcmma_error err;
   int count;
   setenv("FAKE_CUDA_INIT", "100", 1); /* CUDA_ERROR_NO_DEVICE */
@@ -209,7 +187,7 @@ static void run_add_one(int device) {
 
 static void module_launch_memory(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   run_add_one(1);
   tcmma_error err;
   tcmma_devmem mem;
@@ -219,7 +197,7 @@ static void module_launch_memory(void **state) {
 /* The real driver, when this machine has one and a device. */
 static void real_gpu(void **state) {
   (void)state;
-  use_library(NULL);
+  fake_cuda_use(NULL);
   tcmma_error err;
   int cc = 0;
   tcmma_status s = tcmma_device_lowest_cc(&cc, &err);
@@ -237,7 +215,7 @@ static void real_gpu(void **state) {
 
 static void module_errors(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   tcmma_error err;
   tcmma_module *m = NULL;
   const char bad[] = ".version 8.0\n.target sm_80\n// FAKE_JIT_ERROR\n";
@@ -271,7 +249,7 @@ static void *lowest_in_thread(void *arg) {
 
 static void threads(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   pthread_t t[8];
   int ok = 1;
   for (int i = 0; i < 8; i++) assert_int_equal(pthread_create(&t[i], NULL, lowest_in_thread, &ok), 0);
@@ -286,7 +264,7 @@ static void threads(void **state) {
 
 static void cli_devices(void **state) {
   (void)state;
-  use_library(fake_lib);
+  fake_cuda_use(fake_lib);
   cli_result r = run_cli((const char *const[]){"devices", "--json", NULL}, NULL);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"lowest_cc\": 80"));
@@ -301,7 +279,7 @@ static void cli_devices(void **state) {
   assert_int_equal(r.exit_code, 1);
   assert_non_null(strstr(r.err, "cuInit: CUDA_ERROR_NOT_INITIALIZED"));
   cli_result_free(&r);
-  use_library("/nonexistent/libcuda.so.1");
+  fake_cuda_use("/nonexistent/libcuda.so.1");
   r = run_cli((const char *const[]){"devices", "--json", NULL}, NULL);
   assert_int_equal(r.exit_code, 4);
   assert_string_equal(r.out, "");

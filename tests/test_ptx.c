@@ -433,8 +433,7 @@ static void family_targets(void **state) {
 
 static const char *nvcc_path(void) {
   static char path[1024];
-  const char *home = getenv("CUDA_HOME");
-  snprintf(path, sizeof path, "%s/bin/nvcc", home && *home ? home : TCMMA_CUDA_HOME);
+  snprintf(path, sizeof path, "%s/bin/nvcc", cuda_home());
   return access(path, X_OK) == 0 ? path : NULL;
 }
 

@@ -30,4 +30,18 @@ char *read_file(const char *path, size_t *len);
 /* $TCMMA_SRCDIR (default ".") joined with a relative path; static buffer. */
 const char *src_path(const char *rel);
 
+/* The CUDA toolkit the tests use: $CUDA_HOME, else the build's. */
+const char *cuda_home(void);
+
+/* Builds the fake libcuda (tests/fake_cuda.c: two devices, cc 8.0 and 9.0
+ * unless FAKE_CUDA_CCS says otherwise) once; its path, or NULL. */
+const char *fake_cuda_build(void);
+
+/* Unloads the driver and deletes the fake library. */
+void fake_cuda_remove(void);
+
+/* Points the driver wrapper at library (TCMMA_LIBCUDA; NULL: the default)
+ * for a fresh load, with the fake's own settings cleared. */
+void fake_cuda_use(const char *library);
+
 #endif

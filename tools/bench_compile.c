@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli_input.h"
 #include "tcmma/tcmma.h"
 
 static double now_ms(void) {
@@ -41,11 +42,9 @@ int main(int argc, char **argv) {
   int n = argc > 2 ? atoi(argv[2]) : 5;
   if (n < 1 || n > 1000) n = 5;
   tcmma_compile_opts o = {.sass = argc > 3 && strcmp(argv[3], "--sass") == 0};
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return fprintf(stderr, "bench_compile: cannot open %s\n", argv[1]), 1;
-  static char src[1 << 20];
-  size_t len = fread(src, 1, sizeof src - 1, f);
-  fclose(f);
+  size_t len;
+  char *src = cli_read_input("bench_compile", argv[1], &len);
+  if (!src) return 1;
   char dir[] = "/tmp/tcmma-bench-XXXXXX";
   if (!mkdtemp(dir)) return 1;
   setenv("TCMMA_CACHE_DIR", dir, 1);
@@ -61,6 +60,7 @@ int main(int argc, char **argv) {
            t[n - 1], n);
     free(t);
   }
+  free(src);
   char cmd[64];
   snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
   return system(cmd) == 0 ? 0 : 1;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli_input.h"
 #include "tcmma/tcmma.h"
 
 static double now(void) {
@@ -20,15 +21,9 @@ int main(int argc, char **argv) {
     return 2;
   }
   size_t mb = argc > 2 ? (size_t)atol(argv[2]) : 64, repeat = argc > 3 ? (size_t)atol(argv[3]) : 5;
-  FILE *f = fopen(argv[1], "rb");
-  if (!f) return perror(argv[1]), 1;
-  fseek(f, 0, SEEK_END);
-  long n = ftell(f);
-  rewind(f);
-  char *src = malloc((size_t)n + 1);
-  if (!src || fread(src, 1, (size_t)n, f) != (size_t)n) return fprintf(stderr, "read failed\n"), 1;
-  fclose(f);
-  src[n] = '\0';
+  size_t n;
+  char *src = cli_read_input("bench_ptx", argv[1], &n);
+  if (!src) return 1;
   char *body = strstr(src, ".address_size");
   body = body ? strchr(body, '\n') : NULL;
   if (!body) return fprintf(stderr, "%s: no .address_size line\n", argv[1]), 1;

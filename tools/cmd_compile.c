@@ -13,7 +13,8 @@ static const char help[] =
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
     "TCMMA_CACHE=0: memory only), and prints the options, the PTX .target, the\n"
     "instruction census and where the output went.\n"
-    "  --cc N        the device's compute capability; native needs it\n"
+    "  --cc N        the device's compute capability; native without it asks the CUDA\n"
+    "                driver for the lowest cc among attached devices\n"
     "  --target T    floor or native (default: $TCMMA_PTX_TARGET, else floor)\n"
     "  --sass        compile for sm_XX: ptxas checks the PTX and a CUBIN is written\n"
     "  --fmad-false  the contraction pin (--fmad=false)\n"
@@ -53,6 +54,9 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   for (size_t i = 0; i < p->n_options; i++) json_string(&w, p->options[i]);
   json_end_array(&w);
   json_key(&w, "nvrtc"), json_string(&w, nvrtc);
+  tcmma_nvrtc_info lib;
+  json_key(&w, "nvrtc_library");
+  json_string(&w, tcmma_nvrtc_load(&lib, NULL) == TCMMA_OK ? lib.library : NULL);
   json_key(&w, "target"), json_string(&w, p->target_arch[0] ? p->target_arch : NULL);
   json_key(&w, "modifiers"), json_begin_array(&w);
   for (size_t i = 0; ptx && i < ptx->modifier_count; i++) json_string(&w, ptx->modifiers[i]);

@@ -11,11 +11,13 @@ static const char help[] =
     "Prints the NVRTC architecture option FILE needs, from the markers it carries (each\n"
     "arm's (marker), nvcuda::wmma, cp.async., __half, __nv_bfloat16), the highest floor\n"
     "and the markers found.\n"
-    "  --cc N        the device's compute capability (major*10+minor); native needs it\n"
+    "  --cc N        the device's compute capability (major*10+minor); native without it\n"
+    "                asks the CUDA driver for the lowest cc among attached devices\n"
     "  --target T    floor (the lowest arch the markers allow, raised to NVRTC's lowest)\n"
     "                or native (the device's cc, clamped to NVRTC's archs);\n"
     "                default: $TCMMA_PTX_TARGET, else floor\n"
-    "  --json        {\"options\": [...], \"floor\": N|null, \"markers\": [...], \"note\": ...}\n";
+    "  --json        {\"options\": [...], \"floor\": N|null, \"markers\": [...], \"note\": ...,\n"
+    "                \"cc\": N|null, \"cc_from_driver\": BOOL}\n";
 
 int cmd_options(int argc, char **argv) {
   bool json = false;
@@ -65,6 +67,10 @@ int cmd_options(int argc, char **argv) {
     for (size_t i = 0; i < o.n_markers; i++) json_string(&w, o.markers[i].text);
     json_end_array(&w);
     json_key(&w, "note"), json_string(&w, o.note[0] ? o.note : NULL);
+    json_key(&w, "cc");
+    if (o.cc) json_int(&w, o.cc);
+    else json_null(&w);
+    json_key(&w, "cc_from_driver"), json_bool(&w, o.cc_from_driver);
     json_end_object(&w);
     json_finish(&w);
     return CLI_OK;
@@ -75,6 +81,7 @@ int cmd_options(int argc, char **argv) {
   for (size_t i = 0; i < o.n_markers; i++)
     printf("marker:  %-16s floor %d%s\n", o.markers[i].text, o.markers[i].floor,
            o.markers[i].family ? " (family target)" : "");
+  if (o.cc_from_driver) printf("device:  cc %d (the lowest attached device)\n", o.cc);
   if (o.note[0]) printf("note:    %s\n", o.note);
   return CLI_OK;
 }

@@ -42,6 +42,8 @@ typedef struct {
   size_t n_markers;
   tcmma_marker_hit markers[TCMMA_ARCH_MAX_MARKERS];
   char note[256];    /* why the arch differs from what was asked ("" if not) */
+  int cc;            /* the device cc decided for (given or asked); 0: none */
+  bool cc_from_driver; /* cc is the lowest attached device's (driver API) */
 } tcmma_arch_options;
 
 /* Parses "floor" / "native" into *out; TCMMA_INVALID naming the value and
@@ -69,7 +71,10 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
 
 /* tcmma_arch_decide against the loaded NVRTC (nvrtcGetSupportedArchs; a/f
  * targets detected by trying them, see docs/nvrtc.md). target CURRENT reads
- * the current setting. TCMMA_UNAVAILABLE when NVRTC cannot be loaded. */
+ * the current setting. NATIVE with min_cc 0 takes the lowest cc among the
+ * attached devices (tcmma_device_lowest_cc); without a driver or device that
+ * is TCMMA_UNAVAILABLE naming the cause. TCMMA_UNAVAILABLE also when NVRTC
+ * cannot be loaded. */
 tcmma_status tcmma_gpu_arch_options(const char *source, size_t len, int min_cc,
                                     tcmma_target target, tcmma_arch_options *out,
                                     tcmma_error *err);

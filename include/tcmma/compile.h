@@ -50,7 +50,7 @@ typedef struct {
 typedef struct {
   const char *name;        /* NULL: "tcmma.cu" */
   tcmma_target target;     /* CURRENT: the current setting */
-  int cc;                  /* device cc (0: unknown; NATIVE needs one) */
+  int cc;                  /* device cc (0: unknown; NATIVE then asks the driver) */
   bool sass;               /* compile for sm_XX: runs ptxas, yields a CUBIN */
   bool fmad_false;         /* the contraction pin: --fmad=false */
   bool debug;              /* -G (.target gains ", debug") */
@@ -118,7 +118,8 @@ void tcmma_records_free(tcmma_records *r);
 
 /* The disk cache directory in use ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma,
  * ~/.cache/tcmma) into buf; false when the disk cache is off (TCMMA_CACHE=0,
- * no home, or degraded after a write failure). */
+ * no home, or degraded after a write failure). TCMMA_CACHE other than unset,
+ * empty, 0 or 1 is off here and makes tcmma_compile fail (TCMMA_INVALID). */
 bool tcmma_cache_dir(char *buf, size_t cap);
 
 /* The one warning the cache raised in this process (an unwritable directory:
