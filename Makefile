@@ -86,11 +86,13 @@ check: deps all $(TESTS)
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
 
-# The test binaries under valgrind (leaks and invalid accesses fail).
+# The test binaries under valgrind (leaks and invalid accesses fail; what
+# valgrind finds inside NVRTC itself is suppressed: tests/valgrind.supp).
 memcheck: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
-	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1" sh tests/run-tests.sh $(TESTS)
+	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1 --suppressions=$(CURDIR)/tests/valgrind.supp" \
+	  sh tests/run-tests.sh $(TESTS)
 
 run: all
 	@sh tools/run.sh $(BUILD)/tcmma

@@ -391,6 +391,41 @@ static void test_cache_setting_values(void **state) {
   unsetenv("TCMMA_CACHE");
 }
 
+/* XDG_CACHE_HOME (without TCMMA_CACHE_DIR) is where the disk cache goes; an
+ * unwritable one is named in the CLI's one warning, and the compile works. */
+static void test_xdg_cache_home_cli(void **state) {
+  (void)state;
+  char xdg[300], file[300], entry_dir[400];
+  snprintf(xdg, sizeof xdg, "%s-xdg", cache_dir);
+  snprintf(entry_dir, sizeof entry_dir, "%s/tcmma", xdg);
+  snprintf(file, sizeof file, "%s-xdg-file", cache_dir);
+  unsetenv("TCMMA_CACHE_DIR");
+  const char *argv[] = {"compile", "-", "-o", "/dev/null", NULL};
+  setenv("XDG_CACHE_HOME", xdg, 1);
+  cli_result r = run_cli(argv, source("xdg"));
+  assert_int_equal(r.exit_code, 0);
+  assert_null(strstr(r.err, "warning"));
+  cli_result_free(&r);
+  struct stat st;
+  assert_int_equal(stat(entry_dir, &st), 0); /* written under $XDG_CACHE_HOME/tcmma */
+  char cmd[400];
+  snprintf(cmd, sizeof cmd, "rm -rf '%s'", xdg);
+  assert_int_equal(system(cmd), 0);
+  FILE *f = fopen(file, "w"); /* a directory below a file cannot be made */
+  assert_non_null(f);
+  fclose(f);
+  setenv("XDG_CACHE_HOME", file, 1);
+  r = run_cli(argv, source("xdg"));
+  assert_int_equal(r.exit_code, 0);
+  char want[400];
+  snprintf(want, sizeof want, "warning: cache directory %s/tcmma is not writable", file);
+  assert_non_null(strstr(r.err, want));
+  cli_result_free(&r);
+  unlink(file);
+  unsetenv("XDG_CACHE_HOME");
+  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
+}
+
 /* CUDA_HOME is where NVRTC is looked for first (after TCMMA_NVRTC, which is
  * the only place when set); one that lacks it falls through to the build's
  * toolkit, as docs/nvrtc.md says. Seen in `compile --json`'s nvrtc_library. */
@@ -644,6 +679,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_setting_values, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cuda_home, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_xdg_cache_home_cli, fresh_cache, remove_cache),
       /* Last: it leaves this process's cache degraded by design. */
       cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),
   };

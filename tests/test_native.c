@@ -159,6 +159,15 @@ static void test_cli(void **state) {
     assert_string_equal(r.out, "");
     cli_result_free(&r);
   }
+  /* A bad setting names itself and both valid values; --target overrides it. */
+  setenv("TCMMA_PTX_TARGET", "sm_80", 1);
+  r = cli(json);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "TCMMA_PTX_TARGET='sm_80': expected floor or native"));
+  cli_result_free(&r);
+  r = cli((const char *const[]){"options", "-", "--target", "floor", NULL});
+  assert_int_equal(r.exit_code, 0);
+  cli_result_free(&r);
   const char *given[] = {"options", "-", "--target", "native", "--cc", "86", NULL};
   r = cli(given);
   assert_int_equal(r.exit_code, 0);
