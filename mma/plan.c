@@ -91,18 +91,24 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-/* Whether resolution can choose arm for the call's triple and policy. */
+/* Whether resolution can choose arm for the call's triple under some policy
+ * (a forced arm overrides the policy, never the triple), in either scope, on
+ * any device or one at the arm's floor. */
 static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
   tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   int ccs[2] = {0, info->floor};
-  for (int s = 0; s < 2; s++)
-    for (int i = 0; i < 2; i++) {
-      tcmma_arm got;
-      if (tcmma_resolve(t, &c->numerics, (tcmma_scope)s, ccs[i], &got, NULL) == TCMMA_OK &&
-          got == arm)
-        return true;
-    }
+  for (int policy = 0; policy < 8; policy++) {
+    tcmma_numerics n = {.fp16 = (policy & 1) ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
+                        .tf32 = (policy & 2) != 0,
+                        .prefer = (policy & 4) ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX};
+    for (int s = 0; s < 2; s++)
+      for (int i = 0; i < 2; i++) {
+        tcmma_arm got;
+        if (tcmma_resolve(t, &n, (tcmma_scope)s, ccs[i], &got, NULL) == TCMMA_OK && got == arm)
+          return true;
+      }
+  }
   return false;
 }
 
@@ -114,7 +120,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
     if (st != TCMMA_OK) return st;
     if (!arm_is_candidate(c, p->arm))
       return decline(p, TCMMA_DECLINE_NO_ARM, err,
-                     "arm %s is not one resolution chooses for %s = %s x %s under this policy",
+                     "arm %s is not one resolution chooses for %s = %s x %s under any policy",
                      c->arm, d, a, b);
     if (!tcmma_arm_runs_on(p->arm, c->cc))
       return decline(p, TCMMA_DECLINE_FLOOR, err, "arm %s needs cc %d; the device is cc %d",

@@ -43,6 +43,25 @@ static int cp_async_floor(void) {
   return 0;
 }
 
+/* Indents body's text from byte start on by one level (a loop's contents). */
+static void indent_from(tcmma_buf *body, size_t start) {
+  if (body->failed || start >= body->len) return;
+  tcmma_buf tail = {0};
+  const char *s = body->data + start;
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+    if (n > 1 && s[0] != '#') tcmma_buf_append(&tail, "  ", 2);
+    tcmma_buf_append(&tail, s, n);
+    s += n;
+  }
+  body->len = start;
+  body->data[start] = '\0';
+  tcmma_buf_append(body, tcmma_buf_str(&tail), tail.len);
+  if (tail.failed) body->failed = true;
+  tcmma_buf_free(&tail);
+}
+
 static const char *bits_type(int eb) {
   return eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "unsigned";
 }
@@ -130,6 +149,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
   if (st == TCMMA_OK)
     tcmma_buf_printf(&body, "for (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
                      outer);
+  size_t loop_start = body.len;
   for (int i = 1; i < 3 && st == TCMMA_OK; i++) {
     if (!bytes[i]) continue;
     long rows, cols, ld;
@@ -149,8 +169,10 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
       st = tcmma_render_statement(plan, dl, expr[0], expr[1], expr[2], &body, err);
   }
   if (st == TCMMA_OK) {
-    tcmma_buf_printf(&body, "%s; /* the next step restages shared operands */\n}\n",
+    tcmma_buf_printf(&body, "%s; /* the next step restages shared operands */\n",
                      tcmma__spell(dl, "__syncwarp()"));
+    indent_from(&body, loop_start);
+    tcmma_buf_printf(&body, "}\n");
     if (frag) st = tcmma_render_fragment_close(plan, dl, "__tcmma_k_frag", expr[0], &body, err);
   }
   if (st == TCMMA_OK && bytes[0]) {

@@ -39,8 +39,9 @@ typedef struct {
   tcmma_numerics numerics;
   const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed) */
   const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
-                             must be one resolution can choose for the triple and
-                             policy (in either scope, on some device) (borrowed) */
+                             must be one resolution can choose for the triple
+                             under some policy, in either scope (it overrides the
+                             numerics policy, never the precisions) (borrowed) */
 } tcmma_call;
 
 typedef struct {
