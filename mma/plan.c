@@ -130,6 +130,19 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   tcmma_error why;
   tcmma_status st = tcmma_resolve(t, &c->numerics, c->scope, c->cc, &p->arm, &why);
   if (st == TCMMA_NO_ARM) return decline(p, TCMMA_DECLINE_NO_ARM, err, "%s", why.message);
+  if (st == TCMMA_FLOOR && c->scope == TCMMA_SCOPE_STATEMENT) {
+    /* the device runs only an arm that converts d (fragment scope): say so,
+     * since that is what the caller can change */
+    tcmma_arm frag;
+    if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &frag, NULL) == TCMMA_OK &&
+        tcmma_arm_get(frag)->converted_dest) {
+      p->arm = frag;
+      return decline(p, TCMMA_DECLINE_CONVERTED_DEST, err,
+                     "on cc %d only %s runs %s = %s x %s, and it converts d from its %s "
+                     "accumulator: render in fragment scope", c->cc, tcmma_arm_marker(frag), d,
+                     a, b, tcmma_prec_name(tcmma_arm_get(frag)->acc));
+    }
+  }
   if (st == TCMMA_FLOOR) return decline(p, TCMMA_DECLINE_FLOOR, err, "%s", why.message);
   if (st != TCMMA_OK) return tcmma_fail(err, st, "%s", why.message);
   return TCMMA_OK;

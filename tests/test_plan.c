@@ -124,6 +124,12 @@ static void test_converted_dest(void **s) {
   assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
   /* one 16x16 f32 accumulator tile staged per warp */
   assert_int_equal(cen.shared_bytes, 16 * 16 * 4);
+  /* statement scope on a device where only the converting arm runs */
+  c.arm = NULL;
+  c.scope = TCMMA_SCOPE_STATEMENT;
+  c.cc = 75;
+  expect_decline(c, TCMMA_DECLINE_CONVERTED_DEST, "fragment scope");
+  c.scope = TCMMA_SCOPE_FRAGMENT;
   /* resolution picks it on a device below the inline arm's floor */
   c.arm = NULL;
   c.cc = 75;
