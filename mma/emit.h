@@ -94,10 +94,13 @@ tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char
 void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
                      tcmma_buf *out);
 
-/* The byte offset expression of stored element (sr, sc) of operand o (its ld
- * already filled), plain or through the swizzled_b128 map. */
-void tcmma__offset_expr(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
-                        const char *sc);
+/* The byte offset expression of stored element (sr, sc) of a tile with
+ * leading dimension ld elements of eb bytes, plain or through the
+ * swizzled_b128 map; _operand_offset: of operand o (its ld already filled). */
+void tcmma__offset_expr(char *buf, size_t cap, tcmma_layout layout, long ld, int eb,
+                        const char *sr, const char *sc);
+void tcmma__operand_offset(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
+                           const char *sc);
 
 /* Declares the lane, g and q locals the text body uses (by name), then
  * appends body: so no block declares a local it never reads. */

@@ -184,7 +184,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
     tcmma__lane_expr(plan, dl, laneb, sizeof laneb);
     snprintf(r, sizeof r, "__tcmma_k_i / %ld", cols);
     snprintf(c, sizeof c, "__tcmma_k_i %% %ld", cols);
-    tcmma__offset_expr(off, sizeof off, &plan->call.d, r, c);
+    tcmma__operand_offset(off, sizeof off, &plan->call.d, r, c);
     tcmma_buf_printf(&body, "%s;\n", tcmma__spell(dl, "__syncwarp()"));
     tcmma_buf_printf(&body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
                             "__tcmma_k_i += 32) {\n", laneb, rows * cols);

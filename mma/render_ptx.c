@@ -88,7 +88,7 @@ static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int ele
   char r[160], c[160];
   coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
   coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
-  tcmma__offset_expr(buf, cap, o, r, c);
+  tcmma__operand_offset(buf, cap, o, r, c);
   return TCMMA_OK;
 }
 
@@ -192,7 +192,7 @@ static tcmma_status ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
   coord(r, sizeof r, P, rv, rt, (affine){0, 0, 0}, extra_r);
   coord(c, sizeof c, P, cv, ct, (affine){0, 0, 0}, extra_c);
-  tcmma__offset_expr(off, sizeof off, o, r, c);
+  tcmma__operand_offset(off, sizeof off, o, r, c);
   snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), lp->regs,
            lp->trans ? ".trans" : "");
   tcmma__indent(out, depth);

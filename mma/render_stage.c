@@ -72,10 +72,7 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
   tcmma_buf_printf(out, "    const int %sr = %s, %sc = %s;\n", P, r, P, c);
   snprintf(r, sizeof r, "%sr", P);
   snprintf(c, sizeof c, "%sc", P);
-  tcmma_operand_desc d = {.ld = dst_ld, .layout = layout};
-  d.prec = eb == 1 ? TCMMA_PREC_E4M3 : eb == 2 ? TCMMA_PREC_F16 : eb == 4 ? TCMMA_PREC_F32
-         : TCMMA_PREC_F64;
-  tcmma__offset_expr(doff, sizeof doff, &d, r, c);
+  tcmma__offset_expr(doff, sizeof doff, layout, dst_ld, eb, r, c);
   snprintf(soff, sizeof soff, "(%s * %ld + %s) * %d", r, src_ld, c, eb);
   if (use_async) {
     const char *op = tcmma__collective_opcode(chunk == 16 ? TCMMA__COLL_CP_CG

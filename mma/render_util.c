@@ -137,19 +137,23 @@ tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, 
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }
 
-void tcmma__offset_expr(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
-                        const char *sc) {
-  int eb = tcmma_prec_bytes(o->prec);
-  if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
+void tcmma__offset_expr(char *buf, size_t cap, tcmma_layout layout, long ld, int eb,
+                        const char *sr, const char *sc) {
+  if (layout == TCMMA_LAYOUT_SWIZZLED_B128) {
     tcmma_buf b = {0};
-    if (tcmma_render_swizzle_offset(sr, sc, o->ld, eb, &b, NULL) == TCMMA_OK)
+    if (tcmma_render_swizzle_offset(sr, sc, ld, eb, &b, NULL) == TCMMA_OK)
       snprintf(buf, cap, "%s", tcmma_buf_str(&b));
     else
       snprintf(buf, cap, "/* bad swizzle */ 0");
     tcmma_buf_free(&b);
   } else if (eb == 1) {
-    snprintf(buf, cap, "(%s) * %ld + (%s)", sr, o->ld, sc);
+    snprintf(buf, cap, "(%s) * %ld + (%s)", sr, ld, sc);
   } else {
-    snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", sr, o->ld, sc, eb);
+    snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", sr, ld, sc, eb);
   }
+}
+
+void tcmma__operand_offset(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
+                           const char *sc) {
+  tcmma__offset_expr(buf, cap, o->layout, o->ld, tcmma_prec_bytes(o->prec), sr, sc);
 }

@@ -9,7 +9,6 @@ tcmma=${1:-build/tcmma}
 nvcc=${NVCC:-/usr/local/cuda/bin/nvcc}
 cc=${CC:-cc}
 dir=$(mktemp -d /tmp/tcmma-emit-check-XXXXXX)
-pass=0 fail=0
 # name | floor arch | below-floor arch ("" for wmma) | emit args
 cases='
 f16-f32|80|75|--d f32 --a f16 --b f16 --m 32 --n 16 --k 32
@@ -33,7 +32,6 @@ wmma-bf16|80||--d f32 --a bf16,t --b bf16 --prefer wmma --m 16 --n 32 --k 32
 wmma-tf32|80||--d f32 --a f32 --b f32 --tf32 --m 32 --n 16 --k 16
 wmma-tf32-t|80||--d f32,t,shared --a f32,t,shared --b f32,t --tf32 --m 16 --n 16 --k 8 --scope fragment --outer 2
 '
-check() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); fi; }
 echo "$cases" | while IFS='|' read -r name floor below args; do
   [ -n "$name" ] || continue
   # shellcheck disable=SC2086
@@ -58,5 +56,6 @@ echo "$cases" | while IFS='|' read -r name floor below args; do
   else
     echo "FAIL $name: host C11"; cat "$dir/$name.c.log"
   fi
-done
-echo "outputs in $dir"
+done | tee "$dir/summary"
+echo "$(grep -c '^ok' "$dir/summary") ok, $(grep -c '^FAIL' "$dir/summary") failed; outputs in $dir"
+! grep -q '^FAIL' "$dir/summary"
