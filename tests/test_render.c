@@ -44,6 +44,10 @@ static int compile_c(const char *text, const char *extra) {
            "%s -o /tmp/tcmma-render-%d.out %s 2>&1", inc, inc, extra, (int)getpid(), src);
   int rc = system(cmd);
   unlink(src);
+  if (strcmp(extra, "-c") == 0) { /* an object nobody runs */
+    snprintf(cmd, sizeof cmd, "/tmp/tcmma-render-%d.out", (int)getpid());
+    unlink(cmd);
+  }
   return rc;
 }
 
