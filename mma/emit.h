@@ -62,6 +62,9 @@ void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
 /* Writes indentation of depth levels (two spaces each). */
 void tcmma__indent(tcmma_buf *out, int depth);
 
+/* Copies a caller's expression into buf with threadIdx.x spelled in dialect. */
+void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
+
 /* Copies the lane expression in dialect into buf. */
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 

@@ -67,7 +67,8 @@ bool tcmma__needs_stage(const tcmma_plan *plan) {
 long tcmma__stage_elems(const tcmma_plan *plan) {
   if (!tcmma__needs_stage(plan)) return 0;
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
-  return (long)info->m * info->n; /* one accumulator tile, converted at a time */
+  /* one accumulator tile per warp, converted one tile at a time */
+  return (long)info->m * info->n * (plan->call.warps > 1 ? plan->call.warps : 1);
 }
 
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {

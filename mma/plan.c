@@ -85,6 +85,8 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
       return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
                         op_name[i], o->ld);
   }
+  if (c->warps < 0 || c->warps > 32)
+    return tcmma_fail(err, TCMMA_INVALID, "warps %d: expected 0 (one) to 32", c->warps);
   if ((unsigned)c->numerics.fp16 > TCMMA_FP16_NARROW ||
       (unsigned)c->numerics.prefer > TCMMA_PREFER_WMMA)
     return tcmma_fail(err, TCMMA_INVALID, "numerics policy out of range");

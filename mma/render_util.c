@@ -52,13 +52,12 @@ void tcmma__indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }
 
-void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
+void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
   const char *tid = "threadIdx.x";
-  const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
   const char *host = tcmma__spell(dialect, tid);
   size_t used = 0;
   buf[0] = '\0';
-  for (const char *p = lane; *p && used + 1 < cap;) {
+  for (const char *p = text; *p && used + 1 < cap;) {
     if (strncmp(p, tid, strlen(tid)) == 0) {
       int n = snprintf(buf + used, cap - used, "%s", host);
       if (n < 0 || (size_t)n >= cap - used) break;
@@ -69,6 +68,11 @@ void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, 
       buf[used] = '\0';
     }
   }
+}
+
+void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
+  const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
+  tcmma__expr(dialect, lane, buf, cap);
 }
 
 tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,

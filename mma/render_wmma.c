@@ -133,9 +133,10 @@ static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_bu
   const char *P = x->prefix;
   const tcmma_operand_desc *d = &x->p->call.d;
   int tm = x->info->m, tn = x->info->n;
-  char frag[128], sr[128], sc[128], off[600], conv[160];
+  char frag[128], sr[128], sc[128], off[600], conv[160], stage[64];
   snprintf(frag, sizeof frag, "%s[%smi][%sni]", acc, P, P);
-  if (to_d) store(x, frag, STAGE, tn, false, depth, out);
+  snprintf(stage, sizeof stage, "%sstage", P);
+  if (to_d) store(x, frag, stage, tn, false, depth, out);
   line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
   line(out, depth, "for (int %st = %slane; %st < %d; %st += 32) {", P, P, P, tm * tn, P);
   snprintf(sr, sizeof sr, "%smi * %d + %st / %d", P, tm, P, tn);
@@ -144,15 +145,15 @@ static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_bu
   else snprintf(off, sizeof off, "(%s) * %ld + (%s)", sr, d->ld, sc);
   if (to_d) {
     snprintf(conv, sizeof conv, "%s", tcmma__spell(x->dl, tcmma_prec_from_f32(d->prec)));
-    line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, conv, STAGE, P);
+    line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, conv, stage, P);
   } else {
     snprintf(conv, sizeof conv, "%s", tcmma__spell(x->dl, tcmma_prec_to_f32(d->prec)));
-    line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", STAGE, P, conv, P, off);
+    line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", stage, P, conv, P, off);
   }
   line(out, depth, "}");
   line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
   if (!to_d) {
-    load(x, TCMMA_OPERAND_C, frag, STAGE, tn, false, depth, out);
+    load(x, TCMMA_OPERAND_C, frag, stage, tn, false, depth, out);
     line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
   }
 }
@@ -168,6 +169,19 @@ static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *
   const char *dn = to_d ? "ds" : "dl";
   line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", to_d ? "" : "const ", type, P, dn,
        to_d ? "" : "const ", type, dexpr);
+  if (x.info->converted_dest) {
+    /* this warp's slot of the prologue's stage tiles */
+    const char *acc_t = tcmma__spell(dl, tcmma_prec_cuda_type(x.info->acc));
+    if (p->call.warps > 1) {
+      char warp[300];
+      tcmma__expr(dl, p->call.warp && *p->call.warp ? p->call.warp : "threadIdx.x / 32", warp,
+                  sizeof warp);
+      line(out, depth, "%s *%sstage = %s + (%s) * %d;", acc_t, P, STAGE, warp,
+           x.info->m * x.info->n);
+    } else {
+      line(out, depth, "%s *%sstage = %s;", acc_t, P, STAGE);
+    }
+  }
   open_loop(&x, "mi", p->mt, depth, out);
   open_loop(&x, "ni", p->nt, depth + 1, out);
   if (x.info->converted_dest) {

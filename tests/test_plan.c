@@ -157,6 +157,10 @@ static void test_invalid(void **s) {
   c.b.ld = -4;
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
   c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.warps = 33;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "33"));
+  c = call3("f32", "f16", "f16", 16, 8, 16);
   c.arm = "mma-nope";
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "mma-nope"));

@@ -304,6 +304,25 @@ static void test_prologue(void **s) {
   assert_non_null(strstr(tcmma_buf_str(&out), "__shared__ __align__(128) float __tcmma_stage[256]"));
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 256 * sizeof(float));
   tcmma_buf_free(&out);
+  /* four warps: one stage tile each, the warp's slot picked in the text */
+  plans[1].call.warps = 4;
+  assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 4 * 256 * sizeof(float));
+  tcmma_buf_free(&out);
+  tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\nvoid f(tcmma_sim_half *d) {\n");
+  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_HOST, &out, NULL), TCMMA_OK);
+  assert_non_null(strstr(tcmma_buf_str(&out), "float __tcmma_stage[1024]"));
+  assert_int_equal(tcmma_render_fragment_open(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+                                              NULL), TCMMA_OK);
+  plans[1].call.warp = "threadIdx.x >> 5";
+  assert_int_equal(tcmma_render_fragment_close(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+                                               NULL), TCMMA_OK);
+  tcmma_buf_printf(&out, "}\n");
+  const char *t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "__tcmma_stage + (tcmma_sim_lane() / 32) * 256"));
+  assert_non_null(strstr(t, "__tcmma_stage + (tcmma_sim_lane() >> 5) * 256"));
+  if (compile_c(t, "-c") != 0) fail_msg("multi-warp stage text does not compile:\n%s", t);
+  tcmma_buf_free(&out);
+  plans[1].call.warps = 1;
   /* statement rendering of a converted destination is refused */
   assert_int_equal(tcmma_render_statement(&plans[1], TCMMA_DIALECT_CUDA, "d", "a", "b", &out,
                                           NULL), TCMMA_INVALID);

@@ -38,6 +38,10 @@ typedef struct {
   int cc;                 /* device compute capability; 0: any device */
   tcmma_numerics numerics;
   const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed) */
+  int warps;              /* warps per block whose blocks share one kernel prologue
+                             (wmma-f16-wide's stage tile is per warp); 0: one */
+  const char *warp;       /* this warp's index, 0..warps-1; NULL: "threadIdx.x / 32"
+                             when warps > 1 (borrowed) */
   const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
                              must be one resolution can choose for the triple
                              under some policy, in either scope (it overrides the
