@@ -169,9 +169,10 @@ static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp, 
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   tcmma__indent(out, depth);
   tcmma_buf_printf(out, "const int %s%sj = (%slane >> 3) %% %d;\n", P, n, P, lp->regs);
+  /* row (l & 7) of matrix j, whose origin the fragment layout fixed */
   for (int rc = 0; rc < 2; rc++) {
     tcmma__indent(out, depth);
-    tcmma_buf_printf(out, "const int %s%sl%c = %s", P, n, rc ? 'c' : 'r', rc ? "" : "");
+    tcmma_buf_printf(out, "const int %s%sl%c = ", P, n, rc ? 'c' : 'r');
     if (!rc) tcmma_buf_printf(out, "(%slane & 7) + ", P);
     tcmma_buf_printf(out, "(");
     for (int j = 0; j < lp->regs - 1; j++)

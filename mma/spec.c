@@ -11,6 +11,9 @@ tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
   char buf[256];
   if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
     return tcmma_fail(err, TCMMA_INVALID, "operand spec '%.40s...' is too long", spec);
+  size_t n = strlen(buf);
+  if (strstr(buf, ",,") || (n && buf[n - 1] == ','))
+    return tcmma_fail(err, TCMMA_INVALID, "operand spec '%s' has an empty piece", spec);
   tcmma_operand_desc o = {.space = TCMMA_SPACE_GLOBAL, .layout = TCMMA_LAYOUT_PLAIN};
   char *save = NULL, *piece = strtok_r(buf, ",", &save);
   if (!piece || buf[0] == ',')

@@ -182,7 +182,7 @@ static void test_spec(void **s) {
   assert_int_equal(o.ld, 0);
   assert_int_equal(o.space, TCMMA_SPACE_GLOBAL);
   const char *bad[] = {"", "f17", "f16,x", "f16,ld=", "f16,ld=0", "f16,ld=-3", "f16,ld=4x",
-                       ",f16", NULL};
+                       ",f16", "f16,,t", "f16,", NULL};
   for (int i = 0; bad[i]; i++) {
     err.message[0] = '\0';
     if (tcmma_operand_parse_spec(bad[i], &o, &err) != TCMMA_INVALID)
