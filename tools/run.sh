@@ -7,11 +7,21 @@ echo "== tcmma arms"
 echo
 echo "== tcmma descriptor --cc 80"
 "$tcmma" descriptor --cc 80
-# options -> compile -> census for a sample source (the emitter's output once
-# it exists). Outputs go to a temporary directory, not the source tree.
-sample=${TCMMA_RUN_SAMPLE:-tests/data/mma_bf16.cu}
+# emit -> options -> compile -> census. Outputs go to a temporary directory,
+# not the source tree. TCMMA_RUN_SAMPLE=FILE compiles that source instead.
 out=$(mktemp -d "${TMPDIR:-/tmp}/tcmma-run.XXXXXX")
 trap 'rm -rf "$out"' EXIT
+sample=${TCMMA_RUN_SAMPLE:-}
+if [ -z "$sample" ]; then
+  sample=$out/tile.cu
+  emit="--m 32 --n 16 --k 32 --d bf16 --a bf16,shared,swizzled,ld=64 --b bf16,t,shared,swizzled,ld=64 --scope fragment --outer 2"
+  echo "== tcmma emit $emit --kernel"
+  # shellcheck disable=SC2086
+  "$tcmma" emit $emit --kernel > "$sample"
+  echo "kernel: $(wc -l < "$sample") lines, $(grep -c 'tile-mma' "$sample") tile-mma blocks -> $sample"
+  # shellcheck disable=SC2086
+  "$tcmma" emit $emit --json | sed -n '/"census"/,/^  }/p'
+fi
 echo "== tcmma options $sample"
 "$tcmma" options "$sample"
 echo "== tcmma compile $sample --sass"

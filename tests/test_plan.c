@@ -1,0 +1,273 @@
+/* Planning: every decline reason with a message naming the value, the
+ * accept paths, ldmatrix selection and census values derived here from the
+ * PTX ISA shapes and fragment layouts (written in this file). */
+#include "util.h"
+#include <limits.h>
+#include <stdio.h>
+#include <string.h>
+#include "tcmma/tcmma.h"
+
+static tcmma_call call3(const char *d, const char *a, const char *b, int m, int n, int k) {
+  tcmma_call c = tcmma_call_default();
+  assert_int_equal(tcmma_operand_parse_spec(d, &c.d, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_operand_parse_spec(a, &c.a, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_operand_parse_spec(b, &c.b, NULL), TCMMA_OK);
+  c.m = m, c.n = n, c.k = k;
+  return c;
+}
+
+static void expect_decline(tcmma_call c, tcmma_decline reason, const char *needle) {
+  tcmma_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_false(p.accepted);
+  if (p.reason != reason)
+    fail_msg("expected decline %s, got %s: %s", tcmma_decline_name(reason),
+             tcmma_decline_name(p.reason), p.message);
+  assert_non_null(strstr(p.message, tcmma_decline_name(reason)));
+  if (needle && !strstr(p.message, needle))
+    fail_msg("message '%s' does not name '%s'", p.message, needle);
+  assert_string_equal(err.message, p.message);
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_INVALID);
+}
+
+static tcmma_plan expect_accept(tcmma_call c, const char *marker) {
+  tcmma_plan p;
+  tcmma_error err = {0};
+  tcmma_status st = tcmma_plan_call(&c, &p, &err);
+  if (st != TCMMA_OK) fail_msg("declined: %s", err.message);
+  assert_true(p.accepted);
+  assert_int_equal(p.reason, TCMMA_DECLINE_NONE);
+  assert_string_equal(tcmma_arm_marker(p.arm), marker);
+  return p;
+}
+
+static void test_no_arm(void **s) {
+  (void)s;
+  expect_decline(call3("f32", "f32", "f32", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "tf32");
+  expect_decline(call3("f64", "f64", "f64", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "f64");
+  tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.arm = "mma-bf16"; /* not an arm of f32 = f16 x f16 */
+  expect_decline(c, TCMMA_DECLINE_NO_ARM, "mma-bf16");
+  expect_decline(call3("f32", "mxfp8", "mxfp8", 16, 8, 32), TCMMA_DECLINE_NO_ARM, "mma-mxfp8");
+}
+
+static void test_floor(void **s) {
+  (void)s;
+  tcmma_call c = call3("bf16", "bf16", "bf16", 16, 8, 16);
+  c.cc = 75;
+  expect_decline(c, TCMMA_DECLINE_FLOOR, "75");
+  c = call3("f32", "e4m3", "e4m3", 16, 8, 32);
+  c.cc = 86;
+  expect_decline(c, TCMMA_DECLINE_FLOOR, "89");
+  c = call3("f32", "f16", "f16", 16, 16, 16);
+  c.arm = "wmma-f16f32";
+  c.cc = 61;
+  expect_decline(c, TCMMA_DECLINE_FLOOR, "70");
+}
+
+static void test_extents(void **s) {
+  (void)s;
+  /* m16n8k16 (PTX ISA): 24 is no multiple of 16 */
+  expect_decline(call3("f32", "f16", "f16", 24, 8, 16), TCMMA_DECLINE_EXTENTS, "m = 24");
+  expect_decline(call3("f32", "f16", "f16", 16, 12, 16), TCMMA_DECLINE_EXTENTS, "n = 12");
+  expect_decline(call3("f32", "f16", "f16", 16, 8, 0), TCMMA_DECLINE_EXTENTS, "k = 0");
+  expect_decline(call3("f32", "f16", "f16", -16, 8, 16), TCMMA_DECLINE_EXTENTS, "m = -16");
+  /* m16n8k32 fp8: k 16 is too short */
+  expect_decline(call3("f32", "e4m3", "e4m3", 16, 8, 16), TCMMA_DECLINE_EXTENTS, "k = 16");
+  /* wmma m16n16k16: n 8 fits the inline arm, not wmma */
+  tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_decline(c, TCMMA_DECLINE_EXTENTS, "n = 8");
+}
+
+static void test_stride(void **s) {
+  (void)s;
+  /* ld below the stored row */
+  expect_decline(call3("f32", "f16,ld=8", "f16", 16, 8, 16), TCMMA_DECLINE_STRIDE, "ld = 8");
+  /* inline: a row-major f16 register pair is one 32-bit load: 17*2 bytes breaks it */
+  expect_decline(call3("f32", "f16,ld=17", "f16", 16, 8, 16), TCMMA_DECLINE_STRIDE, "ld = 17");
+  /* ... but a transposed a is gathered per element: any ld works */
+  expect_accept(call3("f32", "f16,t,ld=17", "f16", 16, 8, 16), "mma-f16");
+  /* swizzled rows are whole 128-byte lines */
+  expect_decline(call3("f32", "f16,shared,swizzled,ld=32", "f16", 16, 8, 16),
+                 TCMMA_DECLINE_STRIDE, "128");
+  /* wmma: ld*eb a multiple of 32 bytes: 24 halves = 48 bytes */
+  tcmma_call c = call3("f32", "f16,ld=24", "f16", 16, 16, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_decline(c, TCMMA_DECLINE_STRIDE, "ld = 24");
+  c = call3("f32", "f16,ld=32", "f16", 16, 16, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_accept(c, "wmma-f16f32");
+}
+
+static void test_space_layout(void **s) {
+  (void)s;
+  expect_decline(call3("f32", "f16,thread", "f16", 16, 8, 16), TCMMA_DECLINE_SPACE, "a");
+  expect_decline(call3("f32,thread", "f16", "f16", 16, 8, 16), TCMMA_DECLINE_SPACE, "d");
+  expect_decline(call3("f32", "f16,swizzled,ld=64", "f16", 16, 8, 16), TCMMA_DECLINE_LAYOUT,
+                 "global");
+  tcmma_call c = call3("f32", "f16,shared,swizzled,ld=64", "f16", 16, 16, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_decline(c, TCMMA_DECLINE_LAYOUT, "wmma-f16f32");
+}
+
+static void test_converted_dest(void **s) {
+  (void)s;
+  tcmma_call c = call3("f16", "f16", "f16", 16, 16, 16);
+  c.arm = "wmma-f16-wide";
+  expect_decline(c, TCMMA_DECLINE_CONVERTED_DEST, "statement");
+  c.scope = TCMMA_SCOPE_FRAGMENT;
+  tcmma_plan p = expect_accept(c, "wmma-f16-wide");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  /* one 16x16 f32 accumulator tile staged per warp */
+  assert_int_equal(cen.shared_bytes, 16 * 16 * 4);
+  /* statement scope on a device where only the converting arm runs */
+  c.arm = NULL;
+  c.scope = TCMMA_SCOPE_STATEMENT;
+  c.cc = 75;
+  expect_decline(c, TCMMA_DECLINE_CONVERTED_DEST, "fragment scope");
+  c.scope = TCMMA_SCOPE_FRAGMENT;
+  /* resolution picks it on a device below the inline arm's floor */
+  c.arm = NULL;
+  c.cc = 75;
+  expect_accept(c, "wmma-f16-wide");
+}
+
+static void test_overflow(void **s) {
+  (void)s;
+  expect_decline(call3("f32", "f16,ld=1073741824", "f16", 16, 8, 16), TCMMA_DECLINE_OVERFLOW,
+                 "1073741824");
+  /* 2^26 tiles of 16 rows of 8 f32: 2^35 bytes of d */
+  expect_decline(call3("f32", "f16", "f16", 16 << 26, 8, 16), TCMMA_DECLINE_OVERFLOW, NULL);
+}
+
+static void test_invalid(void **s) {
+  (void)s;
+  tcmma_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_plan_call(NULL, &p, &err), TCMMA_INVALID);
+  tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.a.prec = (tcmma_prec)99;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "99"));
+  c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.b.ld = -4;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.warps = 33;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "33"));
+  c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.arm = "mma-nope";
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "mma-nope"));
+  assert_int_equal(tcmma_plan_census(NULL, NULL, &err), TCMMA_INVALID);
+}
+
+static void test_spec(void **s) {
+  (void)s;
+  tcmma_operand_desc o;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_operand_parse_spec("bf16,t,ld=72,shared,swizzled", &o, &err), TCMMA_OK);
+  assert_int_equal(o.prec, TCMMA_PREC_BF16);
+  assert_true(o.transposed);
+  assert_int_equal(o.ld, 72);
+  assert_int_equal(o.space, TCMMA_SPACE_SHARED);
+  assert_int_equal(o.layout, TCMMA_LAYOUT_SWIZZLED_B128);
+  assert_int_equal(tcmma_operand_parse_spec("e4m3", &o, &err), TCMMA_OK);
+  assert_false(o.transposed);
+  assert_int_equal(o.ld, 0);
+  assert_int_equal(o.space, TCMMA_SPACE_GLOBAL);
+  const char *bad[] = {"", "f17", "f16,x", "f16,ld=", "f16,ld=0", "f16,ld=-3", "f16,ld=4x",
+                       ",f16", "f16,,t", "f16,", NULL};
+  for (int i = 0; bad[i]; i++) {
+    err.message[0] = '\0';
+    if (tcmma_operand_parse_spec(bad[i], &o, &err) != TCMMA_INVALID)
+      fail_msg("spec '%s' was accepted", bad[i]);
+    assert_true(strlen(err.message) > 0);
+  }
+  assert_int_equal(tcmma_operand_parse_spec(NULL, &o, &err), TCMMA_INVALID);
+}
+
+/* PTX ISA m16n8k16: A register i holds two halves at columns 2q, 2q+1 of one
+ * row (contiguous in a row-major a); B register i holds k rows 2q, 2q+1 of one
+ * column n (contiguous only when b is stored transposed, n-major). */
+static void test_census(void **s) {
+  (void)s;
+  tcmma_call c = call3("f32", "bf16", "bf16,t", 64, 32, 48);
+  tcmma_plan p = expect_accept(c, "mma-bf16");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.tile_m, 16), assert_int_equal(cen.tile_n, 8);
+  assert_int_equal(cen.tile_k, 16);
+  assert_int_equal(cen.mt, 64 / 16), assert_int_equal(cen.nt, 32 / 8);
+  assert_int_equal(cen.kt, 48 / 16);
+  assert_int_equal(cen.mma_per_statement, 4 * 4 * 3);
+  assert_int_equal(cen.a_loads_per_k, 4); /* each A fragment once per k step */
+  assert_int_equal(cen.b_loads_per_k, 4);
+  assert_false(cen.reloads);
+  assert_false(cen.a_ldmatrix), assert_false(cen.b_ldmatrix);
+  assert_true(cen.a_vector), assert_true(cen.b_vector);
+  assert_int_equal(cen.shared_bytes, 0);
+  p = expect_accept(call3("f32", "bf16,t", "bf16", 16, 8, 16), "mma-bf16");
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_false(cen.a_vector), assert_false(cen.b_vector);
+  /* wmma m16n16k8 tf32 */
+  c = call3("f32", "f32", "f32", 32, 48, 24);
+  c.numerics.tf32 = true;
+  p = expect_accept(c, "wmma-tf32");
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.mt * cen.nt * cen.kt, 2 * 3 * 3);
+  assert_int_equal(cen.mma_per_statement, 18);
+  assert_false(cen.a_vector), assert_false(cen.a_ldmatrix);
+  /* the dense ld is filled in: stored row lengths */
+  assert_int_equal(p.call.a.ld, 24), assert_int_equal(p.call.b.ld, 48);
+  assert_int_equal(p.call.d.ld, 48);
+}
+
+/* ldmatrix: swizzled shared operands only; fp8 only row-major A and
+ * transposed B (bytes of a register are contiguous only there). */
+static void test_ldmatrix_selection(void **s) {
+  (void)s;
+  const char *swz = "shared,swizzled,ld=128";
+  char a[64], at[64], b[64], bt[64];
+  snprintf(a, sizeof a, "e4m3,%s", swz), snprintf(at, sizeof at, "e4m3,t,%s", swz);
+  snprintf(b, sizeof b, "e5m2,%s", swz), snprintf(bt, sizeof bt, "e5m2,t,%s", swz);
+  tcmma_plan p = expect_accept(call3("f32", a, bt, 16, 8, 32), "mma-fp8");
+  assert_true(p.a_ldmatrix), assert_true(p.b_ldmatrix);
+  p = expect_accept(call3("f32", at, b, 16, 8, 32), "mma-fp8");
+  assert_false(p.a_ldmatrix), assert_false(p.b_ldmatrix);
+  p = expect_accept(call3("f32", "f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64",
+                          16, 8, 16), "mma-f16");
+  assert_true(p.a_ldmatrix), assert_true(p.b_ldmatrix);
+  /* shared but plain: gathered */
+  p = expect_accept(call3("f32", "f16,shared", "f16,shared", 16, 8, 16), "mma-f16");
+  assert_false(p.a_ldmatrix), assert_false(p.b_ldmatrix);
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_false(cen.a_ldmatrix);
+}
+
+static void test_names(void **s) {
+  (void)s;
+  assert_string_equal(tcmma_decline_name(TCMMA_DECLINE_CONVERTED_DEST), "converted-dest");
+  assert_string_equal(tcmma_decline_name((tcmma_decline)99), "?");
+  assert_string_equal(tcmma_space_name(TCMMA_SPACE_SHARED), "shared");
+  assert_string_equal(tcmma_layout_name(TCMMA_LAYOUT_SWIZZLED_B128), "swizzled");
+  assert_true(strlen(tcmma_decline_rule(TCMMA_DECLINE_STRIDE)) > 10);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_no_arm),       cmocka_unit_test(test_floor),
+      cmocka_unit_test(test_extents),      cmocka_unit_test(test_stride),
+      cmocka_unit_test(test_space_layout), cmocka_unit_test(test_converted_dest),
+      cmocka_unit_test(test_overflow),     cmocka_unit_test(test_invalid),
+      cmocka_unit_test(test_spec),         cmocka_unit_test(test_census),
+      cmocka_unit_test(test_ldmatrix_selection), cmocka_unit_test(test_names),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,421 @@
+/* Rendering: structure (marker comment, prefixes, nesting and repeating
+ * blocks, ldmatrix exactly when the census says), both dialects, the
+ * swizzled_b128 map against its formula, and host-dialect text compiled as C. */
+#include "util.h"
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tcmma/tcmma.h"
+
+static tcmma_plan plan_of(const char *d, const char *a, const char *b, int m, int n, int k,
+                          tcmma_scope scope, const char *arm) {
+  tcmma_call c = tcmma_call_default();
+  assert_int_equal(tcmma_operand_parse_spec(d, &c.d, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_operand_parse_spec(a, &c.a, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_operand_parse_spec(b, &c.b, NULL), TCMMA_OK);
+  c.m = m, c.n = n, c.k = k, c.scope = scope, c.arm = arm;
+  if (arm && strcmp(arm, "wmma-tf32") == 0) c.numerics.tf32 = true;
+  if (arm && strcmp(arm, "wmma-f16") == 0) c.numerics.fp16 = TCMMA_FP16_NARROW;
+  tcmma_plan p;
+  tcmma_error err = {0};
+  if (tcmma_plan_call(&c, &p, &err) != TCMMA_OK) fail_msg("plan: %s", err.message);
+  return p;
+}
+
+static int count(const char *text, const char *needle) {
+  int n = 0;
+  for (const char *p = text; (p = strstr(p, needle)); p += strlen(needle)) n++;
+  return n;
+}
+
+/* Compiles C text with the host compiler; returns its exit status. */
+static int compile_c(const char *text, const char *extra) {
+  char src[] = "/tmp/tcmma-render-XXXXXX.c";
+  int fd = mkstemps(src, 2);
+  assert_true(fd >= 0);
+  FILE *f = fdopen(fd, "w");
+  fputs(text, f);
+  fclose(f);
+  char inc[1024], cmd[4096];
+  snprintf(inc, sizeof inc, "%s", src_path("include"));
+  snprintf(cmd, sizeof cmd,
+           "${CC:-cc} -std=c11 -Wall -Wextra -Wshadow -Werror -fno-strict-aliasing -I%s -I%s/.. "
+           "%s -o /tmp/tcmma-render-%d.out %s 2>&1", inc, inc, extra, (int)getpid(), src);
+  int rc = system(cmd);
+  unlink(src);
+  if (strcmp(extra, "-c") == 0) { /* an object nobody runs */
+    snprintf(cmd, sizeof cmd, "/tmp/tcmma-render-%d.out", (int)getpid());
+    unlink(cmd);
+  }
+  return rc;
+}
+
+static void test_title_and_prefix(void **s) {
+  (void)s;
+  tcmma_plan p = plan_of("bf16", "bf16", "bf16", 32, 16, 32, TCMMA_SCOPE_STATEMENT, NULL);
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, NULL),
+                   TCMMA_OK);
+  const char *t = tcmma_buf_str(&out);
+  const char *title = "/* tile-mma 32x16x32 (mma-bf16) */\n{\n";
+  assert_memory_equal(t, title, strlen(title));
+  assert_int_equal(count(t, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 1);
+  assert_int_equal(count(t, "#pragma unroll"), count(t, "for ("));
+  /* every declaration in the block carries the reserved prefix */
+  const char *decl[] = {"const int ", "float ", "unsigned ", "const unsigned char *",
+                        "unsigned char *", NULL};
+  for (int i = 0; decl[i]; i++)
+    for (const char *q = t; (q = strstr(q, decl[i])); q += strlen(decl[i])) {
+      const char *name = q + strlen(decl[i]);
+      const char *b = q;
+      while (b > t && b[-1] == ' ') b--;
+      if (b > t && b[-1] != '\n') continue; /* not a declaration: a cast or a type's tail */
+      if (strncmp(name, "char *", 6) == 0) continue; /* "unsigned char *": its own entry */
+      if (strncmp(name, "__tcmma_0_", 10) != 0) fail_msg("unprefixed local: %.40s", name);
+    }
+  assert_non_null(strstr(t, "__bfloat162float"));
+  assert_non_null(strstr(t, "__float2bfloat16_rn"));
+  tcmma_buf_free(&out);
+}
+
+/* Blocks nest and repeat: a fragment scope whose updates run in a caller's
+ * loop around a nested statement of another arm, then the same statement
+ * again, compiled with -Wshadow -Werror. */
+static void test_nest_repeat_compiles(void **s) {
+  (void)s;
+  tcmma_plan f = plan_of("f32", "f16,shared", "f16,t", 32, 16, 32, TCMMA_SCOPE_FRAGMENT, NULL);
+  tcmma_plan st = plan_of("bf16", "bf16", "bf16,t", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
+  tcmma_plan w = plan_of("f32", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16f32");
+  tcmma_buf out = {0};
+  tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\n"
+                         "void f(float *d, const tcmma_sim_half *a, const tcmma_sim_half *b,\n"
+                         "       tcmma_sim_bfloat16 *e, const tcmma_sim_bfloat16 *x) {\n");
+  tcmma_dialect dl = TCMMA_DIALECT_HOST;
+  assert_int_equal(tcmma_render_fragment_open(&f, dl, "acc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(&w, dl, "wacc", "d", &out, NULL), TCMMA_OK);
+  tcmma_buf_printf(&out, "for (int r = 0; r < 4; ++r) {\n");
+  assert_int_equal(tcmma_render_fragment_update(&f, dl, "acc", "a + r * 1024", "b + r * 512",
+                                                &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_statement(&st, dl, "e", "x", "x", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_update(&w, dl, "wacc", "a", "b", &out, NULL), TCMMA_OK);
+  tcmma_buf_printf(&out, "}\n");
+  assert_int_equal(tcmma_render_statement(&st, dl, "e", "x", "x", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(&f, dl, "acc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(&w, dl, "wacc", "d", &out, NULL), TCMMA_OK);
+  tcmma_buf_printf(&out, "}\n");
+  const char *t = tcmma_buf_str(&out);
+  for (int i = 0; i < 8; i++) {
+    char want[32];
+    snprintf(want, sizeof want, "__tcmma_%d_", i);
+    if (i != 2 && i != 4 && !strstr(t, want)) fail_msg("block %d has no locals", i);
+  }
+  assert_null(strstr(t, "__tcmma_8_"));
+  assert_int_equal(count(t, "/* tile-mma "), 8);
+  if (compile_c(t, "-c") != 0) fail_msg("host text does not compile:\n%s", t);
+  tcmma_buf_free(&out);
+}
+
+/* ldmatrix exactly where the census says; .trans where the stored
+ * orientation is not the fragment's register orientation (PTX ISA: a row-major
+ * A and an n-major B load without .trans). */
+static void test_ldmatrix_census(void **s) {
+  (void)s;
+  struct {
+    const char *a, *b;
+    int m, n, k;
+    int ldm, trans;
+  } cases[] = {
+      {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 32, 16, 32, 2, 0},
+      {"f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64", 32, 16, 32, 2, 2},
+      {"f16,shared", "f16,shared,swizzled,ld=64", 16, 8, 16, 1, 1},
+      {"f16,shared", "f16,t", 16, 8, 16, 0, 0},
+      {"e4m3,shared,swizzled,ld=128", "e5m2,t,shared,swizzled,ld=128", 16, 8, 32, 2, 0},
+      {"e4m3,t,shared,swizzled,ld=128", "e5m2,shared,swizzled,ld=128", 16, 8, 32, 0, 0},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tcmma_plan p = plan_of("f32", cases[i].a, cases[i].b, cases[i].m, cases[i].n, cases[i].k,
+                           TCMMA_SCOPE_STATEMENT, NULL);
+    tcmma_census c;
+    assert_int_equal(tcmma_plan_census(&p, &c, NULL), TCMMA_OK);
+    assert_int_equal(c.a_ldmatrix + c.b_ldmatrix, cases[i].ldm);
+    for (int dl = 0; dl < 2; dl++) {
+      tcmma_buf out = {0};
+      assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, "d", "a", "b", &out, NULL),
+                       TCMMA_OK);
+      const char *t = tcmma_buf_str(&out);
+      assert_int_equal(count(t, "ldmatrix.sync"), cases[i].ldm);
+      assert_int_equal(count(t, ".x4"), c.a_ldmatrix);
+      assert_int_equal(count(t, ".x2"), c.b_ldmatrix);
+      assert_int_equal(count(t, ".trans"), cases[i].trans);
+      if (dl == TCMMA_DIALECT_HOST) {
+        assert_null(strstr(t, "asm"));
+        assert_null(strstr(t, "threadIdx"));
+        assert_int_equal(count(t, "tcmma_sim_ldmatrix("), cases[i].ldm);
+        assert_int_equal(count(t, "tcmma_sim_mma("), 1);
+      } else {
+        assert_null(strstr(t, "tcmma_sim"));
+      }
+      tcmma_buf_free(&out);
+    }
+  }
+}
+
+static void test_wmma_text(void **s) {
+  (void)s;
+  tcmma_plan p = plan_of("f32", "f32,t", "f32", 32, 16, 16, TCMMA_SCOPE_STATEMENT, "wmma-tf32");
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, NULL),
+                   TCMMA_OK);
+  const char *t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "/* tile-mma 32x16x16 (wmma-tf32) */"));
+  assert_non_null(strstr(t, "nvcuda::wmma::matrix_a, 16, 16, 8, "
+                            "nvcuda::wmma::precision::tf32, nvcuda::wmma::col_major"));
+  assert_non_null(strstr(t, "nvcuda::wmma::matrix_b, 16, 16, 8, "
+                            "nvcuda::wmma::precision::tf32, nvcuda::wmma::row_major"));
+  assert_int_equal(count(t, "nvcuda::wmma::__float_to_tf32"), 2);
+  assert_int_equal(count(t, "mma_sync("), 1);
+  assert_non_null(strstr(t, "fragment<nvcuda::wmma::accumulator, 16, 16, 8, float> "
+                            "__tcmma_0_acc[2][1]"));
+  tcmma_buf_free(&out);
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_HOST, "d", "a", "b", &out, NULL),
+                   TCMMA_OK);
+  t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "\"a.m16n16k8.tf32.col\""));
+  assert_non_null(strstr(t, "\"b.m16n16k8.tf32.row\""));
+  assert_non_null(strstr(t, "\"c.m16n16k8.f32\""));
+  assert_null(strstr(t, "nvcuda"));
+  tcmma_buf_free(&out);
+}
+
+/* DESIGN §4: byte offset r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
+static void test_swizzle_formula(void **s) {
+  (void)s;
+  const int ebs[3] = {1, 2, 4};
+  for (int e = 0; e < 3; e++)
+    for (long rowbytes = 128; rowbytes <= 256; rowbytes += 128) {
+      int eb = ebs[e];
+      long ld = rowbytes / eb;
+      for (long r = 0; r < 20; r++) {
+        char seen[256] = {0};
+        for (long c = 0; c < ld; c++) {
+          long unit = (c * eb) / 16, within = (c * eb) % 16;
+          long want = r * rowbytes + ((unit ^ (r % 8)) * 16) + within;
+          long got = tcmma_swizzle_offset(r, c, ld, eb);
+          assert_int_equal(got, want);
+          /* a permutation of the row's bytes */
+          long in_row = got - r * rowbytes;
+          assert_true(in_row >= 0 && in_row < rowbytes);
+          assert_int_equal(seen[in_row], 0);
+          seen[in_row] = 1;
+        }
+      }
+    }
+}
+
+/* The emitted expression computes what the C function does. */
+static void test_swizzle_expression(void **s) {
+  (void)s;
+  tcmma_buf prog = {0};
+  tcmma_buf_printf(&prog, "#include <stdio.h>\nint main(void) {\n  long sum = 0;\n");
+  long want = 0;
+  const int ebs[3] = {1, 2, 4};
+  for (int e = 0; e < 3; e++) {
+    long ld = 256 / ebs[e];
+    tcmma_buf_printf(&prog, "  for (int r = 0; r < 11; r++) for (int c = 0; c < %ld; c++)\n"
+                            "    sum = sum * 31 %% 1000000007 + ", ld);
+    assert_int_equal(tcmma_render_swizzle_offset("r", "c", ld, ebs[e], &prog, NULL), TCMMA_OK);
+    tcmma_buf_printf(&prog, ";\n");
+    for (long r = 0; r < 11; r++)
+      for (long c = 0; c < ld; c++)
+        want = want * 31 % 1000000007 + tcmma_swizzle_offset(r, c, ld, ebs[e]);
+  }
+  tcmma_buf_printf(&prog, "  printf(\"%%ld\\n\", sum);\n  return 0;\n}\n");
+  assert_int_equal(compile_c(tcmma_buf_str(&prog), ""), 0);
+  char cmd[128], line[64] = "";
+  snprintf(cmd, sizeof cmd, "/tmp/tcmma-render-%d.out", (int)getpid());
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  assert_non_null(fgets(line, sizeof line, f));
+  pclose(f);
+  unlink(cmd);
+  assert_int_equal(atol(line), want);
+  tcmma_buf_free(&prog);
+  assert_int_equal(tcmma_render_swizzle_offset("r", "c", 40, 2, &prog, NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_swizzle_offset("", "c", 64, 2, &prog, NULL), TCMMA_INVALID);
+}
+
+/* Host kernels of every wave-1 arm compile as C. */
+static void test_host_kernels_compile(void **s) {
+  (void)s;
+  struct {
+    const char *d, *a, *b, *arm;
+    int m, n, k;
+    tcmma_scope scope;
+    int outer;
+  } cases[] = {
+      {"f32", "f16,shared,swizzled,ld=64", "f16,t", "mma-f16", 32, 16, 32, TCMMA_SCOPE_FRAGMENT, 2},
+      {"bf16,shared", "bf16,t,shared,swizzled,ld=64", "bf16", "mma-bf16", 16, 16, 16,
+       TCMMA_SCOPE_STATEMENT, 1},
+      {"f16", "e4m3,t,shared,swizzled,ld=128", "e5m2,t", "mma-fp8", 16, 8, 32,
+       TCMMA_SCOPE_FRAGMENT, 3},
+      {"f16", "f16", "f16,t", "wmma-f16", 32, 16, 16, TCMMA_SCOPE_STATEMENT, 2},
+      {"f32,t", "f16,shared", "f16", "wmma-f16f32", 16, 16, 32, TCMMA_SCOPE_FRAGMENT, 2},
+      {"f16,shared,t", "f16", "f16", "wmma-f16-wide", 16, 32, 16, TCMMA_SCOPE_FRAGMENT, 2},
+      {"f32", "bf16,t", "bf16,shared", "wmma-bf16", 16, 16, 16, TCMMA_SCOPE_STATEMENT, 1},
+      {"f32", "f32", "f32,t", "wmma-tf32", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, 2},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    tcmma_plan p = plan_of(cases[i].d, cases[i].a, cases[i].b, cases[i].m, cases[i].n,
+                           cases[i].k, cases[i].scope, cases[i].arm);
+    tcmma_buf out = {0};
+    tcmma_error err = {0};
+    if (tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, cases[i].outer, &out, &err) != TCMMA_OK)
+      fail_msg("%s: %s", cases[i].arm, err.message);
+    const char *t = tcmma_buf_str(&out);
+    assert_non_null(strstr(t, "void tcmma_kernel_entry(void *args)"));
+    assert_null(strstr(t, "__shared__"));
+    if (compile_c(t, "-c") != 0) fail_msg("%s: host kernel does not compile", cases[i].arm);
+    tcmma_buf_free(&out);
+    assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, cases[i].outer, &out, &err),
+                     TCMMA_OK);
+    t = tcmma_buf_str(&out);
+    assert_non_null(strstr(t, "extern \"C\" __global__ void tcmma_kernel("));
+    char marker[64];
+    snprintf(marker, sizeof marker, "(%s)", cases[i].arm);
+    assert_non_null(strstr(t, marker));
+    /* cp.async only where the arm's floor already reaches its floor (80) */
+    bool low = tcmma_arm_get(p.arm)->floor < 80;
+    if (low) assert_null(strstr(t, "cp.async"));
+    tcmma_buf_free(&out);
+  }
+}
+
+static void test_prologue(void **s) {
+  (void)s;
+  tcmma_plan plans[2];
+  plans[0] = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
+  plans[1] = plan_of("f16", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16-wide");
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_kernel_prologue(plans, 1, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_buf_str(&out), "");
+  assert_int_equal(tcmma_kernel_shared_bytes(plans, 1), 0);
+  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_non_null(strstr(tcmma_buf_str(&out), "__shared__ __align__(128) float __tcmma_stage[256]"));
+  assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 256 * sizeof(float));
+  tcmma_buf_free(&out);
+  /* four warps: one stage tile each, the warp's slot picked in the text */
+  plans[1].call.warps = 4;
+  assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 4 * 256 * sizeof(float));
+  tcmma_buf_free(&out);
+  tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\nvoid f(tcmma_sim_half *d) {\n");
+  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_HOST, &out, NULL), TCMMA_OK);
+  assert_non_null(strstr(tcmma_buf_str(&out), "float __tcmma_stage[1024]"));
+  assert_int_equal(tcmma_render_fragment_open(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+                                              NULL), TCMMA_OK);
+  plans[1].call.warp = "threadIdx.x >> 5";
+  assert_int_equal(tcmma_render_fragment_close(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+                                               NULL), TCMMA_OK);
+  tcmma_buf_printf(&out, "}\n");
+  const char *t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "__tcmma_stage + (tcmma_sim_lane() / 32) * 256"));
+  assert_non_null(strstr(t, "__tcmma_stage + (tcmma_sim_lane() >> 5) * 256"));
+  if (compile_c(t, "-c") != 0) fail_msg("multi-warp stage text does not compile:\n%s", t);
+  tcmma_buf_free(&out);
+  plans[1].call.warps = 1;
+  /* statement rendering of a converted destination is refused */
+  assert_int_equal(tcmma_render_statement(&plans[1], TCMMA_DIALECT_CUDA, "d", "a", "b", &out,
+                                          NULL), TCMMA_INVALID);
+  tcmma_buf_free(&out);
+}
+
+static void test_stage(void **s) {
+  (void)s;
+  tcmma_buf out = {0};
+  /* 16 x 32 halves, ld 64: 16-byte chunks, swizzled */
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 16, 32, 64, 32, 2,
+                                      TCMMA_LAYOUT_SWIZZLED_B128, NULL, &out, NULL), TCMMA_OK);
+  const char *t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "(cp.async.)"));
+  assert_non_null(strstr(t, "cp.async.cg.shared.global [%0], [%1], 16;"));
+  assert_non_null(strstr(t, "cp.async.commit_group"));
+  assert_non_null(strstr(t, "cp.async.wait_all"));
+  assert_non_null(strstr(t, "__tcmma_s0_"));
+  /* a global stride of 18 halves: 4-byte .ca copies */
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_HOST, true, "sb", "gb", 8, 16, 16, 18, 2,
+                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_OK);
+  t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "tcmma_sim_cp_async(\"cp.async.ca.shared.global\""));
+  assert_non_null(strstr(t, ", 4);"));
+  assert_non_null(strstr(t, "__tcmma_s1_"));
+  tcmma_buf_free(&out);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, false, "sa", "ga", 16, 32, 32, 32, 2,
+                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_OK);
+  assert_null(strstr(tcmma_buf_str(&out), "cp.async"));
+  tcmma_buf_free(&out);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 16, 32, 40, 32, 2,
+                                      TCMMA_LAYOUT_SWIZZLED_B128, NULL, &out, NULL),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 0, 32, 40, 32, 2,
+                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_INVALID);
+  tcmma_buf_free(&out);
+}
+
+static void test_kernel_index(void **s) {
+  (void)s;
+  /* a stored transposed (k x m), ld 40: tile r at r*k*ld, (i, j) at j*ld + i */
+  tcmma_plan p = plan_of("f32", "f16,t,ld=40", "f16", 32, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
+  assert_int_equal(tcmma_kernel_operand_elems(&p, 3, TCMMA_OPERAND_A), 3 * 16 * 40);
+  assert_int_equal(tcmma_kernel_operand_index(&p, TCMMA_OPERAND_A, 2, 5, 7), 2 * 16 * 40 + 7 * 40 + 5);
+  assert_int_equal(tcmma_kernel_operand_index(&p, TCMMA_OPERAND_B, 1, 3, 4), 1 * 16 * 8 + 3 * 8 + 4);
+  assert_int_equal(tcmma_kernel_operand_elems(&p, 3, TCMMA_OPERAND_C), 32 * 8);
+  assert_int_equal(tcmma_kernel_operand_index(&p, TCMMA_OPERAND_C, 1, 0, 0), -1);
+  assert_int_equal(tcmma_kernel_operand_index(&p, TCMMA_OPERAND_A, 0, 32, 0), -1);
+}
+
+static void test_errors(void **s) {
+  (void)s;
+  tcmma_call c = tcmma_call_default();
+  c.m = 24, c.n = 8, c.k = 16;
+  tcmma_plan bad;
+  assert_int_equal(tcmma_plan_call(&c, &bad, NULL), TCMMA_DECLINED);
+  tcmma_buf out = {0};
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_render_statement(&bad, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "extents"));
+  tcmma_plan p = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "", "b", &out, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", NULL, "b", &out, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_fragment_open(&p, TCMMA_DIALECT_CUDA, "1x", "d", &out, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "1x"));
+  assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, "d", "a", "b", &out, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, 0, &out, &err), TCMMA_INVALID);
+  assert_string_equal(tcmma_buf_str(&out), "");
+  /* 64 x 64 halves staged twice fit; 64 rows of 512 halves (64 KiB) do not */
+  tcmma_plan big = plan_of("f32", "f16,shared", "f16,t,shared", 64, 64, 64,
+                           TCMMA_SCOPE_STATEMENT, NULL);
+  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, 1, &out, &err), TCMMA_OK);
+  tcmma_buf_free(&out);
+  big = plan_of("f32", "f16,shared,ld=512", "f16,t,shared", 64, 64, 64,
+                TCMMA_SCOPE_STATEMENT, NULL);
+  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, 1, &out, &err), TCMMA_OVERFLOW);
+  assert_non_null(strstr(err.message, "49152"));
+  tcmma_buf_free(&out);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_title_and_prefix),  cmocka_unit_test(test_nest_repeat_compiles),
+      cmocka_unit_test(test_ldmatrix_census),   cmocka_unit_test(test_wmma_text),
+      cmocka_unit_test(test_swizzle_formula),   cmocka_unit_test(test_swizzle_expression),
+      cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),
+      cmocka_unit_test(test_stage),             cmocka_unit_test(test_kernel_index),
+      cmocka_unit_test(test_errors),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
