@@ -45,7 +45,8 @@ static bool census_ok(const tcmma_case *c, const char *const *lines, const int *
   tcmma_ptx_info px;
   memset(&px, 0, sizeof px);
   assert_int_equal(tcmma_ptx_parse(text, strlen(text), &px, NULL), TCMMA_OK);
-  bool ok = check_census(c, &plan, &cen, &px, &r);
+  size_t stmts = 0;
+  bool ok = check_census(c, &plan, &cen, &px, &r, &stmts);
   if (!ok) assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
   tcmma_ptx_info_free(&px);
   free(text);
