@@ -93,23 +93,17 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-/* Whether resolution can choose arm for the call's triple under some policy
- * (a forced arm overrides the policy, never the triple), in either scope, on
- * any device or one at the arm's floor. */
+/* Whether arm is on the call's preference list in either scope under the
+ * call's own policy: forcing picks among the arms the policy allows (it never
+ * lifts a numerics rule such as tf32 off or fp16 narrow) and leaves scope
+ * rules (a converted destination) to the plan's own checks. */
 static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
   tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
-  const tcmma_arm_info *info = tcmma_arm_get(arm);
-  int ccs[2] = {0, info->floor};
-  for (int policy = 0; policy < 8; policy++) {
-    tcmma_numerics n = {.fp16 = (policy & 1) ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
-                        .tf32 = (policy & 2) != 0,
-                        .prefer = (policy & 4) ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX};
-    for (int s = 0; s < 2; s++)
-      for (int i = 0; i < 2; i++) {
-        tcmma_arm got;
-        if (tcmma_resolve(t, &n, (tcmma_scope)s, ccs[i], &got, NULL) == TCMMA_OK && got == arm)
-          return true;
-      }
+  for (int s = 0; s < 2; s++) {
+    tcmma_arm list[4];
+    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, 4);
+    for (size_t i = 0; i < n && i < 4; i++)
+      if (list[i] == arm) return true;
   }
   return false;
 }
@@ -122,7 +116,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
     if (st != TCMMA_OK) return st;
     if (!arm_is_candidate(c, p->arm))
       return decline(p, TCMMA_DECLINE_NO_ARM, err,
-                     "arm %s is not one resolution chooses for %s = %s x %s under any policy",
+                     "arm %s is not on the preference list of %s = %s x %s under the numerics policy",
                      c->arm, d, a, b);
     if (!tcmma_arm_runs_on(p->arm, c->cc))
       return decline(p, TCMMA_DECLINE_FLOOR, err, "arm %s needs cc %d; the device is cc %d",
@@ -133,17 +127,12 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   tcmma_status st = tcmma_resolve(t, &c->numerics, c->scope, c->cc, &p->arm, &why);
   if (st == TCMMA_NO_ARM) return decline(p, TCMMA_DECLINE_NO_ARM, err, "%s", why.message);
   if (st == TCMMA_FLOOR && c->scope == TCMMA_SCOPE_STATEMENT) {
-    /* the device runs only an arm that converts d (fragment scope): say so,
-     * since that is what the caller can change */
+    /* the statement list is final (DESIGN §3), but when fragment scope would
+     * run on this device, say so: that is what the caller can change */
     tcmma_arm frag;
-    if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &frag, NULL) == TCMMA_OK &&
-        tcmma_arm_get(frag)->converted_dest) {
-      p->arm = frag;
-      return decline(p, TCMMA_DECLINE_CONVERTED_DEST, err,
-                     "on cc %d only %s runs %s = %s x %s, and it converts d from its %s "
-                     "accumulator: render in fragment scope", c->cc, tcmma_arm_marker(frag), d,
-                     a, b, tcmma_prec_name(tcmma_arm_get(frag)->acc));
-    }
+    if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &frag, NULL) == TCMMA_OK)
+      return decline(p, TCMMA_DECLINE_FLOOR, err, "%s; fragment scope would run it on %s",
+                     why.message, tcmma_arm_marker(frag));
   }
   if (st == TCMMA_FLOOR) return decline(p, TCMMA_DECLINE_FLOOR, err, "%s", why.message);
   if (st != TCMMA_OK) return tcmma_fail(err, st, "%s", why.message);

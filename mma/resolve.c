@@ -51,6 +51,27 @@ static bool cond_holds(enum cond c, const tcmma_numerics *p) {
   return false;
 }
 
+/* The first row that covers t under policy; NULL when none does. */
+static const resolve_row *find_row(tcmma_triple t, const tcmma_numerics *policy) {
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    const resolve_row *r = &rows[i];
+    if (r->d == t.d && r->a == t.a && r->b == t.b && cond_holds(r->cond, policy)) return r;
+  }
+  return NULL;
+}
+
+size_t tcmma_resolve_list(tcmma_triple t, const tcmma_numerics *policy, tcmma_scope scope,
+                          tcmma_arm *out, size_t cap) {
+  tcmma_numerics def = tcmma_numerics_default();
+  if (!policy) policy = &def;
+  if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT) return 0;
+  const resolve_row *r = find_row(t, policy);
+  size_t n = 0;
+  for (int j = 0; r && j < 2 && r->list[scope][j] != TCMMA_ARM_NONE; j++, n++)
+    if (out && n < cap) out[n] = r->list[scope][j];
+  return n;
+}
+
 tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_scope scope,
                            int cc, tcmma_arm *out, tcmma_error *err) {
   tcmma_numerics def = tcmma_numerics_default();
@@ -71,9 +92,8 @@ tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_s
   tcmma_status s = tcmma_cc_check(cc, err);
   if (s != TCMMA_OK) return s;
   const char *d = tcmma_prec_name(t.d), *a = tcmma_prec_name(t.a), *b = tcmma_prec_name(t.b);
-  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
-    const resolve_row *r = &rows[i];
-    if (r->d != t.d || r->a != t.a || r->b != t.b || !cond_holds(r->cond, policy)) continue;
+  const resolve_row *r = find_row(t, policy);
+  if (r) {
     const tcmma_arm *list = r->list[scope];
     if (list[0] == TCMMA_ARM_NONE)
       return tcmma_fail(err, TCMMA_NO_ARM, "no tensor-core arm for %s = %s x %s: %s", d, a, b,

@@ -124,11 +124,16 @@ static void test_converted_dest(void **s) {
   assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
   /* one 16x16 f32 accumulator tile staged per warp */
   assert_int_equal(cen.shared_bytes, 16 * 16 * 4);
-  /* statement scope on a device where only the converting arm runs */
+  /* statement scope on a device where only the converting arm runs: the
+   * statement list (mma-f16) is final, so floor, naming the scope that runs */
   c.arm = NULL;
   c.scope = TCMMA_SCOPE_STATEMENT;
   c.cc = 75;
-  expect_decline(c, TCMMA_DECLINE_CONVERTED_DEST, "fragment scope");
+  expect_decline(c, TCMMA_DECLINE_FLOOR, "fragment scope would run it on wmma-f16-wide");
+  /* naming an arm never lifts a numerics rule */
+  c.arm = "wmma-f16";
+  c.cc = 0;
+  expect_decline(c, TCMMA_DECLINE_NO_ARM, "numerics policy");
   c.scope = TCMMA_SCOPE_FRAGMENT;
   /* resolution picks it on a device below the inline arm's floor */
   c.arm = NULL;

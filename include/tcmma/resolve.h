@@ -29,6 +29,12 @@ tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err
 tcmma_status tcmma_resolve(tcmma_triple triple, const tcmma_numerics *policy,
                            tcmma_scope scope, int cc, tcmma_arm *out, tcmma_error *err);
 
+/* The preference list of triple under policy in scope (tables/resolve.def),
+ * before any floor: writes up to cap arms to out and returns how many the
+ * list holds (0: no row covers the triple and policy). policy NULL: default. */
+size_t tcmma_resolve_list(tcmma_triple triple, const tcmma_numerics *policy,
+                          tcmma_scope scope, tcmma_arm *out, size_t cap);
+
 #ifdef __cplusplus
 }
 #endif
