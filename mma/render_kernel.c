@@ -146,9 +146,12 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
   }
   if (st == TCMMA_OK && frag)
     st = tcmma_render_fragment_open(plan, dl, "__tcmma_k_frag", expr[0], &body, err);
+  /* the outer reduction stays a loop, as in the caller's kernel, so the
+   * PTX holds exactly one statement's worth of products (a census that
+   * cannot depend on the compiler's unrolling whim) */
   if (st == TCMMA_OK)
-    tcmma_buf_printf(&body, "for (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
-                     outer);
+    tcmma_buf_printf(&body, "%s\nfor (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
+                     tcmma__spell(dl, "#pragma unroll 1"), outer);
   size_t loop_start = body.len;
   for (int i = 1; i < 3 && st == TCMMA_OK; i++) {
     if (!bytes[i]) continue;

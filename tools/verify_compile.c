@@ -10,10 +10,9 @@
  * closes it (a statement-scope kernel likewise, outer 1 in the matrix).
  * Every statement is mt*nt*kt fragment products under `#pragma unroll`
  * loops, each one instruction (mma.sync for inline arms, wmma.mma.sync for
- * wmma arms). The outer loop carries no unroll pragma, so NVRTC keeps it or
- * unrolls it at its own discretion; the PTX therefore holds
- *   S * mt*nt*kt  products, S = 1 (loop kept) or outer (unrolled),
- * and, per k step of each statement, the census's loads per operand: A
+ * wmma arms). The outer loop carries `#pragma unroll 1`, so the PTX holds
+ * exactly one statement's worth, mt*nt*kt products, whatever `outer` is,
+ * and, per k step of that statement, the census's loads per operand: A
  * through ldmatrix .x4 (mt of them) when the census says A loads through
  * ldmatrix, B through .x2 (nt) likewise, .trans exactly where the operand's
  * storage is the transpose of the register layout (A stored transposed, B
@@ -115,15 +114,13 @@ static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmm
   snprintf(shape, sizeof shape, ".m%dn%dk%d", info->m, info->n, info->k);
   size_t exact = count_ops(px, want, info->form == TCMMA_FORM_PTX ? NULL : shape, NULL);
   size_t any = count_ops(px, "mma.", NULL, NULL) + count_ops(px, "wmma.mma", NULL, NULL);
-  /* S statements' worth: the outer steps run in a loop the compiler may keep
-   * (S = 1) or unroll (S = outer); every count must agree on the same S */
-  size_t outer = (size_t)c->outer, stmts = exact == outer * per ? outer : 1;
+  /* one statement's worth: the outer steps stay a loop (`#pragma unroll 1`) */
+  size_t stmts = 1;
   *statements = stmts;
   if (exact != stmts * per || any != exact)
-    return case_fail(r, "PTX has %zu x %s%s and %zu mma in all; expected %zu x %dx%dx%d (or %zu "
-                        "with the outer loop unrolled)",
+    return case_fail(r, "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
                      exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per, plan->mt,
-                     plan->nt, plan->kt, outer * per), false;
+                     plan->nt, plan->kt), false;
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
       return case_fail(r, "an inline-PTX kernel has wmma instructions"), false;
