@@ -44,17 +44,22 @@ static int cp_async_floor(void) {
 }
 
 /* Indents body's text from byte start on by one level (a loop's contents). */
-static void indent_from(tcmma_buf *body, size_t start) {
-  if (body->failed || start >= body->len) return;
-  tcmma_buf tail = {0};
-  const char *s = body->data + start;
+/* Appends s to dst one level deeper; preprocessor lines other than
+ * pragmas (which belong to the loop below them) stay in column 0. */
+static void append_indented(tcmma_buf *dst, const char *s) {
   while (*s) {
     const char *nl = strchr(s, '\n');
     size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
-    if (n > 1 && s[0] != '#') tcmma_buf_append(&tail, "  ", 2);
-    tcmma_buf_append(&tail, s, n);
+    if (n > 1 && (s[0] != '#' || strncmp(s, "#pragma", 7) == 0)) tcmma_buf_append(dst, "  ", 2);
+    tcmma_buf_append(dst, s, n);
     s += n;
   }
+}
+
+static void indent_from(tcmma_buf *body, size_t start) {
+  if (body->failed || start >= body->len) return;
+  tcmma_buf tail = {0};
+  append_indented(&tail, body->data + start);
   body->len = start;
   body->data[start] = '\0';
   tcmma_buf_append(body, tcmma_buf_str(&tail), tail.len);
@@ -198,15 +203,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
   }
   if (st == TCMMA_OK && body.failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   if (st == TCMMA_OK) {
-    /* indent the body one level inside the kernel */
-    const char *s = tcmma_buf_str(&body);
-    while (*s) {
-      const char *nl = strchr(s, '\n');
-      size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
-      if (n > 1 && s[0] != '#') tcmma_buf_append(out, "  ", 2);
-      tcmma_buf_append(out, s, n);
-      s += n;
-    }
+    append_indented(out, tcmma_buf_str(&body)); /* one level inside the kernel */
     tcmma_buf_printf(out, "}\n");
     if (dl == TCMMA_DIALECT_HOST)
       tcmma_buf_printf(out,
