@@ -5,6 +5,7 @@
 
 #include <stdbool.h>
 #include "tcmma/resolve.h"
+#include "tcmma/layout.h"
 
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
@@ -36,7 +37,10 @@ typedef struct {
   tcmma_scope scope;
   int cc;                 /* device compute capability; 0: any device */
   tcmma_numerics numerics;
-  const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" */
+  const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed) */
+  const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
+                             must be one resolution can choose for the triple and
+                             policy (in either scope, on some device) (borrowed) */
 } tcmma_call;
 
 typedef struct {
@@ -57,6 +61,9 @@ typedef struct {
   bool reloads;                 /* fragments reloaded per tile of the other operand */
   int a_loads_per_k, b_loads_per_k; /* fragment loads per k step */
   int mma_per_statement;        /* mt * nt * kt */
+  int mt, nt, kt;               /* tiles along m, n, k */
+  bool a_vector, b_vector;      /* inline gathers: one 32-bit load per register */
+  size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
 } tcmma_census;
 
 /* A call with the defaults: operands global, plain, not transposed, dense;
@@ -71,9 +78,23 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
 /* The census of an accepted plan; TCMMA_INVALID for a declined one. */
 tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err);
 
-/* Names of declines ("extents"), spaces ("global") and layouts ("swizzled"). */
+/* Names of declines ("extents"), spaces ("global") and layouts ("swizzled");
+ * "?" when out of range. tcmma_decline_rule: the rule sentence of a reason. */
 const char *tcmma_decline_name(tcmma_decline reason);
+const char *tcmma_decline_rule(tcmma_decline reason);
 const char *tcmma_space_name(tcmma_space space);
 const char *tcmma_layout_name(tcmma_layout layout);
+
+/* Parses an operand SPEC `PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]`
+ * into *out (defaults: not transposed, dense, global, plain). TCMMA_INVALID
+ * naming the bad piece and the expected spellings otherwise. */
+tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
+                                      tcmma_error *err);
+
+/* The stored shape of operand op (a, b, or c for d) of call: rows x cols in
+ * elements of the operand as stored (transposed swaps the role's axes), and
+ * its leading dimension (call's ld, or cols when 0). */
+void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
+                                long *cols, long *ld);
 
 #endif

@@ -39,14 +39,52 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
  * in CUDA) that stages shared operands from global memory in their layout,
  * runs the plan (fragment scope: open, `outer` updates over an outer
- * reduction of outer*k, close) and writes d back. Global inputs are dense:
- * a is m x (outer*k) (transposed: (outer*k) x m), b likewise. */
+ * reduction of outer*k, close; statement scope: `outer` statements) and
+ * writes d back. Its global buffers are laid out as
+ * tcmma_kernel_operand_index says. The HOST dialect adds
+ * `void tcmma_kernel_entry(void *args)`, args a `void *[3]` of d, a, b.
+ * TCMMA_INVALID for a declined plan or outer < 1; TCMMA_OVERFLOW when the
+ * staged operands exceed TCMMA_STATIC_SHARED_MAX bytes. */
 tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect, int outer,
                                  tcmma_buf *out, tcmma_error *err);
+
+/* Static shared memory one CUDA kernel may declare (48 KiB). */
+#define TCMMA_STATIC_SHARED_MAX 49152
+
+/* The kernel's global buffers, whatever the operand's space: a and b hold
+ * `outer` tiles one after another (d one tile); each tile is stored as the
+ * plan describes it (stored rows x ld elements, plain layout). Tile r of a
+ * holds columns r*k .. r*k+k-1 of the outer reduction's a (b: rows).
+ * tcmma_kernel_operand_elems: elements in op's buffer (op c is d);
+ * tcmma_kernel_operand_index: the element index of role element (i, j) of
+ * tile step (a: i<m, j<k; b: i<k, j<n; d: i<m, j<n). -1 for bad input. */
+long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
+long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
+                                long j);
+
+/* Copies a rows x cols tile of elem_bytes elements from global memory (src,
+ * plain, leading dimension src_ld) into shared memory (dst, leading
+ * dimension dst_ld, in layout) with the 32 lanes of a warp (lane: lane
+ * expression, NULL: threadIdx.x % 32). async: cp.async, 16-byte .cg where
+ * every chunk is 16-byte aligned, else 8- or 4-byte .ca, then commit and
+ * wait (floor 80: the block title carries the cp.async. marker); a tile no
+ * cp.async size divides, or !async: ordinary copies. Ends with __syncwarp.
+ * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
+ * non-positive sizes, ld below cols or a swizzled ld off 128 bytes. */
+tcmma_status tcmma_render_stage(tcmma_dialect dialect, bool async, const char *dst,
+                                const char *src, long rows, long cols, long dst_ld,
+                                long src_ld, int elem_bytes, tcmma_layout layout,
+                                const char *lane, tcmma_buf *out, tcmma_error *err);
 
 /* Byte offset of element (r, c) in a swizzled_b128 tile with leading
  * dimension ld elements of elem_bytes each:
  * r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
 long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes);
+
+/* Appends the same byte offset as a C expression of the row and column
+ * expressions r and c (non-negative ints). TCMMA_INVALID for empty
+ * expressions or when ld*elem_bytes is not a positive multiple of 128. */
+tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
+                                         tcmma_buf *out, tcmma_error *err);
 
 #endif

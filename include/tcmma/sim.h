@@ -26,6 +26,25 @@
  *   nvcuda::wmma::store_matrix_sync    tcmma_sim_wmma_store(ptr, &f, ldm, layout)
  *   nvcuda::wmma::__float_to_tf32      tcmma_sim_float_to_tf32
  *   f.num_elements, f.x[t]             the same fields
+ *   #pragma unroll                     #pragma GCC unroll 16
+ *   __shared__ __align__(128) T x[N]   static _Alignas(128) T x[N]  (inside the
+ *                                      kernel: one copy all lanes share)
+ *   extern "C" __global__ void         void
+ *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
+ *                                      tcmma_sim_cp_async_commit() / _wait_all()
+ * The spellings are the rows of tables/dialect.def; the opcodes passed to the
+ * collectives are those of tables/arms.def and tables/collectives.def.
+ * Operand registers are `unsigned` arrays (uint32_t here), accumulators
+ * `float` arrays; operand gathers read storage through `unsigned char`,
+ * `unsigned short` and `unsigned` lvalues at byte offsets, so compile the
+ * host text with -fno-strict-aliasing.
+ *
+ * A host kernel (tcmma_render_kernel, HOST dialect) is one C file:
+ *   #include "tcmma/sim.h"
+ *   void tcmma_kernel(D *d, const A *a, const B *b) { ... }
+ *   void tcmma_kernel_entry(void *args);  args: a void *[3] of d, a, b
+ * Run it with tcmma_sim_launch(tcmma_kernel_entry, args, &err). Its buffers
+ * are laid out as tcmma_kernel_operand_index (include/tcmma/render.h) says.
  * DESC names a fragment: "<use>.m<M>n<N>k<K>.<elem>[.<row|col>]" with use
  * a|b|c, elem f16|bf16|tf32|f32, and the layout for a and b only, e.g.
  * "a.m16n16k16.f16.row", "b.m16n16k8.tf32.col", "c.m16n16k16.f32". The

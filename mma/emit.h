@@ -1,0 +1,107 @@
+/* Internal to mma/: the rules planning, rendering and the census share, so
+ * that what the plan promises, what the renderer writes and what the census
+ * reports come from the same functions. Not installed. */
+#ifndef TCMMA_MMA_EMIT_H
+#define TCMMA_MMA_EMIT_H
+
+#include "tcmma/render.h"
+
+/* The descriptor of operand op (TCMMA_OPERAND_C is d). */
+const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op);
+
+/* Shared memory in the swizzled_b128 layout: the only operands ldmatrix can
+ * reach with conflict-free row addresses. */
+bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o);
+
+/* Whether every register of op's fragment holds elements that lie next to
+ * each other along a stored row (so one 32-bit load fills it), for an inline
+ * arm and an operand stored transposed or not. From tcmma_fragment_layout. */
+bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed);
+
+/* Whether the renderer gathers op (a or b) of an accepted inline plan with one
+ * 32-bit load per register (contiguous, not through ldmatrix). */
+bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op);
+
+/* The byte multiple ld*eb must be for operand op of the plan's arm, and the
+ * rule's words (for messages); 1 when there is no rule. */
+long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why);
+
+/* Whether a plan stages its converted destination through the kernel's
+ * per-warp shared tile, and that tile's element count (f32). The one
+ * predicate behind the prologue text and its byte count. */
+bool tcmma__needs_stage(const tcmma_plan *plan);
+long tcmma__stage_elems(const tcmma_plan *plan);
+
+/* Fragment loads per k step of a and b, as the renderer's loops issue them. */
+int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
+
+/* ---- text helpers ---- */
+
+/* A spelling in a dialect (tables/dialect.def): the host spelling of a CUDA
+ * word in TCMMA_DIALECT_HOST, the word itself otherwise or when no row. */
+const char *tcmma__spell(tcmma_dialect dialect, const char *cuda);
+/* The DESC element name of a CUDA fragment element type ("f16", "tf32"). */
+const char *tcmma__desc_elem(const char *cuda);
+
+/* Opcodes of tables/collectives.def. */
+typedef enum {
+#define TCMMA_COLLECTIVE(ID, opcode) TCMMA__COLL_##ID,
+#include "tables/collectives.def"
+#undef TCMMA_COLLECTIVE
+  TCMMA__COLL_COUNT
+} tcmma__collective;
+const char *tcmma__collective_opcode(tcmma__collective c);
+
+/* A fresh block number for out: the count of rendering comments already in
+ * it, so blocks rendered into one buffer never share local names. */
+int tcmma__block_id(const tcmma_buf *out);
+
+/* The comment every rendered block opens with. */
+void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
+
+/* Writes indentation of depth levels (two spaces each). */
+void tcmma__indent(tcmma_buf *out, int depth);
+
+/* Copies the lane expression in dialect into buf. */
+void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
+
+/* Checks the common render preconditions (accepted plan, dialect, names). */
+tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
+                          const char *const *names, int count, tcmma_buf *out,
+                          tcmma_error *err);
+
+/* Body renderers (render_ptx.c, render_wmma.c). acc is the accumulator
+ * array's name; prefix the block's local prefix ("__tcmma_3_"). */
+tcmma_status tcmma__ptx_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                             const char *d, int depth, const char *prefix, tcmma_buf *out,
+                             tcmma_error *err);
+tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                               const char *a, const char *b, int depth, const char *prefix,
+                               tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma__ptx_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                              const char *d, int depth, const char *prefix, tcmma_buf *out,
+                              tcmma_error *err);
+tcmma_status tcmma__wmma_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                              const char *d, int depth, const char *prefix, tcmma_buf *out,
+                              tcmma_error *err);
+tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                const char *a, const char *b, int depth, const char *prefix,
+                                tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                               const char *d, int depth, const char *prefix, tcmma_buf *out,
+                               tcmma_error *err);
+/* The accumulator array declaration (`float acc[mt][nt][4];` or fragments). */
+void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
+                     tcmma_buf *out);
+
+/* The byte offset expression of stored element (sr, sc) of operand o (its ld
+ * already filled), plain or through the swizzled_b128 map. */
+void tcmma__offset_expr(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
+                        const char *sc);
+
+/* Declares the lane, g and q locals the text body uses (by name), then
+ * appends body: so no block declares a local it never reads. */
+void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                        const char *body, int depth, tcmma_buf *out);
+
+#endif

@@ -1,0 +1,77 @@
+/* The rules planning, rendering and the census share (mma/emit.h). */
+#include "emit.h"
+
+const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op) {
+  return op == TCMMA_OPERAND_A ? &call->a : op == TCMMA_OPERAND_B ? &call->b : &call->d;
+}
+
+bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
+  return o->space == TCMMA_SPACE_SHARED && o->layout == TCMMA_LAYOUT_SWIZZLED_B128;
+}
+
+bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
+  int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
+  if (regs == 0) return false;
+  for (int lane = 0; lane < 32; lane++)
+    for (int r = 0; r < regs; r++) {
+      int r0, c0;
+      if (tcmma_fragment_layout(arm, op, lane, r, 0, &r0, &c0, NULL) != TCMMA_OK) return false;
+      for (int e = 1; e < per; e++) {
+        int re, ce;
+        if (tcmma_fragment_layout(arm, op, lane, r, e, &re, &ce, NULL) != TCMMA_OK) return false;
+        /* stored coordinates: transposed storage swaps the role's axes */
+        int dr = transposed ? ce - c0 : re - r0, dc = transposed ? re - r0 : ce - c0;
+        if (dr != 0 || dc != e) return false;
+      }
+    }
+  return true;
+}
+
+bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  if (!info || info->form != TCMMA_FORM_PTX || op == TCMMA_OPERAND_C) return false;
+  bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : plan->b_ldmatrix;
+  return !ldm && tcmma__regs_contiguous(plan->arm, op,
+                                        tcmma__desc(&plan->call, op)->transposed);
+}
+
+long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);
+  const char *w = "no rule";
+  long mult = 1;
+  if (!info) {
+  } else if (info->form == TCMMA_FORM_WMMA) {
+    /* the converted destination is gathered element by element */
+    if (!(op == TCMMA_OPERAND_C && info->converted_dest)) {
+      mult = 32;
+      w = "wmma rows start 32-byte aligned";
+    }
+  } else if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
+    mult = 128;
+    w = "swizzled_b128 rows are whole 128-byte lines";
+  } else if (op != TCMMA_OPERAND_C &&
+             tcmma__regs_contiguous(plan->arm, op, o->transposed)) {
+    mult = 4;
+    w = "each fragment register is one aligned 32-bit load";
+  }
+  if (why) *why = w;
+  return mult;
+}
+
+bool tcmma__needs_stage(const tcmma_plan *plan) {
+  const tcmma_arm_info *info = plan && plan->accepted ? tcmma_arm_get(plan->arm) : NULL;
+  return info && info->form == TCMMA_FORM_WMMA && info->converted_dest;
+}
+
+long tcmma__stage_elems(const tcmma_plan *plan) {
+  if (!tcmma__needs_stage(plan)) return 0;
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  return (long)info->m * info->n; /* one accumulator tile, converted at a time */
+}
+
+int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
+  /* every body loads each fragment once per k step and reuses it across the
+   * other operand's tiles (the renderers' load loops run to this bound) */
+  return op == TCMMA_OPERAND_A ? plan->mt : plan->nt;
+}

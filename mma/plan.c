@@ -1,0 +1,251 @@
+/* Planning: accept a call (arm, tiling, ldmatrix operands) or decline it with
+ * a reason and a message naming the value and the rule. No addresses. */
+#include <limits.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+
+static const struct { const char *name, *rule; } declines[] = {
+#define TCMMA_DECLINE(ID, name, rule) {name, rule},
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
+};
+
+const char *tcmma_decline_name(tcmma_decline r) {
+  return (unsigned)r < TCMMA_DECLINE_COUNT ? declines[r].name : "?";
+}
+const char *tcmma_decline_rule(tcmma_decline r) {
+  return (unsigned)r < TCMMA_DECLINE_COUNT ? declines[r].rule : "?";
+}
+const char *tcmma_space_name(tcmma_space s) {
+  return s == TCMMA_SPACE_GLOBAL ? "global" : s == TCMMA_SPACE_SHARED ? "shared"
+       : s == TCMMA_SPACE_THREAD ? "thread" : "?";
+}
+const char *tcmma_layout_name(tcmma_layout l) {
+  return l == TCMMA_LAYOUT_PLAIN ? "plain" : l == TCMMA_LAYOUT_SWIZZLED_B128 ? "swizzled" : "?";
+}
+
+tcmma_call tcmma_call_default(void) {
+  tcmma_call c;
+  memset(&c, 0, sizeof c);
+  c.d.prec = TCMMA_PREC_F32;
+  c.a.prec = c.b.prec = TCMMA_PREC_F16;
+  c.scope = TCMMA_SCOPE_STATEMENT;
+  c.numerics = tcmma_numerics_default();
+  return c;
+}
+
+void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
+                                long *cols, long *ld) {
+  long r = op == TCMMA_OPERAND_B ? call->k : call->m;
+  long c = op == TCMMA_OPERAND_A ? call->k : call->n;
+  const tcmma_operand_desc *o = tcmma__desc(call, op);
+  if (o->transposed) {
+    long t = r;
+    r = c, c = t;
+  }
+  if (rows) *rows = r;
+  if (cols) *cols = c;
+  if (ld) *ld = o->ld ? o->ld : c;
+}
+
+static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *err,
+                            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *err,
+                            const char *fmt, ...) {
+  char what[400];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(what, sizeof what, fmt, ap);
+  va_end(ap);
+  p->accepted = false;
+  p->reason = reason;
+  snprintf(p->message, sizeof p->message, "%s: %s (%s)", tcmma_decline_name(reason), what,
+           tcmma_decline_rule(reason));
+  return tcmma_fail(err, TCMMA_DECLINED, "%s", p->message);
+}
+
+static const tcmma_operand op_of[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
+static const char *const op_name[3] = {"d", "a", "b"};
+
+static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
+  for (int i = 0; i < 3; i++) {
+    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    if ((unsigned)o->prec >= TCMMA_PREC_COUNT)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: precision %d is out of range", op_name[i],
+                        (int)o->prec);
+    if ((unsigned)o->space > TCMMA_SPACE_THREAD)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected global, shared or thread",
+                        op_name[i], (int)o->space);
+    if ((unsigned)o->layout > TCMMA_LAYOUT_SWIZZLED_B128)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: layout %d: expected plain or swizzled",
+                        op_name[i], (int)o->layout);
+    if (o->ld < 0)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
+                        op_name[i], o->ld);
+  }
+  if ((unsigned)c->numerics.fp16 > TCMMA_FP16_NARROW ||
+      (unsigned)c->numerics.prefer > TCMMA_PREFER_WMMA)
+    return tcmma_fail(err, TCMMA_INVALID, "numerics policy out of range");
+  return TCMMA_OK;
+}
+
+/* Whether resolution can choose arm for the call's triple and policy. */
+static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  int ccs[2] = {0, info->floor};
+  for (int s = 0; s < 2; s++)
+    for (int i = 0; i < 2; i++) {
+      tcmma_arm got;
+      if (tcmma_resolve(t, &c->numerics, (tcmma_scope)s, ccs[i], &got, NULL) == TCMMA_OK &&
+          got == arm)
+        return true;
+    }
+  return false;
+}
+
+static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *err) {
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+  const char *d = tcmma_prec_name(t.d), *a = tcmma_prec_name(t.a), *b = tcmma_prec_name(t.b);
+  if (c->arm) {
+    tcmma_status st = tcmma_arm_parse(c->arm, &p->arm, err);
+    if (st != TCMMA_OK) return st;
+    if (!arm_is_candidate(c, p->arm))
+      return decline(p, TCMMA_DECLINE_NO_ARM, err,
+                     "arm %s is not one resolution chooses for %s = %s x %s under this policy",
+                     c->arm, d, a, b);
+    if (!tcmma_arm_runs_on(p->arm, c->cc))
+      return decline(p, TCMMA_DECLINE_FLOOR, err, "arm %s needs cc %d; the device is cc %d",
+                     c->arm, tcmma_arm_get(p->arm)->floor, c->cc);
+    return TCMMA_OK;
+  }
+  tcmma_error why;
+  tcmma_status st = tcmma_resolve(t, &c->numerics, c->scope, c->cc, &p->arm, &why);
+  if (st == TCMMA_NO_ARM) return decline(p, TCMMA_DECLINE_NO_ARM, err, "%s", why.message);
+  if (st == TCMMA_FLOOR) return decline(p, TCMMA_DECLINE_FLOOR, err, "%s", why.message);
+  if (st != TCMMA_OK) return tcmma_fail(err, st, "%s", why.message);
+  return TCMMA_OK;
+}
+
+static tcmma_status check_extents(const tcmma_call *c, const tcmma_arm_info *info,
+                                  tcmma_plan *p, tcmma_error *err) {
+  const int got[3] = {c->m, c->n, c->k}, tile[3] = {info->m, info->n, info->k};
+  const char *axis[3] = {"m", "n", "k"};
+  for (int i = 0; i < 3; i++)
+    if (got[i] <= 0 || got[i] % tile[i] != 0)
+      return decline(p, TCMMA_DECLINE_EXTENTS, err,
+                     "%s = %d is not a positive multiple of %s's tile %s = %d", axis[i], got[i],
+                     info->marker, axis[i], tile[i]);
+  return TCMMA_OK;
+}
+
+static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *info,
+                                   tcmma_plan *p, tcmma_error *err) {
+  for (int i = 0; i < 3; i++) {
+    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    if (o->space == TCMMA_SPACE_THREAD)
+      return decline(p, TCMMA_DECLINE_SPACE, err, "%s is in thread space", op_name[i]);
+  }
+  for (int i = 0; i < 3; i++) {
+    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    if (o->layout != TCMMA_LAYOUT_SWIZZLED_B128) continue;
+    if (info->form == TCMMA_FORM_WMMA)
+      return decline(p, TCMMA_DECLINE_LAYOUT, err,
+                     "%s is swizzled; %s loads plain layouts only (wmma has no swizzled load)",
+                     op_name[i], info->marker);
+    if (o->space != TCMMA_SPACE_SHARED)
+      return decline(p, TCMMA_DECLINE_LAYOUT, err,
+                     "%s is swizzled in %s memory; swizzled_b128 lives in shared memory",
+                     op_name[i], tcmma_space_name(o->space));
+  }
+  if (info->converted_dest && c->scope == TCMMA_SCOPE_STATEMENT)
+    return decline(p, TCMMA_DECLINE_CONVERTED_DEST, err,
+                   "%s converts d (%s) from its %s accumulator in statement scope",
+                   info->marker, tcmma_prec_name(c->d.prec), tcmma_prec_name(info->acc));
+  return TCMMA_OK;
+}
+
+static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
+  /* emitted offsets are C int arithmetic: every byte offset must fit */
+  for (int i = 0; i < 3; i++) {
+    long rows, cols, ld;
+    tcmma_operand_stored_shape(&p->call, op_of[i], &rows, &cols, &ld);
+    if (ld < cols)
+      return decline(p, TCMMA_DECLINE_STRIDE, err,
+                     "%s: ld = %ld is below its stored row length %ld", op_name[i], ld, cols);
+    long eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
+    if (ld > INT_MAX / eb || rows > INT_MAX / (ld * eb))
+      return decline(p, TCMMA_DECLINE_OVERFLOW, err,
+                     "%s: %ld rows x ld %ld x %ld bytes exceeds the int offset range (%d)",
+                     op_name[i], rows, ld, eb, INT_MAX);
+  }
+  for (int i = 0; i < 3; i++) {
+    long ld, eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
+    tcmma_operand_stored_shape(&p->call, op_of[i], NULL, NULL, &ld);
+    const char *why;
+    long mult = tcmma__stride_multiple(p, op_of[i], &why);
+    if ((ld * eb) % mult != 0)
+      return decline(p, TCMMA_DECLINE_STRIDE, err,
+                     "%s: ld = %ld (%ld bytes) is not a multiple of %ld bytes: %s", op_name[i],
+                     ld, ld * eb, mult, why);
+  }
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_error *err) {
+  if (!call || !out)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_plan_call: call and out must not be NULL");
+  memset(out, 0, sizeof *out);
+  out->arm = TCMMA_ARM_NONE;
+  out->call = *call;
+  tcmma_status st = check_call(call, err);
+  if (st == TCMMA_OK) st = choose_arm(call, out, err);
+  if (st != TCMMA_OK) return st;
+  const tcmma_arm_info *info = tcmma_arm_get(out->arm);
+  if (info->id == TCMMA_ARM_MMA_MXFP8)
+    return decline(out, TCMMA_DECLINE_NO_ARM, err,
+                   "%s needs block scales, which this emitter does not render yet", info->marker);
+  if ((st = check_extents(call, info, out, err)) != TCMMA_OK) return st;
+  if ((st = check_operands(call, info, out, err)) != TCMMA_OK) return st;
+  /* fill the dense leading dimensions (and ldmatrix operands: the stride rule
+   * depends on them) before the stride rules */
+  for (int i = 0; i < 3; i++) {
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&out->call, op_of[i]);
+    tcmma_operand_stored_shape(&out->call, op_of[i], NULL, NULL, &o->ld);
+  }
+  tcmma_arm_ldmatrix_operands(out->arm, tcmma__ldmatrix_eligible(&call->a), call->a.transposed,
+                              tcmma__ldmatrix_eligible(&call->b), call->b.transposed,
+                              &out->a_ldmatrix, &out->b_ldmatrix);
+  if ((st = check_strides(out, err)) != TCMMA_OK) return st;
+  out->mt = call->m / info->m;
+  out->nt = call->n / info->n;
+  out->kt = call->k / info->k;
+  out->accepted = true;
+  out->reason = TCMMA_DECLINE_NONE;
+  snprintf(out->message, sizeof out->message, "accepted: %s, %d x %d x %d tiles", info->marker,
+           out->mt, out->nt, out->kt);
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err) {
+  if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
+  if (!plan->accepted)
+    return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): it has no census",
+                      tcmma_decline_name(plan->reason));
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  memset(out, 0, sizeof *out);
+  out->a_ldmatrix = plan->a_ldmatrix;
+  out->b_ldmatrix = plan->b_ldmatrix;
+  out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
+  out->reloads = info->reloads;
+  out->a_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_A);
+  out->b_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_B);
+  out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;
+  out->mma_per_statement = plan->mt * plan->nt * plan->kt;
+  out->a_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_A);
+  out->b_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_B);
+  out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
+  return TCMMA_OK;
+}

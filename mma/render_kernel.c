@@ -1,0 +1,197 @@
+/* A complete one-warp kernel around one plan: stage shared operands, run the
+ * emission (statement, or a fragment scope over an outer reduction), write d
+ * back. The HOST dialect adds the simulator's entry trampoline. */
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+
+static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
+
+long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op) {
+  if (!plan || !plan->accepted || outer < 1 || (unsigned)op > TCMMA_OPERAND_C) return -1;
+  long rows, ld;
+  tcmma_operand_stored_shape(&plan->call, op, &rows, NULL, &ld);
+  return rows * ld * (op == TCMMA_OPERAND_C ? 1 : outer);
+}
+
+long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
+                                long j) {
+  if (!plan || !plan->accepted || step < 0 || (unsigned)op > TCMMA_OPERAND_C) return -1;
+  long rows, cols, ld;
+  tcmma_operand_stored_shape(&plan->call, op, &rows, &cols, &ld);
+  bool t = tcmma__desc(&plan->call, op)->transposed;
+  long sr = t ? j : i, sc = t ? i : j;
+  if (i < 0 || j < 0 || sr >= rows || sc >= cols || (op == TCMMA_OPERAND_C && step != 0))
+    return -1;
+  return (long)step * rows * ld + sr * ld + sc;
+}
+
+static bool any_prec(const tcmma_plan *p, tcmma_prec a, tcmma_prec b) {
+  for (int i = 0; i < 3; i++) {
+    tcmma_prec x = tcmma__desc(&p->call, ops[i])->prec;
+    if (x == a || x == b) return true;
+  }
+  return false;
+}
+
+/* cp.async's floor (tables/markers.def): the kernel stages with it only when
+ * the arm's floor already reaches it, so a kernel never raises its arm's. */
+static int cp_async_floor(void) {
+#define TCMMA_MARKER(ID, text, floor, why) if (strcmp(#ID, "CP_ASYNC") == 0) return floor;
+#include "tables/markers.def"
+#undef TCMMA_MARKER
+  return 0;
+}
+
+static const char *bits_type(int eb) {
+  return eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "unsigned";
+}
+
+tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int outer,
+                                 tcmma_buf *out, tcmma_error *err) {
+  tcmma_status st = tcmma__check(plan, dl, NULL, 0, out, err);
+  if (st != TCMMA_OK) return st;
+  if (outer < 1 || outer > 4096)
+    return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to 4096 update steps", outer);
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT;
+  bool async = info->floor >= cp_async_floor();
+  const char *names[3] = {"d", "a", "b"};
+  long bytes[3] = {0, 0, 0}, total = (long)tcmma_kernel_shared_bytes(plan, 1);
+  for (int i = 0; i < 3; i++) {
+    const tcmma_operand_desc *o = tcmma__desc(&plan->call, ops[i]);
+    long rows, ld;
+    tcmma_operand_stored_shape(&plan->call, ops[i], &rows, NULL, &ld);
+    if (o->space == TCMMA_SPACE_SHARED) bytes[i] = rows * ld * tcmma_prec_bytes(o->prec);
+    total += bytes[i];
+    long elems = tcmma_kernel_operand_elems(plan, outer, ops[i]);
+    if (elems > 0x7fffffffL / tcmma_prec_bytes(o->prec))
+      return tcmma_fail(err, TCMMA_OVERFLOW, "kernel: %s's %d tiles of %ld elements overflow int",
+                        names[i], outer, elems / outer);
+  }
+  if (total > TCMMA_STATIC_SHARED_MAX)
+    return tcmma_fail(err, TCMMA_OVERFLOW,
+                      "kernel: %ld bytes of staged operands exceed %d bytes of static shared "
+                      "memory", total, TCMMA_STATIC_SHARED_MAX);
+  const char *type[3];
+  for (int i = 0; i < 3; i++)
+    type[i] = tcmma__spell(dl, tcmma_prec_cuda_type(tcmma__desc(&plan->call, ops[i])->prec));
+
+  tcmma_buf_printf(out, "/* tcmma_kernel: %dx%dx%d (%s), %s scope, outer %d, one warp */\n",
+                   plan->call.m, plan->call.n, plan->call.k, info->marker,
+                   tcmma_scope_name(plan->call.scope), outer);
+  if (dl == TCMMA_DIALECT_HOST) {
+    tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
+  } else {
+    if (any_prec(plan, TCMMA_PREC_F16, TCMMA_PREC_F16) || strstr(info->frag_elem, "__half"))
+      tcmma_buf_printf(out, "#include <cuda_fp16.h>\n");
+    if (any_prec(plan, TCMMA_PREC_BF16, TCMMA_PREC_BF16))
+      tcmma_buf_printf(out, "#include <cuda_bf16.h>\n");
+    if (any_prec(plan, TCMMA_PREC_E4M3, TCMMA_PREC_E5M2))
+      tcmma_buf_printf(out, "#include <cuda_fp8.h>\n");
+    if (info->form == TCMMA_FORM_WMMA) tcmma_buf_printf(out, "#include <mma.h>\n");
+  }
+  tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
+                   tcmma__spell(dl, "extern \"C\" __global__ void"), type[0], type[1], type[2]);
+  if ((st = tcmma_kernel_prologue(plan, 1, dl, out, err)) != TCMMA_OK) return st;
+  for (int i = 0; i < 3; i++)
+    if (bytes[i])
+      tcmma_buf_printf(out, "  %s unsigned char __tcmma_k_%ss[%ld];\n",
+                       tcmma__spell(dl, "__shared__ __align__(128)"), names[i], bytes[i]);
+
+  /* the pointer expressions the emission reads: shared copies or the
+   * global tile of step __tcmma_k_r */
+  char expr[3][160];
+  for (int i = 0; i < 3; i++) {
+    long rows, ld;
+    tcmma_operand_stored_shape(&plan->call, ops[i], &rows, NULL, &ld);
+    if (bytes[i])
+      snprintf(expr[i], sizeof expr[i], "(%s%s *)__tcmma_k_%ss", i ? "const " : "", type[i],
+               names[i]);
+    else if (i == 0)
+      snprintf(expr[i], sizeof expr[i], "d");
+    else
+      snprintf(expr[i], sizeof expr[i], "%s + __tcmma_k_r * %ld", names[i], rows * ld);
+  }
+  tcmma_buf body = {0};
+  const char *lane = plan->call.lane;
+  for (int i = 0; i < 3 && st == TCMMA_OK; i++) {
+    if (!bytes[i] || i != 0) continue;
+    long rows, cols, ld;
+    tcmma_operand_stored_shape(&plan->call, ops[i], &rows, &cols, &ld);
+    const tcmma_operand_desc *o = tcmma__desc(&plan->call, ops[i]);
+    char dst[64];
+    snprintf(dst, sizeof dst, "__tcmma_k_%ss", names[i]);
+    st = tcmma_render_stage(dl, async, dst, "d", rows, cols, ld, ld, tcmma_prec_bytes(o->prec),
+                            o->layout, lane, &body, err);
+  }
+  if (st == TCMMA_OK && frag)
+    st = tcmma_render_fragment_open(plan, dl, "__tcmma_k_frag", expr[0], &body, err);
+  if (st == TCMMA_OK)
+    tcmma_buf_printf(&body, "for (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
+                     outer);
+  for (int i = 1; i < 3 && st == TCMMA_OK; i++) {
+    if (!bytes[i]) continue;
+    long rows, cols, ld;
+    tcmma_operand_stored_shape(&plan->call, ops[i], &rows, &cols, &ld);
+    const tcmma_operand_desc *o = tcmma__desc(&plan->call, ops[i]);
+    char dst[64], src[96];
+    snprintf(dst, sizeof dst, "__tcmma_k_%ss", names[i]);
+    snprintf(src, sizeof src, "%s + __tcmma_k_r * %ld", names[i], rows * ld);
+    st = tcmma_render_stage(dl, async, dst, src, rows, cols, ld, ld, tcmma_prec_bytes(o->prec),
+                            o->layout, lane, &body, err);
+  }
+  /* every block goes into one buffer, so their local names never repeat */
+  if (st == TCMMA_OK) {
+    if (frag)
+      st = tcmma_render_fragment_update(plan, dl, "__tcmma_k_frag", expr[1], expr[2], &body, err);
+    else
+      st = tcmma_render_statement(plan, dl, expr[0], expr[1], expr[2], &body, err);
+  }
+  if (st == TCMMA_OK) {
+    tcmma_buf_printf(&body, "%s; /* the next step restages shared operands */\n}\n",
+                     tcmma__spell(dl, "__syncwarp()"));
+    if (frag) st = tcmma_render_fragment_close(plan, dl, "__tcmma_k_frag", expr[0], &body, err);
+  }
+  if (st == TCMMA_OK && bytes[0]) {
+    /* d back from shared to global, through its layout's address map */
+    long rows, cols, ld;
+    tcmma_operand_stored_shape(&plan->call, TCMMA_OPERAND_C, &rows, &cols, &ld);
+    int eb = tcmma_prec_bytes(plan->call.d.prec);
+    char laneb[256], off[600], r[64], c[64];
+    tcmma__lane_expr(plan, dl, laneb, sizeof laneb);
+    snprintf(r, sizeof r, "__tcmma_k_i / %ld", cols);
+    snprintf(c, sizeof c, "__tcmma_k_i %% %ld", cols);
+    tcmma__offset_expr(off, sizeof off, &plan->call.d, r, c);
+    tcmma_buf_printf(&body, "%s;\n", tcmma__spell(dl, "__syncwarp()"));
+    tcmma_buf_printf(&body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
+                            "__tcmma_k_i += 32) {\n", laneb, rows * cols);
+    tcmma_buf_printf(&body, "  *(%s *)((unsigned char *)d + ((__tcmma_k_i / %ld) * %ld + "
+                            "__tcmma_k_i %% %ld) * %d) =\n"
+                            "      *(const %s *)(__tcmma_k_ds + %s);\n}\n",
+                     bits_type(eb), cols, ld, cols, eb, bits_type(eb), off);
+  }
+  if (st == TCMMA_OK && body.failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  if (st == TCMMA_OK) {
+    /* indent the body one level inside the kernel */
+    const char *s = tcmma_buf_str(&body);
+    while (*s) {
+      const char *nl = strchr(s, '\n');
+      size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+      if (n > 1 && s[0] != '#') tcmma_buf_append(out, "  ", 2);
+      tcmma_buf_append(out, s, n);
+      s += n;
+    }
+    tcmma_buf_printf(out, "}\n");
+    if (dl == TCMMA_DIALECT_HOST)
+      tcmma_buf_printf(out,
+                       "\n/* The simulator's entry: args is a void *[3] of d, a, b. */\n"
+                       "void tcmma_kernel_entry(void *args)\n{\n"
+                       "  void **p = (void **)args;\n"
+                       "  tcmma_kernel((%s *)p[0], (const %s *)p[1], (const %s *)p[2]);\n}\n",
+                       type[0], type[1], type[2]);
+  }
+  tcmma_buf_free(&body);
+  if (st == TCMMA_OK && out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  return st;
+}

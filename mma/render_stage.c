@@ -1,0 +1,107 @@
+/* Staging a global tile into shared memory: cp.async (16-byte .cg where
+ * aligned, smaller .ca copies otherwise) or ordinary copies, in either
+ * shared layout. */
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+
+#define TITLE "/* tile-stage "
+
+static int stage_id(const tcmma_buf *out) {
+  int n = 0;
+  for (const char *p = tcmma_buf_str(out); (p = strstr(p, TITLE)); p += strlen(TITLE)) n++;
+  return n;
+}
+
+/* The widest chunk of `sizes` bytes dividing every row length and stride. */
+static int chunk_bytes(const int *sizes, int count, long cols, long dst_ld, long src_ld,
+                       int eb) {
+  for (int i = 0; i < count; i++) {
+    long c = sizes[i];
+    if ((cols * eb) % c == 0 && (dst_ld * eb) % c == 0 && (src_ld * eb) % c == 0)
+      return (int)c;
+  }
+  return 0;
+}
+
+static const char *word_type(int bytes) {
+  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : "unsigned";
+}
+
+tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
+                                const char *src, long rows, long cols, long dst_ld,
+                                long src_ld, int eb, tcmma_layout layout, const char *lane,
+                                tcmma_buf *out, tcmma_error *err) {
+  if (!out || !dst || !*dst || !src || !*src)
+    return tcmma_fail(err, TCMMA_INVALID, "stage: dst, src and out must not be empty");
+  if (dl != TCMMA_DIALECT_CUDA && dl != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dl);
+  if (rows <= 0 || cols <= 0 || (eb != 1 && eb != 2 && eb != 4 && eb != 8) ||
+      dst_ld < cols || src_ld < cols || rows > (1L << 24) || dst_ld > (1L << 24) ||
+      src_ld > (1L << 24))
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "stage: %ld x %ld tile of %d-byte elements, ld %ld/%ld: expected "
+                      "positive sizes, 1-8 byte elements, ld >= cols", rows, cols, eb, dst_ld,
+                      src_ld);
+  if (layout == TCMMA_LAYOUT_SWIZZLED_B128 && (dst_ld * eb) % 128 != 0)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "stage: swizzled ld %ld x %d bytes is not a multiple of 128 bytes", dst_ld,
+                      eb);
+  static const int async_sizes[3] = {16, 8, 4}, plain_sizes[3] = {4, 2, 1};
+  int chunk = async ? chunk_bytes(async_sizes, 3, cols, dst_ld, src_ld, eb) : 0;
+  bool use_async = chunk != 0;
+  if (!use_async) chunk = chunk_bytes(plain_sizes, 3, cols, dst_ld, src_ld, eb);
+  if (!use_async && chunk > eb && chunk % eb) chunk = eb;
+  long per_row = cols * eb / chunk;
+  char P[32], lanebuf[256], i[48], r[160], c[160], soff[400], doff[600];
+  snprintf(P, sizeof P, "__tcmma_s%d_", stage_id(out));
+  tcmma_plan fake = {0};
+  fake.call.lane = lane;
+  tcmma__lane_expr(&fake, dl, lanebuf, sizeof lanebuf);
+  tcmma_buf_printf(out, TITLE "%ldx%ld, %d-byte elements, %s, %d-byte %s%s */\n", rows, cols, eb,
+                   tcmma_layout_name(layout), chunk, use_async ? "cp.async" : "copies",
+                   use_async ? " (cp.async.)" : "");
+  tcmma_buf_printf(out, "{\n");
+  tcmma_buf_printf(out, "  const unsigned char *%ssrc = (const unsigned char *)(%s);\n", P, src);
+  tcmma_buf_printf(out, "  unsigned char *%sdst = (unsigned char *)(%s);\n", P, dst);
+  snprintf(i, sizeof i, "%si", P);
+  tcmma_buf_printf(out, "  for (int %s = (int)(%s); %s < %ld; %s += 32) {\n", i, lanebuf, i,
+                   rows * per_row, i);
+  snprintf(r, sizeof r, "%s / %ld", i, per_row);
+  snprintf(c, sizeof c, "%s %% %ld * %d", i, per_row, chunk / eb);
+  tcmma_buf_printf(out, "    const int %sr = %s, %sc = %s;\n", P, r, P, c);
+  snprintf(r, sizeof r, "%sr", P);
+  snprintf(c, sizeof c, "%sc", P);
+  tcmma_operand_desc d = {.ld = dst_ld, .layout = layout};
+  d.prec = eb == 1 ? TCMMA_PREC_E4M3 : eb == 2 ? TCMMA_PREC_F16 : eb == 4 ? TCMMA_PREC_F32
+         : TCMMA_PREC_F64;
+  tcmma__offset_expr(doff, sizeof doff, &d, r, c);
+  snprintf(soff, sizeof soff, "(%s * %ld + %s) * %d", r, src_ld, c, eb);
+  if (use_async) {
+    const char *op = tcmma__collective_opcode(chunk == 16 ? TCMMA__COLL_CP_CG
+                                                            : TCMMA__COLL_CP_CA);
+    if (dl == TCMMA_DIALECT_HOST)
+      tcmma_buf_printf(out, "    tcmma_sim_cp_async(\"%s\", %sdst + %s, %ssrc + %s, %d);\n", op,
+                       P, doff, P, soff, chunk);
+    else
+      tcmma_buf_printf(out,
+                       "    asm volatile(\"%s [%%0], [%%1], %d;\\n\"\n"
+                       "        :: \"r\"((unsigned)__cvta_generic_to_shared(%sdst + %s)),\n"
+                       "           \"l\"(%ssrc + %s));\n", op, chunk, P, doff, P, soff);
+  } else {
+    tcmma_buf_printf(out, "    *(%s *)(%sdst + %s) = *(const %s *)(%ssrc + %s);\n",
+                     word_type(chunk), P, doff, word_type(chunk), P, soff);
+  }
+  tcmma_buf_printf(out, "  }\n");
+  if (use_async) {
+    const char *commit = tcmma__collective_opcode(TCMMA__COLL_CP_COMMIT);
+    const char *wait = tcmma__collective_opcode(TCMMA__COLL_CP_WAIT);
+    if (dl == TCMMA_DIALECT_HOST)
+      tcmma_buf_printf(out, "  tcmma_sim_cp_async_commit();\n  tcmma_sim_cp_async_wait_all();\n");
+    else
+      tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::);\n"
+                            "  asm volatile(\"%s;\\n\" ::: \"memory\");\n", commit, wait);
+  }
+  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, "__syncwarp()"));
+  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
+}

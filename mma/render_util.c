@@ -1,0 +1,155 @@
+/* Text helpers every renderer shares: dialect spellings, block numbering,
+ * titles, lane locals, the swizzled_b128 address map. */
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+
+static const struct { const char *cuda, *host, *desc; } spellings[] = {
+#define TCMMA_SPELLING(ID, cuda, host, desc) {cuda, host, desc},
+#include "tables/dialect.def"
+#undef TCMMA_SPELLING
+};
+
+const char *tcmma__spell(tcmma_dialect dialect, const char *cuda) {
+  if (dialect != TCMMA_DIALECT_HOST) return cuda;
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].host;
+  return cuda;
+}
+
+const char *tcmma__desc_elem(const char *cuda) {
+  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
+    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].desc;
+  return "";
+}
+
+static const char *const collectives[] = {
+#define TCMMA_COLLECTIVE(ID, opcode) opcode,
+#include "tables/collectives.def"
+#undef TCMMA_COLLECTIVE
+};
+
+const char *tcmma__collective_opcode(tcmma__collective c) {
+  return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
+}
+
+#define TITLE "/* tile-mma "
+
+int tcmma__block_id(const tcmma_buf *out) {
+  int n = 0;
+  for (const char *p = tcmma_buf_str(out); (p = strstr(p, TITLE)); p += strlen(TITLE)) n++;
+  return n;
+}
+
+void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
+  tcmma_buf_printf(out, TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
+                   plan->call.k, tcmma_arm_marker(plan->arm), what && *what ? " " : "",
+                   what ? what : "");
+}
+
+void tcmma__indent(tcmma_buf *out, int depth) {
+  for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
+}
+
+void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
+  const char *tid = "threadIdx.x";
+  const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
+  const char *host = tcmma__spell(dialect, tid);
+  size_t used = 0;
+  buf[0] = '\0';
+  for (const char *p = lane; *p && used + 1 < cap;) {
+    if (strncmp(p, tid, strlen(tid)) == 0) {
+      int n = snprintf(buf + used, cap - used, "%s", host);
+      if (n < 0 || (size_t)n >= cap - used) break;
+      used += (size_t)n;
+      p += strlen(tid);
+    } else {
+      buf[used++] = *p++;
+      buf[used] = '\0';
+    }
+  }
+}
+
+tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
+                          const char *const *names, int count, tcmma_buf *out,
+                          tcmma_error *err) {
+  if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
+  if (!plan->accepted || !tcmma_arm_get(plan->arm))
+    return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): nothing to render",
+                      tcmma_decline_name(plan->reason));
+  if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dialect);
+  if (plan->arm == TCMMA_ARM_MMA_MXFP8)
+    return tcmma_fail(err, TCMMA_INVALID, "mma-mxfp8 is not rendered by this emitter");
+  for (int i = 0; i < count; i++)
+    if (!names[i] || !*names[i])
+      return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);
+  if (out->failed) return tcmma_fail(err, TCMMA_NO_MEMORY, "the output buffer already failed");
+  return TCMMA_OK;
+}
+
+/* Whether body reads the local prefix+name (not a longer identifier). */
+static bool uses(const char *body, const char *prefix, const char *name) {
+  char want[96];
+  snprintf(want, sizeof want, "%s%s", prefix, name);
+  size_t n = strlen(want);
+  for (const char *p = body; (p = strstr(p, want)); p += n)
+    if (!(isalnum((unsigned char)p[n]) || p[n] == '_')) return true;
+  return false;
+}
+
+void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                        const char *body, int depth, tcmma_buf *out) {
+  bool g = uses(body, prefix, "g"), q = uses(body, prefix, "q");
+  bool lane = g || q || uses(body, prefix, "lane");
+  char expr[256];
+  tcmma__lane_expr(p, dl, expr, sizeof expr);
+  if (lane) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %slane = (int)(%s);\n",
+                                                       prefix, expr);
+  /* PTX fragment layouts: groupID g = lane >> 2, thread-in-group q = lane & 3 */
+  if (g) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %sg = %slane >> 2;\n",
+                                                    prefix, prefix);
+  if (q) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %sq = %slane & 3;\n",
+                                                    prefix, prefix);
+  tcmma_buf_printf(out, "%s", body);
+}
+
+long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes) {
+  long eb = elem_bytes;
+  return r * ld * eb + (((c * eb) / 16) ^ (r % 8)) * 16 + (c * eb) % 16;
+}
+
+tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
+                                         tcmma_buf *out, tcmma_error *err) {
+  if (!r || !*r || !c || !*c || !out)
+    return tcmma_fail(err, TCMMA_INVALID, "row and column expressions must not be empty");
+  if (ld <= 0 || elem_bytes <= 0 || (ld * elem_bytes) % 128 != 0)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "ld %ld x %d bytes: swizzled_b128 rows must be a positive multiple of "
+                      "128 bytes", ld, elem_bytes);
+  char cb[160];
+  if (elem_bytes == 1) snprintf(cb, sizeof cb, "(%s)", c);
+  else snprintf(cb, sizeof cb, "(%s) * %d", c, elem_bytes);
+  /* r%8 and x/16, x%16 as shifts and masks: r, c are never negative */
+  tcmma_buf_printf(out, "((%s) * %ld + ((((%s) >> 4) ^ ((%s) & 7)) << 4) + ((%s) & 15))", r,
+                   ld * elem_bytes, cb, r, cb);
+  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
+}
+
+void tcmma__offset_expr(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
+                        const char *sc) {
+  int eb = tcmma_prec_bytes(o->prec);
+  if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
+    tcmma_buf b = {0};
+    if (tcmma_render_swizzle_offset(sr, sc, o->ld, eb, &b, NULL) == TCMMA_OK)
+      snprintf(buf, cap, "%s", tcmma_buf_str(&b));
+    else
+      snprintf(buf, cap, "/* bad swizzle */ 0");
+    tcmma_buf_free(&b);
+  } else if (eb == 1) {
+    snprintf(buf, cap, "(%s) * %ld + (%s)", sr, o->ld, sc);
+  } else {
+    snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", sr, o->ld, sc, eb);
+  }
+}

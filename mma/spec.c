@@ -1,0 +1,46 @@
+/* Parsing an operand SPEC: PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]. */
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/plan.h"
+
+tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
+                                      tcmma_error *err) {
+  if (!spec || !out) return tcmma_fail(err, TCMMA_INVALID, "operand spec must not be NULL");
+  char buf[256];
+  if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
+    return tcmma_fail(err, TCMMA_INVALID, "operand spec '%.40s...' is too long", spec);
+  tcmma_operand_desc o = {.space = TCMMA_SPACE_GLOBAL, .layout = TCMMA_LAYOUT_PLAIN};
+  char *save = NULL, *piece = strtok_r(buf, ",", &save);
+  if (!piece || buf[0] == ',')
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "operand spec '%s': expected PREC[,t][,ld=N][,global|shared|thread]"
+                      "[,plain|swizzled]", spec);
+  tcmma_status st = tcmma_prec_parse(piece, &o.prec, err);
+  if (st != TCMMA_OK) return st;
+  while ((piece = strtok_r(NULL, ",", &save))) {
+    if (strcmp(piece, "t") == 0) o.transposed = true;
+    else if (strcmp(piece, "global") == 0) o.space = TCMMA_SPACE_GLOBAL;
+    else if (strcmp(piece, "shared") == 0) o.space = TCMMA_SPACE_SHARED;
+    else if (strcmp(piece, "thread") == 0) o.space = TCMMA_SPACE_THREAD;
+    else if (strcmp(piece, "plain") == 0) o.layout = TCMMA_LAYOUT_PLAIN;
+    else if (strcmp(piece, "swizzled") == 0) o.layout = TCMMA_LAYOUT_SWIZZLED_B128;
+    else if (strncmp(piece, "ld=", 3) == 0) {
+      char *end = NULL;
+      errno = 0;
+      long v = strtol(piece + 3, &end, 10);
+      if (errno || end == piece + 3 || *end || v <= 0)
+        return tcmma_fail(err, TCMMA_INVALID,
+                          "operand spec '%s': ld '%s' is not a positive integer", spec,
+                          piece + 3);
+      o.ld = v;
+    } else {
+      return tcmma_fail(err, TCMMA_INVALID,
+                        "operand spec '%s': unknown piece '%s': expected t, ld=N, global, "
+                        "shared, thread, plain or swizzled", spec, piece);
+    }
+  }
+  *out = o;
+  return TCMMA_OK;
+}

@@ -1,0 +1,178 @@
+/* tcmma emit: plan a tile-MMA and print its rendering (block, fragment scope
+ * or a whole kernel), or why it was declined. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "tcmma/tcmma.h"
+
+static const char help[] =
+    "usage: tcmma emit --m M --n N --k K --d SPEC --a SPEC --b SPEC\n"
+    "                  [--scope statement|fragment] [--outer R] [--cc N]\n"
+    "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--arm MARKER]\n"
+    "                  [--lane EXPR] [--dialect cuda|host] [--kernel] [--json]\n\n"
+    "Plans D[M x N] += A[M x K] B[K x N] and prints the rendering: a statement block\n"
+    "(pointers d, a, b), or with --scope fragment the open/update/close of fragment\n"
+    "'frag'; --kernel prints a complete one-warp kernel tcmma_kernel(d, a, b) that stages\n"
+    "shared operands and runs R (--outer) update steps. --dialect host renders the C text\n"
+    "the host warp simulator runs (include/tcmma/sim.h).\n\n"
+    "SPEC = PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]\n"
+    "  PREC: f64 f32 f16 bf16 e4m3 e5m2 mxfp8; t: stored as the transpose of its role;\n"
+    "  ld: leading dimension in elements (default dense).\n"
+    "--cc N: device compute capability (major*10+minor; default 0: any device).\n"
+    "--arm MARKER: use this arm (one resolution can choose for the precisions).\n"
+    "--json: {\"accepted\", \"arm\", \"reason\", \"message\", \"ldmatrix\", \"census\", \"text\"}.\n\n"
+    "Exit status: 0 accepted, 3 declined (the reason on stderr), 2 usage error.\n";
+
+typedef struct {
+  tcmma_call call;
+  long outer;
+  bool kernel, json;
+  tcmma_dialect dialect;
+} emit_args;
+
+static int parse(int argc, char **argv, emit_args *e) {
+  const char *cmd = "emit";
+  bool have[6] = {false};
+  e->call = tcmma_call_default();
+  e->outer = 1;
+  e->dialect = TCMMA_DIALECT_CUDA;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = NULL;
+    tcmma_error err = {0};
+    long n;
+    if (cli_is_help(o)) return fputs(help, stdout), -1;
+    if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
+    if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
+    if (strcmp(o, "--json") == 0) { e->json = true; continue; }
+    static const char *const valued[] = {"--m", "--n", "--k", "--d", "--a", "--b", "--scope",
+                                         "--outer", "--cc", "--fp16", "--prefer", "--lane",
+                                         "--dialect", "--arm", NULL};
+    int which = -1;
+    for (int j = 0; valued[j]; j++)
+      if (strcmp(o, valued[j]) == 0) which = j;
+    if (which < 0)
+      return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
+                            "--outer --cc --fp16 --tf32 --prefer --arm --lane --dialect "
+                            "--kernel --json", o);
+    if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
+    tcmma_status st = TCMMA_OK;
+    switch (which) {
+    case 0: case 1: case 2:
+      if (!cli_int(cmd, o, v, 1, 1L << 30, &n)) return CLI_USAGE;
+      *(which == 0 ? &e->call.m : which == 1 ? &e->call.n : &e->call.k) = (int)n;
+      have[which] = true;
+      break;
+    case 3: st = tcmma_operand_parse_spec(v, &e->call.d, &err); have[3] = true; break;
+    case 4: st = tcmma_operand_parse_spec(v, &e->call.a, &err); have[4] = true; break;
+    case 5: st = tcmma_operand_parse_spec(v, &e->call.b, &err); have[5] = true; break;
+    case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
+    case 7:
+      if (!cli_int(cmd, o, v, 1, 4096, &e->outer)) return CLI_USAGE;
+      break;
+    case 8:
+      if (!cli_int(cmd, o, v, 0, 1000, &n)) return CLI_USAGE;
+      e->call.cc = (int)n;
+      break;
+    case 9: st = tcmma_fp16_mode_parse(v, &e->call.numerics.fp16, &err); break;
+    case 10: st = tcmma_prefer_parse(v, &e->call.numerics.prefer, &err); break;
+    case 11: e->call.lane = v; break;
+    case 12:
+      if (strcmp(v, "cuda") == 0) e->dialect = TCMMA_DIALECT_CUDA;
+      else if (strcmp(v, "host") == 0) e->dialect = TCMMA_DIALECT_HOST;
+      else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
+      break;
+    case 13:
+      st = tcmma_arm_parse(v, NULL, &err);
+      e->call.arm = v;
+      break;
+    }
+    if (st != TCMMA_OK) return cli_usage(cmd, "%s: %s", o, err.message);
+  }
+  static const char *const required[6] = {"--m", "--n", "--k", "--d", "--a", "--b"};
+  for (int j = 0; j < 6; j++)
+    if (!have[j]) return cli_usage(cmd, "missing %s (required: --m --n --k --d --a --b)",
+                                   required[j]);
+  return 0;
+}
+
+static tcmma_status render(const emit_args *e, const tcmma_plan *p, tcmma_buf *out,
+                           tcmma_error *err) {
+  if (e->kernel) return tcmma_render_kernel(p, e->dialect, (int)e->outer, out, err);
+  if (p->call.scope == TCMMA_SCOPE_STATEMENT)
+    return tcmma_render_statement(p, e->dialect, "d", "a", "b", out, err);
+  tcmma_status st = tcmma_render_fragment_open(p, e->dialect, "frag", "d", out, err);
+  if (st == TCMMA_OK) st = tcmma_render_fragment_update(p, e->dialect, "frag", "a", "b", out, err);
+  if (st == TCMMA_OK) st = tcmma_render_fragment_close(p, e->dialect, "frag", "d", out, err);
+  return st;
+}
+
+static void print_json(const tcmma_plan *p, const char *text) {
+  json_writer w;
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  json_key(&w, "accepted"), json_bool(&w, p->accepted);
+  json_key(&w, "arm");
+  if (p->arm == TCMMA_ARM_NONE) json_null(&w);
+  else json_string(&w, tcmma_arm_marker(p->arm));
+  json_key(&w, "reason");
+  if (p->accepted) json_null(&w);
+  else json_string(&w, tcmma_decline_name(p->reason));
+  json_key(&w, "message"), json_string(&w, p->message);
+  json_key(&w, "ldmatrix"), json_begin_object(&w);
+  json_key(&w, "a"), json_bool(&w, p->a_ldmatrix);
+  json_key(&w, "b"), json_bool(&w, p->b_ldmatrix);
+  json_end_object(&w);
+  json_key(&w, "census");
+  tcmma_census c;
+  if (tcmma_plan_census(p, &c, NULL) == TCMMA_OK) {
+    json_begin_object(&w);
+    json_key(&w, "tile"), json_begin_array(&w);
+    json_int(&w, c.tile_m), json_int(&w, c.tile_n), json_int(&w, c.tile_k);
+    json_end_array(&w);
+    json_key(&w, "tiles"), json_begin_array(&w);
+    json_int(&w, c.mt), json_int(&w, c.nt), json_int(&w, c.kt);
+    json_end_array(&w);
+    json_key(&w, "a_ldmatrix"), json_bool(&w, c.a_ldmatrix);
+    json_key(&w, "b_ldmatrix"), json_bool(&w, c.b_ldmatrix);
+    json_key(&w, "reloads"), json_bool(&w, c.reloads);
+    json_key(&w, "a_loads_per_k"), json_int(&w, c.a_loads_per_k);
+    json_key(&w, "b_loads_per_k"), json_int(&w, c.b_loads_per_k);
+    json_key(&w, "a_vector"), json_bool(&w, c.a_vector);
+    json_key(&w, "b_vector"), json_bool(&w, c.b_vector);
+    json_key(&w, "mma_per_statement"), json_int(&w, c.mma_per_statement);
+    json_key(&w, "shared_bytes"), json_int(&w, (long long)c.shared_bytes);
+    json_end_object(&w);
+  } else {
+    json_null(&w);
+  }
+  json_key(&w, "text"), json_string(&w, text);
+  json_end_object(&w);
+  json_finish(&w);
+}
+
+int cmd_emit(int argc, char **argv) {
+  emit_args e;
+  memset(&e, 0, sizeof e);
+  int rc = parse(argc, argv, &e);
+  if (rc != 0) return rc < 0 ? CLI_OK : rc;
+  tcmma_plan plan;
+  tcmma_error err = {0};
+  tcmma_status st = tcmma_plan_call(&e.call, &plan, &err);
+  if (st == TCMMA_DECLINED) {
+    if (e.json) print_json(&plan, NULL);
+    fprintf(stderr, "tcmma emit: declined: %s\n", plan.message);
+    return CLI_DECLINED;
+  }
+  if (st != TCMMA_OK) return cli_usage("emit", "%s", err.message);
+  tcmma_buf out = {0};
+  st = render(&e, &plan, &out, &err);
+  if (st != TCMMA_OK) {
+    tcmma_buf_free(&out);
+    return st == TCMMA_INVALID ? cli_usage("emit", "%s", err.message)
+                               : cli_fail("emit", "%s", err.message);
+  }
+  if (e.json) print_json(&plan, tcmma_buf_str(&out));
+  else fputs(tcmma_buf_str(&out), stdout);
+  tcmma_buf_free(&out);
+  return CLI_OK;
+}
