@@ -14,5 +14,8 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
+#include "tcmma/arch.h"
+#include "tcmma/compile.h"
+#include "tcmma/ptx.h"
 
 #endif

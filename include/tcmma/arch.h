@@ -1,0 +1,77 @@
+/* Architecture options: which --gpu-architecture a source needs, from the
+ * markers it carries (tables/arms.def markers, tables/markers.def) and the
+ * target (floor or native). */
+#ifndef TCMMA_ARCH_H
+#define TCMMA_ARCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "tcmma/status.h"
+
+/* Which architecture a compile targets. CURRENT means the current setting
+ * (tcmma_target_current in compile.h). */
+typedef enum { TCMMA_TARGET_CURRENT = 0, TCMMA_TARGET_FLOOR, TCMMA_TARGET_NATIVE } tcmma_target;
+
+#define TCMMA_ARCH_MAX_ARCHS 64
+#define TCMMA_ARCH_MAX_MARKERS 32
+
+/* What an NVRTC can compile for. archs: its numeric archs ascending (75 80 ...),
+ * as nvrtcGetSupportedArchs lists them. family_f / specific_a: whether it
+ * accepts compute_<N>f / compute_<N>a for N (a callback so that it is asked
+ * only when a family marker needs it; NULL means "no"). */
+typedef struct {
+  int archs[TCMMA_ARCH_MAX_ARCHS];
+  size_t count;
+  bool (*accepts)(int arch, char suffix, void *ctx);
+  void *ctx;
+} tcmma_arch_support;
+
+/* One marker found in a source. */
+typedef struct {
+  char text[40]; /* as matched: "(mma-bf16)", "nvcuda::wmma", ... */
+  int floor;     /* its compute-capability floor */
+  bool family;   /* an arm that needs an a/f target on the floor's major */
+} tcmma_marker_hit;
+
+/* The decision for one source. */
+typedef struct {
+  char option[64];   /* "--gpu-architecture=compute_80", "" for none */
+  int arch;          /* 80, 120, ...; 0 without an option */
+  char suffix;       /* 0, 'a' or 'f' */
+  int floor;         /* highest marker floor; 0 when the source has no marker */
+  size_t n_markers;
+  tcmma_marker_hit markers[TCMMA_ARCH_MAX_MARKERS];
+  char note[256];    /* why the arch differs from what was asked ("" if not) */
+} tcmma_arch_options;
+
+/* Parses "floor" / "native" into *out; TCMMA_INVALID naming the value and
+ * both valid ones. */
+tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error *err);
+
+/* "floor", "native" or "current". */
+const char *tcmma_target_name(tcmma_target target);
+
+/* Scans source[0..len) for markers: each arm's "(marker)" and each row of
+ * tables/markers.def, matched exactly (not inside a longer identifier or
+ * marker). Fills hits (at most cap, each marker once, table order), returns
+ * how many were found; *floor gets the highest floor (0: none). */
+size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hits,
+                            size_t cap, int *floor);
+
+/* Decides the arch option for source at target (FLOOR or NATIVE) on a device
+ * of compute capability cc (0: unknown; NATIVE needs one) against support.
+ * Errors: TCMMA_FLOOR when the source's floor exceeds cc or cc is below the
+ * lowest supported arch; TCMMA_INVALID for a family source off its major or
+ * a bad target; TCMMA_UNAVAILABLE when support lacks the needed target. */
+tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_target target,
+                               const tcmma_arch_support *support, tcmma_arch_options *out,
+                               tcmma_error *err);
+
+/* tcmma_arch_decide against the loaded NVRTC (nvrtcGetSupportedArchs; a/f
+ * targets detected by trying them, see docs/nvrtc.md). target CURRENT reads
+ * the current setting. TCMMA_UNAVAILABLE when NVRTC cannot be loaded. */
+tcmma_status tcmma_gpu_arch_options(const char *source, size_t len, int min_cc,
+                                    tcmma_target target, tcmma_arch_options *out,
+                                    tcmma_error *err);
+
+#endif

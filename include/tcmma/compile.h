@@ -1,0 +1,131 @@
+/* Compiling CUDA source with NVRTC (loaded with dlopen on first use), through
+ * a memory + disk cache, at the current target, recording every program that
+ * is really compiled in the open target scopes. */
+#ifndef TCMMA_COMPILE_H
+#define TCMMA_COMPILE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "tcmma/arch.h"
+#include "tcmma/status.h"
+
+/* ---- NVRTC ------------------------------------------------------------- */
+
+/* Facts of the loaded NVRTC. */
+typedef struct {
+  int major, minor;          /* nvrtcVersion */
+  char library[512];         /* the path dlopen loaded */
+  char include_dir[512];     /* the toolkit's include/ (mma.h, cuda_bf16.h) */
+} tcmma_nvrtc_info;
+
+/* Loads NVRTC once per process: $TCMMA_NVRTC when set (only that), else
+ * $CUDA_HOME/lib64, the build's CUDA_HOME, /usr/local/cuda/lib64, then the
+ * sonames libnvrtc.so.13 and libnvrtc.so. Fills *info (may be NULL).
+ * TCMMA_UNAVAILABLE naming every path tried. */
+tcmma_status tcmma_nvrtc_load(tcmma_nvrtc_info *info, tcmma_error *err);
+
+/* What the loaded NVRTC compiles for (nvrtcGetSupportedArchs; a/f targets are
+ * detected by compiling an empty program for them, once each). */
+tcmma_status tcmma_nvrtc_support(tcmma_arch_support *out, tcmma_error *err);
+
+/* ---- programs ---------------------------------------------------------- */
+
+/* A compiled program (or, after a failed compile, its log and options). */
+typedef struct {
+  char *name;              /* program name given to NVRTC */
+  char **options;          /* the complete option list, as passed */
+  size_t n_options;
+  char *ptx;               /* NUL-terminated PTX; NULL after a failure */
+  size_t ptx_len;
+  unsigned char *cubin;    /* CUBIN when compiled for sm_XX, else NULL */
+  size_t cubin_len;
+  char *log;               /* NVRTC's full log ("" when empty) */
+  int nvrtc_major, nvrtc_minor;
+  char target_arch[24];    /* the PTX's .target arch ("sm_80"); "" when unknown */
+  bool cache_hit;          /* served from the memory or disk cache */
+} tcmma_program;
+
+/* What a compile asks for; zero-initialised means: the current target, no
+ * device cc, PTX only, default options. */
+typedef struct {
+  const char *name;        /* NULL: "tcmma.cu" */
+  tcmma_target target;     /* CURRENT: the current setting */
+  int cc;                  /* device cc (0: unknown; NATIVE needs one) */
+  bool sass;               /* compile for sm_XX: runs ptxas, yields a CUBIN */
+  bool fmad_false;         /* the contraction pin: --fmad=false */
+  bool debug;              /* -G (.target gains ", debug") */
+  const char *const *extra; /* more NVRTC options, appended as given */
+  size_t n_extra;
+} tcmma_compile_opts;
+
+/* Compiles source[0..len) through the cache: arch options from its markers
+ * (tcmma_gpu_arch_options), then -I<toolkit include>, the pins, extra. *out is
+ * filled on success and on TCMMA_COMPILE (log, options, NVRTC version);
+ * free it with tcmma_program_free. Errors: those of tcmma_gpu_arch_options,
+ * TCMMA_COMPILE (NVRTC or ptxas rejected it; message names the first log
+ * line), TCMMA_UNAVAILABLE, TCMMA_NO_MEMORY, TCMMA_INVALID. */
+tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
+                           tcmma_program *out, tcmma_error *err);
+
+/* Frees everything p owns and zeroes it; NULL is allowed. */
+void tcmma_program_free(tcmma_program *p);
+
+/* ---- the target setting and scopes ------------------------------------- */
+
+/* The current target: the innermost open scope's, else the one set with
+ * tcmma_target_set, else $TCMMA_PTX_TARGET (floor|native; unset or empty:
+ * floor). TCMMA_INVALID when the variable holds anything else. */
+tcmma_status tcmma_target_current(tcmma_target *out, tcmma_error *err);
+
+/* Sets the process-wide target (FLOOR, NATIVE, or CURRENT to go back to the
+ * environment variable). TCMMA_INVALID for other values. */
+tcmma_status tcmma_target_set(tcmma_target target, tcmma_error *err);
+
+/* One program compiled inside a scope. */
+typedef struct {
+  char *name;
+  char *options;           /* the option list, space-separated */
+  char *ptx;
+  char target_arch[24];    /* the PTX's .target arch; "" until the reader fills it */
+} tcmma_record;
+
+typedef struct {
+  tcmma_record *items;     /* oldest first */
+  size_t count;
+} tcmma_records;
+
+typedef struct tcmma_target_scope tcmma_target_scope;
+
+/* Opens a process-wide scope at target (FLOOR or NATIVE): until it ends it is
+ * the current target unless a newer scope is open. *out gets its handle.
+ * TCMMA_INVALID for other targets, TCMMA_NO_MEMORY. */
+tcmma_status tcmma_target_scope_begin(tcmma_target target, tcmma_target_scope **out, tcmma_error *err);
+
+/* Closes scope (any order; the innermost remaining scope's target is current
+ * again) and moves its records (every program compiled, not served from the
+ * cache, while it was open, oldest first) into *records (may be NULL). */
+void tcmma_target_scope_end(tcmma_target_scope *scope, tcmma_records *records);
+
+/* Runs fn(arg) inside a scope at target and returns fn's status; *records
+ * gets the programs compiled meanwhile. Errors of tcmma_target_scope_begin. */
+tcmma_status tcmma_with_target(tcmma_target target, tcmma_status (*fn)(void *arg), void *arg,
+                               tcmma_records *records, tcmma_error *err);
+
+/* Frees the records and zeroes r; NULL is allowed. */
+void tcmma_records_free(tcmma_records *r);
+
+/* ---- the cache --------------------------------------------------------- */
+
+/* The disk cache directory in use ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma,
+ * ~/.cache/tcmma) into buf; false when the disk cache is off (TCMMA_CACHE=0,
+ * no home, or degraded after a write failure). */
+bool tcmma_cache_dir(char *buf, size_t cap);
+
+/* The one warning the cache raised in this process (an unwritable directory:
+ * memory-only from then on), or NULL. The library never prints it. */
+const char *tcmma_cache_warning(void);
+
+/* Empties the in-memory cache (the disk cache is untouched). */
+void tcmma_cache_clear_memory(void);
+
+#endif

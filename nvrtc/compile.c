@@ -1,0 +1,137 @@
+/* tcmma_compile: arch options, the complete option list, the cache, NVRTC,
+ * and the records of the open scopes. */
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/tcmma.h"
+#include "tcmma/compile.h"
+#include "nvrtc/internal.h"
+#include "nvrtc/sha256.h"
+
+void tcmma_program_free(tcmma_program *p) {
+  if (!p) return;
+  for (size_t i = 0; i < p->n_options; i++) free(p->options[i]);
+  free(p->options), free(p->name), free(p->ptx), free(p->cubin), free(p->log);
+  memset(p, 0, sizeof *p);
+}
+
+/* Adds option text trimmed of surrounding blanks (normalisation: the same
+ * options always give the same key); blank options are dropped. */
+static bool add_option(tcmma_program *p, const char *text) {
+  while (*text == ' ' || *text == '\t' || *text == '\n') text++;
+  size_t n = strlen(text);
+  while (n && (text[n - 1] == ' ' || text[n - 1] == '\t' || text[n - 1] == '\n')) n--;
+  if (n == 0) return true;
+  char **grown = realloc(p->options, (p->n_options + 1) * sizeof *grown);
+  if (!grown) return false;
+  p->options = grown;
+  char *copy = malloc(n + 1);
+  if (!copy) return false;
+  memcpy(copy, text, n);
+  copy[n] = '\0';
+  p->options[p->n_options++] = copy;
+  return true;
+}
+
+static void hash_part(tcmma_sha256 *s, const void *data, size_t n) {
+  unsigned char len[8];
+  for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
+  tcmma_sha256_update(s, len, sizeof len);
+  tcmma_sha256_update(s, data, n);
+}
+
+/* Key: library version, NVRTC version, program name, every option, source;
+ * each part length-prefixed so no two different inputs concatenate alike. */
+static void cache_key(const tcmma_program *p, const char *source, size_t len,
+                      unsigned char key[32]) {
+  tcmma_sha256 s;
+  char versions[64];
+  int n = snprintf(versions, sizeof versions, "tcmma %s nvrtc %d.%d", TCMMA_VERSION,
+                   p->nvrtc_major, p->nvrtc_minor);
+  tcmma_sha256_init(&s);
+  hash_part(&s, versions, (size_t)n);
+  hash_part(&s, p->name, strlen(p->name));
+  for (size_t i = 0; i < p->n_options; i++) hash_part(&s, p->options[i], strlen(p->options[i]));
+  hash_part(&s, source, len);
+  tcmma_sha256_final(&s, key);
+}
+
+static tcmma_status build_options(const char *source, size_t len, const tcmma_compile_opts *o,
+                                  const tcmma_nvrtc_info *info, tcmma_program *p,
+                                  tcmma_error *err) {
+  tcmma_arch_options arch;
+  tcmma_status st = tcmma_gpu_arch_options(source, len, o->cc, o->target, &arch, err);
+  if (st != TCMMA_OK) return st;
+  char option[96];
+  if (o->sass) {
+    int a = arch.arch;
+    char suffix = arch.suffix;
+    if (a == 0) { /* no marker: NVRTC's lowest arch, its own default */
+      tcmma_arch_support support;
+      if ((st = tcmma_nvrtc_support(&support, err)) != TCMMA_OK) return st;
+      a = support.archs[0];
+      for (size_t i = 1; i < support.count; i++)
+        if (support.archs[i] < a) a = support.archs[i];
+    }
+    snprintf(option, sizeof option, "--gpu-architecture=sm_%d%s", a,
+             suffix == 'a' ? "a" : suffix == 'f' ? "f" : "");
+  } else {
+    snprintf(option, sizeof option, "%s", arch.option);
+  }
+  bool ok = add_option(p, option);
+  if (info->include_dir[0]) {
+    char inc[sizeof info->include_dir + 4];
+    snprintf(inc, sizeof inc, "-I%s", info->include_dir);
+    ok = ok && add_option(p, inc);
+  }
+  if (o->fmad_false) ok = ok && add_option(p, "--fmad=false");
+  if (o->debug) ok = ok && add_option(p, "-G");
+  for (size_t i = 0; i < o->n_extra; i++)
+    ok = ok && (o->extra[i] ? add_option(p, o->extra[i]) : true);
+  return ok ? TCMMA_OK : tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the option list");
+}
+
+tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
+                           tcmma_program *out, tcmma_error *err) {
+  if (!out) return tcmma_fail(err, TCMMA_INVALID, "no output program");
+  memset(out, 0, sizeof *out);
+  if (!source) return tcmma_fail(err, TCMMA_INVALID, "NULL source");
+  const char *nul = memchr(source, '\0', len);
+  if (nul)
+    return tcmma_fail(err, TCMMA_INVALID, "source has a NUL byte at offset %zu of %zu",
+                      (size_t)(nul - source), len);
+  tcmma_compile_opts none = {0};
+  const tcmma_compile_opts *o = opts ? opts : &none;
+  tcmma_nvrtc_info info;
+  tcmma_status st = tcmma_nvrtc_load(&info, err);
+  if (st != TCMMA_OK) return st;
+  out->nvrtc_major = info.major, out->nvrtc_minor = info.minor;
+  out->name = tcmma_strdup(o->name && *o->name ? o->name : "tcmma.cu");
+  out->log = tcmma_strdup("");
+  if (!out->name || !out->log) {
+    tcmma_program_free(out);
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
+  }
+  if ((st = build_options(source, len, o, &info, out, err)) != TCMMA_OK) {
+    if (st != TCMMA_COMPILE) tcmma_program_free(out);
+    return st;
+  }
+  unsigned char key[32];
+  cache_key(out, source, len, key);
+  if (tcmma_cache_lookup(key, out)) {
+    out->cache_hit = true;
+    return TCMMA_OK;
+  }
+  free(out->log);
+  out->log = NULL;
+  st = tcmma_nvrtc_compile_raw(source, len, out->name, (const char *const *)out->options,
+                               out->n_options, o->sass, out, err);
+  if (st != TCMMA_OK) {
+    if (st != TCMMA_COMPILE) tcmma_program_free(out);
+    return st;
+  }
+  tcmma_cache_store(key, out);
+  tcmma_target_scope_record(out);
+  return TCMMA_OK;
+}

@@ -1,0 +1,473 @@
+/* NVRTC compiles with the installed toolkit, the cache (memory and disk,
+ * across processes, damaged entries, an unwritable directory, concurrent
+ * writers) and the records of target scopes. */
+#include "util.h"
+#include <dirent.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "tcmma/tcmma.h"
+#include "nvrtc/sha256.h"
+
+/* m16n8k16 bf16 mma.sync (PTX ISA: needs sm_80), with no marker, so the arch
+ * comes only from what the test asks. @ is replaced to make distinct sources. */
+static const char mma_src[] =
+    "extern \"C\" __global__ void k@(const unsigned *a, const unsigned *b, float *d) {\n"
+    "  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
+    "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
+    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+    "    : \"+f\"(c0), \"+f\"(c1), \"+f\"(c2), \"+f\"(c3)\n"
+    "    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "  d[threadIdx.x] = c0 + c1 + c2 + c3;\n"
+    "}\n";
+
+static char cache_dir[256];
+
+static char *source(const char *tag) {
+  static char buf[sizeof mma_src + 64];
+  const char *at = strchr(mma_src, '@');
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - mma_src), mma_src, tag, at + 1);
+  return buf;
+}
+
+/* A fresh cache directory for each test; memory cache emptied too. */
+static int fresh_cache(void **state) {
+  (void)state;
+  static int n;
+  snprintf(cache_dir, sizeof cache_dir, "/tmp/tcmma-test-cache-%d-%d", (int)getpid(), n++);
+  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
+  unsetenv("TCMMA_CACHE");
+  unsetenv("TCMMA_PTX_TARGET");
+  tcmma_cache_clear_memory();
+  return 0;
+}
+
+static int remove_cache(void **state) {
+  (void)state;
+  char cmd[300];
+  snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
+  return system(cmd) == 0 ? 0 : -1;
+}
+
+static bool has_option(const tcmma_program *p, const char *want) {
+  for (size_t i = 0; i < p->n_options; i++)
+    if (strcmp(p->options[i], want) == 0) return true;
+  return false;
+}
+
+static tcmma_compile_opts native(int cc, bool sass) {
+  tcmma_compile_opts o = {.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = cc, .sass = sass};
+  return o;
+}
+
+static void test_sm80_compiles(void **state) {
+  (void)state;
+  const char *src = source("80");
+  tcmma_compile_opts o = native(80, true);
+  tcmma_program p;
+  tcmma_error err;
+  if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_non_null(p.ptx);
+  assert_int_equal(strlen(p.ptx), p.ptx_len);
+  assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  assert_non_null(strstr(p.ptx, ".target sm_80"));
+  assert_non_null(p.cubin);
+  assert_true(p.cubin_len > 4);
+  assert_memory_equal(p.cubin, "\177ELF", 4);
+  assert_true(has_option(&p, "--gpu-architecture=sm_80"));
+  tcmma_nvrtc_info info;
+  assert_int_equal(tcmma_nvrtc_load(&info, NULL), TCMMA_OK);
+  char inc[600];
+  snprintf(inc, sizeof inc, "-I%s", info.include_dir);
+  assert_true(has_option(&p, inc));
+  assert_int_equal(p.nvrtc_major, info.major);
+  assert_false(p.cache_hit);
+  tcmma_program_free(&p);
+  /* compute_80: PTX only, no CUBIN. */
+  o.sass = false;
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, NULL), TCMMA_OK);
+  assert_null(p.cubin);
+  assert_true(has_option(&p, "--gpu-architecture=compute_80"));
+  tcmma_program_free(&p);
+}
+
+static void test_sm75_rejected_by_ptxas(void **state) {
+  (void)state;
+  const char *src = source("75");
+  tcmma_compile_opts o = native(75, true);
+  tcmma_program p;
+  tcmma_error err;
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(err.message, "NVRTC"));
+  assert_non_null(p.log);
+  assert_non_null(strstr(p.log, "ptxas"));
+  assert_non_null(strstr(p.log, "requires .target sm_80"));
+  assert_true(has_option(&p, "--gpu-architecture=sm_75"));
+  assert_true(p.nvrtc_major >= 12);
+  assert_null(p.ptx);
+  tcmma_program_free(&p);
+  /* NVRTC's own front end errors come back the same way. */
+  const char *broken = "__global__ void k() { undeclared_thing(); }\n";
+  assert_int_equal(tcmma_compile(broken, strlen(broken), NULL, &p, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(p.log, "undeclared_thing"));
+  tcmma_program_free(&p);
+}
+
+static void test_pins_and_headers(void **state) {
+  (void)state;
+  /* The toolkit headers are reachable (NVRTC 13 has no built-in mma.h). */
+  const char *src = "#include <mma.h>\n#include <cuda_bf16.h>\n"
+                    "__global__ void k(float *x) { x[0] = x[1] * x[2] + x[3]; }\n";
+  tcmma_compile_opts o = {.fmad_false = true, .debug = true};
+  tcmma_program p;
+  tcmma_error err;
+  if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_true(has_option(&p, "--fmad=false"));
+  assert_true(has_option(&p, "-G"));
+  assert_non_null(strstr(p.ptx, ", debug"));
+  /* The markers (nvcuda::wmma via mma.h is not in the text; __nv_bfloat16
+   * is not either) leave the floor target without an arch option. */
+  for (size_t i = 0; i < p.n_options; i++)
+    assert_null(strstr(p.options[i], "--gpu-architecture"));
+  tcmma_program_free(&p);
+  assert_int_equal(tcmma_compile("a\0b", 3, NULL, &p, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_compile(NULL, 0, NULL, &p, &err), TCMMA_INVALID);
+}
+
+static void test_gpu_arch_options_real(void **state) {
+  (void)state;
+  tcmma_arch_support s;
+  assert_int_equal(tcmma_nvrtc_support(&s, NULL), TCMMA_OK);
+  int lowest = s.archs[0];
+  for (size_t i = 0; i < s.count; i++) lowest = s.archs[i] < lowest ? s.archs[i] : lowest;
+  tcmma_nvrtc_info info;
+  assert_int_equal(tcmma_nvrtc_load(&info, NULL), TCMMA_OK);
+  if (info.major == 13) assert_int_equal(lowest, 75); /* DESIGN §5, verified */
+  tcmma_arch_options o;
+  const char *src = "__half h;";
+  assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &o, NULL),
+                   TCMMA_OK);
+  char want[64];
+  snprintf(want, sizeof want, "--gpu-architecture=compute_%d", lowest > 53 ? lowest : 53);
+  assert_string_equal(o.option, want);
+  /* NVRTC 13 takes the family target compute_120f (DESIGN §5). */
+  src = "// (mma-mxfp8)";
+  assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &o, NULL),
+                   TCMMA_OK);
+  if (info.major == 13) assert_string_equal(o.option, "--gpu-architecture=compute_120f");
+  setenv("TCMMA_PTX_TARGET", "native", 1);
+  assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 121, TCMMA_TARGET_CURRENT, &o, NULL),
+                   TCMMA_OK);
+  assert_string_equal(o.option, "--gpu-architecture=compute_121a");
+  unsetenv("TCMMA_PTX_TARGET");
+}
+
+typedef struct {
+  const char *tag;
+  int cc;
+} job;
+
+static tcmma_status compile_job(void *arg) {
+  const job *j = arg;
+  for (; j->tag; j++) {
+    const char *src = source(j->tag);
+    tcmma_compile_opts o = {.name = j->tag, .cc = j->cc};
+    tcmma_program p;
+    tcmma_status st = tcmma_compile(src, strlen(src), &o, &p, NULL);
+    tcmma_program_free(&p);
+    if (st != TCMMA_OK) return st;
+  }
+  return TCMMA_OK;
+}
+
+typedef struct {
+  const job *before, *after;
+  tcmma_records inner;
+} nested_job;
+
+static tcmma_status nested(void *arg) {
+  nested_job *n = arg;
+  tcmma_status st = compile_job((void *)n->before);
+  if (st != TCMMA_OK) return st;
+  st = tcmma_with_target(TCMMA_TARGET_NATIVE, compile_job, (void *)n->after, &n->inner, NULL);
+  return st;
+}
+
+static void test_scope_records(void **state) {
+  (void)state;
+  /* "a" is compiled before any scope: inside, it is a cache hit and records
+   * nothing. "b" and "c" are compiled in the outer (floor) scope, "d" in the
+   * inner (native, cc 86) one, which the outer one sees as well. */
+  assert_int_equal(compile_job((job[]){{"a", 86}, {NULL, 0}}), TCMMA_OK);
+  nested_job n = {(job[]){{"b", 86}, {"a", 86}, {"c", 86}, {NULL, 0}},
+                  (job[]){{"d", 86}, {"b", 86}, {NULL, 0}}, {0}};
+  tcmma_records outer;
+  assert_int_equal(tcmma_with_target(TCMMA_TARGET_FLOOR, nested, &n, &outer, NULL), TCMMA_OK);
+  assert_int_equal(outer.count, 4);
+  assert_string_equal(outer.items[0].name, "b");
+  assert_string_equal(outer.items[1].name, "c");
+  assert_string_equal(outer.items[2].name, "d");
+  /* "b" again at native is a different program (other options). */
+  assert_string_equal(outer.items[3].name, "b");
+  assert_null(strstr(outer.items[0].options, "--gpu-architecture"));
+  assert_non_null(strstr(outer.items[2].options, "--gpu-architecture=compute_86"));
+  assert_non_null(strstr(outer.items[2].ptx, ".target sm_86"));
+  assert_int_equal(n.inner.count, 2);
+  assert_string_equal(n.inner.items[0].name, "d");
+  assert_string_equal(n.inner.items[1].name, "b");
+  assert_string_equal(n.inner.items[0].options, outer.items[2].options);
+  tcmma_records_free(&outer);
+  tcmma_records_free(&n.inner);
+  /* Everything again: all cache hits, nothing recorded. */
+  n.inner = (tcmma_records){0};
+  assert_int_equal(tcmma_with_target(TCMMA_TARGET_FLOOR, nested, &n, &outer, NULL), TCMMA_OK);
+  assert_int_equal(outer.count, 0);
+  assert_int_equal(n.inner.count, 0);
+  tcmma_records_free(&n.inner);
+}
+
+/* The single entry file in cache_dir, or "" (fails when there are several). */
+static void entry_file(char *path, size_t cap, int *count) {
+  DIR *d = opendir(cache_dir);
+  *count = 0;
+  path[0] = '\0';
+  if (!d) return;
+  for (struct dirent *e; (e = readdir(d));) {
+    if (e->d_name[0] == '.') continue;
+    (*count)++;
+    snprintf(path, cap, "%s/%s", cache_dir, e->d_name);
+  }
+  closedir(d);
+}
+
+static tcmma_program compile_floor(const char *tag, tcmma_status want) {
+  const char *src = source(tag);
+  tcmma_compile_opts o = {.name = "t.cu"};
+  tcmma_program p;
+  tcmma_error err = {0};
+  tcmma_status st = tcmma_compile(src, strlen(src), &o, &p, &err);
+  if (st != want) fail_msg("compile %s: %s (%s)", tag, tcmma_status_name(st), err.message);
+  return p;
+}
+
+static void test_disk_cache_entry(void **state) {
+  (void)state;
+  tcmma_program first = compile_floor("disk", TCMMA_OK);
+  assert_false(first.cache_hit);
+  char path[512];
+  int count;
+  entry_file(path, sizeof path, &count);
+  assert_int_equal(count, 1);
+  /* The entry is named by the key: 64 hex digits. */
+  const char *base = strrchr(path, '/') + 1;
+  assert_int_equal(strspn(base, "0123456789abcdef"), 64);
+  /* Served from disk once memory is empty. */
+  tcmma_cache_clear_memory();
+  tcmma_program again = compile_floor("disk", TCMMA_OK);
+  assert_true(again.cache_hit);
+  assert_string_equal(again.ptx, first.ptx);
+  tcmma_program_free(&again);
+  /* A flipped byte in the PTX: a miss, and the right program compiled. */
+  size_t len;
+  char *bytes = read_file(path, &len);
+  assert_non_null(bytes);
+  bytes[len - 10] ^= 0x20;
+  FILE *f = fopen(path, "wb");
+  fwrite(bytes, 1, len, f);
+  fclose(f);
+  tcmma_cache_clear_memory();
+  again = compile_floor("disk", TCMMA_OK);
+  assert_false(again.cache_hit);
+  assert_string_equal(again.ptx, first.ptx);
+  tcmma_program_free(&again);
+  /* The recompile rewrote the entry whole; now truncate it. */
+  free(bytes);
+  bytes = read_file(path, &len);
+  assert_int_equal(truncate(path, (off_t)(len / 2)), 0);
+  tcmma_cache_clear_memory();
+  again = compile_floor("disk", TCMMA_OK);
+  assert_false(again.cache_hit);
+  tcmma_program_free(&again);
+  /* Garbage of the right name, and a directory where the file should be. */
+  f = fopen(path, "wb");
+  fputs("not a cache entry", f);
+  fclose(f);
+  tcmma_cache_clear_memory();
+  again = compile_floor("disk", TCMMA_OK);
+  assert_false(again.cache_hit);
+  assert_string_equal(again.ptx, first.ptx);
+  tcmma_program_free(&again);
+  free(bytes);
+  tcmma_program_free(&first);
+}
+
+static void test_cache_off(void **state) {
+  (void)state;
+  setenv("TCMMA_CACHE", "0", 1);
+  char dir[512];
+  assert_false(tcmma_cache_dir(dir, sizeof dir));
+  tcmma_program p = compile_floor("off", TCMMA_OK);
+  tcmma_program_free(&p);
+  int count;
+  entry_file(dir, sizeof dir, &count);
+  assert_int_equal(count, 0);
+  p = compile_floor("off", TCMMA_OK); /* memory still serves it */
+  assert_true(p.cache_hit);
+  tcmma_program_free(&p);
+  unsetenv("TCMMA_CACHE");
+  unsetenv("TCMMA_CACHE_DIR");
+  setenv("XDG_CACHE_HOME", "/tmp/xdg-somewhere", 1);
+  assert_true(tcmma_cache_dir(dir, sizeof dir));
+  assert_string_equal(dir, "/tmp/xdg-somewhere/tcmma");
+  unsetenv("XDG_CACHE_HOME");
+  char *home = getenv("HOME") ? strdup(getenv("HOME")) : NULL;
+  setenv("HOME", "/home/someone", 1);
+  assert_true(tcmma_cache_dir(dir, sizeof dir));
+  assert_string_equal(dir, "/home/someone/.cache/tcmma");
+  if (home) setenv("HOME", home, 1);
+  else unsetenv("HOME");
+  free(home);
+}
+
+static void test_unwritable_dir(void **state) {
+  (void)state;
+  /* A path under a regular file cannot be created, even by root. */
+  char file[300];
+  snprintf(file, sizeof file, "%s-file", cache_dir);
+  FILE *f = fopen(file, "w");
+  assert_non_null(f);
+  fclose(f);
+  char dir[400];
+  snprintf(dir, sizeof dir, "%s/sub", file);
+  setenv("TCMMA_CACHE_DIR", dir, 1);
+  assert_null(tcmma_cache_warning());
+  tcmma_program p = compile_floor("ro1", TCMMA_OK);
+  assert_false(p.cache_hit);
+  tcmma_program_free(&p);
+  const char *w = tcmma_cache_warning();
+  assert_non_null(w);
+  assert_non_null(strstr(w, dir));
+  assert_non_null(strstr(w, "memory only"));
+  char buf[512];
+  assert_false(tcmma_cache_dir(buf, sizeof buf)); /* degraded */
+  p = compile_floor("ro2", TCMMA_OK);
+  tcmma_program_free(&p);
+  assert_ptr_equal(tcmma_cache_warning(), w); /* one warning, not two */
+  p = compile_floor("ro1", TCMMA_OK);
+  assert_true(p.cache_hit);
+  tcmma_program_free(&p);
+  unlink(file);
+}
+
+static void test_two_writers_one_key(void **state) {
+  (void)state;
+  pid_t kids[2];
+  for (int i = 0; i < 2; i++) {
+    kids[i] = fork();
+    if (kids[i] == 0) {
+      tcmma_cache_clear_memory();
+      const char *src = source("race");
+      tcmma_compile_opts o = {.name = "t.cu"};
+      tcmma_program p;
+      _exit(tcmma_compile(src, strlen(src), &o, &p, NULL) == TCMMA_OK && !p.cache_hit ? 0 : 1);
+    }
+  }
+  int hits_allowed = 0;
+  for (int i = 0; i < 2; i++) {
+    int status = 0;
+    assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
+    assert_true(WIFEXITED(status));
+    hits_allowed += WEXITSTATUS(status); /* the later child may have hit */
+  }
+  assert_true(hits_allowed <= 1);
+  char path[512];
+  int count;
+  entry_file(path, sizeof path, &count);
+  assert_int_equal(count, 1); /* one entry, no temporary files left */
+  assert_null(strstr(path, ".tmp"));
+  tcmma_program p = compile_floor("race", TCMMA_OK);
+  assert_true(p.cache_hit);
+  tcmma_program_free(&p);
+}
+
+static void test_hit_across_processes_cli(void **state) {
+  (void)state;
+  char src_path_buf[300], out[300];
+  snprintf(src_path_buf, sizeof src_path_buf, "%s-src.cu", cache_dir);
+  snprintf(out, sizeof out, "%s-out.ptx", cache_dir);
+  FILE *f = fopen(src_path_buf, "w");
+  fputs(source("cli"), f);
+  fclose(f);
+  const char *argv[] = {"compile", src_path_buf, "-o", out, "--json", NULL};
+  cli_result r1 = run_cli(argv, NULL);
+  assert_int_equal(r1.exit_code, 0);
+  assert_non_null(strstr(r1.out, "\"cache_hit\": false"));
+  cli_result r2 = run_cli(argv, NULL);
+  assert_int_equal(r2.exit_code, 0);
+  assert_non_null(strstr(r2.out, "\"cache_hit\": true"));
+  char *ptx = read_file(out, NULL);
+  assert_non_null(ptx);
+  assert_non_null(strstr(ptx, "mma.sync.aligned.m16n8k16"));
+  free(ptx);
+  cli_result_free(&r1), cli_result_free(&r2);
+  unlink(src_path_buf), unlink(out);
+}
+
+static void test_nvrtc_missing_cli(void **state) {
+  (void)state;
+  setenv("TCMMA_NVRTC", "/nonexistent/libnvrtc.so", 1);
+  const char *argv[] = {"compile", "-", NULL};
+  cli_result r = run_cli(argv, "__global__ void k() {}\n");
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "cannot load NVRTC"));
+  assert_non_null(strstr(r.err, "/nonexistent/libnvrtc.so"));
+  cli_result_free(&r);
+  const char *argv2[] = {"options", "-", NULL};
+  r = run_cli(argv2, "// (mma-bf16)\n");
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "cannot load NVRTC"));
+  cli_result_free(&r);
+  unsetenv("TCMMA_NVRTC");
+}
+
+static void test_sha256_vectors(void **state) {
+  (void)state;
+  /* FIPS 180-2 appendix B.1 and B.2. */
+  static const struct { const char *in, *hex; } v[] = {
+      {"abc", "ba7816bf8f01cfea414140de5dae2223b00361a396177a9cb410ff61f20015ad"},
+      {"abcdbcdecdefdefgefghfghighijhijkijkljklmklmnlmnomnopnopq",
+       "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    tcmma_sha256 s;
+    unsigned char d[32];
+    char hex[65];
+    tcmma_sha256_init(&s);
+    tcmma_sha256_update(&s, v[i].in, strlen(v[i].in));
+    tcmma_sha256_final(&s, d);
+    tcmma_sha256_hex(d, hex);
+    assert_string_equal(hex, v[i].hex);
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(test_sha256_vectors),
+      cmocka_unit_test_setup_teardown(test_sm80_compiles, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_sm75_rejected_by_ptxas, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_pins_and_headers, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_gpu_arch_options_real, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_scope_records, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_disk_cache_entry, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_two_writers_one_key, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_hit_across_processes_cli, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_nvrtc_missing_cli, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
+      /* Last: it leaves this process's cache degraded by design. */
+      cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

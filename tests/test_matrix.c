@@ -1,0 +1,160 @@
+/* The arm matrix itself (tools/verify_matrix.c): size, coverage of arms and
+ * decline reasons, unique names, and that every case is well formed for its
+ * expectation (tiles from the arm table, layout rules from DESIGN §4). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+#include "tools/verify_matrix.c"
+
+static size_t count_accepted(const tcmma_case *cs, size_t n) {
+  size_t k = 0;
+  for (size_t i = 0; i < n; i++) k += cs[i].expect == TCMMA_DECLINE_NONE;
+  return k;
+}
+
+static void at_least_200_accepted(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  assert_true(n < MAX_CASES); /* nothing was dropped */
+  size_t acc = count_accepted(cs, n);
+  if (acc < 200) fail_msg("only %zu accepted cases", acc);
+  assert_true(n > acc);
+}
+
+static void every_arm_but_mxfp8(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+      k += cs[i].expect == TCMMA_DECLINE_NONE && cs[i].expect_arm == (tcmma_arm)a;
+    if (a == TCMMA_ARM_MMA_MXFP8) assert_int_equal(k, 0);
+    else if (k < 10) fail_msg("arm %s has %zu accepted cases", tcmma_arm_marker((tcmma_arm)a), k);
+  }
+}
+
+/* Every arm in every scope it can render (a statement never has a converted
+ * destination), with outer reductions 1 and 3, each extent and orientation. */
+static void every_arm_in_every_scope(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
+    if (a == TCMMA_ARM_MMA_MXFP8) continue;
+    const tcmma_arm_info *info = tcmma_arm_get((tcmma_arm)a);
+    bool seen_stmt = false, seen_r1 = false, seen_r3 = false, seen_multi = false;
+    int orient = 0;
+    for (size_t i = 0; i < n; i++) {
+      const tcmma_case *c = &cs[i];
+      if (c->expect != TCMMA_DECLINE_NONE || c->expect_arm != (tcmma_arm)a) continue;
+      if (c->call.scope == TCMMA_SCOPE_STATEMENT) seen_stmt = true;
+      else if (c->outer == 1) seen_r1 = true;
+      else if (c->outer == 3) seen_r3 = true;
+      if (c->call.m > info->m && c->call.n > info->n && c->call.k > info->k) seen_multi = true;
+      orient |= 1 << (c->call.a.transposed * 2 + c->call.b.transposed);
+    }
+    assert_true(seen_stmt != info->converted_dest);
+    assert_true(seen_r1 && seen_r3 && seen_multi);
+    assert_int_equal(orient, 15);
+  }
+}
+
+static void every_decline_reason(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (int d = 1; d < TCMMA_DECLINE_COUNT; d++) {
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) k += cs[i].expect == (tcmma_decline)d;
+    if (k == 0) fail_msg("no case declines with %s", decline_label((tcmma_decline)d));
+  }
+}
+
+static int by_name(const void *x, const void *y) {
+  return strcmp(*(const char *const *)x, *(const char *const *)y);
+}
+
+static void names_unique_and_readable(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  const char **names = malloc(n * sizeof *names);
+  assert_non_null(names);
+  for (size_t i = 0; i < n; i++) {
+    names[i] = cs[i].name;
+    assert_true(strlen(cs[i].name) > 10 && strlen(cs[i].name) < sizeof cs[i].name - 1);
+    for (const char *p = cs[i].name; *p; p++) assert_true(*p > ' ' && *p < 127 && *p != '"');
+    /* an accepted case's name starts with its arm, a declined one's with the reason */
+    char head[64];
+    if (cs[i].expect == TCMMA_DECLINE_NONE)
+      snprintf(head, sizeof head, "%s/", tcmma_arm_marker(cs[i].expect_arm));
+    else snprintf(head, sizeof head, "decline-%s/", decline_label(cs[i].expect));
+    assert_true(strncmp(cs[i].name, head, strlen(head)) == 0);
+  }
+  qsort(names, n, sizeof *names, by_name);
+  for (size_t i = 1; i < n; i++)
+    if (strcmp(names[i - 1], names[i]) == 0) fail_msg("duplicate case name %s", names[i]);
+  free(names);
+}
+
+/* The length of a stored row of operand o over the whole outer reduction. */
+static long row_length(const tcmma_case *c, char op) {
+  long kk = (long)c->outer * c->call.k;
+  if (op == 'a') return c->call.a.transposed ? c->call.m : kk;
+  if (op == 'b') return c->call.b.transposed ? kk : c->call.n;
+  return c->call.n;
+}
+
+/* Accepted cases obey the rules they are expected to pass: extents are
+ * multiples of the arm's tile, the device meets the arm's floor, swizzled
+ * operands are shared with rows a multiple of 128 bytes, wmma operands have
+ * rows a multiple of 32 bytes and nothing swizzled, no thread space. */
+static void accepted_cases_are_well_formed(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (size_t i = 0; i < n; i++) {
+    const tcmma_case *c = &cs[i];
+    if (c->expect != TCMMA_DECLINE_NONE) continue;
+    const tcmma_arm_info *info = tcmma_arm_get(c->expect_arm);
+    assert_non_null(info);
+    assert_true(c->call.m > 0 && c->call.m % info->m == 0);
+    assert_true(c->call.n > 0 && c->call.n % info->n == 0);
+    assert_true(c->call.k > 0 && c->call.k % info->k == 0);
+    assert_true(c->call.cc == 0 || c->call.cc >= info->floor);
+    assert_true(c->outer >= 1);
+    assert_true(c->call.scope == TCMMA_SCOPE_FRAGMENT || c->outer == 1);
+    assert_true(!info->converted_dest || c->call.scope == TCMMA_SCOPE_FRAGMENT);
+    const tcmma_operand_desc *ops[3] = {&c->call.a, &c->call.b, &c->call.d};
+    const char names[3] = {'a', 'b', 'd'};
+    for (int j = 0; j < 3; j++) {
+      const tcmma_operand_desc *o = ops[j];
+      long eb = tcmma_prec_bytes(o->prec), ld = o->ld ? o->ld : row_length(c, names[j]);
+      assert_true(o->space != TCMMA_SPACE_THREAD);
+      if (o->ld && o->space == TCMMA_SPACE_GLOBAL && c->call.scope == TCMMA_SCOPE_STATEMENT)
+        fail_msg("%s: a statement's global operand is dense (ld 0)", c->name);
+      assert_true(ld >= row_length(c, names[j]));
+      if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
+        assert_int_equal(o->space, TCMMA_SPACE_SHARED);
+        assert_int_equal(ld * eb % 128, 0);
+        assert_int_equal(info->form, TCMMA_FORM_PTX);
+      }
+      if (info->form == TCMMA_FORM_WMMA) assert_int_equal(ld * eb % 32, 0);
+    }
+  }
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(at_least_200_accepted),
+      cmocka_unit_test(every_arm_but_mxfp8),
+      cmocka_unit_test(every_arm_in_every_scope),
+      cmocka_unit_test(every_decline_reason),
+      cmocka_unit_test(names_unique_and_readable),
+      cmocka_unit_test(accepted_cases_are_well_formed),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

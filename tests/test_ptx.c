@@ -1,0 +1,589 @@
+/* The PTX reader: hand-written awkward PTX, broken input, the feature table
+ * against DESIGN §6, and real nvcc output (independent line-based count). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+#include "tcmma/tcmma.h"
+
+static size_t op_count(const tcmma_ptx_info *info, const char *opcode) {
+  for (size_t i = 0; i < info->census_count; i++)
+    if (strcmp(info->census[i].opcode, opcode) == 0) return info->census[i].count;
+  return 0;
+}
+
+static tcmma_status parse_str(const char *text, tcmma_ptx_info *info, tcmma_error *err) {
+  return tcmma_ptx_parse(text, strlen(text), info, err);
+}
+
+/* ---- hand-written PTX ---- */
+
+static void awkward_fixture(void **state) {
+  (void)state;
+  size_t len;
+  char *text = read_file(src_path("tests/data/awkward.ptx"), &len);
+  assert_non_null(text);
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_parse(text, len, &info, &err), TCMMA_OK);
+  assert_int_equal(info.version_major, 8);
+  assert_int_equal(info.version_minor, 7);
+  assert_string_equal(info.target, "sm_90a");
+  assert_int_equal(info.target_sm, 90);
+  assert_int_equal(info.target_suffix, 'a');
+  assert_int_equal(info.modifier_count, 1);
+  assert_string_equal(info.modifiers[0], "texmode_independent");
+  assert_int_equal(info.address_size, 64);
+  assert_int_equal(info.entry_count, 2);
+  assert_string_equal(info.entries[0], "first");
+  assert_string_equal(info.entries[1], "second");
+  /* counted by reading the file: 2 mov, setp, bra, add, mma, ldmatrix, ret,
+   * wgmma, ret; nothing from comments, initializers, labels or prototypes */
+  assert_int_equal(op_count(&info, "mov.u32"), 2);
+  assert_int_equal(op_count(&info, "setp.lt.u32"), 1);
+  assert_int_equal(op_count(&info, "bra"), 1);
+  assert_int_equal(op_count(&info, "add.s32"), 1);
+  assert_int_equal(op_count(&info, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 1);
+  assert_int_equal(op_count(&info, "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16"), 1);
+  assert_int_equal(op_count(&info, "ret"), 2);
+  assert_int_equal(op_count(&info, "wgmma.fence.sync.aligned"), 1);
+  assert_int_equal(info.census_count, 8);
+  assert_int_equal(info.instruction_count, 10);
+  for (size_t i = 1; i < info.census_count; i++)
+    assert_true(strcmp(info.census[i - 1].opcode, info.census[i].opcode) < 0);
+  /* wgmma: sm_90a only (DESIGN §6) */
+  assert_int_equal(info.required_sm, 90);
+  assert_int_equal(info.required_suffix, TCMMA_PTX_SUFFIX_A);
+  assert_string_equal(info.required_by, "wgmma.fence.sync.aligned");
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_OK);
+  assert_int_equal(tcmma_ptx_count(&info, "mma"), 1);
+  assert_int_equal(tcmma_ptx_count(&info, "mov"), 2);
+  assert_int_equal(tcmma_ptx_count(&info, "mo"), 0); /* whole parts only */
+  tcmma_ptx_info_free(&info);
+  free(text);
+}
+
+static void comments_inside_lines(void **state) {
+  (void)state;
+  const char *ptx =
+      "/*x*/.version/*y*/7.0/*z*/\n"
+      ".target/**/sm_80/**/,/**/debug // .target sm_90\n"
+      "// .entry not_me\n"
+      ".entry /* name: */ k ( ) { /* } */ add.s32 /* ; */ %r1, %r2, 1; // ret;\n"
+      "/* mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {}; */ }\n";
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_int_equal(info.version_major, 7);
+  assert_string_equal(info.target, "sm_80");
+  assert_int_equal(info.modifier_count, 1);
+  assert_string_equal(info.modifiers[0], "debug");
+  assert_int_equal(info.address_size, 0);
+  assert_int_equal(info.entry_count, 1);
+  assert_string_equal(info.entries[0], "k");
+  assert_int_equal(info.instruction_count, 1);
+  assert_int_equal(op_count(&info, "add.s32"), 1);
+  assert_int_equal(info.required_sm, 0);
+  assert_null(info.required_by);
+  tcmma_ptx_info_free(&info);
+}
+
+static void strings_and_line_directives(void **state) {
+  (void)state;
+  /* .loc/.file/.maxnreg end at the line's end, without ';' (as nvcc -G writes) */
+  const char *ptx =
+      ".version 8.0\n.target sm_75\n.address_size 32\n"
+      ".file 1 \"/tmp/a;b{c}.cu\"\n"
+      ".visible .entry k()\n.maxnreg 32\n{\n"
+      ".loc 1 5 3\n"
+      "mov.u32 %r1, 0;\n"
+      ".loc 1 6 3\n"
+      "cp.async.ca.shared.global [%r1], [%rd1], 4;\n"
+      ".pragma \"nounroll;\";\n"
+      "ret;\n}\n";
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_int_equal(info.address_size, 32);
+  assert_int_equal(info.instruction_count, 3);
+  assert_int_equal(op_count(&info, "cp.async.ca.shared.global"), 1);
+  /* cp.async needs sm_80: the module's sm_75 target cannot hold it */
+  assert_int_equal(info.required_sm, 80);
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_FLOOR);
+  assert_non_null(strstr(err.message, "sm_75"));
+  assert_non_null(strstr(err.message, "cp.async.ca.shared.global"));
+  assert_non_null(strstr(err.message, "sm_80"));
+  tcmma_ptx_info_free(&info);
+}
+
+static void huge_line(void **state) {
+  (void)state;
+  enum { N = 100000 };
+  const char *head = ".version 7.0\n.target sm_80\n.entry k() {";
+  const char *ins = " add.s32 %r1, %r1, 1; /* c */";
+  size_t cap = strlen(head) + N * strlen(ins) + 8;
+  char *ptx = malloc(cap);
+  assert_non_null(ptx);
+  char *p = ptx + sprintf(ptx, "%s", head);
+  for (int i = 0; i < N; i++) p += sprintf(p, "%s", ins);
+  sprintf(p, " }");
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_int_equal(op_count(&info, "add.s32"), N);
+  assert_int_equal(info.census_count, 1);
+  tcmma_ptx_info_free(&info);
+  free(ptx);
+}
+
+static void many_distinct_opcodes(void **state) {
+  (void)state;
+  /* 5000 distinct opcodes, opcode i written (i % 7) + 1 times: the hash grows */
+  enum { N = 5000 };
+  size_t cap = 64 + (size_t)N * 7 * 32;
+  char *ptx = malloc(cap);
+  assert_non_null(ptx);
+  char *p = ptx + sprintf(ptx, ".version 7.0\n.target sm_80\n");
+  size_t total = 0;
+  for (int i = 0; i < N; i++)
+    for (int j = 0; j <= i % 7; j++, total++) p += sprintf(p, "op%d.x;\n", i);
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_int_equal(info.census_count, N);
+  assert_int_equal(info.instruction_count, total);
+  assert_int_equal(op_count(&info, "op4999.x"), 4999 % 7 + 1);
+  assert_int_equal(op_count(&info, "op13.x"), 13 % 7 + 1);
+  tcmma_ptx_info_free(&info);
+  free(ptx);
+}
+
+/* ---- input that is not (complete) PTX ---- */
+
+static void expect_parse_error(const char *text, size_t len, const char *needle) {
+  tcmma_ptx_info info;
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  tcmma_status s = tcmma_ptx_parse(text, len, &info, &err);
+  if (s != TCMMA_PARSE || !strstr(err.message, needle))
+    fail_msg("expected parse error with '%s', got %s: %s", needle, tcmma_status_name(s),
+             err.message);
+  assert_int_equal(err.status, TCMMA_PARSE);
+  tcmma_ptx_info_free(&info);
+}
+
+static void not_ptx(void **state) {
+  (void)state;
+  expect_parse_error("", 0, "empty input");
+  expect_parse_error(" \n\t\n", 4, "empty input");
+  const char *text = "The quick brown fox jumps over the lazy dog.\nIt is not PTX.\n";
+  expect_parse_error(text, strlen(text), "no .version or .target");
+  text = ".version 8.0\n.address_size 64\n.entry k() { ret; }\n";
+  expect_parse_error(text, strlen(text), "no .target");
+  text = ".target sm_80\n.entry k() { ret; }\n";
+  expect_parse_error(text, strlen(text), "no .version");
+  text = "// .version 8.0\n/* .target sm_80 */\n";
+  expect_parse_error(text, strlen(text), "no .version or .target");
+  text = ".version eight\n.target sm_80\n";
+  expect_parse_error(text, strlen(text), ".version at line 1");
+  text = ".version 8.0\n.target sm_80\n.target sm_90\n";
+  expect_parse_error(text, strlen(text), "second .target at line 3");
+  text = ".version 8.0\n.target\n";
+  expect_parse_error(text, strlen(text), "malformed .target at line 2");
+  text = ".version 8.0\n.target sm_80\n}\n";
+  expect_parse_error(text, strlen(text), "unbalanced '}' at line 3");
+}
+
+static void binary_garbage(void **state) {
+  (void)state;
+  unsigned char bytes[4096];
+  unsigned x = 12345;
+  for (size_t i = 0; i < sizeof bytes; i++) bytes[i] = (unsigned char)((x = x * 1103515245u + 12345u) >> 16);
+  expect_parse_error((const char *)bytes, sizeof bytes, "not PTX text");
+  const char with_nul[] = ".version 8.0\n.target sm_80\0\n";
+  expect_parse_error(with_nul, sizeof with_nul - 1, "control byte 0x00 at offset 26");
+}
+
+static void truncated(void **state) {
+  (void)state;
+  size_t len;
+  char *text = read_file(src_path("tests/data/awkward.ptx"), &len);
+  assert_non_null(text);
+  /* every cut inside the first entry's body leaves something open */
+  const char *body = strstr(text, "\t.reg .pred");
+  const char *end = strstr(text, "\n}\n");
+  assert_non_null(body);
+  assert_non_null(end);
+  for (size_t cut = (size_t)(body - text); cut < (size_t)(end - text); cut += 7) {
+    tcmma_ptx_info info;
+    tcmma_error err;
+    tcmma_status s = tcmma_ptx_parse(text, cut, &info, &err);
+    if (s != TCMMA_PARSE || !strstr(err.message, "truncated"))
+      fail_msg("cut at %zu: %s: %s", cut, tcmma_status_name(s), err.message);
+    tcmma_ptx_info_free(&info);
+  }
+  free(text);
+  const char *t = ".version 8.0\n.target sm_80\n.entry k() { ret; /* open";
+  expect_parse_error(t, strlen(t), "a /* comment at line 3");
+  t = ".version 8.0\n.target sm_80\n.pragma \"open;\n";
+  expect_parse_error(t, strlen(t), "a string at line 3");
+  t = ".version 8.0\n.target sm_80\n.entry k() {\n{ ret; }\n";
+  expect_parse_error(t, strlen(t), "1 block(s) still open");
+  t = ".version 8.0\n.target sm_80\n.entry k() { mov.u32 %r1,";
+  expect_parse_error(t, strlen(t), "instruction without its ';' at line 3");
+}
+
+static void null_arguments(void **state) {
+  (void)state;
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_parse(NULL, 5, &info, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_ptx_parse("x", 1, NULL, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_ptx_parse(NULL, 0, &info, NULL), TCMMA_PARSE);
+  tcmma_ptx_info_free(&info);
+  tcmma_ptx_info_free(NULL);
+  assert_null(tcmma_ptx_feature_for(NULL));
+  assert_int_equal(tcmma_ptx_count(NULL, "mma"), 0);
+  assert_int_equal(tcmma_ptx_check_target(NULL, &err), TCMMA_INVALID);
+}
+
+/* ---- the feature table against DESIGN §6 ---- */
+
+/* DESIGN §6, one line per instruction written out in full; suffix as the
+ * table's text ("", "a", "a|f"); ptx as major*10+minor. */
+static const struct {
+  const char *opcode;
+  int sm;
+  const char *suffix;
+  int ptx;
+} design[] = {
+    {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 80, "", 70},
+    {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", 75, "", 65},
+    {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 89, "", 84},
+    {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", 89, "", 84},
+    {"mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", 89, "", 84},
+    {"mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 89, "", 84},
+    {"mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", 89, "", 87},
+    {"mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", 89, "", 87},
+    {"mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32", 89, "", 87},
+    {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 80, "", 70},
+    {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", 80, "", 70},
+    {"mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e4m3.e4m3.f32.ue8m0",
+     120, "a|f", 87},
+    {"ldmatrix.sync.aligned.m8n8.x1.shared.b16", 75, "", 65},
+    {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", 75, "", 65},
+    {"ldmatrix.sync.aligned.m8n8.x4.shared.b16", 75, "", 65},
+    {"stmatrix.sync.aligned.m8n8.x4.shared.b16", 90, "", 78},
+    {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16", 70, "", 60},
+    {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32", 70, "", 60},
+    {"wmma.load.a.sync.aligned.row.m16n16k16.global.s8", 72, "", 63},
+    {"wmma.load.a.sync.aligned.row.m16n16k16.global.bf16", 80, "", 70},
+    {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f32", 80, "", 70},
+    {"wmma.load.a.sync.aligned.row.m16n16k8.global.tf32", 80, "", 70},
+    {"wmma.load.a.sync.aligned.row.m8n8k4.global.f64", 80, "", 70},
+    {"cp.async.cg.shared.global", 80, "", 70},
+    {"cp.async.ca.shared.global", 80, "", 70},
+    {"cp.async.commit_group", 80, "", 70},
+    {"cp.async.wait_group", 80, "", 70},
+    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", 90, "a", 80},
+    {"wgmma.fence.sync.aligned", 90, "a", 80},
+    /* verified here with ptxas 13.0 beyond §6 (see tables/ptx_features.def) */
+    {"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f32", 89, "", 87},
+    {"cp.async.bulk.commit_group", 90, "", 80},
+};
+
+static void table_matches_design(void **state) {
+  (void)state;
+  for (size_t i = 0; i < sizeof design / sizeof design[0]; i++) {
+    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(design[i].opcode);
+    if (!f) fail_msg("%s: no row", design[i].opcode);
+    if (f->min_sm != design[i].sm || strcmp(tcmma_ptx_suffix_text(f->suffix), design[i].suffix) ||
+        f->min_ptx != design[i].ptx)
+      fail_msg("%s: row %s says sm_%d%s PTX %d, DESIGN says sm_%d%s PTX %d", design[i].opcode, f->id,
+               f->min_sm, tcmma_ptx_suffix_text(f->suffix), f->min_ptx, design[i].sm,
+               design[i].suffix, design[i].ptx);
+  }
+}
+
+static void matching_rule(void **state) {
+  (void)state;
+  /* whole parts: bf16 is not f16, cp.asyncx is not cp.async */
+  assert_null(tcmma_ptx_feature_for("cp.asyncx.foo"));
+  assert_null(tcmma_ptx_feature_for("mma"));
+  assert_null(tcmma_ptx_feature_for("add.f32"));
+  assert_null(tcmma_ptx_feature_for("wmmax.load"));
+  const tcmma_ptx_feature *f = tcmma_ptx_feature_for("wmma.load.c.sync.aligned.row.m16n16k16.global.bf16x");
+  assert_non_null(f);
+  assert_string_equal(f->id, "WMMA_F16"); /* "bf16x" is not the part "bf16" */
+  /* every row is reachable: no earlier row matches a row's own prefix+needs */
+  for (size_t i = 0; i < tcmma_ptx_feature_count(); i++) {
+    const tcmma_ptx_feature *row = tcmma_ptx_feature_get(i);
+    char op[256];
+    snprintf(op, sizeof op, "%s", row->prefix);
+    for (const char *p = row->needs; *p;) {
+      const char *bar = strchr(p, '|');
+      size_t n = bar ? (size_t)(bar - p) : strlen(p);
+      snprintf(op + strlen(op), sizeof op - strlen(op), ".%.*s", (int)n, p);
+      p = bar ? bar + 1 : p + n;
+    }
+    const tcmma_ptx_feature *got = tcmma_ptx_feature_for(op);
+    if (got != row) fail_msg("row %s (%s) is shadowed by %s", row->id, op, got ? got->id : "none");
+  }
+  assert_null(tcmma_ptx_feature_get(tcmma_ptx_feature_count()));
+}
+
+static void family_targets(void **state) {
+  (void)state;
+  static const struct {
+    const char *target;
+    tcmma_status want;
+  } cases[] = {
+      {"sm_120a", TCMMA_OK},    {"sm_120f", TCMMA_OK},    {"sm_121a", TCMMA_OK},
+      {"sm_121f", TCMMA_OK},    {"sm_120", TCMMA_FLOOR},  {"sm_100a", TCMMA_FLOOR},
+      {"sm_90a", TCMMA_FLOOR},  {"sm_130f", TCMMA_FLOOR}, {"compute_120a", TCMMA_INVALID},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char ptx[512];
+    snprintf(ptx, sizeof ptx,
+             ".version 8.8\n.target %s\n.entry k() {\n"
+             "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32."
+             "e4m3.e4m3.f32.ue8m0 {%%f0,%%f1,%%f2,%%f3}, {%%r0,%%r1,%%r2,%%r3}, {%%r4,%%r5}, "
+             "{%%f0,%%f1,%%f2,%%f3}, %%r6, {0, 0}, %%r7, {0, 0};\n}\n",
+             cases[i].target);
+    tcmma_ptx_info info;
+    tcmma_error err;
+    assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+    assert_int_equal(info.required_sm, 120);
+    assert_int_equal(info.required_suffix, TCMMA_PTX_SUFFIX_A_OR_F);
+    char text[64];
+    tcmma_ptx_required_text(&info, text, sizeof text);
+    assert_string_equal(text, "sm_120a|sm_120f");
+    tcmma_status s = tcmma_ptx_check_target(&info, &err);
+    if (s != cases[i].want)
+      fail_msg("%s: %s (%s), expected %s", cases[i].target, tcmma_status_name(s), err.message,
+               tcmma_status_name(cases[i].want));
+    tcmma_ptx_info_free(&info);
+  }
+  /* a plain sm_90 target cannot hold wgmma; PTX 7.8 cannot either */
+  const char *ptx = ".version 7.8\n.target sm_90a\n.entry k() { wgmma.fence.sync.aligned; }";
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_FLOOR);
+  assert_non_null(strstr(err.message, "PTX ISA 8.0"));
+  tcmma_ptx_info_free(&info);
+}
+
+/* ---- real nvcc output ---- */
+
+static const char *nvcc_path(void) {
+  static char path[1024];
+  const char *home = getenv("CUDA_HOME");
+  snprintf(path, sizeof path, "%s/bin/nvcc", home && *home ? home : TCMMA_CUDA_HOME);
+  return access(path, X_OK) == 0 ? path : NULL;
+}
+
+/* Compiles source with nvcc -ptx and the flags; the PTX text (owned) or a
+ * failed test. */
+static char *nvcc_ptx(const char *source, const char *flags, size_t *len) {
+  const char *nvcc = nvcc_path();
+  if (!nvcc) {
+    print_message("nvcc not found under CUDA_HOME or " TCMMA_CUDA_HOME ": skipped\n");
+    skip();
+  }
+  char dir[] = "/tmp/tcmma-ptx-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char cu[256], ptx[256], cmd[2048];
+  snprintf(cu, sizeof cu, "%s/k.cu", dir);
+  snprintf(ptx, sizeof ptx, "%s/k.ptx", dir);
+  FILE *f = fopen(cu, "w");
+  assert_non_null(f);
+  fputs(source, f);
+  fclose(f);
+  snprintf(cmd, sizeof cmd, "'%s' -ptx %s '%s' -o '%s' 2>&1", nvcc, flags, cu, ptx);
+  int rc = system(cmd);
+  if (rc != 0) fail_msg("nvcc failed (%d): %s", rc, cmd);
+  char *text = read_file(ptx, len);
+  unlink(cu), unlink(ptx), rmdir(dir);
+  assert_non_null(text);
+  return text;
+}
+
+/* An independent count of instructions by lines: drop comments, then in each
+ * ';'-terminated chunk drop the lines that are directives, braces, parentheses or
+ * labels; the first remaining word (after a guard) is the opcode. */
+static size_t line_count(const char *ptx, const char *opcode) {
+  char *copy = strdup(ptx);
+  for (char *c = strstr(copy, "//"); c; c = strstr(c, "//"))
+    while (*c && *c != '\n') *c++ = ' ';
+  size_t n = 0;
+  for (char *save = NULL, *chunk = strtok_r(copy, ";", &save); chunk;
+       chunk = strtok_r(NULL, ";", &save)) {
+    for (char *s2 = NULL, *line = strtok_r(chunk, "\n", &s2); line; line = strtok_r(NULL, "\n", &s2)) {
+      while (*line == ' ' || *line == '\t') line++;
+      size_t ll = strlen(line);
+      while (ll && (line[ll - 1] == ' ' || line[ll - 1] == '\t')) line[--ll] = '\0';
+      if (!ll || strchr(".{}()", line[0]) || line[ll - 1] == ':') continue;
+      if (line[0] == '@') line = strpbrk(line, " \t") + 1;
+      while (*line == ' ' || *line == '\t') line++;
+      size_t w = strcspn(line, " \t,");
+      if (!opcode || (strlen(opcode) == w && strncmp(line, opcode, w) == 0)) n++;
+      break;
+    }
+  }
+  free(copy);
+  return n;
+}
+
+static const char tensor_source[] =
+    "#include <mma.h>\n#include <cuda_bf16.h>\nusing namespace nvcuda;\n"
+    "__global__ void mmak(const unsigned *a, const unsigned *b, float *d) {\n"
+    "  float c[4] = {0, 0, 0, 0}; unsigned r[4];\n"
+    "  __shared__ unsigned short sm[256];\n"
+    "  sm[threadIdx.x] = a[threadIdx.x]; __syncthreads();\n"
+    "  unsigned p = (unsigned)__cvta_generic_to_shared(sm + (threadIdx.x % 16) * 16);\n"
+    "  asm volatile(\"ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%0,%1,%2,%3}, [%4];\"\n"
+    "    : \"=r\"(r[0]), \"=r\"(r[1]), \"=r\"(r[2]), \"=r\"(r[3]) : \"r\"(p));\n"
+    "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%0,%1,%2,%3},\"\n"
+    "    \" {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]),\n"
+    "    \"+f\"(c[3]) : \"r\"(r[0]), \"r\"(r[1]), \"r\"(r[2]), \"r\"(r[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "  if (threadIdx.x < 3) d[threadIdx.x] = c[0] + c[1] + c[2] + c[3];\n"
+    "}\n"
+    "__global__ void wm(const __nv_bfloat16 *a, const __nv_bfloat16 *b, float *d) {\n"
+    "  wmma::fragment<wmma::matrix_a, 16, 16, 16, __nv_bfloat16, wmma::row_major> fa;\n"
+    "  wmma::fragment<wmma::matrix_b, 16, 16, 16, __nv_bfloat16, wmma::col_major> fb;\n"
+    "  wmma::fragment<wmma::accumulator, 16, 16, 16, float> fc;\n"
+    "  wmma::fill_fragment(fc, 0.f);\n"
+    "  wmma::load_matrix_sync(fa, a, 16); wmma::load_matrix_sync(fb, b, 16);\n"
+    "  wmma::mma_sync(fc, fa, fb, fc);\n"
+    "  wmma::store_matrix_sync(d, fc, 16, wmma::mem_row_major);\n"
+    "}\n"
+    "__global__ void cpa(const float4 *g) {\n"
+    "  __shared__ float4 s[32];\n"
+    "  unsigned sa = (unsigned)__cvta_generic_to_shared(s + threadIdx.x);\n"
+    "  asm volatile(\"cp.async.cg.shared.global [%0], [%1], 16;\" :: \"r\"(sa), \"l\"(g + threadIdx.x));\n"
+    "  asm volatile(\"cp.async.commit_group;\");\n"
+    "  asm volatile(\"cp.async.wait_group 0;\");\n"
+    "}\n";
+
+static void census_matches_lines(const char *ptx, const tcmma_ptx_info *info) {
+  assert_int_equal(info->instruction_count, line_count(ptx, NULL));
+  for (size_t i = 0; i < info->census_count; i++)
+    if (info->census[i].count != line_count(ptx, info->census[i].opcode))
+      fail_msg("%s: census %zu, lines %zu", info->census[i].opcode, info->census[i].count,
+               line_count(ptx, info->census[i].opcode));
+}
+
+static void nvcc_sm80(void **state) {
+  (void)state;
+  size_t len;
+  char *ptx = nvcc_ptx(tensor_source, "-arch=sm_80 -O3", &len);
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_parse(ptx, len, &info, &err), TCMMA_OK);
+  assert_string_equal(info.target, "sm_80");
+  assert_int_equal(info.modifier_count, 0);
+  assert_int_equal(info.address_size, 64);
+  assert_int_equal(info.entry_count, 3);
+  /* each asm statement and wmma call is written once in the source */
+  assert_int_equal(op_count(&info, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"), 1);
+  assert_int_equal(op_count(&info, "ldmatrix.sync.aligned.m8n8.x4.shared.b16"), 1);
+  assert_int_equal(op_count(&info, "cp.async.cg.shared.global"), 1);
+  assert_int_equal(op_count(&info, "cp.async.commit_group"), 1);
+  assert_int_equal(op_count(&info, "cp.async.wait_group"), 1);
+  assert_int_equal(tcmma_ptx_count(&info, "cp.async"), 3);
+  assert_int_equal(tcmma_ptx_count(&info, "wmma.load"), 2);
+  assert_int_equal(tcmma_ptx_count(&info, "wmma.mma"), 1);
+  assert_int_equal(tcmma_ptx_count(&info, "wmma.store"), 1);
+  census_matches_lines(ptx, &info);
+  assert_int_equal(info.required_sm, 80);
+  assert_int_equal(info.required_suffix, TCMMA_PTX_SUFFIX_ANY);
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_OK);
+  tcmma_ptx_info_free(&info);
+  free(ptx);
+}
+
+static void nvcc_debug_sm89(void **state) {
+  (void)state;
+  static const char fp8[] =
+      "__global__ void k(const unsigned *a, float *d) {\n"
+      "  float c[4] = {0, 0, 0, 0};\n"
+      "  asm volatile(\"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32 {%0,%1,%2,%3},\"\n"
+      "    \" {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\" : \"+f\"(c[0]), \"+f\"(c[1]), \"+f\"(c[2]),\n"
+      "    \"+f\"(c[3]) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(a[4]), \"r\"(a[5]));\n"
+      "  d[threadIdx.x] = c[0] + c[1] + c[2] + c[3];\n"
+      "}\n";
+  size_t len;
+  char *ptx = nvcc_ptx(fp8, "-arch=sm_89 -G", &len);
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_parse(ptx, len, &info, &err), TCMMA_OK);
+  assert_string_equal(info.target, "sm_89");
+  assert_int_equal(info.modifier_count, 1);
+  assert_string_equal(info.modifiers[0], "debug");
+  assert_int_equal(info.entry_count, 1);
+  assert_int_equal(op_count(&info, "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"), 1);
+  census_matches_lines(ptx, &info);
+  assert_int_equal(info.required_sm, 89);
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_OK);
+  tcmma_ptx_info_free(&info);
+  free(ptx);
+  /* the bf16/wmma/cp.async source under -G: .loc lines, debug sections */
+  ptx = nvcc_ptx(tensor_source, "-arch=sm_80 -G", &len);
+  assert_int_equal(tcmma_ptx_parse(ptx, len, &info, &err), TCMMA_OK);
+  assert_string_equal(info.modifiers[0], "debug");
+  census_matches_lines(ptx, &info);
+  assert_int_equal(info.required_sm, 80);
+  tcmma_ptx_info_free(&info);
+  free(ptx);
+}
+
+/* ---- the CLI ---- */
+
+static void cli_stdin_and_errors(void **state) {
+  (void)state;
+  cli_result r = run_cli((const char *const[]){"ptx", "-", "--json", NULL},
+                         ".version 8.0\n.target sm_80\n.entry k() { @%p1 ret; ret; }\n");
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"ret\": 2"));
+  assert_non_null(strstr(r.out, "\"required_sm\": null"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", "-", NULL}, "not ptx at all");
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "no .version or .target"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", "/nonexistent/x.ptx", NULL}, NULL);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "/nonexistent/x.ptx"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", NULL}, NULL);
+  assert_int_equal(r.exit_code, 2);
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(awkward_fixture),
+      cmocka_unit_test(comments_inside_lines),
+      cmocka_unit_test(strings_and_line_directives),
+      cmocka_unit_test(huge_line),
+      cmocka_unit_test(many_distinct_opcodes),
+      cmocka_unit_test(not_ptx),
+      cmocka_unit_test(binary_garbage),
+      cmocka_unit_test(truncated),
+      cmocka_unit_test(null_arguments),
+      cmocka_unit_test(table_matches_design),
+      cmocka_unit_test(matching_rule),
+      cmocka_unit_test(family_targets),
+      cmocka_unit_test(nvcc_sm80),
+      cmocka_unit_test(nvcc_debug_sm89),
+      cmocka_unit_test(cli_stdin_and_errors),
+  };
+  return cmocka_run_group_tests_name("ptx", tests, NULL, NULL);
+}

@@ -1,0 +1,12 @@
+/* Reading a command's input file ("-" for standard input). */
+#ifndef TCMMA_CLI_INPUT_H
+#define TCMMA_CLI_INPUT_H
+
+#include <stddef.h>
+
+/* Reads all of path ("-": stdin) into a NUL-terminated buffer the caller
+ * frees; *len gets the byte count. NULL after printing "tcmma CMD: cannot
+ * read PATH: reason" on stderr. */
+char *cli_read_input(const char *cmd, const char *path, size_t *len);
+
+#endif

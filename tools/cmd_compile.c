@@ -1,0 +1,149 @@
+/* tcmma compile: NVRTC through the cache; writes the PTX (or CUBIN). */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cli_input.h"
+#include "cli_target.h"
+#include "tcmma/tcmma.h"
+
+static const char help[] =
+    "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--sass] [--fmad-false]\n"
+    "                     [-G] [-o OUT] [--json]\n\n"
+    "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
+    "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
+    "TCMMA_CACHE=0: memory only), and prints the options, the PTX .target, the\n"
+    "instruction census and where the output went.\n"
+    "  --cc N        the device's compute capability; native needs it\n"
+    "  --target T    floor or native (default: $TCMMA_PTX_TARGET, else floor)\n"
+    "  --sass        compile for sm_XX: ptxas checks the PTX and a CUBIN is written\n"
+    "  --fmad-false  the contraction pin (--fmad=false)\n"
+    "  -G            device debug (.target gains \", debug\")\n"
+    "  -o OUT        output path (default FILE with .ptx, or .cubin with --sass;\n"
+    "                - writes the PTX to stdout)\n"
+    "  --json        the same facts as JSON\n";
+
+/* FILE with its extension replaced by ext ("x.cu" -> "x.ptx"). */
+static char *default_output(const char *file, const char *ext) {
+  const char *base = strrchr(file, '/');
+  const char *dot = strrchr(base ? base : file, '.');
+  size_t stem = dot ? (size_t)(dot - file) : strlen(file);
+  char *out = malloc(stem + strlen(ext) + 1);
+  if (out) memcpy(out, file, stem), strcpy(out + stem, ext);
+  return out;
+}
+
+static bool write_output(const char *path, const void *data, size_t n) {
+  FILE *f = strcmp(path, "-") == 0 ? stdout : fopen(path, "wb");
+  if (!f) return false;
+  bool ok = fwrite(data, 1, n, f) == n;
+  if (f != stdout) ok = (fclose(f) == 0) && ok;
+  else ok = (fflush(f) == 0) && ok;
+  return ok;
+}
+
+static int report(const tcmma_program *p, const char *out_path, bool json) {
+  char nvrtc[32];
+  snprintf(nvrtc, sizeof nvrtc, "%d.%d", p->nvrtc_major, p->nvrtc_minor);
+  if (json) {
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "program"), json_string(&w, p->name);
+    json_key(&w, "options"), json_begin_array(&w);
+    for (size_t i = 0; i < p->n_options; i++) json_string(&w, p->options[i]);
+    json_end_array(&w);
+    json_key(&w, "nvrtc"), json_string(&w, nvrtc);
+    json_key(&w, "target"), json_string(&w, p->target_arch[0] ? p->target_arch : NULL);
+    json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
+    json_key(&w, "output"), json_string(&w, out_path);
+    json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
+    json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
+    json_end_object(&w);
+    json_finish(&w);
+    return CLI_OK;
+  }
+  FILE *o = strcmp(out_path, "-") == 0 ? stderr : stdout;
+  fprintf(o, "program: %s (NVRTC %s, %s)\n", p->name, nvrtc,
+          p->cache_hit ? "cache hit" : "compiled");
+  fprintf(o, "options:");
+  for (size_t i = 0; i < p->n_options; i++) fprintf(o, " %s", p->options[i]);
+  fprintf(o, "\ntarget:  %s\n", p->target_arch[0] ? p->target_arch : "(PTX reader not built in)");
+  if (p->cubin)
+    fprintf(o, "output:  %s (CUBIN, %zu bytes; PTX %zu bytes)\n", out_path, p->cubin_len,
+            p->ptx_len);
+  else
+    fprintf(o, "output:  %s (PTX, %zu bytes)\n", out_path, p->ptx_len);
+  return CLI_OK;
+}
+
+int cmd_compile(int argc, char **argv) {
+  bool json = false;
+  const char *file = NULL, *out_path = NULL;
+  long cc = 0;
+  tcmma_compile_opts opts = {0};
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--sass") == 0) opts.sass = true;
+    else if (strcmp(argv[i], "--fmad-false") == 0) opts.fmad_false = true;
+    else if (strcmp(argv[i], "-G") == 0) opts.debug = true;
+    else if (strcmp(argv[i], "--cc") == 0) {
+      if (!(v = cli_value("compile", argc, argv, &i)) ||
+          !cli_int("compile", "--cc", v, 10, 10000, &cc))
+        return CLI_USAGE;
+    } else if (strcmp(argv[i], "--target") == 0) {
+      if (!(v = cli_value("compile", argc, argv, &i)) ||
+          !cli_target_option("compile", v, &opts.target))
+        return CLI_USAGE;
+    } else if (strcmp(argv[i], "-o") == 0) {
+      if (!(out_path = cli_value("compile", argc, argv, &i))) return CLI_USAGE;
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
+      return cli_usage("compile",
+                       "unknown option '%s': expected --cc, --target, --sass, --fmad-false, "
+                       "-G, -o or --json", argv[i]);
+    } else if (file) {
+      return cli_usage("compile", "extra argument '%s': expected one FILE", argv[i]);
+    } else {
+      file = argv[i];
+    }
+  }
+  if (!file) return cli_usage("compile", "missing FILE (a CUDA source, or - for stdin)");
+  if (out_path && strcmp(out_path, "-") == 0 && (opts.sass || json))
+    return cli_usage("compile", "-o -: stdout takes the PTX only (not with --sass or --json)");
+  opts.cc = (int)cc;
+  const char *slash = strrchr(file, '/');
+  opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : file;
+  size_t len = 0;
+  char *source = cli_read_input("compile", file, &len);
+  if (!source) return CLI_FAIL;
+  tcmma_program p;
+  tcmma_error err;
+  tcmma_status st = tcmma_compile(source, len, &opts, &p, &err);
+  free(source);
+  const char *warning = tcmma_cache_warning();
+  if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
+  if (st != TCMMA_OK) {
+    if (st == TCMMA_COMPILE && p.log) {
+      fprintf(stderr, "tcmma compile: NVRTC %d.%d rejected %s with options:", p.nvrtc_major,
+              p.nvrtc_minor, p.name ? p.name : file);
+      for (size_t i = 0; i < p.n_options; i++) fprintf(stderr, " %s", p.options[i]);
+      fprintf(stderr, "\n%s%s", p.log, p.log[0] && p.log[strlen(p.log) - 1] != '\n' ? "\n" : "");
+    }
+    tcmma_program_free(&p);
+    return cli_fail("compile", "%s", err.message);
+  }
+  char *owned = NULL;
+  if (!out_path)
+    out_path = owned = default_output(strcmp(file, "-") == 0 ? "stdin.cu" : file,
+                                      p.cubin ? ".cubin" : ".ptx");
+  int rc = CLI_OK;
+  if (!out_path || !(p.cubin ? write_output(out_path, p.cubin, p.cubin_len)
+                              : write_output(out_path, p.ptx, p.ptx_len)))
+    rc = cli_fail("compile", "cannot write '%s'", out_path ? out_path : "(no memory)");
+  else
+    rc = report(&p, out_path, json);
+  free(owned);
+  tcmma_program_free(&p);
+  return rc;
+}

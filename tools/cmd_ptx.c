@@ -1,0 +1,127 @@
+/* tcmma ptx: what a PTX module declares and contains, and what it requires. */
+#include <stdlib.h>
+#include <string.h>
+#include "cli.h"
+#include "cli_input.h"
+#include "tcmma/tcmma.h"
+
+static const char help[] =
+    "usage: tcmma ptx FILE|- [--json]\n\n"
+    "Reads a PTX module (FILE, or standard input for -) and prints its .version, its .target\n"
+    "arch and modifiers (debug, texmode_...), .address_size, .entry names, the census of its\n"
+    "instructions (each full opcode and its count, guard predicates left out) and the minimum\n"
+    "target the census requires (tables/ptx_features.def), with the opcode that sets it.\n\n"
+    "--json prints {\"version\", \"target\", \"modifiers\", \"address_size\", \"entries\",\n"
+    "\"census\" (an object: opcode -> count, sorted by opcode), \"instructions\", \"required_sm\"\n"
+    "(null when nothing in the table is used), \"required_suffix\" (\"\", \"a\" or \"a|f\"),\n"
+    "\"required_target\", \"required_by\", \"required_ptx\", \"target_ok\", \"target_problem\"}.\n\n"
+    "Exit status: 0 read (also when the .target is below what the census requires: see\n"
+    "target_ok), 1 the input is not a readable PTX module, 2 usage error.\n";
+
+static void print_json(const tcmma_ptx_info *info, const char *required, tcmma_status check,
+                       const tcmma_error *why) {
+  json_writer w;
+  char buf[32];
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  snprintf(buf, sizeof buf, "%d.%d", info->version_major, info->version_minor);
+  json_key(&w, "version"), json_string(&w, buf);
+  json_key(&w, "target"), json_string(&w, info->target);
+  json_key(&w, "modifiers"), json_begin_array(&w);
+  for (size_t i = 0; i < info->modifier_count; i++) json_string(&w, info->modifiers[i]);
+  json_end_array(&w);
+  json_key(&w, "address_size");
+  if (info->address_size) json_int(&w, info->address_size);
+  else json_null(&w);
+  json_key(&w, "entries"), json_begin_array(&w);
+  for (size_t i = 0; i < info->entry_count; i++) json_string(&w, info->entries[i]);
+  json_end_array(&w);
+  json_key(&w, "census"), json_begin_object(&w);
+  for (size_t i = 0; i < info->census_count; i++)
+    json_key(&w, info->census[i].opcode), json_int(&w, (long long)info->census[i].count);
+  json_end_object(&w);
+  json_key(&w, "instructions"), json_int(&w, (long long)info->instruction_count);
+  json_key(&w, "required_sm");
+  if (info->required_sm) json_int(&w, info->required_sm);
+  else json_null(&w);
+  json_key(&w, "required_suffix"), json_string(&w, tcmma_ptx_suffix_text(info->required_suffix));
+  json_key(&w, "required_target"), json_string(&w, info->required_sm ? required : NULL);
+  json_key(&w, "required_by"), json_string(&w, info->required_by);
+  json_key(&w, "required_ptx");
+  if (info->required_ptx) {
+    snprintf(buf, sizeof buf, "%d.%d", info->required_ptx / 10, info->required_ptx % 10);
+    json_string(&w, buf);
+  } else {
+    json_null(&w);
+  }
+  json_key(&w, "target_ok"), json_bool(&w, check == TCMMA_OK);
+  json_key(&w, "target_problem"), json_string(&w, check == TCMMA_OK ? NULL : why->message);
+  json_end_object(&w);
+  json_finish(&w);
+}
+
+static void print_text(const tcmma_ptx_info *info, const char *required, tcmma_status check,
+                       const tcmma_error *why) {
+  printf("version       %d.%d\n", info->version_major, info->version_minor);
+  printf("target        %s", info->target);
+  for (size_t i = 0; i < info->modifier_count; i++) printf("%s%s", i ? ", " : " (", info->modifiers[i]);
+  printf("%s\n", info->modifier_count ? ")" : "");
+  if (info->address_size) printf("address_size  %d\n", info->address_size);
+  else printf("address_size  (none)\n");
+  for (size_t i = 0; i < info->entry_count; i++) printf("entry         %s\n", info->entries[i]);
+  printf("instructions  %zu (%zu distinct)\n", info->instruction_count, info->census_count);
+  if (info->required_sm)
+    printf("requires      %s, PTX ISA %d.%d (by %s)\n", required, info->required_ptx / 10,
+           info->required_ptx % 10, info->required_by);
+  else
+    printf("requires      nothing from tables/ptx_features.def\n");
+  printf("target check  %s\n", check == TCMMA_OK ? "ok" : why->message);
+  if (!info->census_count) return;
+  printf("\n");
+  text_table t;
+  table_init(&t, 3);
+  table_row(&t, (const char *const[]){"COUNT", "NEEDS", "OPCODE"});
+  for (size_t i = 0; i < info->census_count; i++) {
+    char count[32], need[48] = "-";
+    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(info->census[i].opcode);
+    snprintf(count, sizeof count, "%zu", info->census[i].count);
+    if (f) snprintf(need, sizeof need, "sm_%d%s", f->min_sm, tcmma_ptx_suffix_text(f->suffix));
+    table_row(&t, (const char *const[]){count, need, info->census[i].opcode});
+  }
+  table_print(&t, stdout);
+  table_free(&t);
+}
+
+int cmd_ptx(int argc, char **argv) {
+  bool json = false;
+  const char *path = NULL;
+  for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (argv[i][0] == '-' && argv[i][1] != '\0')
+      return cli_usage("ptx", "unknown option '%s': expected --json", argv[i]);
+    else if (path) return cli_usage("ptx", "a second input '%s': expected one FILE or -", argv[i]);
+    else path = argv[i];
+  }
+  if (!path) return cli_usage("ptx", "missing input: expected FILE or - (standard input)");
+  size_t len = 0;
+  char *text = cli_read_input("ptx", path, &len);
+  if (!text) return CLI_FAIL;
+  tcmma_ptx_info info;
+  tcmma_error err;
+  tcmma_status s = tcmma_ptx_parse(text, len, &info, &err);
+  free(text);
+  if (s != TCMMA_OK) {
+    tcmma_ptx_info_free(&info);
+    return cli_fail("ptx", "%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, err.message);
+  }
+  char required[48];
+  tcmma_ptx_required_text(&info, required, sizeof required);
+  tcmma_error why;
+  tcmma_error_clear(&why);
+  tcmma_status check = tcmma_ptx_check_target(&info, &why);
+  if (json) print_json(&info, required, check, &why);
+  else print_text(&info, required, check, &why);
+  tcmma_ptx_info_free(&info);
+  return CLI_OK;
+}

@@ -1,0 +1,437 @@
+/* The arm matrix (DESIGN §7): every case the executors run, generated from
+ * the compact axis tables below, never listed by hand.
+ *
+ * The expected arm or decline of each case is written here, in the
+ * resolution rows, independently of tables/resolve.def and of
+ * tcmma_resolve: the matrix is the oracle the planner is checked against.
+ * Tiles are read from the arm table (through tcmma_arm_get) so that the
+ * extents axis counts in tiles of the expected arm.
+ *
+ * Accepted cases: each tier-1 row (one per wave-1 arm except mma-mxfp8,
+ * whose emission is its own issue) runs the full product
+ *   scopes (statement; fragment with outer reduction 1 and 3)
+ *   x orientations (a, b stored transposed or not)
+ *   x storages (global; shared plain; shared swizzled_b128 and a mix, the
+ *     swizzled ones only for inline-PTX arms, since wmma has no swizzled load)
+ * with the extents (1x1x1, 2x2x2, 3x1x2 tiles) rotating so that every
+ * (row, scope, storage) sees every extent. Tier-2 rows (further destination
+ * precisions, policies and devices) run scopes x storages with orientation
+ * and extents rotating. Declined cases: one per declining row and scope,
+ * plus the geometric mutations of the decline table. */
+#include <pthread.h>
+#include <stdio.h>
+#include <string.h>
+#include "tools/verify.h"
+
+#define NONE_ARM TCMMA_ARM_NONE
+#define OK_ TCMMA_DECLINE_NONE
+
+/* ---- axis: resolution rows ---- */
+
+typedef struct {
+  const char *label; /* "f32=f16.f16/ptx" */
+  tcmma_prec d, a, b;
+  tcmma_fp16_mode fp16;
+  bool tf32;
+  tcmma_prefer prefer;
+  int cc;
+  int tier;          /* 1: full geometry, 2: reduced geometry, 0: declines only */
+  tcmma_arm arm[2];  /* expected arm per scope [statement, fragment] */
+  tcmma_decline why[2]; /* expected decline per scope (OK_: accepted) */
+} prec_row;
+
+#define P(x) TCMMA_PREC_##x
+#define A(x) TCMMA_ARM_##x
+#define D(x) TCMMA_DECLINE_##x
+#define W TCMMA_FP16_WIDE
+#define N TCMMA_FP16_NARROW
+#define PTX TCMMA_PREFER_PTX
+#define WMMA TCMMA_PREFER_WMMA
+
+/* DESIGN §3's resolution table, restated as expectations. */
+static const prec_row rows[] = {
+    /* tier 1: one row per arm */
+    {"f32=f16.f16/ptx", P(F32), P(F16), P(F16), W, false, PTX, 0, 1,
+     {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
+    {"f32=bf16.bf16/ptx", P(F32), P(BF16), P(BF16), W, false, PTX, 0, 1,
+     {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
+    {"f32=e4m3.e4m3", P(F32), P(E4M3), P(E4M3), W, false, PTX, 0, 1,
+     {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
+    {"f16=f16.f16/narrow", P(F16), P(F16), P(F16), N, false, PTX, 0, 1,
+     {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
+    {"f32=f16.f16/wmma", P(F32), P(F16), P(F16), W, false, WMMA, 0, 1,
+     {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
+    /* uniform f16, wide, below the inline arm's floor: only the staged wmma
+     * arm runs, and it needs fragment scope */
+    {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 1,
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}},
+    {"f32=bf16.bf16/wmma", P(F32), P(BF16), P(BF16), W, false, WMMA, 0, 1,
+     {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}},
+    {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 1,
+     {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}},
+    /* tier 2: other destinations, mixes, policies, devices */
+    {"f16=f16.f16/wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
+     {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
+    {"f16=f16.f16/wide@90", P(F16), P(F16), P(F16), W, false, PTX, 90, 2,
+     {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
+    {"f16=f16.f16/narrow@75", P(F16), P(F16), P(F16), N, false, PTX, 75, 2,
+     {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
+    {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 2,
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}},
+    {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 2,
+     {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
+    {"bf16=bf16.bf16", P(BF16), P(BF16), P(BF16), W, false, PTX, 0, 2,
+     {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
+    {"bf16=bf16.bf16/wmma", P(BF16), P(BF16), P(BF16), W, false, WMMA, 0, 2,
+     {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
+    {"f32=bf16.bf16/ptx@86", P(F32), P(BF16), P(BF16), W, false, PTX, 86, 2,
+     {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
+    {"f32=e5m2.e5m2@89", P(F32), P(E5M2), P(E5M2), W, false, PTX, 89, 2,
+     {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
+    {"f16=e4m3.e5m2", P(F16), P(E4M3), P(E5M2), W, false, PTX, 0, 2,
+     {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
+    {"bf16=e5m2.e4m3", P(BF16), P(E5M2), P(E4M3), N, false, WMMA, 0, 2,
+     {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
+    {"f32=f32.f32/tf32@90", P(F32), P(F32), P(F32), W, true, WMMA, 90, 2,
+     {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}},
+    /* declines of resolution: no arm */
+    {"f32=f32.f32/no-tf32", P(F32), P(F32), P(F32), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f64=f64.f64", P(F64), P(F64), P(F64), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f32=f16.bf16", P(F32), P(F16), P(BF16), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f16=bf16.bf16", P(F16), P(BF16), P(BF16), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f32=e4m3.f16", P(F32), P(E4M3), P(F16), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    /* declines of resolution: every listed arm above the device */
+    {"f32=bf16.bf16/ptx@75", P(F32), P(BF16), P(BF16), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"bf16=bf16.bf16@75", P(BF16), P(BF16), P(BF16), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=e4m3.e4m3@80", P(F32), P(E4M3), P(E4M3), W, false, PTX, 80, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f16=e5m2.e4m3@88", P(F16), P(E5M2), P(E4M3), W, false, PTX, 88, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=f32.f32/tf32@75", P(F32), P(F32), P(F32), W, true, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f16=f16.f16/narrow@61", P(F16), P(F16), P(F16), N, false, PTX, 61, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f16=f16.f16/wide@61", P(F16), P(F16), P(F16), W, false, PTX, 61, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=f16.f16/wmma@61", P(F32), P(F16), P(F16), W, false, WMMA, 61, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    /* the family arm off its family: declined by floor (its emission is a
+     * later issue, so it appears only here) */
+    {"f32=mxfp8.mxfp8@90", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 90, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=mxfp8.mxfp8@100", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 100, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+};
+
+/* ---- axis: scopes ---- */
+
+static const struct {
+  const char *label;
+  tcmma_scope scope;
+  int outer;
+} scopes[] = {
+    {"statement", TCMMA_SCOPE_STATEMENT, 1},
+    {"fragment-r1", TCMMA_SCOPE_FRAGMENT, 1},
+    {"fragment-r3", TCMMA_SCOPE_FRAGMENT, 3},
+};
+
+/* ---- axis: orientations (a, b stored transposed) ---- */
+
+static const struct {
+  bool a_t, b_t;
+} orients[] = {{false, false}, {false, true}, {true, false}, {true, true}};
+
+/* ---- axis: storages of a and b ---- */
+
+typedef enum { ST_GLOBAL, ST_SHARED, ST_SWIZZLED } storage_kind;
+
+static const struct {
+  storage_kind a, b;
+  bool inline_only; /* swizzled: wmma has no swizzled load (declined by layout) */
+} storages[] = {
+    {ST_GLOBAL, ST_GLOBAL, false},
+    {ST_SHARED, ST_SHARED, false},
+    {ST_SHARED, ST_GLOBAL, false},
+    {ST_SWIZZLED, ST_SWIZZLED, true},
+    {ST_SWIZZLED, ST_SHARED, true},
+};
+
+/* ---- axis: extents, in tiles of the expected arm ---- */
+
+static const struct {
+  int mt, nt, kt;
+} extents[] = {{1, 1, 1}, {2, 2, 2}, {3, 1, 2}};
+
+#define COUNT(x) ((int)(sizeof(x) / sizeof((x)[0])))
+
+/* ---- the decline table: one mutation of a base call each ---- */
+
+typedef enum { MUT_EXTENTS, MUT_LD, MUT_SPACE, MUT_LAYOUT } mutation_kind;
+
+typedef struct {
+  tcmma_decline expect;
+  const char *row;    /* label of a resolution row */
+  tcmma_scope scope;
+  mutation_kind kind;
+  char operand;       /* 'd', 'a' or 'b' (MUT_LD, MUT_SPACE, MUT_LAYOUT) */
+  bool transposed;    /* the mutated operand's orientation */
+  long m, n, k;       /* MUT_EXTENTS: the extents (elements) */
+  long ld;            /* MUT_LD, MUT_LAYOUT: the leading dimension */
+  tcmma_space space;  /* MUT_SPACE, MUT_LAYOUT */
+  const char *what;   /* readable mutation, part of the name */
+} decline_row;
+
+#define STMT TCMMA_SCOPE_STATEMENT
+#define FRAG TCMMA_SCOPE_FRAGMENT
+#define SH TCMMA_SPACE_SHARED
+#define GL TCMMA_SPACE_GLOBAL
+#define TH TCMMA_SPACE_THREAD
+
+/* Each mutation breaks exactly one rule of DESIGN §4. */
+static const decline_row declines[] = {
+    /* extents: not positive multiples of the tile */
+    {D(EXTENTS), "f32=f16.f16/ptx", STMT, MUT_EXTENTS, 0, false, 16, 8, 24, 0, GL, "k=24"},
+    {D(EXTENTS), "f32=bf16.bf16/ptx", FRAG, MUT_EXTENTS, 0, false, 8, 8, 16, 0, GL, "m=8"},
+    {D(EXTENTS), "f32=bf16.bf16/ptx", STMT, MUT_EXTENTS, 0, false, 0, 8, 16, 0, GL, "m=0"},
+    {D(EXTENTS), "f32=e4m3.e4m3", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "k=16"},
+    {D(EXTENTS), "f16=f16.f16/narrow", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
+    {D(EXTENTS), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 4, 0, GL, "k=4"},
+    {D(EXTENTS), "f16=f16.f16/wide@75", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
+    /* stride: wmma rows must start on 32-byte boundaries (the PTX ISA's
+     * rule, stricter than the guide's 16); ldmatrix rows of a swizzled tile
+     * need row bytes a multiple of 128 */
+    {D(STRIDE), "f16=f16.f16/narrow", STMT, MUT_LD, 'a', false, 0, 0, 0, 20, GL, "a.ld=20"},
+    {D(STRIDE), "f32=f32.f32/tf32", STMT, MUT_LD, 'b', true, 0, 0, 0, 12, GL, "b=t.ld=12"},
+    {D(STRIDE), "f32=f16.f16/wmma", FRAG, MUT_LD, 'd', false, 0, 0, 0, 20, GL, "d.ld=20"},
+    {D(STRIDE), "f32=bf16.bf16/wmma", STMT, MUT_LD, 'a', true, 0, 0, 0, 24, SH, "a=t.shared.ld=24"},
+    {D(STRIDE), "f32=f16.f16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 72, SH,
+     "a=swizzled.ld=72"},
+    {D(STRIDE), "f32=e4m3.e4m3", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 48, SH,
+     "b=t.swizzled.ld=48"},
+    /* space: thread-space operands */
+    {D(SPACE), "f32=f16.f16/ptx", STMT, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
+    {D(SPACE), "f32=bf16.bf16/wmma", STMT, MUT_SPACE, 'b', false, 0, 0, 0, 0, TH, "b=thread"},
+    {D(SPACE), "bf16=bf16.bf16", STMT, MUT_SPACE, 'd', false, 0, 0, 0, 0, TH, "d=thread"},
+    {D(SPACE), "f32=e4m3.e4m3", FRAG, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
+    /* layout: a swizzled operand the arm cannot load */
+    {D(LAYOUT), "f16=f16.f16/narrow", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, SH,
+     "a=swizzled"},
+    {D(LAYOUT), "f32=f32.f32/tf32", FRAG, MUT_LAYOUT, 'b', false, 0, 0, 0, 32, SH,
+     "b=swizzled"},
+    {D(LAYOUT), "f16=f16.f16/wide@75", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 64, SH,
+     "b=t.swizzled"},
+    {D(LAYOUT), "f32=bf16.bf16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, GL,
+     "a=global.swizzled"},
+    /* overflow: offsets that would not fit */
+    {D(OVERFLOW), "f32=f16.f16/ptx", STMT, MUT_EXTENTS, 0, false, 1L << 30, 8, 16, 0, GL,
+     "m=2^30"},
+    {D(OVERFLOW), "f32=e4m3.e4m3", STMT, MUT_EXTENTS, 0, false, 16, 8, 1L << 30, 0, GL,
+     "k=2^30"},
+    {D(OVERFLOW), "f32=f16.f16/wmma", STMT, MUT_LD, 'a', false, 0, 0, 0, 1L << 33, GL,
+     "a.ld=2^33"},
+};
+
+/* ---- building ---- */
+
+#define MAX_CASES 1024
+
+static tcmma_case cases[MAX_CASES];
+static size_t ncases;
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static const char *decline_label(tcmma_decline d) {
+  static const char *const names[] = {
+#define TCMMA_DECLINE(ID, name, rule) name,
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
+  };
+  return (unsigned)d < TCMMA_DECLINE_COUNT ? names[d] : "?";
+}
+
+static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
+  tcmma_call c;
+  memset(&c, 0, sizeof c);
+  c.d.prec = r->d, c.a.prec = r->a, c.b.prec = r->b;
+  c.d.space = c.a.space = c.b.space = TCMMA_SPACE_GLOBAL;
+  c.d.layout = c.a.layout = c.b.layout = TCMMA_LAYOUT_PLAIN;
+  c.scope = scope;
+  c.cc = r->cc;
+  c.numerics.fp16 = r->fp16;
+  c.numerics.tf32 = r->tf32;
+  c.numerics.prefer = r->prefer;
+  c.lane = NULL;
+  return c;
+}
+
+/* An operand as the kernel lays it out. `lead` is the length of a stored row
+ * over the whole outer reduction: global operands are dense (statement scope
+ * leaves ld 0 for the planner to fill in); plain shared rows are padded by
+ * 32 bytes, keeping wmma's 32-byte row rule; swizzled rows are rounded up to
+ * a multiple of 128 bytes (the swizzle's unit rows). */
+static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st, long lead,
+                        bool statement) {
+  long eb = tcmma_prec_bytes(o->prec);
+  o->transposed = transposed;
+  switch (st) {
+  case ST_GLOBAL:
+    o->space = TCMMA_SPACE_GLOBAL, o->layout = TCMMA_LAYOUT_PLAIN;
+    o->ld = statement ? 0 : lead;
+    break;
+  case ST_SHARED:
+    o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_PLAIN;
+    o->ld = lead + 32 / eb;
+    break;
+  case ST_SWIZZLED:
+    o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_SWIZZLED_B128;
+    o->ld = (lead * eb + 127) / 128 * 128 / eb;
+    break;
+  }
+}
+
+static void describe(char *out, size_t cap, const tcmma_operand_desc *o) {
+  snprintf(out, cap, "%s,%s", o->transposed ? "t" : "n",
+           o->space == TCMMA_SPACE_THREAD               ? "thread"
+           : o->layout == TCMMA_LAYOUT_SWIZZLED_B128    ? "swizzled"
+           : o->space == TCMMA_SPACE_SHARED             ? "shared"
+                                                        : "global");
+  if (o->ld) {
+    size_t n = strlen(out);
+    snprintf(out + n, cap - n, ",ld=%ld", o->ld);
+  }
+}
+
+static void add(const tcmma_case *c) {
+  if (ncases < MAX_CASES) cases[ncases++] = *c;
+}
+
+static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
+  tcmma_arm arm = r->arm[scopes[s].scope];
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  if (!info) return;
+  tcmma_case c;
+  memset(&c, 0, sizeof c);
+  c.call = base_call(r, scopes[s].scope);
+  c.outer = scopes[s].outer;
+  c.expect = TCMMA_DECLINE_NONE;
+  c.expect_arm = arm;
+  c.call.m = extents[e].mt * info->m;
+  c.call.n = extents[e].nt * info->n;
+  c.call.k = extents[e].kt * info->k;
+  bool stmt = scopes[s].scope == TCMMA_SCOPE_STATEMENT;
+  long kk = (long)c.outer * c.call.k;
+  /* a: m x k (transposed: k x m); b: k x n (transposed: n x k) */
+  set_operand(&c.call.a, orients[o].a_t, storages[st].a, orients[o].a_t ? c.call.m : kk, stmt);
+  set_operand(&c.call.b, orients[o].b_t, storages[st].b, orients[o].b_t ? kk : c.call.n, stmt);
+  char a[48], b[48];
+  describe(a, sizeof a, &c.call.a);
+  describe(b, sizeof b, &c.call.b);
+  snprintf(c.name, sizeof c.name, "%s/%s/%s/%dx%dx%d/a=%s/b=%s", info->marker, r->label,
+           scopes[s].label, c.call.m, c.call.n, c.call.k, a, b);
+  add(&c);
+}
+
+static const prec_row *find_row(const char *label) {
+  for (int i = 0; i < COUNT(rows); i++)
+    if (strcmp(rows[i].label, label) == 0) return &rows[i];
+  return NULL;
+}
+
+/* The one-tile base geometry of a decline: a tile of the row's arm (of the
+ * statement-scope arm, else the fragment-scope one), or 16x16x32, which is
+ * a multiple of every wave-1 tile, when the row has no arm. */
+static void base_extents(const prec_row *r, tcmma_call *c) {
+  const tcmma_arm_info *info = tcmma_arm_get(r->arm[c->scope]);
+  if (!info) info = tcmma_arm_get(r->arm[TCMMA_SCOPE_FRAGMENT]);
+  c->m = info ? info->m : 16;
+  c->n = info ? info->n : 16;
+  c->k = info ? info->k : 32;
+}
+
+static void add_resolution_decline(const prec_row *r, int s) {
+  tcmma_case c;
+  memset(&c, 0, sizeof c);
+  c.call = base_call(r, scopes[s].scope);
+  c.outer = scopes[s].outer;
+  c.expect = r->why[scopes[s].scope];
+  c.expect_arm = TCMMA_ARM_NONE;
+  base_extents(r, &c.call);
+  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%dx%dx%d", decline_label(c.expect),
+           r->label, scopes[s].label, c.call.m, c.call.n, c.call.k);
+  add(&c);
+}
+
+static void add_mutation(const decline_row *dr) {
+  const prec_row *r = find_row(dr->row);
+  if (!r) return;
+  tcmma_case c;
+  memset(&c, 0, sizeof c);
+  c.call = base_call(r, dr->scope);
+  c.outer = 1;
+  c.expect = dr->expect;
+  c.expect_arm = r->arm[dr->scope];
+  base_extents(r, &c.call);
+  tcmma_operand_desc *o = dr->operand == 'a'   ? &c.call.a
+                          : dr->operand == 'b' ? &c.call.b
+                          : dr->operand == 'd' ? &c.call.d
+                                               : NULL;
+  switch (dr->kind) {
+  case MUT_EXTENTS:
+    c.call.m = (int)dr->m, c.call.n = (int)dr->n, c.call.k = (int)dr->k;
+    break;
+  case MUT_LD:
+    if (o) o->ld = dr->ld, o->transposed = dr->transposed, o->space = dr->space;
+    break;
+  case MUT_SPACE:
+    if (o) o->space = dr->space, o->transposed = dr->transposed;
+    break;
+  case MUT_LAYOUT:
+    if (o)
+      o->layout = TCMMA_LAYOUT_SWIZZLED_B128, o->space = dr->space, o->ld = dr->ld,
+      o->transposed = dr->transposed;
+    break;
+  }
+  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%s", decline_label(c.expect), r->label,
+           tcmma_scope_name(dr->scope), dr->what);
+  add(&c);
+}
+
+static void build(void) {
+  for (int i = 0; i < COUNT(rows); i++) {
+    const prec_row *r = &rows[i];
+    for (int s = 0; s < COUNT(scopes); s++) {
+      tcmma_scope sc = scopes[s].scope;
+      if (r->why[sc] != TCMMA_DECLINE_NONE) {
+        /* one case per declining scope; outer 3 adds nothing to a decline */
+        if (scopes[s].outer == 1) add_resolution_decline(r, s);
+        continue;
+      }
+      const tcmma_arm_info *info = tcmma_arm_get(r->arm[sc]);
+      bool is_wmma = info && info->form == TCMMA_FORM_WMMA;
+      for (int st = 0; st < COUNT(storages); st++) {
+        if (storages[st].inline_only && is_wmma) continue;
+        if (r->tier == 1) {
+          for (int o = 0; o < COUNT(orients); o++)
+            add_accepted(r, s, o, st, (o + st + s) % COUNT(extents));
+        } else if (r->tier == 2) {
+          add_accepted(r, s, (s + st + i) % COUNT(orients), st, (s + 2 * st + i) % COUNT(extents));
+        }
+      }
+    }
+  }
+  for (int i = 0; i < COUNT(declines); i++) add_mutation(&declines[i]);
+}
+
+static void build_once(void) { build(); }
+
+size_t tcmma_matrix(const tcmma_case **out) {
+  pthread_once(&once, build_once);
+  if (out) *out = cases;
+  return ncases;
+}
