@@ -183,8 +183,8 @@ static double reference(const run_ctx *x, const matrix *d0, long i, long j, doub
   return stored(call->d.prec, acc);
 }
 
-static bool fail(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-static bool fail(tcmma_case_result *r, const char *fmt, ...) {
+static bool case_fail(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static bool case_fail(tcmma_case_result *r, const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   r->outcome = TCMMA_CASE_FAILED;
@@ -228,7 +228,7 @@ static bool run_pass(run_ctx *x, sim_entry entry, bool integers, tcmma_case_resu
   d0.mem = malloc(x->d.bytes), a0.mem = malloc(x->a.bytes), b0.mem = malloc(x->b.bytes);
   if (!d0.mem || !a0.mem || !b0.mem) {
     free(d0.mem), free(a0.mem), free(b0.mem);
-    return fail(r, "out of memory");
+    return case_fail(r, "out of memory");
   }
   memcpy(d0.mem, x->d.mem, x->d.bytes);
   memcpy(a0.mem, x->a.mem, x->a.bytes);
@@ -238,12 +238,12 @@ static bool run_pass(run_ctx *x, sim_entry entry, bool integers, tcmma_case_resu
   tcmma_error err;
   tcmma_error_clear(&err);
   bool ok = true;
-  if (tcmma_sim_launch(entry, args, &err) != TCMMA_OK) ok = fail(r, "%s: simulator: %s", pass, err.message);
+  if (tcmma_sim_launch(entry, args, &err) != TCMMA_OK) ok = case_fail(r, "%s: simulator: %s", pass, err.message);
   else if (!canary_intact(&x->d) || !canary_intact(&x->a) || !canary_intact(&x->b))
-    ok = fail(r, "%s: the kernel wrote past the end of an operand", pass);
+    ok = case_fail(r, "%s: the kernel wrote past the end of an operand", pass);
   else if (memcmp(a0.mem, x->a.mem, x->a.bytes) || memcmp(b0.mem, x->b.mem, x->b.bytes))
-    ok = fail(r, "%s: the kernel modified an input (a or b)", pass);
-  if (ok && !outside_untouched(x)) ok = fail(r, "%s: the kernel wrote d outside its m x n tile", pass);
+    ok = case_fail(r, "%s: the kernel modified an input (a or b)", pass);
+  if (ok && !outside_untouched(x)) ok = case_fail(r, "%s: the kernel wrote d outside its m x n tile", pass);
   const tcmma_call *call = &x->plan->call;
   long bad = 0;
   for (long i = 0; ok && i < x->m; i++)
@@ -265,8 +265,8 @@ static bool run_pass(run_ctx *x, sim_entry entry, bool integers, tcmma_case_resu
       }
       if (match) continue;
       if (bad++ > 0) continue;
-      if (integers) fail(r, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit", pass, i, j, got, want);
-      else fail(r, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g", pass, i, j, got, want, tol);
+      if (integers) case_fail(r, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit", pass, i, j, got, want);
+      else case_fail(r, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g", pass, i, j, got, want, tol);
     }
   if (bad > 1) {
     size_t n = strlen(r->reason);
@@ -295,7 +295,7 @@ void sim_run_case(const tcmma_case *c, const tcmma_plan *plan, sim_entry entry,
   bool ok = alloc_matrix(&x.d, plan, c->outer, TCMMA_OPERAND_C) &&
             alloc_matrix(&x.a, plan, c->outer, TCMMA_OPERAND_A) &&
             alloc_matrix(&x.b, plan, c->outer, TCMMA_OPERAND_B);
-  if (!ok) fail(r, "out of memory");
+  if (!ok) case_fail(r, "out of memory");
   else if (run_pass(&x, entry, true, r) && reset(&x) && run_pass(&x, entry, false, r)) {
     r->outcome = TCMMA_CASE_PASSED;
     snprintf(r->reason, sizeof r->reason, "bit-exact on integers, within bound on reals");
