@@ -20,7 +20,8 @@ WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-fie
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
              -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"' \
-             -DTCMMA_SRC_ROOT='"$(CURDIR)"' -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
+             -DTCMMA_SRC_ROOT='"$(CURDIR)"' -DTCMMA_PREFIX='"$(PREFIX)"' \
+             -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
 LDLIBS    := -ldl -lpthread -lm
 
 LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c))

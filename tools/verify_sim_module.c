@@ -17,6 +17,9 @@
 #ifndef TCMMA_SRC_ROOT
 #define TCMMA_SRC_ROOT "."
 #endif
+#ifndef TCMMA_PREFIX
+#define TCMMA_PREFIX "/usr/local"
+#endif
 #ifndef TCMMA_SANFLAGS
 #define TCMMA_SANFLAGS ""
 #endif
@@ -153,10 +156,10 @@ static tcmma_status compile(sim_module *m, tcmma_error *err) {
     snprintf(cmd, sizeof cmd,
              "cd '%s' && %s -std=c11 -O0 -fPIC -shared -fno-strict-aliasing -w "
              "-Werror=implicit-function-declaration -Werror=int-conversion "
-             "-Werror=incompatible-pointer-types %s -I'%s/include' -I'%s' %s "
-             "-o module.so module.c > cc.log 2>&1",
-             m->dir, compiler(), TCMMA_SANFLAGS, TCMMA_SRC_ROOT, TCMMA_SRC_ROOT,
-             extra ? extra : "");
+             "-Werror=incompatible-pointer-types %s %s -I'%s/include' -I'%s' "
+             "-I'%s/include' -I'%s/include/tcmma' -o module.so module.c > cc.log 2>&1",
+             m->dir, compiler(), TCMMA_SANFLAGS, extra ? extra : "", TCMMA_SRC_ROOT,
+             TCMMA_SRC_ROOT, TCMMA_PREFIX, TCMMA_PREFIX);
     if (system(cmd) == 0) {
       built = true;
       break;
