@@ -84,6 +84,9 @@ $(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(BUILD)/libtcmma.a $(HEADERS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(BUILD)/libtcmma.a -lcmocka $(LDLIBS)
 
+# tests that include the matrix sources (tests/test_matrix.c) rebuild with them
+$(TESTS): $(wildcard tools/verify_*.c)
+
 check: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
 	  sh tests/run-tests.sh $(TESTS)

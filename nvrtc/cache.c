@@ -153,6 +153,7 @@ static bool make_dirs(const char *dir) {
   return mkdir(path, 0755) == 0 || errno == EEXIST;
 }
 
+/* Writes the entry; false with errno set to the first failure's. */
 static bool disk_store(const char *dir, const unsigned char key[32], const tcmma_program *p) {
   if (!make_dirs(dir)) return false;
   char path[PATH_MAX + 80], tmp[PATH_MAX + 96];
@@ -176,7 +177,11 @@ static bool disk_store(const char *dir, const unsigned char key[32], const tcmma
             (p->cubin_len == 0 || fwrite(p->cubin, 1, p->cubin_len, f) == p->cubin_len);
   ok = (fclose(f) == 0) && ok;
   ok = ok && chmod(tmp, 0644) == 0 && rename(tmp, path) == 0;
-  if (!ok) unlink(tmp);
+  if (!ok) {
+    int saved = errno;
+    unlink(tmp);
+    errno = saved;
+  }
   return ok;
 }
 

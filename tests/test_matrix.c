@@ -6,6 +6,7 @@
 #include <string.h>
 #include "util.h"
 #include "tools/verify_matrix.c"
+#include "tools/verify_check.c"
 
 static size_t count_accepted(const tcmma_case *cs, size_t n) {
   size_t k = 0;
@@ -100,11 +101,10 @@ static void names_unique_and_readable(void **state) {
   free(names);
 }
 
-/* The length of a stored row of operand o over the whole outer reduction. */
+/* The length of a stored row of operand op. */
 static long row_length(const tcmma_case *c, char op) {
-  long kk = (long)c->outer * c->call.k;
-  if (op == 'a') return c->call.a.transposed ? c->call.m : kk;
-  if (op == 'b') return c->call.b.transposed ? kk : c->call.n;
+  if (op == 'a') return c->call.a.transposed ? c->call.m : c->call.k;
+  if (op == 'b') return c->call.b.transposed ? c->call.k : c->call.n;
   return c->call.n;
 }
 
@@ -134,8 +134,8 @@ static void accepted_cases_are_well_formed(void **state) {
       const tcmma_operand_desc *o = ops[j];
       long eb = tcmma_prec_bytes(o->prec), ld = o->ld ? o->ld : row_length(c, names[j]);
       assert_true(o->space != TCMMA_SPACE_THREAD);
-      if (o->ld && o->space == TCMMA_SPACE_GLOBAL && c->call.scope == TCMMA_SCOPE_STATEMENT)
-        fail_msg("%s: a statement's global operand is dense (ld 0)", c->name);
+      if (o->ld && o->space == TCMMA_SPACE_GLOBAL)
+        fail_msg("%s: a global operand is dense (ld 0)", c->name);
       assert_true(ld >= row_length(c, names[j]));
       if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
         assert_int_equal(o->space, TCMMA_SPACE_SHARED);
@@ -143,6 +143,53 @@ static void accepted_cases_are_well_formed(void **state) {
         assert_int_equal(info->form, TCMMA_FORM_PTX);
       }
       if (info->form == TCMMA_FORM_WMMA) assert_int_equal(ld * eb % 32, 0);
+    }
+  }
+}
+
+/* The planner agrees with every expectation: decline reasons, arms, tiling,
+ * ldmatrix operands (tcmma_case_check_plan, shared by the executors). */
+static void every_plan_agrees(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs), bad = 0;
+  for (size_t i = 0; i < n; i++) {
+    tcmma_plan plan;
+    tcmma_case_result r;
+    memset(&r, 0, sizeof r);
+    bool go_on = tcmma_case_check_plan(&cs[i], &plan, &r);
+    if (go_on != (cs[i].expect == TCMMA_DECLINE_NONE) ||
+        (!go_on && r.outcome != TCMMA_CASE_PASSED)) {
+      print_message("%s: %s\n", cs[i].name, r.reason);
+      bad++;
+    }
+  }
+  assert_int_equal(bad, 0);
+}
+
+/* The check can fail: every case with a wrong expectation (another arm,
+ * another decline reason, accepted instead of declined) is a failure. */
+static void wrong_expectations_fail(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (size_t i = 0; i < n; i++) {
+    tcmma_case c = cs[i];
+    if (c.expect == TCMMA_DECLINE_NONE)
+      c.expect_arm = (tcmma_arm)((c.expect_arm + 1) % TCMMA_ARM_COUNT);
+    else c.expect = (tcmma_decline)(c.expect % (TCMMA_DECLINE_COUNT - 1) + 1);
+    tcmma_plan plan;
+    tcmma_case_result r;
+    memset(&r, 0, sizeof r);
+    assert_false(tcmma_case_check_plan(&c, &plan, &r));
+    assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+    assert_true(r.reason[0] != '\0');
+    if (cs[i].expect != TCMMA_DECLINE_NONE) {
+      c = cs[i];
+      c.expect = TCMMA_DECLINE_NONE; /* a decline where acceptance is expected */
+      memset(&r, 0, sizeof r);
+      assert_false(tcmma_case_check_plan(&c, &plan, &r));
+      assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
     }
   }
 }
@@ -155,6 +202,8 @@ int main(void) {
       cmocka_unit_test(every_decline_reason),
       cmocka_unit_test(names_unique_and_readable),
       cmocka_unit_test(accepted_cases_are_well_formed),
+      cmocka_unit_test(every_plan_agrees),
+      cmocka_unit_test(wrong_expectations_fail),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -41,38 +41,82 @@ static bool write_output(const char *path, const void *data, size_t n) {
   return ok;
 }
 
-static int report(const tcmma_program *p, const char *out_path, bool json) {
+static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const char *required,
+                        const char *problem, const char *out_path) {
   char nvrtc[32];
   snprintf(nvrtc, sizeof nvrtc, "%d.%d", p->nvrtc_major, p->nvrtc_minor);
-  if (json) {
-    json_writer w;
-    json_init(&w, stdout);
-    json_begin_object(&w);
-    json_key(&w, "program"), json_string(&w, p->name);
-    json_key(&w, "options"), json_begin_array(&w);
-    for (size_t i = 0; i < p->n_options; i++) json_string(&w, p->options[i]);
-    json_end_array(&w);
-    json_key(&w, "nvrtc"), json_string(&w, nvrtc);
-    json_key(&w, "target"), json_string(&w, p->target_arch[0] ? p->target_arch : NULL);
-    json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
-    json_key(&w, "output"), json_string(&w, out_path);
-    json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
-    json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
-    json_end_object(&w);
-    json_finish(&w);
-    return CLI_OK;
-  }
-  FILE *o = strcmp(out_path, "-") == 0 ? stderr : stdout;
-  fprintf(o, "program: %s (NVRTC %s, %s)\n", p->name, nvrtc,
+  json_writer w;
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  json_key(&w, "program"), json_string(&w, p->name);
+  json_key(&w, "options"), json_begin_array(&w);
+  for (size_t i = 0; i < p->n_options; i++) json_string(&w, p->options[i]);
+  json_end_array(&w);
+  json_key(&w, "nvrtc"), json_string(&w, nvrtc);
+  json_key(&w, "target"), json_string(&w, p->target_arch[0] ? p->target_arch : NULL);
+  json_key(&w, "modifiers"), json_begin_array(&w);
+  for (size_t i = 0; ptx && i < ptx->modifier_count; i++) json_string(&w, ptx->modifiers[i]);
+  json_end_array(&w);
+  json_key(&w, "census"), json_begin_object(&w);
+  for (size_t i = 0; ptx && i < ptx->census_count; i++)
+    json_key(&w, ptx->census[i].opcode), json_int(&w, (long long)ptx->census[i].count);
+  json_end_object(&w);
+  json_key(&w, "required_target"), json_string(&w, required);
+  json_key(&w, "target_problem"), json_string(&w, problem);
+  json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
+  json_key(&w, "output"), json_string(&w, out_path);
+  json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
+  json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
+  json_end_object(&w);
+  json_finish(&w);
+}
+
+/* The census of the tensor-core and copy instructions, the ones the PTX
+ * feature table knows (a kernel's other opcodes are many and uninteresting). */
+static void text_report(FILE *o, const tcmma_program *p, const tcmma_ptx_info *ptx,
+                        const char *required, const char *problem, const char *out_path) {
+  fprintf(o, "program:  %s (NVRTC %d.%d, %s)\n", p->name, p->nvrtc_major, p->nvrtc_minor,
           p->cache_hit ? "cache hit" : "compiled");
-  fprintf(o, "options:");
+  fprintf(o, "options: ");
   for (size_t i = 0; i < p->n_options; i++) fprintf(o, " %s", p->options[i]);
-  fprintf(o, "\ntarget:  %s\n", p->target_arch[0] ? p->target_arch : "(PTX reader not built in)");
+  fprintf(o, "\ntarget:   %s", p->target_arch[0] ? p->target_arch : "(unreadable PTX)");
+  for (size_t i = 0; ptx && i < ptx->modifier_count; i++)
+    fprintf(o, "%s%s", i ? ", " : " (", ptx->modifiers[i]);
+  fprintf(o, "%s\n", ptx && ptx->modifier_count ? ")" : "");
+  if (required) fprintf(o, "requires: %s%s%s\n", required, problem ? ": " : "", problem ? problem : "");
   if (p->cubin)
-    fprintf(o, "output:  %s (CUBIN, %zu bytes; PTX %zu bytes)\n", out_path, p->cubin_len,
+    fprintf(o, "output:   %s (CUBIN, %zu bytes; PTX %zu bytes)\n", out_path, p->cubin_len,
             p->ptx_len);
   else
-    fprintf(o, "output:  %s (PTX, %zu bytes)\n", out_path, p->ptx_len);
+    fprintf(o, "output:   %s (PTX, %zu bytes)\n", out_path, p->ptx_len);
+  if (!ptx) return;
+  size_t shown = 0;
+  for (size_t i = 0; i < ptx->census_count; i++)
+    if (tcmma_ptx_feature_for(ptx->census[i].opcode)) {
+      if (!shown++) fprintf(o, "census:   (tensor-core and async-copy instructions; tcmma ptx for all)\n");
+      fprintf(o, "  %6zu  %s\n", ptx->census[i].count, ptx->census[i].opcode);
+    }
+  if (!shown)
+    fprintf(o, "census:   %zu instructions, none from tables/ptx_features.def\n",
+            ptx->instruction_count);
+}
+
+static int report(const tcmma_program *p, const char *out_path, bool json) {
+  tcmma_ptx_info info;
+  tcmma_error why;
+  bool read = tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK;
+  char required[48] = "";
+  const char *problem = NULL;
+  if (read) {
+    tcmma_ptx_required_text(&info, required, sizeof required);
+    if (tcmma_ptx_check_target(&info, &why) != TCMMA_OK) problem = why.message;
+  }
+  if (json)
+    json_report(p, read ? &info : NULL, read ? required : NULL, problem, out_path);
+  else
+    text_report(strcmp(out_path, "-") == 0 ? stderr : stdout, p, read ? &info : NULL,
+                read ? required : NULL, problem, out_path);
+  tcmma_ptx_info_free(&info);
   return CLI_OK;
 }
 

@@ -19,6 +19,18 @@ typedef struct {
 /* The whole matrix, built once (accepted cases and declined cases). */
 size_t tcmma_matrix(const tcmma_case **cases);
 
+/* Which operands an accepted case is expected to load through ldmatrix,
+ * from the PTX ISA facts written in the matrix (not from the arm table's
+ * rule): only swizzled shared operands of inline-PTX arms; 16-bit operands in
+ * either orientation (.trans as needed), 8-bit ones only where a register's
+ * four bytes lie along k in memory (A row-major, B stored transposed). */
+void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b);
+
+/* A deterministic stratified subset for quick runs: every declined case and,
+ * of the accepted ones, the first of each (arm, scope, outer, expected
+ * ldmatrix use of a, of b, orientation of a and b). */
+bool tcmma_case_in_subset(const tcmma_case *c);
+
 typedef enum { TCMMA_EXEC_SIM, TCMMA_EXEC_COMPILE, TCMMA_EXEC_GPU } tcmma_executor;
 
 typedef enum { TCMMA_CASE_PASSED, TCMMA_CASE_FAILED, TCMMA_CASE_SKIPPED } tcmma_case_outcome;
@@ -28,11 +40,27 @@ typedef struct {
   char reason[512];      /* why it failed or was skipped */
 } tcmma_case_result;
 
+/* Plans c and checks the plan against the case's expectation: a declined
+ * case must decline with the expected reason (and a message); an accepted
+ * one must choose the expected arm, the tiling m/tile x n/tile x k/tile of
+ * that arm and the expected ldmatrix operands (tcmma_case_expect_ldmatrix).
+ * true: an accepted plan matched, *plan holds it, the executor goes on.
+ * false: r is final (PASSED for a matching decline, FAILED naming what
+ * differs). Shared by every executor. */
+bool tcmma_case_check_plan(const tcmma_case *c, tcmma_plan *plan, tcmma_case_result *r);
+
 /* Each executor runs one case (declined cases: checks the decline reason).
  * An executor that cannot run at all here (no GPU) reports SKIPPED with the
  * reason, never PASSED. */
 void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r);
+
+/* The sim executor compiles host-dialect kernels with the system C
+ * compiler; prepare compiles the accepted cases among cases in one run so
+ * that tcmma_exec_sim of each needs no compile (a case not prepared compiles
+ * alone); finish releases that module. Optional, for speed. */
+void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count);
+void tcmma_exec_sim_finish(void);
 
 #endif

@@ -38,6 +38,7 @@ typedef struct {
   int tier;          /* 1: full geometry, 2: reduced geometry, 0: declines only */
   tcmma_arm arm[2];  /* expected arm per scope [statement, fragment] */
   tcmma_decline why[2]; /* expected decline per scope (OK_: accepted) */
+  const char *force;  /* the arm the call asks for by marker (NULL: resolve) */
 } prec_row;
 
 #define P(x) TCMMA_PREC_##x
@@ -61,10 +62,11 @@ static const prec_row rows[] = {
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
     {"f32=f16.f16/wmma", P(F32), P(F16), P(F16), W, false, WMMA, 0, 1,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
-    /* uniform f16, wide, below the inline arm's floor: only the staged wmma
-     * arm runs, and it needs fragment scope */
+    /* uniform f16, wide, below the inline arm's floor: the statement list
+     * holds only the inline arm (a statement never converts its
+     * destination); the fragment list falls back to the staged wmma arm */
     {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 1,
-     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}},
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
     {"f32=bf16.bf16/wmma", P(F32), P(BF16), P(BF16), W, false, WMMA, 0, 1,
      {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}},
     {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 1,
@@ -77,7 +79,7 @@ static const prec_row rows[] = {
     {"f16=f16.f16/narrow@75", P(F16), P(F16), P(F16), N, false, PTX, 75, 2,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
     {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 2,
-     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}},
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
     {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
     {"bf16=bf16.bf16", P(BF16), P(BF16), P(BF16), W, false, PTX, 0, 2,
@@ -94,6 +96,20 @@ static const prec_row rows[] = {
      {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
     {"f32=f32.f32/tf32@90", P(F32), P(F32), P(F32), W, true, WMMA, 90, 2,
      {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}},
+    /* a call may name its arm: any arm resolution can choose for the triple
+     * and policy; the staged destination still needs fragment scope */
+    {"f16=f16.f16/wide/arm=wmma-f16-wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}, "wmma-f16-wide"},
+    {"f32=f16.f16/ptx/arm=wmma-f16f32", P(F32), P(F16), P(F16), W, false, PTX, 0, 2,
+     {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
+    /* under prefer-ptx the inline arm, with the same floor, always comes
+     * first: no device resolves this triple to wmma-bf16 */
+    {"f32=bf16.bf16/ptx/arm=wmma-bf16", P(F32), P(BF16), P(BF16), W, false, PTX, 90, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "wmma-bf16"},
+    {"f32=bf16.bf16/ptx/arm=mma-f16", P(F32), P(BF16), P(BF16), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-f16"},
+    {"f32=e4m3.e4m3/arm=mma-fp8@80", P(F32), P(E4M3), P(E4M3), W, false, PTX, 80, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}, "mma-fp8"},
     /* declines of resolution: no arm */
     {"f32=f32.f32/no-tf32", P(F32), P(F32), P(F32), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
@@ -242,7 +258,7 @@ static const decline_row declines[] = {
 
 #define MAX_CASES 1024
 
-static tcmma_case cases[MAX_CASES];
+static tcmma_case matrix_cases[MAX_CASES];
 static size_t ncases;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -267,22 +283,21 @@ static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
   c.numerics.tf32 = r->tf32;
   c.numerics.prefer = r->prefer;
   c.lane = NULL;
+  c.arm = r->force;
   return c;
 }
 
-/* An operand as the kernel lays it out. `lead` is the length of a stored row
- * over the whole outer reduction: global operands are dense (statement scope
- * leaves ld 0 for the planner to fill in); plain shared rows are padded by
- * 32 bytes, keeping wmma's 32-byte row rule; swizzled rows are rounded up to
- * a multiple of 128 bytes (the swizzle's unit rows). */
-static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st, long lead,
-                        bool statement) {
+/* An operand of the call. `lead` is the length of a stored row: global
+ * operands are dense (ld 0, for the planner to fill in); plain shared rows
+ * are padded by 32 bytes, keeping wmma's 32-byte row rule; swizzled rows are
+ * rounded up to a multiple of 128 bytes (the swizzle's unit rows). */
+static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st, long lead) {
   long eb = tcmma_prec_bytes(o->prec);
   o->transposed = transposed;
   switch (st) {
   case ST_GLOBAL:
     o->space = TCMMA_SPACE_GLOBAL, o->layout = TCMMA_LAYOUT_PLAIN;
-    o->ld = statement ? 0 : lead;
+    o->ld = 0;
     break;
   case ST_SHARED:
     o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_PLAIN;
@@ -308,7 +323,7 @@ static void describe(char *out, size_t cap, const tcmma_operand_desc *o) {
 }
 
 static void add(const tcmma_case *c) {
-  if (ncases < MAX_CASES) cases[ncases++] = *c;
+  if (ncases < MAX_CASES) matrix_cases[ncases++] = *c;
 }
 
 static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
@@ -324,11 +339,9 @@ static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
   c.call.m = extents[e].mt * info->m;
   c.call.n = extents[e].nt * info->n;
   c.call.k = extents[e].kt * info->k;
-  bool stmt = scopes[s].scope == TCMMA_SCOPE_STATEMENT;
-  long kk = (long)c.outer * c.call.k;
   /* a: m x k (transposed: k x m); b: k x n (transposed: n x k) */
-  set_operand(&c.call.a, orients[o].a_t, storages[st].a, orients[o].a_t ? c.call.m : kk, stmt);
-  set_operand(&c.call.b, orients[o].b_t, storages[st].b, orients[o].b_t ? kk : c.call.n, stmt);
+  set_operand(&c.call.a, orients[o].a_t, storages[st].a, orients[o].a_t ? c.call.m : c.call.k);
+  set_operand(&c.call.b, orients[o].b_t, storages[st].b, orients[o].b_t ? c.call.k : c.call.n);
   char a[48], b[48];
   describe(a, sizeof a, &c.call.a);
   describe(b, sizeof b, &c.call.b);
@@ -432,6 +445,43 @@ static void build_once(void) { build(); }
 
 size_t tcmma_matrix(const tcmma_case **out) {
   pthread_once(&once, build_once);
-  if (out) *out = cases;
+  if (out) *out = matrix_cases;
   return ncases;
+}
+
+/* ---- expectations derived from the case ---- */
+
+void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
+  const tcmma_arm_info *info = tcmma_arm_get(c->expect_arm);
+  bool inline_arm = c->expect == TCMMA_DECLINE_NONE && info && info->form == TCMMA_FORM_PTX;
+  const tcmma_operand_desc *o[2] = {&c->call.a, &c->call.b};
+  bool out[2];
+  for (int i = 0; i < 2; i++) {
+    bool swizzled = o[i]->space == TCMMA_SPACE_SHARED &&
+                    o[i]->layout == TCMMA_LAYOUT_SWIZZLED_B128;
+    /* A's k runs along a stored row when not transposed; B's when transposed */
+    bool k_contiguous = i == 0 ? !o[i]->transposed : o[i]->transposed;
+    out[i] = inline_arm && swizzled && (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
+  }
+  if (a) *a = out[0];
+  if (b) *b = out[1];
+}
+
+bool tcmma_case_in_subset(const tcmma_case *c) {
+  if (c->expect != TCMMA_DECLINE_NONE) return true;
+  const tcmma_case *all;
+  size_t n = tcmma_matrix(&all);
+  bool a, b;
+  tcmma_case_expect_ldmatrix(c, &a, &b);
+  for (size_t i = 0; i < n && &all[i] != c; i++) {
+    const tcmma_case *o = &all[i];
+    bool oa, ob;
+    tcmma_case_expect_ldmatrix(o, &oa, &ob);
+    if (o->expect == TCMMA_DECLINE_NONE && o->expect_arm == c->expect_arm &&
+        o->call.scope == c->call.scope && o->outer == c->outer && oa == a && ob == b &&
+        o->call.a.transposed == c->call.a.transposed &&
+        o->call.b.transposed == c->call.b.transposed)
+      return false; /* an earlier case covers the stratum */
+  }
+  return true;
 }

@@ -27,33 +27,6 @@ const any_fn tcmma__sim_keep[] = {
     (any_fn)tcmma_sim_e5m2_to_float,
 };
 
-/* Until tcmma_case_check_plan (branch matrix) is merged: plan and check
- * accept/decline against the case. */
-static bool plan_case(const tcmma_case *c, tcmma_plan *plan, tcmma_case_result *r) {
-  tcmma_error err;
-  tcmma_error_clear(&err);
-  memset(plan, 0, sizeof *plan);
-  tcmma_status st = tcmma_plan_call(&c->call, plan, &err);
-  bool accepted = st == TCMMA_OK && plan->accepted;
-  if (c->expect != TCMMA_DECLINE_NONE) {
-    bool ok = !accepted && plan->reason == c->expect;
-    r->outcome = ok ? TCMMA_CASE_PASSED : TCMMA_CASE_FAILED;
-    snprintf(r->reason, sizeof r->reason, "expected decline %s, got %s",
-             tcmma_decline_name(c->expect), accepted ? "accepted" : tcmma_decline_name(plan->reason));
-    return false;
-  }
-  if (!accepted || plan->arm != c->expect_arm) {
-    r->outcome = TCMMA_CASE_FAILED;
-    snprintf(r->reason, sizeof r->reason, "expected %s, the plan gave %s (%.300s)",
-             tcmma_arm_marker(c->expect_arm),
-             accepted ? tcmma_arm_marker(plan->arm) : tcmma_decline_name(plan->reason),
-             plan->message);
-    return false;
-  }
-  return true;
-}
-#define tcmma_case_check_plan plan_case
-
 static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
 static sim_module *prepared;
 static tcmma_status prepared_status = TCMMA_OK; /* of the last prepare's build */

@@ -9,12 +9,6 @@
 #include "tcmma/sim.h"
 #include "tools/verify.h"
 
-/* Batching (to move to tools/verify.h): compiles the accepted cases among
- * cases into one module so each tcmma_exec_sim of them runs without a
- * compile; finish frees it. Optional: an unprepared case compiles alone. */
-void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count);
-void tcmma_exec_sim_finish(void);
-
 /* ---- the module: host-dialect kernels compiled into one shared object ---- */
 
 /* A kernel's entry: args points at {d, a, b} (three void *). */

@@ -41,7 +41,7 @@ typedef struct {
   size_t cubin_len;
   char *log;               /* NVRTC's full log ("" when empty) */
   int nvrtc_major, nvrtc_minor;
-  char target_arch[24];    /* the PTX's .target arch ("sm_80"); "" when unknown */
+  char target_arch[24];    /* the PTX's .target arch without modifiers ("sm_80") */
   bool cache_hit;          /* served from the memory or disk cache */
 } tcmma_program;
 
@@ -86,7 +86,7 @@ typedef struct {
   char *name;
   char *options;           /* the option list, space-separated */
   char *ptx;
-  char target_arch[24];    /* the PTX's .target arch; "" until the reader fills it */
+  char target_arch[24];    /* the PTX's .target arch without modifiers ("sm_80") */
 } tcmma_record;
 
 typedef struct {

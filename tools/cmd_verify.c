@@ -1,0 +1,232 @@
+/* tcmma verify: runs the arm matrix (tools/verify_matrix.c) through one
+ * executor and reports per arm; exit 0 if and only if no case failed. */
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cli.h"
+#include "tools/verify.h"
+
+static const char help[] =
+    "usage: tcmma verify [--executor sim|compile|gpu] [--arm NAME] [--case TEXT] [--subset]\n"
+    "                    [--list] [--json]\n\n"
+    "Runs every case of the arm matrix (arms x scopes x orientations x spaces x layouts x\n"
+    "extents, plus declined cases that assert their reason) through one executor:\n"
+    "  sim      the host warp simulator, bit-exact against a plain C reference (default)\n"
+    "  compile  plan, render the one-warp kernel, compile it with NVRTC to a CUBIN at the\n"
+    "           arm's floor, check the PTX census; inline-PTX arms must be rejected by\n"
+    "           ptxas at the supported arch just below their floor\n"
+    "  gpu      the same kernels through the CUDA driver on a real GPU (skipped without one)\n"
+    "--arm NAME   only the cases expected to run on that arm (tcmma arms lists them)\n"
+    "--case TEXT  only the cases whose name contains TEXT\n"
+    "--subset     a deterministic stratified subset: every declined case and one accepted\n"
+    "             case per arm, scope, outer reduction, ldmatrix use and orientation\n"
+    "--list       print the selected case names and expectations; run nothing\n"
+    "--json       {\"executor\", \"cases\", \"passed\", \"failed\", \"skipped\", \"arms\": [...],\n"
+    "             \"failures\": [{\"case\", \"reason\"}], \"skips\": [{\"case\", \"reason\"}]}\n"
+    "A skipped case is never counted as passed. Exit 0 when no case failed, 1 otherwise,\n"
+    "2 on a usage error.\n";
+
+static const struct {
+  const char *name;
+  tcmma_executor executor;
+  void (*run)(const tcmma_case *, tcmma_case_result *);
+} executors[] = {
+    {"sim", TCMMA_EXEC_SIM, tcmma_exec_sim},
+    {"compile", TCMMA_EXEC_COMPILE, tcmma_exec_compile},
+    {"gpu", TCMMA_EXEC_GPU, tcmma_exec_gpu},
+};
+
+#define N_EXECUTORS ((int)(sizeof executors / sizeof executors[0]))
+
+typedef struct {
+  int cases, passed, failed, skipped;
+} tally;
+
+/* The arm a case counts under: its expected arm, or "none" (no-arm and floor
+ * declines) at index TCMMA_ARM_COUNT. */
+static int arm_slot(const tcmma_case *c) {
+  return (unsigned)c->expect_arm < TCMMA_ARM_COUNT ? (int)c->expect_arm : TCMMA_ARM_COUNT;
+}
+
+static const char *slot_name(int slot) {
+  return slot < TCMMA_ARM_COUNT ? tcmma_arm_marker((tcmma_arm)slot) : "none";
+}
+
+static const char *expect_text(const tcmma_case *c, char *buf, size_t cap) {
+  if (c->expect == TCMMA_DECLINE_NONE)
+    snprintf(buf, cap, "accept %s", tcmma_arm_marker(c->expect_arm));
+  else snprintf(buf, cap, "decline %s", tcmma_decline_name(c->expect));
+  return buf;
+}
+
+static int list_cases(const tcmma_case **sel, size_t n, bool json) {
+  char buf[64];
+  if (json) {
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_array(&w);
+    for (size_t i = 0; i < n; i++) {
+      json_begin_object(&w);
+      json_key(&w, "case"), json_string(&w, sel[i]->name);
+      json_key(&w, "expect"), json_string(&w, expect_text(sel[i], buf, sizeof buf));
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_finish(&w);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < n; i++) printf("%-16s %s\n", expect_text(sel[i], buf, sizeof buf),
+                                        sel[i]->name);
+  return CLI_OK;
+}
+
+int cmd_verify(int argc, char **argv) {
+  int exec = 0;
+  bool json = false, subset = false, list = false, have_arm = false;
+  tcmma_arm arm = TCMMA_ARM_NONE;
+  const char *text = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--subset") == 0) subset = true;
+    else if (strcmp(argv[i], "--list") == 0) list = true;
+    else if (strcmp(argv[i], "--executor") == 0) {
+      if (!(v = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
+      for (exec = 0; exec < N_EXECUTORS && strcmp(v, executors[exec].name) != 0; exec++) {}
+      if (exec == N_EXECUTORS)
+        return cli_usage("verify", "unknown executor '%s': expected sim, compile or gpu", v);
+    } else if (strcmp(argv[i], "--arm") == 0) {
+      if (!(v = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
+      tcmma_error err;
+      if (tcmma_arm_parse(v, &arm, &err) != TCMMA_OK)
+        return cli_usage("verify", "--arm: %s", err.message);
+      have_arm = true;
+    } else if (strcmp(argv[i], "--case") == 0) {
+      if (!(text = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
+    } else {
+      return cli_usage("verify",
+                       "unknown option '%s': expected --executor, --arm, --case, --subset, "
+                       "--list or --json",
+                       argv[i]);
+    }
+  }
+
+  const tcmma_case *all;
+  size_t n_all = tcmma_matrix(&all);
+  const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
+  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
+  if (!sel || !res) {
+    free(sel), free(res);
+    return cli_fail("verify", "out of memory for %zu cases", n_all);
+  }
+  size_t n = 0;
+  for (size_t i = 0; i < n_all; i++) {
+    const tcmma_case *c = &all[i];
+    if (have_arm && c->expect_arm != arm) continue;
+    if (text && !strstr(c->name, text)) continue;
+    if (subset && !tcmma_case_in_subset(c)) continue;
+    sel[n++] = c;
+  }
+  if (list) {
+    int rc = list_cases(sel, n, json);
+    free(sel), free(res);
+    return rc;
+  }
+
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  tally total = {0}, per_arm[TCMMA_ARM_COUNT + 1];
+  memset(per_arm, 0, sizeof per_arm);
+  /* one C compile for every selected case instead of one per case */
+  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_prepare(sel, n);
+  for (size_t i = 0; i < n; i++) {
+    memset(&res[i], 0, sizeof res[i]);
+    res[i].outcome = TCMMA_CASE_FAILED; /* an executor that forgets to say is a failure */
+    snprintf(res[i].reason, sizeof res[i].reason, "the executor reported no outcome");
+    executors[exec].run(sel[i], &res[i]);
+    tally *t = &per_arm[arm_slot(sel[i])];
+    t->cases++, total.cases++;
+    switch (res[i].outcome) {
+    case TCMMA_CASE_PASSED: t->passed++, total.passed++; break;
+    case TCMMA_CASE_SKIPPED: t->skipped++, total.skipped++; break;
+    default: t->failed++, total.failed++; break;
+    }
+  }
+  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_finish();
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+
+  if (json) {
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "executor"), json_string(&w, executors[exec].name);
+    json_key(&w, "cases"), json_int(&w, total.cases);
+    json_key(&w, "passed"), json_int(&w, total.passed);
+    json_key(&w, "failed"), json_int(&w, total.failed);
+    json_key(&w, "skipped"), json_int(&w, total.skipped);
+    json_key(&w, "arms"), json_begin_array(&w);
+    for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
+      if (!per_arm[s].cases) continue;
+      json_begin_object(&w);
+      json_key(&w, "arm"), json_string(&w, slot_name(s));
+      json_key(&w, "cases"), json_int(&w, per_arm[s].cases);
+      json_key(&w, "passed"), json_int(&w, per_arm[s].passed);
+      json_key(&w, "failed"), json_int(&w, per_arm[s].failed);
+      json_key(&w, "skipped"), json_int(&w, per_arm[s].skipped);
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    const tcmma_case_outcome kinds[2] = {TCMMA_CASE_FAILED, TCMMA_CASE_SKIPPED};
+    const char *keys[2] = {"failures", "skips"};
+    for (int k = 0; k < 2; k++) {
+      json_key(&w, keys[k]), json_begin_array(&w);
+      for (size_t i = 0; i < n; i++) {
+        if ((res[i].outcome == TCMMA_CASE_SKIPPED) != (kinds[k] == TCMMA_CASE_SKIPPED) ||
+            res[i].outcome == TCMMA_CASE_PASSED)
+          continue;
+        json_begin_object(&w);
+        json_key(&w, "case"), json_string(&w, sel[i]->name);
+        json_key(&w, "reason"), json_string(&w, res[i].reason);
+        json_end_object(&w);
+      }
+      json_end_array(&w);
+    }
+    json_end_object(&w);
+    json_finish(&w);
+  } else {
+    text_table t;
+    table_init(&t, 5);
+    table_row(&t, (const char *const[]){"ARM", "CASES", "PASSED", "FAILED", "SKIPPED"});
+    for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
+      if (!per_arm[s].cases) continue;
+      char c[16], p[16], f[16], k[16];
+      snprintf(c, sizeof c, "%d", per_arm[s].cases), snprintf(p, sizeof p, "%d", per_arm[s].passed);
+      snprintf(f, sizeof f, "%d", per_arm[s].failed), snprintf(k, sizeof k, "%d", per_arm[s].skipped);
+      table_row(&t, (const char *const[]){slot_name(s), c, p, f, k});
+    }
+    table_print(&t, stdout);
+    table_free(&t);
+    for (size_t i = 0; i < n; i++)
+      if (res[i].outcome != TCMMA_CASE_PASSED && res[i].outcome != TCMMA_CASE_SKIPPED)
+        printf("FAIL %s: %s\n", sel[i]->name, res[i].reason);
+    /* skips: each distinct reason once, with how many cases it covers */
+    for (size_t i = 0; i < n; i++) {
+      if (res[i].outcome != TCMMA_CASE_SKIPPED) continue;
+      bool seen = false;
+      for (size_t j = 0; j < i && !seen; j++)
+        seen = res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
+      if (seen) continue;
+      int count = 0;
+      for (size_t j = i; j < n; j++)
+        count += res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
+      printf("SKIP %d case%s (e.g. %s): %s\n", count, count == 1 ? "" : "s", sel[i]->name,
+             res[i].reason);
+    }
+    printf("verify --executor %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
+           executors[exec].name, total.cases, total.passed, total.failed, total.skipped, secs);
+  }
+  free(sel), free(res);
+  return total.failed ? CLI_FAIL : CLI_OK;
+}

@@ -1,0 +1,241 @@
+/* The compile executor (DESIGN §7.1): plan; render the one-warp kernel;
+ * compile it with NVRTC to a CUBIN at the arm's floor (raised to NVRTC's
+ * lowest arch) with no warnings; read the PTX census; and, for inline-PTX
+ * arms, have ptxas reject the same source at the supported arch just below
+ * the floor.
+ *
+ * Expected counts, from the kernel's structure (tcmma_render_kernel): a
+ * fragment-scope kernel opens the fragment, runs one rendered update
+ * statement inside a loop over the `outer` steps of the outer reduction and
+ * closes it (a statement-scope kernel likewise, outer 1 in the matrix).
+ * Every statement is mt*nt*kt fragment products under `#pragma unroll`
+ * loops, each one instruction (mma.sync for inline arms, wmma.mma.sync for
+ * wmma arms). The outer loop carries no unroll pragma, so NVRTC keeps it or
+ * unrolls it at its own discretion; the PTX therefore holds
+ *   S * mt*nt*kt  products, S = 1 (loop kept) or outer (unrolled),
+ * and, per k step of each statement, the census's loads per operand: A
+ * through ldmatrix .x4 (mt of them) when the census says A loads through
+ * ldmatrix, B through .x2 (nt) likewise, .trans exactly where the operand's
+ * storage is the transpose of the register layout (A stored transposed, B
+ * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
+#include <ctype.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/compile.h"
+#include "tcmma/ptx.h"
+#include "tools/verify.h"
+
+static void case_fail(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void case_fail(tcmma_case_result *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  r->outcome = TCMMA_CASE_FAILED;
+  vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+  va_end(ap);
+}
+
+static void case_skip(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+static void case_skip(tcmma_case_result *r, const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  r->outcome = TCMMA_CASE_SKIPPED;
+  vsnprintf(r->reason, sizeof r->reason, fmt, ap);
+  va_end(ap);
+}
+
+static bool has_warning(const char *log) {
+  for (const char *p = log; p && *p; p++)
+    if (strncasecmp(p, "warning", 7) == 0) return true;
+  return false;
+}
+
+/* The first line of a log, for a one-line reason. */
+static void first_line(const char *log, char *buf, size_t cap) {
+  while (log && (*log == '\n' || *log == ' ')) log++;
+  size_t n = log ? strcspn(log, "\n") : 0;
+  snprintf(buf, cap, "%.*s", (int)(n < cap ? n : cap - 1), log ? log : "");
+}
+
+/* NVRTC's lowest arch, and its highest arch below floor (0: none). */
+static tcmma_status arch_bounds(int floor, int *lowest, int *below, tcmma_error *err) {
+  tcmma_arch_support s;
+  tcmma_status st = tcmma_nvrtc_support(&s, err);
+  if (st != TCMMA_OK) return st;
+  *lowest = *below = 0;
+  for (size_t i = 0; i < s.count; i++) {
+    if (!*lowest || s.archs[i] < *lowest) *lowest = s.archs[i];
+    if (s.archs[i] < floor && s.archs[i] > *below) *below = s.archs[i];
+  }
+  return TCMMA_OK;
+}
+
+/* Counts of the census opcodes that start with prefix and contain each of
+ * the given pieces (NULL-terminated) and, when `without` is set, not it. */
+static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const char *with,
+                        const char *without) {
+  size_t n = 0;
+  for (size_t i = 0; i < info->census_count; i++) {
+    const char *op = info->census[i].opcode;
+    if (strncmp(op, prefix, strlen(prefix)) != 0) continue;
+    if (with && !strstr(op, with)) continue;
+    if (without && strstr(op, without)) continue;
+    n += info->census[i].count;
+  }
+  return n;
+}
+
+static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmma_census *cen,
+                         const tcmma_ptx_info *px, tcmma_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
+  if (cen->mma_per_statement != (int)per)
+    return case_fail(r, "census mma_per_statement %d, plan tiles %dx%dx%d", cen->mma_per_statement,
+                plan->mt, plan->nt, plan->kt), false;
+  if (cen->a_ldmatrix != plan->a_ldmatrix || cen->b_ldmatrix != plan->b_ldmatrix)
+    return case_fail(r, "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
+                cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix), false;
+  if (cen->reloads != info->reloads)
+    return case_fail(r, "census reloads=%d, the arm's rule says %d", cen->reloads, info->reloads),
+           false;
+  /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
+  char want[160];
+  if (info->form == TCMMA_FORM_PTX) {
+    tcmma_error err;
+    if (tcmma_arm_instruction(plan->arm, c->call.a.prec, c->call.b.prec, want, sizeof want,
+                              &err) != TCMMA_OK)
+      return case_fail(r, "no instruction for the arm: %s", err.message), false;
+  } else {
+    snprintf(want, sizeof want, "wmma.mma");
+  }
+  char shape[32];
+  snprintf(shape, sizeof shape, ".m%dn%dk%d", info->m, info->n, info->k);
+  size_t exact = count_ops(px, want, info->form == TCMMA_FORM_PTX ? NULL : shape, NULL);
+  size_t any = count_ops(px, "mma.", NULL, NULL) + count_ops(px, "wmma.mma", NULL, NULL);
+  /* S statements' worth: the outer steps run in a loop the compiler may keep
+   * (S = 1) or unroll (S = outer); every count must agree on the same S */
+  size_t outer = (size_t)c->outer, stmts = exact == outer * per ? outer : 1;
+  if (exact != stmts * per || any != exact)
+    return case_fail(r, "PTX has %zu x %s%s and %zu mma in all; expected %zu x %dx%dx%d (or %zu "
+                        "with the outer loop unrolled)",
+                     exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per, plan->mt,
+                     plan->nt, plan->kt, outer * per), false;
+  if (info->form == TCMMA_FORM_PTX) {
+    if (count_ops(px, "wmma.", NULL, NULL))
+      return case_fail(r, "an inline-PTX kernel has wmma instructions"), false;
+    size_t x4 = cen->a_ldmatrix ? stmts * kt * (size_t)cen->a_loads_per_k : 0;
+    size_t x2 = cen->b_ldmatrix ? stmts * kt * (size_t)cen->b_loads_per_k : 0;
+    size_t x4t = c->call.a.transposed ? x4 : 0, x2t = c->call.b.transposed ? 0 : x2;
+    size_t got4 = count_ops(px, "ldmatrix.", ".x4", NULL), got2 = count_ops(px, "ldmatrix.", ".x2", NULL);
+    size_t got4t = count_ops(px, "ldmatrix.", ".x4.trans", NULL),
+           got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
+    size_t all = count_ops(px, "ldmatrix.", NULL, NULL);
+    if (got4 != x4 || got2 != x2 || got4t != x4t || got2t != x2t || all != x4 + x2)
+      return case_fail(r, "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
+                     "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
+                  got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix,
+                  cen->b_ldmatrix), false;
+  } else {
+    size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
+    size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;
+    if (la != wa || lb != wb)
+      return case_fail(r, "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu",
+                  la, lb, wa, wb), false;
+    if (count_ops(px, "ldmatrix.", NULL, NULL))
+      return case_fail(r, "a wmma kernel has ldmatrix instructions"), false;
+  }
+  return true;
+}
+
+void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
+  tcmma_plan plan;
+  if (!tcmma_case_check_plan(c, &plan, r)) return;
+  const tcmma_arm_info *info = tcmma_arm_get(plan.arm);
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  tcmma_census cen;
+  if (tcmma_plan_census(&plan, &cen, &err) != TCMMA_OK) {
+    case_fail(r, "census of an accepted plan failed: %s", err.message);
+    return;
+  }
+  tcmma_buf src = {0};
+  tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, c->outer, &src, &err);
+  if (st != TCMMA_OK || src.failed) {
+    tcmma_buf_free(&src);
+    case_fail(r, "render_kernel: %s: %s", tcmma_status_name(st), err.message);
+    return;
+  }
+  char marker[48];
+  snprintf(marker, sizeof marker, "(%s)", info->marker);
+  if (!strstr(tcmma_buf_str(&src), marker)) {
+    tcmma_buf_free(&src);
+    case_fail(r, "the kernel does not carry the arm marker %s", marker);
+    return;
+  }
+  int lowest, below;
+  if ((st = arch_bounds(info->floor, &lowest, &below, &err)) != TCMMA_OK) {
+    tcmma_buf_free(&src);
+    if (st == TCMMA_UNAVAILABLE) case_skip(r, "NVRTC unavailable: %s", err.message);
+    else case_fail(r, "NVRTC's supported archs: %s", err.message);
+    return;
+  }
+  /* the expected target: the arm's floor, raised to NVRTC's lowest arch and
+   * to the staging helper's floor when the kernel stages with cp.async */
+  int want = info->floor > lowest ? info->floor : lowest;
+  if (strstr(tcmma_buf_str(&src), "cp.async.") && want < 80) want = 80;
+
+  tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
+  tcmma_program prog;
+  st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
+  if (st == TCMMA_UNAVAILABLE) {
+    case_skip(r, "NVRTC unavailable: %s", err.message);
+  } else if (st != TCMMA_OK) {
+    char line[200];
+    first_line(prog.log, line, sizeof line);
+    case_fail(r, "compile failed (%s): %s | %s", tcmma_status_name(st), err.message, line);
+  } else if (!prog.cubin || !prog.cubin_len) {
+    case_fail(r, "no CUBIN from a compile for sm_XX");
+  } else if (has_warning(prog.log)) {
+    char line[200];
+    first_line(prog.log, line, sizeof line);
+    case_fail(r, "compile warned: %s", line);
+  } else {
+    tcmma_ptx_info px;
+    memset(&px, 0, sizeof px);
+    st = tcmma_ptx_parse(prog.ptx, prog.ptx_len, &px, &err);
+    if (st != TCMMA_OK) {
+      case_fail(r, "PTX reader: %s", err.message);
+    } else if (px.target_sm != want || px.target_suffix) {
+      case_fail(r, "compiled for .target %s, expected sm_%d", px.target ? px.target : "?", want);
+    } else if (check_census(c, &plan, &cen, &px, r)) {
+      r->outcome = TCMMA_CASE_PASSED;
+      snprintf(r->reason, sizeof r->reason, "sm_%d", want);
+    }
+    tcmma_ptx_info_free(&px);
+  }
+  tcmma_program_free(&prog);
+  if (r->outcome != TCMMA_CASE_PASSED || info->form != TCMMA_FORM_PTX || !below) {
+    tcmma_buf_free(&src);
+    return;
+  }
+
+  /* inline PTX below its floor: ptxas must refuse the very same source */
+  char arch[64], needs[48];
+  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d", below);
+  snprintf(needs, sizeof needs, "requires .target sm_%d", info->floor);
+  const char *extra[1] = {arch};
+  tcmma_compile_opts low = {.name = "verify-below.cu", .target = TCMMA_TARGET_FLOOR,
+                            .sass = true, .extra = extra, .n_extra = 1};
+  st = tcmma_compile(tcmma_buf_str(&src), src.len, &low, &prog, &err);
+  if (st == TCMMA_OK)
+    case_fail(r, "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below, info->floor);
+  else if (st != TCMMA_COMPILE || !prog.log || !strstr(prog.log, needs))
+    case_fail(r, "at sm_%d: expected a ptxas error '%s', got %s: %s", below, needs,
+         tcmma_status_name(st), err.message);
+  else snprintf(r->reason, sizeof r->reason, "sm_%d; rejected at sm_%d", want, below);
+  tcmma_program_free(&prog);
+  tcmma_buf_free(&src);
+}
