@@ -101,23 +101,43 @@ static tcmma_status write_source(sim_module *m, const char *path, tcmma_error *e
   return TCMMA_OK;
 }
 
-/* Charges each "module.c:LINE:" error of the log to its case; returns how
- * many cases were charged. */
+static void charge(sim_module *m, size_t i, const char *line, int len, size_t *charged) {
+  if (i >= m->count || m->cases[i].error[0] || !m->cases[i].text) return;
+  module_case *mc = &m->cases[i];
+  char detail[400];
+  snprintf(detail, sizeof detail, "%.*s", len, line);
+  set_error(mc, "host-dialect text does not compile", detail);
+  (*charged)++;
+}
+
+/* Charges each error of the log to its case: by the "module.c:LINE:" it
+ * names, else by the function gcc says it is in ("In function
+ * 'tcmma__sim_kernel_N'"), which also covers errors reported at a macro's
+ * definition. Returns how many cases were charged. */
 static size_t charge_errors(sim_module *m, const char *log) {
-  size_t charged = 0;
-  for (const char *s = log; s && (s = strstr(s, "module.c:")); s++) {
-    long line = strtol(s + 9, NULL, 10);
+  size_t charged = 0, in_case = (size_t)-1;
+  for (const char *s = log; s && *s;) {
     const char *eol = strchr(s, '\n');
     int len = eol ? (int)(eol - s) : (int)strlen(s);
-    if (!strstr(s, "error") || (eol && strstr(s, "error") > eol)) continue;
-    for (size_t i = 0; i < m->count; i++) {
-      module_case *mc = &m->cases[i];
-      if (mc->error[0] || !mc->text || line < mc->first || line > mc->last) continue;
-      char detail[400];
-      snprintf(detail, sizeof detail, "%.*s", len, s);
-      set_error(mc, "host-dialect text does not compile", detail);
-      charged++;
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", len, s);
+    const char *fn = strstr(line, "In function");
+    const char *k = fn ? strstr(fn, "tcmma__sim_kernel_") : NULL;
+    const char *e = fn ? strstr(fn, "tcmma__sim_entry_") : NULL;
+    if (k) in_case = strtoul(k + 18, NULL, 10);
+    else if (e) in_case = strtoul(e + 17, NULL, 10);
+    else if (fn) in_case = (size_t)-1;
+    if (strstr(line, "error")) {
+      size_t hit = (size_t)-1;
+      if (strncmp(line, "module.c:", 9) == 0) {
+        long at = strtol(line + 9, NULL, 10);
+        for (size_t i = 0; i < m->count; i++)
+          if (m->cases[i].text && at >= m->cases[i].first && at <= m->cases[i].last) hit = i;
+      }
+      if (hit == (size_t)-1) hit = in_case;
+      if (hit != (size_t)-1) charge(m, hit, s, len, &charged);
     }
+    s = eol ? eol + 1 : NULL;
   }
   return charged;
 }
@@ -148,13 +168,13 @@ static tcmma_status compile(sim_module *m, tcmma_error *err) {
   snprintf(log, sizeof log, "%s/cc.log", m->dir);
   const char *extra = getenv("TCMMA_SIM_CFLAGS");
   bool built = false;
-  for (int attempt = 0; attempt < 8 && !built; attempt++) {
+  for (size_t attempt = 0; attempt <= m->count && !built; attempt++) { /* each retry drops a case */
     tcmma_status st = write_source(m, src, err);
     if (st != TCMMA_OK) return st;
     /* -O0: the module runs once per case, the compile dominates; no strict
      * aliasing, as in CUDA where the gathers pun element bytes as words. */
     snprintf(cmd, sizeof cmd,
-             "cd '%s' && %s -std=c11 -O0 -fPIC -shared -fno-strict-aliasing -w "
+             "cd '%s' && LC_ALL=C %s -std=c11 -O0 -fPIC -shared -fno-strict-aliasing "
              "-Werror=implicit-function-declaration -Werror=int-conversion "
              "-Werror=incompatible-pointer-types %s %s -I'%s/include' -I'%s' "
              "-I'%s/include' -I'%s/include/tcmma' -o module.so module.c > cc.log 2>&1",
@@ -178,7 +198,7 @@ static tcmma_status compile(sim_module *m, tcmma_error *err) {
                                 "after dropping the cases its errors named (%s)", cmd);
   m->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
   if (!m->handle)
-    return tcmma_fail(err, TCMMA_UNAVAILABLE, "cannot load the sim module: %s", dlerror());
+    return tcmma_fail(err, TCMMA_COMPILE, "cannot load the sim module: %s", dlerror());
   for (size_t i = 0; i < m->count; i++) {
     module_case *mc = &m->cases[i];
     if (mc->error[0] || !mc->text) continue;
