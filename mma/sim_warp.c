@@ -180,6 +180,9 @@ static void *lane_main(void *p) {
 
 tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *err) {
   if (!entry) return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_launch: entry is NULL");
+  if (tls_lane >= 0) /* the lanes of this launch would wait for us forever */
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_launch called from lane %d of a running launch",
+                      tls_lane);
   pthread_mutex_lock(&launch_mu);
   pthread_mutex_lock(&warp.mu);
   warp.arrived = warp.exited = 0;

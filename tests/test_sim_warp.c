@@ -83,10 +83,27 @@ static void divergence_is_invalid(void **state) {
   assert_int_equal(after_failure_runs, 32);
 }
 
-static void null_entry(void **state) {
+static void nothing(void *arg) { (void)arg; }
+static int nested_status[32];
+static void lane_nested(void *arg) {
+  (void)arg;
+  tcmma_error err;
+  nested_status[tcmma_sim_lane()] = tcmma_sim_launch(nothing, NULL, &err);
+}
+
+static void bad_launches(void **state) {
   (void)state;
   tcmma_error err;
   assert_int_equal(tcmma_sim_launch(NULL, NULL, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_sim_launch(lane_nested, NULL, &err), TCMMA_OK);
+  for (int l = 0; l < 32; l++) assert_int_equal(nested_status[l], TCMMA_INVALID);
+  /* outside a launch the collectives do nothing (and do not hang) */
+  float d[4] = {7, 7, 7, 7}, c[4] = {0};
+  uint32_t a[4] = {0}, b[2] = {0};
+  tcmma_sim_mma("mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", d, a, b, c);
+  tcmma_sim_syncwarp();
+  assert_true(d[0] == 7);
+  assert_int_equal(tcmma_sim_lane(), 0);
 }
 
 typedef struct {
@@ -148,7 +165,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_lane_once_in_lockstep),
       cmocka_unit_test(divergence_is_invalid),
-      cmocka_unit_test(null_entry),
+      cmocka_unit_test(bad_launches),
       cmocka_unit_test(cp_async_copies_on_wait),
       cmocka_unit_test(cp_async_errors),
   };
