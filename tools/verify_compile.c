@@ -89,7 +89,7 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
 }
 
 static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmma_census *cen,
-                         const tcmma_ptx_info *px, tcmma_case_result *r) {
+                         const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
   if (cen->mma_per_statement != (int)per)
@@ -118,6 +118,7 @@ static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmm
   /* S statements' worth: the outer steps run in a loop the compiler may keep
    * (S = 1) or unroll (S = outer); every count must agree on the same S */
   size_t outer = (size_t)c->outer, stmts = exact == outer * per ? outer : 1;
+  *statements = stmts;
   if (exact != stmts * per || any != exact)
     return case_fail(r, "PTX has %zu x %s%s and %zu mma in all; expected %zu x %dx%dx%d (or %zu "
                         "with the outer loop unrolled)",
@@ -187,6 +188,7 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   int want = info->floor > lowest ? info->floor : lowest;
   if (strstr(tcmma_buf_str(&src), "cp.async.") && want < 80) want = 80;
 
+  size_t stmts = 0;
   tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
   tcmma_program prog;
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
@@ -210,9 +212,10 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
       case_fail(r, "PTX reader: %s", err.message);
     } else if (px.target_sm != want || px.target_suffix) {
       case_fail(r, "compiled for .target %s, expected sm_%d", px.target ? px.target : "?", want);
-    } else if (check_census(c, &plan, &cen, &px, r)) {
+    } else if (check_census(c, &plan, &cen, &px, r, &stmts)) {
       r->outcome = TCMMA_CASE_PASSED;
-      snprintf(r->reason, sizeof r->reason, "sm_%d", want);
+      snprintf(r->reason, sizeof r->reason, "sm_%d, %zu statement%s in PTX", want, stmts,
+               stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
@@ -235,7 +238,8 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   else if (st != TCMMA_COMPILE || !prog.log || !strstr(prog.log, needs))
     case_fail(r, "at sm_%d: expected a ptxas error '%s', got %s: %s", below, needs,
          tcmma_status_name(st), err.message);
-  else snprintf(r->reason, sizeof r->reason, "sm_%d; rejected at sm_%d", want, below);
+  else snprintf(r->reason, sizeof r->reason, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
+                want, stmts, stmts == 1 ? "" : "s", below);
   tcmma_program_free(&prog);
   tcmma_buf_free(&src);
 }

@@ -100,6 +100,8 @@ static const prec_row rows[] = {
      * and policy; the staged destination still needs fragment scope */
     {"f16=f16.f16/wide/arm=wmma-f16-wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
      {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}, "wmma-f16-wide"},
+    {"f16=f16.f16/wide@70/arm=wmma-f16-wide", P(F16), P(F16), P(F16), W, false, PTX, 70, 0,
+     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}, "wmma-f16-wide"},
     {"f32=f16.f16/ptx/arm=wmma-f16f32", P(F32), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
     /* under prefer-ptx the inline arm, with the same floor, always comes

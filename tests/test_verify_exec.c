@@ -1,0 +1,183 @@
+/* The executors' own checks can fail: the compile executor's census check
+ * against hand-written PTX (right counts pass; one product too few, a
+ * missing .trans, an extra ldmatrix fail), and the GPU executor's storage
+ * encodings against bit patterns written from the IEEE / OCP formats. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+#include "tools/verify_matrix.c"
+#include "tools/verify_check.c"
+#include "tools/verify_compile.c"
+#include "tools/verify_gpu.c"
+
+/* The first accepted case of the matrix whose name contains every piece. */
+static const tcmma_case *find_case(const char *p1, const char *p2, const char *p3) {
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (size_t i = 0; i < n; i++)
+    if (cs[i].expect == TCMMA_DECLINE_NONE && strstr(cs[i].name, p1) &&
+        (!p2 || strstr(cs[i].name, p2)) && (!p3 || strstr(cs[i].name, p3)))
+      return &cs[i];
+  fail_msg("no case with %s %s %s", p1, p2 ? p2 : "", p3 ? p3 : "");
+  return NULL;
+}
+
+/* A PTX module holding `count` copies of each opcode line given. */
+static char *ptx_with(const char *const *lines, const int *counts, int n) {
+  tcmma_buf b = {0};
+  tcmma_buf_printf(&b, ".version 8.7\n.target sm_80\n.address_size 64\n\n"
+                       ".visible .entry tcmma_kernel(\n)\n{\n");
+  for (int i = 0; i < n; i++)
+    for (int k = 0; k < counts[i]; k++) tcmma_buf_printf(&b, "\t%s\n", lines[i]);
+  tcmma_buf_printf(&b, "\tret;\n}\n");
+  return b.data;
+}
+
+static bool census_ok(const tcmma_case *c, const char *const *lines, const int *counts, int n) {
+  tcmma_plan plan;
+  tcmma_case_result r;
+  memset(&r, 0, sizeof r);
+  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&plan, &cen, NULL), TCMMA_OK);
+  char *text = ptx_with(lines, counts, n);
+  tcmma_ptx_info px;
+  memset(&px, 0, sizeof px);
+  assert_int_equal(tcmma_ptx_parse(text, strlen(text), &px, NULL), TCMMA_OK);
+  size_t stmts = 0;
+  bool ok = check_census(c, &plan, &cen, &px, &r, &stmts);
+  if (!ok) assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  tcmma_ptx_info_free(&px);
+  free(text);
+  return ok;
+}
+
+#define MMA_F16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, " \
+                "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};"
+#define LDM_X4 "ldmatrix.sync.aligned.m8n8.x4.shared.b16 {%r1,%r2,%r3,%r4}, [%r9];"
+#define LDM_X4T "ldmatrix.sync.aligned.m8n8.x4.trans.shared.b16 {%r1,%r2,%r3,%r4}, [%r9];"
+#define LDM_X2 "ldmatrix.sync.aligned.m8n8.x2.shared.b16 {%r1,%r2}, [%r9];"
+#define LDM_X2T "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r1,%r2}, [%r9];"
+
+/* mma-f16, statement, 2x2x2 tiles, a row-major and b transposed, both
+ * swizzled: 8 products, 2 k steps x (2 A .x4 + 2 B .x2), no .trans. */
+static void census_check_can_fail(void **state) {
+  (void)state;
+  const tcmma_case *c =
+      find_case("mma-f16/f32=f16.f16/ptx/statement/32x16x32/a=n,swizzled", "b=t,swizzled", NULL);
+  const char *lines[3] = {MMA_F16, LDM_X4, LDM_X2};
+  assert_true(census_ok(c, lines, (const int[]){8, 4, 4}, 3));
+  assert_false(census_ok(c, lines, (const int[]){7, 4, 4}, 3)); /* a product missing */
+  assert_false(census_ok(c, lines, (const int[]){8, 4, 3}, 3)); /* a B load missing */
+  assert_false(census_ok(c, lines, (const int[]){8, 0, 0}, 3)); /* no ldmatrix at all */
+  const char *trans[3] = {MMA_F16, LDM_X4T, LDM_X2};
+  assert_false(census_ok(c, trans, (const int[]){8, 4, 4}, 3)); /* .trans on row-major A */
+  const char *wrong[3] = {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "
+                          "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};", LDM_X4, LDM_X2};
+  assert_false(census_ok(c, wrong, (const int[]){8, 4, 4}, 3)); /* another instruction */
+}
+
+/* b stored row-major (k x n) and swizzled: its ldmatrix needs .trans. */
+static void census_trans_rule(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-f16/f32=f16.f16/ptx/", "a=t,swizzled", "b=n,swizzled");
+  tcmma_plan plan;
+  tcmma_case_result r;
+  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  int x4 = plan.mt * plan.kt, x2 = plan.nt * plan.kt, p = plan.mt * plan.nt * plan.kt;
+  const char *lines[3] = {MMA_F16, LDM_X4T, LDM_X2T};
+  assert_true(census_ok(c, lines, (const int[]){p, x4, x2}, 3));
+  const char *plain[3] = {MMA_F16, LDM_X4, LDM_X2T};
+  assert_false(census_ok(c, plain, (const int[]){p, x4, x2}, 3));
+}
+
+/* A fragment scope with outer 3: one statement's worth (loop kept) or three
+ * (unrolled) pass, anything else fails, and loads must agree with it. */
+static void census_outer_loop(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-f16/f32=f16.f16/ptx/fragment-r3/", "a=n,global", "b=n,global");
+  tcmma_plan plan;
+  tcmma_case_result r;
+  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  int p = plan.mt * plan.nt * plan.kt;
+  const char *lines[1] = {MMA_F16};
+  assert_true(census_ok(c, lines, (const int[]){p}, 1));
+  assert_true(census_ok(c, lines, (const int[]){3 * p}, 1));
+  assert_false(census_ok(c, lines, (const int[]){2 * p}, 1));
+}
+
+/* Bit patterns of the formats (sign | exponent | mantissa), by hand. */
+static void storage_encodings(void **state) {
+  (void)state;
+  const struct {
+    tcmma_prec p;
+    double v;
+    unsigned bits;
+  } pats[] = {
+      {TCMMA_PREC_F16, 1, 0x3C00},   {TCMMA_PREC_F16, -2, 0xC000}, {TCMMA_PREC_F16, 3, 0x4200},
+      {TCMMA_PREC_F16, 64, 0x5400},  {TCMMA_PREC_F16, 0, 0x0000},  {TCMMA_PREC_BF16, 1, 0x3F80},
+      {TCMMA_PREC_BF16, -3, 0xC040}, {TCMMA_PREC_BF16, 200, 0x4348},
+      {TCMMA_PREC_E4M3, 1, 0x38},    {TCMMA_PREC_E4M3, -2, 0xC0},  {TCMMA_PREC_E4M3, 3, 0x44},
+      {TCMMA_PREC_E4M3, 64, 0x68},   {TCMMA_PREC_E5M2, 1, 0x3C},   {TCMMA_PREC_E5M2, -1, 0xBC},
+      {TCMMA_PREC_E5M2, 3, 0x42},    {TCMMA_PREC_E5M2, 64, 0x54},
+  };
+  for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
+    unsigned char buf[8] = {0};
+    encode(pats[i].p, pats[i].v, buf);
+    unsigned got = buf[0] | (tcmma_prec_bytes(pats[i].p) > 1 ? (unsigned)buf[1] << 8 : 0);
+    if (got != pats[i].bits)
+      fail_msg("%s %g: 0x%X, expected 0x%X", tcmma_prec_name(pats[i].p), pats[i].v, got,
+               pats[i].bits);
+    assert_true(decode(pats[i].p, buf) == pats[i].v);
+  }
+  unsigned char f[4];
+  encode(TCMMA_PREC_F32, -5, f);
+  assert_true(decode(TCMMA_PREC_F32, f) == -5);
+  /* f16 infinity decodes as not-a-number, never as a matching integer */
+  unsigned char inf[2] = {0x00, 0x7C};
+  assert_true(decode(TCMMA_PREC_F16, inf) != decode(TCMMA_PREC_F16, inf));
+}
+
+/* The GPU executor's buffers: every role element written once, the rest
+ * (padding) 64, and the reference is d0 + the sum of the products. */
+static void gpu_buffers_and_reference(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/fragment-r3/", "a=t,shared", NULL);
+  tcmma_plan plan;
+  tcmma_case_result r;
+  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  buffers b;
+  memset(&b, 0, sizeof b);
+  long m = c->call.m, n = c->call.n, k = c->call.k;
+  double *ref = calloc((size_t)(m * n), sizeof *ref);
+  assert_true(fill(&plan, c->outer, &b, ref));
+  long a_elems = tcmma_kernel_operand_elems(&plan, c->outer, TCMMA_OPERAND_A), pads = 0;
+  for (long e = 0; e < a_elems; e++) pads += decode(TCMMA_PREC_BF16, b.host[1] + 2 * e) == 64;
+  assert_int_equal(pads, a_elems - (long)c->outer * m * k);
+  for (long i = 0; i < m; i++)
+    for (long j = 0; j < n; j++) {
+      double want = decode(TCMMA_PREC_F32,
+                           b.host[0] + 4 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_C, 0, i, j));
+      for (int s = 0; s < c->outer; s++)
+        for (long kk = 0; kk < k; kk++)
+          want += decode(TCMMA_PREC_BF16,
+                         b.host[1] + 2 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_A, s, i, kk)) *
+                  decode(TCMMA_PREC_BF16,
+                         b.host[2] + 2 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_B, s, kk, j));
+      assert_true(want == ref[i * n + j]);
+    }
+  for (int o = 0; o < 3; o++) free(b.host[o]);
+  free(ref);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(census_check_can_fail),
+      cmocka_unit_test(census_trans_rule),
+      cmocka_unit_test(census_outer_loop),
+      cmocka_unit_test(storage_encodings),
+      cmocka_unit_test(gpu_buffers_and_reference),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
