@@ -19,7 +19,9 @@ endif
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
 ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
-             -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"'
+             -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"' \
+             -DTCMMA_SRC_ROOT='"$(CURDIR)"' -DTCMMA_PREFIX='"$(PREFIX)"' \
+             -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
 LDLIBS    := -ldl -lpthread -lm
 
 LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c))
@@ -59,8 +61,12 @@ $(BUILD)/libtcmma.a: $(LIB_OBJS)
 $(BUILD)/libtcmma.so: $(LIB_OBJS)
 	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma.so.0 -o $@ $^ $(LDLIBS)
 
+# SIM_EXPORT: the sim executor dlopens host-dialect kernels that call the
+# simulator (tcmma_sim_*) by name; the program exports those symbols.
+SIM_EXPORT := -Wl,--export-dynamic-symbol='tcmma_sim_*'
+
 $(BUILD)/tcmma: $(TOOL_OBJS) $(BUILD)/libtcmma.a
-	$(CC) $(SANFLAGS) -o $@ $(TOOL_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
+	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
 
 # Benches read their input as the CLI does (tools/cli_input.c).
 BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o

@@ -138,6 +138,8 @@ int cmd_verify(int argc, char **argv) {
   clock_gettime(CLOCK_MONOTONIC, &t0);
   tally total = {0}, per_arm[TCMMA_ARM_COUNT + 1];
   memset(per_arm, 0, sizeof per_arm);
+  /* one C compile for every selected case instead of one per case */
+  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_prepare(sel, n);
   for (size_t i = 0; i < n; i++) {
     memset(&res[i], 0, sizeof res[i]);
     res[i].outcome = TCMMA_CASE_FAILED; /* an executor that forgets to say is a failure */
@@ -151,6 +153,7 @@ int cmd_verify(int argc, char **argv) {
     default: t->failed++, total.failed++; break;
     }
   }
+  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_finish();
   clock_gettime(CLOCK_MONOTONIC, &t1);
   double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 

@@ -56,4 +56,11 @@ void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r);
 
+/* The sim executor compiles host-dialect kernels with the system C
+ * compiler; prepare compiles the accepted cases among cases in one run so
+ * that tcmma_exec_sim of each needs no compile (a case not prepared compiles
+ * alone); finish releases that module. Optional, for speed. */
+void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count);
+void tcmma_exec_sim_finish(void);
+
 #endif

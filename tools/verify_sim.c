@@ -1,11 +1,116 @@
-/* TEMPORARY placeholder: the host warp simulator's executor lives on branch
- * `sim`, which replaces this file. Until it is merged, every case is
- * SKIPPED (never passed). */
+/* The host warp simulator executor (DESIGN §7): each accepted case's kernel,
+ * rendered in the host dialect, compiled with the system C compiler, run as
+ * one simulated warp and compared with a plain C reference
+ * (tools/verify_sim_run.c). tcmma_exec_sim_prepare compiles many cases in
+ * one go; a case not prepared compiles alone. */
+#include <pthread.h>
 #include <stdio.h>
-#include "tools/verify.h"
+#include <stdlib.h>
+#include <string.h>
+#include "tools/verify_sim.h"
+
+/* The kernels call these by name from a dlopen'ed module: referencing them
+ * here links every simulator object into any program holding the executor
+ * (the program must also export them: -Wl,--export-dynamic-symbol=tcmma_sim_*). */
+typedef void (*any_fn)(void);
+const any_fn tcmma__sim_keep[] = {
+    (any_fn)tcmma_sim_launch,          (any_fn)tcmma_sim_lane,
+    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_ldmatrix,
+    (any_fn)tcmma_sim_cp_async,        (any_fn)tcmma_sim_cp_async_commit,
+    (any_fn)tcmma_sim_cp_async_wait_all, (any_fn)tcmma_sim_syncwarp,
+    (any_fn)tcmma_sim_wmma_fill,       (any_fn)tcmma_sim_wmma_load,
+    (any_fn)tcmma_sim_wmma_mma,        (any_fn)tcmma_sim_wmma_store,
+    (any_fn)tcmma_sim_half2float,      (any_fn)tcmma_sim_float2half_rn,
+    (any_fn)tcmma_sim_bfloat162float,  (any_fn)tcmma_sim_float2bfloat16_rn,
+    (any_fn)tcmma_sim_float_to_tf32,   (any_fn)tcmma_sim_float_to_e4m3,
+    (any_fn)tcmma_sim_float_to_e5m2,   (any_fn)tcmma_sim_e4m3_to_float,
+    (any_fn)tcmma_sim_e5m2_to_float,
+};
+
+static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
+static sim_module *prepared;
+static tcmma_status prepared_status = TCMMA_OK; /* of the last prepare's build */
+static char prepared_message[TCMMA_ERROR_MAX];
+static const tcmma_case *const *prepared_cases;
+static size_t prepared_count;
+
+/* A failed build: SKIPPED when this machine has no compiler, else FAILED. */
+static void build_failed(tcmma_status st, const char *message, tcmma_case_result *r) {
+  r->outcome = st == TCMMA_UNAVAILABLE ? TCMMA_CASE_SKIPPED : TCMMA_CASE_FAILED;
+  snprintf(r->reason, sizeof r->reason, "%.500s", message);
+}
+
+void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count) {
+  tcmma_exec_sim_finish();
+  const tcmma_case **accepted = calloc(count ? count : 1, sizeof *accepted);
+  tcmma_plan *plans = calloc(count ? count : 1, sizeof *plans);
+  size_t n = 0;
+  for (size_t i = 0; accepted && plans && i < count; i++) {
+    tcmma_case_result r;
+    if (tcmma_case_check_plan(cases[i], &plans[n], &r)) accepted[n++] = cases[i];
+  }
+  pthread_mutex_lock(&prepared_mu);
+  if (!accepted || !plans) {
+    prepared_status = TCMMA_NO_MEMORY;
+    snprintf(prepared_message, sizeof prepared_message, "out of memory");
+  } else if (n) {
+    tcmma_error err;
+    tcmma_error_clear(&err);
+    prepared_status = sim_module_build(accepted, plans, n, &prepared, &err);
+    snprintf(prepared_message, sizeof prepared_message, "%s", err.message);
+  }
+  prepared_cases = cases, prepared_count = count;
+  pthread_mutex_unlock(&prepared_mu);
+  free(accepted);
+  free(plans);
+}
+
+void tcmma_exec_sim_finish(void) {
+  pthread_mutex_lock(&prepared_mu);
+  sim_module_free(prepared);
+  prepared = NULL;
+  prepared_status = TCMMA_OK;
+  prepared_message[0] = '\0';
+  prepared_cases = NULL, prepared_count = 0;
+  pthread_mutex_unlock(&prepared_mu);
+}
+
+/* Whether c was among the prepared cases (so a failed build covers it). */
+static bool was_prepared(const tcmma_case *c) {
+  for (size_t i = 0; i < prepared_count; i++)
+    if (prepared_cases[i] == c) return true;
+  return false;
+}
 
 void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r) {
-  (void)c;
-  r->outcome = TCMMA_CASE_SKIPPED;
-  snprintf(r->reason, sizeof r->reason, "sim executor not merged yet");
+  tcmma_plan plan;
+  memset(r, 0, sizeof *r);
+  if (!tcmma_case_check_plan(c, &plan, r)) return;
+  pthread_mutex_lock(&prepared_mu);
+  size_t at = sim_module_find(prepared, c->name);
+  const char *why = NULL;
+  sim_entry entry = at != (size_t)-1 ? sim_module_entry(prepared, at, &why) : NULL;
+  bool covered = at != (size_t)-1 || (prepared_status != TCMMA_OK && was_prepared(c));
+  if (covered) {
+    if (prepared_status != TCMMA_OK) build_failed(prepared_status, prepared_message, r);
+    else if (!entry) build_failed(TCMMA_COMPILE, why, r);
+    else sim_run_case(c, &plan, entry, r);
+    pthread_mutex_unlock(&prepared_mu);
+    return;
+  }
+  pthread_mutex_unlock(&prepared_mu);
+  /* Not prepared: a module of its own. */
+  sim_module *m = NULL;
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  const tcmma_case *one[1] = {c};
+  tcmma_status st = sim_module_build(one, &plan, 1, &m, &err);
+  if (st != TCMMA_OK) {
+    build_failed(st, err.message, r);
+    return;
+  }
+  entry = sim_module_entry(m, 0, &why);
+  if (!entry) build_failed(TCMMA_COMPILE, why, r);
+  else sim_run_case(c, &plan, entry, r);
+  sim_module_free(m);
 }

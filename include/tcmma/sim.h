@@ -67,8 +67,12 @@ typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
 
 /* Runs entry(arg) as the 32 lanes of one warp, in lockstep through every
  * collective below. TCMMA_INVALID (naming the collective and the lanes) when
- * the lanes disagree at a collective (different opcodes, some lanes gone);
- * TCMMA_NO_MEMORY when the lanes cannot be started. Runs are serialized. */
+ * the lanes disagree at a collective (different opcodes, some lanes gone),
+ * for an opcode or fragment DESC the models do not know, for misaligned or
+ * non-uniform wmma/ldmatrix/cp.async arguments, for cp.async copies never
+ * waited for, and for a launch from inside a lane; TCMMA_NO_MEMORY when the
+ * lanes cannot be started. Runs are serialized. Outside a launch the
+ * collectives below do nothing. */
 tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *err);
 
 /* The calling lane's index, 0..31 (threadIdx.x of a one-warp launch). */

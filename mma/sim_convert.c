@@ -1,0 +1,98 @@
+/* Exact conversions of the host warp simulator: f16, bf16, fp8 (one
+ * round-to-nearest-even codec, computed in double where every float and
+ * every scaled significand is exact) and tf32 (cvt.rna). */
+#include <math.h>
+#include <string.h>
+#include "mma/sim_internal.h"
+
+const sim_format sim_fmt_f16 = {5, 10, 15, true};
+const sim_format sim_fmt_bf16 = {8, 7, 127, true};
+const sim_format sim_fmt_e4m3 = {4, 3, 7, false};
+const sim_format sim_fmt_e5m2 = {5, 2, 15, true};
+
+static uint32_t exp_ones(const sim_format *f) { return (1u << f->exp_bits) - 1; }
+static uint32_t man_ones(const sim_format *f) { return (1u << f->man_bits) - 1; }
+
+static uint32_t max_finite_bits(const sim_format *f) {
+  /* IEEE: exponent all-ones minus one, mantissa all ones; e4m3: the top
+   * binade is finite except its all-ones mantissa (NaN). */
+  if (f->has_inf) return ((exp_ones(f) - 1) << f->man_bits) | man_ones(f);
+  return (exp_ones(f) << f->man_bits) | (man_ones(f) - 1);
+}
+
+double sim_decode(const sim_format *f, uint32_t bits) {
+  uint32_t sign = (bits >> (f->exp_bits + f->man_bits)) & 1;
+  uint32_t e = (bits >> f->man_bits) & exp_ones(f);
+  uint32_t m = bits & man_ones(f);
+  double v;
+  if (f->has_inf && e == exp_ones(f))
+    v = m ? NAN : INFINITY;
+  else if (!f->has_inf && e == exp_ones(f) && m == man_ones(f))
+    v = NAN;
+  else if (e == 0)
+    v = ldexp((double)m, 1 - f->bias - f->man_bits);
+  else
+    v = ldexp((double)(m | (1u << f->man_bits)), (int)e - f->bias - f->man_bits);
+  return sign ? -v : v;
+}
+
+uint32_t sim_encode(const sim_format *f, double x, bool satfinite) {
+  uint32_t sign_bit = 1u << (f->exp_bits + f->man_bits);
+  if (isnan(x)) return sign_bit - 1;
+  uint32_t sign = signbit(x) ? sign_bit : 0;
+  double a = fabs(x);
+  double max = sim_decode(f, max_finite_bits(f));
+  if (isinf(a)) return sign | (satfinite || !f->has_inf ? max_finite_bits(f) : exp_ones(f) << f->man_bits);
+  if (a == 0) return sign;
+  int emin = 1 - f->bias; /* exponent of the smallest normal */
+  int e;
+  frexp(a, &e);
+  e -= 1; /* a = 1.x * 2^e */
+  if (e < emin) e = emin;
+  double quantum = ldexp(1.0, e - f->man_bits);
+  double q = nearbyint(a / quantum); /* default rounding mode: nearest even */
+  double r = q * quantum;
+  if (r > max) {
+    if (satfinite || !f->has_inf) return sign | max_finite_bits(f);
+    return sign | (exp_ones(f) << f->man_bits);
+  }
+  if (r < ldexp(1.0, emin)) return sign | (uint32_t)ldexp(r, f->bias - 1 + f->man_bits);
+  frexp(r, &e);
+  e -= 1;
+  uint32_t m = (uint32_t)(ldexp(r, f->man_bits - e)) & man_ones(f);
+  return sign | ((uint32_t)(e + f->bias) << f->man_bits) | m;
+}
+
+float tcmma_sim_half2float(tcmma_sim_half h) { return (float)sim_decode(&sim_fmt_f16, h.bits); }
+
+tcmma_sim_half tcmma_sim_float2half_rn(float f) {
+  return (tcmma_sim_half){(uint16_t)sim_encode(&sim_fmt_f16, f, false)};
+}
+
+float tcmma_sim_bfloat162float(tcmma_sim_bfloat16 h) {
+  return (float)sim_decode(&sim_fmt_bf16, h.bits);
+}
+
+tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f) {
+  return (tcmma_sim_bfloat16){(uint16_t)sim_encode(&sim_fmt_bf16, f, false)};
+}
+
+/* cvt.rna.tf32.f32: keep 10 mantissa bits, rounding the 13 dropped bits half
+ * away from zero (adding half an ulp to the magnitude carries into the
+ * exponent, and past the largest finite into Inf). */
+float tcmma_sim_float_to_tf32(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  if ((u & 0x7f800000u) == 0x7f800000u) {
+    if (u & 0x007fffffu) u = 0x7fffffffu; /* NaN: canonical */
+  } else {
+    u = (u + 0x1000u) & ~0x1fffu;
+  }
+  memcpy(&f, &u, sizeof f);
+  return f;
+}
+
+uint8_t tcmma_sim_float_to_e4m3(float f) { return (uint8_t)sim_encode(&sim_fmt_e4m3, f, true); }
+uint8_t tcmma_sim_float_to_e5m2(float f) { return (uint8_t)sim_encode(&sim_fmt_e5m2, f, true); }
+float tcmma_sim_e4m3_to_float(uint8_t v) { return (float)sim_decode(&sim_fmt_e4m3, v); }
+float tcmma_sim_e5m2_to_float(uint8_t v) { return (float)sim_decode(&sim_fmt_e5m2, v); }

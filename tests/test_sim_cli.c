@@ -1,0 +1,63 @@
+/* `tcmma verify --executor sim` where it cannot run or compile: no C
+ * compiler skips every accepted case (never passes it); a compile error is
+ * charged to the cases whose text it names, and only to them. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "util.h"
+
+static long json_int_of(const char *json, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = json ? strstr(json, pat) : NULL;
+  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
+
+static void no_compiler_skips(void **state) {
+  (void)state;
+  setenv("CC", "/nonexistent/cc", 1);
+  const char *args[] = {"verify", "--executor", "sim", "--arm", "wmma-bf16", "--json", NULL};
+  cli_result r = run_cli(args, NULL);
+  unsetenv("CC");
+  assert_int_equal(r.exit_code, 0);
+  long cases = json_int_of(r.out, "cases"), skipped = json_int_of(r.out, "skipped");
+  assert_true(cases > 0);
+  assert_true(skipped > 0);
+  assert_int_equal(json_int_of(r.out, "failed"), 0);
+  /* only declined cases (no compile needed) may pass */
+  assert_int_equal(json_int_of(r.out, "passed") + skipped, cases);
+  assert_non_null(strstr(r.out, "no C compiler"));
+  cli_result_free(&r);
+}
+
+/* Breaking the lane's g local (the PTX ISA's groupID, which only inline-PTX
+ * gathers read) breaks every inline-PTX kernel's text but no wmma kernel's. */
+static void compile_errors_charged_per_case(void **state) {
+  (void)state;
+  setenv("TCMMA_SIM_CFLAGS", "-D__tcmma_0_g=1", 1);
+  const char *ptx[] = {"verify", "--executor", "sim", "--arm", "mma-bf16", "--case", "16x8x16",
+                       "--json", NULL};
+  cli_result r = run_cli(ptx, NULL);
+  assert_int_equal(r.exit_code, 1);
+  long failed = json_int_of(r.out, "failed");
+  assert_true(failed > 0);
+  assert_int_equal(json_int_of(r.out, "passed") + failed, json_int_of(r.out, "cases"));
+  assert_non_null(strstr(r.out, "host-dialect text does not compile"));
+  cli_result_free(&r);
+
+  const char *wmma[] = {"verify", "--executor", "sim", "--arm", "wmma-tf32", "--json", NULL};
+  r = run_cli(wmma, NULL);
+  unsetenv("TCMMA_SIM_CFLAGS");
+  assert_int_equal(r.exit_code, 0);
+  assert_int_equal(json_int_of(r.out, "failed"), 0);
+  assert_int_equal(json_int_of(r.out, "passed"), json_int_of(r.out, "cases"));
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(no_compiler_skips),
+      cmocka_unit_test(compile_errors_charged_per_case),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,112 @@
+/* The sim executor's comparison (tools/verify_sim_run.c), independent of the
+ * emitter: hand-written "kernels" run on the simulated warp. A correct
+ * scalar kernel passes both passes; kernels that drop d, are one ulp off,
+ * write d's row padding or diverge fail with a reason saying so. */
+#include "util.h"
+#include <math.h>
+#include <string.h>
+#include "tools/verify_sim_run.c"
+
+/* The case under test, visible to the kernels below. */
+static const tcmma_plan *cur_plan;
+static int cur_outer;
+static enum { K_OK, K_NO_D0, K_ULP, K_PADDING, K_DIVERGE } cur_kind;
+
+static double load(tcmma_prec p, const void *base, long idx) {
+  return get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
+}
+
+/* Lane 0 computes the whole tile in double, from the kernel buffer layout
+ * (tcmma_kernel_operand_index), and stores d at its storage precision. */
+static void scalar_kernel(void *args) {
+  void **p = args;
+  const tcmma_call *c = &cur_plan->call;
+  if (cur_kind == K_DIVERGE && tcmma_sim_lane() == 3) tcmma_sim_syncwarp();
+  if (tcmma_sim_lane() != 0) return;
+  for (long i = 0; i < c->m; i++)
+    for (long j = 0; j < c->n; j++) {
+      long di = tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_C, 0, i, j);
+      double sum = cur_kind == K_NO_D0 ? 0 : load(c->d.prec, p[0], di);
+      for (int r = 0; r < cur_outer; r++)
+        for (long k = 0; k < c->k; k++)
+          sum += load(c->a.prec, p[1], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_A, r, i, k)) *
+                 load(c->b.prec, p[2], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_B, r, k, j));
+      unsigned char *at = (unsigned char *)p[0] + di * tcmma_prec_bytes(c->d.prec);
+      put(c->d.prec, at, sum);
+      if (cur_kind == K_ULP && i == 3 && j == 5) at[0] ^= 1;
+      if (cur_kind == K_PADDING && i == 0 && j == 0)
+        put(c->d.prec, at + (size_t)c->n * (size_t)tcmma_prec_bytes(c->d.prec), 0);
+    }
+}
+
+static tcmma_case make_case(tcmma_prec d, tcmma_prec ab, long d_ld, int outer) {
+  tcmma_case c;
+  memset(&c, 0, sizeof c);
+  snprintf(c.name, sizeof c.name, "hand/%s=%s.%s/ld%ld/outer%d", tcmma_prec_name(d),
+           tcmma_prec_name(ab), tcmma_prec_name(ab), d_ld, outer);
+  c.call = tcmma_call_default();
+  c.call.m = 32, c.call.n = 16, c.call.k = 32;
+  c.call.d.prec = d, c.call.a.prec = c.call.b.prec = ab;
+  c.call.d.ld = d_ld;
+  c.call.scope = TCMMA_SCOPE_FRAGMENT;
+  c.outer = outer;
+  return c;
+}
+
+static tcmma_case_result run(const tcmma_case *c, int kind) {
+  tcmma_plan plan;
+  tcmma_error err;
+  if (tcmma_plan_call(&c->call, &plan, &err) != TCMMA_OK) fail_msg("%s: %s", c->name, err.message);
+  cur_plan = &plan, cur_outer = c->outer, cur_kind = kind;
+  tcmma_case_result r;
+  memset(&r, 0, sizeof r);
+  sim_run_case(c, &plan, scalar_kernel, &r);
+  return r;
+}
+
+static void correct_kernel_passes(void **state) {
+  (void)state;
+  static const tcmma_prec combos[][2] = {
+      {TCMMA_PREC_F32, TCMMA_PREC_BF16}, {TCMMA_PREC_BF16, TCMMA_PREC_BF16},
+      {TCMMA_PREC_F16, TCMMA_PREC_F16},  {TCMMA_PREC_F32, TCMMA_PREC_E4M3},
+      {TCMMA_PREC_BF16, TCMMA_PREC_E5M2}};
+  for (size_t i = 0; i < sizeof combos / sizeof *combos; i++) {
+    tcmma_case c = make_case(combos[i][0], combos[i][1], 0, 3);
+    tcmma_case_result r = run(&c, K_OK);
+    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  }
+}
+
+static void broken_kernels_fail(void **state) {
+  (void)state;
+  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 0, 1);
+  tcmma_case_result r = run(&c, K_NO_D0);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "integer pass"));
+  r = run(&c, K_ULP);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "d[3][5]"));
+  assert_non_null(strstr(r.reason, "bit for bit"));
+  r = run(&c, K_DIVERGE);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "divergence"));
+}
+
+static void padding_write_fails(void **state) {
+  (void)state;
+  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 24, 1); /* rows padded 16 -> 24 */
+  tcmma_case_result r = run(&c, K_OK);
+  if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  r = run(&c, K_PADDING);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "outside"));
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(correct_kernel_passes),
+      cmocka_unit_test(broken_kernels_fail),
+      cmocka_unit_test(padding_write_fails),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -1,0 +1,44 @@
+/* Internal to the sim executor (tools/verify_sim*.c): the compiled module of
+ * host-dialect kernels, and the inputs and references of one case. */
+#ifndef TCMMA_VERIFY_SIM_H
+#define TCMMA_VERIFY_SIM_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include "tcmma/sim.h"
+#include "tools/verify.h"
+
+/* ---- the module: host-dialect kernels compiled into one shared object ---- */
+
+/* A kernel's entry: args points at {d, a, b} (three void *). */
+typedef void (*sim_entry)(void *args);
+
+typedef struct sim_module sim_module;
+
+/* Renders the kernel of each accepted plan in the host dialect into one C
+ * file (entries renamed per case), compiles it with $CC (default cc) into a
+ * shared object and dlopens it. Cases whose text does not render or compile
+ * get an error (sim_module_entry) while the others still build.
+ * TCMMA_UNAVAILABLE: no C compiler here (message says which was tried);
+ * TCMMA_IO / TCMMA_NO_MEMORY: the temporary files failed. */
+tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
+                              size_t count, sim_module **out, tcmma_error *err);
+
+/* The entry of case i of m; NULL with *why saying what went wrong for it. */
+sim_entry sim_module_entry(const sim_module *m, size_t i, const char **why);
+
+/* Index of the case named name in m, or (size_t)-1. */
+size_t sim_module_find(const sim_module *m, const char *name);
+
+void sim_module_free(sim_module *m);
+
+/* ---- one run of a case ---- */
+
+/* Runs entry on the case's inputs (integer-valued: exact, compared bit for
+ * bit; or real-valued: compared within the documented bound) against the
+ * plain C reference. Fills r (PASSED or FAILED with the first mismatch). */
+void sim_run_case(const tcmma_case *c, const tcmma_plan *plan, sim_entry entry,
+                  tcmma_case_result *r);
+
+#endif

@@ -1,0 +1,292 @@
+/* The sim executor's module: every case's kernel rendered in the host
+ * dialect into ONE C file (each renamed by a #define around its text), one
+ * run of the system C compiler, one dlopen. The kernels' calls to
+ * tcmma_sim_* resolve against the running program, which exports them
+ * (Makefile: -Wl,--export-dynamic-symbol=tcmma_sim_*). Under SAN=1 the module
+ * is compiled with the program's own -fsanitize flags. A compile error is
+ * charged to the cases whose lines it names; they are dropped and the rest
+ * recompiled. */
+#include <dlfcn.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tools/verify_sim.h"
+
+#ifndef TCMMA_SRC_ROOT
+#define TCMMA_SRC_ROOT "."
+#endif
+#ifndef TCMMA_PREFIX
+#define TCMMA_PREFIX "/usr/local"
+#endif
+#ifndef TCMMA_SANFLAGS
+#define TCMMA_SANFLAGS ""
+#endif
+
+typedef struct {
+  const tcmma_case *c;
+  char *text;            /* rendered kernel (host dialect) */
+  long first, last;      /* its lines in the module source */
+  char error[512];
+  sim_entry entry;
+} module_case;
+
+struct sim_module {
+  char dir[256];
+  void *handle;
+  size_t count;
+  module_case *cases;
+};
+
+static const char *compiler(void) {
+  const char *cc = getenv("CC");
+  return cc && *cc ? cc : "cc";
+}
+
+/* Whether the first word of the compiler command is an executable on PATH
+ * (or a path that exists). */
+static bool have_compiler(const char *cc, char *first, size_t cap) {
+  size_t n = strcspn(cc, " \t");
+  snprintf(first, cap, "%.*s", (int)n, cc);
+  if (strchr(first, '/')) return access(first, X_OK) == 0;
+  const char *path = getenv("PATH");
+  if (!path) return false;
+  while (*path) {
+    size_t len = strcspn(path, ":");
+    char full[1024];
+    snprintf(full, sizeof full, "%.*s/%s", (int)len, path, first);
+    if (access(full, X_OK) == 0) return true;
+    path += len + (path[len] == ':');
+  }
+  return false;
+}
+
+static void set_error(module_case *mc, const char *what, const char *detail) {
+  snprintf(mc->error, sizeof mc->error, "%s: %.400s", what, detail);
+}
+
+/* Writes the source of every case still without an error; records each
+ * case's line range. */
+static tcmma_status write_source(sim_module *m, const char *path, tcmma_error *err) {
+  FILE *f = fopen(path, "w");
+  if (!f) return tcmma_fail(err, TCMMA_IO, "cannot write %s: %s", path, strerror(errno));
+  long line = 1;
+  fputs("/* tcmma sim module: host-dialect kernels, one per case */\n"
+        "#include <stddef.h>\n#include <stdint.h>\n#include \"tcmma/sim.h\"\n",
+        f);
+  line += 4;
+  for (size_t i = 0; i < m->count; i++) {
+    module_case *mc = &m->cases[i];
+    if (mc->error[0] || !mc->text) continue;
+    mc->first = line;
+    char name[sizeof mc->c->name];
+    snprintf(name, sizeof name, "%s", mc->c->name);
+    for (char *t = name; *t; t++)
+      if (*t == '*' || *t == '/') *t = '_'; /* stays inside the comment */
+    fprintf(f,
+            "/* case %zu: %s */\n#define tcmma_kernel tcmma__sim_kernel_%zu\n"
+            "#define tcmma_kernel_entry tcmma__sim_entry_%zu\n",
+            i, name, i, i);
+    line += 3;
+    fputs(mc->text, f);
+    for (const char *s = mc->text; *s; s++) line += *s == '\n';
+    if (mc->text[0] && mc->text[strlen(mc->text) - 1] != '\n') fputc('\n', f), line++;
+    fputs("#undef tcmma_kernel\n#undef tcmma_kernel_entry\n", f);
+    line += 2;
+    mc->last = line - 1;
+  }
+  bool bad = ferror(f) != 0;
+  if (fclose(f) != 0 || bad) return tcmma_fail(err, TCMMA_IO, "cannot write %s", path);
+  return TCMMA_OK;
+}
+
+static void charge(sim_module *m, size_t i, const char *line, int len, size_t *charged) {
+  if (i >= m->count || m->cases[i].error[0] || !m->cases[i].text) return;
+  module_case *mc = &m->cases[i];
+  char detail[400];
+  snprintf(detail, sizeof detail, "%.*s", len, line);
+  set_error(mc, "host-dialect text does not compile", detail);
+  (*charged)++;
+}
+
+/* Charges each error of the log to its case: by the "module.c:LINE:" it
+ * names, else by the function gcc says it is in ("In function
+ * 'tcmma__sim_kernel_N'"), which also covers errors reported at a macro's
+ * definition. Returns how many cases were charged. */
+static size_t charge_errors(sim_module *m, const char *log) {
+  size_t charged = 0, in_case = (size_t)-1;
+  for (const char *s = log; s && *s;) {
+    const char *eol = strchr(s, '\n');
+    int len = eol ? (int)(eol - s) : (int)strlen(s);
+    char line[1024];
+    snprintf(line, sizeof line, "%.*s", len, s);
+    const char *fn = strstr(line, "In function");
+    const char *k = fn ? strstr(fn, "tcmma__sim_kernel_") : NULL;
+    const char *e = fn ? strstr(fn, "tcmma__sim_entry_") : NULL;
+    if (k) in_case = strtoul(k + 18, NULL, 10);
+    else if (e) in_case = strtoul(e + 17, NULL, 10);
+    else if (fn) in_case = (size_t)-1;
+    if (strstr(line, "error")) {
+      size_t hit = (size_t)-1;
+      if (strncmp(line, "module.c:", 9) == 0) {
+        long at = strtol(line + 9, NULL, 10);
+        for (size_t i = 0; i < m->count; i++)
+          if (m->cases[i].text && at >= m->cases[i].first && at <= m->cases[i].last) hit = i;
+      }
+      if (hit == (size_t)-1) hit = in_case;
+      if (hit != (size_t)-1) charge(m, hit, s, len, &charged);
+    }
+    s = eol ? eol + 1 : NULL;
+  }
+  return charged;
+}
+
+static char *read_all(const char *path) {
+  FILE *f = fopen(path, "r");
+  if (!f) return NULL;
+  size_t cap = 4096, len = 0;
+  char *buf = malloc(cap);
+  size_t n;
+  while (buf && (n = fread(buf + len, 1, cap - len - 1, f)) > 0) {
+    len += n;
+    if (cap - len < 2) {
+      char *grown = realloc(buf, cap * 2);
+      if (!grown) free(buf);
+      buf = grown, cap *= 2;
+    }
+  }
+  fclose(f);
+  if (buf) buf[len] = '\0';
+  return buf;
+}
+
+static tcmma_status compile(sim_module *m, tcmma_error *err) {
+  char src[300], so[300], log[300], cmd[4096];
+  snprintf(src, sizeof src, "%s/module.c", m->dir);
+  snprintf(so, sizeof so, "%s/module.so", m->dir);
+  snprintf(log, sizeof log, "%s/cc.log", m->dir);
+  const char *extra = getenv("TCMMA_SIM_CFLAGS");
+  bool built = false;
+  for (size_t attempt = 0; attempt <= m->count && !built; attempt++) { /* each retry drops a case */
+    tcmma_status st = write_source(m, src, err);
+    if (st != TCMMA_OK) return st;
+    /* -O0: the module runs once per case, the compile dominates; no strict
+     * aliasing, as in CUDA where the gathers pun element bytes as words. */
+    snprintf(cmd, sizeof cmd,
+             "cd '%s' && LC_ALL=C %s -std=c11 -O0 -fPIC -shared -fno-strict-aliasing "
+             "-Werror=implicit-function-declaration -Werror=int-conversion "
+             "-Werror=incompatible-pointer-types %s %s -I'%s/include' -I'%s' "
+             "-I'%s/include' -I'%s/include/tcmma' -o module.so module.c > cc.log 2>&1",
+             m->dir, compiler(), TCMMA_SANFLAGS, extra ? extra : "", TCMMA_SRC_ROOT,
+             TCMMA_SRC_ROOT, TCMMA_PREFIX, TCMMA_PREFIX);
+    if (system(cmd) == 0) {
+      built = true;
+      break;
+    }
+    char *text = read_all(log);
+    size_t charged = charge_errors(m, text);
+    if (charged == 0) {
+      tcmma_status fail = tcmma_fail(err, TCMMA_COMPILE, "the C compiler failed (%s): %.600s",
+                                     cmd, text ? text : "(no log)");
+      free(text);
+      return fail;
+    }
+    free(text);
+  }
+  if (!built) return tcmma_fail(err, TCMMA_COMPILE, "the sim module still fails to compile "
+                                "after dropping the cases its errors named (%s)", cmd);
+  m->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
+  if (!m->handle)
+    return tcmma_fail(err, TCMMA_COMPILE, "cannot load the sim module: %s", dlerror());
+  for (size_t i = 0; i < m->count; i++) {
+    module_case *mc = &m->cases[i];
+    if (mc->error[0] || !mc->text) continue;
+    char name[64];
+    snprintf(name, sizeof name, "tcmma__sim_entry_%zu", i);
+    /* POSIX: a function pointer round-trips through dlsym's void *. */
+    void *sym = dlsym(m->handle, name);
+    memcpy(&mc->entry, &sym, sizeof sym);
+    if (!mc->entry) set_error(mc, "entry missing from the module", name);
+  }
+  return TCMMA_OK;
+}
+
+static void remove_dir(const char *dir) {
+  static const char *const files[] = {"module.c", "module.so", "cc.log"};
+  char path[300];
+  for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+    snprintf(path, sizeof path, "%s/%s", dir, files[i]);
+    unlink(path);
+  }
+  rmdir(dir);
+}
+
+tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
+                              size_t count, sim_module **out, tcmma_error *err) {
+  *out = NULL;
+  char first[256];
+  if (!have_compiler(compiler(), first, sizeof first))
+    return tcmma_fail(err, TCMMA_UNAVAILABLE,
+                      "no C compiler: '%s' (from $CC, default cc) is not on PATH", first);
+  sim_module *m = calloc(1, sizeof *m);
+  if (!m || !(m->cases = calloc(count ? count : 1, sizeof *m->cases))) {
+    free(m);
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  }
+  m->count = count;
+  const char *tmp = getenv("TMPDIR");
+  snprintf(m->dir, sizeof m->dir, "%s/tcmma-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
+  if (!mkdtemp(m->dir)) {
+    tcmma_status st = tcmma_fail(err, TCMMA_IO, "cannot create %s: %s", m->dir, strerror(errno));
+    free(m->cases), free(m);
+    return st;
+  }
+  for (size_t i = 0; i < count; i++) {
+    module_case *mc = &m->cases[i];
+    mc->c = cases[i];
+    tcmma_buf buf = {0};
+    tcmma_error e;
+    tcmma_error_clear(&e);
+    tcmma_status st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, cases[i]->outer, &buf, &e);
+    if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
+    if (st != TCMMA_OK) {
+      set_error(mc, "host-dialect render failed", e.message);
+      tcmma_buf_free(&buf);
+      continue;
+    }
+    mc->text = buf.data; /* owned now */
+  }
+  tcmma_status st = compile(m, err);
+  const char *keep = getenv("TCMMA_SIM_KEEP");
+  if (!(keep && strcmp(keep, "1") == 0)) remove_dir(m->dir);
+  if (st != TCMMA_OK) {
+    sim_module_free(m);
+    return st;
+  }
+  *out = m;
+  return TCMMA_OK;
+}
+
+sim_entry sim_module_entry(const sim_module *m, size_t i, const char **why) {
+  if (!m || i >= m->count) {
+    *why = "case not in the module";
+    return NULL;
+  }
+  *why = m->cases[i].error;
+  return m->cases[i].entry;
+}
+
+size_t sim_module_find(const sim_module *m, const char *name) {
+  for (size_t i = 0; m && i < m->count; i++)
+    if (strcmp(m->cases[i].c->name, name) == 0) return i;
+  return (size_t)-1;
+}
+
+void sim_module_free(sim_module *m) {
+  if (!m) return;
+  if (m->handle) dlclose(m->handle);
+  for (size_t i = 0; i < m->count; i++) free(m->cases[i].text);
+  free(m->cases);
+  free(m);
+}
