@@ -62,6 +62,13 @@ void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
 /* Writes indentation of depth levels (two spaces each). */
 void tcmma__indent(tcmma_buf *out, int depth);
 
+/* `#pragma unroll` + `for (int <prefix><var> = 0; ... < count; ...) {` at
+ * depth, so register arrays indexed by the variable stay constant-indexed;
+ * and the matching closing brace. */
+void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
+                      int depth, tcmma_buf *out);
+void tcmma__close_brace(int depth, tcmma_buf *out);
+
 /* Copies a caller's expression into buf with threadIdx.x spelled in dialect. */
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
 

@@ -215,17 +215,10 @@ static tcmma_status ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__spell(x->dl, "#pragma unroll"));
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", x->prefix, var, x->prefix,
-                   var, count, x->prefix, var);
+  tcmma__open_loop(x->dl, x->prefix, var, count, depth, out);
 }
 
-static void close_brace(int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "}\n");
-}
+static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, out); }
 
 static tcmma_status mma_call(const ctx *x, const char *acc, int depth, tcmma_buf *out,
                              tcmma_error *err) {

@@ -52,6 +52,20 @@ void tcmma__indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }
 
+void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
+                      int depth, tcmma_buf *out) {
+  tcmma__indent(out, depth);
+  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, "#pragma unroll"));
+  tcmma__indent(out, depth);
+  tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
+                   count, prefix, var);
+}
+
+void tcmma__close_brace(int depth, tcmma_buf *out) {
+  tcmma__indent(out, depth);
+  tcmma_buf_printf(out, "}\n");
+}
+
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
   const char *tid = "threadIdx.x";
   const char *host = tcmma__spell(dialect, tid);

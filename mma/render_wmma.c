@@ -66,17 +66,10 @@ static void tile_offset(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__spell(x->dl, "#pragma unroll"));
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", x->prefix, var, x->prefix,
-                   var, count, x->prefix, var);
+  tcmma__open_loop(x->dl, x->prefix, var, count, depth, out);
 }
 
-static void close_brace(int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "}\n");
-}
+static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, out); }
 
 static void line(tcmma_buf *out, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));

@@ -1,7 +1,10 @@
-/* The README's arm table is the output of `tcmma arms`, pasted: it must stay
- * the tool's current output. */
+/* The README is the front door: its arm table must stay the output of
+ * `tcmma arms`, and its C example must build against the library and do
+ * what the README says it prints. */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "util.h"
 
 static void readme_carries_the_current_arm_table(void **state) {
@@ -19,7 +22,54 @@ static void readme_carries_the_current_arm_table(void **state) {
   cli_result_free(&r);
 }
 
+/* The first C block of "Emitting and compiling a tile-MMA", compiled with the
+ * flags the library was built with and run: it plans, renders, compiles. */
+static void readme_example_builds_and_runs(void **state) {
+  (void)state;
+  char *readme = read_file(src_path("README.md"), NULL);
+  assert_non_null(readme);
+  const char *sec = strstr(readme, "## Emitting and compiling a tile-MMA");
+  assert_non_null(sec);
+  const char *code = strstr(sec, "```c\n");
+  assert_non_null(code);
+  code += 5;
+  const char *end = strstr(code, "```\n");
+  assert_non_null(end);
+  char dir[] = "/tmp/tcmma-readme-XXXXXX";
+  assert_non_null(mkdtemp(dir));
+  char path[256], cmd[8192];
+  snprintf(path, sizeof path, "%s/example.c", dir);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fwrite(code, 1, (size_t)(end - code), f);
+  fclose(f);
+  const char *build = getenv("TCMMA_BUILD"), *san = getenv("TCMMA_SANFLAGS");
+  const char *cc = getenv("CC");
+  char inc[1024], root[1024], lib[1024]; /* src_path returns one static buffer */
+  snprintf(inc, sizeof inc, "%s", src_path("include"));
+  snprintf(root, sizeof root, "%s", src_path("."));
+  snprintf(lib, sizeof lib, "%s", build && *build ? build : src_path("build"));
+  snprintf(cmd, sizeof cmd,
+           "%s -std=c11 -Wall -Wextra -Werror %s -I%s -I%s %s %s/libtcmma.a -ldl -lpthread -lm "
+           "-o %s/example 2>&1 && %s/example > %s/out.txt 2>&1",
+           cc && *cc ? cc : "cc", san ? san : "", inc, root, path, lib, dir, dir, dir);
+  int rc = system(cmd);
+  snprintf(path, sizeof path, "%s/out.txt", dir);
+  char *out = read_file(path, NULL);
+  if (rc != 0) fail_msg("README example failed (%d): %s\n%s", rc, cmd, out ? out : "");
+  assert_non_null(out);
+  if (!strstr(out, "mma-f16: compiled, ") || !strstr(out, "cubin at sm_80"))
+    fail_msg("README example printed: %s", out);
+  /* the README quotes this output */
+  assert_non_null(strstr(sec, "`mma-f16: compiled, ...-byte cubin at sm_80`"));
+  free(out);
+  free(readme);
+  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
+  assert_int_equal(system(cmd), 0);
+}
+
 int main(void) {
-  const struct CMUnitTest tests[] = {cmocka_unit_test(readme_carries_the_current_arm_table)};
+  const struct CMUnitTest tests[] = {cmocka_unit_test(readme_carries_the_current_arm_table),
+                                     cmocka_unit_test(readme_example_builds_and_runs)};
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
