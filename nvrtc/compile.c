@@ -58,11 +58,38 @@ static void cache_key(const tcmma_program *p, const char *source, size_t len,
   tcmma_sha256_final(&s, key);
 }
 
+/* opts->arch, checked against what NVRTC compiles for, into *out. */
+static tcmma_status explicit_arch(const tcmma_compile_opts *o, tcmma_arch_options *out,
+                                  tcmma_error *err) {
+  if (o->arch_suffix && o->arch_suffix != 'a' && o->arch_suffix != 'f')
+    return tcmma_fail(err, TCMMA_INVALID, "arch suffix '%c': expected none, 'a' or 'f'",
+                      o->arch_suffix);
+  tcmma_arch_support s;
+  tcmma_status st = tcmma_nvrtc_support(&s, err);
+  if (st != TCMMA_OK) return st;
+  bool listed = false;
+  char list[256] = "";
+  for (size_t i = 0, n = 0; i < s.count; i++) {
+    listed = listed || s.archs[i] == o->arch;
+    if (n < sizeof list) n += (size_t)snprintf(list + n, sizeof list - n, "%s%d", i ? " " : "", s.archs[i]);
+  }
+  if (!listed || (o->arch_suffix && (!s.accepts || !s.accepts(o->arch, o->arch_suffix, s.ctx))))
+    return tcmma_fail(err, TCMMA_INVALID, "arch %d%s: NVRTC does not compile for it; it does for %s",
+                      o->arch, o->arch_suffix == 'a' ? "a" : o->arch_suffix == 'f' ? "f" : "", list);
+  memset(out, 0, sizeof *out);
+  out->arch = o->arch;
+  out->suffix = o->arch_suffix;
+  snprintf(out->option, sizeof out->option, "--gpu-architecture=compute_%d%s", o->arch,
+           o->arch_suffix == 'a' ? "a" : o->arch_suffix == 'f' ? "f" : "");
+  return TCMMA_OK;
+}
+
 static tcmma_status build_options(const char *source, size_t len, const tcmma_compile_opts *o,
                                   const tcmma_nvrtc_info *info, tcmma_program *p,
                                   tcmma_error *err) {
   tcmma_arch_options arch;
-  tcmma_status st = tcmma_gpu_arch_options(source, len, o->cc, o->target, &arch, err);
+  tcmma_status st = o->arch ? explicit_arch(o, &arch, err)
+                            : tcmma_gpu_arch_options(source, len, o->cc, o->target, &arch, err);
   if (st != TCMMA_OK) return st;
   char option[96];
   if (o->sass) {

@@ -4,7 +4,8 @@
  * cuInit fail. Device memory is host memory. A module is its image's text;
  * a kernel exists when its name occurs in it. Kernel "add_one"(int *p, int n)
  * adds 1 to n ints; kernel "trap" fails at launch. An image containing
- * FAKE_JIT_ERROR is rejected with a JIT log. Calls that need a context fail
+ * FAKE_JIT_ERROR, or any image while FAKE_CUDA_JIT_FAIL=1, is rejected with a
+ * JIT log. Calls that need a context fail
  * with CUDA_ERROR_INVALID_CONTEXT when none is current. */
 #include <cuda.h>
 #include <stdint.h>
@@ -119,7 +120,8 @@ CUresult cuModuleLoadDataEx(CUmodule *mod, const void *image, unsigned n, CUjit_
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   const char *text = image;
   if (memcmp(image, "\x7f" "ELF", 4) == 0) text += 4;
-  if (strstr(text, "FAKE_JIT_ERROR")) {
+  const char *jit_fail = getenv("FAKE_CUDA_JIT_FAIL");
+  if (strstr(text, "FAKE_JIT_ERROR") || (jit_fail && strcmp(jit_fail, "1") == 0)) {
     char *log = NULL;
     size_t size = 0;
     for (unsigned i = 0; i < n; i++) {

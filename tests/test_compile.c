@@ -118,6 +118,65 @@ static void test_sm75_rejected_by_ptxas(void **state) {
   tcmma_program_free(&p);
 }
 
+static size_t arch_options(const tcmma_program *p) {
+  size_t n = 0;
+  for (size_t i = 0; i < p->n_options; i++) n += strncmp(p->options[i], "--gpu-architecture", 18) == 0;
+  return n;
+}
+
+/* An explicit arch replaces the marker-derived one (one --gpu-architecture,
+ * no NVRTC warning), reaches ptxas below a floor, and is checked against what
+ * NVRTC compiles for. (mma-bf16) asks for 80 (tables/arms.def). */
+static void test_explicit_arch(void **state) {
+  (void)state;
+  char src[sizeof mma_src + 96];
+  snprintf(src, sizeof src, "// (mma-bf16)\n%s", source("x"));
+  tcmma_compile_opts o = {.name = "t.cu", .target = TCMMA_TARGET_FLOOR, .sass = true, .arch = 90};
+  tcmma_program p;
+  tcmma_error err;
+  if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_string_equal(p.target_arch, "sm_90");
+  assert_true(has_option(&p, "--gpu-architecture=sm_90"));
+  assert_int_equal(arch_options(&p), 1);
+  assert_null(strstr(p.log, "warning"));
+  tcmma_program_free(&p);
+  /* PTX only: compute_90 */
+  o.sass = false;
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_OK);
+  assert_string_equal(p.target_arch, "sm_90");
+  assert_true(has_option(&p, "--gpu-architecture=compute_90"));
+  assert_int_equal(arch_options(&p), 1);
+  tcmma_program_free(&p);
+  /* below the marker's floor: no floor error, ptxas itself refuses */
+  tcmma_compile_opts low = {.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = 90, .sass = true,
+                            .arch = 75};
+  assert_int_equal(tcmma_compile(src, strlen(src), &low, &p, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(p.log, "requires .target sm_80"));
+  assert_null(strstr(p.log, "followed by"));
+  assert_true(has_option(&p, "--gpu-architecture=sm_75"));
+  assert_int_equal(arch_options(&p), 1);
+  tcmma_program_free(&p);
+  /* an arch suffix NVRTC accepts: sm_90a */
+  o.sass = true, o.arch_suffix = 'a';
+  if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_true(has_option(&p, "--gpu-architecture=sm_90a"));
+  tcmma_program_free(&p);
+  /* archs NVRTC does not compile for, and a bad suffix */
+  const int bad[] = {81, -80, 1000};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    o.arch = bad[i], o.arch_suffix = 0;
+    assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_INVALID);
+    char want[32];
+    snprintf(want, sizeof want, "arch %d", bad[i]);
+    assert_non_null(strstr(err.message, want));
+    assert_non_null(strstr(err.message, "it does for"));
+    assert_non_null(strstr(err.message, " 90"));
+  }
+  o.arch = 90, o.arch_suffix = 'x';
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "suffix 'x'"));
+}
+
 static void test_pins_and_headers(void **state) {
   (void)state;
   /* The toolkit headers are reachable (NVRTC 13 has no built-in mma.h). */
@@ -668,6 +727,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_sm80_compiles, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_sm75_rejected_by_ptxas, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_pins_and_headers, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_explicit_arch, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_gpu_arch_options_real, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_scope_records, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_disk_cache_entry, fresh_cache, remove_cache),

@@ -1,7 +1,10 @@
 /* The executors' own checks can fail: the compile executor's census check
  * against hand-written PTX (right counts pass; one product too few, a
- * missing .trans, an extra ldmatrix fail), and the GPU executor's storage
- * encodings against bit patterns written from the IEEE / OCP formats. */
+ * missing .trans, an extra ldmatrix fail), the GPU executor's storage
+ * encodings against bit patterns written from the IEEE / OCP formats, and
+ * the GPU executor's driver paths on the fake libcuda (tests/fake_cuda.c):
+ * no driver, no device, cuInit failing, a device too old, a module the
+ * driver rejects, a kernel it cannot find — skipped or failed, never passed. */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -171,6 +174,100 @@ static void gpu_buffers_and_reference(void **state) {
   free(ref);
 }
 
+/* ---- the GPU executor on the fake driver ---- */
+
+static const char *fake_lib;
+
+static int fake_setup(void **state) {
+  (void)state;
+  setenv("TCMMA_CACHE", "0", 1);
+  fake_lib = fake_cuda_build();
+  return fake_lib ? 0 : -1;
+}
+
+static int fake_teardown(void **state) {
+  (void)state;
+  fake_cuda_remove();
+  unsetenv("TCMMA_LIBCUDA");
+  return 0;
+}
+
+static const tcmma_case *declined_case(void) {
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (size_t i = 0; i < n; i++)
+    if (cs[i].expect != TCMMA_DECLINE_NONE) return &cs[i];
+  fail_msg("no declined case in the matrix");
+  return NULL;
+}
+
+/* Runs c on the GPU executor with the fake driver set up by env (pairs of
+ * name, value; NULL-terminated) and checks the outcome and that the reason
+ * holds `needle`. *arch (when given) gets the .target of the one program
+ * compiled meanwhile, "" when none was. */
+static void gpu_run(const tcmma_case *c, const char *library, const char *const *env,
+                    tcmma_case_outcome want, const char *needle, char *arch) {
+  fake_cuda_use(library);
+  for (size_t i = 0; env && env[i]; i += 2) setenv(env[i], env[i + 1], 1);
+  tcmma_cache_clear_memory();
+  tcmma_target_scope *scope;
+  assert_int_equal(tcmma_target_scope_begin(TCMMA_TARGET_FLOOR, &scope, NULL), TCMMA_OK);
+  tcmma_case_result r;
+  memset(&r, 0, sizeof r);
+  r.outcome = (tcmma_case_outcome)-1;
+  tcmma_exec_gpu(c, &r);
+  tcmma_records recs;
+  tcmma_target_scope_end(scope, &recs);
+  if (r.outcome != want || !strstr(r.reason, needle))
+    fail_msg("%s: outcome %d (%s), expected %d with '%s'", c->name, (int)r.outcome, r.reason,
+             (int)want, needle);
+  if (arch) {
+    assert_true(recs.count <= 1);
+    snprintf(arch, 24, "%s", recs.count ? recs.items[0].target_arch : "");
+  }
+  tcmma_records_free(&recs);
+}
+
+static void gpu_without_driver_or_device(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  char arch[24];
+  gpu_run(c, "/nonexistent/libcuda.so.1", NULL, TCMMA_CASE_SKIPPED, "no CUDA driver", arch);
+  assert_string_equal(arch, ""); /* nothing compiled for no device */
+  gpu_run(declined_case(), "/nonexistent/libcuda.so.1", NULL, TCMMA_CASE_PASSED, "", NULL);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "", NULL}, TCMMA_CASE_SKIPPED,
+          "no CUDA device", arch);
+  assert_string_equal(arch, "");
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "100", NULL}, TCMMA_CASE_SKIPPED,
+          "CUDA_ERROR_NO_DEVICE", NULL);
+  /* a driver that loads but fails to start is an error, not a skip */
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "3", NULL}, TCMMA_CASE_FAILED,
+          "cuInit: CUDA_ERROR_NOT_INITIALIZED", NULL);
+  /* a device below the arm's floor (bf16 mma: PTX ISA, sm_80) */
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "75", NULL}, TCMMA_CASE_SKIPPED,
+          "cc 75", arch);
+  assert_string_equal(arch, "");
+  gpu_run(declined_case(), fake_lib, NULL, TCMMA_CASE_PASSED, "", NULL);
+}
+
+/* The kernel is compiled for device 0's own cc and handed to the driver:
+ * a rejected module fails with the JIT log; a module without tcmma_kernel
+ * (the fake finds no kernel in a real CUBIN) fails naming it. */
+static void gpu_driver_failures(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  char arch[24];
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "90,80", "FAKE_CUDA_JIT_FAIL", "1", NULL},
+          TCMMA_CASE_FAILED, "JIT log: ptxas fatal   : fake JIT rejection", arch);
+  assert_string_equal(arch, "sm_90");
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "80,90", "FAKE_CUDA_JIT_FAIL", "1", NULL},
+          TCMMA_CASE_FAILED, "CUDA_ERROR_INVALID_PTX", arch);
+  assert_string_equal(arch, "sm_80");
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "86", NULL}, TCMMA_CASE_FAILED,
+          "cuModuleGetFunction('tcmma_kernel'): CUDA_ERROR_NOT_FOUND", arch);
+  assert_string_equal(arch, "sm_86");
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(census_check_can_fail),
@@ -178,6 +275,8 @@ int main(void) {
       cmocka_unit_test(census_outer_loop),
       cmocka_unit_test(storage_encodings),
       cmocka_unit_test(gpu_buffers_and_reference),
+      cmocka_unit_test(gpu_without_driver_or_device),
+      cmocka_unit_test(gpu_driver_failures),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, fake_setup, fake_teardown);
 }

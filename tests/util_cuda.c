@@ -46,5 +46,6 @@ void fake_cuda_use(const char *library) {
   else unsetenv("TCMMA_LIBCUDA");
   unsetenv("FAKE_CUDA_INIT");
   unsetenv("FAKE_CUDA_CCS");
+  unsetenv("FAKE_CUDA_JIT_FAIL");
   tcmma_driver_unload();
 }

@@ -2,7 +2,8 @@
  * compile it with NVRTC to a CUBIN at the arm's floor (raised to NVRTC's
  * lowest arch) with no warnings; read the PTX census; and, for inline-PTX
  * arms, have ptxas reject the same source at the supported arch just below
- * the floor.
+ * the floor (an explicit arch in the compile options, which replaces the one
+ * the markers ask for).
  *
  * Expected counts, from the kernel's structure (tcmma_render_kernel): a
  * fragment-scope kernel opens the fragment, runs one rendered update
@@ -223,12 +224,9 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   }
 
   /* inline PTX below its floor: ptxas must refuse the very same source */
-  char arch[64], needs[48];
-  snprintf(arch, sizeof arch, "--gpu-architecture=sm_%d", below);
+  char needs[48];
   snprintf(needs, sizeof needs, "requires .target sm_%d", info->floor);
-  const char *extra[1] = {arch};
-  tcmma_compile_opts low = {.name = "verify-below.cu", .target = TCMMA_TARGET_FLOOR,
-                            .sass = true, .extra = extra, .n_extra = 1};
+  tcmma_compile_opts low = {.name = "verify-below.cu", .sass = true, .arch = below};
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &low, &prog, &err);
   if (st == TCMMA_OK)
     case_fail(r, "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below, info->floor);

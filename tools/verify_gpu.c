@@ -1,6 +1,7 @@
 /* The GPU executor (DESIGN §7.3): the compile executor's kernel, compiled
- * for the attached device, run by one warp through the CUDA driver API, and
- * compared exactly with a plain C reference on integer-valued inputs.
+ * for the device's own cc, run by one warp through the library's driver API
+ * (tcmma/driver.h), and compared exactly with a plain C reference on
+ * integer-valued inputs.
  *
  * Inputs are integers small enough that every product and partial sum is
  * exact in the accumulator and in d's storage: |a|, |b| <= vmax with vmax 3
@@ -9,99 +10,22 @@
  * [-2, 2]. Buffer elements the kernel must not read (padding of a leading
  * dimension) hold 64, so that a stray read shows in the result.
  *
- * The driver is loaded with dlopen (libcuda.so.1) on first use; without it,
- * or without a device, every accepted case is SKIPPED with the reason —
- * never passed. Declined cases still check their decline. */
-#include <cuda.h>
-#include <cudaTypedefs.h>
-#include <dlfcn.h>
+ * The case runs on device 0. Without a driver or a device (the driver API's
+ * TCMMA_UNAVAILABLE) every accepted case is SKIPPED with the driver's
+ * message, never passed; a driver that loads but fails (TCMMA_CUDA: cuInit,
+ * a rejected module with its JIT log, a launch) FAILS the case. Declined
+ * cases still check their decline. */
 #include <math.h>
-#include <pthread.h>
 #include <stdarg.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcmma/compile.h"
+#include "tcmma/driver.h"
 #include "tools/verify.h"
 
-/* ---- the driver ---- */
-
-static struct {
-  char why[256];  /* "" when the driver and a device are up */
-  int cc;
-  CUcontext ctx;
-  PFN_cuGetErrorString_v6000 error_string;
-  PFN_cuModuleLoadData_v2000 module_load;
-  PFN_cuModuleUnload_v2000 module_unload;
-  PFN_cuModuleGetFunction_v2000 get_function;
-  PFN_cuMemAlloc_v3020 alloc;
-  PFN_cuMemFree_v3020 release;
-  PFN_cuMemcpyHtoD_v3020 to_device;
-  PFN_cuMemcpyDtoH_v3020 to_host;
-  PFN_cuLaunchKernel_v4000 launch;
-  PFN_cuCtxSynchronize_v2000 synchronize;
-  PFN_cuCtxSetCurrent_v4000 set_current;
-} drv;
-
-static pthread_once_t drv_once = PTHREAD_ONCE_INIT;
-
-static void *sym(void *lib, const char *name, bool *ok) {
-  void *p = dlsym(lib, name);
-  if (!p && *ok) {
-    snprintf(drv.why, sizeof drv.why, "no CUDA driver: libcuda.so.1 lacks %s", name);
-    *ok = false;
-  }
-  return p;
-}
-
-static void drv_load(void) {
-  void *lib = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
-  if (!lib) {
-    const char *e = dlerror();
-    snprintf(drv.why, sizeof drv.why, "no CUDA driver (%s)", e ? e : "libcuda.so.1 not found");
-    return;
-  }
-  bool ok = true;
-  PFN_cuInit_v2000 init = (PFN_cuInit_v2000)sym(lib, "cuInit", &ok);
-  PFN_cuDeviceGetCount_v2000 count = (PFN_cuDeviceGetCount_v2000)sym(lib, "cuDeviceGetCount", &ok);
-  PFN_cuDeviceGet_v2000 get = (PFN_cuDeviceGet_v2000)sym(lib, "cuDeviceGet", &ok);
-  PFN_cuDeviceGetAttribute_v2000 attr =
-      (PFN_cuDeviceGetAttribute_v2000)sym(lib, "cuDeviceGetAttribute", &ok);
-  PFN_cuDevicePrimaryCtxRetain_v7000 retain =
-      (PFN_cuDevicePrimaryCtxRetain_v7000)sym(lib, "cuDevicePrimaryCtxRetain", &ok);
-  drv.error_string = (PFN_cuGetErrorString_v6000)sym(lib, "cuGetErrorString", &ok);
-  drv.module_load = (PFN_cuModuleLoadData_v2000)sym(lib, "cuModuleLoadData", &ok);
-  drv.module_unload = (PFN_cuModuleUnload_v2000)sym(lib, "cuModuleUnload", &ok);
-  drv.get_function = (PFN_cuModuleGetFunction_v2000)sym(lib, "cuModuleGetFunction", &ok);
-  drv.alloc = (PFN_cuMemAlloc_v3020)sym(lib, "cuMemAlloc_v2", &ok);
-  drv.release = (PFN_cuMemFree_v3020)sym(lib, "cuMemFree_v2", &ok);
-  drv.to_device = (PFN_cuMemcpyHtoD_v3020)sym(lib, "cuMemcpyHtoD_v2", &ok);
-  drv.to_host = (PFN_cuMemcpyDtoH_v3020)sym(lib, "cuMemcpyDtoH_v2", &ok);
-  drv.launch = (PFN_cuLaunchKernel_v4000)sym(lib, "cuLaunchKernel", &ok);
-  drv.synchronize = (PFN_cuCtxSynchronize_v2000)sym(lib, "cuCtxSynchronize", &ok);
-  drv.set_current = (PFN_cuCtxSetCurrent_v4000)sym(lib, "cuCtxSetCurrent", &ok);
-  if (!ok) return;
-  int n = 0, major = 0, minor = 0;
-  CUdevice dev;
-  CUresult rc = init(0);
-  if (rc == CUDA_SUCCESS) rc = count(&n);
-  if (rc == CUDA_SUCCESS && n == 0) {
-    snprintf(drv.why, sizeof drv.why, "the CUDA driver sees no device");
-    return;
-  }
-  if (rc == CUDA_SUCCESS) rc = get(&dev, 0);
-  if (rc == CUDA_SUCCESS) rc = attr(&major, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MAJOR, dev);
-  if (rc == CUDA_SUCCESS) rc = attr(&minor, CU_DEVICE_ATTRIBUTE_COMPUTE_CAPABILITY_MINOR, dev);
-  if (rc == CUDA_SUCCESS) rc = retain(&drv.ctx, dev);
-  if (rc != CUDA_SUCCESS) {
-    const char *s = NULL;
-    drv.error_string(rc, &s);
-    snprintf(drv.why, sizeof drv.why, "CUDA driver start failed: %s", s ? s : "unknown error");
-    return;
-  }
-  drv.cc = major * 10 + minor;
-}
+enum { GPU_DEVICE = 0 }; /* the device every case runs on */
 
 /* ---- storage formats (the reference's own: IEEE/OCP widths) ---- */
 
@@ -190,7 +114,7 @@ static void case_result(tcmma_case_result *r, tcmma_case_outcome o, const char *
 typedef struct {
   unsigned char *host[3]; /* d, a, b */
   size_t bytes[3];
-  CUdeviceptr dev[3];
+  tcmma_devmem dev[3];
 } buffers;
 
 static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
@@ -242,38 +166,39 @@ static bool fill(const tcmma_plan *p, int outer, buffers *b, double *ref) {
   return true;
 }
 
-static const char *cu_text(CUresult rc) {
-  const char *s = NULL;
-  drv.error_string(rc, &s);
-  return s ? s : "unknown CUDA error";
-}
-
+/* Copies in, loads the CUBIN, launches one warp, copies d back and compares;
+ * every driver error fails the case with the driver's message (a rejected
+ * module: with its JIT log). */
 static void run_on_device(const tcmma_case *c, const tcmma_plan *p, const tcmma_program *prog,
-                          tcmma_case_result *r) {
+                          const tcmma_device_info *dev, tcmma_case_result *r) {
   buffers b;
   memset(&b, 0, sizeof b);
   double *ref = calloc((size_t)c->call.m * (size_t)c->call.n, sizeof *ref);
-  CUmodule mod = NULL;
-  CUfunction fn;
-  CUresult rc = drv.set_current(drv.ctx);
+  tcmma_module *mod = NULL;
+  tcmma_kernel fn;
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  tcmma_status st = TCMMA_OK;
   if (!ref || !fill(p, c->outer, &b, ref)) {
     case_result(r, TCMMA_CASE_FAILED, "could not lay out the kernel's buffers");
     goto done;
   }
-  if (rc == CUDA_SUCCESS) rc = drv.module_load(&mod, prog->cubin);
-  if (rc == CUDA_SUCCESS) rc = drv.get_function(&fn, mod, "tcmma_kernel");
-  for (int o = 0; o < 3 && rc == CUDA_SUCCESS; o++) {
-    rc = drv.alloc(&b.dev[o], b.bytes[o]);
-    if (rc == CUDA_SUCCESS) rc = drv.to_device(b.dev[o], b.host[o], b.bytes[o]);
+  for (int o = 0; o < 3 && st == TCMMA_OK; o++) {
+    st = tcmma_mem_alloc(dev->ordinal, b.bytes[o], &b.dev[o], &err);
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(&b.dev[o], 0, b.host[o], b.bytes[o], &err);
   }
-  if (rc == CUDA_SUCCESS) {
-    void *args[3] = {&b.dev[0], &b.dev[1], &b.dev[2]};
-    rc = drv.launch(fn, 1, 1, 1, 32, 1, 1, 0, NULL, args, NULL);
+  if (st == TCMMA_OK)
+    st = tcmma_module_load(dev->ordinal, prog->cubin, prog->cubin_len, &mod, &err);
+  if (st == TCMMA_OK) st = tcmma_module_kernel(mod, "tcmma_kernel", &fn, &err);
+  if (st == TCMMA_OK) {
+    void *args[3] = {&b.dev[0].ptr, &b.dev[1].ptr, &b.dev[2].ptr};
+    st = tcmma_launch(&fn, (const unsigned[3]){1, 1, 1}, (const unsigned[3]){32, 1, 1}, 0, args,
+                      &err);
   }
-  if (rc == CUDA_SUCCESS) rc = drv.synchronize();
-  if (rc == CUDA_SUCCESS) rc = drv.to_host(b.host[0], b.dev[0], b.bytes[0]);
-  if (rc != CUDA_SUCCESS) {
-    case_result(r, TCMMA_CASE_FAILED, "CUDA: %s", cu_text(rc));
+  if (st == TCMMA_OK) st = tcmma_mem_to_host(b.host[0], &b.dev[0], 0, b.bytes[0], &err);
+  if (st != TCMMA_OK) {
+    case_result(r, TCMMA_CASE_FAILED, "on device %d (cc %d, %s): %s", dev->ordinal, dev->cc,
+                prog->target_arch, err.message);
     goto done;
   }
   long bad = 0, fi = 0, fj = 0;
@@ -288,26 +213,39 @@ static void run_on_device(const tcmma_case *c, const tcmma_plan *p, const tcmma_
   if (bad)
     case_result(r, TCMMA_CASE_FAILED, "%ld of %d d elements differ; first d[%ld][%ld] = %g, expected %g",
                 bad, c->call.m * c->call.n, fi, fj, got0, want0);
-  else case_result(r, TCMMA_CASE_PASSED, "bit-exact on cc %d", drv.cc);
+  else case_result(r, TCMMA_CASE_PASSED, "bit-exact on device %d (cc %d), %s", dev->ordinal, dev->cc,
+                   prog->target_arch);
 done:
   for (int o = 0; o < 3; o++) {
-    if (b.dev[o]) drv.release(b.dev[o]);
+    tcmma_mem_free(&b.dev[o]);
     free(b.host[o]);
   }
-  if (mod) drv.module_unload(mod);
+  tcmma_module_unload(mod);
   free(ref);
+}
+
+/* The device the cases run on into *dev; false with r final (SKIPPED
+ * without a driver or a device, FAILED when the driver itself fails). */
+static bool gpu_device(tcmma_device_info *dev, tcmma_case_result *r) {
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  int count = 0;
+  tcmma_status st = tcmma_device_count(&count, &err);
+  if (st == TCMMA_OK && count == 0)
+    st = tcmma_fail(&err, TCMMA_UNAVAILABLE, "no CUDA device (the driver reports 0 devices)");
+  if (st == TCMMA_OK) st = tcmma_device_get(GPU_DEVICE, dev, &err);
+  if (st == TCMMA_UNAVAILABLE) case_result(r, TCMMA_CASE_SKIPPED, "%s", err.message);
+  else if (st != TCMMA_OK) case_result(r, TCMMA_CASE_FAILED, "CUDA driver: %s", err.message);
+  return st == TCMMA_OK;
 }
 
 void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_plan plan;
   if (!tcmma_case_check_plan(c, &plan, r)) return;
-  pthread_once(&drv_once, drv_load);
-  if (drv.why[0]) {
-    case_result(r, TCMMA_CASE_SKIPPED, "%s", drv.why);
-    return;
-  }
-  if (!tcmma_arm_runs_on(plan.arm, drv.cc)) {
-    case_result(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s", drv.cc,
+  tcmma_device_info dev;
+  if (!gpu_device(&dev, r)) return;
+  if (!tcmma_arm_runs_on(plan.arm, dev.cc)) {
+    case_result(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s", dev.cc,
                 tcmma_arm_marker(plan.arm));
     return;
   }
@@ -320,15 +258,18 @@ void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r) {
     case_result(r, TCMMA_CASE_FAILED, "render_kernel: %s", err.message);
     return;
   }
-  /* a CUBIN runs only on its own major version: compile for this device */
+  /* A CUBIN runs only on its own major version: the native target for this
+   * device's cc (the compile API clamps it to NVRTC's highest arch <= cc and
+   * adds the a/f suffix a family arm needs). */
   tcmma_compile_opts opts = {.name = "verify-gpu.cu", .target = TCMMA_TARGET_NATIVE,
-                             .cc = drv.cc, .sass = true};
+                             .cc = dev.cc, .sass = true};
   tcmma_program prog;
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
   tcmma_buf_free(&src);
-  if (st == TCMMA_UNAVAILABLE) case_result(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
+  if (st == TCMMA_UNAVAILABLE)
+    case_result(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
   else if (st != TCMMA_OK || !prog.cubin)
-    case_result(r, TCMMA_CASE_FAILED, "compile for cc %d failed: %s", drv.cc, err.message);
-  else run_on_device(c, &plan, &prog, r);
+    case_result(r, TCMMA_CASE_FAILED, "compile for cc %d failed: %s", dev.cc, err.message);
+  else run_on_device(c, &plan, &prog, &dev, r);
   tcmma_program_free(&prog);
 }

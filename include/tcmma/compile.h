@@ -54,16 +54,22 @@ typedef struct {
   bool sass;               /* compile for sm_XX: runs ptxas, yields a CUBIN */
   bool fmad_false;         /* the contraction pin: --fmad=false */
   bool debug;              /* -G (.target gains ", debug") */
+  int arch;                /* explicit arch (90: compute_90, or sm_90 with sass), replacing
+                            * the one derived from markers, target and cc, which are then
+                            * not checked: a compile below a floor reaches ptxas. 0: derived */
+  char arch_suffix;        /* with arch: 0, 'a' or 'f' (sm_90a, sm_120f) */
   const char *const *extra; /* more NVRTC options, appended as given */
   size_t n_extra;
 } tcmma_compile_opts;
 
 /* Compiles source[0..len) through the cache: arch options from its markers
- * (tcmma_gpu_arch_options), then -I<toolkit include>, the pins, extra. *out is
+ * (tcmma_gpu_arch_options) or opts->arch, then -I<toolkit include>, the pins,
+ * extra (extra must not name an arch: give opts->arch instead). *out is
  * filled on success and on TCMMA_COMPILE (log, options, NVRTC version);
  * free it with tcmma_program_free. Errors: those of tcmma_gpu_arch_options,
  * TCMMA_COMPILE (NVRTC or ptxas rejected it; message names the first log
- * line), TCMMA_UNAVAILABLE, TCMMA_NO_MEMORY, TCMMA_INVALID. */
+ * line), TCMMA_UNAVAILABLE, TCMMA_NO_MEMORY, TCMMA_INVALID (also an
+ * opts->arch or suffix NVRTC does not compile for, naming the ones it does). */
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
                            tcmma_program *out, tcmma_error *err);
 
