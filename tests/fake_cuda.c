@@ -5,7 +5,9 @@
  * a kernel exists when its name occurs in it. Kernel "add_one"(int *p, int n)
  * adds 1 to n ints; kernel "trap" fails at launch. An image containing
  * FAKE_JIT_ERROR, or any image while FAKE_CUDA_JIT_FAIL=1, is rejected with a
- * JIT log. Calls that need a context fail
+ * JIT log. FAKE_CUDA_KERNEL=noop|scribble makes any module hold
+ * "tcmma_kernel"(d, a, b), which does nothing (noop) or overwrites the first
+ * byte of a (scribble). Calls that need a context fail
  * with CUDA_ERROR_INVALID_CONTEXT when none is current. */
 #include <cuda.h>
 #include <stdint.h>
@@ -149,6 +151,8 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule mod, const char *name) {
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (strcmp(name, "add_one") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)1;
   else if (strcmp(name, "trap") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)2;
+  else if (strcmp(name, "tcmma_kernel") == 0 && getenv("FAKE_CUDA_KERNEL"))
+    *fn = (CUfunction)(uintptr_t)3;
   else return CUDA_ERROR_NOT_FOUND;
   return CUDA_SUCCESS;
 }
@@ -159,6 +163,12 @@ CUresult cuLaunchKernel(CUfunction f, unsigned gx, unsigned gy, unsigned gz, uns
   (void)gx, (void)gy, (void)gz, (void)bx, (void)by, (void)bz, (void)shared, (void)stream, (void)extra;
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if ((uintptr_t)f == 2) return CUDA_ERROR_LAUNCH_FAILED;
+  if ((uintptr_t)f == 3) {
+    const char *mode = getenv("FAKE_CUDA_KERNEL");
+    unsigned char *a = (unsigned char *)(uintptr_t)*(CUdeviceptr *)params[1];
+    if (mode && strcmp(mode, "scribble") == 0) a[0] ^= 0x01;
+    return CUDA_SUCCESS;
+  }
   int *p = (int *)(uintptr_t)*(CUdeviceptr *)params[0];
   int n = *(int *)params[1];
   for (int i = 0; i < n; i++) p[i] += 1;

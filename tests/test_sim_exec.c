@@ -1,19 +1,23 @@
-/* The sim executor's comparison (tools/verify_sim_run.c), independent of the
- * emitter: hand-written "kernels" run on the simulated warp. A correct
- * scalar kernel passes both passes; kernels that drop d, are one ulp off,
- * write d's row padding or diverge fail with a reason saying so. */
+/* The sim executor's comparison (tools/verify_sim_run.c over the shared
+ * data of tools/verify_data.c), independent of the emitter: hand-written
+ * "kernels" run on the simulated warp. A correct scalar kernel passes both
+ * passes; kernels that drop d, are one ulp off, write d's row padding, write
+ * past d, write into b or diverge fail with a reason saying so. */
 #include "util.h"
 #include <math.h>
 #include <string.h>
+#include "tools/verify_matrix.c"
+#include "tools/verify_check.c"
+#include "tools/verify_data.c"
 #include "tools/verify_sim_run.c"
 
 /* The case under test, visible to the kernels below. */
 static const tcmma_plan *cur_plan;
 static int cur_outer;
-static enum { K_OK, K_NO_D0, K_ULP, K_PADDING, K_DIVERGE } cur_kind;
+static enum { K_OK, K_NO_D0, K_ULP, K_PADDING, K_DIVERGE, K_PAST_END, K_INTO_B } cur_kind;
 
 static double load(tcmma_prec p, const void *base, long idx) {
-  return get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
+  return tcmma_storage_get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
 }
 
 /* Lane 0 computes the whole tile in double, from the kernel buffer layout
@@ -23,6 +27,10 @@ static void scalar_kernel(void *args) {
   const tcmma_call *c = &cur_plan->call;
   if (cur_kind == K_DIVERGE && tcmma_sim_lane() == 3) tcmma_sim_syncwarp();
   if (tcmma_sim_lane() != 0) return;
+  if (cur_kind == K_PAST_END) /* the first byte after d */
+    ((unsigned char *)p[0])[tcmma_kernel_operand_elems(cur_plan, cur_outer, TCMMA_OPERAND_C) *
+                            tcmma_prec_bytes(c->d.prec)] = 0;
+  if (cur_kind == K_INTO_B) ((unsigned char *)p[2])[0] ^= 1;
   for (long i = 0; i < c->m; i++)
     for (long j = 0; j < c->n; j++) {
       long di = tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_C, 0, i, j);
@@ -32,10 +40,10 @@ static void scalar_kernel(void *args) {
           sum += load(c->a.prec, p[1], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_A, r, i, k)) *
                  load(c->b.prec, p[2], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_B, r, k, j));
       unsigned char *at = (unsigned char *)p[0] + di * tcmma_prec_bytes(c->d.prec);
-      put(c->d.prec, at, sum);
+      tcmma_storage_put(c->d.prec, at, sum);
       if (cur_kind == K_ULP && i == 3 && j == 5) at[0] ^= 1;
       if (cur_kind == K_PADDING && i == 0 && j == 0)
-        put(c->d.prec, at + (size_t)c->n * (size_t)tcmma_prec_bytes(c->d.prec), 0);
+        tcmma_storage_put(c->d.prec, at + (size_t)c->n * (size_t)tcmma_prec_bytes(c->d.prec), 0);
     }
 }
 
@@ -90,6 +98,12 @@ static void broken_kernels_fail(void **state) {
   r = run(&c, K_DIVERGE);
   assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
   assert_non_null(strstr(r.reason, "divergence"));
+  r = run(&c, K_PAST_END);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "past the end"));
+  r = run(&c, K_INTO_B);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "modified an input"));
 }
 
 static void padding_write_fails(void **state) {

@@ -1,10 +1,13 @@
 /* The executors' own checks can fail: the compile executor's census check
  * against hand-written PTX (right counts pass; one product too few, a
- * missing .trans, an extra ldmatrix fail), the GPU executor's storage
- * encodings against bit patterns written from the IEEE / OCP formats, and
- * the GPU executor's driver paths on the fake libcuda (tests/fake_cuda.c):
- * no driver, no device, cuInit failing, a device too old, a module the
- * driver rejects, a kernel it cannot find — skipped or failed, never passed. */
+ * missing .trans, an extra ldmatrix fail), the storage encodings of the
+ * executors' shared data (tools/verify_data.c) against bit patterns written
+ * from the IEEE / OCP formats, its buffers and reference, and the GPU
+ * executor's driver paths on the fake libcuda (tests/fake_cuda.c): no
+ * driver, no device, cuInit failing, a device too old, a module the driver
+ * rejects, a kernel it cannot find, a kernel that computes nothing or
+ * writes into a — skipped or failed, never passed. */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,6 +15,7 @@
 #include "tools/verify_matrix.c"
 #include "tools/verify_check.c"
 #include "tools/verify_compile.c"
+#include "tools/verify_data.c"
 #include "tools/verify_gpu.c"
 
 /* The first accepted case of the matrix whose name contains every piece. */
@@ -115,63 +119,90 @@ static void storage_encodings(void **state) {
   (void)state;
   const struct {
     tcmma_prec p;
-    double v;
+    double v, back; /* v is stored as bits, which read back as `back` */
     unsigned bits;
   } pats[] = {
-      {TCMMA_PREC_F16, 1, 0x3C00},   {TCMMA_PREC_F16, -2, 0xC000}, {TCMMA_PREC_F16, 3, 0x4200},
-      {TCMMA_PREC_F16, 64, 0x5400},  {TCMMA_PREC_F16, 0, 0x0000},  {TCMMA_PREC_BF16, 1, 0x3F80},
-      {TCMMA_PREC_BF16, -3, 0xC040}, {TCMMA_PREC_BF16, 200, 0x4348},
-      {TCMMA_PREC_E4M3, 1, 0x38},    {TCMMA_PREC_E4M3, -2, 0xC0},  {TCMMA_PREC_E4M3, 3, 0x44},
-      {TCMMA_PREC_E4M3, 64, 0x68},   {TCMMA_PREC_E5M2, 1, 0x3C},   {TCMMA_PREC_E5M2, -1, 0xBC},
-      {TCMMA_PREC_E5M2, 3, 0x42},    {TCMMA_PREC_E5M2, 64, 0x54},
+      {TCMMA_PREC_F16, 1, 1, 0x3C00},   {TCMMA_PREC_F16, -2, -2, 0xC000},
+      {TCMMA_PREC_F16, 3, 3, 0x4200},   {TCMMA_PREC_F16, 64, 64, 0x5400},
+      {TCMMA_PREC_F16, 0, 0, 0x0000},   {TCMMA_PREC_BF16, 1, 1, 0x3F80},
+      {TCMMA_PREC_BF16, -3, -3, 0xC040}, {TCMMA_PREC_BF16, 200, 200, 0x4348},
+      {TCMMA_PREC_E4M3, 1, 1, 0x38},    {TCMMA_PREC_E4M3, -2, -2, 0xC0},
+      {TCMMA_PREC_E4M3, 3, 3, 0x44},    {TCMMA_PREC_E4M3, 64, 64, 0x68},
+      {TCMMA_PREC_E5M2, 1, 1, 0x3C},    {TCMMA_PREC_E5M2, -1, -1, 0xBC},
+      {TCMMA_PREC_E5M2, 3, 3, 0x42},    {TCMMA_PREC_E5M2, 64, 64, 0x54},
+      /* ties to even: 1 + 3*2^-11 lies halfway between 0x3C01 and 0x3C02 */
+      {TCMMA_PREC_F16, 1 + 0x3p-11, 1 + 0x2p-10, 0x3C02},
+      {TCMMA_PREC_F16, 1 + 0x1p-11, 1, 0x3C00},
+      /* fp8 saturates to the largest finite: 448 (e4m3), 57344 (e5m2) */
+      {TCMMA_PREC_E4M3, 1000, 448, 0x7E}, {TCMMA_PREC_E5M2, -1e6, -57344, 0xFB},
   };
   for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
     unsigned char buf[8] = {0};
-    encode(pats[i].p, pats[i].v, buf);
+    tcmma_storage_put(pats[i].p, buf, pats[i].v);
     unsigned got = buf[0] | (tcmma_prec_bytes(pats[i].p) > 1 ? (unsigned)buf[1] << 8 : 0);
     if (got != pats[i].bits)
       fail_msg("%s %g: 0x%X, expected 0x%X", tcmma_prec_name(pats[i].p), pats[i].v, got,
                pats[i].bits);
-    assert_true(decode(pats[i].p, buf) == pats[i].v);
+    assert_true(tcmma_storage_get(pats[i].p, buf) == pats[i].back);
   }
-  unsigned char f[4];
-  encode(TCMMA_PREC_F32, -5, f);
-  assert_true(decode(TCMMA_PREC_F32, f) == -5);
-  /* f16 infinity decodes as not-a-number, never as a matching integer */
+  unsigned char f[8];
+  tcmma_storage_put(TCMMA_PREC_F32, f, -5);
+  assert_true(tcmma_storage_get(TCMMA_PREC_F32, f) == -5);
+  tcmma_storage_put(TCMMA_PREC_F64, f, 1 + 0x1p-40); /* not representable in f32 */
+  assert_true(tcmma_storage_get(TCMMA_PREC_F64, f) == 1 + 0x1p-40);
+  /* f16 infinity reads as infinity, never as a matching integer */
   unsigned char inf[2] = {0x00, 0x7C};
-  assert_true(decode(TCMMA_PREC_F16, inf) != decode(TCMMA_PREC_F16, inf));
+  assert_true(isinf(tcmma_storage_get(TCMMA_PREC_F16, inf)));
+  /* the padding poison, all bytes 0xff, is NaN in every storage format */
+  const tcmma_prec all[] = {TCMMA_PREC_F64, TCMMA_PREC_F32, TCMMA_PREC_F16, TCMMA_PREC_BF16,
+                            TCMMA_PREC_E4M3, TCMMA_PREC_E5M2};
+  unsigned char poison[8];
+  memset(poison, 0xff, sizeof poison);
+  for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
+    if (!isnan(tcmma_storage_get(all[i], poison)))
+      fail_msg("%s: all-0xff bytes read as a number", tcmma_prec_name(all[i]));
 }
 
-/* The GPU executor's buffers: every role element written once, the rest
- * (padding) 64, and the reference is d0 + the sum of the products. */
-static void gpu_buffers_and_reference(void **state) {
+/* The shared buffers: every role element written once, the rest poisoned,
+ * canaries after each; on the integer pass the reference is exactly d0 + the
+ * sum of the products, summed here from the buffers' bytes. */
+static void buffers_and_reference(void **state) {
   (void)state;
   const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/fragment-r3/", "a=t,shared", NULL);
   tcmma_plan plan;
   tcmma_case_result r;
   assert_true(tcmma_case_check_plan(c, &plan, &r));
-  buffers b;
-  memset(&b, 0, sizeof b);
+  tcmma_case_data x;
+  assert_true(data_init(&x, c, &plan, &r));
+  data_fill(&x, TCMMA_PASS_INTEGER);
   long m = c->call.m, n = c->call.n, k = c->call.k;
-  double *ref = calloc((size_t)(m * n), sizeof *ref);
-  assert_true(fill(&plan, c->outer, &b, ref));
-  long a_elems = tcmma_kernel_operand_elems(&plan, c->outer, TCMMA_OPERAND_A), pads = 0;
-  for (long e = 0; e < a_elems; e++) pads += decode(TCMMA_PREC_BF16, b.host[1] + 2 * e) == 64;
-  assert_int_equal(pads, a_elems - (long)c->outer * m * k);
+  const tcmma_operand_buf *a = &x.buf[1];
+  assert_int_equal(a->elems, tcmma_kernel_operand_elems(&plan, c->outer, TCMMA_OPERAND_A));
+  long pads = 0;
+  for (long e = 0; e < a->elems; e++)
+    pads += isnan(tcmma_storage_get(TCMMA_PREC_BF16, a->mem + 2 * e));
+  assert_true(pads > 0); /* a=t,shared: rows padded */
+  assert_int_equal(pads, a->elems - (long)c->outer * m * k);
+  for (int o = 0; o < 3; o++)
+    for (size_t i = x.buf[o].bytes; i < x.buf[o].bytes + TCMMA_CANARY_BYTES; i++)
+      assert_int_equal(x.buf[o].mem[i], 0x5a);
+  const unsigned char *d = x.buf[0].mem, *am = x.buf[1].mem, *bm = x.buf[2].mem;
   for (long i = 0; i < m; i++)
     for (long j = 0; j < n; j++) {
-      double want = decode(TCMMA_PREC_F32,
-                           b.host[0] + 4 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_C, 0, i, j));
+      long di = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_C, 0, i, j);
+      double want = tcmma_storage_get(TCMMA_PREC_F32, d + 4 * di);
       for (int s = 0; s < c->outer; s++)
-        for (long kk = 0; kk < k; kk++)
-          want += decode(TCMMA_PREC_BF16,
-                         b.host[1] + 2 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_A, s, i, kk)) *
-                  decode(TCMMA_PREC_BF16,
-                         b.host[2] + 2 * tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_B, s, kk, j));
-      assert_true(want == ref[i * n + j]);
+        for (long kk = 0; kk < k; kk++) {
+          long ai = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_A, s, i, kk);
+          long bi = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_B, s, kk, j);
+          want += tcmma_storage_get(TCMMA_PREC_BF16, am + 2 * ai) *
+                  tcmma_storage_get(TCMMA_PREC_BF16, bm + 2 * bi);
+        }
+      double mag;
+      assert_true(want == floor(want));
+      assert_true(want == data_reference(&x, i, j, &mag));
     }
-  for (int o = 0; o < 3; o++) free(b.host[o]);
-  free(ref);
+  data_free(&x);
 }
 
 /* ---- the GPU executor on the fake driver ---- */
@@ -268,15 +299,28 @@ static void gpu_driver_failures(void **state) {
   assert_string_equal(arch, "sm_86");
 }
 
+/* A kernel the driver runs: the buffers come back and go through the same
+ * checks as the sim executor's; one that computes nothing fails the integer
+ * pass, one that writes into a fails as modifying an input. */
+static void gpu_runs_the_shared_checks(void **state) {
+  (void)state;
+  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "noop", NULL}, TCMMA_CASE_FAILED,
+          "integer pass: d[", NULL);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "scribble", NULL}, TCMMA_CASE_FAILED,
+          "integer pass: the kernel modified an input (a or b)", NULL);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(census_check_can_fail),
       cmocka_unit_test(census_trans_rule),
       cmocka_unit_test(census_outer_loop),
       cmocka_unit_test(storage_encodings),
-      cmocka_unit_test(gpu_buffers_and_reference),
+      cmocka_unit_test(buffers_and_reference),
       cmocka_unit_test(gpu_without_driver_or_device),
       cmocka_unit_test(gpu_driver_failures),
+      cmocka_unit_test(gpu_runs_the_shared_checks),
   };
   return cmocka_run_group_tests(tests, fake_setup, fake_teardown);
 }

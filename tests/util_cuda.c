@@ -47,5 +47,6 @@ void fake_cuda_use(const char *library) {
   unsetenv("FAKE_CUDA_INIT");
   unsetenv("FAKE_CUDA_CCS");
   unsetenv("FAKE_CUDA_JIT_FAIL");
+  unsetenv("FAKE_CUDA_KERNEL");
   tcmma_driver_unload();
 }

@@ -40,6 +40,12 @@ typedef struct {
   char reason[512];      /* why it failed or was skipped */
 } tcmma_case_result;
 
+/* Sets r's outcome and its reason (printf-style). Returns whether the
+ * outcome is PASSED, so `return tcmma_case_set(r, TCMMA_CASE_FAILED, ...)`
+ * ends a check that returns false on failure. */
+bool tcmma_case_set(tcmma_case_result *r, tcmma_case_outcome outcome, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* Plans c and checks the plan against the case's expectation: a declined
  * case must decline with the expected reason (and a message); an accepted
  * one must choose the expected arm, the tiling m/tile x n/tile x k/tile of

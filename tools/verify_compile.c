@@ -19,33 +19,12 @@
  * storage is the transpose of the register layout (A stored transposed, B
  * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "tools/verify.h"
-
-static void case_fail(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void case_fail(tcmma_case_result *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  r->outcome = TCMMA_CASE_FAILED;
-  vsnprintf(r->reason, sizeof r->reason, fmt, ap);
-  va_end(ap);
-}
-
-static void case_skip(tcmma_case_result *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void case_skip(tcmma_case_result *r, const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  r->outcome = TCMMA_CASE_SKIPPED;
-  vsnprintf(r->reason, sizeof r->reason, fmt, ap);
-  va_end(ap);
-}
 
 static bool has_warning(const char *log) {
   for (const char *p = log; p && *p; p++)
@@ -93,21 +72,22 @@ static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmm
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
   if (cen->mma_per_statement != (int)per)
-    return case_fail(r, "census mma_per_statement %d, plan tiles %dx%dx%d", cen->mma_per_statement,
-                plan->mt, plan->nt, plan->kt), false;
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census mma_per_statement %d, plan tiles %dx%dx%d",
+                          cen->mma_per_statement, plan->mt, plan->nt, plan->kt);
   if (cen->a_ldmatrix != plan->a_ldmatrix || cen->b_ldmatrix != plan->b_ldmatrix)
-    return case_fail(r, "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
-                cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix), false;
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
+                          cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix);
   if (cen->reloads != info->reloads)
-    return case_fail(r, "census reloads=%d, the arm's rule says %d", cen->reloads, info->reloads),
-           false;
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census reloads=%d, the arm's rule says %d",
+                          cen->reloads, info->reloads);
   /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
   char want[160];
   if (info->form == TCMMA_FORM_PTX) {
     tcmma_error err;
     if (tcmma_arm_instruction(plan->arm, c->call.a.prec, c->call.b.prec, want, sizeof want,
                               &err) != TCMMA_OK)
-      return case_fail(r, "no instruction for the arm: %s", err.message), false;
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "no instruction for the arm: %s", err.message);
   } else {
     snprintf(want, sizeof want, "wmma.mma");
   }
@@ -119,12 +99,13 @@ static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmm
   size_t stmts = 1;
   *statements = stmts;
   if (exact != stmts * per || any != exact)
-    return case_fail(r, "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
-                     exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per, plan->mt,
-                     plan->nt, plan->kt), false;
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
+                          exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per,
+                          plan->mt, plan->nt, plan->kt);
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
-      return case_fail(r, "an inline-PTX kernel has wmma instructions"), false;
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
     size_t x4 = cen->a_ldmatrix ? stmts * kt * (size_t)cen->a_loads_per_k : 0;
     size_t x2 = cen->b_ldmatrix ? stmts * kt * (size_t)cen->b_loads_per_k : 0;
     size_t x4t = c->call.a.transposed ? x4 : 0, x2t = c->call.b.transposed ? 0 : x2;
@@ -133,18 +114,21 @@ static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmm
            got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
     size_t all = count_ops(px, "ldmatrix.", NULL, NULL);
     if (got4 != x4 || got2 != x2 || got4t != x4t || got2t != x2t || all != x4 + x2)
-      return case_fail(r, "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
-                     "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
-                  got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix,
-                  cen->b_ldmatrix), false;
+      return tcmma_case_set(
+          r, TCMMA_CASE_FAILED,
+          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
+          "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
+          got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix, cen->b_ldmatrix);
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
     size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;
     if (la != wa || lb != wb)
-      return case_fail(r, "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu",
-                  la, lb, wa, wb), false;
+      return tcmma_case_set(
+          r, TCMMA_CASE_FAILED,
+          "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu", la, lb, wa,
+          wb);
     if (count_ops(px, "ldmatrix.", NULL, NULL))
-      return case_fail(r, "a wmma kernel has ldmatrix instructions"), false;
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "a wmma kernel has ldmatrix instructions");
   }
   return true;
 }
@@ -157,28 +141,31 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_error_clear(&err);
   tcmma_census cen;
   if (tcmma_plan_census(&plan, &cen, &err) != TCMMA_OK) {
-    case_fail(r, "census of an accepted plan failed: %s", err.message);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s", err.message);
     return;
   }
   tcmma_buf src = {0};
   tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, c->outer, &src, &err);
   if (st != TCMMA_OK || src.failed) {
     tcmma_buf_free(&src);
-    case_fail(r, "render_kernel: %s: %s", tcmma_status_name(st), err.message);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
+                   err.message);
     return;
   }
   char marker[48];
   snprintf(marker, sizeof marker, "(%s)", info->marker);
   if (!strstr(tcmma_buf_str(&src), marker)) {
     tcmma_buf_free(&src);
-    case_fail(r, "the kernel does not carry the arm marker %s", marker);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "the kernel does not carry the arm marker %s", marker);
     return;
   }
   int lowest, below;
   if ((st = arch_bounds(info->floor, &lowest, &below, &err)) != TCMMA_OK) {
     tcmma_buf_free(&src);
-    if (st == TCMMA_UNAVAILABLE) case_skip(r, "NVRTC unavailable: %s", err.message);
-    else case_fail(r, "NVRTC's supported archs: %s", err.message);
+    if (st == TCMMA_UNAVAILABLE)
+      tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
+    else
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
     return;
   }
   /* the expected target: the arm's floor, raised to NVRTC's lowest arch and
@@ -191,29 +178,30 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_program prog;
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
   if (st == TCMMA_UNAVAILABLE) {
-    case_skip(r, "NVRTC unavailable: %s", err.message);
+    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
   } else if (st != TCMMA_OK) {
     char line[200];
     first_line(prog.log, line, sizeof line);
-    case_fail(r, "compile failed (%s): %s | %s", tcmma_status_name(st), err.message, line);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile failed (%s): %s | %s", tcmma_status_name(st),
+                   err.message, line);
   } else if (!prog.cubin || !prog.cubin_len) {
-    case_fail(r, "no CUBIN from a compile for sm_XX");
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "no CUBIN from a compile for sm_XX");
   } else if (has_warning(prog.log)) {
     char line[200];
     first_line(prog.log, line, sizeof line);
-    case_fail(r, "compile warned: %s", line);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile warned: %s", line);
   } else {
     tcmma_ptx_info px;
     memset(&px, 0, sizeof px);
     st = tcmma_ptx_parse(prog.ptx, prog.ptx_len, &px, &err);
     if (st != TCMMA_OK) {
-      case_fail(r, "PTX reader: %s", err.message);
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX reader: %s", err.message);
     } else if (px.target_sm != want || px.target_suffix) {
-      case_fail(r, "compiled for .target %s, expected sm_%d", px.target ? px.target : "?", want);
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
+                     px.target ? px.target : "?", want);
     } else if (check_census(c, &plan, &cen, &px, r, &stmts)) {
-      r->outcome = TCMMA_CASE_PASSED;
-      snprintf(r->reason, sizeof r->reason, "sm_%d, %zu statement%s in PTX", want, stmts,
-               stmts == 1 ? "" : "s");
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, stmts,
+                     stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
@@ -229,12 +217,14 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_compile_opts low = {.name = "verify-below.cu", .sass = true, .arch = below};
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &low, &prog, &err);
   if (st == TCMMA_OK)
-    case_fail(r, "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below, info->floor);
+    tcmma_case_set(r, TCMMA_CASE_FAILED,
+                   "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below,
+                   info->floor);
   else if (st != TCMMA_COMPILE || !prog.log || !strstr(prog.log, needs))
-    case_fail(r, "at sm_%d: expected a ptxas error '%s', got %s: %s", below, needs,
-         tcmma_status_name(st), err.message);
-  else snprintf(r->reason, sizeof r->reason, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
-                want, stmts, stmts == 1 ? "" : "s", below);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s", below,
+                   needs, tcmma_status_name(st), err.message);
+  else tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
+                      want, stmts, stmts == 1 ? "" : "s", below);
   tcmma_program_free(&prog);
   tcmma_buf_free(&src);
 }

@@ -1,5 +1,5 @@
 /* Internal to the sim executor (tools/verify_sim*.c): the compiled module of
- * host-dialect kernels, and the inputs and references of one case. */
+ * host-dialect kernels, and one run of a case on the simulated warp. */
 #ifndef TCMMA_VERIFY_SIM_H
 #define TCMMA_VERIFY_SIM_H
 
@@ -35,9 +35,9 @@ void sim_module_free(sim_module *m);
 
 /* ---- one run of a case ---- */
 
-/* Runs entry on the case's inputs (integer-valued: exact, compared bit for
- * bit; or real-valued: compared within the documented bound) against the
- * plain C reference. Fills r (PASSED or FAILED with the first mismatch). */
+/* Runs entry on both passes of tools/verify_data.c (integer-valued inputs
+ * compared bit for bit, real-valued ones within the documented bound) with
+ * the plain C reference. Fills r (PASSED or FAILED with the first mismatch). */
 void sim_run_case(const tcmma_case *c, const tcmma_plan *plan, sim_entry entry,
                   tcmma_case_result *r);
 

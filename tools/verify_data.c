@@ -1,0 +1,293 @@
+/* The inputs, the reference and the comparison of a case (tools/verify_data.h),
+ * the same for every executor that runs kernels.
+ *
+ * Buffers: laid out as tcmma_kernel_operand_index says; every byte that is
+ * no element of the case (row padding) is 0xff, NaN in every storage format,
+ * so a kernel that reads outside its tiles poisons its result; 64 canary
+ * bytes follow each buffer. The run fails when the kernel writes past a
+ * buffer, into a or b, or into d outside its m x n tile.
+ *
+ * Pass 1, integer-valued: entries of a and b are integers in [-v, v], d's
+ * are in [-w, w], and each row of a has at most (L - w) / v^2 nonzeros,
+ * where L is the largest integer below which every integer is exact in both
+ * the accumulator and d's storage (f32 2^24, f16 2^11, bf16 2^8) and v <= 3
+ * is exact in every operand format (e5m2 holds 0..8). Every product and
+ * every partial sum is then exact in any order: d must match bit for bit.
+ *
+ * Pass 2, real-valued: entries uniform in [-1, 1], stored at their storage
+ * precision (a tf32 arm's operands further rounded with cvt.rna, as its text
+ * converts them). The reference sums the exact products in order at the
+ * arm's accumulator precision (unit roundoff u_acc) and rounds once to d's
+ * storage (u_d). With S = |d0| + sum |a*b| over the K = outer*k terms, any
+ * summation order is within e = (K+2)*u_acc*S of the exact sum, so the bound
+ * is |got - ref| <= 2e + 2R*(u_d*(|ref| + 2e) + tiny_d), R the number of
+ * roundings of d (1 in fragment scope, outer in statement scope), tiny_d the
+ * smallest subnormal of d's storage. */
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/sim.h"
+#include "tools/verify_data.h"
+
+enum { POISON = 0xff, CANARY = 0x5a };
+
+void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v) {
+  float f = (float)v;
+  uint16_t h;
+  switch (p) {
+  case TCMMA_PREC_F64: memcpy(at, &v, sizeof v); break;
+  case TCMMA_PREC_F16: h = tcmma_sim_float2half_rn(f).bits, memcpy(at, &h, 2); break;
+  case TCMMA_PREC_BF16: h = tcmma_sim_float2bfloat16_rn(f).bits, memcpy(at, &h, 2); break;
+  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: *at = tcmma_sim_float_to_e4m3(f); break;
+  case TCMMA_PREC_E5M2: *at = tcmma_sim_float_to_e5m2(f); break;
+  default: memcpy(at, &f, sizeof f); break;
+  }
+}
+
+double tcmma_storage_get(tcmma_prec p, const unsigned char *at) {
+  uint16_t h;
+  float f;
+  double d;
+  switch (p) {
+  case TCMMA_PREC_F64: memcpy(&d, at, sizeof d); return d;
+  case TCMMA_PREC_F16: memcpy(&h, at, 2); return tcmma_sim_half2float((tcmma_sim_half){h});
+  case TCMMA_PREC_BF16: memcpy(&h, at, 2); return tcmma_sim_bfloat162float((tcmma_sim_bfloat16){h});
+  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: return tcmma_sim_e4m3_to_float(*at);
+  case TCMMA_PREC_E5M2: return tcmma_sim_e5m2_to_float(*at);
+  default: memcpy(&f, at, sizeof f); return f;
+  }
+}
+
+/* v rounded to storage precision p. */
+static double stored(tcmma_prec p, double v) {
+  unsigned char b[8];
+  tcmma_storage_put(p, b, v);
+  return tcmma_storage_get(p, b);
+}
+
+static double exact_limit(tcmma_prec p) {
+  return p == TCMMA_PREC_F16 ? 2048 : p == TCMMA_PREC_BF16 ? 256 : 16777216;
+}
+
+static double unit_roundoff(tcmma_prec p) {
+  return p == TCMMA_PREC_F16 ? 0x1p-11 : p == TCMMA_PREC_BF16 ? 0x1p-8 : 0x1p-24;
+}
+
+static double tiny(tcmma_prec p) {
+  return p == TCMMA_PREC_F16 ? 0x1p-24 : p == TCMMA_PREC_BF16 ? 0x1p-133 : 0x1p-149;
+}
+
+static uint64_t next_random(uint64_t *s) {
+  *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
+  return *s;
+}
+
+static double uniform(uint64_t *s) {
+  return (double)(next_random(s) >> 11) / 9007199254740992.0 * 2 - 1;
+}
+
+static int small_int(uint64_t *s, int v) {
+  return (int)(next_random(s) % (uint64_t)(2 * v + 1)) - v;
+}
+
+/* ---- buffers ---- */
+
+static void data_free(tcmma_case_data *x) {
+  for (int o = 0; o < 3; o++) free(x->buf[o].mem), free(x->buf[o].before);
+}
+
+/* false with r FAILED when a buffer has no layout or no memory. */
+static bool data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
+                      tcmma_case_result *r) {
+  static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
+  const tcmma_call *call = &plan->call;
+  const tcmma_prec precs[3] = {call->d.prec, call->a.prec, call->b.prec};
+  memset(x, 0, sizeof *x);
+  x->c = c, x->plan = plan, x->info = tcmma_arm_get(plan->arm);
+  x->m = call->m, x->n = call->n, x->K = (long)call->k * c->outer;
+  x->d_roundings = call->scope == TCMMA_SCOPE_FRAGMENT ? 1 : c->outer;
+  x->tf32 = strstr(x->info->frag_elem, "tf32") != NULL;
+  for (int o = 0; o < 3; o++) {
+    tcmma_operand_buf *b = &x->buf[o];
+    b->op = ops[o], b->prec = precs[o];
+    b->elems = tcmma_kernel_operand_elems(plan, c->outer, b->op);
+    if (b->elems <= 0)
+      return data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "no kernel buffer layout for %s",
+                                          tcmma_operand_name(b->op));
+    b->bytes = (size_t)b->elems * (size_t)tcmma_prec_bytes(b->prec);
+    b->total = (b->bytes + TCMMA_CANARY_BYTES + 255) / 256 * 256;
+    b->mem = aligned_alloc(256, b->total);
+    b->before = malloc(b->bytes);
+    if (!b->mem || !b->before)
+      return data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "out of memory");
+  }
+  return true;
+}
+
+/* The element (r, c) of the operand over the whole outer reduction (d: m x n,
+ * a: m x K, b: K x n) in base (mem or before): tile step c / k of a, r / k
+ * of b. */
+static unsigned char *elem(const tcmma_case_data *x, const tcmma_operand_buf *b,
+                           unsigned char *base, long r, long c) {
+  long k = x->plan->call.k, step = 0;
+  if (b->op == TCMMA_OPERAND_A) step = c / k, c %= k;
+  if (b->op == TCMMA_OPERAND_B) step = r / k, r %= k;
+  long at = tcmma_kernel_operand_index(x->plan, b->op, (int)step, r, c);
+  return at < 0 ? NULL : base + (size_t)at * (size_t)tcmma_prec_bytes(b->prec);
+}
+
+static void set(tcmma_case_data *x, int o, long r, long c, double v) {
+  tcmma_storage_put(x->buf[o].prec, elem(x, &x->buf[o], x->buf[o].mem, r, c), v);
+}
+
+static void fill_integers(tcmma_case_data *x, uint64_t *seed) {
+  double limit = fmin(exact_limit(x->info->acc), exact_limit(x->buf[0].prec));
+  int v = 3, w = (int)fmin(8, limit / 4);
+  long nnz = (long)((limit - w) / (v * v));
+  for (long i = 0; i < x->m; i++) {
+    /* at most nnz nonzeros in this row of a, at random positions */
+    long placed = 0;
+    for (long k = 0; k < x->K; k++) {
+      bool take = x->K <= nnz || (long)(next_random(seed) % (uint64_t)(x->K - k)) < nnz - placed;
+      placed += take;
+      set(x, 1, i, k, take ? small_int(seed, v) : 0);
+    }
+  }
+  for (long k = 0; k < x->K; k++)
+    for (long j = 0; j < x->n; j++) set(x, 2, k, j, small_int(seed, v));
+  for (long i = 0; i < x->m; i++)
+    for (long j = 0; j < x->n; j++) set(x, 0, i, j, small_int(seed, w));
+}
+
+static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
+  for (long i = 0; i < x->m; i++)
+    for (long k = 0; k < x->K; k++) set(x, 1, i, k, uniform(seed));
+  for (long k = 0; k < x->K; k++)
+    for (long j = 0; j < x->n; j++) set(x, 2, k, j, uniform(seed));
+  for (long i = 0; i < x->m; i++)
+    for (long j = 0; j < x->n; j++) set(x, 0, i, j, uniform(seed));
+}
+
+/* Poisons every buffer, writes the pass's inputs (seeded by the case's
+ * name) and keeps a copy of them in `before`. */
+static void data_fill(tcmma_case_data *x, tcmma_pass pass) {
+  for (int o = 0; o < 3; o++) {
+    memset(x->buf[o].mem, POISON, x->buf[o].bytes);
+    memset(x->buf[o].mem + x->buf[o].bytes, CANARY, x->buf[o].total - x->buf[o].bytes);
+  }
+  uint64_t seed = 0x9e3779b97f4a7c15ull ^ (pass == TCMMA_PASS_INTEGER ? 1 : 2);
+  for (const char *s = x->c->name; *s; s++) seed = (seed ^ (unsigned char)*s) * 0x100000001b3ull;
+  if (!seed) seed = 1;
+  if (pass == TCMMA_PASS_INTEGER) fill_integers(x, &seed);
+  else fill_reals(x, &seed);
+  for (int o = 0; o < 3; o++) memcpy(x->buf[o].before, x->buf[o].mem, x->buf[o].bytes);
+}
+
+/* ---- reference and comparison ---- */
+
+/* Element (r, c) of buffer o as filled: an operand of a tf32 arm rounded as
+ * its text converts it, d (o 0) as stored. */
+static double input(const tcmma_case_data *x, int o, long r, long c) {
+  const tcmma_operand_buf *b = &x->buf[o];
+  double v = tcmma_storage_get(b->prec, elem(x, b, b->before, r, c));
+  return x->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v;
+}
+
+/* The reference for d[i][j]: d0 plus the products in order, each sum
+ * rounded to the accumulator's precision; *mag gets S (see the top). */
+static double data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
+  double acc = input(x, 0, i, j), s = fabs(acc);
+  for (long k = 0; k < x->K; k++) {
+    double p = input(x, 1, i, k) * input(x, 2, k, j);
+    s += fabs(p);
+    acc = x->info->acc == TCMMA_PREC_F16 ? stored(TCMMA_PREC_F16, acc + p) : (float)(acc + p);
+  }
+  *mag = s;
+  return stored(x->buf[0].prec, acc);
+}
+
+static bool canary_intact(const tcmma_operand_buf *b) {
+  for (size_t i = b->bytes; i < b->total; i++)
+    if (b->mem[i] != CANARY) return false;
+  return true;
+}
+
+/* Whether every byte of d that is no element of the tile (row padding) is
+ * still poison. */
+static bool outside_untouched(const tcmma_case_data *x) {
+  const tcmma_operand_buf *d = &x->buf[0];
+  int eb = tcmma_prec_bytes(d->prec);
+  unsigned char *mine = calloc((size_t)d->elems, 1);
+  if (!mine) return true;
+  for (long i = 0; i < x->m; i++)
+    for (long j = 0; j < x->n; j++) {
+      const unsigned char *at = elem(x, d, d->mem, i, j);
+      if (at) mine[(at - d->mem) / eb] = 1;
+    }
+  bool ok = true;
+  for (long e = 0; ok && e < d->elems; e++)
+    for (int b = 0; !mine[e] && b < eb; b++) ok = d->mem[e * eb + b] == POISON;
+  free(mine);
+  return ok;
+}
+
+/* After a run: the buffers, then every element of d against the reference. */
+static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_result *r) {
+  const char *name = pass == TCMMA_PASS_INTEGER ? "integer pass" : "real pass";
+  const tcmma_operand_buf *d = &x->buf[0], *a = &x->buf[1], *b = &x->buf[2];
+  if (!canary_intact(d) || !canary_intact(a) || !canary_intact(b))
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past the end of an operand",
+                          name);
+  if (memcmp(a->before, a->mem, a->bytes) || memcmp(b->before, b->mem, b->bytes))
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel modified an input (a or b)", name);
+  if (!outside_untouched(x))
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote d outside its m x n tile",
+                          name);
+  long bad = 0;
+  int eb = tcmma_prec_bytes(d->prec);
+  for (long i = 0; i < x->m; i++)
+    for (long j = 0; j < x->n; j++) {
+      double mag, want = data_reference(x, i, j, &mag), tol = 0;
+      const unsigned char *at = elem(x, d, d->mem, i, j);
+      double got = tcmma_storage_get(d->prec, at);
+      bool match;
+      if (pass == TCMMA_PASS_INTEGER) {
+        unsigned char wb[8];
+        tcmma_storage_put(d->prec, wb, want);
+        match = memcmp(wb, at, (size_t)eb) == 0;
+      } else {
+        double e = (double)(x->K + 2) * unit_roundoff(x->info->acc) * mag;
+        tol = 2 * e + 2 * x->d_roundings *
+                          (unit_roundoff(d->prec) * (fabs(want) + 2 * e) + tiny(d->prec));
+        match = fabs(got - want) <= tol;
+      }
+      if (match || bad++ > 0) continue;
+      if (pass == TCMMA_PASS_INTEGER)
+        tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit",
+                       name, i, j, got, want);
+      else tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g",
+                          name, i, j, got, want, tol);
+    }
+  if (bad > 1) {
+    size_t n = strlen(r->reason);
+    snprintf(r->reason + n, sizeof r->reason - n, "; %ld of %ld elements differ", bad, x->m * x->n);
+  }
+  return bad == 0;
+}
+
+bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case_runner run,
+                         void *ctx, tcmma_case_result *r) {
+  tcmma_case_data x;
+  if (!data_init(&x, c, plan, r)) return false;
+  bool ok = true;
+  for (int p = TCMMA_PASS_INTEGER; ok && p <= TCMMA_PASS_REAL; p++) {
+    data_fill(&x, (tcmma_pass)p);
+    ok = run(&x, p == TCMMA_PASS_INTEGER ? "integer pass" : "real pass", ctx, r) &&
+         data_check(&x, (tcmma_pass)p, r);
+  }
+  data_free(&x);
+  if (ok) tcmma_case_set(r, TCMMA_CASE_PASSED, "bit-exact on integers, within bound on reals");
+  return ok;
+}

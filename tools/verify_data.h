@@ -1,0 +1,60 @@
+/* The data every running executor (sim, gpu) shares: a case's operand
+ * buffers laid out as tcmma_render_kernel expects, their poisoned padding
+ * and canaries, the integer and real inputs, the plain C reference and the
+ * comparison (tools/verify_data.c says how each is chosen and bounded).
+ * An executor only moves the buffers to where its kernel runs and back. */
+#ifndef TCMMA_VERIFY_DATA_H
+#define TCMMA_VERIFY_DATA_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "tools/verify.h"
+
+/* Bytes after each buffer that the kernel must leave alone. */
+enum { TCMMA_CANARY_BYTES = 64 };
+
+/* Element storage, through the simulator's exact conversions (tcmma/sim.h):
+ * put rounds v to p (f16/bf16 nearest even, fp8 nearest even saturating) at
+ * `at`; get reads the element at `at` back as a double. */
+void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v);
+double tcmma_storage_get(tcmma_prec p, const unsigned char *at);
+
+typedef enum { TCMMA_PASS_INTEGER, TCMMA_PASS_REAL } tcmma_pass;
+
+/* One kernel buffer: elems elements (tcmma_kernel_operand_elems) in bytes
+ * bytes, then the canary; `total` bytes in all, the size to copy to and from
+ * a device. before: the buffer as filled, for the reference and the
+ * checks. */
+typedef struct {
+  tcmma_operand op;
+  tcmma_prec prec;
+  long elems;
+  size_t bytes, total;
+  unsigned char *mem, *before;
+} tcmma_operand_buf;
+
+/* A case's buffers, in the kernel's argument order d, a, b. */
+typedef struct {
+  const tcmma_case *c;
+  const tcmma_plan *plan;
+  const tcmma_arm_info *info;
+  long m, n, K;          /* K = outer * k: the whole reduction */
+  bool tf32;             /* the arm rounds f32 operands to tf32 */
+  int d_roundings;       /* d is rounded once per update statement stored */
+  tcmma_operand_buf buf[3];
+} tcmma_case_data;
+
+/* Runs the kernel over x's buffers (buf[i].mem, total bytes each; d, a, b)
+ * and leaves what it wrote there. false with r FAILED saying why (prefixed
+ * with pass, "integer pass" or "real pass") when it could not run. */
+typedef bool (*tcmma_case_runner)(tcmma_case_data *x, const char *pass, void *ctx,
+                                  tcmma_case_result *r);
+
+/* Runs both passes of an accepted case (plan checked): fills the buffers,
+ * calls run, checks the buffers and compares d with the reference; integers
+ * bit for bit, reals within the bound. r: PASSED, or FAILED with the first
+ * difference (and how many elements differ). Returns whether it passed. */
+bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case_runner run,
+                         void *ctx, tcmma_case_result *r);
+
+#endif
