@@ -11,8 +11,6 @@
  * message, never passed; a driver that loads but fails (TCMMA_CUDA: cuInit,
  * a rejected module with its JIT log, a launch) FAILS the case. Declined
  * cases still check their decline. */
-#include <stdio.h>
-#include <string.h>
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
 #include "tools/verify_data.h"
