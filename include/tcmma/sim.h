@@ -108,6 +108,9 @@ typedef struct {
   float x[TCMMA_SIM_FRAGMENT_MAX];
 } tcmma_sim_fragment;
 
+/* wmma fill/load/mma/store (collectives): the CUDA calls of the same names,
+ * with DESC naming the fragment (see the CONTRACT above). A bad DESC, ldm or
+ * fragment mismatch makes the launch fail with TCMMA_INVALID naming it. */
 void tcmma_sim_wmma_fill(tcmma_sim_fragment *f, const char *desc, float value);
 void tcmma_sim_wmma_load(tcmma_sim_fragment *f, const char *desc, const void *ptr,
                          unsigned ldm, int layout);
@@ -117,6 +120,7 @@ void tcmma_sim_wmma_store(void *ptr, const tcmma_sim_fragment *f, unsigned ldm, 
 
 /* ---- conversions (exact, as the GPU rounds) ---- */
 
+/* f16/bf16 <-> float: widening is exact; narrowing rounds to nearest even. */
 float tcmma_sim_half2float(tcmma_sim_half h);
 tcmma_sim_half tcmma_sim_float2half_rn(float f);
 float tcmma_sim_bfloat162float(tcmma_sim_bfloat16 h);
