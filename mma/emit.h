@@ -22,6 +22,12 @@ bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed);
  * 32-bit load per register (contiguous, not through ldmatrix). */
 bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op);
 
+/* Whether the d boundary (load and store) of an accepted inline plan moves
+ * each pair of d's registers (2j, 2j+1) as one two-element access of d's pair
+ * type: the pair lies next to each other along a stored row, and its byte
+ * offset is a multiple of the pair's size for every lane and tile. */
+bool tcmma__d_vector(const tcmma_plan *plan);
+
 /* The byte multiple ld*eb must be for operand op of the plan's arm, and the
  * rule's words (for messages); 1 when there is no rule. */
 long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why);

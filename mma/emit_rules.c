@@ -35,6 +35,37 @@ bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op) {
                                         tcmma__desc(&plan->call, op)->transposed);
 }
 
+bool tcmma__d_vector(const tcmma_plan *plan) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  if (!info || info->form != TCMMA_FORM_PTX) return false;
+  const tcmma_call *c = &plan->call;
+  long eb = tcmma_prec_bytes(c->d.prec), vb = 2 * eb, ld;
+  int regs = tcmma_fragment_regs(plan->arm, TCMMA_OPERAND_C);
+  if (!tcmma_prec_pair_type(c->d.prec)[0] || regs % 2 ||
+      tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C) != 1)
+    return false;
+  /* offset = base + row*ld*eb + col*eb (swizzled: the same within a 16-byte
+   * unit, which an aligned pair of at most 16 bytes never leaves): aligned
+   * for every row when the base and the row pitch are, and col*eb is */
+  tcmma_operand_stored_shape(c, TCMMA_OPERAND_C, NULL, NULL, &ld);
+  long tile_cols = c->d.transposed ? info->m : info->n;
+  if (TCMMA_POINTER_ALIGN % vb || (ld * eb) % vb || (tile_cols * eb) % vb) return false;
+  for (int lane = 0; lane < 32; lane++)
+    for (int r = 0; r < regs; r += 2) {
+      int r0, c0, r1, c1;
+      if (tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, r, 0, &r0, &c0, NULL) !=
+              TCMMA_OK ||
+          tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, r + 1, 0, &r1, &c1, NULL) !=
+              TCMMA_OK)
+        return false;
+      /* stored coordinates: transposed storage swaps the role's axes */
+      int sr0 = c->d.transposed ? c0 : r0, sc0 = c->d.transposed ? r0 : c0;
+      int sr1 = c->d.transposed ? c1 : r1, sc1 = c->d.transposed ? r1 : c1;
+      if (sr1 != sr0 || sc1 != sc0 + 1 || (sc0 * eb) % vb) return false;
+    }
+  return true;
+}
+
 long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);

@@ -256,6 +256,7 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->mma_per_statement = plan->mt * plan->nt * plan->kt;
   out->a_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_A);
   out->b_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_B);
+  out->d_vector = tcmma__d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
   return TCMMA_OK;
 }

@@ -6,12 +6,13 @@
 typedef struct {
   const char *name;
   int bits;
-  const char *cuda_type, *ptx_type, *to_f32, *from_f32;
+  const char *cuda_type, *ptx_type, *to_f32, *from_f32, *pair, *pair_to, *pair_from;
 } prec_row;
 
 static const prec_row rows[] = {
-#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32) \
-  {name, bits, cuda_type, ptx_type, to_f32, from_f32},
+#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
+                   pair_from)                                                      \
+  {name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, pair_from},
 #include "tables/prec.def"
 #undef TCMMA_PREC
 };
@@ -50,3 +51,6 @@ const char *tcmma_prec_cuda_type(tcmma_prec p) { return row(p) ? row(p)->cuda_ty
 const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }
 const char *tcmma_prec_to_f32(tcmma_prec p) { return row(p) ? row(p)->to_f32 : "?"; }
 const char *tcmma_prec_from_f32(tcmma_prec p) { return row(p) ? row(p)->from_f32 : "?"; }
+const char *tcmma_prec_pair_type(tcmma_prec p) { return row(p) ? row(p)->pair : "?"; }
+const char *tcmma_prec_pair_to_f32(tcmma_prec p) { return row(p) ? row(p)->pair_to : "?"; }
+const char *tcmma_prec_pair_from_f32(tcmma_prec p) { return row(p) ? row(p)->pair_from : "?"; }

@@ -315,15 +315,22 @@ tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char
 }
 
 /* The d boundary: load widens d's storage to the f32 accumulator, store
- * narrows it back (tables/prec.def's intrinsics, in the dialect). */
+ * narrows it back (tables/prec.def's intrinsics, in the dialect). Where
+ * tcmma__d_vector holds, each register pair moves as one access of d's pair
+ * type (x: the even register), else each register alone. */
 static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
                                const char *d, bool store, int depth, const char *prefix,
                                tcmma_buf *out, tcmma_error *err) {
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
   tcmma_prec dp = p->call.d.prec;
-  const char *type = tcmma__spell(dl, tcmma_prec_cuda_type(dp));
-  const char *conv = tcmma__spell(dl, store ? tcmma_prec_from_f32(dp) : tcmma_prec_to_f32(dp));
+  bool vec = tcmma__d_vector(p);
+  const char *type = tcmma__spell(dl, vec ? tcmma_prec_pair_type(dp) : tcmma_prec_cuda_type(dp));
+  const char *conv = tcmma__spell(dl, vec ? (store ? tcmma_prec_pair_from_f32(dp)
+                                                   : tcmma_prec_pair_to_f32(dp))
+                                          : (store ? tcmma_prec_from_f32(dp)
+                                                   : tcmma_prec_to_f32(dp)));
+  const char *f2 = tcmma__spell(dl, tcmma_prec_pair_type(TCMMA_PREC_F32));
   tcmma__indent(out, depth);
   /* dl loads, ds stores: a statement declares both in one block */
   const char *dn = store ? "ds" : "dl";
@@ -331,17 +338,27 @@ static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char
                    store ? "" : "const ", P, dn, store ? "" : "const ", d);
   open_loop(&x, "mi", p->mt, depth, out);
   open_loop(&x, "ni", p->nt, depth + 1, out);
-  for (int r = 0; r < x.info->c_regs; r++) {
-    char off[512];
+  for (int r = 0; r < x.info->c_regs; r += vec ? 2 : 1) {
+    char off[512], reg[160];
     tcmma_status st = elem_offset(&x, TCMMA_OPERAND_C, r, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
+    snprintf(reg, sizeof reg, "%s[%smi][%sni]", acc, P, P);
     tcmma__indent(out, depth + 2);
-    if (store)
-      tcmma_buf_printf(out, "*(%s *)(%s%s + %s) = %s(%s[%smi][%sni][%d]);\n", type, P, dn, off,
-                       conv, acc, P, P, r);
-    else
-      tcmma_buf_printf(out, "%s[%smi][%sni][%d] = %s(*(const %s *)(%s%s + %s));\n", acc, P, P, r,
+    if (store && vec)
+      tcmma_buf_printf(out, "*(%s *)(%s%s + %s) = %s(%s[%d], %s[%d]);\n", type, P, dn, off, conv,
+                       reg, r, reg, r + 1);
+    else if (store)
+      tcmma_buf_printf(out, "*(%s *)(%s%s + %s) = %s(%s[%d]);\n", type, P, dn, off, conv, reg, r);
+    else if (vec) {
+      tcmma_buf_printf(out, "const %s %sdv%d = %s(*(const %s *)(%s%s + %s));\n", f2, P, r / 2,
                        conv, type, P, dn, off);
+      for (int e = 0; e < 2; e++) {
+        tcmma__indent(out, depth + 2);
+        tcmma_buf_printf(out, "%s[%d] = %sdv%d.%c;\n", reg, r + e, P, r / 2, "xy"[e]);
+      }
+    } else
+      tcmma_buf_printf(out, "%s[%d] = %s(*(const %s *)(%s%s + %s));\n", reg, r, conv, type, P,
+                       dn, off);
   }
   close_brace(depth + 1, out);
   close_brace(depth, out);

@@ -77,6 +77,24 @@ tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f) {
   return (tcmma_sim_bfloat16){(uint16_t)sim_encode(&sim_fmt_bf16, f, false)};
 }
 
+tcmma_sim_float2 tcmma_sim_make_float2(float x, float y) { return (tcmma_sim_float2){x, y}; }
+
+tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h) {
+  return (tcmma_sim_float2){tcmma_sim_half2float(h.x), tcmma_sim_half2float(h.y)};
+}
+
+tcmma_sim_half2 tcmma_sim_floats2half2_rn(float x, float y) {
+  return (tcmma_sim_half2){tcmma_sim_float2half_rn(x), tcmma_sim_float2half_rn(y)};
+}
+
+tcmma_sim_float2 tcmma_sim_bfloat1622float2(tcmma_sim_bfloat162 h) {
+  return (tcmma_sim_float2){tcmma_sim_bfloat162float(h.x), tcmma_sim_bfloat162float(h.y)};
+}
+
+tcmma_sim_bfloat162 tcmma_sim_floats2bfloat162_rn(float x, float y) {
+  return (tcmma_sim_bfloat162){tcmma_sim_float2bfloat16_rn(x), tcmma_sim_float2bfloat16_rn(y)};
+}
+
 /* cvt.rna.tf32.f32: keep 10 mantissa bits, rounding the 13 dropped bits half
  * away from zero (adding half an ulp to the magnitude carries into the
  * exponent, and past the largest finite into Inf). */

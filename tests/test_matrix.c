@@ -101,11 +101,37 @@ static void names_unique_and_readable(void **state) {
   free(names);
 }
 
+/* Every inline arm runs d both ways the d boundary can take: its register
+ * pairs (c0,c1 at row g, columns 2q, 2q+1 in the PTX ISA) as one aligned
+ * access (row-major d, even ld) and element by element (odd ld: every other
+ * row's pair is misaligned; transposed d: a pair spans two stored rows). */
+static void inline_d_paths_covered(void **state) {
+  (void)state;
+  const tcmma_case *cs;
+  size_t n = tcmma_matrix(&cs);
+  for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
+    const tcmma_arm_info *info = tcmma_arm_get((tcmma_arm)a);
+    if (a == TCMMA_ARM_MMA_MXFP8 || info->form != TCMMA_FORM_PTX) continue;
+    bool pairs = false, odd = false, transposed = false;
+    for (size_t i = 0; i < n; i++) {
+      const tcmma_call *c = &cs[i].call;
+      if (cs[i].expect != TCMMA_DECLINE_NONE || cs[i].expect_arm != (tcmma_arm)a) continue;
+      long ld = c->d.ld ? c->d.ld : c->d.transposed ? c->m : c->n;
+      if (c->d.transposed) transposed = true;
+      else if (ld % 2) odd = true;
+      else pairs = true;
+    }
+    if (!pairs || !odd || !transposed)
+      fail_msg("%s: d paired %d, odd ld %d, transposed %d", info->marker, pairs, odd,
+               transposed);
+  }
+}
+
 /* The length of a stored row of operand op. */
 static long row_length(const tcmma_case *c, char op) {
   if (op == 'a') return c->call.a.transposed ? c->call.m : c->call.k;
   if (op == 'b') return c->call.b.transposed ? c->call.k : c->call.n;
-  return c->call.n;
+  return c->call.d.transposed ? c->call.m : c->call.n;
 }
 
 /* Accepted cases obey the rules they are expected to pass: extents are
@@ -134,7 +160,8 @@ static void accepted_cases_are_well_formed(void **state) {
       const tcmma_operand_desc *o = ops[j];
       long eb = tcmma_prec_bytes(o->prec), ld = o->ld ? o->ld : row_length(c, names[j]);
       assert_true(o->space != TCMMA_SPACE_THREAD);
-      if (o->ld && o->space == TCMMA_SPACE_GLOBAL)
+      /* a and b in global memory are dense; d's padded rows are its own axis */
+      if (o->ld && o->space == TCMMA_SPACE_GLOBAL && names[j] != 'd')
         fail_msg("%s: a global operand is dense (ld 0)", c->name);
       assert_true(ld >= row_length(c, names[j]));
       if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
@@ -202,6 +229,7 @@ int main(void) {
       cmocka_unit_test(every_decline_reason),
       cmocka_unit_test(names_unique_and_readable),
       cmocka_unit_test(accepted_cases_are_well_formed),
+      cmocka_unit_test(inline_d_paths_covered),
       cmocka_unit_test(every_plan_agrees),
       cmocka_unit_test(wrong_expectations_fail),
   };

@@ -233,6 +233,58 @@ static void test_census(void **s) {
   assert_int_equal(p.call.d.ld, 48);
 }
 
+/* PTX ISA m16n8 C/D fragment: c0, c1 at row g, columns 2q, 2q+1; c2, c3 at
+ * row g+8, the same columns (g = lane>>2, q = lane&3). A pair is adjacent in
+ * memory only when d is stored row-major, and one access of two elements
+ * needs its byte offset ((16*mi + g + 8h)*ld + 8*ni + 2q)*eb to be a multiple
+ * of 2*eb for every lane and tile (the base is 16-byte aligned). */
+static bool expect_d_vector(long ld, int eb, bool transposed, int mt, int nt) {
+  if (transposed) return false;
+  for (int lane = 0; lane < 32; lane++)
+    for (int mi = 0; mi < mt; mi++)
+      for (int ni = 0; ni < nt; ni++)
+        for (int h = 0; h < 2; h++) {
+          long off = ((16L * mi + (lane >> 2) + 8 * h) * ld + 8 * ni + 2 * (lane & 3)) * eb;
+          if (off % (2 * eb)) return false;
+        }
+  return true;
+}
+
+static void test_census_d_vector(void **s) {
+  (void)s;
+  const struct {
+    const char *d, *ab, *marker;
+    int eb, k; /* d's element bytes; one k tile of the arm */
+  } precs[] = {{"f32", "f16", "mma-f16", 4, 16},
+               {"f16", "f16", "mma-f16", 2, 16},
+               {"bf16", "bf16", "mma-bf16", 2, 16},
+               {"f32", "e4m3", "mma-fp8", 4, 32}};
+  const int m = 32, n = 16; /* 2 x 2 tiles */
+  int vec = 0, scalar = 0;
+  for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++)
+    for (int t = 0; t < 2; t++)
+      for (int pad = 0; pad < 4; pad++) {
+        long ld = (t ? m : n) + pad;
+        char d[64], b[32];
+        snprintf(d, sizeof d, "%s%s,ld=%ld", precs[i].d, t ? ",t" : "", ld);
+        snprintf(b, sizeof b, "%s,t", precs[i].ab);
+        tcmma_plan p = expect_accept(call3(d, precs[i].ab, b, m, n, precs[i].k), precs[i].marker);
+        tcmma_census cen;
+        assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+        bool want = expect_d_vector(ld, precs[i].eb, t, m / 16, n / 8);
+        if (cen.d_vector != want) fail_msg("d %s: d_vector %d, expected %d", d, cen.d_vector, want);
+        want ? vec++ : scalar++;
+      }
+  assert_true(vec > 0 && scalar > 0); /* both sides of the rule were seen */
+  /* wmma arms store d through store_matrix_sync: no inline pairs */
+  tcmma_call c = call3("f32", "f16", "f16", 16, 16, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  tcmma_plan p = expect_accept(c, "wmma-f16f32");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_false(cen.d_vector);
+}
+
 /* ldmatrix: swizzled shared operands only; fp8 only row-major A and
  * transposed B (bytes of a register are contiguous only there). */
 static void test_ldmatrix_selection(void **s) {
@@ -272,6 +324,7 @@ int main(void) {
       cmocka_unit_test(test_space_layout), cmocka_unit_test(test_converted_dest),
       cmocka_unit_test(test_overflow),     cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_spec),         cmocka_unit_test(test_census),
+      cmocka_unit_test(test_census_d_vector),
       cmocka_unit_test(test_ldmatrix_selection), cmocka_unit_test(test_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -42,8 +42,20 @@ static void cuda_spellings(void **state) {
   assert_int_equal(tcmma_prec_parse("f32", &p, NULL), TCMMA_OK);
   assert_string_equal(tcmma_prec_cuda_type(p), "float");
   assert_string_equal(tcmma_prec_to_f32(p), "");
+  assert_string_equal(tcmma_prec_pair_type(p), "float2");
+  assert_string_equal(tcmma_prec_pair_to_f32(p), "");
+  assert_string_equal(tcmma_prec_pair_from_f32(p), "make_float2");
+  assert_int_equal(tcmma_prec_parse("f16", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_pair_type(p), "__half2");
+  assert_string_equal(tcmma_prec_pair_to_f32(p), "__half22float2");
+  assert_string_equal(tcmma_prec_pair_from_f32(p), "__floats2half2_rn");
+  assert_int_equal(tcmma_prec_parse("bf16", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_pair_type(p), "__nv_bfloat162");
+  assert_string_equal(tcmma_prec_pair_to_f32(p), "__bfloat1622float2");
+  assert_string_equal(tcmma_prec_pair_from_f32(p), "__floats2bfloat162_rn");
   assert_int_equal(tcmma_prec_parse("e5m2", &p, NULL), TCMMA_OK);
   assert_string_equal(tcmma_prec_cuda_type(p), "__nv_fp8_e5m2");
+  assert_string_equal(tcmma_prec_pair_type(p), ""); /* no pair: element accesses */
 }
 
 static void bad_names_are_invalid_and_named(void **state) {
@@ -78,6 +90,9 @@ static void out_of_range_precisions(void **state) {
     assert_string_equal(tcmma_prec_ptx_type(bad[i]), "?");
     assert_string_equal(tcmma_prec_to_f32(bad[i]), "?");
     assert_string_equal(tcmma_prec_from_f32(bad[i]), "?");
+    assert_string_equal(tcmma_prec_pair_type(bad[i]), "?");
+    assert_string_equal(tcmma_prec_pair_to_f32(bad[i]), "?");
+    assert_string_equal(tcmma_prec_pair_from_f32(bad[i]), "?");
   }
 }
 

@@ -64,7 +64,7 @@ static void test_title_and_prefix(void **s) {
   assert_int_equal(count(t, "#pragma unroll"), count(t, "for ("));
   /* every declaration in the block carries the reserved prefix */
   const char *decl[] = {"const int ", "float ", "unsigned ", "const unsigned char *",
-                        "unsigned char *", NULL};
+                        "unsigned char *", "const float2 ", NULL};
   for (int i = 0; decl[i]; i++)
     for (const char *q = t; (q = strstr(q, decl[i])); q += strlen(decl[i])) {
       const char *name = q + strlen(decl[i]);
@@ -74,8 +74,9 @@ static void test_title_and_prefix(void **s) {
       if (strncmp(name, "char *", 6) == 0) continue; /* "unsigned char *": its own entry */
       if (strncmp(name, "__tcmma_0_", 10) != 0) fail_msg("unprefixed local: %.40s", name);
     }
-  assert_non_null(strstr(t, "__bfloat162float"));
-  assert_non_null(strstr(t, "__float2bfloat16_rn"));
+  /* dense bf16 d: its register pairs move as __nv_bfloat162 */
+  assert_non_null(strstr(t, "__bfloat1622float2("));
+  assert_non_null(strstr(t, "__floats2bfloat162_rn("));
   tcmma_buf_free(&out);
 }
 
@@ -159,6 +160,60 @@ static void test_ldmatrix_census(void **s) {
       tcmma_buf_free(&out);
     }
   }
+}
+
+/* The d boundary moves each register pair as one access of the pair type
+ * exactly when the census says d_vector, and each register alone otherwise:
+ * m16n8's C fragment has 4 registers, so 2 pair accesses or 4 scalar ones
+ * per load and per store, in both dialects and both scopes. */
+static void test_d_vector_census(void **s) {
+  (void)s;
+  const struct {
+    const char *d, *ab;
+    const char *elem[2], *pair[2]; /* [CUDA, host] spellings */
+  } precs[] = {
+      {"f32", "f16", {"float", "float"}, {"float2", "tcmma_sim_float2"}},
+      {"f16", "f16", {"__half", "tcmma_sim_half"}, {"__half2", "tcmma_sim_half2"}},
+      {"bf16", "bf16", {"__nv_bfloat16", "tcmma_sim_bfloat16"},
+       {"__nv_bfloat162", "tcmma_sim_bfloat162"}},
+  };
+  const char *lds[] = {"", ",ld=17", ",ld=18", ",t"};
+  int seen[2] = {0, 0};
+  for (size_t i = 0; i < sizeof precs / sizeof precs[0]; i++)
+    for (size_t j = 0; j < sizeof lds / sizeof lds[0]; j++)
+      for (int sc = 0; sc < 2; sc++) {
+        char d[48], b[32];
+        snprintf(d, sizeof d, "%s%s", precs[i].d, lds[j]);
+        snprintf(b, sizeof b, "%s,t", precs[i].ab);
+        tcmma_plan p = plan_of(d, precs[i].ab, b, 32, 16, 16, (tcmma_scope)sc, NULL);
+        tcmma_census c;
+        assert_int_equal(tcmma_plan_census(&p, &c, NULL), TCMMA_OK);
+        seen[c.d_vector]++;
+        for (int dl = 0; dl < 2; dl++) {
+          tcmma_buf out = {0};
+          tcmma_dialect dia = (tcmma_dialect)dl;
+          if (sc == TCMMA_SCOPE_STATEMENT) {
+            assert_int_equal(tcmma_render_statement(&p, dia, "d", "a", "b", &out, NULL), TCMMA_OK);
+          } else {
+            assert_int_equal(tcmma_render_fragment_open(&p, dia, "f", "d", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_fragment_close(&p, dia, "f", "d", &out, NULL), TCMMA_OK);
+          }
+          const char *t = tcmma_buf_str(&out);
+          char ld_pair[64], st_pair[64], ld_elem[64], st_elem[64];
+          snprintf(ld_pair, sizeof ld_pair, "*(const %s *)", precs[i].pair[dl]);
+          snprintf(st_pair, sizeof st_pair, "*(%s *)", precs[i].pair[dl]);
+          snprintf(ld_elem, sizeof ld_elem, "*(const %s *)", precs[i].elem[dl]);
+          snprintf(st_elem, sizeof st_elem, "*(%s *)", precs[i].elem[dl]);
+          int pairs = c.d_vector ? 2 : 0, elems = c.d_vector ? 0 : 4;
+          if (count(t, ld_pair) != pairs || count(t, st_pair) != pairs ||
+              count(t, ld_elem) != elems || count(t, st_elem) != elems)
+            fail_msg("d %s (%s): d_vector %d, but the text has %d/%d pair and %d/%d element "
+                     "loads/stores:\n%s", d, dl ? "host" : "cuda", c.d_vector, count(t, ld_pair),
+                     count(t, st_pair), count(t, ld_elem), count(t, st_elem), t);
+          tcmma_buf_free(&out);
+        }
+      }
+  assert_true(seen[0] > 0 && seen[1] > 0);
 }
 
 static void test_wmma_text(void **s) {
@@ -411,7 +466,8 @@ static void test_errors(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_title_and_prefix),  cmocka_unit_test(test_nest_repeat_compiles),
-      cmocka_unit_test(test_ldmatrix_census),   cmocka_unit_test(test_wmma_text),
+      cmocka_unit_test(test_ldmatrix_census),
+      cmocka_unit_test(test_d_vector_census),   cmocka_unit_test(test_wmma_text),
       cmocka_unit_test(test_swizzle_formula),   cmocka_unit_test(test_swizzle_expression),
       cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),
       cmocka_unit_test(test_stage),             cmocka_unit_test(test_kernel_index),

@@ -63,6 +63,34 @@ static void bf16_hand_values(void **state) {
   assert_true(tcmma_sim_bfloat162float((tcmma_sim_bfloat16){0x4049}) == 3.140625f);
 }
 
+/* Pairs (CUDA's float2, __half2, __nv_bfloat162): x is the first argument
+ * and the lower address, each half rounded to nearest even on its own; the
+ * types are as large and as aligned as two elements. */
+static void pair_hand_values(void **state) {
+  (void)state;
+  assert_int_equal(sizeof(tcmma_sim_float2), 8), assert_int_equal(_Alignof(tcmma_sim_float2), 8);
+  assert_int_equal(sizeof(tcmma_sim_half2), 4), assert_int_equal(_Alignof(tcmma_sim_half2), 4);
+  assert_int_equal(sizeof(tcmma_sim_bfloat162), 4);
+  assert_int_equal(_Alignof(tcmma_sim_bfloat162), 4);
+  tcmma_sim_float2 f = tcmma_sim_make_float2(1.5f, -3.0f);
+  float mem[2];
+  memcpy(mem, &f, sizeof mem);
+  assert_true(mem[0] == 1.5f && mem[1] == -3.0f);
+  /* 1 + 2^-11 is the midpoint of 1 and 1 + 2^-10: ties to the even 1.0 */
+  tcmma_sim_half2 h = tcmma_sim_floats2half2_rn(1.0f + 0x1p-11f, -2.0f);
+  uint16_t hm[2];
+  memcpy(hm, &h, sizeof hm);
+  assert_int_equal(hm[0], 0x3c00), assert_int_equal(hm[1], 0xc000);
+  f = tcmma_sim_half22float2((tcmma_sim_half2){{0x3555}, {0x0001}});
+  assert_true(f.x == 0x155p-12f + 0.25f && f.y == ldexpf(1, -24));
+  /* 1 + 2^-8 is the bf16 midpoint of 1 and 1 + 2^-7: ties to 1.0 */
+  tcmma_sim_bfloat162 b = tcmma_sim_floats2bfloat162_rn(-2.0f, 1.0f + 0x1p-8f);
+  memcpy(hm, &b, sizeof hm);
+  assert_int_equal(hm[0], 0xc000), assert_int_equal(hm[1], 0x3f80);
+  f = tcmma_sim_bfloat1622float2((tcmma_sim_bfloat162){{0x4049}, {0xbf80}});
+  assert_true(f.x == 3.140625f && f.y == -1.0f);
+}
+
 static void tf32_hand_values(void **state) {
   (void)state;
   /* 13 dropped bits; exactly half (0x1000) rounds away from zero. */
@@ -231,6 +259,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(f16_hand_values),   cmocka_unit_test(bf16_hand_values),
       cmocka_unit_test(tf32_hand_values),  cmocka_unit_test(fp8_hand_values),
+      cmocka_unit_test(pair_hand_values),
       cmocka_unit_test(f16_all_patterns),  cmocka_unit_test(bf16_all_patterns),
       cmocka_unit_test(fp8_all_patterns),  cmocka_unit_test(round_to_nearest_even),
   };

@@ -139,6 +139,7 @@ static void print_json(const tcmma_plan *p, const char *text) {
     json_key(&w, "b_loads_per_k"), json_int(&w, c.b_loads_per_k);
     json_key(&w, "a_vector"), json_bool(&w, c.a_vector);
     json_key(&w, "b_vector"), json_bool(&w, c.b_vector);
+    json_key(&w, "d_vector"), json_bool(&w, c.d_vector);
     json_key(&w, "mma_per_statement"), json_int(&w, c.mma_per_statement);
     json_key(&w, "shared_bytes"), json_int(&w, (long long)c.shared_bytes);
     json_end_object(&w);

@@ -16,8 +16,11 @@
  * with the extents (1x1x1, 2x2x2, 3x1x2 tiles) rotating so that every
  * (row, scope, storage) sees every extent. Tier-2 rows (further destination
  * precisions, policies and devices) run scopes x storages with orientation
- * and extents rotating. Declined cases: one per declining row and scope,
- * plus the geometric mutations of the decline table. */
+ * and extents rotating. Every row accepted on an inline-PTX arm (tier 1 or
+ * 2) also runs each scope with each d storage (odd ld; transposed), with
+ * orientation, a/b storage and extents rotating. Declined cases: one per
+ * declining row and scope, plus the geometric mutations of the decline
+ * table. */
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
@@ -185,6 +188,17 @@ static const struct {
     {ST_SWIZZLED, ST_SHARED, true},
 };
 
+/* ---- axis: storages of d other than dense row-major (inline arms) ---- */
+
+/* The inline d boundary moves register pairs as one access only where the
+ * pair is adjacent and aligned (dense row-major d, every row above); these
+ * take the element-by-element path: an odd ld misaligns every other row, a
+ * transposed d puts a pair's elements in different stored rows. */
+static const struct {
+  bool transposed;
+  long pad; /* elements added to the stored row length: the ld */
+} d_storages[] = {{false, 1}, {true, 0}};
+
 /* ---- axis: extents, in tiles of the expected arm ---- */
 
 static const struct {
@@ -332,7 +346,7 @@ static void add(const tcmma_case *c) {
   if (ncases < MAX_CASES) matrix_cases[ncases++] = *c;
 }
 
-static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
+static void add_accepted_d(const prec_row *r, int s, int o, int st, int e, int ds) {
   tcmma_arm arm = r->arm[scopes[s].scope];
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   if (!info) return;
@@ -348,12 +362,25 @@ static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
   /* a: m x k (transposed: k x m); b: k x n (transposed: n x k) */
   set_operand(&c.call.a, orients[o].a_t, storages[st].a, orients[o].a_t ? c.call.m : c.call.k);
   set_operand(&c.call.b, orients[o].b_t, storages[st].b, orients[o].b_t ? c.call.k : c.call.n);
-  char a[48], b[48];
+  char a[48], b[48], d[56] = "";
   describe(a, sizeof a, &c.call.a);
   describe(b, sizeof b, &c.call.b);
-  snprintf(c.name, sizeof c.name, "%s/%s/%s/%dx%dx%d/a=%s/b=%s", info->marker, r->label,
-           scopes[s].label, c.call.m, c.call.n, c.call.k, a, b);
+  if (ds >= 0) {
+    /* d: m x n (transposed: n x m), global */
+    c.call.d.transposed = d_storages[ds].transposed;
+    c.call.d.ld = d_storages[ds].pad ? (c.call.d.transposed ? c.call.m : c.call.n) +
+                                           d_storages[ds].pad
+                                     : 0;
+    snprintf(d, sizeof d, "/d=");
+    describe(d + 3, sizeof d - 3, &c.call.d);
+  }
+  snprintf(c.name, sizeof c.name, "%s/%s/%s/%dx%dx%d/a=%s/b=%s%s", info->marker, r->label,
+           scopes[s].label, c.call.m, c.call.n, c.call.k, a, b, d);
   add(&c);
+}
+
+static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
+  add_accepted_d(r, s, o, st, e, -1);
 }
 
 static const prec_row *find_row(const char *label) {
@@ -442,6 +469,10 @@ static void build(void) {
           add_accepted(r, s, (s + st + i) % COUNT(orients), st, (s + 2 * st + i) % COUNT(extents));
         }
       }
+      if (r->tier >= 1 && info && info->form == TCMMA_FORM_PTX)
+        for (int ds = 0; ds < COUNT(d_storages); ds++)
+          add_accepted_d(r, s, (i + s + ds) % COUNT(orients), (i + 2 * s + ds) % COUNT(storages),
+                         (i + s + 2 * ds + 1) % COUNT(extents), ds);
     }
   }
   for (int i = 0; i < COUNT(declines); i++) add_mutation(&declines[i]);

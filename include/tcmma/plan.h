@@ -68,6 +68,8 @@ typedef struct {
   int mma_per_statement;        /* mt * nt * kt */
   int mt, nt, kt;               /* tiles along m, n, k */
   bool a_vector, b_vector;      /* inline gathers: one 32-bit load per register */
+  bool d_vector;                /* inline d load/store: one two-element access
+                                   (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
 } tcmma_census;
 

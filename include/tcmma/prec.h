@@ -9,7 +9,9 @@ extern "C" {
 #endif
 
 typedef enum {
-#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32) TCMMA_PREC_##ID,
+#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
+                   pair_from)                                                      \
+  TCMMA_PREC_##ID,
 #include "tables/prec.def"
 #undef TCMMA_PREC
   TCMMA_PREC_COUNT
@@ -32,6 +34,14 @@ const char *tcmma_prec_cuda_type(tcmma_prec p);
 const char *tcmma_prec_ptx_type(tcmma_prec p);
 const char *tcmma_prec_to_f32(tcmma_prec p);
 const char *tcmma_prec_from_f32(tcmma_prec p);
+
+/* The CUDA pair type of p (two adjacent elements as one access aligned to
+ * its size: "float2", "__half2"), the intrinsic widening a pair to float2
+ * ("" for float2 itself) and the one packing two floats into a pair ("" for
+ * all three when p has no pair; "?" when out of range). */
+const char *tcmma_prec_pair_type(tcmma_prec p);
+const char *tcmma_prec_pair_to_f32(tcmma_prec p);
+const char *tcmma_prec_pair_from_f32(tcmma_prec p);
 
 /* Writes the valid names, space-separated, into buf (for messages). */
 void tcmma_prec_list(char *buf, unsigned cap);

@@ -8,6 +8,10 @@
 
 typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
 
+/* The alignment, in bytes, every d, a and b pointer expression given to the
+ * renderers must have (wmma arms: 32); the vector accesses rely on it. */
+#define TCMMA_POINTER_ALIGN 16
+
 /* One self-contained statement: a brace block that loads d, accumulates
  * a*b into it and stores d. d, a, b are C pointer expressions to the tile
  * bases (already offset). Appends to out. TCMMA_INVALID for a declined plan

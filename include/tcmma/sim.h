@@ -13,6 +13,11 @@
  *   __nv_fp8_e4m3 / __nv_fp8_e5m2      tcmma_sim_fp8_e4m3 / tcmma_sim_fp8_e5m2
  *   __half2float, __float2half_rn      tcmma_sim_half2float, tcmma_sim_float2half_rn
  *   __bfloat162float, __float2bfloat16_rn  tcmma_sim_bfloat162float, tcmma_sim_float2bfloat16_rn
+ *   float2, __half2, __nv_bfloat162    tcmma_sim_float2, tcmma_sim_half2, tcmma_sim_bfloat162
+ *   make_float2                        tcmma_sim_make_float2
+ *   __half22float2, __floats2half2_rn  tcmma_sim_half22float2, tcmma_sim_floats2half2_rn
+ *   __bfloat1622float2, __floats2bfloat162_rn
+ *                                      tcmma_sim_bfloat1622float2, tcmma_sim_floats2bfloat162_rn
  *   threadIdx.x                        tcmma_sim_lane()  (one warp per launch)
  *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
@@ -62,6 +67,11 @@ typedef struct { uint16_t bits; } tcmma_sim_half;
 typedef struct { uint16_t bits; } tcmma_sim_bfloat16;
 typedef struct { uint8_t bits; } tcmma_sim_fp8_e4m3;
 typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
+/* Pairs of adjacent elements, x at the lower address, aligned to their size
+ * as CUDA's float2, __half2 and __nv_bfloat162 are. */
+typedef struct { _Alignas(8) float x; float y; } tcmma_sim_float2;
+typedef struct { _Alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
+typedef struct { _Alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
 
 /* ---- running a warp ---- */
 
@@ -126,6 +136,13 @@ tcmma_sim_half tcmma_sim_float2half_rn(float f);
 float tcmma_sim_bfloat162float(tcmma_sim_bfloat16 h);
 tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f);
 float tcmma_sim_float_to_tf32(float f); /* cvt.rna.tf32.f32 */
+/* Pairs: make_float2, and each half of a pair converted as the scalar
+ * functions above convert it (x: the first argument, the lower address). */
+tcmma_sim_float2 tcmma_sim_make_float2(float x, float y);
+tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h);
+tcmma_sim_half2 tcmma_sim_floats2half2_rn(float x, float y);
+tcmma_sim_float2 tcmma_sim_bfloat1622float2(tcmma_sim_bfloat162 h);
+tcmma_sim_bfloat162 tcmma_sim_floats2bfloat162_rn(float x, float y);
 /* fp8: round to nearest even, saturating to the largest finite (satfinite). */
 uint8_t tcmma_sim_float_to_e4m3(float f);
 uint8_t tcmma_sim_float_to_e5m2(float f);
