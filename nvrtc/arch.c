@@ -159,11 +159,9 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
   out->n_markers = tcmma_source_markers(source, len, out->markers, TCMMA_ARCH_MAX_MARKERS,
                                         &out->floor);
   if (out->n_markers > TCMMA_ARCH_MAX_MARKERS) out->n_markers = TCMMA_ARCH_MAX_MARKERS;
-  int lowest = support->archs[0], highest = support->archs[0];
-  for (size_t i = 1; i < support->count; i++) {
-    if (support->archs[i] < lowest) lowest = support->archs[i];
+  int lowest = tcmma_arch_support_lowest(support), highest = support->archs[0];
+  for (size_t i = 1; i < support->count; i++)
     if (support->archs[i] > highest) highest = support->archs[i];
-  }
   char archs[256];
   list_archs(support, archs, sizeof archs);
   if (cc != 0 && cc < lowest)
@@ -237,4 +235,12 @@ tcmma_status tcmma_gpu_arch_options(const char *source, size_t len, int min_cc,
   out->cc = cc;
   out->cc_from_driver = cc != min_cc;
   return TCMMA_OK;
+}
+
+int tcmma_arch_support_lowest(const tcmma_arch_support *support) {
+  if (!support || support->count == 0) return 0;
+  int lowest = support->archs[0];
+  for (size_t i = 1; i < support->count && i < TCMMA_ARCH_MAX_ARCHS; i++)
+    if (support->archs[i] < lowest) lowest = support->archs[i];
+  return lowest;
 }

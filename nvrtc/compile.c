@@ -98,9 +98,7 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
     if (a == 0) { /* no marker: NVRTC's lowest arch, its own default */
       tcmma_arch_support support;
       if ((st = tcmma_nvrtc_support(&support, err)) != TCMMA_OK) return st;
-      a = support.archs[0];
-      for (size_t i = 1; i < support.count; i++)
-        if (support.archs[i] < a) a = support.archs[i];
+      a = tcmma_arch_support_lowest(&support);
     }
     snprintf(option, sizeof option, "--gpu-architecture=sm_%d%s", a,
              suffix == 'a' ? "a" : suffix == 'f' ? "f" : "");

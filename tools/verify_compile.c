@@ -44,11 +44,10 @@ static tcmma_status arch_bounds(int floor, int *lowest, int *below, tcmma_error 
   tcmma_arch_support s;
   tcmma_status st = tcmma_nvrtc_support(&s, err);
   if (st != TCMMA_OK) return st;
-  *lowest = *below = 0;
-  for (size_t i = 0; i < s.count; i++) {
-    if (!*lowest || s.archs[i] < *lowest) *lowest = s.archs[i];
+  *lowest = tcmma_arch_support_lowest(&s);
+  *below = 0;
+  for (size_t i = 0; i < s.count; i++)
     if (s.archs[i] < floor && s.archs[i] > *below) *below = s.archs[i];
-  }
   return TCMMA_OK;
 }
 

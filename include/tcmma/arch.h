@@ -26,6 +26,9 @@ typedef struct {
   void *ctx;
 } tcmma_arch_support;
 
+/* The lowest numeric arch support lists; 0 when it lists none. */
+int tcmma_arch_support_lowest(const tcmma_arch_support *support);
+
 /* One marker found in a source. */
 typedef struct {
   char text[40]; /* as matched: "(mma-bf16)", "nvcuda::wmma", ... */
