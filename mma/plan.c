@@ -85,6 +85,11 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
       return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
                         op_name[i], o->ld);
   }
+  const char *exprs[2] = {c->lane, c->warp}, *expr_name[2] = {"lane", "warp"};
+  for (int i = 0; i < 2; i++)
+    if (exprs[i] && strlen(exprs[i]) > TCMMA_EXPR_MAX)
+      return tcmma_fail(err, TCMMA_INVALID, "%s expression of %zu characters: expected at most %d",
+                        expr_name[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
   if (c->warps < 0 || c->warps > 32)
     return tcmma_fail(err, TCMMA_INVALID, "warps %d: expected 0 (one) to 32", c->warps);
   if ((unsigned)c->numerics.fp16 > TCMMA_FP16_NARROW ||

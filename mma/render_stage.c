@@ -36,6 +36,9 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
     return tcmma_fail(err, TCMMA_INVALID, "stage: dst, src and out must not be empty");
   if (dl != TCMMA_DIALECT_CUDA && dl != TCMMA_DIALECT_HOST)
     return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dl);
+  if (lane && strlen(lane) > TCMMA_EXPR_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "stage: lane expression of %zu characters: expected "
+                      "at most %d", strlen(lane), TCMMA_EXPR_MAX);
   if (rows <= 0 || cols <= 0 || (eb != 1 && eb != 2 && eb != 4 && eb != 8) ||
       dst_ld < cols || src_ld < cols || rows > (1L << 24) || dst_ld > (1L << 24) ||
       src_ld > (1L << 24))

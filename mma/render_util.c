@@ -84,6 +84,10 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
   }
 }
 
+/* Expanded expressions fit their 256-byte buffers: the host dialect's
+ * longest spelling of threadIdx.x grows it by less than half. */
+_Static_assert(TCMMA_EXPR_MAX * 3 / 2 + 1 <= 256, "lane/warp buffers too small");
+
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
   const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
   tcmma__expr(dialect, lane, buf, cap);

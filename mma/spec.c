@@ -22,7 +22,22 @@ tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
                       "[,plain|swizzled]", spec);
   tcmma_status st = tcmma_prec_parse(piece, &o.prec, err);
   if (st != TCMMA_OK) return st;
+  /* each kind of piece at most once: "shared,global" has no meaning, and a
+   * silent last-one-wins would plan something the caller did not write */
+  enum { KIND_T, KIND_SPACE, KIND_LAYOUT, KIND_LD, KINDS };
+  static const char *const kind_name[KINDS] = {"t", "a space", "a layout", "ld="};
+  const char *seen[KINDS] = {NULL};
   while ((piece = strtok_r(NULL, ",", &save))) {
+    int kind = strcmp(piece, "t") == 0 ? KIND_T
+             : (!strcmp(piece, "global") || !strcmp(piece, "shared") || !strcmp(piece, "thread"))
+                 ? KIND_SPACE
+             : (!strcmp(piece, "plain") || !strcmp(piece, "swizzled")) ? KIND_LAYOUT
+             : strncmp(piece, "ld=", 3) == 0 ? KIND_LD : KINDS;
+    if (kind != KINDS && seen[kind])
+      return tcmma_fail(err, TCMMA_INVALID,
+                        "operand spec '%s': '%s' after '%s': give %s at most once", spec, piece,
+                        seen[kind], kind_name[kind]);
+    if (kind != KINDS) seen[kind] = piece;
     if (strcmp(piece, "t") == 0) o.transposed = true;
     else if (strcmp(piece, "global") == 0) o.space = TCMMA_SPACE_GLOBAL;
     else if (strcmp(piece, "shared") == 0) o.space = TCMMA_SPACE_SHARED;

@@ -152,8 +152,8 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
   memset(out, 0, sizeof *out);
   if (target != TCMMA_TARGET_FLOOR && target != TCMMA_TARGET_NATIVE)
     return tcmma_fail(err, TCMMA_INVALID, "target %d: expected floor or native", (int)target);
-  if (cc < 0 || cc > 10000)
-    return tcmma_fail(err, TCMMA_INVALID, "compute capability %d: expected major*10+minor", cc);
+  tcmma_status cc_ok = tcmma_cc_check(cc, err);
+  if (cc_ok != TCMMA_OK) return cc_ok;
   if (!support || support->count == 0)
     return tcmma_fail(err, TCMMA_UNAVAILABLE, "NVRTC reported no supported architectures");
   out->n_markers = tcmma_source_markers(source, len, out->markers, TCMMA_ARCH_MAX_MARKERS,

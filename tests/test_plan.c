@@ -169,6 +169,29 @@ static void test_invalid(void **s) {
   c.arm = "mma-nope";
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "mma-nope"));
+  /* lane and warp expressions beyond TCMMA_EXPR_MAX: an error, never a
+   * silently truncated expression in the emitted text */
+  char longexpr[TCMMA_EXPR_MAX + 2];
+  memset(longexpr, 'x', sizeof longexpr - 1);
+  longexpr[sizeof longexpr - 1] = '\0';
+  c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.lane = longexpr;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "lane expression"));
+  c.lane = NULL;
+  c.warp = longexpr;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  longexpr[TCMMA_EXPR_MAX] = '\0'; /* exactly the limit: accepted, rendered whole */
+  c.warp = NULL;
+  c.lane = longexpr;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_OK);
+  for (int dl = 0; dl < 2; dl++) {
+    tcmma_buf out = {0};
+    assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, "d", "a", "b", &out, &err),
+                     TCMMA_OK);
+    assert_non_null(strstr(tcmma_buf_str(&out), longexpr));
+    tcmma_buf_free(&out);
+  }
   assert_int_equal(tcmma_plan_census(NULL, NULL, &err), TCMMA_INVALID);
 }
 
@@ -187,7 +210,10 @@ static void test_spec(void **s) {
   assert_int_equal(o.ld, 0);
   assert_int_equal(o.space, TCMMA_SPACE_GLOBAL);
   const char *bad[] = {"", "f17", "f16,x", "f16,ld=", "f16,ld=0", "f16,ld=-3", "f16,ld=4x",
-                       ",f16", "f16,,t", "f16,", NULL};
+                       ",f16", "f16,,t", "f16,",
+                       /* a kind of piece twice: never a silent last-one-wins */
+                       "f16,t,t", "f16,shared,global", "f16,plain,swizzled", "f16,ld=8,ld=16",
+                       NULL};
   for (int i = 0; bad[i]; i++) {
     err.message[0] = '\0';
     if (tcmma_operand_parse_spec(bad[i], &o, &err) != TCMMA_INVALID)

@@ -138,7 +138,7 @@ int cmd_compile(int argc, char **argv) {
     else if (strcmp(argv[i], "-G") == 0) opts.debug = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
-          !cli_int("compile", "--cc", v, 10, 10000, &cc))
+          !cli_int("compile", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||

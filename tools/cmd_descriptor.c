@@ -8,7 +8,7 @@ static const char help[] =
     "usage: tcmma descriptor --cc N [--json]\n\n"
     "The tile-MMA descriptor of compute capability N (major*10+minor, 0: any device): every\n"
     "arm a device of that cc can run, in table order, with its floor and tile m x n x k.\n"
-    "A family arm (floor 120) runs only on 12.x devices.\n\n"
+    "A family arm runs only on devices of its floor's major version (FAMILY column).\n\n"
     "  --json   a list of {\"arm\": <marker>, \"floor\": <int>, \"tile\": [m, n, k]}\n";
 
 #define CMD "descriptor"

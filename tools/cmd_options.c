@@ -30,7 +30,7 @@ int cmd_options(int argc, char **argv) {
     if (strcmp(argv[i], "--json") == 0) json = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("options", argc, argv, &i)) ||
-          !cli_int("options", "--cc", v, 10, 10000, &cc))
+          !cli_int("options", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("options", argc, argv, &i)) || !cli_target_option("options", v, &target))

@@ -30,6 +30,10 @@ typedef struct {
   tcmma_layout layout;
 } tcmma_operand_desc;
 
+/* The longest lane or warp expression a call may carry (characters): the
+ * renderers expand it into fixed buffers. */
+#define TCMMA_EXPR_MAX 128
+
 /* One call: D[m x n] += A[m x k] B[k x n]. */
 typedef struct {
   int m, n, k;
@@ -37,15 +41,16 @@ typedef struct {
   tcmma_scope scope;
   int cc;                 /* device compute capability; 0: any device */
   tcmma_numerics numerics;
-  const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed) */
+  const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed;
+                             at most TCMMA_EXPR_MAX characters, like warp) */
   int warps;              /* warps per block whose blocks share one kernel prologue
                              (wmma-f16-wide's stage tile is per warp); 0: one */
   const char *warp;       /* this warp's index, 0..warps-1; NULL: "threadIdx.x / 32"
                              when warps > 1 (borrowed) */
   const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
-                             must be one resolution can choose for the triple
-                             under some policy, in either scope (it overrides the
-                             numerics policy, never the precisions) (borrowed) */
+                             must be on the triple's preference list under the
+                             call's own numerics policy, in either scope (naming an
+                             arm never lifts a numerics rule) (borrowed) */
 } tcmma_call;
 
 typedef struct {
