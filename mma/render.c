@@ -65,9 +65,14 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
 static tcmma_status check_frag(const char *frag, tcmma_error *err) {
   bool ok = frag && (isalpha((unsigned char)*frag) || *frag == '_');
   for (const char *s = frag; ok && *s; s++) ok = isalnum((unsigned char)*s) || *s == '_';
-  return ok ? TCMMA_OK
-            : tcmma_fail(err, TCMMA_INVALID, "fragment name '%s' is not a C identifier",
-                         frag ? frag : "(null)");
+  if (!ok)
+    return tcmma_fail(err, TCMMA_INVALID, "fragment name '%s' is not a C identifier",
+                      frag ? frag : "(null)");
+  /* the renderers build indexed names from it in fixed buffers */
+  if (strlen(frag) > TCMMA_FRAG_NAME_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "fragment name of %zu characters: expected at most %d",
+                      strlen(frag), TCMMA_FRAG_NAME_MAX);
+  return TCMMA_OK;
 }
 
 static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,

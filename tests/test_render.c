@@ -447,6 +447,26 @@ static void test_errors(void **s) {
   assert_int_equal(tcmma_render_fragment_open(&p, TCMMA_DIALECT_CUDA, "1x", "d", &out, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "1x"));
+  /* fragment names are bounded (never truncated), for both forms of arm */
+  char name[TCMMA_FRAG_NAME_MAX + 2];
+  memset(name, 'f', sizeof name - 1);
+  name[sizeof name - 1] = '\0';
+  tcmma_plan wp = plan_of("f32", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16f32");
+  const tcmma_plan *both[2] = {&p, &wp};
+  for (int i = 0; i < 2; i++) {
+    name[TCMMA_FRAG_NAME_MAX] = 'f';
+    assert_int_equal(tcmma_render_fragment_open(both[i], TCMMA_DIALECT_CUDA, name, "d", &out,
+                                                &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "at most"));
+    name[TCMMA_FRAG_NAME_MAX] = '\0';
+    tcmma_buf ok = {0};
+    assert_int_equal(tcmma_render_fragment_close(both[i], TCMMA_DIALECT_CUDA, name, "d", &ok,
+                                                 &err), TCMMA_OK);
+    char indexed[TCMMA_FRAG_NAME_MAX + 8];
+    snprintf(indexed, sizeof indexed, "%s[", name);
+    assert_non_null(strstr(tcmma_buf_str(&ok), indexed));
+    tcmma_buf_free(&ok);
+  }
   assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, "d", "a", "b", &out, &err),
                    TCMMA_INVALID);
   assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, 0, &out, &err), TCMMA_INVALID);

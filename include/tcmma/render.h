@@ -20,8 +20,12 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
                                     const char *d, const char *a, const char *b,
                                     tcmma_buf *out, tcmma_error *err);
 
+/* The longest fragment name the fragment-scope renderers take. */
+#define TCMMA_FRAG_NAME_MAX 48
+
 /* Fragment scope: open declares the register/accumulator fragment named
- * frag (a C identifier) and loads d into it; update accumulates a*b into it
+ * frag (a C identifier of at most TCMMA_FRAG_NAME_MAX characters; otherwise
+ * TCMMA_INVALID) and loads d into it; update accumulates a*b into it
  * (any number, inside the caller's reduction loop); close stores it to d.
  * All three take the same fragment-scope plan. */
 tcmma_status tcmma_render_fragment_open(const tcmma_plan *plan, tcmma_dialect dialect,
