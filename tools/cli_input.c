@@ -15,24 +15,32 @@ char *cli_read_input(const char *cmd, const char *path, size_t *len) {
   }
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
+  bool too_big = false;
   while (buf) {
     size_t got = fread(buf + n, 1, cap - n - 1, f);
     n += got;
     if (got == 0) break;
+    if (n > CLI_INPUT_MAX) { /* an endless stream (a device, a pipe) ends here */
+      too_big = true;
+      break;
+    }
     if (cap - n < 2) {
-      char *grown = cap > ((size_t)-1) / 4 ? NULL : realloc(buf, cap * 2);
+      char *grown = realloc(buf, cap * 2);
       if (!grown) free(buf);
       buf = grown;
       cap *= 2;
     }
   }
-  bool failed = ferror(f);
+  bool failed = ferror(f), no_memory = !buf;
   int saved = errno;
   if (!is_stdin) fclose(f);
-  if (!buf || failed) {
+  if (no_memory || failed || too_big) {
     free(buf);
-    cli_fail(cmd, "cannot read %s: %s", is_stdin ? "standard input" : path,
-             buf ? strerror(saved) : "out of memory");
+    const char *what = is_stdin ? "standard input" : path;
+    if (too_big)
+      cli_fail(cmd, "cannot read %s: larger than %d MiB", what, CLI_INPUT_MAX >> 20);
+    else
+      cli_fail(cmd, "cannot read %s: %s", what, no_memory ? "out of memory" : strerror(saved));
     return NULL;
   }
   buf[n] = '\0';
