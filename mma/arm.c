@@ -6,9 +6,10 @@
 
 static const tcmma_arm_info arms[] = {
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt,     \
-                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc)                   \
+                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc, emitted)          \
   {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc, \
-   TCMMA_LDMATRIX_##ldm, reloads, cvt, instr, a_regs, b_regs, c_regs, frag_elem, frag_acc},
+   TCMMA_LDMATRIX_##ldm, reloads, cvt, instr, a_regs, b_regs, c_regs, frag_elem, frag_acc,  \
+   emitted},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };

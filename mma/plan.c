@@ -219,9 +219,10 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
   if (st == TCMMA_OK) st = choose_arm(call, out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *info = tcmma_arm_get(out->arm);
-  if (info->id == TCMMA_ARM_MMA_MXFP8)
+  if (!info->emitted)
     return decline(out, TCMMA_DECLINE_NO_ARM, err,
-                   "%s needs block scales, which this emitter does not render yet", info->marker);
+                   "%s is not rendered by this emitter yet (tables/arms.def: emitted 0)",
+                   info->marker);
   if ((st = check_extents(call, info, out, err)) != TCMMA_OK) return st;
   if ((st = check_operands(call, info, out, err)) != TCMMA_OK) return st;
   /* fill the dense leading dimensions (and ldmatrix operands: the stride rule

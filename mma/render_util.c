@@ -102,8 +102,9 @@ tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
                       tcmma_decline_name(plan->reason));
   if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
     return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dialect);
-  if (plan->arm == TCMMA_ARM_MMA_MXFP8)
-    return tcmma_fail(err, TCMMA_INVALID, "mma-mxfp8 is not rendered by this emitter");
+  if (!tcmma_arm_get(plan->arm)->emitted)
+    return tcmma_fail(err, TCMMA_INVALID, "%s is not rendered by this emitter",
+                      tcmma_arm_marker(plan->arm));
   for (int i = 0; i < count; i++)
     if (!names[i] || !*names[i])
       return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);

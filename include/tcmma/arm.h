@@ -13,7 +13,7 @@ extern "C" {
 typedef enum {
   TCMMA_ARM_NONE = -1,
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt, \
-                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc)                \
+                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc, emitted)       \
   TCMMA_ARM_##ID,
 #include "tables/arms.def"
 #undef TCMMA_ARM
@@ -43,6 +43,8 @@ typedef struct {
   int a_regs, b_regs, c_regs; /* 32-bit registers per lane (inline arms) */
   const char *frag_elem;  /* wmma: A/B fragment element type */
   const char *frag_acc;   /* wmma: accumulator fragment element type */
+  bool emitted;           /* the emitters render it; false: tables, resolution and
+                             arch targeting only (plan declines it: no-arm) */
 } tcmma_arm_info;
 
 /* The row of arm; NULL when arm is out of range. */
