@@ -24,14 +24,24 @@ ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
              -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
 LDLIBS    := -ldl -lpthread -lm
 
-LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c))
-TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c tools/verify_*.c)) tools/tcmma.c
+# One archive per stage group, linked in pipeline order: the library (arms,
+# resolution, plan, render; arch options, NVRTC, cache; the PTX reader; the
+# driver API), the host warp simulator, the verify harness (matrix + executors).
+LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c nvrtc/ptx/*.c nvrtc/driver/*.c))
+SIM_SRCS  := $(sort $(wildcard mma/sim/*.c))
+VERIFY_SRCS := $(sort $(wildcard tools/verify/*.c))
+TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
 BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
-HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h nvrtc/*.h tools/*.h tests/*.h)
+HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h \
+                        tools/verify/*.h tests/*.h)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
+SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)
+VERIFY_OBJS := $(VERIFY_SRCS:%.c=$(BUILD)/obj/%.o)
+# What the CLI and the tests link, most dependent first.
+LINK_LIBS := $(BUILD)/libtcmma_verify.a $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
@@ -39,7 +49,8 @@ BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
 
 .PHONY: all run check memcheck deps install uninstall clean help bench golden
 
-all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/tcmma $(BUILD)/tcmma.pc
+all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/libtcmma_sim.a $(BUILD)/tcmma \
+     $(BUILD)/tcmma.pc
 
 help:
 	@echo "make [all]      build $(BUILD)/libtcmma.a, libtcmma.so, tcmma"
@@ -58,6 +69,16 @@ $(BUILD)/libtcmma.a: $(LIB_OBJS)
 	rm -f $@
 	ar rcs $@ $^
 
+$(BUILD)/libtcmma_sim.a: $(SIM_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
+$(BUILD)/libtcmma_verify.a: $(VERIFY_OBJS)
+	@mkdir -p $(dir $@)
+	rm -f $@
+	ar rcs $@ $^
+
 $(BUILD)/libtcmma.so: $(LIB_OBJS)
 	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma.so.0 -o $@ $^ $(LDLIBS)
 
@@ -65,8 +86,8 @@ $(BUILD)/libtcmma.so: $(LIB_OBJS)
 # simulator (tcmma_sim_*) by name; the program exports those symbols.
 SIM_EXPORT := -Wl,--export-dynamic-symbol='tcmma_sim_*'
 
-$(BUILD)/tcmma: $(TOOL_OBJS) $(BUILD)/libtcmma.a
-	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
+$(BUILD)/tcmma: $(TOOL_OBJS) $(LINK_LIBS)
+	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(LINK_LIBS) $(LDLIBS)
 
 # Benches read their input as the CLI does (tools/cli_input.c).
 BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o
@@ -83,12 +104,9 @@ $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 deps:
 	@sh tests/ensure-deps.sh
 
-$(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(BUILD)/libtcmma.a $(HEADERS) | deps
+$(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(BUILD)/libtcmma.a -lcmocka $(LDLIBS)
-
-# tests that include the matrix sources (tests/test_matrix.c) rebuild with them
-$(TESTS): $(wildcard tools/verify_*.c)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
 check: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
@@ -111,7 +129,7 @@ install: all
 	           $(DESTDIR)$(PREFIX)/bin
 	install -m 644 include/tcmma/*.h $(DESTDIR)$(PREFIX)/include/tcmma/
 	install -m 644 tables/*.def $(DESTDIR)$(PREFIX)/include/tcmma/tables/
-	install -m 644 $(BUILD)/libtcmma.a $(DESTDIR)$(PREFIX)/lib/
+	install -m 644 $(BUILD)/libtcmma.a $(BUILD)/libtcmma_sim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libtcmma.so $(DESTDIR)$(PREFIX)/lib/libtcmma.so.$(VERSION)
 	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtcmma.so.0
 	ln -sf libtcmma.so.0 $(DESTDIR)$(PREFIX)/lib/libtcmma.so

@@ -37,6 +37,9 @@ long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char
  * predicate behind the prologue text and its byte count. */
 bool tcmma__needs_stage(const tcmma_plan *plan);
 long tcmma__stage_elems(const tcmma_plan *plan);
+/* The largest stage tile any of plans needs (elements), at *prec, the
+ * accumulator precision of the plan that needs it; 0 when none does. */
+long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 
 /* Fragment loads per k step of a and b, as the renderer's loops issue them. */
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);

@@ -1,10 +1,6 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
 #include "emit.h"
 
-const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op) {
-  return op == TCMMA_OPERAND_A ? &call->a : op == TCMMA_OPERAND_B ? &call->b : &call->d;
-}
-
 bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
   return o->space == TCMMA_SPACE_SHARED && o->layout == TCMMA_LAYOUT_SWIZZLED_B128;
 }
@@ -106,4 +102,21 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
   /* every body loads each fragment once per k step and reuses it across the
    * other operand's tiles (the renderers' load loops run to this bound) */
   return op == TCMMA_OPERAND_A ? plan->mt : plan->nt;
+}
+
+/* The one predicate behind the prologue and its byte count: the largest
+ * stage tile any plan needs, at its accumulator precision. */
+long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec) {
+  long elems = 0;
+  for (size_t i = 0; plans && i < count; i++) {
+    long e = tcmma__stage_elems(&plans[i]);
+    if (e > elems) elems = e, *prec = tcmma_arm_get(plans[i].arm)->acc;
+  }
+  return elems;
+}
+
+size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
+  tcmma_prec prec = TCMMA_PREC_F32;
+  long elems = tcmma__stage_need(plans, count, &prec);
+  return (size_t)elems * (size_t)tcmma_prec_bytes(prec);
 }

@@ -6,50 +6,6 @@
 #include <string.h>
 #include "emit.h"
 
-static const struct { const char *name, *rule; } declines[] = {
-#define TCMMA_DECLINE(ID, name, rule) {name, rule},
-#include "tables/declines.def"
-#undef TCMMA_DECLINE
-};
-
-const char *tcmma_decline_name(tcmma_decline r) {
-  return (unsigned)r < TCMMA_DECLINE_COUNT ? declines[r].name : "?";
-}
-const char *tcmma_decline_rule(tcmma_decline r) {
-  return (unsigned)r < TCMMA_DECLINE_COUNT ? declines[r].rule : "?";
-}
-const char *tcmma_space_name(tcmma_space s) {
-  return s == TCMMA_SPACE_GLOBAL ? "global" : s == TCMMA_SPACE_SHARED ? "shared"
-       : s == TCMMA_SPACE_THREAD ? "thread" : "?";
-}
-const char *tcmma_layout_name(tcmma_layout l) {
-  return l == TCMMA_LAYOUT_PLAIN ? "plain" : l == TCMMA_LAYOUT_SWIZZLED_B128 ? "swizzled" : "?";
-}
-
-tcmma_call tcmma_call_default(void) {
-  tcmma_call c;
-  memset(&c, 0, sizeof c);
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_F16;
-  c.scope = TCMMA_SCOPE_STATEMENT;
-  c.numerics = tcmma_numerics_default();
-  return c;
-}
-
-void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
-                                long *cols, long *ld) {
-  long r = op == TCMMA_OPERAND_B ? call->k : call->m;
-  long c = op == TCMMA_OPERAND_A ? call->k : call->n;
-  const tcmma_operand_desc *o = tcmma__desc(call, op);
-  if (o->transposed) {
-    long t = r;
-    r = c, c = t;
-  }
-  if (rows) *rows = r;
-  if (cols) *cols = c;
-  if (ld) *ld = o->ld ? o->ld : c;
-}
-
 static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *err,
                             const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *err,

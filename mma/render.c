@@ -113,32 +113,15 @@ tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect d
   return fragment_part(plan, dialect, frag, d, NULL, 2, out, err);
 }
 
-/* The one predicate behind the prologue and its byte count: the largest
- * stage tile any plan needs, at its accumulator precision. */
-static long stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec) {
-  long elems = 0;
-  for (size_t i = 0; plans && i < count; i++) {
-    long e = tcmma__stage_elems(&plans[i]);
-    if (e > elems) elems = e, *prec = tcmma_arm_get(plans[i].arm)->acc;
-  }
-  return elems;
-}
-
 tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
                                    tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err) {
   if (!out || (count && !plans))
     return tcmma_fail(err, TCMMA_INVALID, "plans and out must not be NULL");
   tcmma_prec prec = TCMMA_PREC_F32;
-  long elems = stage_need(plans, count, &prec);
+  long elems = tcmma__stage_need(plans, count, &prec);
   if (elems)
     tcmma_buf_printf(out, "  %s %s __tcmma_stage[%ld]; /* per-warp converted-d stage */\n",
                      tcmma__spell(dialect, "__shared__ __align__(128)"),
                      tcmma__spell(dialect, tcmma_prec_cuda_type(prec)), elems);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
-}
-
-size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
-  tcmma_prec prec = TCMMA_PREC_F32;
-  long elems = stage_need(plans, count, &prec);
-  return (size_t)elems * (size_t)tcmma_prec_bytes(prec);
 }

@@ -10,13 +10,6 @@
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
-void tcmma_program_free(tcmma_program *p) {
-  if (!p) return;
-  for (size_t i = 0; i < p->n_options; i++) free(p->options[i]);
-  free(p->options), free(p->name), free(p->ptx), free(p->cubin), free(p->log);
-  memset(p, 0, sizeof *p);
-}
-
 /* Adds option text trimmed of surrounding blanks (normalisation: the same
  * options always give the same key); blank options are dropped. */
 static bool add_option(tcmma_program *p, const char *text) {

@@ -162,13 +162,6 @@ tcmma_status tcmma_nvrtc_load(tcmma_nvrtc_info *info, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-char *tcmma_strdup(const char *s) {
-  if (!s) return NULL;
-  size_t n = strlen(s) + 1;
-  char *d = malloc(n);
-  if (d) memcpy(d, s, n);
-  return d;
-}
 
 /* First line of log, for a one-line error message. */
 static int first_line_len(const char *log) {

@@ -1,12 +1,11 @@
-/* The arm matrix itself (tools/verify_matrix.c): size, coverage of arms and
+/* The arm matrix itself (tools/verify/matrix.c): size, coverage of arms and
  * decline reasons, unique names, and that every case is well formed for its
  * expectation (tiles from the arm table, layout rules from DESIGN §4). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-#include "tools/verify_matrix.c"
-#include "tools/verify_check.c"
+#include "tools/verify/verify.h"
 
 static size_t count_accepted(const tcmma_case *cs, size_t n) {
   size_t k = 0;
@@ -18,7 +17,7 @@ static void at_least_200_accepted(void **state) {
   (void)state;
   const tcmma_case *cs;
   size_t n = tcmma_matrix(&cs);
-  assert_true(n < MAX_CASES); /* nothing was dropped */
+  assert_true(n < TCMMA_MATRIX_MAX); /* nothing was dropped */
   size_t acc = count_accepted(cs, n);
   if (acc < 200) fail_msg("only %zu accepted cases", acc);
   assert_true(n > acc);
@@ -70,7 +69,7 @@ static void every_decline_reason(void **state) {
   for (int d = 1; d < TCMMA_DECLINE_COUNT; d++) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) k += cs[i].expect == (tcmma_decline)d;
-    if (k == 0) fail_msg("no case declines with %s", decline_label((tcmma_decline)d));
+    if (k == 0) fail_msg("no case declines with %s", tcmma_decline_name((tcmma_decline)d));
   }
 }
 
@@ -92,7 +91,7 @@ static void names_unique_and_readable(void **state) {
     char head[64];
     if (cs[i].expect == TCMMA_DECLINE_NONE)
       snprintf(head, sizeof head, "%s/", tcmma_arm_marker(cs[i].expect_arm));
-    else snprintf(head, sizeof head, "decline-%s/", decline_label(cs[i].expect));
+    else snprintf(head, sizeof head, "decline-%s/", tcmma_decline_name(cs[i].expect));
     assert_true(strncmp(cs[i].name, head, strlen(head)) == 0);
   }
   qsort(names, n, sizeof *names, by_name);

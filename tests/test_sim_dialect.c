@@ -23,7 +23,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-#include "tools/verify_matrix.c"
+#include "tools/verify/verify.h"
 
 typedef struct {
   const char *id, *cuda, *host;

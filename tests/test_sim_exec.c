@@ -1,15 +1,15 @@
-/* The sim executor's comparison (tools/verify_sim_run.c over the shared
- * data of tools/verify_data.c), independent of the emitter: hand-written
+/* The sim executor's comparison (tools/verify/sim_run.c over the shared
+ * data of tools/verify/data.c), independent of the emitter: hand-written
  * "kernels" run on the simulated warp. A correct scalar kernel passes both
  * passes; kernels that drop d, are one ulp off, write d's row padding, write
  * past d, write into b or diverge fail with a reason saying so. */
 #include "util.h"
 #include <math.h>
+#include <stdio.h>
 #include <string.h>
-#include "tools/verify_matrix.c"
-#include "tools/verify_check.c"
-#include "tools/verify_data.c"
-#include "tools/verify_sim_run.c"
+#include "tools/verify/verify.h"
+#include "tools/verify/data.h"
+#include "tools/verify/sim.h"
 
 /* The case under test, visible to the kernels below. */
 static const tcmma_plan *cur_plan;

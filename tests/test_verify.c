@@ -6,7 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-#include "tools/verify_matrix.c"
+#include "tools/verify/verify.h"
 
 /* The integer after "key": in a JSON text; -1 when absent. */
 static long json_int_of(const char *json, const char *key) {

@@ -1,7 +1,7 @@
 /* The executors' own checks can fail: the compile executor's census check
  * against hand-written PTX (right counts pass; one product too few, a
  * missing .trans, an extra ldmatrix fail), the storage encodings of the
- * executors' shared data (tools/verify_data.c) against bit patterns written
+ * executors' shared data (tools/verify/data.c) against bit patterns written
  * from the IEEE / OCP formats, its buffers and reference, and the GPU
  * executor's driver paths on the fake libcuda (tests/fake_cuda.c): no
  * driver, no device, cuInit failing, a device too old, a module the driver
@@ -12,11 +12,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
-#include "tools/verify_matrix.c"
-#include "tools/verify_check.c"
-#include "tools/verify_compile.c"
-#include "tools/verify_data.c"
-#include "tools/verify_gpu.c"
+#include "tools/verify/verify.h"
+#include "tools/verify/data.h"
 
 /* The first accepted case of the matrix whose name contains every piece. */
 static const tcmma_case *find_case(const char *p1, const char *p2, const char *p3) {
@@ -53,7 +50,7 @@ static bool census_ok(const tcmma_case *c, const char *const *lines, const int *
   memset(&px, 0, sizeof px);
   assert_int_equal(tcmma_ptx_parse(text, strlen(text), &px, NULL), TCMMA_OK);
   size_t stmts = 0;
-  bool ok = check_census(c, &plan, &cen, &px, &r, &stmts);
+  bool ok = tcmma_exec_compile_census(c, &plan, &cen, &px, &r, &stmts);
   if (!ok) assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
   tcmma_ptx_info_free(&px);
   free(text);
@@ -173,8 +170,8 @@ static void buffers_and_reference(void **state) {
   tcmma_case_result r;
   assert_true(tcmma_case_check_plan(c, &plan, &r));
   tcmma_case_data x;
-  assert_true(data_init(&x, c, &plan, &r));
-  data_fill(&x, TCMMA_PASS_INTEGER);
+  assert_true(tcmma_case_data_init(&x, c, &plan, &r));
+  tcmma_case_data_fill(&x, TCMMA_PASS_INTEGER);
   long m = c->call.m, n = c->call.n, k = c->call.k;
   const tcmma_operand_buf *a = &x.buf[1];
   assert_int_equal(a->elems, tcmma_kernel_operand_elems(&plan, c->outer, TCMMA_OPERAND_A));
@@ -200,9 +197,9 @@ static void buffers_and_reference(void **state) {
         }
       double mag;
       assert_true(want == floor(want));
-      assert_true(want == data_reference(&x, i, j, &mag));
+      assert_true(want == tcmma_case_data_reference(&x, i, j, &mag));
     }
-  data_free(&x);
+  tcmma_case_data_free(&x);
 }
 
 /* ---- the GPU executor on the fake driver ---- */

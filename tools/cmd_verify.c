@@ -1,10 +1,10 @@
-/* tcmma verify: runs the arm matrix (tools/verify_matrix.c) through one
+/* tcmma verify: runs the arm matrix (tools/verify/matrix.c) through one
  * executor and reports per arm; exit 0 if and only if no case failed. */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "cli.h"
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 static const char help[] =
     "usage: tcmma verify [--executor sim|compile|gpu] [--arm NAME] [--case TEXT] [--subset]\n"

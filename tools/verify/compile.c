@@ -24,7 +24,7 @@
 #include <string.h>
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 static bool has_warning(const char *log) {
   for (const char *p = log; p && *p; p++)
@@ -66,8 +66,8 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
   return n;
 }
 
-static bool check_census(const tcmma_case *c, const tcmma_plan *plan, const tcmma_census *cen,
-                         const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
+bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
+                               const tcmma_census *cen, const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
   if (cen->mma_per_statement != (int)per)
@@ -198,7 +198,7 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
     } else if (px.target_sm != want || px.target_suffix) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
                      px.target ? px.target : "?", want);
-    } else if (check_census(c, &plan, &cen, &px, r, &stmts)) {
+    } else if (tcmma_exec_compile_census(c, &plan, &cen, &px, r, &stmts)) {
       tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, stmts,
                      stmts == 1 ? "" : "s");
     }

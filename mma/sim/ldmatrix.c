@@ -4,7 +4,7 @@
  * transpose. Only the lanes whose rows are used are read. */
 #include <stdio.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 typedef struct {
   uint32_t *regs;

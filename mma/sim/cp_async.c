@@ -4,7 +4,7 @@
  * stale bytes, as it might on the GPU. */
 #include <stdlib.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 typedef struct {
   void *dst;

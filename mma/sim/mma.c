@@ -5,7 +5,7 @@
  * summation order, which is what the matrix checks compare. */
 #include <stdio.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 typedef struct {
   float *d;

@@ -1,14 +1,14 @@
 /* The data every running executor (sim, gpu) shares: a case's operand
  * buffers laid out as tcmma_render_kernel expects, their poisoned padding
  * and canaries, the integer and real inputs, the plain C reference and the
- * comparison (tools/verify_data.c says how each is chosen and bounded).
+ * comparison (tools/verify/data.c says how each is chosen and bounded).
  * An executor only moves the buffers to where its kernel runs and back. */
 #ifndef TCMMA_VERIFY_DATA_H
 #define TCMMA_VERIFY_DATA_H
 
 #include <stdbool.h>
 #include <stddef.h>
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 /* Bytes after each buffer that the kernel must leave alone. */
 enum { TCMMA_CANARY_BYTES = 64 };
@@ -49,6 +49,18 @@ typedef struct {
  * with pass, "integer pass" or "real pass") when it could not run. */
 typedef bool (*tcmma_case_runner)(tcmma_case_data *x, const char *pass, void *ctx,
                                   tcmma_case_result *r);
+
+/* The steps tcmma_case_data_run takes, for tests that check them apart:
+ * init lays out x's buffers for the plan (false with r FAILED when a buffer
+ * has no layout or no memory); fill poisons every buffer, writes the pass's
+ * inputs (seeded by the case's name) and keeps them in `before`; reference
+ * is d[i][j]'s expected value, *mag the magnitude its bound scales with;
+ * free releases the buffers. */
+bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
+                          tcmma_case_result *r);
+void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass);
+double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag);
+void tcmma_case_data_free(tcmma_case_data *x);
 
 /* Runs both passes of an accepted case (plan checked): fills the buffers,
  * calls run, checks the buffers and compares d with the reference; integers

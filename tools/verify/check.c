@@ -1,9 +1,9 @@
 /* The plan check every executor starts with, and the one way every executor
- * sets a case's outcome (tools/verify.h). */
+ * sets a case's outcome (tools/verify/verify.h). */
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 bool tcmma_case_set(tcmma_case_result *r, tcmma_case_outcome outcome, const char *fmt, ...) {
   va_list ap;

@@ -12,7 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tools/verify_sim.h"
+#include "tools/verify/sim.h"
 
 #ifndef TCMMA_SRC_ROOT
 #define TCMMA_SRC_ROOT "."

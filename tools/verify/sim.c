@@ -1,13 +1,13 @@
 /* The host warp simulator executor (DESIGN §7): each accepted case's kernel,
  * rendered in the host dialect, compiled with the system C compiler, run as
  * one simulated warp and compared with a plain C reference
- * (tools/verify_sim_run.c). tcmma_exec_sim_prepare compiles many cases in
+ * (tools/verify/sim_run.c). tcmma_exec_sim_prepare compiles many cases in
  * one go; a case not prepared compiles alone. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tools/verify_sim.h"
+#include "tools/verify/sim.h"
 
 /* The kernels call these by name from a dlopen'ed module: referencing them
  * here links every simulator object into any program holding the executor

@@ -1,7 +1,7 @@
 /* The GPU executor (DESIGN §7.3): the compile executor's kernel, compiled
  * for the device's own cc, run by one warp through the library's driver API
  * (tcmma/driver.h) on the very buffers the sim executor uses
- * (tools/verify_data.c: poisoned padding, canaries, the integer pass
+ * (tools/verify/data.c: poisoned padding, canaries, the integer pass
  * compared bit for bit and the real pass within the stated bound). Each
  * buffer goes to the device whole, canary included, and comes back whole,
  * so writes past it, into a or b, or outside d's tile show.
@@ -13,7 +13,7 @@
  * cases still check their decline. */
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
-#include "tools/verify_data.h"
+#include "tools/verify/data.h"
 
 enum { GPU_DEVICE = 0 }; /* the device every case runs on */
 

@@ -7,7 +7,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "tcmma/sim.h"
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 /* ---- the module: host-dialect kernels compiled into one shared object ---- */
 
@@ -35,7 +35,7 @@ void sim_module_free(sim_module *m);
 
 /* ---- one run of a case ---- */
 
-/* Runs entry on both passes of tools/verify_data.c (integer-valued inputs
+/* Runs entry on both passes of tools/verify/data.c (integer-valued inputs
  * compared bit for bit, real-valued ones within the documented bound) with
  * the plain C reference. Fills r (PASSED or FAILED with the first mismatch). */
 void sim_run_case(const tcmma_case *c, const tcmma_plan *plan, sim_entry entry,

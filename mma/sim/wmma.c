@@ -8,7 +8,7 @@
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 typedef enum { E_F16, E_BF16, E_TF32, E_F32 } elem_kind;
 

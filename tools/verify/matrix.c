@@ -24,7 +24,7 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "tools/verify.h"
+#include "tools/verify/verify.h"
 
 #define NONE_ARM TCMMA_ARM_NONE
 #define OK_ TCMMA_DECLINE_NONE
@@ -276,20 +276,10 @@ static const decline_row declines[] = {
 
 /* ---- building ---- */
 
-#define MAX_CASES 1024
 
-static tcmma_case matrix_cases[MAX_CASES];
+static tcmma_case matrix_cases[TCMMA_MATRIX_MAX];
 static size_t ncases;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
-
-static const char *decline_label(tcmma_decline d) {
-  static const char *const names[] = {
-#define TCMMA_DECLINE(ID, name, rule) name,
-#include "tables/declines.def"
-#undef TCMMA_DECLINE
-  };
-  return (unsigned)d < TCMMA_DECLINE_COUNT ? names[d] : "?";
-}
 
 static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
   tcmma_call c;
@@ -343,7 +333,7 @@ static void describe(char *out, size_t cap, const tcmma_operand_desc *o) {
 }
 
 static void add(const tcmma_case *c) {
-  if (ncases < MAX_CASES) matrix_cases[ncases++] = *c;
+  if (ncases < TCMMA_MATRIX_MAX) matrix_cases[ncases++] = *c;
 }
 
 static void add_accepted_d(const prec_row *r, int s, int o, int st, int e, int ds) {
@@ -408,7 +398,7 @@ static void add_resolution_decline(const prec_row *r, int s) {
   c.expect = r->why[scopes[s].scope];
   c.expect_arm = TCMMA_ARM_NONE;
   base_extents(r, &c.call);
-  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%dx%dx%d", decline_label(c.expect),
+  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%dx%dx%d", tcmma_decline_name(c.expect),
            r->label, scopes[s].label, c.call.m, c.call.n, c.call.k);
   add(&c);
 }
@@ -443,7 +433,7 @@ static void add_mutation(const decline_row *dr) {
       o->transposed = dr->transposed;
     break;
   }
-  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%s", decline_label(c.expect), r->label,
+  snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%s", tcmma_decline_name(c.expect), r->label,
            tcmma_scope_name(dr->scope), dr->what);
   add(&c);
 }

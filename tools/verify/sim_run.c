@@ -1,7 +1,7 @@
 /* One sim run of a case: the host kernel on the simulated warp, over the
- * buffers, inputs, reference and comparison of tools/verify_data.c. */
-#include "tools/verify_data.h"
-#include "tools/verify_sim.h"
+ * buffers, inputs, reference and comparison of tools/verify/data.c. */
+#include "tools/verify/data.h"
+#include "tools/verify/sim.h"
 
 /* The kernel runs in place on the buffers (the simulator's memory is the
  * host's). */

@@ -3,7 +3,7 @@
  * every scaled significand is exact) and tf32 (cvt.rna). */
 #include <math.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 const sim_format sim_fmt_f16 = {5, 10, 15, true};
 const sim_format sim_fmt_bf16 = {8, 7, 127, true};

@@ -1,4 +1,4 @@
-/* The inputs, the reference and the comparison of a case (tools/verify_data.h),
+/* The inputs, the reference and the comparison of a case (tools/verify/data.h),
  * the same for every executor that runs kernels.
  *
  * Buffers: laid out as tcmma_kernel_operand_index says; every byte that is
@@ -29,7 +29,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcmma/sim.h"
-#include "tools/verify_data.h"
+#include "tools/verify/data.h"
 
 enum { POISON = 0xff, CANARY = 0x5a };
 
@@ -94,12 +94,12 @@ static int small_int(uint64_t *s, int v) {
 
 /* ---- buffers ---- */
 
-static void data_free(tcmma_case_data *x) {
+void tcmma_case_data_free(tcmma_case_data *x) {
   for (int o = 0; o < 3; o++) free(x->buf[o].mem), free(x->buf[o].before);
 }
 
 /* false with r FAILED when a buffer has no layout or no memory. */
-static bool data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
+bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
                       tcmma_case_result *r) {
   static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
   const tcmma_call *call = &plan->call;
@@ -114,14 +114,14 @@ static bool data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan 
     b->op = ops[o], b->prec = precs[o];
     b->elems = tcmma_kernel_operand_elems(plan, c->outer, b->op);
     if (b->elems <= 0)
-      return data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "no kernel buffer layout for %s",
+      return tcmma_case_data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "no kernel buffer layout for %s",
                                           tcmma_operand_name(b->op));
     b->bytes = (size_t)b->elems * (size_t)tcmma_prec_bytes(b->prec);
     b->total = (b->bytes + TCMMA_CANARY_BYTES + 255) / 256 * 256;
     b->mem = aligned_alloc(256, b->total);
     b->before = malloc(b->bytes);
     if (!b->mem || !b->before)
-      return data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "out of memory");
+      return tcmma_case_data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "out of memory");
   }
   return true;
 }
@@ -172,7 +172,7 @@ static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
 
 /* Poisons every buffer, writes the pass's inputs (seeded by the case's
  * name) and keeps a copy of them in `before`. */
-static void data_fill(tcmma_case_data *x, tcmma_pass pass) {
+void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
   for (int o = 0; o < 3; o++) {
     memset(x->buf[o].mem, POISON, x->buf[o].bytes);
     memset(x->buf[o].mem + x->buf[o].bytes, CANARY, x->buf[o].total - x->buf[o].bytes);
@@ -197,7 +197,7 @@ static double input(const tcmma_case_data *x, int o, long r, long c) {
 
 /* The reference for d[i][j]: d0 plus the products in order, each sum
  * rounded to the accumulator's precision; *mag gets S (see the top). */
-static double data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
+double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
   double acc = input(x, 0, i, j), s = fabs(acc);
   for (long k = 0; k < x->K; k++) {
     double p = input(x, 1, i, k) * input(x, 2, k, j);
@@ -249,7 +249,7 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
   int eb = tcmma_prec_bytes(d->prec);
   for (long i = 0; i < x->m; i++)
     for (long j = 0; j < x->n; j++) {
-      double mag, want = data_reference(x, i, j, &mag), tol = 0;
+      double mag, want = tcmma_case_data_reference(x, i, j, &mag), tol = 0;
       const unsigned char *at = elem(x, d, d->mem, i, j);
       double got = tcmma_storage_get(d->prec, at);
       bool match;
@@ -280,14 +280,14 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
 bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case_runner run,
                          void *ctx, tcmma_case_result *r) {
   tcmma_case_data x;
-  if (!data_init(&x, c, plan, r)) return false;
+  if (!tcmma_case_data_init(&x, c, plan, r)) return false;
   bool ok = true;
   for (int p = TCMMA_PASS_INTEGER; ok && p <= TCMMA_PASS_REAL; p++) {
-    data_fill(&x, (tcmma_pass)p);
+    tcmma_case_data_fill(&x, (tcmma_pass)p);
     ok = run(&x, p == TCMMA_PASS_INTEGER ? "integer pass" : "real pass", ctx, r) &&
          data_check(&x, (tcmma_pass)p, r);
   }
-  data_free(&x);
+  tcmma_case_data_free(&x);
   if (ok) tcmma_case_set(r, TCMMA_CASE_PASSED, "bit-exact on integers, within bound on reals");
   return ok;
 }

@@ -10,7 +10,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
-#include "mma/sim_internal.h"
+#include "mma/sim/internal.h"
 
 typedef struct {
   pthread_mutex_t mu;

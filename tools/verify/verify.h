@@ -16,6 +16,9 @@ typedef struct {
   tcmma_arm expect_arm;  /* accepted cases: the arm the plan must choose */
 } tcmma_case;
 
+/* The most cases the matrix holds; building more fails tests/test_matrix.c. */
+#define TCMMA_MATRIX_MAX 1024
+
 /* The whole matrix, built once (accepted cases and declined cases). */
 size_t tcmma_matrix(const tcmma_case **cases);
 
@@ -61,6 +64,13 @@ bool tcmma_case_check_plan(const tcmma_case *c, tcmma_plan *plan, tcmma_case_res
 void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r);
 void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r);
+
+/* The compile executor's census check of an accepted case: the plan's census
+ * against the compiled PTX (px), for `statements` rendered statements' worth
+ * of products (set here). false with r FAILED naming the difference. */
+bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
+                               const tcmma_census *cen, const tcmma_ptx_info *px,
+                               tcmma_case_result *r, size_t *statements);
 
 /* The sim executor compiles host-dialect kernels with the system C
  * compiler; prepare compiles the accepted cases among cases in one run so
