@@ -1,10 +1,11 @@
 /* Per-lane fragment layouts of the m16n8kK inline-PTX shapes (PTX ISA
- * "Matrix Fragments for mma.m16n8k16/k32"). One rule covers every wave-1
- * inline arm: with g = lane>>2, q = lane&3 and e elements per register,
- * A register r holds row g + 8*(r&1), columns e*q .. e*q+e-1 offset by K/2
- * for r>=2; B register r holds k = e*q .. + K/2*r at column g; C register r
- * holds row g + 8*(r>>1), column 2q + (r&1). Elements per register derive
- * from the tile and the table's register counts. */
+ * "Matrix Fragments for mma.m16n8k16/k32"; docs/design.md §7). One rule
+ * covers every inline arm of tables/arms.def: with g = lane>>2, q = lane&3
+ * and e elements per register, A register r holds row g + 8*(r&1), columns
+ * e*q .. e*q+e-1 offset by K/2 for r>=2; B register r holds k = e*q .. +
+ * K/2*r at column g; C register r holds row g + 8*(r>>1), column 2q + (r&1).
+ * Elements per register derive from the tile and the table's register
+ * counts. */
 #include <string.h>
 #include "tcmma/layout.h"
 

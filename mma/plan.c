@@ -88,7 +88,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   tcmma_status st = tcmma_resolve(t, &c->numerics, c->scope, c->cc, &p->arm, &why);
   if (st == TCMMA_NO_ARM) return decline(p, TCMMA_DECLINE_NO_ARM, err, "%s", why.message);
   if (st == TCMMA_FLOOR && c->scope == TCMMA_SCOPE_STATEMENT) {
-    /* the statement list is final (DESIGN §3), but when fragment scope would
+    /* the statement list is final (docs/design.md §4), but when fragment scope would
      * run on this device, say so: that is what the caller can change */
     tcmma_arm frag;
     if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &frag, NULL) == TCMMA_OK)

@@ -1,5 +1,5 @@
 /* Architecture options: marker rules, floor raise, native clamp, family
- * targets, the target setting and scopes. Expected floors are DESIGN §5's
+ * targets, the target setting and scopes. Expected floors are docs/design.md §8's
  * numbers written here, not read from the tables under test. Decisions run
  * against made-up NVRTC arch lists so they do not depend on the toolkit. */
 #include "util.h"
@@ -23,7 +23,7 @@ static tcmma_status decide_err(const char *src, int cc, tcmma_target t,
   return tcmma_arch_decide(src, strlen(src), cc, t, s, &o, err);
 }
 
-/* NVRTC 13.0's numeric list (DESIGN §5), in a made-up order to show the
+/* NVRTC 13.0's numeric list (docs/design.md §8), in a made-up order to show the
  * decision does not rely on NVRTC sorting it. */
 static bool with_af(int arch, char suffix, void *ctx) {
   (void)ctx;

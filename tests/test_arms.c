@@ -1,4 +1,4 @@
-/* Arm facts against DESIGN §3's arm table, written out here independently of
+/* Arm facts against the arm table of docs/design.md §3, written out here independently of
  * tables/arms.def. */
 #include <stdio.h>
 #include <string.h>
@@ -59,7 +59,7 @@ static void every_design_arm_and_only_those(void **state) {
     assert_int_equal(a->floor, design[i].floor);
     assert_int_equal(a->family, design[i].family);
     assert_string_equal(tcmma_prec_name(a->acc), design[i].acc);
-    assert_false(a->reloads); /* every wave-1 body loads each fragment once per k */
+    assert_false(a->reloads); /* every body loads each fragment once per k step */
     assert_int_equal(a->converted_dest, design[i].converted_dest);
   }
 }
@@ -258,8 +258,8 @@ static void parse_compute_capabilities(void **state) {
   assert_non_null(strstr(err.message, "(null)"));
 }
 
-/* Wave 1 renders every arm but mma-mxfp8 (block scales: their own issue);
- * an arm the emitters do not render must be declined by plan, not crash. */
+/* The emitters render every arm but mma-mxfp8 (block-scaled operands have
+ * no rendering); an arm they do not render is declined by plan, not a crash. */
 static void emitted_arms_and_the_decline_of_the_rest(void **state) {
   (void)state;
   for (int i = 0; i < TCMMA_ARM_COUNT; i++) {

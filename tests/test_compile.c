@@ -208,7 +208,7 @@ static void test_gpu_arch_options_real(void **state) {
   for (size_t i = 0; i < s.count; i++) lowest = s.archs[i] < lowest ? s.archs[i] : lowest;
   tcmma_nvrtc_info info;
   assert_int_equal(tcmma_nvrtc_load(&info, NULL), TCMMA_OK);
-  if (info.major == 13) assert_int_equal(lowest, 75); /* DESIGN §5, verified */
+  if (info.major == 13) assert_int_equal(lowest, 75); /* docs/design.md §13 */
   tcmma_arch_options o;
   const char *src = "__half h;";
   assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &o, NULL),
@@ -216,7 +216,7 @@ static void test_gpu_arch_options_real(void **state) {
   char want[64];
   snprintf(want, sizeof want, "--gpu-architecture=compute_%d", lowest > 53 ? lowest : 53);
   assert_string_equal(o.option, want);
-  /* NVRTC 13 takes the family target compute_120f (DESIGN §5). */
+  /* NVRTC 13 takes the family target compute_120f (docs/design.md §8). */
   src = "// (mma-mxfp8)";
   assert_int_equal(tcmma_gpu_arch_options(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &o, NULL),
                    TCMMA_OK);

@@ -1,4 +1,4 @@
-/* Fragment layouts against the PTX ISA's per-element formulas (DESIGN §6),
+/* Fragment layouts against the PTX ISA's per-element formulas (docs/design.md §7),
  * written here element by element: g = lane>>2, q = lane&3; element i of a
  * fragment lives in register i / (elements per register), at index
  * i % (elements per register) inside it. */

@@ -1,6 +1,6 @@
 /* The arm matrix itself (tools/verify/matrix.c): size, coverage of arms and
  * decline reasons, unique names, and that every case is well formed for its
- * expectation (tiles from the arm table, layout rules from DESIGN §4). */
+ * expectation (tiles from the arm table, layout rules from docs/design.md §5). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>

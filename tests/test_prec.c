@@ -1,6 +1,6 @@
 /* Storage precisions: names, widths, C/PTX spellings, bad names. Expected
- * values are written here from DESIGN §3 / the PTX ISA, not read from the
- * table. */
+ * values are written here from the PTX ISA and CUDA's headers, not read
+ * from the table (docs/design.md §3). */
 #include <stdio.h>
 #include <string.h>
 #include "util.h"

@@ -1,5 +1,6 @@
 /* The PTX reader: hand-written awkward PTX, broken input, the feature table
- * against DESIGN §6, and real nvcc output (independent line-based count). */
+ * against the PTX ISA (docs/design.md §13), and real nvcc output (independent
+ * line-based count). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -52,7 +53,7 @@ static void awkward_fixture(void **state) {
   assert_int_equal(info.instruction_count, 10);
   for (size_t i = 1; i < info.census_count; i++)
     assert_true(strcmp(info.census[i - 1].opcode, info.census[i].opcode) < 0);
-  /* wgmma: sm_90a only (DESIGN §6) */
+  /* wgmma: sm_90a only (PTX ISA) */
   assert_int_equal(info.required_sm, 90);
   assert_int_equal(info.required_suffix, TCMMA_PTX_SUFFIX_A);
   assert_string_equal(info.required_by, "wgmma.fence.sync.aligned");
@@ -297,10 +298,10 @@ static void mutations(void **state) {
   free(text);
 }
 
-/* ---- the feature table against DESIGN §6 ---- */
+/* ---- the feature table against the PTX ISA (docs/design.md §13) ---- */
 
-/* DESIGN §6, one line per instruction written out in full; suffix as the
- * table's text ("", "a", "a|f"); ptx as major*10+minor. */
+/* The PTX ISA's requirements, one line per instruction written out in
+ * full; suffix as the table's text ("", "a", "a|f"); ptx as major*10+minor. */
 static const struct {
   const char *opcode;
   int sm;
@@ -354,7 +355,7 @@ static void table_matches_design(void **state) {
     if (!f) fail_msg("%s: no row", design[i].opcode);
     if (f->min_sm != design[i].sm || strcmp(tcmma_ptx_suffix_text(f->suffix), design[i].suffix) ||
         f->min_ptx != design[i].ptx)
-      fail_msg("%s: row %s says sm_%d%s PTX %d, DESIGN says sm_%d%s PTX %d", design[i].opcode, f->id,
+      fail_msg("%s: row %s says sm_%d%s PTX %d, the ISA says sm_%d%s PTX %d", design[i].opcode, f->id,
                f->min_sm, tcmma_ptx_suffix_text(f->suffix), f->min_ptx, design[i].sm,
                design[i].suffix, design[i].ptx);
   }

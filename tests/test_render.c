@@ -243,7 +243,7 @@ static void test_wmma_text(void **s) {
   tcmma_buf_free(&out);
 }
 
-/* DESIGN §4: byte offset r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
+/* docs/design.md §5: byte offset r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
 static void test_swizzle_formula(void **s) {
   (void)s;
   const int ebs[3] = {1, 2, 4};
@@ -300,7 +300,7 @@ static void test_swizzle_expression(void **s) {
   assert_int_equal(tcmma_render_swizzle_offset("", "c", 64, 2, &prog, NULL), TCMMA_INVALID);
 }
 
-/* Host kernels of every wave-1 arm compile as C. */
+/* Host kernels of every rendered arm compile as C. */
 static void test_host_kernels_compile(void **s) {
   (void)s;
   struct {

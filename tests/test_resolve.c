@@ -1,4 +1,4 @@
-/* Resolution against DESIGN §3's resolution table, written out here as code
+/* Resolution against the table of docs/design.md §4, written out here as code
  * independently of tables/resolve.def: every triple of every precision, every
  * policy, both scopes, and the cc values a reader cares about. */
 #include <stdio.h>
@@ -10,7 +10,7 @@ enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, NPREC };
 static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2",
                                               "mxfp8"};
 
-/* The arms with their floors (DESIGN §3); mma-mxfp8 runs on 12.x only. */
+/* The arms with their floors (docs/design.md §3); mma-mxfp8 runs on 12.x only. */
 static const struct {
   const char *marker;
   int floor;

@@ -1,5 +1,5 @@
 /* The host dialect differs from the CUDA text only in how collectives and
- * vendor types are spelled (issue 5 item 1): for every accepted matrix case,
+ * vendor types are spelled (docs/design.md §6): for every accepted matrix case,
  * both kernel renderings are normalized and must then be identical.
  *
  * Normalizing, in order, on each side:

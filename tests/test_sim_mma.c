@@ -63,7 +63,7 @@ static void lane_mma(void *arg) {
       put(&b[r], p, t->k, t->b_bits[kk][g]);
     }
   if (t->use_ldmatrix) {
-    /* DESIGN §6: A via .x4, lane l at A[l%16][(l/16)*8]; B (k x n) via
+    /* docs/design.md §7: A via .x4, lane l at A[l%16][(l/16)*8]; B (k x n) via
      * .x2.trans, lane l at row k = l%16. */
     uint32_t la[4], lb[2];
     tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x4.shared.b16", la,
@@ -190,7 +190,7 @@ static void mma_unknown_opcode(void **state) {
   }
 }
 
-/* ---- ldmatrix against the DESIGN §6 rule ---- */
+/* ---- ldmatrix against the rule of docs/design.md §7 ---- */
 
 typedef struct {
   const char *opcode;

@@ -65,8 +65,8 @@ static void compile_executor_matrix(void **state) {
   compile_executor(sub && strcmp(sub, "1") == 0);
 }
 
-/* The simulator over the whole matrix, bit-exact. While branch sim's
- * executor is not merged (the placeholder skips every case), the test is
+/* The simulator over the whole matrix, bit-exact. A run in which a
+ * stand-in executor skipped every case (the reason checked below) is
  * reported SKIPPED, never passed. */
 static void sim_executor_matrix(void **state) {
   (void)state;

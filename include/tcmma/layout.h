@@ -1,4 +1,4 @@
-/* Per-lane fragment layouts of the inline-PTX arms (PTX ISA, DESIGN §6). */
+/* Per-lane fragment layouts of the inline-PTX arms (PTX ISA, docs/design.md §7). */
 #ifndef TCMMA_LAYOUT_H
 #define TCMMA_LAYOUT_H
 

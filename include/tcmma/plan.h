@@ -1,5 +1,5 @@
 /* Planning a tile-MMA call: accept (arm, tiling, ldmatrix operands) or
- * decline with a reason, without any address (DESIGN §4). */
+ * decline with a reason, without any address (docs/design.md §5). */
 #ifndef TCMMA_PLAN_H
 #define TCMMA_PLAN_H
 

@@ -1,6 +1,7 @@
 /* The host warp simulator: runs host-dialect emissions as one warp of 32
  * lanes on the CPU, in lockstep through each collective operation, against a
- * reference model of each instruction built from the PTX ISA (DESIGN §6, §7).
+ * reference model of each instruction built from the PTX ISA (docs/design.md
+ * §7, §11).
  *
  * The host dialect of the renderer differs from the CUDA text only in how
  * collective instructions and vendor types are spelled; this header is what

@@ -1,4 +1,4 @@
-/* Internals shared by the host warp simulator's sources (mma/sim_*.c):
+/* Internals shared by the host warp simulator's sources (mma/sim/):
  * the lockstep rendezvous every collective goes through, failure reporting,
  * and the exact small-float codec the conversions and models share. */
 #ifndef TCMMA_SIM_INTERNAL_H

@@ -1,4 +1,4 @@
-/* ldmatrix reference model (DESIGN §6): lane l supplies the address of row
+/* ldmatrix reference model (docs/design.md §7): lane l supplies the address of row
  * l&7 of matrix l>>3; register j of lane l receives matrix j, row l>>2,
  * columns 2(l&3) and 2(l&3)+1 (lower half first); .trans delivers the
  * transpose. Only the lanes whose rows are used are read. */

@@ -1,5 +1,5 @@
 /* mma.sync reference model: gathers the warp's A, B and C from the lanes'
- * registers per the PTX ISA fragment layouts (DESIGN §6), computes
+ * registers per the PTX ISA fragment layouts (docs/design.md §7), computes
  * D = A*B + C with exact products summed in double and one rounding to f32,
  * and scatters D back. Integer-valued inputs in range are bit-exact on any
  * summation order, which is what the matrix checks compare. */

@@ -1,4 +1,4 @@
-/* The compile executor (DESIGN §7.1): plan; render the one-warp kernel;
+/* The compile executor (docs/design.md §12.3): plan; render the one-warp kernel;
  * compile it with NVRTC to a CUBIN at the arm's floor (raised to NVRTC's
  * lowest arch) with no warnings; read the PTX census; and, for inline-PTX
  * arms, have ptxas reject the same source at the supported arch just below

@@ -1,4 +1,4 @@
-/* The GPU executor (DESIGN §7.3): the compile executor's kernel, compiled
+/* The GPU executor (docs/design.md §12.4): the compile executor's kernel, compiled
  * for the device's own cc, run by one warp through the library's driver API
  * (tcmma/driver.h) on the very buffers the sim executor uses
  * (tools/verify/data.c: poisoned padding, canaries, the integer pass

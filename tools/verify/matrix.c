@@ -1,4 +1,4 @@
-/* The arm matrix (DESIGN §7): every case the executors run, generated from
+/* The arm matrix (docs/design.md §12.1): every case the executors run, generated from
  * the compact axis tables below, never listed by hand.
  *
  * The expected arm or decline of each case is written here, in the
@@ -7,8 +7,8 @@
  * Tiles are read from the arm table (through tcmma_arm_get) so that the
  * extents axis counts in tiles of the expected arm.
  *
- * Accepted cases: each tier-1 row (one per wave-1 arm except mma-mxfp8,
- * whose emission is its own issue) runs the full product
+ * Accepted cases: each tier-1 row (one per rendered arm, so every arm but
+ * mma-mxfp8, which the emitters do not render) runs the full product
  *   scopes (statement; fragment with outer reduction 1 and 3)
  *   x orientations (a, b stored transposed or not)
  *   x storages (global; shared plain; shared swizzled_b128 and a mix, the
@@ -52,7 +52,7 @@ typedef struct {
 #define PTX TCMMA_PREFER_PTX
 #define WMMA TCMMA_PREFER_WMMA
 
-/* DESIGN §3's resolution table, restated as expectations. */
+/* The resolution table of docs/design.md §4, restated as expectations. */
 static const prec_row rows[] = {
     /* tier 1: one row per arm */
     {"f32=f16.f16/ptx", P(F32), P(F16), P(F16), W, false, PTX, 0, 1,
@@ -147,8 +147,8 @@ static const prec_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=f16.f16/wmma@61", P(F32), P(F16), P(F16), W, false, WMMA, 61, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
-    /* the family arm off its family: declined by floor (its emission is a
-     * later issue, so it appears only here) */
+    /* the family arm off its family: declined by floor (the emitters do
+     * not render it, so it appears only here) */
     {"f32=mxfp8.mxfp8@90", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 90, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=mxfp8.mxfp8@100", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 100, 0,
@@ -230,7 +230,7 @@ typedef struct {
 #define GL TCMMA_SPACE_GLOBAL
 #define TH TCMMA_SPACE_THREAD
 
-/* Each mutation breaks exactly one rule of DESIGN §4. */
+/* Each mutation breaks exactly one planning rule (docs/design.md §5). */
 static const decline_row declines[] = {
     /* extents: not positive multiples of the tile */
     {D(EXTENTS), "f32=f16.f16/ptx", STMT, MUT_EXTENTS, 0, false, 16, 8, 24, 0, GL, "k=24"},
@@ -381,7 +381,7 @@ static const prec_row *find_row(const char *label) {
 
 /* The one-tile base geometry of a decline: a tile of the row's arm (of the
  * statement-scope arm, else the fragment-scope one), or 16x16x32, which is
- * a multiple of every wave-1 tile, when the row has no arm. */
+ * a multiple of every arm's tile, when the row has no arm. */
 static void base_extents(const prec_row *r, tcmma_call *c) {
   const tcmma_arm_info *info = tcmma_arm_get(r->arm[c->scope]);
   if (!info) info = tcmma_arm_get(r->arm[TCMMA_SCOPE_FRAGMENT]);

@@ -1,4 +1,4 @@
-/* The host warp simulator executor (DESIGN §7): each accepted case's kernel,
+/* The host warp simulator executor (docs/design.md §12.2): each accepted case's kernel,
  * rendered in the host dialect, compiled with the system C compiler, run as
  * one simulated warp and compared with a plain C reference
  * (tools/verify/sim_run.c). tcmma_exec_sim_prepare compiles many cases in

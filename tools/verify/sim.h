@@ -1,4 +1,4 @@
-/* Internal to the sim executor (tools/verify_sim*.c): the compiled module of
+/* Internal to the sim executor (tools/verify/sim*.c): the compiled module of
  * host-dialect kernels, and one run of a case on the simulated warp. */
 #ifndef TCMMA_VERIFY_SIM_H
 #define TCMMA_VERIFY_SIM_H

@@ -1,4 +1,4 @@
-/* The arm matrix and its executors (DESIGN §7): one data-driven list of
+/* The arm matrix and its executors (docs/design.md §12): one data-driven list of
  * cases that the compile check, the host warp simulator and the GPU
  * executor all run. CLI-side (linked into the tcmma tool, not libtcmma). */
 #ifndef TCMMA_VERIFY_H
