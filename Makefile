@@ -90,7 +90,8 @@ $(BUILD)/tcmma: $(TOOL_OBJS) $(LINK_LIBS)
 	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(LINK_LIBS) $(LDLIBS)
 
 # Benches read their input as the CLI does (tools/cli_input.c).
-BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o
+BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o \
+             $(BUILD)/obj/tools/cli_parse.o
 $(BUILD)/bench_%: tools/bench_%.c $(BENCH_OBJS) $(BUILD)/libtcmma.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(BENCH_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
 
@@ -104,9 +105,11 @@ $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 deps:
 	@sh tests/ensure-deps.sh
 
-$(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(LINK_LIBS) $(HEADERS) | deps
+# The tests also read the CLI's text forms (operand SPECs, --cc values).
+TEST_OBJS := $(UTIL_OBJS) $(BUILD)/obj/tools/cli_parse.o
+$(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
 check: deps all $(TESTS)
 	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \

@@ -71,11 +71,6 @@ const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
  * naming cc and the expected range otherwise. */
 tcmma_status tcmma_cc_check(int cc, tcmma_error *err);
 
-/* Parses a decimal compute capability ("80") into *out and checks it as
- * tcmma_cc_check does; TCMMA_INVALID naming the text otherwise (NULL, "",
- * "abc", "8x", "-1", "99999"). */
-tcmma_status tcmma_cc_parse(const char *text, int *out, tcmma_error *err);
-
 /* Whether a device of compute capability cc runs arm: cc >= floor and, for a
  * family arm, the same major version. cc 0 means "any device": true. False
  * for an out-of-range arm or cc. */
