@@ -7,6 +7,8 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CUDA_HOME ?= /usr/local/cuda
 VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
+# The soname's number: raise it whenever the exported ABI changes incompatibly.
+SONAME    := libtcmma.so.1
 
 ifeq ($(SAN),1)
 BUILD     ?= build-san
@@ -18,7 +20,9 @@ endif
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
+# Hidden by default: only what include/tcmma/*.h declares (inside its
+# visibility push) is exported from libtcmma.so (tests/abi-test.sh).
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
              -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"' \
              -DTCMMA_SRC_ROOT='"$(CURDIR)"' -DTCMMA_PREFIX='"$(PREFIX)"' \
              -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
@@ -80,7 +84,7 @@ $(BUILD)/libtcmma_verify.a: $(VERIFY_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libtcmma.so: $(LIB_OBJS)
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma.so.0 -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
 
 # SIM_EXPORT: the sim executor dlopens host-dialect kernels that call the
 # simulator (tcmma_sim_*) by name; the program exports those symbols.
@@ -134,8 +138,8 @@ install: all
 	install -m 644 tables/*.def $(DESTDIR)$(PREFIX)/include/tcmma/tables/
 	install -m 644 $(BUILD)/libtcmma.a $(BUILD)/libtcmma_sim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libtcmma.so $(DESTDIR)$(PREFIX)/lib/libtcmma.so.$(VERSION)
-	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtcmma.so.0
-	ln -sf libtcmma.so.0 $(DESTDIR)$(PREFIX)/lib/libtcmma.so
+	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtcmma.so
 	@# written here, not copied from $(BUILD): PREFIX may differ from the build's
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tcmma.pc

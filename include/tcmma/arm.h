@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
   TCMMA_ARM_NONE = -1,
@@ -97,6 +98,7 @@ tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, ch
 tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
                               tcmma_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,11 @@
 #include "tcmma/resolve.h"
 #include "tcmma/layout.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
 /* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
@@ -102,5 +107,10 @@ const char *tcmma_layout_name(tcmma_layout layout);
  * its leading dimension (call's ld, or cols when 0). */
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif
