@@ -17,6 +17,8 @@ else
 BUILD     ?= build
 SANFLAGS  :=
 endif
+# BUILD may be relative (build, build-san, build-clang) or absolute.
+ABS_BUILD := $(abspath $(BUILD))
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
@@ -116,14 +118,14 @@ $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
 check: deps all $(TESTS)
-	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
 
 # The test binaries under valgrind (leaks and invalid accesses fail; what
 # valgrind finds inside NVRTC itself is suppressed: tests/valgrind.supp).
 memcheck: deps all $(TESTS)
-	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1 --suppressions=$(CURDIR)/tests/valgrind.supp" \
 	  sh tests/run-tests.sh $(TESTS)
@@ -151,8 +153,8 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/bin/tcmma
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang
 
 # Regenerate the golden CLI outputs from the tool itself (review the diff).
 golden: $(BUILD)/tcmma
-	sh tests/golden/regen.sh $(CURDIR)/$(BUILD)/tcmma
+	sh tests/golden/regen.sh $(ABS_BUILD)/tcmma
