@@ -7,6 +7,8 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CUDA_HOME ?= /usr/local/cuda
 VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
+# The soname's number: raise it whenever the exported ABI changes incompatibly.
+SONAME    := libtcmma.so.1
 
 ifeq ($(SAN),1)
 BUILD     ?= build-san
@@ -15,10 +17,14 @@ else
 BUILD     ?= build
 SANFLAGS  :=
 endif
+# BUILD may be relative (build, build-san, build-clang) or absolute.
+ABS_BUILD := $(abspath $(BUILD))
 
 WARN      := -Wall -Wextra -Werror -Wshadow -Wstrict-prototypes -Wno-missing-field-initializers
 CFLAGS    ?= -O2 -g
-ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC \
+# Hidden by default: only what include/tcmma/*.h declares (inside its
+# visibility push) is exported from libtcmma.so (tests/abi-test.sh).
+ALL_CFLAGS = -std=c11 -D_GNU_SOURCE $(WARN) $(CFLAGS) $(SANFLAGS) -fPIC -fvisibility=hidden \
              -Iinclude -I. -I$(CUDA_HOME)/include -DTCMMA_CUDA_HOME='"$(CUDA_HOME)"' \
              -DTCMMA_SRC_ROOT='"$(CURDIR)"' -DTCMMA_PREFIX='"$(PREFIX)"' \
              -DTCMMA_SANFLAGS='"$(SANFLAGS)"'
@@ -80,7 +86,7 @@ $(BUILD)/libtcmma_verify.a: $(VERIFY_OBJS)
 	ar rcs $@ $^
 
 $(BUILD)/libtcmma.so: $(LIB_OBJS)
-	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma.so.0 -o $@ $^ $(LDLIBS)
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
 
 # SIM_EXPORT: the sim executor dlopens host-dialect kernels that call the
 # simulator (tcmma_sim_*) by name; the program exports those symbols.
@@ -90,7 +96,8 @@ $(BUILD)/tcmma: $(TOOL_OBJS) $(LINK_LIBS)
 	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(LINK_LIBS) $(LDLIBS)
 
 # Benches read their input as the CLI does (tools/cli_input.c).
-BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o
+BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o \
+             $(BUILD)/obj/tools/cli_parse.o
 $(BUILD)/bench_%: tools/bench_%.c $(BENCH_OBJS) $(BUILD)/libtcmma.a $(HEADERS)
 	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(BENCH_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
 
@@ -104,19 +111,21 @@ $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 deps:
 	@sh tests/ensure-deps.sh
 
-$(BUILD)/tests/%: tests/%.c $(UTIL_OBJS) $(LINK_LIBS) $(HEADERS) | deps
+# The tests also read the CLI's text forms (operand SPECs, --cc values).
+TEST_OBJS := $(UTIL_OBJS) $(BUILD)/obj/tools/cli_parse.o
+$(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(UTIL_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
 check: deps all $(TESTS)
-	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
 
 # The test binaries under valgrind (leaks and invalid accesses fail; what
 # valgrind finds inside NVRTC itself is suppressed: tests/valgrind.supp).
 memcheck: deps all $(TESTS)
-	@TCMMA_BIN=$(CURDIR)/$(BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(CURDIR)/$(BUILD) \
+	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1 --suppressions=$(CURDIR)/tests/valgrind.supp" \
 	  sh tests/run-tests.sh $(TESTS)
@@ -131,8 +140,8 @@ install: all
 	install -m 644 tables/*.def $(DESTDIR)$(PREFIX)/include/tcmma/tables/
 	install -m 644 $(BUILD)/libtcmma.a $(BUILD)/libtcmma_sim.a $(DESTDIR)$(PREFIX)/lib/
 	install -m 755 $(BUILD)/libtcmma.so $(DESTDIR)$(PREFIX)/lib/libtcmma.so.$(VERSION)
-	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/libtcmma.so.0
-	ln -sf libtcmma.so.0 $(DESTDIR)$(PREFIX)/lib/libtcmma.so
+	ln -sf libtcmma.so.$(VERSION) $(DESTDIR)$(PREFIX)/lib/$(SONAME)
+	ln -sf $(SONAME) $(DESTDIR)$(PREFIX)/lib/libtcmma.so
 	@# written here, not copied from $(BUILD): PREFIX may differ from the build's
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in \
 	  > $(DESTDIR)$(PREFIX)/lib/pkgconfig/tcmma.pc
@@ -144,8 +153,8 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/bin/tcmma
 
 clean:
-	rm -rf build build-san
+	rm -rf build build-san build-clang
 
 # Regenerate the golden CLI outputs from the tool itself (review the diff).
 golden: $(BUILD)/tcmma
-	sh tests/golden/regen.sh $(CURDIR)/$(BUILD)/tcmma
+	sh tests/golden/regen.sh $(ABS_BUILD)/tcmma

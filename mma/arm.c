@@ -1,6 +1,5 @@
 /* Arm facts, derived from tables/arms.def. */
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "tcmma/arm.h"
 
@@ -119,18 +118,6 @@ tcmma_status tcmma_cc_check(int cc, tcmma_error *err) {
                     "compute capability %d: expected 0 (any device) or major*10+minor "
                     "from %d to %d (80 for sm_80)",
                     cc, TCMMA_CC_MIN, TCMMA_CC_MAX);
-}
-
-tcmma_status tcmma_cc_parse(const char *text, int *out, tcmma_error *err) {
-  /* digits only: no sign, no spaces, at most 9 of them so the value fits */
-  size_t n = text ? strspn(text, "0123456789") : 0;
-  if (!text || n == 0 || text[n] != '\0' || n > 9 || tcmma_cc_check(atoi(text), NULL))
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "compute capability '%s': expected 0 (any device) or major*10+minor "
-                      "from %d to %d (80 for sm_80)",
-                      text ? text : "(null)", TCMMA_CC_MIN, TCMMA_CC_MAX);
-  if (out) *out = atoi(text);
-  return TCMMA_OK;
 }
 
 tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,

@@ -1,24 +1,55 @@
 #!/bin/sh
-# Installs what the tests need when it is missing: cmocka (Debian:
-# libcmocka-dev) and pkg-config (the install test reads tcmma.pc with it).
-# As root it installs with apt-get; otherwise it stops with the exact command.
+# Installs what the tests need when it is missing: the compilers they run
+# (${CC:-cc} builds helper programs and the simulator's modules, so CC=clang
+# needs clang; ${CXX:-c++} builds the install test's C++ generator), cmocka
+# (Debian: libcmocka-dev) and pkg-config (the install test reads tcmma.pc
+# with it). As root it installs with apt-get; otherwise it stops with the
+# exact command.
+
+# Installs the packages named (or stops, saying how).
+install() {
+  if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
+    echo "tcmma: installing $* (needed by the tests)"
+    export DEBIAN_FRONTEND=noninteractive
+    apt-get update -qq >/dev/null && apt-get install -y -qq "$@" >/dev/null && return 0
+    echo "tcmma: apt-get could not install $*" >&2
+    exit 1
+  fi
+  echo "tcmma: the tests need $*; run: sudo apt-get install -y $*" >&2
+  exit 1
+}
+
+# Whether a compiler command (its first word) is on PATH, and its package.
+have() { command -v "${1%% *}" >/dev/null 2>&1; }
+package_of() {
+  case ${1%% *} in
+  *clang*) echo clang ;;
+  *++) echo g++ ;;
+  *) echo gcc ;;
+  esac
+}
+
+pkgs=""
+have "${CC:-cc}" || pkgs=$(package_of "${CC:-cc}")
+have "${CXX:-c++}" || pkgs="${pkgs:+$pkgs }$(package_of "${CXX:-c++}")"
+# shellcheck disable=SC2086
+[ -z "$pkgs" ] || install $pkgs
+if ! have "${CC:-cc}" || ! have "${CXX:-c++}"; then
+  echo "tcmma: ${CC:-cc} or ${CXX:-c++} is still missing" >&2
+  exit 1
+fi
+
 have_cmocka() {
   printf '#include <stdarg.h>\n#include <stddef.h>\n#include <stdint.h>\n#include <setjmp.h>\n#include <cmocka.h>\nint main(void){return 0;}\n' |
     ${CC:-cc} -x c - -o /dev/null -lcmocka >/dev/null 2>&1
 }
-have_all() { have_cmocka && command -v pkg-config >/dev/null 2>&1; }
-have_all && exit 0
+have_pkg_config() { command -v pkg-config >/dev/null 2>&1; }
 pkgs=""
 have_cmocka || pkgs="libcmocka-dev"
-command -v pkg-config >/dev/null 2>&1 || pkgs="${pkgs:+$pkgs }pkg-config"
-if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1; then
-  echo "tcmma: installing $pkgs (needed by the tests)"
-  export DEBIAN_FRONTEND=noninteractive
-  # shellcheck disable=SC2086
-  apt-get update -qq >/dev/null && apt-get install -y -qq $pkgs >/dev/null
-  have_all && exit 0
-  echo "tcmma: apt-get could not install $pkgs" >&2
+have_pkg_config || pkgs="${pkgs:+$pkgs }pkg-config"
+# shellcheck disable=SC2086
+[ -z "$pkgs" ] || install $pkgs
+if ! have_cmocka || ! have_pkg_config; then
+  echo "tcmma: cmocka or pkg-config is still missing" >&2
   exit 1
 fi
-echo "tcmma: the tests need $pkgs; run: sudo apt-get install -y $pkgs" >&2
-exit 1

@@ -1,7 +1,9 @@
 #!/bin/sh
 # Installs tcmma into a scratch DESTDIR with PREFIX=/usr, then builds and runs
-# a small program against the installed tree through tcmma.pc (sysroot-aware
-# pkg-config), dynamically and statically. Any missing piece fails.
+# against the installed tree through tcmma.pc (sysroot-aware pkg-config): a
+# small C program, dynamically and statically; a C++ generator that plans,
+# renders, compiles (NVRTC) and reads the PTX back; a program running a warp
+# on the simulator of libtcmma_sim.a. Any missing piece fails.
 # Environment (set by `make check`): TCMMA_SRCDIR, TCMMA_BUILD, TCMMA_SAN,
 # TCMMA_SANFLAGS (the sanitizer flags the library was built with).
 set -eu
@@ -14,9 +16,11 @@ make -s -C "$src" install DESTDIR="$tmp/root" PREFIX=/usr BUILD="$build" SAN="${
   >"$tmp/install.log" 2>&1 || { cat "$tmp/install.log"; echo "install-test: make install failed"; exit 1; }
 
 root=$tmp/root/usr
-for f in include/tcmma/tcmma.h include/tcmma/resolve.h include/tcmma/tables/arms.def \
-         include/tcmma/tables/resolve.def include/tcmma/tables/prec.def lib/libtcmma.a \
-         lib/libtcmma.so lib/pkgconfig/tcmma.pc bin/tcmma; do
+soname=$(sed -n 's/^SONAME *:= *//p' "$src/Makefile")
+for f in include/tcmma/tcmma.h include/tcmma/resolve.h include/tcmma/sim.h \
+         include/tcmma/tables/arms.def include/tcmma/tables/resolve.def \
+         include/tcmma/tables/prec.def lib/libtcmma.a lib/libtcmma_sim.a lib/libtcmma.so \
+         "lib/$soname" lib/pkgconfig/tcmma.pc bin/tcmma; do
   [ -e "$root/$f" ] || { echo "install-test: $f was not installed"; exit 1; }
 done
 grep -q '^prefix=/usr$' "$root/lib/pkgconfig/tcmma.pc" ||
@@ -55,13 +59,81 @@ ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/prog-static" "$tmp/prog.c" $(pc 
   "$root/lib/libtcmma.a" $(pc --static --libs-only-l | sed 's/-ltcmma//')
 out=$("$tmp/prog-static")
 [ "$out" = "mma-f16" ] || { echo "install-test: static program printed '$out', expected mma-f16"; exit 1; }
-# generators written in C++ include the same headers (extern "C")
-if command -v "${CXX:-c++}" >/dev/null 2>&1; then
-  # shellcheck disable=SC2086
-  "${CXX:-c++}" ${TCMMA_SANFLAGS:-} -x c++ -o "$tmp/prog-cxx" "$tmp/prog.c" -x none $flags
-  out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/prog-cxx")
-  [ "$out" = "mma-f16" ] || { echo "install-test: C++ program printed '$out', expected mma-f16"; exit 1; }
-fi
+needed=$(readelf -d "$tmp/prog" | sed -n 's/.*(NEEDED).*\[\(libtcmma[^]]*\)\]/\1/p')
+[ "$needed" = "$soname" ] ||
+  { echo "install-test: the program needs '$needed', expected the soname $soname"; exit 1; }
+
+# A generator written in C++ (extern "C" headers): plan a 32x16x32 f16 call
+# for cc 80, render its kernel, compile it with NVRTC at its floor and read
+# the PTX back: 2*2*2 m16n8k16 tiles are 8 mma.sync at sm_80.
+cat >"$tmp/gen.cc" <<'CXX'
+#include <cstdio>
+#include <cstring>
+#include <tcmma/tcmma.h>
+static int fail(const char *what, const tcmma_error &err) {
+  std::fprintf(stderr, "%s: %s\n", what, err.message);
+  return 1;
+}
+int main() {
+  tcmma_call call = tcmma_call_default();
+  call.m = 32, call.n = 16, call.k = 32, call.cc = 80;
+  tcmma_plan plan;
+  tcmma_error err;
+  if (tcmma_plan_call(&call, &plan, &err) != TCMMA_OK) return fail("plan", err);
+  tcmma_buf src = {};
+  if (tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, 1, &src, &err) != TCMMA_OK)
+    return fail("render", err);
+  tcmma_compile_opts opts = {};
+  tcmma_program prog;
+  if (tcmma_compile(src.data, src.len, &opts, &prog, &err) != TCMMA_OK) return fail("compile", err);
+  tcmma_ptx_info info = {};
+  if (tcmma_ptx_parse(prog.ptx, prog.ptx_len, &info, &err) != TCMMA_OK) return fail("ptx", err);
+  if (tcmma_ptx_check_target(&info, &err) != TCMMA_OK) return fail("target", err);
+  std::printf("%s %s %zu %s\n", tcmma_arm_marker(plan.arm), info.target,
+              tcmma_ptx_count(&info, "mma.sync"), std::strstr(src.data, "(mma-f16)") ? "marked" : "-");
+  tcmma_ptx_info_free(&info), tcmma_program_free(&prog), tcmma_buf_free(&src);
+  return 0;
+}
+CXX
+# shellcheck disable=SC2086
+"${CXX:-c++}" ${TCMMA_SANFLAGS:-} -o "$tmp/gen" "$tmp/gen.cc" $flags ||
+  { echo "install-test: the C++ generator did not build with ${CXX:-c++}"; exit 1; }
+out=$(TCMMA_CACHE=0 LD_LIBRARY_PATH="$root/lib" "$tmp/gen") ||
+  { echo "install-test: the C++ generator failed: $out"; exit 1; }
+[ "$out" = "mma-f16 sm_80 8 marked" ] ||
+  { echo "install-test: the C++ generator printed '$out', expected 'mma-f16 sm_80 8 marked'"; exit 1; }
+
+# The simulator from libtcmma_sim.a over the installed libtcmma.so: a warp
+# whose lanes meet at __syncwarp, then one whose lanes disagree (an error
+# built by the shared library).
+cat >"$tmp/sim.c" <<'C'
+#include <stdio.h>
+#include <tcmma/sim.h>
+static unsigned seen[32];
+static void warp(void *arg) {
+  (void)arg;
+  seen[tcmma_sim_lane()] = tcmma_sim_lane() + 1;
+  tcmma_sim_syncwarp();
+}
+static void diverge(void *arg) {
+  (void)arg;
+  if (tcmma_sim_lane() == 3) tcmma_sim_syncwarp();
+}
+int main(void) {
+  tcmma_error err;
+  if (tcmma_sim_launch(warp, NULL, &err) != TCMMA_OK) return fprintf(stderr, "%s\n", err.message), 1;
+  unsigned sum = 0;
+  for (int l = 0; l < 32; l++) sum += seen[l];
+  tcmma_status st = tcmma_sim_launch(diverge, NULL, &err);
+  return printf("%u %s %s\n", sum, tcmma_status_name(st), err.message[0] ? "named" : "-") < 0;
+}
+C
+# shellcheck disable=SC2086
+${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/sim" "$tmp/sim.c" "$root/lib/libtcmma_sim.a" $flags \
+  -lpthread || { echo "install-test: the simulator program did not link"; exit 1; }
+out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/sim")
+[ "$out" = "528 invalid named" ] ||
+  { echo "install-test: the simulator program printed '$out', expected '528 invalid named'"; exit 1; }
 out=$(LD_LIBRARY_PATH="$root/lib" "$root/bin/tcmma" resolve f32 f16 f16 --cc 80 --json)
 case $out in *'"arm": "mma-f16"'*) ;; *) echo "install-test: installed CLI printed: $out"; exit 1;; esac
 echo "install-test: ok ($flags)"

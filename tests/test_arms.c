@@ -4,6 +4,7 @@
 #include <string.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
+#include "tools/cli_parse.h"
 
 enum rule { NEVER, BOTH, A_ROW_B_T };
 
@@ -243,7 +244,7 @@ static void parse_compute_capabilities(void **state) {
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     int cc = -7;
     tcmma_error err;
-    tcmma_status s = tcmma_cc_parse(cases[i].text, &cc, &err);
+    tcmma_status s = cli_parse_cc(cases[i].text, &cc, &err);
     if (cases[i].want < 0) {
       assert_int_equal(s, TCMMA_INVALID);
       assert_int_equal(cc, -7);
@@ -254,7 +255,7 @@ static void parse_compute_capabilities(void **state) {
     }
   }
   tcmma_error err;
-  assert_int_equal(tcmma_cc_parse(NULL, NULL, &err), TCMMA_INVALID);
+  assert_int_equal(cli_parse_cc(NULL, NULL, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "(null)"));
 }
 

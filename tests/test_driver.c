@@ -1,5 +1,5 @@
 /* The driver API wrapper: no driver, a library that is not a driver, and a
- * fake libcuda (tests/fake_cuda.c, built here with cc) with two devices of
+ * fake libcuda (tests/fake_cuda.c, built here with $CC) with two devices of
  * cc 8.0 and 9.0 by default, so that device queries, modules, launches,
  * memory and the error paths run without a GPU. */
 #include <dlfcn.h>

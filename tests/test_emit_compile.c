@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/tcmma.h"
+#include "tools/cli_parse.h"
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 
@@ -47,9 +48,9 @@ static const emit_case cases[] = {
 
 static tcmma_plan plan_of(const emit_case *c) {
   tcmma_call call = tcmma_call_default();
-  assert_int_equal(tcmma_operand_parse_spec(c->d, &call.d, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(c->a, &call.a, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(c->b, &call.b, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(c->d, &call.d, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(c->a, &call.a, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(c->b, &call.b, NULL), TCMMA_OK);
   call.m = c->m, call.n = c->n, call.k = c->k, call.scope = c->scope, call.arm = c->arm;
   call.numerics.tf32 = true;
   if (strcmp(c->arm, "wmma-f16") == 0) call.numerics.fp16 = TCMMA_FP16_NARROW;

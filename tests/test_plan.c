@@ -6,12 +6,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/tcmma.h"
+#include "tools/cli_parse.h"
 
 static tcmma_call call3(const char *d, const char *a, const char *b, int m, int n, int k) {
   tcmma_call c = tcmma_call_default();
-  assert_int_equal(tcmma_operand_parse_spec(d, &c.d, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(a, &c.a, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(b, &c.b, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(d, &c.d, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(a, &c.a, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(b, &c.b, NULL), TCMMA_OK);
   c.m = m, c.n = n, c.k = k;
   return c;
 }
@@ -199,13 +200,13 @@ static void test_spec(void **s) {
   (void)s;
   tcmma_operand_desc o;
   tcmma_error err = {0};
-  assert_int_equal(tcmma_operand_parse_spec("bf16,t,ld=72,shared,swizzled", &o, &err), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec("bf16,t,ld=72,shared,swizzled", &o, &err), TCMMA_OK);
   assert_int_equal(o.prec, TCMMA_PREC_BF16);
   assert_true(o.transposed);
   assert_int_equal(o.ld, 72);
   assert_int_equal(o.space, TCMMA_SPACE_SHARED);
   assert_int_equal(o.layout, TCMMA_LAYOUT_SWIZZLED_B128);
-  assert_int_equal(tcmma_operand_parse_spec("e4m3", &o, &err), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec("e4m3", &o, &err), TCMMA_OK);
   assert_false(o.transposed);
   assert_int_equal(o.ld, 0);
   assert_int_equal(o.space, TCMMA_SPACE_GLOBAL);
@@ -216,11 +217,11 @@ static void test_spec(void **s) {
                        NULL};
   for (int i = 0; bad[i]; i++) {
     err.message[0] = '\0';
-    if (tcmma_operand_parse_spec(bad[i], &o, &err) != TCMMA_INVALID)
+    if (cli_parse_operand_spec(bad[i], &o, &err) != TCMMA_INVALID)
       fail_msg("spec '%s' was accepted", bad[i]);
     assert_true(strlen(err.message) > 0);
   }
-  assert_int_equal(tcmma_operand_parse_spec(NULL, &o, &err), TCMMA_INVALID);
+  assert_int_equal(cli_parse_operand_spec(NULL, &o, &err), TCMMA_INVALID);
 }
 
 /* PTX ISA m16n8k16: A register i holds two halves at columns 2q, 2q+1 of one

@@ -7,13 +7,14 @@
 #include <string.h>
 #include <unistd.h>
 #include "tcmma/tcmma.h"
+#include "tools/cli_parse.h"
 
 static tcmma_plan plan_of(const char *d, const char *a, const char *b, int m, int n, int k,
                           tcmma_scope scope, const char *arm) {
   tcmma_call c = tcmma_call_default();
-  assert_int_equal(tcmma_operand_parse_spec(d, &c.d, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(a, &c.a, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_operand_parse_spec(b, &c.b, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(d, &c.d, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(a, &c.a, NULL), TCMMA_OK);
+  assert_int_equal(cli_parse_operand_spec(b, &c.b, NULL), TCMMA_OK);
   c.m = m, c.n = n, c.k = k, c.scope = scope, c.arm = arm;
   if (arm && strcmp(arm, "wmma-tf32") == 0) c.numerics.tf32 = true;
   if (arm && strcmp(arm, "wmma-f16") == 0) c.numerics.fp16 = TCMMA_FP16_NARROW;

@@ -69,6 +69,11 @@ static float stored(elem e, float v) {
   return v;
 }
 
+/* An input element: a small integer (exact in every format) or one in [-1, 1]. */
+static float input_value(bool ints) {
+  return ints ? (float)(rand() % 7 - 3) : (float)((double)rand() / RAND_MAX * 2 - 1);
+}
+
 static wcase *make(int m, int n, int k, elem ab, bool acc_f16, int la, int lb, int lc, bool ints) {
   size_t size = (sizeof(wcase) + 63) / 64 * 64;
   wcase *t = aligned_alloc(64, size); /* the buffers must be 32-byte aligned */
@@ -82,13 +87,13 @@ static wcase *make(int m, int n, int k, elem ab, bool acc_f16, int la, int lb, i
   srand((unsigned)(m * 31 + n * 7 + k + ab * 5 + la * 2 + lb * 3 + lc));
   for (int r = 0; r < m; r++)
     for (int c = 0; c < k; c++) {
-      float v = ints ? (float)(rand() % 7 - 3) : (float)rand() / RAND_MAX * 2 - 1;
+      float v = input_value(ints);
       put(t->a, eb, at(r, c, t->lda, la), v, ab == E_F16);
       t->av[r][c] = stored(ab, v);
     }
   for (int r = 0; r < k; r++)
     for (int c = 0; c < n; c++) {
-      float v = ints ? (float)(rand() % 7 - 3) : (float)rand() / RAND_MAX * 2 - 1;
+      float v = input_value(ints);
       put(t->b, eb, at(r, c, t->ldb, lb), v, ab == E_F16);
       t->bv[r][c] = stored(ab, v);
     }

@@ -77,8 +77,9 @@ static void census_check_can_fail(void **state) {
   assert_false(census_ok(c, lines, (const int[]){8, 0, 0}, 3)); /* no ldmatrix at all */
   const char *trans[3] = {MMA_F16, LDM_X4T, LDM_X2};
   assert_false(census_ok(c, trans, (const int[]){8, 4, 4}, 3)); /* .trans on row-major A */
-  const char *wrong[3] = {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "
-                          "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};", LDM_X4, LDM_X2};
+  const char *wrong[3] = {("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "
+                           "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};"),
+                          LDM_X4, LDM_X2};
   assert_false(census_ok(c, wrong, (const int[]){8, 4, 4}, 3)); /* another instruction */
 }
 

@@ -30,6 +30,11 @@ char *read_file(const char *path, size_t *len);
 /* $TCMMA_SRCDIR (default ".") joined with a relative path; static buffer. */
 const char *src_path(const char *rel);
 
+/* Runs the shell script rel (relative to the source root) with sh, copying
+ * its output, stderr included, to stdout; its wait status (0: it passed),
+ * -1 when it cannot be started. */
+int run_script(const char *rel);
+
 /* The CUDA toolkit the tests use: $CUDA_HOME, else the build's. */
 const char *cuda_home(void);
 

@@ -35,6 +35,16 @@ const char *src_path(const char *rel) {
   return buf;
 }
 
+int run_script(const char *rel) {
+  char cmd[4200];
+  snprintf(cmd, sizeof cmd, "sh '%s' 2>&1", src_path(rel));
+  FILE *p = popen(cmd, "r");
+  if (!p) return -1;
+  char line[4096];
+  while (fgets(line, sizeof line, p)) fputs(line, stdout);
+  return pclose(p);
+}
+
 static char *temp_file(char *tmpl) {
   int fd = mkstemp(tmpl);
   if (fd < 0) return NULL;

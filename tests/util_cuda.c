@@ -22,8 +22,9 @@ const char *fake_cuda_build(void) {
   char lib[sizeof fake_lib];
   snprintf(lib, sizeof lib, "%s/libcuda.so.1", fake_dir);
   char cmd[2048];
-  snprintf(cmd, sizeof cmd, "cc -shared -fPIC -I'%s/include' '%s' -o '%s'", cuda_home(),
-           src_path("tests/fake_cuda.c"), lib);
+  const char *cc = getenv("CC"); /* the compiler the tests run with, as for every helper */
+  snprintf(cmd, sizeof cmd, "%s -shared -fPIC -I'%s/include' '%s' -o '%s'", cc && *cc ? cc : "cc",
+           cuda_home(), src_path("tests/fake_cuda.c"), lib);
   if (system(cmd) != 0) {
     fprintf(stderr, "cannot build the fake driver: %s\n", cmd);
     rmdir(fake_dir);

@@ -29,7 +29,7 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i);
  * the option, the value and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 
-/* Parses a compute capability for option opt (tcmma_cc_parse); false (after
+/* Parses a compute capability for option opt (cli_parse_cc); false (after
  * a usage message naming the value and the expected range) otherwise. */
 bool cli_cc(const char *cmd, const char *opt, const char *text, int *out);
 

@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
-#include "tcmma/arm.h"
+#include "cli_parse.h"
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
   fprintf(stderr, "tcmma %s: ", cmd);
@@ -55,7 +55,7 @@ bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long h
 
 bool cli_cc(const char *cmd, const char *opt, const char *text, int *out) {
   tcmma_error err;
-  if (tcmma_cc_parse(text, out, &err) == TCMMA_OK) return true;
+  if (cli_parse_cc(text, out, &err) == TCMMA_OK) return true;
   cli_usage(cmd, "%s: %s", opt, err.message);
   return false;
 }

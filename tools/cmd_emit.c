@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_parse.h"
 #include "tcmma/tcmma.h"
 
 static const char help[] =
@@ -62,9 +63,9 @@ static int parse(int argc, char **argv, emit_args *e) {
       *(which == 0 ? &e->call.m : which == 1 ? &e->call.n : &e->call.k) = (int)n;
       have[which] = true;
       break;
-    case 3: st = tcmma_operand_parse_spec(v, &e->call.d, &err); have[3] = true; break;
-    case 4: st = tcmma_operand_parse_spec(v, &e->call.a, &err); have[4] = true; break;
-    case 5: st = tcmma_operand_parse_spec(v, &e->call.b, &err); have[5] = true; break;
+    case 3: st = cli_parse_operand_spec(v, &e->call.d, &err); have[3] = true; break;
+    case 4: st = cli_parse_operand_spec(v, &e->call.a, &err); have[4] = true; break;
+    case 5: st = cli_parse_operand_spec(v, &e->call.b, &err); have[5] = true; break;
     case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
     case 7:
       if (!cli_int(cmd, o, v, 1, 4096, &e->outer)) return CLI_USAGE;

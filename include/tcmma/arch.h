@@ -8,6 +8,11 @@
 #include <stddef.h>
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 /* Which architecture a compile targets. CURRENT means the current setting
  * (tcmma_target_current in compile.h). */
 typedef enum { TCMMA_TARGET_CURRENT = 0, TCMMA_TARGET_FLOOR, TCMMA_TARGET_NATIVE } tcmma_target;
@@ -81,5 +86,10 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
 tcmma_status tcmma_gpu_arch_options(const char *source, size_t len, int min_cc,
                                     tcmma_target target, tcmma_arch_options *out,
                                     tcmma_error *err);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

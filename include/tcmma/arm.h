@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
   TCMMA_ARM_NONE = -1,
@@ -71,11 +72,6 @@ const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
  * naming cc and the expected range otherwise. */
 tcmma_status tcmma_cc_check(int cc, tcmma_error *err);
 
-/* Parses a decimal compute capability ("80") into *out and checks it as
- * tcmma_cc_check does; TCMMA_INVALID naming the text otherwise (NULL, "",
- * "abc", "8x", "-1", "99999"). */
-tcmma_status tcmma_cc_parse(const char *text, int *out, tcmma_error *err);
-
 /* Whether a device of compute capability cc runs arm: cc >= floor and, for a
  * family arm, the same major version. cc 0 means "any device": true. False
  * for an out-of-range arm or cc. */
@@ -102,6 +98,7 @@ tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, ch
 tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
                               tcmma_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

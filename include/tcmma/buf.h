@@ -5,6 +5,11 @@
 #include <stdbool.h>
 #include <stddef.h>
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 typedef struct {
   char *data;  /* NUL-terminated (NULL until the first write) */
   size_t len;
@@ -23,5 +28,10 @@ const char *tcmma_buf_str(const tcmma_buf *b);
 
 /* Frees the storage and resets b to empty. */
 void tcmma_buf_free(tcmma_buf *b);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,11 @@
 #include "tcmma/arch.h"
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 /* ---- NVRTC ------------------------------------------------------------- */
 
 /* Facts of the loaded NVRTC. */
@@ -134,5 +139,10 @@ const char *tcmma_cache_warning(void);
 
 /* Empties the in-memory cache (the disk cache is untouched). */
 void tcmma_cache_clear_memory(void);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -10,6 +10,11 @@
 #include <stddef.h>
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 /* One attached device. */
 typedef struct {
   int ordinal;
@@ -93,5 +98,10 @@ tcmma_status tcmma_mem_to_host(void *dst, const tcmma_devmem *src, size_t offset
 
 /* Frees device memory and zeroes *mem (NULL or unallocated: nothing). */
 void tcmma_mem_free(tcmma_devmem *mem);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

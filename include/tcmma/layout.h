@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum { TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C } tcmma_operand;
 
@@ -25,6 +26,7 @@ int tcmma_fragment_elems_per_reg(tcmma_arm arm, tcmma_operand op);
 tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, int reg,
                                    int elem, int *row, int *col, tcmma_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

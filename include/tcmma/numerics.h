@@ -8,6 +8,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 /* Uniform f16: wide accumulates at f32 and narrows d per lane (default);
  * narrow accumulates in an f16 wmma fragment. */
@@ -30,6 +31,7 @@ tcmma_numerics tcmma_numerics_default(void);
 tcmma_status tcmma_fp16_mode_parse(const char *s, tcmma_fp16_mode *out, tcmma_error *err);
 tcmma_status tcmma_prefer_parse(const char *s, tcmma_prefer *out, tcmma_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

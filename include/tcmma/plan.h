@@ -7,6 +7,11 @@
 #include "tcmma/resolve.h"
 #include "tcmma/layout.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
 /* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
@@ -97,16 +102,15 @@ const char *tcmma_decline_rule(tcmma_decline reason);
 const char *tcmma_space_name(tcmma_space space);
 const char *tcmma_layout_name(tcmma_layout layout);
 
-/* Parses an operand SPEC `PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]`
- * into *out (defaults: not transposed, dense, global, plain). TCMMA_INVALID
- * naming the bad piece and the expected spellings otherwise. */
-tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
-                                      tcmma_error *err);
-
 /* The stored shape of operand op (a, b, or c for d) of call: rows x cols in
  * elements of the operand as stored (transposed swaps the role's axes), and
  * its leading dimension (call's ld, or cols when 0). */
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -7,6 +7,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
@@ -46,6 +47,7 @@ const char *tcmma_prec_pair_from_f32(tcmma_prec p);
 /* Writes the valid names, space-separated, into buf (for messages). */
 void tcmma_prec_list(char *buf, unsigned cap);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -7,6 +7,11 @@
 #include <stddef.h>
 #include "tcmma/status.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 /* Which target suffixes a feature accepts (tables/ptx_features.def). */
 typedef enum {
   TCMMA_PTX_SUFFIX_ANY,    /* any target at or above the sm */
@@ -86,5 +91,10 @@ void tcmma_ptx_required_text(const tcmma_ptx_info *info, char *buf, size_t size)
  * TCMMA_OK when it meets it; TCMMA_FLOOR naming the target, the requirement
  * and the opcode that sets it otherwise. */
 tcmma_status tcmma_ptx_check_target(const tcmma_ptx_info *info, tcmma_error *err);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

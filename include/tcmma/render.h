@@ -6,6 +6,11 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
 typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
 
 /* The alignment, in bytes, every d, a and b pointer expression given to the
@@ -94,5 +99,10 @@ long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes);
  * expressions or when ld*elem_bytes is not a positive multiple of 128. */
 tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
                                          tcmma_buf *out, tcmma_error *err);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum { TCMMA_SCOPE_STATEMENT, TCMMA_SCOPE_FRAGMENT } tcmma_scope;
 
@@ -35,6 +36,7 @@ tcmma_status tcmma_resolve(tcmma_triple triple, const tcmma_numerics *policy,
 size_t tcmma_resolve_list(tcmma_triple triple, const tcmma_numerics *policy,
                           tcmma_scope scope, tcmma_arm *out, size_t cap);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -8,6 +8,12 @@
  * that text calls. Collectives pass the very PTX opcode string the CUDA text
  * would carry, so the simulator models exactly the instruction emitted.
  *
+ * The simulator is not in libtcmma.so: it is the static archive
+ * libtcmma_sim.a, installed next to libtcmma.a (link -ltcmma_sim before
+ * -ltcmma). A program that dlopens host-dialect modules must export these
+ * functions for them (-Wl,--export-dynamic-symbol='tcmma_sim_*'), as the
+ * tcmma CLI does (docs/sim.md).
+ *
  * CONTRACT (renderer <-> simulator; change both sides together):
  *   CUDA                               host dialect
  *   __half / __nv_bfloat16             tcmma_sim_half / tcmma_sim_bfloat16
@@ -61,7 +67,15 @@
 #define TCMMA_SIM_H
 
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdalign.h> /* alignas: a keyword in C++ */
+#endif
 #include "tcmma/status.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 /* Storage types of the host dialect: the raw bits, as the GPU stores them. */
 typedef struct { uint16_t bits; } tcmma_sim_half;
@@ -70,9 +84,9 @@ typedef struct { uint8_t bits; } tcmma_sim_fp8_e4m3;
 typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
 /* Pairs of adjacent elements, x at the lower address, aligned to their size
  * as CUDA's float2, __half2 and __nv_bfloat162 are. */
-typedef struct { _Alignas(8) float x; float y; } tcmma_sim_float2;
-typedef struct { _Alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
-typedef struct { _Alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
+typedef struct { alignas(8) float x; float y; } tcmma_sim_float2;
+typedef struct { alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
+typedef struct { alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
 
 /* ---- running a warp ---- */
 
@@ -149,5 +163,10 @@ uint8_t tcmma_sim_float_to_e4m3(float f);
 uint8_t tcmma_sim_float_to_e5m2(float f);
 float tcmma_sim_e4m3_to_float(uint8_t v);
 float tcmma_sim_e5m2_to_float(uint8_t v);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
 
 #endif

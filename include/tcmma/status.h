@@ -9,6 +9,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
 #define TCMMA_STATUS(ID, name, meaning) TCMMA_##ID,
@@ -38,6 +39,7 @@ tcmma_status tcmma_fail(tcmma_error *err, tcmma_status status, const char *fmt, 
 /* Clears err to TCMMA_OK with an empty message; NULL is allowed. */
 void tcmma_error_clear(tcmma_error *err);
 
+#pragma GCC visibility pop
 #ifdef __cplusplus
 }
 #endif

@@ -5,10 +5,10 @@
 #include <string.h>
 #include "mma/sim/internal.h"
 
-const sim_format sim_fmt_f16 = {5, 10, 15, true};
-const sim_format sim_fmt_bf16 = {8, 7, 127, true};
-const sim_format sim_fmt_e4m3 = {4, 3, 7, false};
-const sim_format sim_fmt_e5m2 = {5, 2, 15, true};
+const sim_format tcmma__sim_fmt_f16 = {5, 10, 15, true};
+const sim_format tcmma__sim_fmt_bf16 = {8, 7, 127, true};
+const sim_format tcmma__sim_fmt_e4m3 = {4, 3, 7, false};
+const sim_format tcmma__sim_fmt_e5m2 = {5, 2, 15, true};
 
 static uint32_t exp_ones(const sim_format *f) { return (1u << f->exp_bits) - 1; }
 static uint32_t man_ones(const sim_format *f) { return (1u << f->man_bits) - 1; }
@@ -20,7 +20,7 @@ static uint32_t max_finite_bits(const sim_format *f) {
   return (exp_ones(f) << f->man_bits) | (man_ones(f) - 1);
 }
 
-double sim_decode(const sim_format *f, uint32_t bits) {
+double tcmma__sim_decode(const sim_format *f, uint32_t bits) {
   uint32_t sign = (bits >> (f->exp_bits + f->man_bits)) & 1;
   uint32_t e = (bits >> f->man_bits) & exp_ones(f);
   uint32_t m = bits & man_ones(f);
@@ -36,12 +36,12 @@ double sim_decode(const sim_format *f, uint32_t bits) {
   return sign ? -v : v;
 }
 
-uint32_t sim_encode(const sim_format *f, double x, bool satfinite) {
+uint32_t tcmma__sim_encode(const sim_format *f, double x, bool satfinite) {
   uint32_t sign_bit = 1u << (f->exp_bits + f->man_bits);
   if (isnan(x)) return sign_bit - 1;
   uint32_t sign = signbit(x) ? sign_bit : 0;
   double a = fabs(x);
-  double max = sim_decode(f, max_finite_bits(f));
+  double max = tcmma__sim_decode(f, max_finite_bits(f));
   if (isinf(a)) return sign | (satfinite || !f->has_inf ? max_finite_bits(f) : exp_ones(f) << f->man_bits);
   if (a == 0) return sign;
   int emin = 1 - f->bias; /* exponent of the smallest normal */
@@ -63,18 +63,20 @@ uint32_t sim_encode(const sim_format *f, double x, bool satfinite) {
   return sign | ((uint32_t)(e + f->bias) << f->man_bits) | m;
 }
 
-float tcmma_sim_half2float(tcmma_sim_half h) { return (float)sim_decode(&sim_fmt_f16, h.bits); }
+float tcmma_sim_half2float(tcmma_sim_half h) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_f16, h.bits);
+}
 
 tcmma_sim_half tcmma_sim_float2half_rn(float f) {
-  return (tcmma_sim_half){(uint16_t)sim_encode(&sim_fmt_f16, f, false)};
+  return (tcmma_sim_half){(uint16_t)tcmma__sim_encode(&tcmma__sim_fmt_f16, f, false)};
 }
 
 float tcmma_sim_bfloat162float(tcmma_sim_bfloat16 h) {
-  return (float)sim_decode(&sim_fmt_bf16, h.bits);
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_bf16, h.bits);
 }
 
 tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f) {
-  return (tcmma_sim_bfloat16){(uint16_t)sim_encode(&sim_fmt_bf16, f, false)};
+  return (tcmma_sim_bfloat16){(uint16_t)tcmma__sim_encode(&tcmma__sim_fmt_bf16, f, false)};
 }
 
 tcmma_sim_float2 tcmma_sim_make_float2(float x, float y) { return (tcmma_sim_float2){x, y}; }
@@ -110,7 +112,15 @@ float tcmma_sim_float_to_tf32(float f) {
   return f;
 }
 
-uint8_t tcmma_sim_float_to_e4m3(float f) { return (uint8_t)sim_encode(&sim_fmt_e4m3, f, true); }
-uint8_t tcmma_sim_float_to_e5m2(float f) { return (uint8_t)sim_encode(&sim_fmt_e5m2, f, true); }
-float tcmma_sim_e4m3_to_float(uint8_t v) { return (float)sim_decode(&sim_fmt_e4m3, v); }
-float tcmma_sim_e5m2_to_float(uint8_t v) { return (float)sim_decode(&sim_fmt_e5m2, v); }
+uint8_t tcmma_sim_float_to_e4m3(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_e4m3, f, true);
+}
+uint8_t tcmma_sim_float_to_e5m2(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_e5m2, f, true);
+}
+float tcmma_sim_e4m3_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_e4m3, v);
+}
+float tcmma_sim_e5m2_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
+}

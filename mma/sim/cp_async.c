@@ -18,21 +18,23 @@ static _Thread_local unsigned queued, queue_cap;
 void tcmma_sim_cp_async(const char *opcode, void *dst, const void *src, unsigned bytes) {
   bool cg = opcode && strcmp(opcode, "cp.async.cg.shared.global") == 0;
   bool ca = opcode && strcmp(opcode, "cp.async.ca.shared.global") == 0;
-  if (sim_current_lane() < 0) return;
+  if (tcmma__sim_current_lane() < 0) return;
   if (!cg && !ca)
-    sim_fail_lane("unknown cp.async opcode '%s': expected cp.async.ca.shared.global or "
-                  "cp.async.cg.shared.global",
-                  opcode ? opcode : "(null)");
+    tcmma__sim_fail_lane("unknown cp.async opcode '%s': expected cp.async.ca.shared.global or "
+                         "cp.async.cg.shared.global",
+                         opcode ? opcode : "(null)");
   if (cg ? bytes != 16 : (bytes != 4 && bytes != 8 && bytes != 16))
-    sim_fail_lane("%s: lane %d copies %u bytes; expected %s", opcode, sim_current_lane(), bytes,
-                  cg ? "16 (.cg)" : "4, 8 or 16");
+    tcmma__sim_fail_lane("%s: lane %d copies %u bytes; expected %s", opcode,
+                         tcmma__sim_current_lane(), bytes, cg ? "16 (.cg)" : "4, 8 or 16");
   if (!dst || !src || (uintptr_t)dst % bytes || (uintptr_t)src % bytes)
-    sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode,
-                  sim_current_lane(), dst, src, bytes);
+    tcmma__sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode,
+                         tcmma__sim_current_lane(), dst, src, bytes);
   if (queued == queue_cap) {
     unsigned cap = queue_cap ? 2 * queue_cap : 64;
     pending_copy *grown = realloc(queue, cap * sizeof *grown);
-    if (!grown) sim_fail_lane("cp.async: out of memory queueing lane %d's copy", sim_current_lane());
+    if (!grown)
+      tcmma__sim_fail_lane("cp.async: out of memory queueing lane %d's copy",
+                           tcmma__sim_current_lane());
     queue = grown, queue_cap = cap;
   }
   queue[queued++] = (pending_copy){dst, src, bytes};
@@ -47,7 +49,7 @@ void tcmma_sim_cp_async_wait_all(void) {
   queued = 0;
 }
 
-unsigned sim_cp_async_lane_end(void) {
+unsigned tcmma__sim_cp_async_lane_end(void) {
   unsigned pending = queued;
   free(queue);
   queue = NULL;

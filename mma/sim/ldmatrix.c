@@ -29,16 +29,16 @@ static void exec_ldmatrix(const char *opcode, void *const lane_args[SIM_LANES]) 
   int count;
   bool trans;
   if (!parse_opcode(opcode, &count, &trans)) {
-    sim_fail("unknown ldmatrix opcode '%s': expected "
-             "ldmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared.b16",
-             opcode);
+    tcmma__sim_fail("unknown ldmatrix opcode '%s': expected "
+                    "ldmatrix.sync.aligned.m8n8.{x1,x2,x4}[.trans].shared.b16",
+                    opcode);
     return;
   }
   uint16_t m[4][8][8]; /* matrix, row, column */
   for (int lane = 0; lane < 8 * count; lane++) {
     const ldmatrix_args *x = lane_args[lane];
     if (!x->row || (uintptr_t)x->row % 16 != 0) {
-      sim_fail("%s: lane %d's row address %p is not 16-byte aligned", opcode, lane, x->row);
+      tcmma__sim_fail("%s: lane %d's row address %p is not 16-byte aligned", opcode, lane, x->row);
       return;
     }
     memcpy(m[lane >> 3][lane & 7], x->row, 16);
@@ -56,5 +56,5 @@ static void exec_ldmatrix(const char *opcode, void *const lane_args[SIM_LANES]) 
 
 void tcmma_sim_ldmatrix(const char *opcode, uint32_t *regs, const void *row) {
   ldmatrix_args args = {regs, row};
-  sim_collective(opcode, exec_ldmatrix, &args);
+  tcmma__sim_collective(opcode, exec_ldmatrix, &args);
 }

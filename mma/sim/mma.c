@@ -19,10 +19,10 @@ typedef struct {
 } mma_shape;
 
 static const sim_format *elem_format(const char *t, int k) {
-  if (k == 16 && strcmp(t, "f16") == 0) return &sim_fmt_f16;
-  if (k == 16 && strcmp(t, "bf16") == 0) return &sim_fmt_bf16;
-  if (k == 32 && strcmp(t, "e4m3") == 0) return &sim_fmt_e4m3;
-  if (k == 32 && strcmp(t, "e5m2") == 0) return &sim_fmt_e5m2;
+  if (k == 16 && strcmp(t, "f16") == 0) return &tcmma__sim_fmt_f16;
+  if (k == 16 && strcmp(t, "bf16") == 0) return &tcmma__sim_fmt_bf16;
+  if (k == 32 && strcmp(t, "e4m3") == 0) return &tcmma__sim_fmt_e4m3;
+  if (k == 32 && strcmp(t, "e5m2") == 0) return &tcmma__sim_fmt_e5m2;
   return NULL;
 }
 
@@ -56,10 +56,10 @@ static uint32_t element(const uint32_t *regs, int i, int k) {
 static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
   mma_shape s;
   if (!parse_opcode(opcode, &s)) {
-    sim_fail("unknown mma opcode '%s': expected mma.sync.aligned.m16n8k16.row.col.f32."
-             "{f16.f16,bf16.bf16}.f32 or mma.sync.aligned.m16n8k32.row.col.f32."
-             "{e4m3,e5m2}.{e4m3,e5m2}.f32",
-             opcode);
+    tcmma__sim_fail("unknown mma opcode '%s': expected mma.sync.aligned.m16n8k16.row.col.f32."
+                    "{f16.f16,bf16.bf16}.f32 or mma.sync.aligned.m16n8k32.row.col.f32."
+                    "{e4m3,e5m2}.{e4m3,e5m2}.f32",
+                    opcode);
     return;
   }
   double A[16][32], B[32][8], C[16][8];
@@ -76,11 +76,11 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
         row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
         col = 4 * q + (i & 3) + 16 * (i >= 8);
       }
-      A[row][col] = sim_decode(s.ta, element(x->a, i, s.k));
+      A[row][col] = tcmma__sim_decode(s.ta, element(x->a, i, s.k));
     }
     for (int i = 0; i < per / 2; i++) {
       int kk = s.k == 16 ? 2 * q + (i & 1) + 8 * (i >= 2) : 4 * q + (i & 3) + 16 * (i >= 4);
-      B[kk][g] = sim_decode(s.tb, element(x->b, i, s.k));
+      B[kk][g] = tcmma__sim_decode(s.tb, element(x->b, i, s.k));
     }
     for (int i = 0; i < 4; i++) C[g + 8 * (i >= 2)][2 * q + (i & 1)] = x->c[i];
   }
@@ -101,5 +101,5 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
 void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32_t *b,
                    const float *c) {
   mma_args args = {d, a, b, c};
-  sim_collective(opcode, exec_mma, &args);
+  tcmma__sim_collective(opcode, exec_mma, &args);
 }

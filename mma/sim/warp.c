@@ -37,7 +37,7 @@ typedef struct {
 static _Thread_local int tls_lane = -1;
 static _Thread_local jmp_buf *tls_stop;
 
-int sim_current_lane(void) { return tls_lane; }
+int tcmma__sim_current_lane(void) { return tls_lane; }
 unsigned tcmma_sim_lane(void) { return tls_lane < 0 ? 0u : (unsigned)tls_lane; }
 
 /* Caller holds warp.mu. */
@@ -57,7 +57,7 @@ static void fail_locked(const char *fmt, ...) {
 }
 
 /* Called from an exec (warp.mu held by the rendezvous). */
-void sim_fail(const char *fmt, ...) {
+void tcmma__sim_fail(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
   vfail_locked(fmt, ap);
@@ -66,7 +66,7 @@ void sim_fail(const char *fmt, ...) {
 
 static _Noreturn void stop_lane(void) { longjmp(*tls_stop, 1); }
 
-void sim_fail_lane(const char *fmt, ...) {
+void tcmma__sim_fail_lane(const char *fmt, ...) {
   pthread_mutex_lock(&warp.mu);
   va_list ap;
   va_start(ap, fmt);
@@ -129,7 +129,7 @@ static void complete_locked(void) {
   warp.exec[ref](warp.opcode[ref], warp.arg);
 }
 
-bool sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg) {
+bool tcmma__sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg) {
   int lane = tls_lane;
   if (lane < 0) return false;
   pthread_mutex_lock(&warp.mu);
@@ -164,7 +164,7 @@ static void *lane_main(void *p) {
   tls_lane = s->lane;
   tls_stop = &stop;
   if (setjmp(stop) == 0) s->entry(s->arg);
-  unsigned pending = sim_cp_async_lane_end();
+  unsigned pending = tcmma__sim_cp_async_lane_end();
   pthread_mutex_lock(&warp.mu);
   if (pending && !warp.failed)
     fail_locked("lane %d ended with %u cp.async copies never waited for "
@@ -223,4 +223,4 @@ static void exec_syncwarp(const char *opcode, void *const lane_args[SIM_LANES]) 
   (void)opcode, (void)lane_args;
 }
 
-void tcmma_sim_syncwarp(void) { sim_collective("syncwarp", exec_syncwarp, NULL); }
+void tcmma_sim_syncwarp(void) { tcmma__sim_collective("syncwarp", exec_syncwarp, NULL); }

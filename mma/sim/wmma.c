@@ -76,8 +76,12 @@ static int elem_bytes(elem_kind e) { return e == E_F16 || e == E_BF16 ? 2 : 4; }
 /* The value an element of kind e holds after a store of v into it (one
  * rounding, from double). */
 static float to_elem(elem_kind e, double v) {
-  if (e == E_F16) return (float)sim_decode(&sim_fmt_f16, sim_encode(&sim_fmt_f16, v, false));
-  if (e == E_BF16) return (float)sim_decode(&sim_fmt_bf16, sim_encode(&sim_fmt_bf16, v, false));
+  if (e == E_F16)
+    return (float)tcmma__sim_decode(&tcmma__sim_fmt_f16,
+                                    tcmma__sim_encode(&tcmma__sim_fmt_f16, v, false));
+  if (e == E_BF16)
+    return (float)tcmma__sim_decode(&tcmma__sim_fmt_bf16,
+                                    tcmma__sim_encode(&tcmma__sim_fmt_bf16, v, false));
   return (float)v;
 }
 
@@ -85,7 +89,7 @@ static float read_mem(elem_kind e, const unsigned char *p) {
   if (e == E_F16 || e == E_BF16) {
     uint16_t h;
     memcpy(&h, p, 2);
-    return (float)sim_decode(e == E_F16 ? &sim_fmt_f16 : &sim_fmt_bf16, h);
+    return (float)tcmma__sim_decode(e == E_F16 ? &tcmma__sim_fmt_f16 : &tcmma__sim_fmt_bf16, h);
   }
   float f;
   memcpy(&f, p, 4);
@@ -94,7 +98,8 @@ static float read_mem(elem_kind e, const unsigned char *p) {
 
 static void write_mem(elem_kind e, unsigned char *p, float v) {
   if (e == E_F16 || e == E_BF16) {
-    uint16_t h = (uint16_t)sim_encode(e == E_F16 ? &sim_fmt_f16 : &sim_fmt_bf16, v, false);
+    uint16_t h = (uint16_t)tcmma__sim_encode(
+        e == E_F16 ? &tcmma__sim_fmt_f16 : &tcmma__sim_fmt_bf16, v, false);
     memcpy(p, &h, 2);
   } else {
     memcpy(p, &v, 4);
@@ -103,10 +108,10 @@ static void write_mem(elem_kind e, unsigned char *p, float v) {
 
 void tcmma_sim_wmma_fill(tcmma_sim_fragment *f, const char *desc, float value) {
   frag_desc d;
-  if (sim_current_lane() < 0 || !f) return;
+  if (tcmma__sim_current_lane() < 0 || !f) return;
   if (!parse_desc(desc, &d))
-    sim_fail_lane("wmma fill: unknown fragment '%s': expected %s", desc ? desc : "(null)",
-                  desc_expected);
+    tcmma__sim_fail_lane("wmma fill: unknown fragment '%s': expected %s", desc ? desc : "(null)",
+                         desc_expected);
   snprintf(f->desc, sizeof f->desc, "%s", desc);
   f->num_elements = d.rows * d.cols / SIM_LANES;
   for (int t = 0; t < TCMMA_SIM_FRAGMENT_MAX; t++) f->x[t] = t < f->num_elements ? to_elem(d.elem, value) : 0;
@@ -130,9 +135,9 @@ static bool uniform(const char *what, void *const lane_args[SIM_LANES]) {
     bool same = x->ptr == x0->ptr && x->ldm == x0->ldm && x->layout == x0->layout &&
                 (x->desc == x0->desc || (x->desc && x0->desc && strcmp(x->desc, x0->desc) == 0));
     if (!same) {
-      sim_fail("%s: lane %d passes (%p, ldm %u, layout %d), lane 0 (%p, ldm %u, layout %d): "
-               "the arguments must be the same on every lane",
-               what, l, x->ptr, x->ldm, x->layout, x0->ptr, x0->ldm, x0->layout);
+      tcmma__sim_fail("%s: lane %d passes (%p, ldm %u, layout %d), lane 0 (%p, ldm %u, layout %d): "
+                      "the arguments must be the same on every lane",
+                      what, l, x->ptr, x->ldm, x->layout, x0->ptr, x0->ldm, x0->layout);
       return false;
     }
   }
@@ -147,12 +152,12 @@ static bool check_memory(const char *what, const frag_desc *d, const void *ptr, 
   int eb = elem_bytes(d->elem);
   unsigned inner = (unsigned)(layout == 0 ? d->cols : d->rows);
   if (!ptr || (uintptr_t)ptr % 32) {
-    sim_fail("%s: pointer %p is not 32-byte aligned", what, ptr);
+    tcmma__sim_fail("%s: pointer %p is not 32-byte aligned", what, ptr);
     return false;
   }
   if ((ldm * (unsigned)eb) % 16 || ldm < inner) {
-    sim_fail("%s: ldm %u: expected a multiple of %d elements (16 bytes) and at least %u", what,
-             ldm, 16 / eb, inner);
+    tcmma__sim_fail("%s: ldm %u: expected a multiple of %d elements (16 bytes) and at least %u",
+                    what, ldm, 16 / eb, inner);
     return false;
   }
   return true;
@@ -168,13 +173,14 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
   frag_desc d;
   if (!uniform("wmma load", lane_args)) return;
   if (!parse_desc(x0->desc, &d)) {
-    sim_fail("wmma load: unknown fragment '%s': expected %s", x0->desc ? x0->desc : "(null)",
-             desc_expected);
+    tcmma__sim_fail("wmma load: unknown fragment '%s': expected %s", x0->desc ? x0->desc : "(null)",
+                    desc_expected);
     return;
   }
   int layout = d.use == 'c' ? x0->layout : d.layout;
   if (layout != 0 && layout != 1) {
-    sim_fail("wmma load: accumulator layout %d: expected 0 (row major) or 1 (col major)", layout);
+    tcmma__sim_fail("wmma load: accumulator layout %d: expected 0 (row major) or 1 (col major)",
+                    layout);
     return;
   }
   if (!check_memory("wmma load", &d, x0->ptr, x0->ldm, layout)) return;
@@ -196,7 +202,7 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
 void tcmma_sim_wmma_load(tcmma_sim_fragment *f, const char *desc, const void *ptr, unsigned ldm,
                          int layout) {
   wmma_args args = {.f = f, .desc = desc, .ptr = ptr, .ldm = ldm, .layout = layout};
-  sim_collective("wmma.load", exec_load, &args);
+  tcmma__sim_collective("wmma.load", exec_load, &args);
 }
 
 /* What the tensor core reads from an A or B element. */
@@ -219,16 +225,17 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
       !parse_desc(x0->c->desc, &dc) || da.use != 'a' || db.use != 'b' || dc.use != 'c' ||
       da.m != db.m || da.m != dc.m || da.n != db.n || da.n != dc.n || da.k != db.k ||
       da.k != dc.k || da.elem != db.elem || (dc.elem == E_F16 && da.elem != E_F16)) {
-    sim_fail("wmma mma: fragments a '%.32s', b '%.32s', c '%.32s' do not fit together: expected "
-             "one shape, a and b of one element type, c f32 (or f16 with f16 a and b)",
-             x0->a->desc, x0->b->desc, x0->c->desc);
+    tcmma__sim_fail(
+        "wmma mma: fragments a '%.32s', b '%.32s', c '%.32s' do not fit together: expected "
+        "one shape, a and b of one element type, c f32 (or f16 with f16 a and b)",
+        x0->a->desc, x0->b->desc, x0->c->desc);
     return;
   }
   for (int l = 1; l < SIM_LANES; l++) {
     const wmma_args *x = lane_args[l];
     if (strncmp(x->a->desc, x0->a->desc, 32) || strncmp(x->b->desc, x0->b->desc, 32) ||
         strncmp(x->c->desc, x0->c->desc, 32)) {
-      sim_fail("wmma mma: lane %d's fragments differ from lane 0's", l);
+      tcmma__sim_fail("wmma mma: lane %d's fragments differ from lane 0's", l);
       return;
     }
   }
@@ -271,7 +278,7 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
 void tcmma_sim_wmma_mma(tcmma_sim_fragment *d, const tcmma_sim_fragment *a,
                         const tcmma_sim_fragment *b, const tcmma_sim_fragment *c) {
   wmma_args args = {.f = d, .a = a, .b = b, .c = c};
-  sim_collective("wmma.mma", exec_mma, &args);
+  tcmma__sim_collective("wmma.mma", exec_mma, &args);
 }
 
 static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
@@ -282,14 +289,14 @@ static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
   for (int l = 0; l < SIM_LANES; l++) {
     const wmma_args *x = lane_args[l];
     if (!parse_desc(x->c->desc, &d) || d.use != 'c' || strncmp(x->c->desc, x0->c->desc, 32)) {
-      sim_fail("wmma store: lane %d's fragment '%.32s' is not an accumulator (c.…) matching "
-               "lane 0's",
-               l, x->c->desc);
+      tcmma__sim_fail("wmma store: lane %d's fragment '%.32s' is not an accumulator (c.…) matching "
+                      "lane 0's",
+                      l, x->c->desc);
       return;
     }
   }
   if (x0->layout != 0 && x0->layout != 1) {
-    sim_fail("wmma store: layout %d: expected 0 (row major) or 1 (col major)", x0->layout);
+    tcmma__sim_fail("wmma store: layout %d: expected 0 (row major) or 1 (col major)", x0->layout);
     return;
   }
   if (!check_memory("wmma store", &d, x0->ptr, x0->ldm, x0->layout)) return;
@@ -307,5 +314,5 @@ static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
 
 void tcmma_sim_wmma_store(void *ptr, const tcmma_sim_fragment *f, unsigned ldm, int layout) {
   wmma_args args = {.c = f, .ptr = ptr, .ldm = ldm, .layout = layout};
-  sim_collective("wmma.store", exec_store, &args);
+  tcmma__sim_collective("wmma.store", exec_store, &args);
 }

@@ -1,12 +1,13 @@
-/* Parsing an operand SPEC: PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]. */
+/* The CLI's text forms: an operand SPEC
+ * (PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]) and a decimal
+ * compute capability. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcmma/plan.h"
+#include "cli_parse.h"
 
-tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
-                                      tcmma_error *err) {
+tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err) {
   if (!spec || !out) return tcmma_fail(err, TCMMA_INVALID, "operand spec must not be NULL");
   char buf[256];
   if (snprintf(buf, sizeof buf, "%s", spec) >= (int)sizeof buf)
@@ -60,5 +61,17 @@ tcmma_status tcmma_operand_parse_spec(const char *spec, tcmma_operand_desc *out,
     }
   }
   *out = o;
+  return TCMMA_OK;
+}
+
+tcmma_status cli_parse_cc(const char *text, int *out, tcmma_error *err) {
+  /* digits only: no sign, no spaces, at most 9 of them so the value fits */
+  size_t n = text ? strspn(text, "0123456789") : 0;
+  if (!text || n == 0 || text[n] != '\0' || n > 9 || tcmma_cc_check(atoi(text), NULL))
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "compute capability '%s': expected 0 (any device) or major*10+minor "
+                      "from %d to %d (80 for sm_80)",
+                      text ? text : "(null)", TCMMA_CC_MIN, TCMMA_CC_MAX);
+  if (out) *out = atoi(text);
   return TCMMA_OK;
 }
