@@ -5,6 +5,7 @@
 #define TCMMA_MMA_EMIT_H
 
 #include "tcmma/render.h"
+#include "dialect.h"
 
 /* The descriptor of operand op (TCMMA_OPERAND_C is d). */
 const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op);
@@ -45,12 +46,6 @@ long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 
 /* ---- text helpers ---- */
-
-/* A spelling in a dialect (tables/dialect.def): the host spelling of a CUDA
- * word in TCMMA_DIALECT_HOST, the word itself otherwise or when no row. */
-const char *tcmma__spell(tcmma_dialect dialect, const char *cuda);
-/* The DESC element name of a CUDA fragment element type ("f16", "tf32"). */
-const char *tcmma__desc_elem(const char *cuda);
 
 /* Opcodes of tables/collectives.def. */
 typedef enum {

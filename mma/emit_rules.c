@@ -98,10 +98,23 @@ long tcmma__stage_elems(const tcmma_plan *plan) {
   return (long)info->m * info->n * (plan->call.warps > 1 ? plan->call.warps : 1);
 }
 
+/* Fragment loads per k step of an operand with `own` tiles along its free
+ * axis when the other operand has `other`: every body loads each fragment
+ * once per k step and reuses it across the other operand's tiles. */
+static int fragment_loads(int own, int other) {
+  (void)other; /* a body that reloaded would load own * other */
+  return own;
+}
+
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
-  /* every body loads each fragment once per k step and reuses it across the
-   * other operand's tiles (the renderers' load loops run to this bound) */
-  return op == TCMMA_OPERAND_A ? plan->mt : plan->nt;
+  /* the renderers' load loops run to this bound */
+  return op == TCMMA_OPERAND_A ? fragment_loads(plan->mt, plan->nt)
+                               : fragment_loads(plan->nt, plan->mt);
+}
+
+bool tcmma_arm_reloads(tcmma_arm arm) {
+  /* reloading shows as loads that grow with the other operand's tiles */
+  return tcmma_arm_get(arm) && fragment_loads(1, 2) > fragment_loads(1, 1);
 }
 
 /* The one predicate behind the prologue and its byte count: the largest

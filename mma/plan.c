@@ -211,7 +211,7 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->a_ldmatrix = plan->a_ldmatrix;
   out->b_ldmatrix = plan->b_ldmatrix;
   out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
-  out->reloads = info->reloads;
+  out->reloads = tcmma_arm_reloads(plan->arm);
   out->a_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_A);
   out->b_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_B);
   out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;

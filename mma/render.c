@@ -121,7 +121,7 @@ tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
   long elems = tcmma__stage_need(plans, count, &prec);
   if (elems)
     tcmma_buf_printf(out, "  %s %s __tcmma_stage[%ld]; /* per-warp converted-d stage */\n",
-                     tcmma__spell(dialect, "__shared__ __align__(128)"),
-                     tcmma__spell(dialect, tcmma_prec_cuda_type(prec)), elems);
+                     tcmma__spell(dialect, TCMMA__SPELL_SHARED),
+                     tcmma__spell_type(dialect, prec), elems);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

@@ -26,12 +26,27 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   return (long)step * rows * ld + sr * ld + sc;
 }
 
-static bool any_prec(const tcmma_plan *p, tcmma_prec a, tcmma_prec b) {
-  for (int i = 0; i < 3; i++) {
-    tcmma_prec x = tcmma__desc(&p->call, ops[i])->prec;
-    if (x == a || x == b) return true;
-  }
+static bool uses_prec(const tcmma_plan *p, tcmma_prec prec) {
+  for (int i = 0; i < 3; i++)
+    if (tcmma__desc(&p->call, ops[i])->prec == prec) return true;
   return false;
+}
+
+/* The CUDA headers the kernel needs: those of its operands' precisions
+ * (tables/prec.def, in table order, each once), then its arm's. */
+static void cuda_includes(const tcmma_plan *plan, tcmma_buf *out) {
+  const char *done[TCMMA_PREC_COUNT];
+  int n = 0;
+  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
+    const char *h = tcmma_prec_header((tcmma_prec)p);
+    bool skip = !*h || !uses_prec(plan, (tcmma_prec)p);
+    for (int i = 0; i < n && !skip; i++) skip = strcmp(done[i], h) == 0;
+    if (skip) continue;
+    done[n++] = h;
+    tcmma_buf_printf(out, "#include <%s>\n", h);
+  }
+  const char *arm = tcmma_arm_get(plan->arm)->header;
+  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
 }
 
 /* cp.async's floor (tables/markers.def): the kernel stages with it only when
@@ -99,7 +114,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
                       "memory", total, TCMMA_STATIC_SHARED_MAX);
   const char *type[3];
   for (int i = 0; i < 3; i++)
-    type[i] = tcmma__spell(dl, tcmma_prec_cuda_type(tcmma__desc(&plan->call, ops[i])->prec));
+    type[i] = tcmma__spell_type(dl, tcmma__desc(&plan->call, ops[i])->prec);
 
   tcmma_buf_printf(out, "/* tcmma_kernel: %dx%dx%d (%s), %s scope, outer %d, one warp */\n",
                    plan->call.m, plan->call.n, plan->call.k, info->marker,
@@ -107,21 +122,15 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
   if (dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
   } else {
-    if (any_prec(plan, TCMMA_PREC_F16, TCMMA_PREC_F16) || strstr(info->frag_elem, "__half"))
-      tcmma_buf_printf(out, "#include <cuda_fp16.h>\n");
-    if (any_prec(plan, TCMMA_PREC_BF16, TCMMA_PREC_BF16))
-      tcmma_buf_printf(out, "#include <cuda_bf16.h>\n");
-    if (any_prec(plan, TCMMA_PREC_E4M3, TCMMA_PREC_E5M2))
-      tcmma_buf_printf(out, "#include <cuda_fp8.h>\n");
-    if (info->form == TCMMA_FORM_WMMA) tcmma_buf_printf(out, "#include <mma.h>\n");
+    cuda_includes(plan, out);
   }
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
-                   tcmma__spell(dl, "extern \"C\" __global__ void"), type[0], type[1], type[2]);
+                   tcmma__spell(dl, TCMMA__SPELL_KERNEL), type[0], type[1], type[2]);
   if ((st = tcmma_kernel_prologue(plan, 1, dl, out, err)) != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
     if (bytes[i])
       tcmma_buf_printf(out, "  %s unsigned char __tcmma_k_%ss[%ld];\n",
-                       tcmma__spell(dl, "__shared__ __align__(128)"), names[i], bytes[i]);
+                       tcmma__spell(dl, TCMMA__SPELL_SHARED), names[i], bytes[i]);
 
   /* the pointer expressions the emission reads: shared copies or the
    * global tile of step __tcmma_k_r */
@@ -156,7 +165,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
    * cannot depend on the compiler's unrolling whim) */
   if (st == TCMMA_OK)
     tcmma_buf_printf(&body, "%s\nfor (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
-                     tcmma__spell(dl, "#pragma unroll 1"), outer);
+                     tcmma__spell(dl, TCMMA__SPELL_KEEP_LOOP), outer);
   size_t loop_start = body.len;
   for (int i = 1; i < 3 && st == TCMMA_OK; i++) {
     if (!bytes[i]) continue;
@@ -178,7 +187,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
   }
   if (st == TCMMA_OK) {
     tcmma_buf_printf(&body, "%s; /* the next step restages shared operands */\n",
-                     tcmma__spell(dl, "__syncwarp()"));
+                     tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
     indent_from(&body, loop_start);
     tcmma_buf_printf(&body, "}\n");
     if (frag) st = tcmma_render_fragment_close(plan, dl, "__tcmma_k_frag", expr[0], &body, err);
@@ -193,7 +202,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
     snprintf(r, sizeof r, "__tcmma_k_i / %ld", cols);
     snprintf(c, sizeof c, "__tcmma_k_i %% %ld", cols);
     tcmma__operand_offset(off, sizeof off, &plan->call.d, r, c);
-    tcmma_buf_printf(&body, "%s;\n", tcmma__spell(dl, "__syncwarp()"));
+    tcmma_buf_printf(&body, "%s;\n", tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
     tcmma_buf_printf(&body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
                             "__tcmma_k_i += 32) {\n", laneb, rows * cols);
     tcmma_buf_printf(&body, "  *(%s *)((unsigned char *)d + ((__tcmma_k_i / %ld) * %ld + "

@@ -325,12 +325,11 @@ static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char
   const char *P = prefix;
   tcmma_prec dp = p->call.d.prec;
   bool vec = tcmma__d_vector(p);
-  const char *type = tcmma__spell(dl, vec ? tcmma_prec_pair_type(dp) : tcmma_prec_cuda_type(dp));
-  const char *conv = tcmma__spell(dl, vec ? (store ? tcmma_prec_pair_from_f32(dp)
-                                                   : tcmma_prec_pair_to_f32(dp))
-                                          : (store ? tcmma_prec_from_f32(dp)
-                                                   : tcmma_prec_to_f32(dp)));
-  const char *f2 = tcmma__spell(dl, tcmma_prec_pair_type(TCMMA_PREC_F32));
+  const tcmma__prec_words *w = tcmma__prec_words_of(dp);
+  const char *type = tcmma__spell(dl, vec ? w->pair : w->type);
+  const char *conv = tcmma__spell(dl, vec ? (store ? w->pair_from : w->pair_to)
+                                          : (store ? w->from_f32 : w->to_f32));
+  const char *f2 = tcmma__spell(dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
   tcmma__indent(out, depth);
   /* dl loads, ds stores: a statement declares both in one block */
   const char *dn = store ? "ds" : "dl";

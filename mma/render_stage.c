@@ -102,6 +102,6 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
       tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::);\n"
                             "  asm volatile(\"%s;\\n\" ::: \"memory\");\n", commit, wait);
   }
-  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, "__syncwarp()"));
+  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

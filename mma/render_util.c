@@ -1,28 +1,9 @@
-/* Text helpers every renderer shares: dialect spellings, block numbering,
+/* Text helpers every renderer shares: collective opcodes, block numbering,
  * titles, lane locals, the swizzled_b128 address map. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
-
-static const struct { const char *cuda, *host, *desc; } spellings[] = {
-#define TCMMA_SPELLING(ID, cuda, host, desc) {cuda, host, desc},
-#include "tables/dialect.def"
-#undef TCMMA_SPELLING
-};
-
-const char *tcmma__spell(tcmma_dialect dialect, const char *cuda) {
-  if (dialect != TCMMA_DIALECT_HOST) return cuda;
-  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].host;
-  return cuda;
-}
-
-const char *tcmma__desc_elem(const char *cuda) {
-  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].desc;
-  return "";
-}
 
 static const char *const collectives[] = {
 #define TCMMA_COLLECTIVE(ID, opcode) opcode,
@@ -55,7 +36,7 @@ void tcmma__indent(tcmma_buf *out, int depth) {
 void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
                       int depth, tcmma_buf *out) {
   tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, "#pragma unroll"));
+  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, TCMMA__SPELL_UNROLL));
   tcmma__indent(out, depth);
   tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
                    count, prefix, var);
@@ -67,8 +48,8 @@ void tcmma__close_brace(int depth, tcmma_buf *out) {
 }
 
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  const char *tid = "threadIdx.x";
-  const char *host = tcmma__spell(dialect, tid);
+  const char *tid = tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX);
+  const char *host = tcmma__spell(dialect, TCMMA__SPELL_THREAD_IDX);
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {

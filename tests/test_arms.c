@@ -59,7 +59,9 @@ static void every_design_arm_and_only_those(void **state) {
     assert_int_equal(a->floor, design[i].floor);
     assert_int_equal(a->family, design[i].family);
     assert_string_equal(tcmma_prec_name(a->acc), design[i].acc);
-    assert_false(a->reloads); /* every wave-1 body loads each fragment once per k */
+    assert_false(tcmma_arm_reloads(a->id)); /* every body loads each fragment once per k */
+    assert_int_equal(a->tf32, strcmp(a->marker, "wmma-tf32") == 0);
+    assert_string_equal(a->header, a->form == TCMMA_FORM_WMMA ? "mma.h" : "");
     assert_int_equal(a->converted_dest, design[i].converted_dest);
   }
 }

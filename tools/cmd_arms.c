@@ -29,7 +29,7 @@ int cmd_arms(int argc, char **argv) {
       json_key(&w, "family"), json_bool(&w, a->family);
       json_key(&w, "accumulator"), json_string(&w, tcmma_prec_name(a->acc));
       json_key(&w, "ldmatrix"), json_string(&w, tcmma_ldmatrix_rule_text(a->ldmatrix));
-      json_key(&w, "reloads"), json_bool(&w, a->reloads);
+      json_key(&w, "reloads"), json_bool(&w, tcmma_arm_reloads((tcmma_arm)i));
       json_end_object(&w);
     }
     json_end_array(&w);
@@ -47,7 +47,7 @@ int cmd_arms(int argc, char **argv) {
     snprintf(floor, sizeof floor, "%d", a->floor);
     table_row(&t, (const char *const[]){a->marker, tcmma_form_name(a->form), tile, floor,
                                         a->family ? "yes" : "no", tcmma_prec_name(a->acc),
-                                        a->reloads ? "yes" : "no",
+                                        tcmma_arm_reloads((tcmma_arm)i) ? "yes" : "no",
                                         tcmma_ldmatrix_rule_text(a->ldmatrix)});
   }
   table_print(&t, stdout);

@@ -68,7 +68,8 @@ typedef struct {
 typedef struct {
   bool a_ldmatrix, b_ldmatrix;
   int tile_m, tile_n, tile_k;   /* the arm's fragment tile */
-  bool reloads;                 /* fragments reloaded per tile of the other operand */
+  bool reloads;                 /* fragments reloaded per tile of the other operand
+                                   (tcmma_arm_reloads) */
   int a_loads_per_k, b_loads_per_k; /* fragment loads per k step */
   int mma_per_statement;        /* mt * nt * kt */
   int mt, nt, kt;               /* tiles along m, n, k */
@@ -77,6 +78,11 @@ typedef struct {
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
 } tcmma_census;
+
+/* Whether the renderers load an operand fragment of arm again for every tile
+ * of the other operand's free axis (the load rule behind the census's loads
+ * per k step); false for an out-of-range arm. */
+bool tcmma_arm_reloads(tcmma_arm arm);
 
 /* A call with the defaults: operands global, plain, not transposed, dense;
  * statement scope; any device; default numerics. Precisions f32/f16/f16. */

@@ -77,9 +77,15 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
     return tcmma_case_set(r, TCMMA_CASE_FAILED,
                           "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
                           cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix);
-  if (cen->reloads != info->reloads)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census reloads=%d, the arm's rule says %d",
-                          cen->reloads, info->reloads);
+  /* loads per k step: one per tile of the operand's own axis, times the
+   * other operand's tiles where fragments reload */
+  int want_a = plan->mt * (cen->reloads ? plan->nt : 1);
+  int want_b = plan->nt * (cen->reloads ? plan->mt : 1);
+  if (cen->a_loads_per_k != want_a || cen->b_loads_per_k != want_b)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "census loads per k a=%d b=%d; reloads=%d over %dx%d tiles means %d and %d",
+                          cen->a_loads_per_k, cen->b_loads_per_k, cen->reloads, plan->mt,
+                          plan->nt, want_a, want_b);
   /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
   char want[160];
   if (info->form == TCMMA_FORM_PTX) {
