@@ -3,6 +3,7 @@
  * back. The HOST dialect adds the simulator's entry trampoline. */
 #include <stdio.h>
 #include <string.h>
+#include "tcmma/arch.h"
 #include "emit.h"
 
 static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
@@ -49,15 +50,6 @@ static void cuda_includes(const tcmma_plan *plan, tcmma_buf *out) {
   if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
 }
 
-/* cp.async's floor (tables/markers.def): the kernel stages with it only when
- * the arm's floor already reaches it, so a kernel never raises its arm's. */
-static int cp_async_floor(void) {
-#define TCMMA_MARKER(ID, text, floor, why) if (strcmp(#ID, "CP_ASYNC") == 0) return floor;
-#include "tables/markers.def"
-#undef TCMMA_MARKER
-  return 0;
-}
-
 /* Indents body's text from byte start on by one level (a loop's contents). */
 /* Appends s to dst one level deeper; preprocessor lines other than
  * pragmas (which belong to the loop below them) stay in column 0. */
@@ -94,7 +86,9 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
     return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to 4096 update steps", outer);
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT;
-  bool async = info->floor >= cp_async_floor();
+  /* cp.async's floor (tables/markers.def): the kernel stages with it only
+   * when the arm's floor already reaches it, so it never raises its arm's */
+  bool async = info->floor >= tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC);
   const char *names[3] = {"d", "a", "b"};
   long bytes[3] = {0, 0, 0}, total = (long)tcmma_kernel_shared_bytes(plan, 1);
   for (int i = 0; i < 3; i++) {

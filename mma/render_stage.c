@@ -3,6 +3,7 @@
  * shared layout. */
 #include <stdio.h>
 #include <string.h>
+#include "tcmma/arch.h"
 #include "emit.h"
 
 #define TITLE "/* tile-stage "
@@ -61,9 +62,11 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
   tcmma_plan fake = {0};
   fake.call.lane = lane;
   tcmma__lane_expr(&fake, dl, lanebuf, sizeof lanebuf);
+  /* the title carries cp.async's marker (tables/markers.def) for the arch options */
+  char marker[48] = "";
+  if (use_async) snprintf(marker, sizeof marker, " (%s)", tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
   tcmma_buf_printf(out, TITLE "%ldx%ld, %d-byte elements, %s, %d-byte %s%s */\n", rows, cols, eb,
-                   tcmma_layout_name(layout), chunk, use_async ? "cp.async" : "copies",
-                   use_async ? " (cp.async.)" : "");
+                   tcmma_layout_name(layout), chunk, use_async ? "cp.async" : "copies", marker);
   tcmma_buf_printf(out, "{\n");
   tcmma_buf_printf(out, "  const unsigned char *%ssrc = (const unsigned char *)(%s);\n", P, src);
   tcmma_buf_printf(out, "  unsigned char *%sdst = (unsigned char *)(%s);\n", P, dst);

@@ -10,10 +10,18 @@ static const struct {
   const char *text;
   int floor;
 } other_markers[] = {
-#define TCMMA_MARKER(ID, text, floor, why) {text, floor},
+#define TCMMA_MARKER(ID, text, floor) {text, floor},
 #include "tables/markers.def"
 #undef TCMMA_MARKER
 };
+
+const char *tcmma_marker_text(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].text : "";
+}
+
+int tcmma_marker_floor(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].floor : 0;
+}
 
 tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error *err) {
   if (text && strcmp(text, "floor") == 0) return *out = TCMMA_TARGET_FLOOR, TCMMA_OK;
@@ -71,7 +79,7 @@ size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hi
     found++;
     if (a->floor > top) top = a->floor;
   }
-  for (size_t i = 0; i < sizeof other_markers / sizeof other_markers[0]; i++) {
+  for (int i = 0; i < TCMMA_MARKER_COUNT; i++) {
     if (!contains_exact(source, len, other_markers[i].text)) continue;
     if (hits && found < cap) {
       tcmma_marker_hit *h = &hits[found];

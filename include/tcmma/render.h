@@ -75,7 +75,8 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
  * dimension dst_ld, in layout) with the 32 lanes of a warp (lane: lane
  * expression, NULL: threadIdx.x % 32). async: cp.async, 16-byte .cg where
  * every chunk is 16-byte aligned, else 8- or 4-byte .ca, then commit and
- * wait (floor 80: the block title carries the cp.async. marker); a tile no
+ * wait (the block title carries the cp.async. marker, tables/markers.def,
+ * so the arch options see its floor); a tile no
  * cp.async size divides, or !async: ordinary copies. Ends with __syncwarp.
  * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
  * non-positive sizes, ld below cols or a swizzled ld off 128 bytes. */

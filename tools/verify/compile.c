@@ -176,7 +176,9 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   /* the expected target: the arm's floor, raised to NVRTC's lowest arch and
    * to the staging helper's floor when the kernel stages with cp.async */
   int want = info->floor > lowest ? info->floor : lowest;
-  if (strstr(tcmma_buf_str(&src), "cp.async.") && want < 80) want = 80;
+  int cp_async = tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC);
+  if (strstr(tcmma_buf_str(&src), tcmma_marker_text(TCMMA_MARKER_CP_ASYNC)) && want < cp_async)
+    want = cp_async;
 
   size_t stmts = 0;
   tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
