@@ -13,11 +13,8 @@
 /* ---- the feature table ---- */
 
 static const tcmma_ptx_feature features[] = {
-#define TCMMA_PTX_FEATURE(ID, prefix, needs, sm, suffix, maj, min)                        \
-  {#ID, prefix, needs, sm,                                                                 \
-   suffix[0] == '\0' ? TCMMA_PTX_SUFFIX_ANY                                                \
-   : suffix[1] == '\0' ? TCMMA_PTX_SUFFIX_A : TCMMA_PTX_SUFFIX_A_OR_F,                     \
-   (maj) * 10 + (min)},
+#define TCMMA_PTX_FEATURE(ID, prefix, needs, sm, suffix, maj, min) \
+  {#ID, prefix, needs, sm, TCMMA_PTX_SUFFIX_##suffix, (maj) * 10 + (min)},
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
 };
