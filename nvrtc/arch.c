@@ -5,6 +5,7 @@
 #include <string.h>
 #include "tcmma/arch.h"
 #include "tcmma/arm.h"
+#include "nvrtc/internal.h"
 
 static const struct {
   const char *text;
@@ -108,11 +109,19 @@ static bool accepts(const tcmma_arch_support *s, int arch, char suffix) {
   return s->accepts && s->accepts(arch, suffix, s->ctx);
 }
 
+const char *tcmma__arch_suffix(char suffix) {
+  return suffix == 'a' ? "a" : suffix == 'f' ? "f" : "";
+}
+
+void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix) {
+  snprintf(buf, cap, "--gpu-architecture=%s_%d%s", sass ? "sm" : "compute", arch,
+           tcmma__arch_suffix(suffix));
+}
+
 static void set_option(tcmma_arch_options *out, int arch, char suffix) {
   out->arch = arch;
   out->suffix = suffix;
-  snprintf(out->option, sizeof out->option, "--gpu-architecture=compute_%d%s", arch,
-           suffix == 'a' ? "a" : suffix == 'f' ? "f" : "");
+  tcmma__arch_option(out->option, sizeof out->option, false, arch, suffix);
 }
 
 /* The family marker found (its floor names the family), or NULL. */
