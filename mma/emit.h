@@ -56,9 +56,17 @@ typedef enum {
 } tcmma__collective;
 const char *tcmma__collective_opcode(tcmma__collective c);
 
-/* A fresh block number for out: the count of rendering comments already in
- * it, so blocks rendered into one buffer never share local names. */
-int tcmma__block_id(const tcmma_buf *out);
+/* The comments rendered blocks open with: tile-MMA blocks and staged tiles. */
+#define TCMMA__MMA_TITLE "/* tile-mma "
+#define TCMMA__STAGE_TITLE "/* tile-stage "
+
+/* A fresh block number for out: the count of title comments already in it,
+ * so blocks rendered into one buffer never share local names. */
+int tcmma__block_id(const tcmma_buf *out, const char *title);
+
+/* The unsigned type of a 1-, 2- or 4-byte word (larger: unsigned), through
+ * which the text copies storage bits. */
+const char *tcmma__bits_type(int bytes);
 
 /* The comment every rendered block opens with. */
 void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
@@ -75,6 +83,11 @@ void tcmma__close_brace(int depth, tcmma_buf *out);
 
 /* Copies a caller's expression into buf with threadIdx.x spelled in dialect. */
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
+
+/* Copies expr into buf in dialect; when expr is NULL or empty, the one-block
+ * default `threadIdx.x <op> TCMMA_WARP_SIZE` (op '%': the lane, '/': the
+ * warp). */
+void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap);
 
 /* Copies the lane expression in dialect into buf. */
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
@@ -107,6 +120,9 @@ tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char
 /* The accumulator array declaration (`float acc[mt][nt][4];` or fragments). */
 void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
                      tcmma_buf *out);
+
+/* Whether ld elements of elem_bytes make whole swizzled_b128 lines. */
+bool tcmma__swizzle_ld_ok(long ld, int elem_bytes);
 
 /* The byte offset expression of stored element (sr, sc) of a tile with
  * leading dimension ld elements of eb bytes, plain or through the

@@ -51,7 +51,7 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
                       "%s converts its destination: render it as a fragment scope",
                       tcmma_arm_marker(plan->arm));
   char prefix[32], acc[48];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out));
+  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
   snprintf(acc, sizeof acc, "%sacc", prefix);
   tcmma__title(out, plan, NULL);
   tcmma_buf body = {0};
@@ -84,7 +84,7 @@ static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,
   if (st != TCMMA_OK) return st;
   static const char *const what[3] = {"open", "update", "close"};
   char prefix[32], title[160];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out));
+  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
   snprintf(title, sizeof title, "fragment %s: %s", frag, what[part]);
   tcmma__title(out, plan, title);
   if (part == 0) tcmma__acc_decl(plan, dialect, frag, 0, out);

@@ -1,6 +1,7 @@
 /* A complete one-warp kernel around one plan: stage shared operands, run the
  * emission (statement, or a fragment scope over an outer reduction), write d
  * back. The HOST dialect adds the simulator's entry trampoline. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
@@ -74,16 +75,13 @@ static void indent_from(tcmma_buf *body, size_t start) {
   tcmma_buf_free(&tail);
 }
 
-static const char *bits_type(int eb) {
-  return eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "unsigned";
-}
-
 tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int outer,
                                  tcmma_buf *out, tcmma_error *err) {
   tcmma_status st = tcmma__check(plan, dl, NULL, 0, out, err);
   if (st != TCMMA_OK) return st;
-  if (outer < 1 || outer > 4096)
-    return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to 4096 update steps", outer);
+  if (outer < 1 || outer > TCMMA_KERNEL_OUTER_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to %d update steps", outer,
+                      TCMMA_KERNEL_OUTER_MAX);
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT;
   /* cp.async's floor (tables/markers.def): the kernel stages with it only
@@ -98,7 +96,7 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
     if (o->space == TCMMA_SPACE_SHARED) bytes[i] = rows * ld * tcmma_prec_bytes(o->prec);
     total += bytes[i];
     long elems = tcmma_kernel_operand_elems(plan, outer, ops[i]);
-    if (elems > 0x7fffffffL / tcmma_prec_bytes(o->prec))
+    if (elems > INT_MAX / tcmma_prec_bytes(o->prec)) /* the kernel indexes bytes with ints */
       return tcmma_fail(err, TCMMA_OVERFLOW, "kernel: %s's %d tiles of %ld elements overflow int",
                         names[i], outer, elems / outer);
   }
@@ -198,11 +196,11 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int o
     tcmma__operand_offset(off, sizeof off, &plan->call.d, r, c);
     tcmma_buf_printf(&body, "%s;\n", tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
     tcmma_buf_printf(&body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
-                            "__tcmma_k_i += 32) {\n", laneb, rows * cols);
+                            "__tcmma_k_i += %d) {\n", laneb, rows * cols, TCMMA_WARP_SIZE);
     tcmma_buf_printf(&body, "  *(%s *)((unsigned char *)d + ((__tcmma_k_i / %ld) * %ld + "
                             "__tcmma_k_i %% %ld) * %d) =\n"
                             "      *(const %s *)(__tcmma_k_ds + %s);\n}\n",
-                     bits_type(eb), cols, ld, cols, eb, bits_type(eb), off);
+                     tcmma__bits_type(eb), cols, ld, cols, eb, tcmma__bits_type(eb), off);
   }
   if (st == TCMMA_OK && body.failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   if (st == TCMMA_OK) {

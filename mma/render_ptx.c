@@ -11,8 +11,8 @@ typedef struct { int c0, cg, cq; } affine;
 /* Stored coordinates of element elem of register reg as c0 + cg*g + cq*q. */
 static tcmma_status stored_affine(tcmma_arm arm, tcmma_operand op, bool transposed, int reg,
                                   int elem, affine *sr, affine *sc, tcmma_error *err) {
-  int r[32], c[32];
-  for (int l = 0; l < 32; l++) {
+  int r[TCMMA_WARP_SIZE], c[TCMMA_WARP_SIZE];
+  for (int l = 0; l < TCMMA_WARP_SIZE; l++) {
     int rr, cc;
     tcmma_status st = tcmma_fragment_layout(arm, op, l, reg, elem, &rr, &cc, err);
     if (st != TCMMA_OK) return st;
@@ -21,7 +21,7 @@ static tcmma_status stored_affine(tcmma_arm arm, tcmma_operand op, bool transpos
   }
   *sr = (affine){r[0], r[4] - r[0], r[1] - r[0]};
   *sc = (affine){c[0], c[4] - c[0], c[1] - c[0]};
-  for (int l = 0; l < 32; l++)
+  for (int l = 0; l < TCMMA_WARP_SIZE; l++)
     if (r[l] != sr->c0 + sr->cg * (l >> 2) + sr->cq * (l & 3) ||
         c[l] != sc->c0 + sc->cg * (l >> 2) + sc->cq * (l & 3))
       return tcmma_fail(err, TCMMA_INVALID, "%s fragment %s is not affine in the lane's g and q",
@@ -92,10 +92,6 @@ static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int ele
   return TCMMA_OK;
 }
 
-static const char *bits_type(int eb) {
-  return eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "unsigned";
-}
-
 /* One register of a or b gathered per lane: one 32-bit load when its
  * elements are contiguous (the plan checked the alignment), else one load
  * per element packed low element first. */
@@ -116,7 +112,7 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *ptr, cons
     tcmma_status st = elem_offset(x, op, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
-    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", bits_type(eb), ptr, off);
+    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
     if (e) tcmma_buf_printf(out, " << %d", 8 * eb * e);
   }
   tcmma_buf_printf(out, ";\n");
@@ -146,7 +142,7 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
     tcmma_status st = stored_affine(x->p->arm, op, o->transposed, j, 0, &ar, &ac, err);
     if (st != TCMMA_OK) return st;
     lp->r0[j] = ar.c0, lp->c0[j] = ac.c0;
-    for (int l = 0; l < 32; l++)
+    for (int l = 0; l < TCMMA_WARP_SIZE; l++)
       for (int e = 0; e < per; e++) {
         int rr, cc;
         tcmma_fragment_layout(x->p->arm, op, l, j, e, &rr, &cc, NULL);

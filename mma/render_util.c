@@ -15,16 +15,18 @@ const char *tcmma__collective_opcode(tcmma__collective c) {
   return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
 }
 
-#define TITLE "/* tile-mma "
-
-int tcmma__block_id(const tcmma_buf *out) {
+int tcmma__block_id(const tcmma_buf *out, const char *title) {
   int n = 0;
-  for (const char *p = tcmma_buf_str(out); (p = strstr(p, TITLE)); p += strlen(TITLE)) n++;
+  for (const char *p = tcmma_buf_str(out); (p = strstr(p, title)); p += strlen(title)) n++;
   return n;
 }
 
+const char *tcmma__bits_type(int bytes) {
+  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : "unsigned";
+}
+
 void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
-  tcmma_buf_printf(out, TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
+  tcmma_buf_printf(out, TCMMA__MMA_TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
                    plan->call.k, tcmma_arm_marker(plan->arm), what && *what ? " " : "",
                    what ? what : "");
 }
@@ -69,9 +71,15 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
  * longest spelling of threadIdx.x grows it by less than half. */
 _Static_assert(TCMMA_EXPR_MAX * 3 / 2 + 1 <= 256, "lane/warp buffers too small");
 
+void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
+  char dflt[64];
+  snprintf(dflt, sizeof dflt, "%s %c %d", tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX),
+           op, TCMMA_WARP_SIZE);
+  tcmma__expr(dialect, expr && *expr ? expr : dflt, buf, cap);
+}
+
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
-  const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
-  tcmma__expr(dialect, lane, buf, cap);
+  tcmma__warp_expr(dialect, plan->call.lane, '%', buf, cap);
 }
 
 tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
@@ -119,6 +127,13 @@ void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefi
   tcmma_buf_printf(out, "%s", body);
 }
 
+/* The map below: 16-byte units, XORed with row % 8, span one line. */
+_Static_assert(TCMMA_SWIZZLE_LINE == 16 * 8, "swizzle line is 8 units of 16 bytes");
+
+bool tcmma__swizzle_ld_ok(long ld, int elem_bytes) {
+  return ld > 0 && elem_bytes > 0 && (ld * elem_bytes) % TCMMA_SWIZZLE_LINE == 0;
+}
+
 long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes) {
   long eb = elem_bytes;
   return r * ld * eb + (((c * eb) / 16) ^ (r % 8)) * 16 + (c * eb) % 16;
@@ -128,10 +143,10 @@ tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, 
                                          tcmma_buf *out, tcmma_error *err) {
   if (!r || !*r || !c || !*c || !out)
     return tcmma_fail(err, TCMMA_INVALID, "row and column expressions must not be empty");
-  if (ld <= 0 || elem_bytes <= 0 || (ld * elem_bytes) % 128 != 0)
+  if (!tcmma__swizzle_ld_ok(ld, elem_bytes))
     return tcmma_fail(err, TCMMA_INVALID,
                       "ld %ld x %d bytes: swizzled_b128 rows must be a positive multiple of "
-                      "128 bytes", ld, elem_bytes);
+                      "%d bytes", ld, elem_bytes, TCMMA_SWIZZLE_LINE);
   char cb[160];
   if (elem_bytes == 1) snprintf(cb, sizeof cb, "(%s)", c);
   else snprintf(cb, sizeof cb, "(%s) * %d", c, elem_bytes);

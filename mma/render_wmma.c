@@ -137,7 +137,8 @@ static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_bu
   snprintf(stage, sizeof stage, "%sstage", P);
   if (to_d) store(x, frag, stage, tn, false, depth, out);
   line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
-  line(out, depth, "for (int %st = %slane; %st < %d; %st += 32) {", P, P, P, tm * tn, P);
+  line(out, depth, "for (int %st = %slane; %st < %d; %st += %d) {", P, P, P, tm * tn, P,
+       TCMMA_WARP_SIZE);
   snprintf(sr, sizeof sr, "%smi * %d + %st / %d", P, tm, P, tn);
   snprintf(sc, sizeof sc, "%sni * %d + %st %% %d", P, tn, P, tn);
   if (d->transposed) snprintf(off, sizeof off, "(%s) * %ld + (%s)", sc, d->ld, sr);
@@ -168,8 +169,7 @@ static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *
     const char *acc_t = tcmma__spell_type(dl, x.info->acc);
     if (p->call.warps > 1) {
       char warp[300];
-      tcmma__expr(dl, p->call.warp && *p->call.warp ? p->call.warp : "threadIdx.x / 32", warp,
-                  sizeof warp);
+      tcmma__warp_expr(dl, p->call.warp, '/', warp, sizeof warp);
       line(out, depth, "%s *%sstage = %s + (%s) * %d;", acc_t, P, STAGE, warp,
            x.info->m * x.info->n);
     } else {

@@ -62,6 +62,10 @@ const char *tcmma_form_name(tcmma_form form);
 /* Human text of an ldmatrix rule ("never", "A and B, either orientation", ...). */
 const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
 
+/* Threads in a warp: every arm's fragments are spread over the lanes
+ * 0..TCMMA_WARP_SIZE-1 of one warp, which runs each mma together. */
+#define TCMMA_WARP_SIZE 32
+
 /* Compute capabilities are major*10+minor (80 for sm_80); 0 means "any
  * device". A real one lies in [TCMMA_CC_MIN, TCMMA_CC_MAX]. */
 #define TCMMA_CC_MIN 10

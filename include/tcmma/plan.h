@@ -10,8 +10,11 @@
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
 /* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
- * index is XORed with row % 8 (row bytes a multiple of 128). */
+ * index is XORed with row % 8 (row bytes a multiple of TCMMA_SWIZZLE_LINE). */
 typedef enum { TCMMA_LAYOUT_PLAIN, TCMMA_LAYOUT_SWIZZLED_B128 } tcmma_layout;
+
+/* The swizzled_b128 line: 8 units of 16 bytes, the span the XOR permutes. */
+#define TCMMA_SWIZZLE_LINE 128
 
 typedef enum {
 #define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
@@ -34,6 +37,10 @@ typedef struct {
  * renderers expand it into fixed buffers. */
 #define TCMMA_EXPR_MAX 128
 
+/* The most warps a block holds (call.warps): a CUDA block has at most 1024
+ * threads. */
+#define TCMMA_WARPS_MAX (1024 / TCMMA_WARP_SIZE)
+
 /* One call: D[m x n] += A[m x k] B[k x n]. */
 typedef struct {
   int m, n, k;
@@ -44,7 +51,8 @@ typedef struct {
   const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed;
                              at most TCMMA_EXPR_MAX characters, like warp) */
   int warps;              /* warps per block whose blocks share one kernel prologue
-                             (wmma-f16-wide's stage tile is per warp); 0: one */
+                             (wmma-f16-wide's stage tile is per warp); 0: one;
+                             at most TCMMA_WARPS_MAX */
   const char *warp;       /* this warp's index, 0..warps-1; NULL: "threadIdx.x / 32"
                              when warps > 1 (borrowed) */
   const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
