@@ -97,26 +97,37 @@ tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
                           const char *const *names, int count, tcmma_buf *out,
                           tcmma_error *err);
 
+/* What the body renderers' helpers share: the plan, its arm, the dialect
+ * and the block's local prefix. */
+typedef struct {
+  const tcmma_plan *p;
+  const tcmma_arm_info *info;
+  tcmma_dialect dl;
+  const char *prefix;
+} tcmma__body;
+
+/* The tile loop variables ("mi", "ni", "ki") along op's stored rows (*rv)
+ * and columns (*cv), and the arm's tile extents they step by (*rt, *ct):
+ * the role's axes, swapped for transposed storage. */
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
+                      const char **cv, int *ct);
+
 /* Body renderers (render_ptx.c, render_wmma.c). acc is the accumulator
- * array's name; prefix the block's local prefix ("__tcmma_3_"). */
-tcmma_status tcmma__ptx_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *d, int depth, const char *prefix, tcmma_buf *out,
-                             tcmma_error *err);
+ * array's name; prefix the block's local prefix ("__tcmma_3_"). _boundary
+ * loads d into acc (store false: a block's open) or stores acc to d (store
+ * true: its close); _update accumulates a*b into acc. */
+tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                 const char *d, bool store, int depth, const char *prefix,
+                                 tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
                                const char *a, const char *b, int depth, const char *prefix,
                                tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__ptx_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err);
-tcmma_status tcmma__wmma_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err);
+tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                  const char *d, bool store, int depth, const char *prefix,
+                                  tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
                                 const char *a, const char *b, int depth, const char *prefix,
                                 tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, int depth, const char *prefix, tcmma_buf *out,
-                               tcmma_error *err);
 /* The accumulator array declaration (`float acc[mt][nt][4];` or fragments). */
 void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
                      tcmma_buf *out);

@@ -54,26 +54,7 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
   if (!buf[0]) snprintf(buf, cap, "0");
 }
 
-typedef struct {
-  const tcmma_plan *p;
-  const tcmma_arm_info *info;
-  tcmma_dialect dl;
-  const char *prefix;
-} ctx;
-
-/* The tile loop variables along an operand's stored rows and columns. */
-static void axes(const ctx *x, tcmma_operand op, const char **rv, int *rt, const char **cv,
-                 int *ct) {
-  const char *role_r = op == TCMMA_OPERAND_B ? "ki" : "mi";
-  const char *role_c = op == TCMMA_OPERAND_A ? "ki" : "ni";
-  int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
-  int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  if (tcmma__desc(&x->p->call, op)->transposed) {
-    *rv = role_c, *rt = tc, *cv = role_r, *ct = tr;
-  } else {
-    *rv = role_r, *rt = tr, *cv = role_c, *ct = tc;
-  }
-}
+typedef tcmma__body ctx;
 
 /* Byte offset expression of element (reg, elem) of op's fragment. */
 static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int elem, char *buf,
@@ -84,7 +65,7 @@ static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int ele
   if (st != TCMMA_OK) return st;
   const char *rv, *cv;
   int rt, ct;
-  axes(x, op, &rv, &rt, &cv, &ct);
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   char r[160], c[160];
   coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
   coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
@@ -183,7 +164,7 @@ static tcmma_status ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   const char *rv, *cv;
   int rt, ct;
-  axes(x, op, &rv, &rt, &cv, &ct);
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   char extra_r[64], extra_c[64], r[160], c[160], off[512], opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
@@ -314,9 +295,9 @@ tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char
  * narrows it back (tables/prec.def's intrinsics, in the dialect). Where
  * tcmma__d_vector holds, each register pair moves as one access of d's pair
  * type (x: the even register), else each register alone. */
-static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, bool store, int depth, const char *prefix,
-                               tcmma_buf *out, tcmma_error *err) {
+tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                 const char *d, bool store, int depth, const char *prefix,
+                                 tcmma_buf *out, tcmma_error *err) {
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
   tcmma_prec dp = p->call.d.prec;
@@ -358,16 +339,4 @@ static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char
   close_brace(depth + 1, out);
   close_brace(depth, out);
   return TCMMA_OK;
-}
-
-tcmma_status tcmma__ptx_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *d, int depth, const char *prefix, tcmma_buf *out,
-                             tcmma_error *err) {
-  return d_boundary(p, dl, acc, d, false, depth, prefix, out, err);
-}
-
-tcmma_status tcmma__ptx_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err) {
-  return d_boundary(p, dl, acc, d, true, depth, prefix, out, err);
 }

@@ -31,6 +31,19 @@ void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
                    what ? what : "");
 }
 
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
+                      const char **cv, int *ct) {
+  const char *role_r = op == TCMMA_OPERAND_B ? "ki" : "mi";
+  const char *role_c = op == TCMMA_OPERAND_A ? "ki" : "ni";
+  int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
+  int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
+  if (tcmma__desc(&x->p->call, op)->transposed) {
+    *rv = role_c, *rt = tc, *cv = role_r, *ct = tr;
+  } else {
+    *rv = role_r, *rt = tr, *cv = role_c, *ct = tc;
+  }
+}
+
 void tcmma__indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }

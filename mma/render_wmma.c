@@ -9,12 +9,7 @@
 
 #define STAGE "__tcmma_stage" /* declared by tcmma_kernel_prologue */
 
-typedef struct {
-  const tcmma_plan *p;
-  const tcmma_arm_info *info;
-  tcmma_dialect dl;
-  const char *prefix;
-} ctx;
+typedef tcmma__body ctx;
 
 static bool host(const ctx *x) { return x->dl == TCMMA_DIALECT_HOST; }
 
@@ -56,15 +51,9 @@ static void desc(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
 /* Element offset of the tile at (role row var*tile, role col var*tile). */
 static void tile_offset(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
-  const char *rv = op == TCMMA_OPERAND_B ? "ki" : "mi", *cv = op == TCMMA_OPERAND_A ? "ki" : "ni";
-  int rt = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
-  int ct = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  if (o->transposed) {
-    const char *t = rv;
-    rv = cv, cv = t;
-    int tt = rt;
-    rt = ct, ct = tt;
-  }
+  const char *rv, *cv;
+  int rt, ct;
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   snprintf(buf, cap, "%s%s * %ld + %s%s * %d", x->prefix, rv, (long)rt * o->ld, x->prefix, cv,
            ct);
 }
@@ -153,9 +142,10 @@ static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_bu
   }
 }
 
-static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *dexpr, bool to_d, int depth, const char *prefix,
-                             tcmma_buf *out) {
+tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                  const char *dexpr, bool to_d, int depth, const char *prefix,
+                                  tcmma_buf *out, tcmma_error *err) {
+  (void)err;
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
   const tcmma_operand_desc *d = &p->call.d;
@@ -191,20 +181,6 @@ static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *
   close_brace(depth + 1, out);
   close_brace(depth, out);
   return TCMMA_OK;
-}
-
-tcmma_status tcmma__wmma_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err) {
-  (void)err;
-  return boundary(p, dl, acc, d, false, depth, prefix, out);
-}
-
-tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, int depth, const char *prefix, tcmma_buf *out,
-                               tcmma_error *err) {
-  (void)err;
-  return boundary(p, dl, acc, d, true, depth, prefix, out);
 }
 
 static void load_operand(const ctx *x, tcmma_operand op, int depth, tcmma_buf *out) {

@@ -1,5 +1,4 @@
 /* tcmma arms: every arm and its facts, as a table or JSON. */
-#include <string.h>
 #include "cli.h"
 #include "tcmma/tcmma.h"
 
@@ -9,12 +8,9 @@ static const char help[] =
     "architecture floor, family flag, accumulator precision, ldmatrix rule, reload rule.\n";
 
 int cmd_arms(int argc, char **argv) {
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else return cli_usage("arms", "unknown option '%s': expected --json", argv[i]);
-  }
+  bool json;
+  int rc = cli_json_only("arms", help, argc, argv, &json);
+  if (rc >= 0) return rc;
   if (json) {
     json_writer w;
     json_init(&w, stdout);
