@@ -4,11 +4,10 @@
 #include "tcmma/arm.h"
 
 static const tcmma_arm_info arms[] = {
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt,     \
-                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc, emitted)          \
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, instr,  \
+                  a_regs, b_regs, c_regs, header, emitted)                             \
   {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc, \
-   TCMMA_LDMATRIX_##ldm, reloads, cvt, instr, a_regs, b_regs, c_regs, frag_elem, frag_acc,  \
-   emitted},
+   TCMMA_LDMATRIX_##ldm, cvt, tf32, instr, a_regs, b_regs, c_regs, header, emitted},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };

@@ -5,6 +5,7 @@
 #define TCMMA_MMA_EMIT_H
 
 #include "tcmma/render.h"
+#include "dialect.h"
 
 /* The descriptor of operand op (TCMMA_OPERAND_C is d). */
 const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op);
@@ -46,12 +47,6 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 
 /* ---- text helpers ---- */
 
-/* A spelling in a dialect (tables/dialect.def): the host spelling of a CUDA
- * word in TCMMA_DIALECT_HOST, the word itself otherwise or when no row. */
-const char *tcmma__spell(tcmma_dialect dialect, const char *cuda);
-/* The DESC element name of a CUDA fragment element type ("f16", "tf32"). */
-const char *tcmma__desc_elem(const char *cuda);
-
 /* Opcodes of tables/collectives.def. */
 typedef enum {
 #define TCMMA_COLLECTIVE(ID, opcode) TCMMA__COLL_##ID,
@@ -61,9 +56,17 @@ typedef enum {
 } tcmma__collective;
 const char *tcmma__collective_opcode(tcmma__collective c);
 
-/* A fresh block number for out: the count of rendering comments already in
- * it, so blocks rendered into one buffer never share local names. */
-int tcmma__block_id(const tcmma_buf *out);
+/* The comments rendered blocks open with: tile-MMA blocks and staged tiles. */
+#define TCMMA__MMA_TITLE "/* tile-mma "
+#define TCMMA__STAGE_TITLE "/* tile-stage "
+
+/* A fresh block number for out: the count of title comments already in it,
+ * so blocks rendered into one buffer never share local names. */
+int tcmma__block_id(const tcmma_buf *out, const char *title);
+
+/* The unsigned type of a 1-, 2- or 4-byte word (larger: unsigned), through
+ * which the text copies storage bits. */
+const char *tcmma__bits_type(int bytes);
 
 /* The comment every rendered block opens with. */
 void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
@@ -81,6 +84,11 @@ void tcmma__close_brace(int depth, tcmma_buf *out);
 /* Copies a caller's expression into buf with threadIdx.x spelled in dialect. */
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
 
+/* Copies expr into buf in dialect; when expr is NULL or empty, the one-block
+ * default `threadIdx.x <op> TCMMA_WARP_SIZE` (op '%': the lane, '/': the
+ * warp). */
+void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap);
+
 /* Copies the lane expression in dialect into buf. */
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 
@@ -89,29 +97,43 @@ tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
                           const char *const *names, int count, tcmma_buf *out,
                           tcmma_error *err);
 
+/* What the body renderers' helpers share: the plan, its arm, the dialect
+ * and the block's local prefix. */
+typedef struct {
+  const tcmma_plan *p;
+  const tcmma_arm_info *info;
+  tcmma_dialect dl;
+  const char *prefix;
+} tcmma__body;
+
+/* The tile loop variables ("mi", "ni", "ki") along op's stored rows (*rv)
+ * and columns (*cv), and the arm's tile extents they step by (*rt, *ct):
+ * the role's axes, swapped for transposed storage. */
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
+                      const char **cv, int *ct);
+
 /* Body renderers (render_ptx.c, render_wmma.c). acc is the accumulator
- * array's name; prefix the block's local prefix ("__tcmma_3_"). */
-tcmma_status tcmma__ptx_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *d, int depth, const char *prefix, tcmma_buf *out,
-                             tcmma_error *err);
+ * array's name; prefix the block's local prefix ("__tcmma_3_"). _boundary
+ * loads d into acc (store false: a block's open) or stores acc to d (store
+ * true: its close); _update accumulates a*b into acc. */
+tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                 const char *d, bool store, int depth, const char *prefix,
+                                 tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
                                const char *a, const char *b, int depth, const char *prefix,
                                tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__ptx_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err);
-tcmma_status tcmma__wmma_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err);
+tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                  const char *d, bool store, int depth, const char *prefix,
+                                  tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
                                 const char *a, const char *b, int depth, const char *prefix,
                                 tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, int depth, const char *prefix, tcmma_buf *out,
-                               tcmma_error *err);
 /* The accumulator array declaration (`float acc[mt][nt][4];` or fragments). */
 void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
                      tcmma_buf *out);
+
+/* Whether ld elements of elem_bytes make whole swizzled_b128 lines. */
+bool tcmma__swizzle_ld_ok(long ld, int elem_bytes);
 
 /* The byte offset expression of stored element (sr, sc) of a tile with
  * leading dimension ld elements of eb bytes, plain or through the

@@ -8,7 +8,7 @@ bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
 bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
   if (regs == 0) return false;
-  for (int lane = 0; lane < 32; lane++)
+  for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
     for (int r = 0; r < regs; r++) {
       int r0, c0;
       if (tcmma_fragment_layout(arm, op, lane, r, 0, &r0, &c0, NULL) != TCMMA_OK) return false;
@@ -46,7 +46,7 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   tcmma_operand_stored_shape(c, TCMMA_OPERAND_C, NULL, NULL, &ld);
   long tile_cols = c->d.transposed ? info->m : info->n;
   if (TCMMA_POINTER_ALIGN % vb || (ld * eb) % vb || (tile_cols * eb) % vb) return false;
-  for (int lane = 0; lane < 32; lane++)
+  for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
     for (int r = 0; r < regs; r += 2) {
       int r0, c0, r1, c1;
       if (tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, r, 0, &r0, &c0, NULL) !=
@@ -71,11 +71,11 @@ long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char
   } else if (info->form == TCMMA_FORM_WMMA) {
     /* the converted destination is gathered element by element */
     if (!(op == TCMMA_OPERAND_C && info->converted_dest)) {
-      mult = 32;
+      mult = TCMMA_WMMA_ALIGN;
       w = "wmma rows start 32-byte aligned";
     }
   } else if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
-    mult = 128;
+    mult = TCMMA_SWIZZLE_LINE;
     w = "swizzled_b128 rows are whole 128-byte lines";
   } else if (op != TCMMA_OPERAND_C &&
              tcmma__regs_contiguous(plan->arm, op, o->transposed)) {
@@ -98,10 +98,23 @@ long tcmma__stage_elems(const tcmma_plan *plan) {
   return (long)info->m * info->n * (plan->call.warps > 1 ? plan->call.warps : 1);
 }
 
+/* Fragment loads per k step of an operand with `own` tiles along its free
+ * axis when the other operand has `other`: every body loads each fragment
+ * once per k step and reuses it across the other operand's tiles. */
+static int fragment_loads(int own, int other) {
+  (void)other; /* a body that reloaded would load own * other */
+  return own;
+}
+
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
-  /* every body loads each fragment once per k step and reuses it across the
-   * other operand's tiles (the renderers' load loops run to this bound) */
-  return op == TCMMA_OPERAND_A ? plan->mt : plan->nt;
+  /* the renderers' load loops run to this bound */
+  return op == TCMMA_OPERAND_A ? fragment_loads(plan->mt, plan->nt)
+                               : fragment_loads(plan->nt, plan->mt);
+}
+
+bool tcmma_arm_reloads(tcmma_arm arm) {
+  /* reloading shows as loads that grow with the other operand's tiles */
+  return tcmma_arm_get(arm) && fragment_loads(1, 2) > fragment_loads(1, 1);
 }
 
 /* The one predicate behind the prologue and its byte count: the largest

@@ -41,10 +41,10 @@ int tcmma_fragment_elems_per_reg(tcmma_arm arm, tcmma_operand op) {
   const tcmma_arm_info *a = inline_arm(arm);
   int regs = tcmma_fragment_regs(arm, op);
   if (!a || regs == 0) return 0;
-  /* a warp of 32 lanes holds the whole operand tile */
+  /* the lanes of a warp together hold the whole operand tile */
   int elems = op == TCMMA_OPERAND_A ? a->m * a->k : op == TCMMA_OPERAND_B ? a->k * a->n
             : a->m * a->n;
-  return elems / (32 * regs);
+  return elems / (TCMMA_WARP_SIZE * regs);
 }
 
 tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, int reg,
@@ -57,10 +57,10 @@ tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, in
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
   if (regs == 0)
     return tcmma_fail(err, TCMMA_INVALID, "operand %d: expected a, b or c", (int)op);
-  if (lane < 0 || lane >= 32 || reg < 0 || reg >= regs || elem < 0 || elem >= per)
+  if (lane < 0 || lane >= TCMMA_WARP_SIZE || reg < 0 || reg >= regs || elem < 0 || elem >= per)
     return tcmma_fail(err, TCMMA_INVALID,
-                      "lane %d reg %d elem %d: expected lane 0..31, reg 0..%d, elem 0..%d",
-                      lane, reg, elem, regs - 1, per - 1);
+                      "lane %d reg %d elem %d: expected lane 0..%d, reg 0..%d, elem 0..%d",
+                      lane, reg, elem, TCMMA_WARP_SIZE - 1, regs - 1, per - 1);
   int g = lane >> 2, q = lane & 3, r, c;
   switch (op) {
   case TCMMA_OPERAND_A:

@@ -46,8 +46,9 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
     if (exprs[i] && strlen(exprs[i]) > TCMMA_EXPR_MAX)
       return tcmma_fail(err, TCMMA_INVALID, "%s expression of %zu characters: expected at most %d",
                         expr_name[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
-  if (c->warps < 0 || c->warps > 32)
-    return tcmma_fail(err, TCMMA_INVALID, "warps %d: expected 0 (one) to 32", c->warps);
+  if (c->warps < 0 || c->warps > TCMMA_WARPS_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "warps %d: expected 0 (one) to %d", c->warps,
+                      TCMMA_WARPS_MAX);
   if ((unsigned)c->numerics.fp16 > TCMMA_FP16_NARROW ||
       (unsigned)c->numerics.prefer > TCMMA_PREFER_WMMA)
     return tcmma_fail(err, TCMMA_INVALID, "numerics policy out of range");
@@ -211,7 +212,7 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->a_ldmatrix = plan->a_ldmatrix;
   out->b_ldmatrix = plan->b_ldmatrix;
   out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
-  out->reloads = info->reloads;
+  out->reloads = tcmma_arm_reloads(plan->arm);
   out->a_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_A);
   out->b_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_B);
   out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;

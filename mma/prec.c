@@ -1,18 +1,21 @@
 /* Storage precisions, derived from tables/prec.def. */
 #include <string.h>
 #include <stdio.h>
-#include "tcmma/prec.h"
+#include "dialect.h"
 
 typedef struct {
   const char *name;
   int bits;
-  const char *cuda_type, *ptx_type, *to_f32, *from_f32, *pair, *pair_to, *pair_from;
+  const char *ptx_type, *header;
+  tcmma__prec_words words;
 } prec_row;
 
 static const prec_row rows[] = {
-#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
-                   pair_from)                                                      \
-  {name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, pair_from},
+#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to,  \
+                   pair_from, header)                                               \
+  {name, bits, ptx_type, header,                                                    \
+   {TCMMA__SPELL_##cuda_type, TCMMA__SPELL_##to_f32, TCMMA__SPELL_##from_f32,       \
+    TCMMA__SPELL_##pair, TCMMA__SPELL_##pair_to, TCMMA__SPELL_##pair_from}},
 #include "tables/prec.def"
 #undef TCMMA_PREC
 };
@@ -44,13 +47,31 @@ tcmma_status tcmma_prec_parse(const char *name, tcmma_prec *out, tcmma_error *er
                     name ? name : "(null)", names);
 }
 
+const tcmma__prec_words *tcmma__prec_words_of(tcmma_prec p) {
+  static const tcmma__prec_words none = {TCMMA__SPELL_NONE, TCMMA__SPELL_NONE, TCMMA__SPELL_NONE,
+                                         TCMMA__SPELL_NONE, TCMMA__SPELL_NONE, TCMMA__SPELL_NONE};
+  return row(p) ? &row(p)->words : &none;
+}
+
+/* A CUDA word of p; "?" when p is out of range. */
+static const char *word(tcmma_prec p, tcmma__spelling w) {
+  return row(p) ? tcmma__spell(TCMMA_DIALECT_CUDA, w) : "?";
+}
+
 const char *tcmma_prec_name(tcmma_prec p) { return row(p) ? row(p)->name : "?"; }
 int tcmma_prec_bits(tcmma_prec p) { return row(p) ? row(p)->bits : 0; }
 int tcmma_prec_bytes(tcmma_prec p) { return row(p) ? row(p)->bits / 8 : 0; }
-const char *tcmma_prec_cuda_type(tcmma_prec p) { return row(p) ? row(p)->cuda_type : "?"; }
 const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }
-const char *tcmma_prec_to_f32(tcmma_prec p) { return row(p) ? row(p)->to_f32 : "?"; }
-const char *tcmma_prec_from_f32(tcmma_prec p) { return row(p) ? row(p)->from_f32 : "?"; }
-const char *tcmma_prec_pair_type(tcmma_prec p) { return row(p) ? row(p)->pair : "?"; }
-const char *tcmma_prec_pair_to_f32(tcmma_prec p) { return row(p) ? row(p)->pair_to : "?"; }
-const char *tcmma_prec_pair_from_f32(tcmma_prec p) { return row(p) ? row(p)->pair_from : "?"; }
+const char *tcmma_prec_header(tcmma_prec p) { return row(p) ? row(p)->header : "?"; }
+const char *tcmma_prec_cuda_type(tcmma_prec p) { return word(p, tcmma__prec_words_of(p)->type); }
+const char *tcmma_prec_to_f32(tcmma_prec p) { return word(p, tcmma__prec_words_of(p)->to_f32); }
+const char *tcmma_prec_from_f32(tcmma_prec p) {
+  return word(p, tcmma__prec_words_of(p)->from_f32);
+}
+const char *tcmma_prec_pair_type(tcmma_prec p) { return word(p, tcmma__prec_words_of(p)->pair); }
+const char *tcmma_prec_pair_to_f32(tcmma_prec p) {
+  return word(p, tcmma__prec_words_of(p)->pair_to);
+}
+const char *tcmma_prec_pair_from_f32(tcmma_prec p) {
+  return word(p, tcmma__prec_words_of(p)->pair_from);
+}

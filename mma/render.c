@@ -7,7 +7,7 @@
 #include "emit.h"
 
 typedef tcmma_status (*boundary_fn)(const tcmma_plan *, tcmma_dialect, const char *,
-                                    const char *, int, const char *, tcmma_buf *,
+                                    const char *, bool, int, const char *, tcmma_buf *,
                                     tcmma_error *);
 typedef tcmma_status (*update_fn)(const tcmma_plan *, tcmma_dialect, const char *,
                                   const char *, const char *, int, const char *, tcmma_buf *,
@@ -16,11 +16,8 @@ typedef tcmma_status (*update_fn)(const tcmma_plan *, tcmma_dialect, const char 
 static bool is_ptx(const tcmma_plan *p) {
   return tcmma_arm_get(p->arm)->form == TCMMA_FORM_PTX;
 }
-static boundary_fn open_fn(const tcmma_plan *p) {
-  return is_ptx(p) ? tcmma__ptx_open : tcmma__wmma_open;
-}
-static boundary_fn close_fn(const tcmma_plan *p) {
-  return is_ptx(p) ? tcmma__ptx_close : tcmma__wmma_close;
+static boundary_fn boundary_of(const tcmma_plan *p) {
+  return is_ptx(p) ? tcmma__ptx_boundary : tcmma__wmma_boundary;
 }
 static update_fn update_fn_of(const tcmma_plan *p) {
   return is_ptx(p) ? tcmma__ptx_update : tcmma__wmma_update;
@@ -51,14 +48,14 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
                       "%s converts its destination: render it as a fragment scope",
                       tcmma_arm_marker(plan->arm));
   char prefix[32], acc[48];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out));
+  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
   snprintf(acc, sizeof acc, "%sacc", prefix);
   tcmma__title(out, plan, NULL);
   tcmma_buf body = {0};
   tcmma__acc_decl(plan, dialect, acc, 1, &body);
-  st = open_fn(plan)(plan, dialect, acc, d, 1, prefix, &body, err);
+  st = boundary_of(plan)(plan, dialect, acc, d, false, 1, prefix, &body, err);
   if (st == TCMMA_OK) st = update_fn_of(plan)(plan, dialect, acc, a, b, 1, prefix, &body, err);
-  if (st == TCMMA_OK) st = close_fn(plan)(plan, dialect, acc, d, 1, prefix, &body, err);
+  if (st == TCMMA_OK) st = boundary_of(plan)(plan, dialect, acc, d, true, 1, prefix, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
 }
 
@@ -84,14 +81,13 @@ static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,
   if (st != TCMMA_OK) return st;
   static const char *const what[3] = {"open", "update", "close"};
   char prefix[32], title[160];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out));
+  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
   snprintf(title, sizeof title, "fragment %s: %s", frag, what[part]);
   tcmma__title(out, plan, title);
   if (part == 0) tcmma__acc_decl(plan, dialect, frag, 0, out);
   tcmma_buf body = {0};
-  if (part == 0) st = open_fn(plan)(plan, dialect, frag, x, 1, prefix, &body, err);
-  else if (part == 1) st = update_fn_of(plan)(plan, dialect, frag, x, y, 1, prefix, &body, err);
-  else st = close_fn(plan)(plan, dialect, frag, x, 1, prefix, &body, err);
+  if (part == 1) st = update_fn_of(plan)(plan, dialect, frag, x, y, 1, prefix, &body, err);
+  else st = boundary_of(plan)(plan, dialect, frag, x, part == 2, 1, prefix, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
 }
 
@@ -121,7 +117,7 @@ tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
   long elems = tcmma__stage_need(plans, count, &prec);
   if (elems)
     tcmma_buf_printf(out, "  %s %s __tcmma_stage[%ld]; /* per-warp converted-d stage */\n",
-                     tcmma__spell(dialect, "__shared__ __align__(128)"),
-                     tcmma__spell(dialect, tcmma_prec_cuda_type(prec)), elems);
+                     tcmma__spell(dialect, TCMMA__SPELL_SHARED),
+                     tcmma__spell_type(dialect, prec), elems);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

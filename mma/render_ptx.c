@@ -11,8 +11,8 @@ typedef struct { int c0, cg, cq; } affine;
 /* Stored coordinates of element elem of register reg as c0 + cg*g + cq*q. */
 static tcmma_status stored_affine(tcmma_arm arm, tcmma_operand op, bool transposed, int reg,
                                   int elem, affine *sr, affine *sc, tcmma_error *err) {
-  int r[32], c[32];
-  for (int l = 0; l < 32; l++) {
+  int r[TCMMA_WARP_SIZE], c[TCMMA_WARP_SIZE];
+  for (int l = 0; l < TCMMA_WARP_SIZE; l++) {
     int rr, cc;
     tcmma_status st = tcmma_fragment_layout(arm, op, l, reg, elem, &rr, &cc, err);
     if (st != TCMMA_OK) return st;
@@ -21,7 +21,7 @@ static tcmma_status stored_affine(tcmma_arm arm, tcmma_operand op, bool transpos
   }
   *sr = (affine){r[0], r[4] - r[0], r[1] - r[0]};
   *sc = (affine){c[0], c[4] - c[0], c[1] - c[0]};
-  for (int l = 0; l < 32; l++)
+  for (int l = 0; l < TCMMA_WARP_SIZE; l++)
     if (r[l] != sr->c0 + sr->cg * (l >> 2) + sr->cq * (l & 3) ||
         c[l] != sc->c0 + sc->cg * (l >> 2) + sc->cq * (l & 3))
       return tcmma_fail(err, TCMMA_INVALID, "%s fragment %s is not affine in the lane's g and q",
@@ -54,26 +54,7 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
   if (!buf[0]) snprintf(buf, cap, "0");
 }
 
-typedef struct {
-  const tcmma_plan *p;
-  const tcmma_arm_info *info;
-  tcmma_dialect dl;
-  const char *prefix;
-} ctx;
-
-/* The tile loop variables along an operand's stored rows and columns. */
-static void axes(const ctx *x, tcmma_operand op, const char **rv, int *rt, const char **cv,
-                 int *ct) {
-  const char *role_r = op == TCMMA_OPERAND_B ? "ki" : "mi";
-  const char *role_c = op == TCMMA_OPERAND_A ? "ki" : "ni";
-  int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
-  int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  if (tcmma__desc(&x->p->call, op)->transposed) {
-    *rv = role_c, *rt = tc, *cv = role_r, *ct = tr;
-  } else {
-    *rv = role_r, *rt = tr, *cv = role_c, *ct = tc;
-  }
-}
+typedef tcmma__body ctx;
 
 /* Byte offset expression of element (reg, elem) of op's fragment. */
 static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int elem, char *buf,
@@ -84,16 +65,12 @@ static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int ele
   if (st != TCMMA_OK) return st;
   const char *rv, *cv;
   int rt, ct;
-  axes(x, op, &rv, &rt, &cv, &ct);
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   char r[160], c[160];
   coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
   coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
   tcmma__operand_offset(buf, cap, o, r, c);
   return TCMMA_OK;
-}
-
-static const char *bits_type(int eb) {
-  return eb == 1 ? "unsigned char" : eb == 2 ? "unsigned short" : "unsigned";
 }
 
 /* One register of a or b gathered per lane: one 32-bit load when its
@@ -116,7 +93,7 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *ptr, cons
     tcmma_status st = elem_offset(x, op, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
-    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", bits_type(eb), ptr, off);
+    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
     if (e) tcmma_buf_printf(out, " << %d", 8 * eb * e);
   }
   tcmma_buf_printf(out, ";\n");
@@ -146,7 +123,7 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
     tcmma_status st = stored_affine(x->p->arm, op, o->transposed, j, 0, &ar, &ac, err);
     if (st != TCMMA_OK) return st;
     lp->r0[j] = ar.c0, lp->c0[j] = ac.c0;
-    for (int l = 0; l < 32; l++)
+    for (int l = 0; l < TCMMA_WARP_SIZE; l++)
       for (int e = 0; e < per; e++) {
         int rr, cc;
         tcmma_fragment_layout(x->p->arm, op, l, j, e, &rr, &cc, NULL);
@@ -187,7 +164,7 @@ static tcmma_status ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   const char *rv, *cv;
   int rt, ct;
-  axes(x, op, &rv, &rt, &cv, &ct);
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   char extra_r[64], extra_c[64], r[160], c[160], off[512], opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
@@ -318,19 +295,18 @@ tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char
  * narrows it back (tables/prec.def's intrinsics, in the dialect). Where
  * tcmma__d_vector holds, each register pair moves as one access of d's pair
  * type (x: the even register), else each register alone. */
-static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, bool store, int depth, const char *prefix,
-                               tcmma_buf *out, tcmma_error *err) {
+tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                 const char *d, bool store, int depth, const char *prefix,
+                                 tcmma_buf *out, tcmma_error *err) {
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
   tcmma_prec dp = p->call.d.prec;
   bool vec = tcmma__d_vector(p);
-  const char *type = tcmma__spell(dl, vec ? tcmma_prec_pair_type(dp) : tcmma_prec_cuda_type(dp));
-  const char *conv = tcmma__spell(dl, vec ? (store ? tcmma_prec_pair_from_f32(dp)
-                                                   : tcmma_prec_pair_to_f32(dp))
-                                          : (store ? tcmma_prec_from_f32(dp)
-                                                   : tcmma_prec_to_f32(dp)));
-  const char *f2 = tcmma__spell(dl, tcmma_prec_pair_type(TCMMA_PREC_F32));
+  const tcmma__prec_words *w = tcmma__prec_words_of(dp);
+  const char *type = tcmma__spell(dl, vec ? w->pair : w->type);
+  const char *conv = tcmma__spell(dl, vec ? (store ? w->pair_from : w->pair_to)
+                                          : (store ? w->from_f32 : w->to_f32));
+  const char *f2 = tcmma__spell(dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
   tcmma__indent(out, depth);
   /* dl loads, ds stores: a statement declares both in one block */
   const char *dn = store ? "ds" : "dl";
@@ -363,16 +339,4 @@ static tcmma_status d_boundary(const tcmma_plan *p, tcmma_dialect dl, const char
   close_brace(depth + 1, out);
   close_brace(depth, out);
   return TCMMA_OK;
-}
-
-tcmma_status tcmma__ptx_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *d, int depth, const char *prefix, tcmma_buf *out,
-                             tcmma_error *err) {
-  return d_boundary(p, dl, acc, d, false, depth, prefix, out, err);
-}
-
-tcmma_status tcmma__ptx_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err) {
-  return d_boundary(p, dl, acc, d, true, depth, prefix, out, err);
 }

@@ -3,15 +3,8 @@
  * shared layout. */
 #include <stdio.h>
 #include <string.h>
+#include "tcmma/arch.h"
 #include "emit.h"
-
-#define TITLE "/* tile-stage "
-
-static int stage_id(const tcmma_buf *out) {
-  int n = 0;
-  for (const char *p = tcmma_buf_str(out); (p = strstr(p, TITLE)); p += strlen(TITLE)) n++;
-  return n;
-}
 
 /* The widest chunk of `sizes` bytes dividing every row length and stride. */
 static int chunk_bytes(const int *sizes, int count, long cols, long dst_ld, long src_ld,
@@ -22,10 +15,6 @@ static int chunk_bytes(const int *sizes, int count, long cols, long dst_ld, long
       return (int)c;
   }
   return 0;
-}
-
-static const char *word_type(int bytes) {
-  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : "unsigned";
 }
 
 tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
@@ -40,16 +29,16 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
     return tcmma_fail(err, TCMMA_INVALID, "stage: lane expression of %zu characters: expected "
                       "at most %d", strlen(lane), TCMMA_EXPR_MAX);
   if (rows <= 0 || cols <= 0 || (eb != 1 && eb != 2 && eb != 4 && eb != 8) ||
-      dst_ld < cols || src_ld < cols || rows > (1L << 24) || dst_ld > (1L << 24) ||
-      src_ld > (1L << 24))
+      dst_ld < cols || src_ld < cols || rows > TCMMA_STAGE_EXTENT_MAX ||
+      dst_ld > TCMMA_STAGE_EXTENT_MAX || src_ld > TCMMA_STAGE_EXTENT_MAX)
     return tcmma_fail(err, TCMMA_INVALID,
                       "stage: %ld x %ld tile of %d-byte elements, ld %ld/%ld: expected "
                       "positive sizes, 1-8 byte elements, ld >= cols", rows, cols, eb, dst_ld,
                       src_ld);
-  if (layout == TCMMA_LAYOUT_SWIZZLED_B128 && (dst_ld * eb) % 128 != 0)
+  if (layout == TCMMA_LAYOUT_SWIZZLED_B128 && !tcmma__swizzle_ld_ok(dst_ld, eb))
     return tcmma_fail(err, TCMMA_INVALID,
-                      "stage: swizzled ld %ld x %d bytes is not a multiple of 128 bytes", dst_ld,
-                      eb);
+                      "stage: swizzled ld %ld x %d bytes is not a multiple of %d bytes", dst_ld,
+                      eb, TCMMA_SWIZZLE_LINE);
   static const int async_sizes[3] = {16, 8, 4}, plain_sizes[3] = {4, 2, 1};
   int chunk = async ? chunk_bytes(async_sizes, 3, cols, dst_ld, src_ld, eb) : 0;
   bool use_async = chunk != 0;
@@ -57,19 +46,20 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
   if (!use_async && chunk > eb && chunk % eb) chunk = eb;
   long per_row = cols * eb / chunk;
   char P[32], lanebuf[256], i[48], r[160], c[160], soff[400], doff[600];
-  snprintf(P, sizeof P, "__tcmma_s%d_", stage_id(out));
-  tcmma_plan fake = {0};
-  fake.call.lane = lane;
-  tcmma__lane_expr(&fake, dl, lanebuf, sizeof lanebuf);
-  tcmma_buf_printf(out, TITLE "%ldx%ld, %d-byte elements, %s, %d-byte %s%s */\n", rows, cols, eb,
-                   tcmma_layout_name(layout), chunk, use_async ? "cp.async" : "copies",
-                   use_async ? " (cp.async.)" : "");
+  snprintf(P, sizeof P, "__tcmma_s%d_", tcmma__block_id(out, TCMMA__STAGE_TITLE));
+  tcmma__warp_expr(dl, lane, '%', lanebuf, sizeof lanebuf);
+  /* the title carries cp.async's marker (tables/markers.def) for the arch options */
+  char marker[48] = "";
+  if (use_async) snprintf(marker, sizeof marker, " (%s)", tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
+  tcmma_buf_printf(out, TCMMA__STAGE_TITLE "%ldx%ld, %d-byte elements, %s, %d-byte %s%s */\n",
+                   rows, cols, eb, tcmma_layout_name(layout), chunk,
+                   use_async ? "cp.async" : "copies", marker);
   tcmma_buf_printf(out, "{\n");
   tcmma_buf_printf(out, "  const unsigned char *%ssrc = (const unsigned char *)(%s);\n", P, src);
   tcmma_buf_printf(out, "  unsigned char *%sdst = (unsigned char *)(%s);\n", P, dst);
   snprintf(i, sizeof i, "%si", P);
-  tcmma_buf_printf(out, "  for (int %s = (int)(%s); %s < %ld; %s += 32) {\n", i, lanebuf, i,
-                   rows * per_row, i);
+  tcmma_buf_printf(out, "  for (int %s = (int)(%s); %s < %ld; %s += %d) {\n", i, lanebuf, i,
+                   rows * per_row, i, TCMMA_WARP_SIZE);
   snprintf(r, sizeof r, "%s / %ld", i, per_row);
   snprintf(c, sizeof c, "%s %% %ld * %d", i, per_row, chunk / eb);
   tcmma_buf_printf(out, "    const int %sr = %s, %sc = %s;\n", P, r, P, c);
@@ -90,7 +80,7 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
                        "           \"l\"(%ssrc + %s));\n", op, chunk, P, doff, P, soff);
   } else {
     tcmma_buf_printf(out, "    *(%s *)(%sdst + %s) = *(const %s *)(%ssrc + %s);\n",
-                     word_type(chunk), P, doff, word_type(chunk), P, soff);
+                     tcmma__bits_type(chunk), P, doff, tcmma__bits_type(chunk), P, soff);
   }
   tcmma_buf_printf(out, "  }\n");
   if (use_async) {
@@ -102,6 +92,6 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
       tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::);\n"
                             "  asm volatile(\"%s;\\n\" ::: \"memory\");\n", commit, wait);
   }
-  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, "__syncwarp()"));
+  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

@@ -1,28 +1,9 @@
-/* Text helpers every renderer shares: dialect spellings, block numbering,
+/* Text helpers every renderer shares: collective opcodes, block numbering,
  * titles, lane locals, the swizzled_b128 address map. */
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
-
-static const struct { const char *cuda, *host, *desc; } spellings[] = {
-#define TCMMA_SPELLING(ID, cuda, host, desc) {cuda, host, desc},
-#include "tables/dialect.def"
-#undef TCMMA_SPELLING
-};
-
-const char *tcmma__spell(tcmma_dialect dialect, const char *cuda) {
-  if (dialect != TCMMA_DIALECT_HOST) return cuda;
-  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].host;
-  return cuda;
-}
-
-const char *tcmma__desc_elem(const char *cuda) {
-  for (size_t i = 0; i < sizeof spellings / sizeof spellings[0]; i++)
-    if (strcmp(spellings[i].cuda, cuda) == 0) return spellings[i].desc;
-  return "";
-}
 
 static const char *const collectives[] = {
 #define TCMMA_COLLECTIVE(ID, opcode) opcode,
@@ -34,18 +15,33 @@ const char *tcmma__collective_opcode(tcmma__collective c) {
   return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
 }
 
-#define TITLE "/* tile-mma "
-
-int tcmma__block_id(const tcmma_buf *out) {
+int tcmma__block_id(const tcmma_buf *out, const char *title) {
   int n = 0;
-  for (const char *p = tcmma_buf_str(out); (p = strstr(p, TITLE)); p += strlen(TITLE)) n++;
+  for (const char *p = tcmma_buf_str(out); (p = strstr(p, title)); p += strlen(title)) n++;
   return n;
 }
 
+const char *tcmma__bits_type(int bytes) {
+  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : "unsigned";
+}
+
 void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
-  tcmma_buf_printf(out, TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
+  tcmma_buf_printf(out, TCMMA__MMA_TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
                    plan->call.k, tcmma_arm_marker(plan->arm), what && *what ? " " : "",
                    what ? what : "");
+}
+
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
+                      const char **cv, int *ct) {
+  const char *role_r = op == TCMMA_OPERAND_B ? "ki" : "mi";
+  const char *role_c = op == TCMMA_OPERAND_A ? "ki" : "ni";
+  int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
+  int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
+  if (tcmma__desc(&x->p->call, op)->transposed) {
+    *rv = role_c, *rt = tc, *cv = role_r, *ct = tr;
+  } else {
+    *rv = role_r, *rt = tr, *cv = role_c, *ct = tc;
+  }
 }
 
 void tcmma__indent(tcmma_buf *out, int depth) {
@@ -55,7 +51,7 @@ void tcmma__indent(tcmma_buf *out, int depth) {
 void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
                       int depth, tcmma_buf *out) {
   tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, "#pragma unroll"));
+  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, TCMMA__SPELL_UNROLL));
   tcmma__indent(out, depth);
   tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
                    count, prefix, var);
@@ -67,8 +63,8 @@ void tcmma__close_brace(int depth, tcmma_buf *out) {
 }
 
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  const char *tid = "threadIdx.x";
-  const char *host = tcmma__spell(dialect, tid);
+  const char *tid = tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX);
+  const char *host = tcmma__spell(dialect, TCMMA__SPELL_THREAD_IDX);
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {
@@ -88,9 +84,15 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
  * longest spelling of threadIdx.x grows it by less than half. */
 _Static_assert(TCMMA_EXPR_MAX * 3 / 2 + 1 <= 256, "lane/warp buffers too small");
 
+void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
+  char dflt[64];
+  snprintf(dflt, sizeof dflt, "%s %c %d", tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX),
+           op, TCMMA_WARP_SIZE);
+  tcmma__expr(dialect, expr && *expr ? expr : dflt, buf, cap);
+}
+
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
-  const char *lane = plan->call.lane && *plan->call.lane ? plan->call.lane : "threadIdx.x % 32";
-  tcmma__expr(dialect, lane, buf, cap);
+  tcmma__warp_expr(dialect, plan->call.lane, '%', buf, cap);
 }
 
 tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
@@ -138,6 +140,13 @@ void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefi
   tcmma_buf_printf(out, "%s", body);
 }
 
+/* The map below: 16-byte units, XORed with row % 8, span one line. */
+_Static_assert(TCMMA_SWIZZLE_LINE == 16 * 8, "swizzle line is 8 units of 16 bytes");
+
+bool tcmma__swizzle_ld_ok(long ld, int elem_bytes) {
+  return ld > 0 && elem_bytes > 0 && (ld * elem_bytes) % TCMMA_SWIZZLE_LINE == 0;
+}
+
 long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes) {
   long eb = elem_bytes;
   return r * ld * eb + (((c * eb) / 16) ^ (r % 8)) * 16 + (c * eb) % 16;
@@ -147,10 +156,10 @@ tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, 
                                          tcmma_buf *out, tcmma_error *err) {
   if (!r || !*r || !c || !*c || !out)
     return tcmma_fail(err, TCMMA_INVALID, "row and column expressions must not be empty");
-  if (ld <= 0 || elem_bytes <= 0 || (ld * elem_bytes) % 128 != 0)
+  if (!tcmma__swizzle_ld_ok(ld, elem_bytes))
     return tcmma_fail(err, TCMMA_INVALID,
                       "ld %ld x %d bytes: swizzled_b128 rows must be a positive multiple of "
-                      "128 bytes", ld, elem_bytes);
+                      "%d bytes", ld, elem_bytes, TCMMA_SWIZZLE_LINE);
   char cb[160];
   if (elem_bytes == 1) snprintf(cb, sizeof cb, "(%s)", c);
   else snprintf(cb, sizeof cb, "(%s) * %d", c, elem_bytes);

@@ -9,22 +9,21 @@
 
 #define STAGE "__tcmma_stage" /* declared by tcmma_kernel_prologue */
 
-typedef struct {
-  const tcmma_plan *p;
-  const tcmma_arm_info *info;
-  tcmma_dialect dl;
-  const char *prefix;
-} ctx;
+typedef tcmma__body ctx;
 
 static bool host(const ctx *x) { return x->dl == TCMMA_DIALECT_HOST; }
 
-static const char *elem_type(const ctx *x, tcmma_operand op) {
-  return op == TCMMA_OPERAND_C ? x->info->frag_acc : x->info->frag_elem;
+/* The element type of op's fragment: the accumulator precision's for c;
+ * for a and b the operand's storage type, or tf32 on a tf32 arm. */
+static tcmma__spelling elem_type(const ctx *x, tcmma_operand op) {
+  if (op == TCMMA_OPERAND_C) return tcmma__prec_words_of(x->info->acc)->type;
+  if (x->info->tf32) return TCMMA__SPELL_TF32;
+  return tcmma__prec_words_of(tcmma__desc(&x->p->call, op)->prec)->type;
 }
 
 /* The fragment type of op (CUDA), or the simulator's fragment struct. */
 static void frag_type(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
-  const char *frag = tcmma__spell(x->dl, "nvcuda::wmma::fragment");
+  const char *frag = tcmma__spell(x->dl, TCMMA__SPELL_FRAGMENT);
   if (host(x)) {
     snprintf(buf, cap, "%s", frag);
     return;
@@ -36,7 +35,7 @@ static void frag_type(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
     snprintf(layout, sizeof layout, ", nvcuda::wmma::%s",
              tcmma__desc(&x->p->call, op)->transposed ? "col_major" : "row_major");
   snprintf(buf, cap, "%s<nvcuda::wmma::%s, %d, %d, %d, %s%s>", frag, use, x->info->m,
-           x->info->n, x->info->k, elem_type(x, op), layout);
+           x->info->n, x->info->k, tcmma__spell(x->dl, elem_type(x, op)), layout);
 }
 
 /* The simulator's DESC of op's fragment: "a.m16n16k16.f16.row". */
@@ -46,21 +45,15 @@ static void desc(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
     snprintf(layout, sizeof layout, ".%s",
              tcmma__desc(&x->p->call, op)->transposed ? "col" : "row");
   snprintf(buf, cap, "%s.m%dn%dk%d.%s%s", tcmma_operand_name(op), x->info->m, x->info->n,
-           x->info->k, tcmma__desc_elem(elem_type(x, op)), layout);
+           x->info->k, tcmma__spell_desc(elem_type(x, op)), layout);
 }
 
 /* Element offset of the tile at (role row var*tile, role col var*tile). */
 static void tile_offset(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
-  const char *rv = op == TCMMA_OPERAND_B ? "ki" : "mi", *cv = op == TCMMA_OPERAND_A ? "ki" : "ni";
-  int rt = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
-  int ct = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  if (o->transposed) {
-    const char *t = rv;
-    rv = cv, cv = t;
-    int tt = rt;
-    rt = ct, ct = tt;
-  }
+  const char *rv, *cv;
+  int rt, ct;
+  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
   snprintf(buf, cap, "%s%s * %ld + %s%s * %d", x->prefix, rv, (long)rt * o->ld, x->prefix, cv,
            ct);
 }
@@ -126,49 +119,47 @@ static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_bu
   const char *P = x->prefix;
   const tcmma_operand_desc *d = &x->p->call.d;
   int tm = x->info->m, tn = x->info->n;
-  char frag[128], sr[128], sc[128], off[600], conv[160], stage[64];
+  const tcmma__prec_words *w = tcmma__prec_words_of(d->prec);
+  const char *conv = tcmma__spell(x->dl, to_d ? w->from_f32 : w->to_f32);
+  char frag[128], sr[128], sc[128], off[600], stage[64];
   snprintf(frag, sizeof frag, "%s[%smi][%sni]", acc, P, P);
   snprintf(stage, sizeof stage, "%sstage", P);
   if (to_d) store(x, frag, stage, tn, false, depth, out);
-  line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
-  line(out, depth, "for (int %st = %slane; %st < %d; %st += 32) {", P, P, P, tm * tn, P);
+  line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
+  line(out, depth, "for (int %st = %slane; %st < %d; %st += %d) {", P, P, P, tm * tn, P,
+       TCMMA_WARP_SIZE);
   snprintf(sr, sizeof sr, "%smi * %d + %st / %d", P, tm, P, tn);
   snprintf(sc, sizeof sc, "%sni * %d + %st %% %d", P, tn, P, tn);
   if (d->transposed) snprintf(off, sizeof off, "(%s) * %ld + (%s)", sc, d->ld, sr);
   else snprintf(off, sizeof off, "(%s) * %ld + (%s)", sr, d->ld, sc);
-  if (to_d) {
-    snprintf(conv, sizeof conv, "%s", tcmma__spell(x->dl, tcmma_prec_from_f32(d->prec)));
-    line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, conv, stage, P);
-  } else {
-    snprintf(conv, sizeof conv, "%s", tcmma__spell(x->dl, tcmma_prec_to_f32(d->prec)));
-    line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", stage, P, conv, P, off);
-  }
+  if (to_d) line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, conv, stage, P);
+  else line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", stage, P, conv, P, off);
   line(out, depth, "}");
-  line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
+  line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
   if (!to_d) {
     load(x, TCMMA_OPERAND_C, frag, stage, tn, false, depth, out);
-    line(out, depth, "%s;", tcmma__spell(x->dl, "__syncwarp()"));
+    line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
   }
 }
 
-static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                             const char *dexpr, bool to_d, int depth, const char *prefix,
-                             tcmma_buf *out) {
+tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
+                                  const char *dexpr, bool to_d, int depth, const char *prefix,
+                                  tcmma_buf *out, tcmma_error *err) {
+  (void)err;
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
   const tcmma_operand_desc *d = &p->call.d;
-  const char *type = tcmma__spell(dl, tcmma_prec_cuda_type(d->prec));
+  const char *type = tcmma__spell_type(dl, d->prec);
   /* dl loads, ds stores: a statement declares both in one block */
   const char *dn = to_d ? "ds" : "dl";
   line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", to_d ? "" : "const ", type, P, dn,
        to_d ? "" : "const ", type, dexpr);
   if (x.info->converted_dest) {
     /* this warp's slot of the prologue's stage tiles */
-    const char *acc_t = tcmma__spell(dl, tcmma_prec_cuda_type(x.info->acc));
+    const char *acc_t = tcmma__spell_type(dl, x.info->acc);
     if (p->call.warps > 1) {
       char warp[300];
-      tcmma__expr(dl, p->call.warp && *p->call.warp ? p->call.warp : "threadIdx.x / 32", warp,
-                  sizeof warp);
+      tcmma__warp_expr(dl, p->call.warp, '/', warp, sizeof warp);
       line(out, depth, "%s *%sstage = %s + (%s) * %d;", acc_t, P, STAGE, warp,
            x.info->m * x.info->n);
     } else {
@@ -192,20 +183,6 @@ static tcmma_status boundary(const tcmma_plan *p, tcmma_dialect dl, const char *
   return TCMMA_OK;
 }
 
-tcmma_status tcmma__wmma_open(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                              const char *d, int depth, const char *prefix, tcmma_buf *out,
-                              tcmma_error *err) {
-  (void)err;
-  return boundary(p, dl, acc, d, false, depth, prefix, out);
-}
-
-tcmma_status tcmma__wmma_close(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *d, int depth, const char *prefix, tcmma_buf *out,
-                               tcmma_error *err) {
-  (void)err;
-  return boundary(p, dl, acc, d, true, depth, prefix, out);
-}
-
 static void load_operand(const ctx *x, tcmma_operand op, int depth, tcmma_buf *out) {
   const char *P = x->prefix, *n = tcmma_operand_name(op);
   const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
@@ -216,12 +193,12 @@ static void load_operand(const ctx *x, tcmma_operand op, int depth, tcmma_buf *o
   snprintf(ptr, sizeof ptr, "%s%sp + %s", P, n, off);
   open_loop(x, var, tcmma__loads_per_k(x->p, op), depth, out);
   load(x, op, frag, ptr, o->ld, o->transposed, depth + 1, out);
-  if (strcmp(tcmma__desc_elem(x->info->frag_elem), "tf32") == 0) {
+  if (x->info->tf32) {
     /* tf32 fragments hold f32 storage: round every loaded element */
-    line(out, depth + 1, "%s", tcmma__spell(x->dl, "#pragma unroll"));
+    line(out, depth + 1, "%s", tcmma__spell(x->dl, TCMMA__SPELL_UNROLL));
     line(out, depth + 1, "for (int %st = 0; %st < %s.num_elements; ++%st) {", P, P, frag, P);
     line(out, depth + 2, "%s.x[%st] = %s(%s.x[%st]);", frag, P,
-         tcmma__spell(x->dl, "nvcuda::wmma::__float_to_tf32"), frag, P);
+         tcmma__spell(x->dl, TCMMA__SPELL_TO_TF32), frag, P);
     line(out, depth + 1, "}");
   }
   close_brace(depth, out);
@@ -233,8 +210,8 @@ tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const cha
   (void)err;
   ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
   const char *P = prefix;
-  const char *ta = tcmma__spell(dl, tcmma_prec_cuda_type(p->call.a.prec));
-  const char *tb = tcmma__spell(dl, tcmma_prec_cuda_type(p->call.b.prec));
+  const char *ta = tcmma__spell_type(dl, p->call.a.prec);
+  const char *tb = tcmma__spell_type(dl, p->call.b.prec);
   char fa[256], fb[256];
   frag_type(&x, TCMMA_OPERAND_A, fa, sizeof fa);
   frag_type(&x, TCMMA_OPERAND_B, fb, sizeof fb);

@@ -5,15 +5,24 @@
 #include <string.h>
 #include "tcmma/arch.h"
 #include "tcmma/arm.h"
+#include "nvrtc/internal.h"
 
 static const struct {
   const char *text;
   int floor;
 } other_markers[] = {
-#define TCMMA_MARKER(ID, text, floor, why) {text, floor},
+#define TCMMA_MARKER(ID, text, floor) {text, floor},
 #include "tables/markers.def"
 #undef TCMMA_MARKER
 };
+
+const char *tcmma_marker_text(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].text : "";
+}
+
+int tcmma_marker_floor(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].floor : 0;
+}
 
 tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error *err) {
   if (text && strcmp(text, "floor") == 0) return *out = TCMMA_TARGET_FLOOR, TCMMA_OK;
@@ -71,7 +80,7 @@ size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hi
     found++;
     if (a->floor > top) top = a->floor;
   }
-  for (size_t i = 0; i < sizeof other_markers / sizeof other_markers[0]; i++) {
+  for (int i = 0; i < TCMMA_MARKER_COUNT; i++) {
     if (!contains_exact(source, len, other_markers[i].text)) continue;
     if (hits && found < cap) {
       tcmma_marker_hit *h = &hits[found];
@@ -100,11 +109,19 @@ static bool accepts(const tcmma_arch_support *s, int arch, char suffix) {
   return s->accepts && s->accepts(arch, suffix, s->ctx);
 }
 
+const char *tcmma__arch_suffix(char suffix) {
+  return suffix == 'a' ? "a" : suffix == 'f' ? "f" : "";
+}
+
+void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix) {
+  snprintf(buf, cap, "--gpu-architecture=%s_%d%s", sass ? "sm" : "compute", arch,
+           tcmma__arch_suffix(suffix));
+}
+
 static void set_option(tcmma_arch_options *out, int arch, char suffix) {
   out->arch = arch;
   out->suffix = suffix;
-  snprintf(out->option, sizeof out->option, "--gpu-architecture=compute_%d%s", arch,
-           suffix == 'a' ? "a" : suffix == 'f' ? "f" : "");
+  tcmma__arch_option(out->option, sizeof out->option, false, arch, suffix);
 }
 
 /* The family marker found (its floor names the family), or NULL. */

@@ -68,12 +68,11 @@ static tcmma_status explicit_arch(const tcmma_compile_opts *o, tcmma_arch_option
   }
   if (!listed || (o->arch_suffix && (!s.accepts || !s.accepts(o->arch, o->arch_suffix, s.ctx))))
     return tcmma_fail(err, TCMMA_INVALID, "arch %d%s: NVRTC does not compile for it; it does for %s",
-                      o->arch, o->arch_suffix == 'a' ? "a" : o->arch_suffix == 'f' ? "f" : "", list);
+                      o->arch, tcmma__arch_suffix(o->arch_suffix), list);
   memset(out, 0, sizeof *out);
   out->arch = o->arch;
   out->suffix = o->arch_suffix;
-  snprintf(out->option, sizeof out->option, "--gpu-architecture=compute_%d%s", o->arch,
-           o->arch_suffix == 'a' ? "a" : o->arch_suffix == 'f' ? "f" : "");
+  tcmma__arch_option(out->option, sizeof out->option, false, o->arch, o->arch_suffix);
   return TCMMA_OK;
 }
 
@@ -93,8 +92,7 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
       if ((st = tcmma_nvrtc_support(&support, err)) != TCMMA_OK) return st;
       a = tcmma_arch_support_lowest(&support);
     }
-    snprintf(option, sizeof option, "--gpu-architecture=sm_%d%s", a,
-             suffix == 'a' ? "a" : suffix == 'f' ? "f" : "");
+    tcmma__arch_option(option, sizeof option, true, a, suffix);
   } else {
     snprintf(option, sizeof option, "%s", arch.option);
   }

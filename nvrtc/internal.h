@@ -13,6 +13,13 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
                                      const char *const *options, size_t n_options,
                                      bool want_cubin, tcmma_program *out, tcmma_error *err);
 
+/* The --gpu-architecture option for arch with suffix 0, 'a' or 'f':
+ * compute_<arch><suffix> (PTX), or sm_<arch><suffix> when sass (a CUBIN). */
+void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix);
+
+/* "a" or "f" for suffix 'a' or 'f'; "" for anything else. */
+const char *tcmma__arch_suffix(char suffix);
+
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 

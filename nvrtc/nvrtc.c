@@ -243,7 +243,7 @@ static bool nvrtc_accepts(int arch, char suffix, void *ctx) {
     }
   pthread_mutex_unlock(&accepts_lock);
   char option[64];
-  snprintf(option, sizeof option, "--gpu-architecture=compute_%d%c", arch, suffix);
+  tcmma__arch_option(option, sizeof option, false, arch, suffix);
   const char *opts[] = {option};
   tcmma_program p = {0};
   bool ok = tcmma_nvrtc_compile_raw("", 0, "probe.cu", opts, 1, false, &p, NULL) == TCMMA_OK;

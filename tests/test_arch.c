@@ -74,6 +74,18 @@ static void test_each_marker_floor(void **state) {
     assert_int_equal(floor, a->floor);
     assert_int_equal(hits[0].family, a->family);
   }
+  /* Every other marker likewise, by its row of tables/markers.def. */
+  for (int i = 0; i < TCMMA_MARKER_COUNT; i++) {
+    const char *text = tcmma_marker_text((tcmma_marker)i);
+    tcmma_marker_hit hits[4];
+    int floor = -1;
+    assert_int_equal(tcmma_source_markers(text, strlen(text), hits, 4, &floor), 1);
+    assert_int_equal(floor, tcmma_marker_floor((tcmma_marker)i));
+    assert_string_equal(hits[0].text, text);
+  }
+  assert_int_equal(tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC), 80);
+  assert_string_equal(tcmma_marker_text(TCMMA_MARKER_COUNT), "");
+  assert_int_equal(tcmma_marker_floor((tcmma_marker)-1), 0);
 }
 
 static void test_markers_exact(void **state) {

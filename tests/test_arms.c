@@ -26,7 +26,7 @@ static const struct {
     {"wmma-bf16", "wmma", 16, 16, 16, 80, false, "f32", NEVER, false},
     {"wmma-tf32", "wmma", 16, 16, 8, 80, false, "f32", NEVER, false},
 };
-#define NDESIGN (int)(sizeof design / sizeof design[0])
+#define NEXPECTED (int)(sizeof design / sizeof design[0])
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121, 130};
 
@@ -47,8 +47,8 @@ static bool design_runs(int i, int cc) {
 
 static void every_design_arm_and_only_those(void **state) {
   (void)state;
-  assert_int_equal(TCMMA_ARM_COUNT, NDESIGN);
-  for (int i = 0; i < NDESIGN; i++) {
+  assert_int_equal(TCMMA_ARM_COUNT, NEXPECTED);
+  for (int i = 0; i < NEXPECTED; i++) {
     const tcmma_arm_info *a = tcmma_arm_get(arm_of(design[i].marker));
     assert_non_null(a);
     assert_string_equal(a->marker, design[i].marker);
@@ -60,14 +60,16 @@ static void every_design_arm_and_only_those(void **state) {
     assert_int_equal(a->floor, design[i].floor);
     assert_int_equal(a->family, design[i].family);
     assert_string_equal(tcmma_prec_name(a->acc), design[i].acc);
-    assert_false(a->reloads); /* every body loads each fragment once per k step */
+    assert_false(tcmma_arm_reloads(a->id)); /* every body loads each fragment once per k */
+    assert_int_equal(a->tf32, strcmp(a->marker, "wmma-tf32") == 0);
+    assert_string_equal(a->header, a->form == TCMMA_FORM_WMMA ? "mma.h" : "");
     assert_int_equal(a->converted_dest, design[i].converted_dest);
   }
 }
 
 static void ldmatrix_operands_follow_the_rule(void **state) {
   (void)state;
-  for (int i = 0; i < NDESIGN; i++) {
+  for (int i = 0; i < NEXPECTED; i++) {
     tcmma_arm arm = arm_of(design[i].marker);
     for (int bits = 0; bits < 16; bits++) {
       bool ae = bits & 1, at = bits & 2, be = bits & 4, bt = bits & 8;
@@ -161,7 +163,7 @@ static void arm_names_and_bad_markers(void **state) {
     char quoted[64];
     snprintf(quoted, sizeof quoted, "'%s'", bad[i]);
     assert_non_null(strstr(err.message, quoted));
-    for (int j = 0; j < NDESIGN; j++) assert_non_null(strstr(err.message, design[j].marker));
+    for (int j = 0; j < NEXPECTED; j++) assert_non_null(strstr(err.message, design[j].marker));
   }
   assert_int_equal(tcmma_arm_parse(NULL, NULL, NULL), TCMMA_INVALID);
   assert_null(tcmma_arm_get(TCMMA_ARM_NONE));
@@ -173,7 +175,7 @@ static void arm_names_and_bad_markers(void **state) {
 
 static void runs_on_floors_and_family(void **state) {
   (void)state;
-  for (int i = 0; i < NDESIGN; i++)
+  for (int i = 0; i < NEXPECTED; i++)
     for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++)
       if (tcmma_arm_runs_on(arm_of(design[i].marker), ccs[c]) != design_runs(i, ccs[c]))
         fail_msg("%s on cc %d: expected %d", design[i].marker, ccs[c], design_runs(i, ccs[c]));
@@ -190,7 +192,7 @@ static void descriptor_lists_the_runnable_arms(void **state) {
     tcmma_error err;
     assert_int_equal(tcmma_descriptor(ccs[c], got, TCMMA_ARM_COUNT + 1, &count, &err), TCMMA_OK);
     size_t want = 0;
-    for (int i = 0; i < NDESIGN; i++)
+    for (int i = 0; i < NEXPECTED; i++)
       if (design_runs(i, ccs[c])) {
         assert_true(want < count);
         assert_string_equal(tcmma_arm_marker(got[want]), design[i].marker);

@@ -56,6 +56,11 @@ static void cuda_spellings(void **state) {
   assert_int_equal(tcmma_prec_parse("e5m2", &p, NULL), TCMMA_OK);
   assert_string_equal(tcmma_prec_cuda_type(p), "__nv_fp8_e5m2");
   assert_string_equal(tcmma_prec_pair_type(p), ""); /* no pair: element accesses */
+  assert_string_equal(tcmma_prec_header(p), "cuda_fp8.h");
+  assert_string_equal(tcmma_prec_header(TCMMA_PREC_F16), "cuda_fp16.h");
+  assert_string_equal(tcmma_prec_header(TCMMA_PREC_BF16), "cuda_bf16.h");
+  assert_string_equal(tcmma_prec_header(TCMMA_PREC_F32), ""); /* built in */
+  assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_F64), "double");
 }
 
 static void bad_names_are_invalid_and_named(void **state) {
@@ -93,6 +98,7 @@ static void out_of_range_precisions(void **state) {
     assert_string_equal(tcmma_prec_pair_type(bad[i]), "?");
     assert_string_equal(tcmma_prec_pair_to_f32(bad[i]), "?");
     assert_string_equal(tcmma_prec_pair_from_f32(bad[i]), "?");
+    assert_string_equal(tcmma_prec_header(bad[i]), "?");
   }
 }
 

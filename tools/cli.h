@@ -21,6 +21,11 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 /* Whether arg is -h or --help. */
 bool cli_is_help(const char *arg);
 
+/* The arguments of a command whose only option is --json: sets *json;
+ * returns -1 to go on, CLI_OK after printing help, or CLI_USAGE (after a
+ * usage message) for anything else. */
+int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool *json);
+
 /* Takes the value of option argv[*i] (the next argument), advancing *i; NULL
  * (after a usage message) when it is missing. */
 const char *cli_value(const char *cmd, int argc, char **argv, int *i);

@@ -33,6 +33,16 @@ bool cli_is_help(const char *arg) {
   return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool *json) {
+  *json = false;
+  for (int i = 1; i < argc; i++) {
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) *json = true;
+    else return cli_usage(cmd, "unknown option '%s': expected --json", argv[i]);
+  }
+  return -1;
+}
+
 const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
   if (*i + 1 >= argc) {
     cli_usage(cmd, "option %s needs a value", argv[*i]);

@@ -1,5 +1,4 @@
 /* tcmma arms: every arm and its facts, as a table or JSON. */
-#include <string.h>
 #include "cli.h"
 #include "tcmma/tcmma.h"
 
@@ -9,12 +8,9 @@ static const char help[] =
     "architecture floor, family flag, accumulator precision, ldmatrix rule, reload rule.\n";
 
 int cmd_arms(int argc, char **argv) {
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else return cli_usage("arms", "unknown option '%s': expected --json", argv[i]);
-  }
+  bool json;
+  int rc = cli_json_only("arms", help, argc, argv, &json);
+  if (rc >= 0) return rc;
   if (json) {
     json_writer w;
     json_init(&w, stdout);
@@ -29,7 +25,7 @@ int cmd_arms(int argc, char **argv) {
       json_key(&w, "family"), json_bool(&w, a->family);
       json_key(&w, "accumulator"), json_string(&w, tcmma_prec_name(a->acc));
       json_key(&w, "ldmatrix"), json_string(&w, tcmma_ldmatrix_rule_text(a->ldmatrix));
-      json_key(&w, "reloads"), json_bool(&w, a->reloads);
+      json_key(&w, "reloads"), json_bool(&w, tcmma_arm_reloads((tcmma_arm)i));
       json_end_object(&w);
     }
     json_end_array(&w);
@@ -47,7 +43,7 @@ int cmd_arms(int argc, char **argv) {
     snprintf(floor, sizeof floor, "%d", a->floor);
     table_row(&t, (const char *const[]){a->marker, tcmma_form_name(a->form), tile, floor,
                                         a->family ? "yes" : "no", tcmma_prec_name(a->acc),
-                                        a->reloads ? "yes" : "no",
+                                        tcmma_arm_reloads((tcmma_arm)i) ? "yes" : "no",
                                         tcmma_ldmatrix_rule_text(a->ldmatrix)});
   }
   table_print(&t, stdout);

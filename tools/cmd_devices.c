@@ -1,5 +1,4 @@
 /* tcmma devices: the attached CUDA devices, through the driver API. */
-#include <string.h>
 #include <stdlib.h>
 #include "cli.h"
 #include "tcmma/tcmma.h"
@@ -17,12 +16,9 @@ static const char help[] =
     "device (the reason goes to stderr); 1 the driver failed; 2 usage error.\n";
 
 int cmd_devices(int argc, char **argv) {
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else return cli_usage("devices", "unknown option '%s': expected --json", argv[i]);
-  }
+  bool json;
+  int rc = cli_json_only("devices", help, argc, argv, &json);
+  if (rc >= 0) return rc;
   tcmma_error err;
   int version = 0, count = 0, lowest = 0;
   tcmma_status s = tcmma_driver_version(&version, &err);

@@ -68,7 +68,7 @@ static int parse(int argc, char **argv, emit_args *e) {
     case 5: st = cli_parse_operand_spec(v, &e->call.b, &err); have[5] = true; break;
     case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
     case 7:
-      if (!cli_int(cmd, o, v, 1, 4096, &e->outer)) return CLI_USAGE;
+      if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
       break;
     case 8:
       if (!cli_int(cmd, o, v, 0, 1000, &n)) return CLI_USAGE;

@@ -57,7 +57,7 @@ int cmd_layout(int argc, char **argv) {
   text_table t;
   if (json) json_init(&w, stdout), json_begin_array(&w);
   else table_init(&t, 5), table_row(&t, (const char *const[]){"LANE", "REG", "ELEM", "ROW", "COL"});
-  for (int lane = 0; lane < 32; lane++)
+  for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
     for (int reg = 0; reg < regs; reg++)
       for (int elem = 0; elem < per; elem++) {
         int row, col;

@@ -82,30 +82,36 @@ static int list_cases(const tcmma_case **sel, size_t n, bool json) {
   return CLI_OK;
 }
 
-int cmd_verify(int argc, char **argv) {
-  int exec = 0;
-  bool json = false, subset = false, list = false, have_arm = false;
-  tcmma_arm arm = TCMMA_ARM_NONE;
-  const char *text = NULL;
+typedef struct {
+  int exec;              /* index into executors */
+  bool json, subset, list, have_arm;
+  tcmma_arm arm;
+  const char *text;      /* --case */
+} verify_args;
+
+/* Parses the options into *a; -1 to go on, else the exit status. */
+static int parse(int argc, char **argv, verify_args *a) {
+  *a = (verify_args){.arm = TCMMA_ARM_NONE};
   for (int i = 1; i < argc; i++) {
     const char *v;
     if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--subset") == 0) subset = true;
-    else if (strcmp(argv[i], "--list") == 0) list = true;
+    if (strcmp(argv[i], "--json") == 0) a->json = true;
+    else if (strcmp(argv[i], "--subset") == 0) a->subset = true;
+    else if (strcmp(argv[i], "--list") == 0) a->list = true;
     else if (strcmp(argv[i], "--executor") == 0) {
       if (!(v = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
-      for (exec = 0; exec < N_EXECUTORS && strcmp(v, executors[exec].name) != 0; exec++) {}
-      if (exec == N_EXECUTORS)
+      for (a->exec = 0; a->exec < N_EXECUTORS && strcmp(v, executors[a->exec].name) != 0;
+           a->exec++) {}
+      if (a->exec == N_EXECUTORS)
         return cli_usage("verify", "unknown executor '%s': expected sim, compile or gpu", v);
     } else if (strcmp(argv[i], "--arm") == 0) {
       if (!(v = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
       tcmma_error err;
-      if (tcmma_arm_parse(v, &arm, &err) != TCMMA_OK)
+      if (tcmma_arm_parse(v, &a->arm, &err) != TCMMA_OK)
         return cli_usage("verify", "--arm: %s", err.message);
-      have_arm = true;
+      a->have_arm = true;
     } else if (strcmp(argv[i], "--case") == 0) {
-      if (!(text = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
+      if (!(a->text = cli_value("verify", argc, argv, &i))) return CLI_USAGE;
     } else {
       return cli_usage("verify",
                        "unknown option '%s': expected --executor, --arm, --case, --subset, "
@@ -113,33 +119,29 @@ int cmd_verify(int argc, char **argv) {
                        argv[i]);
     }
   }
+  return -1;
+}
 
-  const tcmma_case *all;
-  size_t n_all = tcmma_matrix(&all);
-  const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
-  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
-  if (!sel || !res) {
-    free(sel), free(res);
-    return cli_fail("verify", "out of memory for %zu cases", n_all);
-  }
+/* The cases of all that the options select, into sel; their count. */
+static size_t select_cases(const verify_args *a, const tcmma_case *all, size_t n_all,
+                           const tcmma_case **sel) {
   size_t n = 0;
   for (size_t i = 0; i < n_all; i++) {
     const tcmma_case *c = &all[i];
-    if (have_arm && c->expect_arm != arm) continue;
-    if (text && !strstr(c->name, text)) continue;
-    if (subset && !tcmma_case_in_subset(c)) continue;
+    if (a->have_arm && c->expect_arm != a->arm) continue;
+    if (a->text && !strstr(c->name, a->text)) continue;
+    if (a->subset && !tcmma_case_in_subset(c)) continue;
     sel[n++] = c;
   }
-  if (list) {
-    int rc = list_cases(sel, n, json);
-    free(sel), free(res);
-    return rc;
-  }
+  return n;
+}
 
+/* Runs the selected cases through executor exec into res, counting them in
+ * total and per arm slot; returns the seconds it took. */
+static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_result *res,
+                        tally *total, tally per_arm[TCMMA_ARM_COUNT + 1]) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  tally total = {0}, per_arm[TCMMA_ARM_COUNT + 1];
-  memset(per_arm, 0, sizeof per_arm);
   /* one C compile for every selected case instead of one per case */
   if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_prepare(sel, n);
   for (size_t i = 0; i < n; i++) {
@@ -148,87 +150,120 @@ int cmd_verify(int argc, char **argv) {
     snprintf(res[i].reason, sizeof res[i].reason, "the executor reported no outcome");
     executors[exec].run(sel[i], &res[i]);
     tally *t = &per_arm[arm_slot(sel[i])];
-    t->cases++, total.cases++;
+    t->cases++, total->cases++;
     switch (res[i].outcome) {
-    case TCMMA_CASE_PASSED: t->passed++, total.passed++; break;
-    case TCMMA_CASE_SKIPPED: t->skipped++, total.skipped++; break;
-    default: t->failed++, total.failed++; break;
+    case TCMMA_CASE_PASSED: t->passed++, total->passed++; break;
+    case TCMMA_CASE_SKIPPED: t->skipped++, total->skipped++; break;
+    default: t->failed++, total->failed++; break;
     }
   }
   if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_finish();
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  double secs = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+  return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
 
-  if (json) {
-    json_writer w;
-    json_init(&w, stdout);
+static void report_json(int exec, const tcmma_case **sel, size_t n, const tcmma_case_result *res,
+                        const tally *total, const tally per_arm[TCMMA_ARM_COUNT + 1]) {
+  json_writer w;
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  json_key(&w, "executor"), json_string(&w, executors[exec].name);
+  json_key(&w, "cases"), json_int(&w, total->cases);
+  json_key(&w, "passed"), json_int(&w, total->passed);
+  json_key(&w, "failed"), json_int(&w, total->failed);
+  json_key(&w, "skipped"), json_int(&w, total->skipped);
+  json_key(&w, "arms"), json_begin_array(&w);
+  for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
+    if (!per_arm[s].cases) continue;
     json_begin_object(&w);
-    json_key(&w, "executor"), json_string(&w, executors[exec].name);
-    json_key(&w, "cases"), json_int(&w, total.cases);
-    json_key(&w, "passed"), json_int(&w, total.passed);
-    json_key(&w, "failed"), json_int(&w, total.failed);
-    json_key(&w, "skipped"), json_int(&w, total.skipped);
-    json_key(&w, "arms"), json_begin_array(&w);
-    for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
-      if (!per_arm[s].cases) continue;
+    json_key(&w, "arm"), json_string(&w, slot_name(s));
+    json_key(&w, "cases"), json_int(&w, per_arm[s].cases);
+    json_key(&w, "passed"), json_int(&w, per_arm[s].passed);
+    json_key(&w, "failed"), json_int(&w, per_arm[s].failed);
+    json_key(&w, "skipped"), json_int(&w, per_arm[s].skipped);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  const tcmma_case_outcome kinds[2] = {TCMMA_CASE_FAILED, TCMMA_CASE_SKIPPED};
+  const char *keys[2] = {"failures", "skips"};
+  for (int k = 0; k < 2; k++) {
+    json_key(&w, keys[k]), json_begin_array(&w);
+    for (size_t i = 0; i < n; i++) {
+      if ((res[i].outcome == TCMMA_CASE_SKIPPED) != (kinds[k] == TCMMA_CASE_SKIPPED) ||
+          res[i].outcome == TCMMA_CASE_PASSED)
+        continue;
       json_begin_object(&w);
-      json_key(&w, "arm"), json_string(&w, slot_name(s));
-      json_key(&w, "cases"), json_int(&w, per_arm[s].cases);
-      json_key(&w, "passed"), json_int(&w, per_arm[s].passed);
-      json_key(&w, "failed"), json_int(&w, per_arm[s].failed);
-      json_key(&w, "skipped"), json_int(&w, per_arm[s].skipped);
+      json_key(&w, "case"), json_string(&w, sel[i]->name);
+      json_key(&w, "reason"), json_string(&w, res[i].reason);
       json_end_object(&w);
     }
     json_end_array(&w);
-    const tcmma_case_outcome kinds[2] = {TCMMA_CASE_FAILED, TCMMA_CASE_SKIPPED};
-    const char *keys[2] = {"failures", "skips"};
-    for (int k = 0; k < 2; k++) {
-      json_key(&w, keys[k]), json_begin_array(&w);
-      for (size_t i = 0; i < n; i++) {
-        if ((res[i].outcome == TCMMA_CASE_SKIPPED) != (kinds[k] == TCMMA_CASE_SKIPPED) ||
-            res[i].outcome == TCMMA_CASE_PASSED)
-          continue;
-        json_begin_object(&w);
-        json_key(&w, "case"), json_string(&w, sel[i]->name);
-        json_key(&w, "reason"), json_string(&w, res[i].reason);
-        json_end_object(&w);
-      }
-      json_end_array(&w);
-    }
-    json_end_object(&w);
-    json_finish(&w);
-  } else {
-    text_table t;
-    table_init(&t, 5);
-    table_row(&t, (const char *const[]){"ARM", "CASES", "PASSED", "FAILED", "SKIPPED"});
-    for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
-      if (!per_arm[s].cases) continue;
-      char c[16], p[16], f[16], k[16];
-      snprintf(c, sizeof c, "%d", per_arm[s].cases), snprintf(p, sizeof p, "%d", per_arm[s].passed);
-      snprintf(f, sizeof f, "%d", per_arm[s].failed), snprintf(k, sizeof k, "%d", per_arm[s].skipped);
-      table_row(&t, (const char *const[]){slot_name(s), c, p, f, k});
-    }
-    table_print(&t, stdout);
-    table_free(&t);
-    for (size_t i = 0; i < n; i++)
-      if (res[i].outcome != TCMMA_CASE_PASSED && res[i].outcome != TCMMA_CASE_SKIPPED)
-        printf("FAIL %s: %s\n", sel[i]->name, res[i].reason);
-    /* skips: each distinct reason once, with how many cases it covers */
-    for (size_t i = 0; i < n; i++) {
-      if (res[i].outcome != TCMMA_CASE_SKIPPED) continue;
-      bool seen = false;
-      for (size_t j = 0; j < i && !seen; j++)
-        seen = res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
-      if (seen) continue;
-      int count = 0;
-      for (size_t j = i; j < n; j++)
-        count += res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
-      printf("SKIP %d case%s (e.g. %s): %s\n", count, count == 1 ? "" : "s", sel[i]->name,
-             res[i].reason);
-    }
-    printf("verify --executor %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
-           executors[exec].name, total.cases, total.passed, total.failed, total.skipped, secs);
   }
+  json_end_object(&w);
+  json_finish(&w);
+}
+
+/* Whether case j was skipped for the same reason as case i. */
+static bool same_skip(const tcmma_case_result *res, size_t i, size_t j) {
+  return res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
+}
+
+static void report_text(int exec, const tcmma_case **sel, size_t n, const tcmma_case_result *res,
+                        const tally *total, const tally per_arm[TCMMA_ARM_COUNT + 1],
+                        double secs) {
+  text_table t;
+  table_init(&t, 5);
+  table_row(&t, (const char *const[]){"ARM", "CASES", "PASSED", "FAILED", "SKIPPED"});
+  for (int s = 0; s <= TCMMA_ARM_COUNT; s++) {
+    if (!per_arm[s].cases) continue;
+    char c[16], p[16], f[16], k[16];
+    snprintf(c, sizeof c, "%d", per_arm[s].cases), snprintf(p, sizeof p, "%d", per_arm[s].passed);
+    snprintf(f, sizeof f, "%d", per_arm[s].failed), snprintf(k, sizeof k, "%d", per_arm[s].skipped);
+    table_row(&t, (const char *const[]){slot_name(s), c, p, f, k});
+  }
+  table_print(&t, stdout);
+  table_free(&t);
+  for (size_t i = 0; i < n; i++)
+    if (res[i].outcome != TCMMA_CASE_PASSED && res[i].outcome != TCMMA_CASE_SKIPPED)
+      printf("FAIL %s: %s\n", sel[i]->name, res[i].reason);
+  /* skips: each distinct reason once, with how many cases it covers */
+  for (size_t i = 0; i < n; i++) {
+    if (res[i].outcome != TCMMA_CASE_SKIPPED) continue;
+    bool seen = false;
+    for (size_t j = 0; j < i && !seen; j++) seen = same_skip(res, i, j);
+    if (seen) continue;
+    int count = 0;
+    for (size_t j = i; j < n; j++) count += same_skip(res, i, j);
+    printf("SKIP %d case%s (e.g. %s): %s\n", count, count == 1 ? "" : "s", sel[i]->name,
+           res[i].reason);
+  }
+  printf("verify --executor %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
+         executors[exec].name, total->cases, total->passed, total->failed, total->skipped, secs);
+}
+
+int cmd_verify(int argc, char **argv) {
+  verify_args a;
+  int rc = parse(argc, argv, &a);
+  if (rc >= 0) return rc;
+  const tcmma_case *all;
+  size_t n_all = tcmma_matrix(&all);
+  const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
+  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
+  if (!sel || !res) {
+    free(sel), free(res);
+    return cli_fail("verify", "out of memory for %zu cases", n_all);
+  }
+  size_t n = select_cases(&a, all, n_all, sel);
+  if (a.list) {
+    rc = list_cases(sel, n, a.json);
+    free(sel), free(res);
+    return rc;
+  }
+  tally total = {0}, per_arm[TCMMA_ARM_COUNT + 1];
+  memset(per_arm, 0, sizeof per_arm);
+  double secs = run_cases(a.exec, sel, n, res, &total, per_arm);
+  if (a.json) report_json(a.exec, sel, n, res, &total, per_arm);
+  else report_text(a.exec, sel, n, res, &total, per_arm, secs);
   free(sel), free(res);
   return total.failed ? CLI_FAIL : CLI_OK;
 }

@@ -34,6 +34,19 @@ typedef struct {
 /* The lowest numeric arch support lists; 0 when it lists none. */
 int tcmma_arch_support_lowest(const tcmma_arch_support *support);
 
+/* The rows of tables/markers.def: source markers besides the arms' own. */
+typedef enum {
+#define TCMMA_MARKER(ID, text, floor) TCMMA_MARKER_##ID,
+#include "tables/markers.def"
+#undef TCMMA_MARKER
+  TCMMA_MARKER_COUNT
+} tcmma_marker;
+
+/* Marker m's text as a source carries it ("cp.async.") and the floor it
+ * raises a source to (80); "" and 0 when m is out of range. */
+const char *tcmma_marker_text(tcmma_marker m);
+int tcmma_marker_floor(tcmma_marker m);
+
 /* One marker found in a source. */
 typedef struct {
   char text[40]; /* as matched: "(mma-bf16)", "nvcuda::wmma", ... */

@@ -13,8 +13,8 @@ extern "C" {
 
 typedef enum {
   TCMMA_ARM_NONE = -1,
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, reloads, cvt, \
-                  instr, a_regs, b_regs, c_regs, frag_elem, frag_acc, emitted)       \
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, instr, \
+                  a_regs, b_regs, c_regs, header, emitted)                          \
   TCMMA_ARM_##ID,
 #include "tables/arms.def"
 #undef TCMMA_ARM
@@ -38,12 +38,12 @@ typedef struct {
   bool family;            /* runs only on the floor's major version */
   tcmma_prec acc;         /* accumulator precision */
   tcmma_ldmatrix_rule ldmatrix;
-  bool reloads;           /* fragments reloaded per tile of the other operand */
   bool converted_dest;    /* d storage differs from the accumulator, staged */
+  bool tf32;              /* multiplies f32 storage as tf32 (rounds each loaded
+                             element; A/B fragments are precision::tf32) */
   const char *instr;      /* mma.sync template (%a/%b: operand ptx types) */
   int a_regs, b_regs, c_regs; /* 32-bit registers per lane (inline arms) */
-  const char *frag_elem;  /* wmma: A/B fragment element type */
-  const char *frag_acc;   /* wmma: accumulator fragment element type */
+  const char *header;     /* CUDA header the body needs ("mma.h"; "" for none) */
   bool emitted;           /* the emitters render it; false: tables, resolution and
                              arch targeting only (plan declines it: no-arm) */
 } tcmma_arm_info;
@@ -62,6 +62,10 @@ const char *tcmma_form_name(tcmma_form form);
 
 /* Human text of an ldmatrix rule ("never", "A and B, either orientation", ...). */
 const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule);
+
+/* Threads in a warp: every arm's fragments are spread over the lanes
+ * 0..TCMMA_WARP_SIZE-1 of one warp, which runs each mma together. */
+#define TCMMA_WARP_SIZE 32
 
 /* Compute capabilities are major*10+minor (80 for sm_80); 0 means "any
  * device". A real one lies in [TCMMA_CC_MIN, TCMMA_CC_MAX]. */

@@ -15,8 +15,11 @@ extern "C" {
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
 /* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
- * index is XORed with row % 8 (row bytes a multiple of 128). */
+ * index is XORed with row % 8 (row bytes a multiple of TCMMA_SWIZZLE_LINE). */
 typedef enum { TCMMA_LAYOUT_PLAIN, TCMMA_LAYOUT_SWIZZLED_B128 } tcmma_layout;
+
+/* The swizzled_b128 line: 8 units of 16 bytes, the span the XOR permutes. */
+#define TCMMA_SWIZZLE_LINE 128
 
 typedef enum {
 #define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
@@ -39,6 +42,10 @@ typedef struct {
  * renderers expand it into fixed buffers. */
 #define TCMMA_EXPR_MAX 128
 
+/* The most warps a block holds (call.warps): a CUDA block has at most 1024
+ * threads. */
+#define TCMMA_WARPS_MAX (1024 / TCMMA_WARP_SIZE)
+
 /* One call: D[m x n] += A[m x k] B[k x n]. */
 typedef struct {
   int m, n, k;
@@ -49,7 +56,8 @@ typedef struct {
   const char *lane;       /* lane expression; NULL: "threadIdx.x % 32" (borrowed;
                              at most TCMMA_EXPR_MAX characters, like warp) */
   int warps;              /* warps per block whose blocks share one kernel prologue
-                             (wmma-f16-wide's stage tile is per warp); 0: one */
+                             (wmma-f16-wide's stage tile is per warp); 0: one;
+                             at most TCMMA_WARPS_MAX */
   const char *warp;       /* this warp's index, 0..warps-1; NULL: "threadIdx.x / 32"
                              when warps > 1 (borrowed) */
   const char *arm;        /* NULL: resolve; else the marker of the arm to use, which
@@ -73,7 +81,8 @@ typedef struct {
 typedef struct {
   bool a_ldmatrix, b_ldmatrix;
   int tile_m, tile_n, tile_k;   /* the arm's fragment tile */
-  bool reloads;                 /* fragments reloaded per tile of the other operand */
+  bool reloads;                 /* fragments reloaded per tile of the other operand
+                                   (tcmma_arm_reloads) */
   int a_loads_per_k, b_loads_per_k; /* fragment loads per k step */
   int mma_per_statement;        /* mt * nt * kt */
   int mt, nt, kt;               /* tiles along m, n, k */
@@ -82,6 +91,11 @@ typedef struct {
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
 } tcmma_census;
+
+/* Whether the renderers load an operand fragment of arm again for every tile
+ * of the other operand's free axis (the load rule behind the census's loads
+ * per k step); false for an out-of-range arm. */
+bool tcmma_arm_reloads(tcmma_arm arm);
 
 /* A call with the defaults: operands global, plain, not transposed, dense;
  * statement scope; any device; default numerics. Precisions f32/f16/f16. */

@@ -11,7 +11,7 @@ extern "C" {
 
 typedef enum {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
-                   pair_from)                                                      \
+                   pair_from, header)                                              \
   TCMMA_PREC_##ID,
 #include "tables/prec.def"
 #undef TCMMA_PREC
@@ -43,6 +43,10 @@ const char *tcmma_prec_from_f32(tcmma_prec p);
 const char *tcmma_prec_pair_type(tcmma_prec p);
 const char *tcmma_prec_pair_to_f32(tcmma_prec p);
 const char *tcmma_prec_pair_from_f32(tcmma_prec p);
+
+/* The CUDA header a kernel includes to use p's type and intrinsics
+ * ("cuda_fp16.h"; "" for a built-in type; "?" when out of range). */
+const char *tcmma_prec_header(tcmma_prec p);
 
 /* Writes the valid names, space-separated, into buf (for messages). */
 void tcmma_prec_list(char *buf, unsigned cap);

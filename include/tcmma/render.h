@@ -14,8 +14,13 @@ extern "C" {
 typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
 
 /* The alignment, in bytes, every d, a and b pointer expression given to the
- * renderers must have (wmma arms: 32); the vector accesses rely on it. */
+ * renderers must have (wmma arms: TCMMA_WMMA_ALIGN); the vector accesses
+ * rely on it. */
 #define TCMMA_POINTER_ALIGN 16
+
+/* wmma loads and stores need pointers, and so every row start, aligned to
+ * 32 bytes (PTX ISA). */
+#define TCMMA_WMMA_ALIGN 32
 
 /* One self-contained statement: a brace block that loads d, accumulates
  * a*b into it and stores d. d, a, b are C pointer expressions to the tile
@@ -49,6 +54,11 @@ tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
                                    tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err);
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 
+/* The most update steps (`outer`) tcmma_render_kernel takes. Its a and b
+ * buffers hold one tile per step; a test kernel needs a few, and the bound
+ * keeps every buffer index well inside an int. */
+#define TCMMA_KERNEL_OUTER_MAX 4096
+
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
  * in CUDA) that stages shared operands from global memory in their layout,
  * runs the plan (fragment scope: open, `outer` updates over an outer
@@ -56,8 +66,9 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
  * writes d back. Its global buffers are laid out as
  * tcmma_kernel_operand_index says. The HOST dialect adds
  * `void tcmma_kernel_entry(void *args)`, args a `void *[3]` of d, a, b.
- * TCMMA_INVALID for a declined plan or outer < 1; TCMMA_OVERFLOW when the
- * staged operands exceed TCMMA_STATIC_SHARED_MAX bytes. */
+ * TCMMA_INVALID for a declined plan or outer outside 1..TCMMA_KERNEL_OUTER_MAX;
+ * TCMMA_OVERFLOW when the staged operands exceed TCMMA_STATIC_SHARED_MAX
+ * bytes or a buffer's bytes exceed an int. */
 tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect, int outer,
                                  tcmma_buf *out, tcmma_error *err);
 
@@ -75,15 +86,22 @@ long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                                 long j);
 
+/* The most rows and the longest leading dimension tcmma_render_stage takes
+ * (elements): far beyond any shared-memory tile, and small enough that the
+ * constants it writes into the text stay ints. */
+#define TCMMA_STAGE_EXTENT_MAX (1L << 24)
+
 /* Copies a rows x cols tile of elem_bytes elements from global memory (src,
  * plain, leading dimension src_ld) into shared memory (dst, leading
  * dimension dst_ld, in layout) with the 32 lanes of a warp (lane: lane
  * expression, NULL: threadIdx.x % 32). async: cp.async, 16-byte .cg where
  * every chunk is 16-byte aligned, else 8- or 4-byte .ca, then commit and
- * wait (floor 80: the block title carries the cp.async. marker); a tile no
- * cp.async size divides, or !async: ordinary copies. Ends with __syncwarp.
+ * wait (the block title carries the cp.async. marker, tables/markers.def,
+ * so the arch options see its floor); a tile no cp.async size divides, or
+ * !async: ordinary copies. Ends with __syncwarp.
  * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
- * non-positive sizes, ld below cols or a swizzled ld off 128 bytes. */
+ * non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld below cols
+ * or a swizzled ld off whole TCMMA_SWIZZLE_LINE lines. */
 tcmma_status tcmma_render_stage(tcmma_dialect dialect, bool async, const char *dst,
                                 const char *src, long rows, long cols, long dst_ld,
                                 long src_ld, int elem_bytes, tcmma_layout layout,
@@ -96,7 +114,8 @@ long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes);
 
 /* Appends the same byte offset as a C expression of the row and column
  * expressions r and c (non-negative ints). TCMMA_INVALID for empty
- * expressions or when ld*elem_bytes is not a positive multiple of 128. */
+ * expressions or when ld*elem_bytes is not a positive multiple of
+ * TCMMA_SWIZZLE_LINE. */
 tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
                                          tcmma_buf *out, tcmma_error *err);
 

@@ -6,9 +6,10 @@
 
 #include <stdbool.h>
 #include <stdint.h>
+#include "tcmma/arm.h"
 #include "tcmma/sim.h"
 
-#define SIM_LANES 32
+#define SIM_LANES TCMMA_WARP_SIZE
 
 /* Runs once per collective, by the last lane to arrive, with the opcode all
  * lanes passed and every lane's argument block (indexed by lane); may call

@@ -205,7 +205,7 @@ tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *
   if (st != TCMMA_OK) {
     /* Lanes already running stop at their next collective. */
     pthread_mutex_lock(&warp.mu);
-    fail_locked("could not start lane %d of 32 (pthread_create failed)", started);
+    fail_locked("could not start lane %d of %d (pthread_create failed)", started, SIM_LANES);
     pthread_mutex_unlock(&warp.mu);
   }
   for (int l = 0; l < started; l++) pthread_join(threads[l], NULL);

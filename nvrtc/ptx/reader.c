@@ -12,15 +12,9 @@
 
 /* ---- the feature table ---- */
 
-/* The suffix column ("", "a", "af") told apart by its length: a constant
- * that reads no character, so no branch indexes past a shorter literal. */
-#define SUFFIX_RULE(suffix)                                                                \
-  (sizeof(suffix) == sizeof("") ? TCMMA_PTX_SUFFIX_ANY                                     \
-   : sizeof(suffix) == sizeof("a") ? TCMMA_PTX_SUFFIX_A : TCMMA_PTX_SUFFIX_A_OR_F)
-
 static const tcmma_ptx_feature features[] = {
-#define TCMMA_PTX_FEATURE(ID, prefix, needs, sm, suffix, maj, min)                        \
-  {#ID, prefix, needs, sm, SUFFIX_RULE(suffix), (maj) * 10 + (min)},
+#define TCMMA_PTX_FEATURE(ID, prefix, needs, sm, suffix, maj, min) \
+  {#ID, prefix, needs, sm, TCMMA_PTX_SUFFIX_##suffix, (maj) * 10 + (min)},
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
 };

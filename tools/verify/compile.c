@@ -77,9 +77,15 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
     return tcmma_case_set(r, TCMMA_CASE_FAILED,
                           "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
                           cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix);
-  if (cen->reloads != info->reloads)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census reloads=%d, the arm's rule says %d",
-                          cen->reloads, info->reloads);
+  /* loads per k step: one per tile of the operand's own axis, times the
+   * other operand's tiles where fragments reload */
+  int want_a = plan->mt * (cen->reloads ? plan->nt : 1);
+  int want_b = plan->nt * (cen->reloads ? plan->mt : 1);
+  if (cen->a_loads_per_k != want_a || cen->b_loads_per_k != want_b)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "census loads per k a=%d b=%d; reloads=%d over %dx%d tiles means %d and %d",
+                          cen->a_loads_per_k, cen->b_loads_per_k, cen->reloads, plan->mt,
+                          plan->nt, want_a, want_b);
   /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
   char want[160];
   if (info->form == TCMMA_FORM_PTX) {
@@ -132,61 +138,58 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   return true;
 }
 
-void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
-  tcmma_plan plan;
-  if (!tcmma_case_check_plan(c, &plan, r)) return;
-  const tcmma_arm_info *info = tcmma_arm_get(plan.arm);
+/* The case's kernel (CUDA dialect) into src, with its plan and census;
+ * false with r final when any step fails or the arm marker is missing. */
+static bool render_case(const tcmma_case *c, tcmma_plan *plan, tcmma_census *cen,
+                        tcmma_buf *src, tcmma_case_result *r) {
+  if (!tcmma_case_check_plan(c, plan, r)) return false;
   tcmma_error err;
   tcmma_error_clear(&err);
-  tcmma_census cen;
-  if (tcmma_plan_census(&plan, &cen, &err) != TCMMA_OK) {
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s", err.message);
-    return;
-  }
-  tcmma_buf src = {0};
-  tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, c->outer, &src, &err);
-  if (st != TCMMA_OK || src.failed) {
-    tcmma_buf_free(&src);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
-                   err.message);
-    return;
-  }
+  if (tcmma_plan_census(plan, cen, &err) != TCMMA_OK)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s",
+                          err.message);
+  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, c->outer, src, &err);
+  if (st != TCMMA_OK || src->failed)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
+                          err.message);
   char marker[48];
-  snprintf(marker, sizeof marker, "(%s)", info->marker);
-  if (!strstr(tcmma_buf_str(&src), marker)) {
-    tcmma_buf_free(&src);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "the kernel does not carry the arm marker %s", marker);
-    return;
-  }
-  int lowest, below;
-  if ((st = arch_bounds(info->floor, &lowest, &below, &err)) != TCMMA_OK) {
-    tcmma_buf_free(&src);
-    if (st == TCMMA_UNAVAILABLE)
-      tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
-    else
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
-    return;
-  }
-  /* the expected target: the arm's floor, raised to NVRTC's lowest arch and
-   * to the staging helper's floor when the kernel stages with cp.async */
-  int want = info->floor > lowest ? info->floor : lowest;
-  if (strstr(tcmma_buf_str(&src), "cp.async.") && want < 80) want = 80;
+  snprintf(marker, sizeof marker, "(%s)", tcmma_arm_marker(plan->arm));
+  if (!strstr(tcmma_buf_str(src), marker))
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "the kernel does not carry the arm marker %s",
+                          marker);
+  return true;
+}
 
-  size_t stmts = 0;
+/* The expected target: the arm's floor, raised to NVRTC's lowest arch and
+ * to cp.async's floor (tables/markers.def) when the kernel stages with it. */
+static int expected_target(const tcmma_buf *src, int floor, int lowest) {
+  int want = floor > lowest ? floor : lowest;
+  int cp_async = tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC);
+  if (strstr(tcmma_buf_str(src), tcmma_marker_text(TCMMA_MARKER_CP_ASYNC)) && want < cp_async)
+    want = cp_async;
+  return want;
+}
+
+/* Compiles src at the markers' floor to a CUBIN and checks the log, the
+ * PTX's target (want) and its census; r PASSED with *stmts set, or final. */
+static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
+                             const tcmma_census *cen, const tcmma_buf *src, int want,
+                             size_t *stmts, tcmma_case_result *r) {
+  tcmma_error err;
+  tcmma_error_clear(&err);
   tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
   tcmma_program prog;
-  st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
+  char line[200];
+  tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &opts, &prog, &err);
   if (st == TCMMA_UNAVAILABLE) {
     tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
   } else if (st != TCMMA_OK) {
-    char line[200];
     first_line(prog.log, line, sizeof line);
     tcmma_case_set(r, TCMMA_CASE_FAILED, "compile failed (%s): %s | %s", tcmma_status_name(st),
                    err.message, line);
   } else if (!prog.cubin || !prog.cubin_len) {
     tcmma_case_set(r, TCMMA_CASE_FAILED, "no CUBIN from a compile for sm_XX");
   } else if (has_warning(prog.log)) {
-    char line[200];
     first_line(prog.log, line, sizeof line);
     tcmma_case_set(r, TCMMA_CASE_FAILED, "compile warned: %s", line);
   } else {
@@ -198,23 +201,26 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
     } else if (px.target_sm != want || px.target_suffix) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
                      px.target ? px.target : "?", want);
-    } else if (tcmma_exec_compile_census(c, &plan, &cen, &px, r, &stmts)) {
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, stmts,
-                     stmts == 1 ? "" : "s");
+    } else if (tcmma_exec_compile_census(c, plan, cen, &px, r, stmts)) {
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, *stmts,
+                     *stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
   tcmma_program_free(&prog);
-  if (r->outcome != TCMMA_CASE_PASSED || info->form != TCMMA_FORM_PTX || !below) {
-    tcmma_buf_free(&src);
-    return;
-  }
+}
 
-  /* inline PTX below its floor: ptxas must refuse the very same source */
+/* Inline PTX below its floor: ptxas must refuse the very same source at
+ * arch below, naming the floor's target. */
+static void reject_below(const tcmma_arm_info *info, const tcmma_buf *src, int below, int want,
+                         size_t stmts, tcmma_case_result *r) {
+  tcmma_error err;
+  tcmma_error_clear(&err);
   char needs[48];
   snprintf(needs, sizeof needs, "requires .target sm_%d", info->floor);
   tcmma_compile_opts low = {.name = "verify-below.cu", .sass = true, .arch = below};
-  st = tcmma_compile(tcmma_buf_str(&src), src.len, &low, &prog, &err);
+  tcmma_program prog;
+  tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &low, &prog, &err);
   if (st == TCMMA_OK)
     tcmma_case_set(r, TCMMA_CASE_FAILED,
                    "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below,
@@ -225,5 +231,33 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   else tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
                       want, stmts, stmts == 1 ? "" : "s", below);
   tcmma_program_free(&prog);
+}
+
+void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
+  tcmma_plan plan;
+  tcmma_census cen;
+  tcmma_buf src = {0};
+  if (!render_case(c, &plan, &cen, &src, r)) {
+    tcmma_buf_free(&src);
+    return;
+  }
+  const tcmma_arm_info *info = tcmma_arm_get(plan.arm);
+  tcmma_error err;
+  tcmma_error_clear(&err);
+  int lowest, below;
+  tcmma_status st = arch_bounds(info->floor, &lowest, &below, &err);
+  if (st == TCMMA_UNAVAILABLE)
+    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
+  else if (st != TCMMA_OK)
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
+  if (st != TCMMA_OK) {
+    tcmma_buf_free(&src);
+    return;
+  }
+  int want = expected_target(&src, info->floor, lowest);
+  size_t stmts = 0;
+  compile_at_floor(c, &plan, &cen, &src, want, &stmts, r);
+  if (r->outcome == TCMMA_CASE_PASSED && info->form == TCMMA_FORM_PTX && below)
+    reject_below(info, &src, below, want, stmts, r);
   tcmma_buf_free(&src);
 }

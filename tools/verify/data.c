@@ -108,7 +108,6 @@ bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_p
   x->c = c, x->plan = plan, x->info = tcmma_arm_get(plan->arm);
   x->m = call->m, x->n = call->n, x->K = (long)call->k * c->outer;
   x->d_roundings = call->scope == TCMMA_SCOPE_FRAGMENT ? 1 : c->outer;
-  x->tf32 = strstr(x->info->frag_elem, "tf32") != NULL;
   for (int o = 0; o < 3; o++) {
     tcmma_operand_buf *b = &x->buf[o];
     b->op = ops[o], b->prec = precs[o];
@@ -192,7 +191,7 @@ void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
 static double input(const tcmma_case_data *x, int o, long r, long c) {
   const tcmma_operand_buf *b = &x->buf[o];
   double v = tcmma_storage_get(b->prec, elem(x, b, b->before, r, c));
-  return x->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v;
+  return x->info->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v;
 }
 
 /* The reference for d[i][j]: d0 plus the products in order, each sum

@@ -39,7 +39,6 @@ typedef struct {
   const tcmma_plan *plan;
   const tcmma_arm_info *info;
   long m, n, K;          /* K = outer * k: the whole reduction */
-  bool tf32;             /* the arm rounds f32 operands to tf32 */
   int d_roundings;       /* d is rounded once per update statement stored */
   tcmma_operand_buf buf[3];
 } tcmma_case_data;

@@ -40,7 +40,7 @@ static bool gpu_runner(tcmma_case_data *x, const char *pass, void *ctx, tcmma_ca
   }
   if (st == TCMMA_OK) {
     void *args[3] = {&g->mem[0].ptr, &g->mem[1].ptr, &g->mem[2].ptr};
-    st = tcmma_launch(&g->fn, (const unsigned[3]){1, 1, 1}, (const unsigned[3]){32, 1, 1}, 0, args,
+    st = tcmma_launch(&g->fn, (const unsigned[3]){1, 1, 1}, (const unsigned[3]){TCMMA_WARP_SIZE, 1, 1}, 0, args,
                       &err);
   }
   for (int o = 0; o < 3 && st == TCMMA_OK; o++)

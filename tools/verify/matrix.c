@@ -299,8 +299,8 @@ static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
 
 /* An operand of the call. `lead` is the length of a stored row: global
  * operands are dense (ld 0, for the planner to fill in); plain shared rows
- * are padded by 32 bytes, keeping wmma's 32-byte row rule; swizzled rows are
- * rounded up to a multiple of 128 bytes (the swizzle's unit rows). */
+ * are padded by TCMMA_WMMA_ALIGN bytes, keeping wmma's row rule; swizzled
+ * rows are rounded up to whole swizzle lines. */
 static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st, long lead) {
   long eb = tcmma_prec_bytes(o->prec);
   o->transposed = transposed;
@@ -311,11 +311,11 @@ static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st,
     break;
   case ST_SHARED:
     o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_PLAIN;
-    o->ld = lead + 32 / eb;
+    o->ld = lead + TCMMA_WMMA_ALIGN / eb;
     break;
   case ST_SWIZZLED:
     o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_SWIZZLED_B128;
-    o->ld = (lead * eb + 127) / 128 * 128 / eb;
+    o->ld = (lead * eb + TCMMA_SWIZZLE_LINE - 1) / TCMMA_SWIZZLE_LINE * TCMMA_SWIZZLE_LINE / eb;
     break;
   }
 }

@@ -1,0 +1,37 @@
+/* Internal to mma/: the words the renderers write, by row of
+ * tables/dialect.def, and the words of each storage precision
+ * (tables/prec.def names dialect rows). Not installed. */
+#ifndef TCMMA_MMA_DIALECT_H
+#define TCMMA_MMA_DIALECT_H
+
+#include "tcmma/prec.h"
+#include "tcmma/render.h"
+
+typedef enum {
+  TCMMA__SPELL_NONE = -1, /* an empty table cell: spelled "" */
+#define TCMMA_SPELLING(ID, cuda, host, desc) TCMMA__SPELL_##ID,
+#include "tables/dialect.def"
+#undef TCMMA_SPELLING
+  TCMMA__SPELL_COUNT
+} tcmma__spelling;
+
+/* Word w in dialect: its host spelling in TCMMA_DIALECT_HOST, its CUDA
+ * spelling otherwise; "" for NONE or out of range. */
+const char *tcmma__spell(tcmma_dialect dialect, tcmma__spelling w);
+
+/* The element name a host wmma fragment DESC gives w ("f16", "tf32"); ""
+ * when w is no fragment element type. */
+const char *tcmma__spell_desc(tcmma__spelling w);
+
+/* The CUDA words of a storage precision (the columns of tables/prec.def). */
+typedef struct {
+  tcmma__spelling type, to_f32, from_f32, pair, pair_to, pair_from;
+} tcmma__prec_words;
+
+/* p's words; every one NONE when p is out of range. */
+const tcmma__prec_words *tcmma__prec_words_of(tcmma_prec p);
+
+/* The element type of storage p in dialect ("__half", "tcmma_sim_half"). */
+const char *tcmma__spell_type(tcmma_dialect dialect, tcmma_prec p);
+
+#endif
