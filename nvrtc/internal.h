@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "tcmma/compile.h"
+#include "tcmma/ptx.h"
 
 /* One raw NVRTC compile (one nvrtcProgram): fills out->ptx, ->cubin (when
  * want_cubin), ->log, ->nvrtc_major/minor. TCMMA_COMPILE with the log's first
@@ -36,5 +37,9 @@ tcmma_target tcmma_target_scope_innermost(void);
 
 /* Appends a record of p to every open scope (a compile, not a cache hit). */
 void tcmma_target_scope_record(const tcmma_program *p);
+
+/* Fills info's required_* fields and no_target from its census
+ * (nvrtc/ptx/features.c, called by the reader). */
+void tcmma__ptx_requirement(tcmma_ptx_info *info);
 
 #endif
