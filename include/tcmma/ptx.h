@@ -28,6 +28,18 @@ typedef enum {
   TCMMA_PTX_FEATURE_COUNT
 } tcmma_ptx_feature_id;
 
+/* A row's lowest sm as a constant, for the tables that name a row's floor
+ * (tables/markers.def): TCMMA_PTX_MIN_SM(CP_ASYNC) is 80. */
+#define TCMMA__PTX_FIRST(first, ...) first
+enum {
+#define TCMMA_PTX_FEATURE(ID, tokens, suffix, sms, ptx_major, ptx_minor) \
+  TCMMA_PTX_MIN_SM_##ID = TCMMA__PTX_FIRST sms,
+#include "tables/ptx_features.def"
+#undef TCMMA_PTX_FEATURE
+  TCMMA_PTX_MIN_SM_COUNT_
+};
+#define TCMMA_PTX_MIN_SM(ID) TCMMA_PTX_MIN_SM_##ID
+
 #define TCMMA_PTX_SMS_MAX 6
 /* In a row's sms: every sm above the one before holds it too. */
 #define TCMMA_PTX_SM_UP (-1)

@@ -8,11 +8,10 @@
 #include "nvrtc/internal.h"
 
 #define TCMMA__UNPAREN(...) __VA_ARGS__
-#define TCMMA__FIRST(first, ...) first
 #define UP TCMMA_PTX_SM_UP
 static const tcmma_ptx_feature features[] = {
 #define TCMMA_PTX_FEATURE(ID, tokens, suffix, sms, maj, min)                                 \
-  {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA__FIRST sms,           \
+  {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA_PTX_MIN_SM(ID),       \
    (maj) * 10 + (min)},
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
