@@ -22,6 +22,9 @@ void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix)
 /* "a" or "f" for suffix 'a' or 'f'; "" for anything else. */
 const char *tcmma__arch_suffix(char suffix);
 
+/* The loaded NVRTC's facts (loading it once); NULL when it cannot load. */
+const tcmma_nvrtc_info *tcmma__nvrtc_info(void);
+
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 
