@@ -1,5 +1,6 @@
-/* The PTX reader: hand-written awkward PTX, broken input, the feature table
- * against the PTX ISA (docs/design.md §13), and real nvcc output (independent
+/* The PTX reader: hand-written awkward PTX, broken input, what the feature
+ * table gives the cases that once came out wrong (ptxas proves every row:
+ * tests/test_ptx_probe.c), target checks, and real nvcc output (independent
  * line-based count). */
 #include <stdio.h>
 #include <stdlib.h>
