@@ -76,6 +76,10 @@ bool ptxas_error_at(const char *log, int line);
  * 0 when there is none. */
 int ptxas_error_outside(const char *log, const bool *lines, int count);
 
+/* ptxas's highest PTX ISA version (major*10+minor: 90 for 9.0); 0 when it
+ * cannot be asked. */
+int ptxas_top_version(void);
+
 /* Frees the logs of n jobs. */
 void ptxas_jobs_free(ptxas_job *jobs, size_t n);
 

@@ -143,3 +143,15 @@ int ptxas_error_outside(const char *log, const bool *lines, int count) {
 void ptxas_jobs_free(ptxas_job *jobs, size_t n) {
   for (size_t i = 0; i < n; i++) free(jobs[i].log), jobs[i].log = NULL;
 }
+
+int ptxas_top_version(void) {
+  /* refused a version it does not know, ptxas names its own */
+  const char *probe = ".version 99.9\n.target sm_80\n.address_size 64\n";
+  ptxas_job job = {.text = probe, .len = strlen(probe), .arch = "sm_80"};
+  ptxas_run(&job, 1);
+  const char *cur = strstr(job.log ? job.log : "", "current version is '");
+  int v = 0;
+  if (cur && strchr(cur + 20, '.')) v = atoi(cur + 20) * 10 + atoi(strchr(cur + 20, '.') + 1);
+  ptxas_jobs_free(&job, 1);
+  return v;
+}
