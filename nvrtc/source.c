@@ -95,11 +95,12 @@ static bool tag_at(const char *text, size_t n, size_t i, const char *pat) {
 
 /* Looks for the arms' markers and the TAG rows in text (a comment or code). */
 static bool scan_tags(tcmma__scan *s, const char *text, size_t n, int line) {
+  int at = line;
+  size_t counted = 0; /* text[0..counted) holds at - line newlines */
   const char *open = memchr(text, '(', n);
   for (; open; open = memchr(open + 1, '(', n - (size_t)(open + 1 - text))) {
     size_t i = (size_t)(open - text);
-    int at = line;
-    for (size_t j = 0; j < i; j++) at += text[j] == '\n';
+    for (; counted < i; counted++) at += text[counted] == '\n';
     for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
       const tcmma_arm_info *arm = tcmma_arm_get((tcmma_arm)a);
       if (!tag_at(text, n, i, arm->marker)) continue;
