@@ -253,7 +253,7 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory to scan a %zu-byte source", len);
   out->floor = scan.floor;
   out->n_markers = scan.count < TCMMA_ARCH_MAX_MARKERS ? scan.count : TCMMA_ARCH_MAX_MARKERS;
-  memcpy(out->markers, scan.hits, out->n_markers * sizeof *out->markers);
+  if (out->n_markers) memcpy(out->markers, scan.hits, out->n_markers * sizeof *out->markers);
   st = decide(&scan, cc, target, support, out, err);
   tcmma__scan_free(&scan);
   return st;

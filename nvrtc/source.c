@@ -326,11 +326,14 @@ static void fragment_args(lexer *lx) {
     skip_blanks(lx);
     size_t start = lx->i;
     int line = lx->line;
+    int parens = 0; /* inside (...), '<' and '>' compare: (M > 8 ? 16 : 8) */
     while (lx->i < lx->len) {
       char c = at(lx, 0);
-      if (c == '<' || c == '(') depth++;
-      else if (c == '>' || c == ')') depth--;
-      if (depth == 0 || (depth == 1 && c == ',')) break;
+      if (c == '(') parens++;
+      else if (c == ')' && parens) parens--;
+      else if (!parens && c == '<') depth++;
+      else if (!parens && c == '>') depth--;
+      if (depth == 0 || (depth == 1 && !parens && c == ',')) break;
       advance(lx, 1);
     }
     size_t end = lx->i;

@@ -157,6 +157,9 @@ static void wmma_names_and_fragments(void **state) {
   expect("using namespace nvcuda;\nwmma::fragment<wmma::matrix_a, (M > 8 ? 16 : 8), N, K, "
          "typename T<int, 2>::type, wmma::row_major> a;",
          70, ARCH(75), "nvcuda::wmma", 2);
+  expect("using namespace nvcuda;\nwmma::fragment<wmma::matrix_b, (M > 8 ? 16 : 8), N, K, "
+         "precision::tf32, wmma::col_major> b;",
+         80, ARCH(80), "precision::tf32", 2);
 }
 
 static void arch_guards(void **state) {

@@ -219,9 +219,8 @@ void tcmma_ptx_feature_text(const tcmma_ptx_feature *f, char *buf, size_t size) 
 tcmma_status tcmma_ptx_target_parse(const char *text, int *sm, char *suffix, tcmma_error *err) {
   const char *t = text ? text : "";
   int v = 0, digits = 0;
-  const char *p = t + 3;
-  if (strncmp(t, "sm_", 3) == 0)
-    for (; *p >= '0' && *p <= '9' && digits < 4; p++, digits++) v = v * 10 + (*p - '0');
+  const char *p = strncmp(t, "sm_", 3) == 0 ? t + 3 : t;
+  for (; p > t && *p >= '0' && *p <= '9' && digits < 4; p++, digits++) v = v * 10 + (*p - '0');
   char s = (*p == 'a' || *p == 'f') ? *p++ : 0;
   if (!digits || *p || v == 0)
     return tcmma_fail(err, TCMMA_INVALID,
