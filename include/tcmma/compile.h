@@ -65,6 +65,9 @@ typedef struct {
                             * the one derived from markers, target and cc, which are then
                             * not checked: a compile below a floor reaches ptxas. 0: derived */
   char arch_suffix;        /* with arch: 0, 'a' or 'f' (sm_90a, sm_120f) */
+  const char *const *extra; /* more NVRTC options, appended as given; none may name
+                             * an arch (give arch) */
+  size_t n_extra;
   const char *const *include_dirs; /* searched before the toolkit's include/ and
                                     * include/cccl, in order (-I DIR) */
   size_t n_include_dirs;
@@ -72,9 +75,6 @@ typedef struct {
   size_t n_defines;
   const char *std;         /* the C++ dialect: "c++03", "c++11", "c++14", "c++17", "c++20";
                             * NULL: NVRTC's default */
-  const char *const *extra; /* more NVRTC options, appended as given; none may name
-                             * an arch (give arch) */
-  size_t n_extra;
 } tcmma_compile_opts;
 
 /* Compiles source[0..len) through the cache: arch options from its markers
