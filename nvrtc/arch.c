@@ -1,28 +1,12 @@
-/* Architecture options from source markers. Facts come from tables/arms.def
- * (through arm.h) and tables/markers.def. Pure: what NVRTC supports is an
- * argument (nvrtc/arch_options.c asks the loaded NVRTC). */
+/* Architecture options from source markers (nvrtc/source.c finds them).
+ * Pure: what NVRTC supports is an argument (nvrtc/arch_options.c asks the
+ * loaded NVRTC). */
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
 #include "tcmma/arm.h"
+#include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
-
-static const struct {
-  const char *text;
-  int floor;
-} other_markers[] = {
-#define TCMMA_MARKER(ID, text, floor) {text, floor},
-#include "tables/markers.def"
-#undef TCMMA_MARKER
-};
-
-const char *tcmma_marker_text(tcmma_marker m) {
-  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].text : "";
-}
-
-int tcmma_marker_floor(tcmma_marker m) {
-  return (unsigned)m < TCMMA_MARKER_COUNT ? other_markers[m].floor : 0;
-}
 
 tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error *err) {
   if (text && strcmp(text, "floor") == 0) return *out = TCMMA_TARGET_FLOOR, TCMMA_OK;
@@ -38,61 +22,6 @@ const char *tcmma_target_name(tcmma_target target) {
   case TCMMA_TARGET_NATIVE: return "native";
   }
   return "?";
-}
-
-static bool ident_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_';
-}
-
-/* Whether pat occurs in s[0..len) as a whole: an end of pat that is an
- * identifier character must not touch another identifier character, so
- * "__half" is not found in "__half2" nor "nvcuda::wmma" in "xnvcuda::wmma".
- * Arm markers carry their parentheses, which makes them exact by themselves. */
-static bool contains_exact(const char *s, size_t len, const char *pat) {
-  size_t n = strlen(pat);
-  if (n == 0 || n > len) return false;
-  for (size_t i = 0; i + n <= len; i++) {
-    if (s[i] != pat[0] || memcmp(s + i, pat, n) != 0) continue;
-    if (ident_char(pat[0]) && i > 0 && ident_char(s[i - 1])) continue;
-    if (ident_char(pat[n - 1]) && i + n < len && ident_char(s[i + n])) continue;
-    return true;
-  }
-  return false;
-}
-
-size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hits,
-                            size_t cap, int *floor) {
-  size_t found = 0;
-  int top = 0;
-  if (!source) len = 0;
-  for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
-    const tcmma_arm_info *a = tcmma_arm_get((tcmma_arm)i);
-    char pat[sizeof hits[0].text];
-    snprintf(pat, sizeof pat, "(%s)", a->marker);
-    if (!contains_exact(source, len, pat)) continue;
-    if (hits && found < cap) {
-      tcmma_marker_hit *h = &hits[found];
-      snprintf(h->text, sizeof h->text, "%s", pat);
-      h->floor = a->floor;
-      h->family = a->family;
-    }
-    found++;
-    if (a->floor > top) top = a->floor;
-  }
-  for (int i = 0; i < TCMMA_MARKER_COUNT; i++) {
-    if (!contains_exact(source, len, other_markers[i].text)) continue;
-    if (hits && found < cap) {
-      tcmma_marker_hit *h = &hits[found];
-      snprintf(h->text, sizeof h->text, "%s", other_markers[i].text);
-      h->floor = other_markers[i].floor;
-      h->family = false;
-    }
-    found++;
-    if (other_markers[i].floor > top) top = other_markers[i].floor;
-  }
-  if (floor) *floor = top;
-  return found;
 }
 
 static void list_archs(const tcmma_arch_support *s, char *buf, size_t cap) {
@@ -124,56 +53,158 @@ static void set_option(tcmma_arch_options *out, int arch, char suffix) {
   tcmma__arch_option(out->option, sizeof out->option, false, arch, suffix);
 }
 
-/* The family marker found (its floor names the family), or NULL. */
-static const tcmma_marker_hit *family_hit(const tcmma_arch_options *o) {
-  for (size_t i = 0; i < o->n_markers && i < TCMMA_ARCH_MAX_MARKERS; i++)
-    if (o->markers[i].family) return &o->markers[i];
+/* Whether the target arch<suffix> holds hit h. */
+static bool hit_holds(const tcmma_marker_hit *h, int arch, char suffix) {
+  if (h->kind == TCMMA_HIT_PTX) return tcmma_ptx_opcode_holds(h->text, arch, suffix);
+  if (arch < h->floor) return false;
+  switch (h->suffix) {
+  case TCMMA_PTX_SUFFIX_A: return suffix == 'a';
+  /* a family arm runs on its floor's major version only */
+  case TCMMA_PTX_SUFFIX_A_OR_F: return (suffix == 'a' || suffix == 'f') && arch / 10 == h->floor / 10;
+  default: return true;
+  }
+}
+
+static bool all_hold(const tcmma__scan *s, int arch, char suffix) {
+  for (size_t i = 0; i < s->count; i++)
+    if (!hit_holds(&s->hits[i], arch, suffix)) return false;
+  return true;
+}
+
+/* What hit h needs, for messages: "sm_90a", "a 12.x device (a family
+ * target)", "cc 80". */
+static void need_text(const tcmma_marker_hit *h, char *buf, size_t cap) {
+  if (h->kind == TCMMA_HIT_PTX) {
+    int sm, ptx;
+    tcmma_ptx_suffix suffix;
+    tcmma_ptx_opcode_need(h->text, &sm, &suffix, &ptx);
+    tcmma_ptx_info one = {.required_sm = sm, .required_suffix = suffix};
+    tcmma_ptx_required_text(&one, buf, cap);
+  } else if (h->suffix == TCMMA_PTX_SUFFIX_A_OR_F) {
+    snprintf(buf, cap, "a %d.x device (a family target)", h->floor / 10);
+  } else {
+    snprintf(buf, cap, "cc %d", h->floor);
+  }
+}
+
+static void where(const tcmma_marker_hit *h, char *buf, size_t cap) {
+  snprintf(buf, cap, "%s on line %d", h->text, h->line);
+}
+
+/* The first hit a device of compute capability cc cannot run under any
+ * target suffix, or NULL. */
+static const tcmma_marker_hit *unrunnable(const tcmma__scan *s, int cc) {
+  for (size_t i = 0; i < s->count; i++) {
+    const tcmma_marker_hit *h = &s->hits[i];
+    if (!hit_holds(h, cc, 0) && !hit_holds(h, cc, 'a') && !hit_holds(h, cc, 'f')) return h;
+  }
   return NULL;
 }
 
-static tcmma_status decide_family(const tcmma_marker_hit *fam, int cc, tcmma_target target,
-                                  const tcmma_arch_support *s, tcmma_arch_options *out,
-                                  tcmma_error *err) {
-  int major = fam->floor / 10;
-  if (cc != 0 && cc / 10 != major)
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "%s needs a %d.x device (a family target): the device is cc %d",
-                      fam->text, major, cc);
-  if (target == TCMMA_TARGET_NATIVE) {
-    if (!accepts(s, cc, 'a'))
-      return tcmma_fail(err, TCMMA_UNAVAILABLE, "%s on native: NVRTC does not accept compute_%da",
-                        fam->text, cc);
-    set_option(out, cc, 'a');
-    return TCMMA_OK;
-  }
-  if (accepts(s, fam->floor, 'f')) {
-    set_option(out, fam->floor, 'f');
-    return TCMMA_OK;
-  }
-  int arch = cc ? cc : fam->floor;
-  if (!accepts(s, arch, 'a'))
-    return tcmma_fail(err, TCMMA_UNAVAILABLE,
-                      "%s: NVRTC accepts neither compute_%df nor compute_%da", fam->text,
-                      fam->floor, arch);
-  set_option(out, arch, 'a');
-  snprintf(out->note, sizeof out->note,
-           "NVRTC has no family (f) targets: compute_%da runs only on cc %d", arch, arch);
-  return TCMMA_OK;
+static bool needs_family(const tcmma__scan *s) {
+  for (size_t i = 0; i < s->count; i++)
+    if (s->hits[i].suffix == TCMMA_PTX_SUFFIX_A_OR_F) return true;
+  return false;
 }
 
-tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_target target,
-                               const tcmma_arch_support *support, tcmma_arch_options *out,
-                               tcmma_error *err) {
-  memset(out, 0, sizeof *out);
-  if (target != TCMMA_TARGET_FLOOR && target != TCMMA_TARGET_NATIVE)
-    return tcmma_fail(err, TCMMA_INVALID, "target %d: expected floor or native", (int)target);
-  tcmma_status cc_ok = tcmma_cc_check(cc, err);
-  if (cc_ok != TCMMA_OK) return cc_ok;
-  if (!support || support->count == 0)
-    return tcmma_fail(err, TCMMA_UNAVAILABLE, "NVRTC reported no supported architectures");
-  out->n_markers = tcmma_source_markers(source, len, out->markers, TCMMA_ARCH_MAX_MARKERS,
-                                        &out->floor);
-  if (out->n_markers > TCMMA_ARCH_MAX_MARKERS) out->n_markers = TCMMA_ARCH_MAX_MARKERS;
+/* The native target: the device's own arch, arch-specific when a marker
+ * needs a suffix, else clamped to the highest NVRTC arch <= cc. */
+static tcmma_status decide_native(const tcmma__scan *scan, int cc, const tcmma_arch_support *s,
+                                  tcmma_arch_options *out, tcmma_error *err) {
+  if (all_hold(scan, cc, 0)) {
+    int best = 0;
+    for (size_t i = 0; i < s->count; i++)
+      if (s->archs[i] <= cc && s->archs[i] > best) best = s->archs[i];
+    set_option(out, best, 0);
+    if (best != cc)
+      snprintf(out->note, sizeof out->note,
+               "cc %d is not an NVRTC arch: clamped to compute_%d, the highest supported <= %d",
+               cc, best, cc);
+    return TCMMA_OK;
+  }
+  static const char suffixes[] = {'a', 'f'};
+  for (size_t k = 0; k < sizeof suffixes; k++)
+    if (accepts(s, cc, suffixes[k]) && all_hold(scan, cc, suffixes[k])) {
+      set_option(out, cc, suffixes[k]);
+      return TCMMA_OK;
+    }
+  const tcmma_marker_hit *h = scan->hits;
+  while (h < scan->hits + scan->count && hit_holds(h, cc, 0)) h++;
+  char at[200];
+  where(h, at, sizeof at);
+  return tcmma_fail(err, TCMMA_UNAVAILABLE, "%s on native: NVRTC does not accept compute_%da",
+                    at, cc);
+}
+
+/* The floor target: the lowest NVRTC arch at or above the floor whose plain,
+ * family or arch-specific target (in that order) holds every marker; an
+ * arch-specific target is the device's own when a cc is given. */
+static tcmma_status decide_floor(const tcmma__scan *scan, int cc, const tcmma_arch_support *s,
+                                 int highest, tcmma_arch_options *out, tcmma_error *err) {
+  if (scan->floor == 0 && all_hold(scan, 0, 0)) return TCMMA_OK;
+  bool suffix_seen = false;
+  for (int arch = scan->floor; arch <= highest; arch++) {
+    bool listed = false;
+    for (size_t i = 0; i < s->count; i++) listed = listed || s->archs[i] == arch;
+    if (!listed) continue;
+    if (all_hold(scan, arch, 0)) {
+      set_option(out, arch, 0);
+      if (arch != scan->floor)
+        snprintf(out->note, sizeof out->note,
+                 "floor %d raised to compute_%d, NVRTC's lowest supported arch >= %d",
+                 scan->floor, arch, scan->floor);
+      return TCMMA_OK;
+    }
+    if (accepts(s, arch, 'f') && all_hold(scan, arch, 'f')) {
+      set_option(out, arch, 'f');
+      return TCMMA_OK;
+    }
+    int own = cc && accepts(s, cc, 'a') && all_hold(scan, cc, 'a') ? cc : arch;
+    if (accepts(s, own, 'a') && all_hold(scan, own, 'a')) {
+      set_option(out, own, 'a');
+      if (needs_family(scan))
+        snprintf(out->note, sizeof out->note,
+                 "NVRTC has no family (f) targets: compute_%da runs only on cc %d", own, own);
+      return TCMMA_OK;
+    }
+    suffix_seen = suffix_seen || all_hold(scan, arch, 'a') || all_hold(scan, arch, 'f');
+  }
+  if (scan->floor > highest)
+    return tcmma_fail(err, TCMMA_UNAVAILABLE,
+                      "the source needs cc %d, above NVRTC's highest supported arch %d",
+                      scan->floor, highest);
+  if (suffix_seen)
+    return tcmma_fail(err, TCMMA_UNAVAILABLE,
+                      "the source needs an arch-specific or family target from cc %d: NVRTC "
+                      "accepts neither compute_%df nor compute_%da",
+                      scan->floor, scan->floor, scan->floor);
+  /* two markers no single target holds: name the two */
+  const tcmma_marker_hit *a = NULL, *b = NULL;
+  for (size_t i = 0; i < scan->count && !b; i++)
+    if (scan->hits[i].suffix != TCMMA_PTX_SUFFIX_ANY) {
+      if (!a) a = &scan->hits[i];
+      else if (scan->hits[i].floor != a->floor || strcmp(scan->hits[i].text, a->text)) b = &scan->hits[i];
+    }
+  char x[200] = "", y[200] = "", nx[96] = "", ny[96] = "";
+  if (a) where(a, x, sizeof x), need_text(a, nx, sizeof nx);
+  if (b) where(b, y, sizeof y), need_text(b, ny, sizeof ny);
+  return tcmma_fail(err, TCMMA_INVALID,
+                    "no target holds every marker of the source: %s needs %s, %s needs %s", x, nx,
+                    y[0] ? y : "another marker", ny[0] ? ny : "another target");
+}
+
+/* Marks the guards whose body the chosen arch compiles away. */
+static void mark_guards(tcmma_arch_options *out, int arch) {
+  for (size_t i = 0; i < out->n_markers; i++) {
+    tcmma_marker_hit *h = &out->markers[i];
+    if (h->kind != TCMMA_HIT_GUARD) continue;
+    h->compiled_away = h->guard_op == '<' ? arch >= h->guard_cc : arch < h->guard_cc;
+  }
+}
+
+static tcmma_status decide(const tcmma__scan *scan, int cc, tcmma_target target,
+                           const tcmma_arch_support *support, tcmma_arch_options *out,
+                           tcmma_error *err) {
   int lowest = tcmma_arch_support_lowest(support), highest = support->archs[0];
   for (size_t i = 1; i < support->count; i++)
     if (support->archs[i] > highest) highest = support->archs[i];
@@ -183,45 +214,49 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
     return tcmma_fail(err, TCMMA_FLOOR,
                       "device cc %d is below NVRTC's lowest supported arch %d (supported: %s)",
                       cc, lowest, archs);
-  if (cc != 0 && out->floor > cc) {
-    const char *why = "";
-    for (size_t i = 0; i < out->n_markers; i++)
-      if (out->markers[i].floor == out->floor) why = out->markers[i].text;
-    return tcmma_fail(err, TCMMA_FLOOR,
-                      "the source needs cc %d (marker %s) but the device is cc %d", out->floor,
-                      why, cc);
+  if (cc != 0 && scan->floor > cc) {
+    const tcmma_marker_hit *why = scan->hits;
+    while (why->floor != scan->floor) why++;
+    char at[200];
+    where(why, at, sizeof at);
+    return tcmma_fail(err, TCMMA_FLOOR, "the source needs cc %d (marker %s) but the device is cc %d",
+                      scan->floor, at, cc);
   }
   if (target == TCMMA_TARGET_NATIVE && cc == 0)
     return tcmma_fail(err, TCMMA_INVALID,
                       "the native target needs the device's compute capability (give a cc)");
-  const tcmma_marker_hit *fam = family_hit(out);
-  if (fam) return decide_family(fam, cc, target, support, out, err);
-  if (target == TCMMA_TARGET_NATIVE) {
-    int best = 0;
-    for (size_t i = 0; i < support->count; i++)
-      if (support->archs[i] <= cc && support->archs[i] > best) best = support->archs[i];
-    set_option(out, best, 0);
-    if (best != cc)
-      snprintf(out->note, sizeof out->note,
-               "cc %d is not an NVRTC arch: clamped to compute_%d, the highest supported <= %d",
-               cc, best, cc);
-    return TCMMA_OK;
+  const tcmma_marker_hit *h = cc ? unrunnable(scan, cc) : NULL;
+  if (h) {
+    char at[200], need[96];
+    where(h, at, sizeof at);
+    need_text(h, need, sizeof need);
+    return tcmma_fail(err, TCMMA_INVALID, "%s needs %s: the device is cc %d", at, need, cc);
   }
-  if (out->floor == 0) return TCMMA_OK;
-  int best = 0;
-  for (size_t i = 0; i < support->count; i++)
-    if (support->archs[i] >= out->floor && (best == 0 || support->archs[i] < best))
-      best = support->archs[i];
-  if (best == 0)
-    return tcmma_fail(err, TCMMA_UNAVAILABLE,
-                      "the source needs cc %d, above NVRTC's highest supported arch %d",
-                      out->floor, highest);
-  set_option(out, best, 0);
-  if (best != out->floor)
-    snprintf(out->note, sizeof out->note,
-             "floor %d raised to compute_%d, NVRTC's lowest supported arch >= %d", out->floor,
-             best, out->floor);
-  return TCMMA_OK;
+  tcmma_status st = target == TCMMA_TARGET_NATIVE ? decide_native(scan, cc, support, out, err)
+                                                  : decide_floor(scan, cc, support, highest, out, err);
+  if (st == TCMMA_OK) mark_guards(out, out->arch ? out->arch : lowest);
+  return st;
+}
+
+tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_target target,
+                               const tcmma_arch_support *support, tcmma_arch_options *out,
+                               tcmma_error *err) {
+  memset(out, 0, sizeof *out);
+  if (target != TCMMA_TARGET_FLOOR && target != TCMMA_TARGET_NATIVE)
+    return tcmma_fail(err, TCMMA_INVALID, "target %d: expected floor or native", (int)target);
+  tcmma_status st = tcmma_cc_check(cc, err);
+  if (st != TCMMA_OK) return st;
+  if (!support || support->count == 0)
+    return tcmma_fail(err, TCMMA_UNAVAILABLE, "NVRTC reported no supported architectures");
+  tcmma__scan scan;
+  if (tcmma__scan_source(source, source ? len : 0, &scan) != TCMMA_OK)
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory to scan a %zu-byte source", len);
+  out->floor = scan.floor;
+  out->n_markers = scan.count < TCMMA_ARCH_MAX_MARKERS ? scan.count : TCMMA_ARCH_MAX_MARKERS;
+  if (out->n_markers) memcpy(out->markers, scan.hits, out->n_markers * sizeof *out->markers);
+  st = decide(&scan, cc, target, support, out, err);
+  tcmma__scan_free(&scan);
+  return st;
 }
 
 int tcmma_arch_support_lowest(const tcmma_arch_support *support) {

@@ -76,12 +76,66 @@ static tcmma_status explicit_arch(const tcmma_compile_opts *o, tcmma_arch_option
   return TCMMA_OK;
 }
 
+size_t tcmma_compile_include_dirs(const tcmma_compile_opts *opts, const char **dirs, size_t cap) {
+  size_t n = 0;
+  for (size_t i = 0; opts && i < opts->n_include_dirs; i++)
+    if (opts->include_dirs[i] && opts->include_dirs[i][0]) {
+      if (dirs && n < cap) dirs[n] = opts->include_dirs[i];
+      n++;
+    }
+  const tcmma_nvrtc_info *info = tcmma__nvrtc_info();
+  const char *toolkit[] = {info ? info->include_dir : "", info ? info->cccl_include_dir : ""};
+  for (size_t i = 0; i < 2; i++)
+    if (toolkit[i][0]) {
+      if (dirs && n < cap) dirs[n] = toolkit[i];
+      n++;
+    }
+  return n;
+}
+
+/* "NAME" or "NAME=VALUE" with NAME an identifier. */
+static bool define_ok(const char *d) {
+  if (!d || !((*d >= 'a' && *d <= 'z') || (*d >= 'A' && *d <= 'Z') || *d == '_')) return false;
+  for (d++; *d && *d != '='; d++)
+    if (!((*d >= 'a' && *d <= 'z') || (*d >= 'A' && *d <= 'Z') || (*d >= '0' && *d <= '9') ||
+          *d == '_'))
+      return false;
+  return true;
+}
+
+static const char *const dialects[] = {"c++03", "c++11", "c++14", "c++17", "c++20"};
+
+/* The defines, dialect and extra options, checked. */
+static tcmma_status check_opts(const tcmma_compile_opts *o, tcmma_error *err) {
+  for (size_t i = 0; i < o->n_defines; i++)
+    if (!define_ok(o->defines[i]))
+      return tcmma_fail(err, TCMMA_INVALID, "define '%s': expected NAME or NAME=VALUE, NAME an identifier",
+                        o->defines[i] ? o->defines[i] : "(null)");
+  bool known = !o->std;
+  for (size_t i = 0; o->std && i < sizeof dialects / sizeof dialects[0]; i++)
+    known = known || strcmp(o->std, dialects[i]) == 0;
+  if (!known)
+    return tcmma_fail(err, TCMMA_INVALID, "C++ dialect '%s': expected c++03, c++11, c++14, c++17 or c++20",
+                      o->std);
+  for (size_t i = 0; i < o->n_extra; i++) {
+    const char *x = o->extra[i] ? o->extra[i] : "";
+    while (*x == ' ' || *x == '\t') x++;
+    if (strncmp(x, "--gpu-architecture", 18) == 0 || strncmp(x, "-arch", 5) == 0)
+      return tcmma_fail(err, TCMMA_INVALID,
+                        "extra option '%s' names an arch: give it as the arch of the compile "
+                        "(--arch on the CLI, opts.arch in the API)",
+                        x);
+  }
+  return TCMMA_OK;
+}
+
 static tcmma_status build_options(const char *source, size_t len, const tcmma_compile_opts *o,
-                                  const tcmma_nvrtc_info *info, tcmma_program *p,
-                                  tcmma_error *err) {
+                                  tcmma_program *p, tcmma_error *err) {
+  tcmma_status st = check_opts(o, err);
+  if (st != TCMMA_OK) return st;
   tcmma_arch_options arch;
-  tcmma_status st = o->arch ? explicit_arch(o, &arch, err)
-                            : tcmma_gpu_arch_options(source, len, o->cc, o->target, &arch, err);
+  st = o->arch ? explicit_arch(o, &arch, err)
+               : tcmma_gpu_arch_options(source, len, o->cc, o->target, &arch, err);
   if (st != TCMMA_OK) return st;
   char option[96];
   if (o->sass) {
@@ -97,10 +151,23 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
     snprintf(option, sizeof option, "%s", arch.option);
   }
   bool ok = add_option(p, option);
-  if (info->include_dir[0]) {
-    char inc[sizeof info->include_dir + 4];
-    snprintf(inc, sizeof inc, "-I%s", info->include_dir);
-    ok = ok && add_option(p, inc);
+  const char *dirs[64];
+  size_t n_dirs = tcmma_compile_include_dirs(o, dirs, 64);
+  for (size_t i = 0; ok && i < n_dirs && i < 64; i++) {
+    char *inc = malloc(strlen(dirs[i]) + 3);
+    if (inc) sprintf(inc, "-I%s", dirs[i]);
+    ok = inc && add_option(p, inc);
+    free(inc);
+  }
+  for (size_t i = 0; ok && i < o->n_defines; i++) {
+    char *def = malloc(strlen(o->defines[i]) + 3);
+    if (def) sprintf(def, "-D%s", o->defines[i]);
+    ok = def && add_option(p, def);
+    free(def);
+  }
+  if (ok && o->std) {
+    snprintf(option, sizeof option, "--std=%s", o->std);
+    ok = add_option(p, option);
   }
   if (o->fmad_false) ok = ok && add_option(p, "--fmad=false");
   if (o->debug) ok = ok && add_option(p, "-G");
@@ -109,13 +176,23 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
   return ok ? TCMMA_OK : tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the option list");
 }
 
-/* The PTX's .target arch, read by the PTX reader; left "" if it cannot read
- * it (NVRTC's own output: not expected, and not worth failing a compile). */
-static void fill_target(tcmma_program *p) {
+/* Reads the PTX's .target arch into p and checks that the .target holds
+ * every instruction (NVRTC does not: PTX for compute_75 may carry inline
+ * mma.sync m16n8k16, which only ptxas or the driver would refuse). A PTX the
+ * reader cannot read leaves target_arch "" (NVRTC's own output: not
+ * expected, and no reason to fail the compile). */
+static tcmma_status check_ptx(tcmma_program *p, tcmma_error *err) {
   tcmma_ptx_info info;
-  if (tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK && info.target)
+  tcmma_status st = TCMMA_OK;
+  if (tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK && info.target) {
     snprintf(p->target_arch, sizeof p->target_arch, "%s", info.target);
+    tcmma_error why;
+    if (tcmma_ptx_check_target(&info, &why) == TCMMA_FLOOR)
+      st = tcmma_fail(err, TCMMA_FLOOR, "the PTX needs more than its .target holds: %s",
+                      why.message);
+  }
   tcmma_ptx_info_free(&info);
+  return st;
 }
 
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
@@ -140,7 +217,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     tcmma_program_free(out);
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
   }
-  if ((st = build_options(source, len, o, &info, out, err)) != TCMMA_OK) {
+  if ((st = build_options(source, len, o, out, err)) != TCMMA_OK) {
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
@@ -148,8 +225,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
   cache_key(out, source, len, key);
   if (tcmma_cache_lookup(key, out)) {
     out->cache_hit = true;
-    fill_target(out);
-    return TCMMA_OK;
+    return check_ptx(out, err);
   }
   free(out->log);
   out->log = NULL;
@@ -159,8 +235,8 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
-  fill_target(out);
+  st = check_ptx(out, err);
   tcmma_cache_store(key, out);
   tcmma_target_scope_record(out);
-  return TCMMA_OK;
+  return st;
 }

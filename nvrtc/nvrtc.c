@@ -99,8 +99,18 @@ static void find_include_dir(void) {
     if (w < 0 || (size_t)w >= sizeof probe || !is_file(probe) || !realpath(candidates[i], dir))
       continue;
     w = snprintf(api.info.include_dir, sizeof api.info.include_dir, "%s", dir);
-    if (w > 0 && (size_t)w < sizeof api.info.include_dir) return;
-    api.info.include_dir[0] = '\0';
+    if (w <= 0 || (size_t)w >= sizeof api.info.include_dir) {
+      api.info.include_dir[0] = '\0';
+      continue;
+    }
+    /* CUDA 13 keeps libcu++ (<cuda/pipeline>, <cuda/barrier>) in include/cccl */
+    char cccl[PATH_MAX + 64];
+    w = snprintf(cccl, sizeof cccl, "%s/cccl", dir);
+    struct stat st;
+    if (w > 0 && (size_t)w < sizeof api.info.cccl_include_dir && stat(cccl, &st) == 0 &&
+        S_ISDIR(st.st_mode))
+      memcpy(api.info.cccl_include_dir, cccl, (size_t)w + 1);
+    return;
   }
 }
 
@@ -153,6 +163,11 @@ static void load(void) {
   api.n_archs = (size_t)count;
   find_include_dir();
   api.status = TCMMA_OK;
+}
+
+const tcmma_nvrtc_info *tcmma__nvrtc_info(void) {
+  pthread_once(&load_once, load);
+  return api.status == TCMMA_OK ? &api.info : NULL;
 }
 
 tcmma_status tcmma_nvrtc_load(tcmma_nvrtc_info *info, tcmma_error *err) {

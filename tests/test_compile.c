@@ -13,13 +13,26 @@
 #include "tcmma/tcmma.h"
 #include "nvrtc/sha256.h"
 
-/* m16n8k16 bf16 mma.sync (PTX ISA: needs sm_80), with no marker, so the arch
- * comes only from what the test asks. @ is replaced to make distinct sources. */
+/* Kernels whose instruction sits in a macro, which the marker scanner does
+ * not expand (in the asm() itself it is a marker: tests/test_source.c), so
+ * the arch comes only from what the test asks. mma_src: m16n8k8 f16
+ * mma.sync, which sm_75 holds (NVRTC's default arch); bf16_src: m16n8k16
+ * bf16, which needs sm_80 (PTX ISA), for ptxas to refuse below it. @ is
+ * replaced to make distinct sources. */
 static const char mma_src[] =
+    "#define MMA_F16 \"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32 \"\n"
     "extern \"C\" __global__ void k@(const unsigned *a, const unsigned *b, float *d) {\n"
     "  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
-    "  asm volatile(\"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 "
-    "{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+    "  asm volatile(MMA_F16 \"{%0,%1,%2,%3}, {%4,%5}, {%6}, {%0,%1,%2,%3};\"\n"
+    "    : \"+f\"(c0), \"+f\"(c1), \"+f\"(c2), \"+f\"(c3) : \"r\"(a[0]), \"r\"(a[1]), \"r\"(b[0]));\n"
+    "  d[threadIdx.x] = c0 + c1 + c2 + c3;\n"
+    "}\n";
+static const char bf16_src[] =
+    "#define MMA_BF16 \"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \"\n"
+    "extern \"C\" __global__ void k@(const unsigned *a, const unsigned *b, float *d) {\n"
+    "  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
+    "  asm volatile(MMA_BF16 "
+    "\"{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
     "    : \"+f\"(c0), \"+f\"(c1), \"+f\"(c2), \"+f\"(c3)\n"
     "    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
     "  d[threadIdx.x] = c0 + c1 + c2 + c3;\n"
@@ -27,12 +40,15 @@ static const char mma_src[] =
 
 static char cache_dir[256];
 
-static char *source(const char *tag) {
-  static _Thread_local char buf[sizeof mma_src + 64];
-  const char *at = strchr(mma_src, '@');
-  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - mma_src), mma_src, tag, at + 1);
+static char *tagged(const char *src, const char *tag) {
+  static _Thread_local char buf[sizeof bf16_src + 64];
+  const char *at = strchr(src, '@');
+  snprintf(buf, sizeof buf, "%.*s%s%s", (int)(at - src), src, tag, at + 1);
   return buf;
 }
+
+static char *source(const char *tag) { return tagged(mma_src, tag); }
+static char *bf16_source(const char *tag) { return tagged(bf16_src, tag); }
 
 /* A fresh cache directory for each test; memory cache emptied too. */
 static int fresh_cache(void **state) {
@@ -66,7 +82,7 @@ static tcmma_compile_opts native(int cc, bool sass) {
 
 static void test_sm80_compiles(void **state) {
   (void)state;
-  const char *src = source("80");
+  const char *src = bf16_source("80");
   tcmma_compile_opts o = native(80, true);
   tcmma_program p;
   tcmma_error err;
@@ -98,7 +114,7 @@ static void test_sm80_compiles(void **state) {
 
 static void test_sm75_rejected_by_ptxas(void **state) {
   (void)state;
-  const char *src = source("75");
+  const char *src = bf16_source("75");
   tcmma_compile_opts o = native(75, true);
   tcmma_program p;
   tcmma_error err;
@@ -129,8 +145,8 @@ static size_t arch_options(const tcmma_program *p) {
  * NVRTC compiles for. (mma-bf16) asks for 80 (tables/arms.def). */
 static void test_explicit_arch(void **state) {
   (void)state;
-  char src[sizeof mma_src + 96];
-  snprintf(src, sizeof src, "// (mma-bf16)\n%s", source("x"));
+  char src[sizeof bf16_src + 96];
+  snprintf(src, sizeof src, "// (mma-bf16)\n%s", bf16_source("x"));
   tcmma_compile_opts o = {.name = "t.cu", .target = TCMMA_TARGET_FLOOR, .sass = true, .arch = 90};
   tcmma_program p;
   tcmma_error err;
@@ -603,7 +619,7 @@ static void test_hit_across_processes_cli(void **state) {
   assert_non_null(strstr(r2.out, "\"cache_hit\": true"));
   char *ptx = read_file(out, NULL);
   assert_non_null(ptx);
-  assert_non_null(strstr(ptx, "mma.sync.aligned.m16n8k16"));
+  assert_non_null(strstr(ptx, "mma.sync.aligned.m16n8k8"));
   free(ptx);
   cli_result_free(&r1), cli_result_free(&r2);
   unlink(src_path_buf), unlink(out);
@@ -692,12 +708,165 @@ static void test_compile_cli_report(void **state) {
   /* The same instruction without its marker, at the floor: sm_75, which
    * ptxas rejects; the CLI shows the options and the whole log. */
   const char *argv2[] = {"compile", "-", "--sass", "-o", out, NULL};
-  r = run_cli(argv2, source("cli2"));
+  r = run_cli(argv2, bf16_source("cli2"));
   assert_int_equal(r.exit_code, 1);
   assert_non_null(strstr(r.err, "--gpu-architecture=sm_75"));
   assert_non_null(strstr(r.err, "requires .target sm_80"));
   assert_non_null(strstr(r.err, "ptxas fatal"));
   cli_result_free(&r);
+  unsetenv("TCMMA_CACHE");
+}
+
+/* Real-world files: -I, -D, the dialect, the toolkit's include/cccl (CUDA 13
+ * keeps <cuda/pipeline> there), in one list (tcmma_compile_include_dirs). */
+static void test_includes_defines_dialect(void **state) {
+  (void)state;
+  char dir[300], hdr[340];
+  snprintf(dir, sizeof dir, "%s-inc", cache_dir);
+  assert_int_equal(mkdir(dir, 0700), 0);
+  snprintf(hdr, sizeof hdr, "%s/scale.h", dir);
+  FILE *f = fopen(hdr, "w");
+  assert_non_null(f);
+  fputs("#define SCALE 2.0f\n", f);
+  fclose(f);
+  const char *src =
+      "#include <cuda/pipeline>\n#include \"scale.h\"\n"
+      "__global__ void k(float *out, const float *in) {\n"
+      "  __shared__ float s[128];\n"
+      "  auto pipe = cuda::make_pipeline();\n"
+      "  pipe.producer_acquire();\n"
+      "  cuda::memcpy_async(&s[threadIdx.x], &in[threadIdx.x], sizeof(float), pipe);\n"
+      "  pipe.producer_commit();\n"
+      "  cuda::pipeline_consumer_wait_prior<0>(pipe);\n"
+      "#if WIDE > 3\n  out[threadIdx.x] = s[threadIdx.x] * SCALE;\n#endif\n}\n";
+  const char *dirs[] = {dir}, *defines[] = {"WIDE=4", "EMPTY"};
+  tcmma_compile_opts o = {.include_dirs = dirs, .n_include_dirs = 1, .defines = defines,
+                          .n_defines = 2, .std = "c++17"};
+  tcmma_program p;
+  tcmma_error err;
+  if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  char want[400];
+  snprintf(want, sizeof want, "-I%s", dir);
+  assert_true(has_option(&p, want));
+  assert_true(has_option(&p, "-DWIDE=4"));
+  assert_true(has_option(&p, "-DEMPTY"));
+  assert_true(has_option(&p, "--std=c++17"));
+  const char *list[8];
+  size_t n = tcmma_compile_include_dirs(&o, list, 8);
+  assert_int_equal(n, 3); /* the -I dir, then the toolkit's include/ and include/cccl */
+  assert_string_equal(list[0], dir);
+  assert_non_null(strstr(list[2], "/cccl"));
+  for (size_t i = 0; i < n; i++) {
+    snprintf(want, sizeof want, "-I%s", list[i]);
+    assert_true(has_option(&p, want));
+  }
+  tcmma_program_free(&p);
+  /* without the define the product compiles away; without -I, scale.h is missing */
+  o.n_defines = 0, o.n_include_dirs = 0;
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(p.log, "scale.h"));
+  tcmma_program_free(&p);
+  /* bad values are named */
+  static const char *const bad_defines[] = {"9x", "", "A-B=1"};
+  for (size_t i = 0; i < 3; i++) {
+    tcmma_compile_opts b = {.defines = &bad_defines[i], .n_defines = 1};
+    assert_int_equal(tcmma_compile(src, strlen(src), &b, &p, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, "define"));
+  }
+  tcmma_compile_opts b = {.std = "c++99"};
+  assert_int_equal(tcmma_compile(src, strlen(src), &b, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "c++99"));
+  const char *arch_extra[] = {"--gpu-architecture=compute_80"};
+  tcmma_compile_opts c = {.extra = arch_extra, .n_extra = 1};
+  assert_int_equal(tcmma_compile(src, strlen(src), &c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "names an arch"));
+  unlink(hdr), rmdir(dir);
+}
+
+/* NVRTC writes PTX for any .target; the compile refuses one that cannot hold
+ * the PTX (an instruction the markers did not show, or an arch below it),
+ * with the program kept for a look, from the cache as well. */
+static void test_ptx_above_its_target(void **state) {
+  (void)state;
+  const char *src = bf16_source("above");
+  tcmma_compile_opts o = {.name = "t.cu"};
+  tcmma_program p;
+  tcmma_error err;
+  for (int round = 0; round < 2; round++) {
+    assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_FLOOR);
+    assert_int_equal(p.cache_hit, round == 1);
+    assert_non_null(p.ptx);
+    assert_string_equal(p.target_arch, "sm_75");
+    assert_non_null(strstr(err.message, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+    assert_non_null(strstr(err.message, "sm_80"));
+    tcmma_program_free(&p);
+  }
+  /* wgmma asks for sm_90a; compute_90 cannot hold it */
+  const char *wg = "__global__ void k() { asm volatile(\"wgmma.fence.sync.aligned;\"); }\n";
+  assert_int_equal(tcmma_compile(wg, strlen(wg), NULL, &p, &err), TCMMA_OK);
+  assert_string_equal(p.target_arch, "sm_90a");
+  tcmma_program_free(&p);
+  tcmma_compile_opts ninety = {.arch = 90};
+  assert_int_equal(tcmma_compile(wg, strlen(wg), &ninety, &p, &err), TCMMA_FLOOR);
+  assert_non_null(strstr(err.message, "sm_90a"));
+  tcmma_program_free(&p);
+  /* a kernel whose body sits under #if __CUDA_ARCH__ >= 800 compiles there */
+  char guarded[sizeof bf16_src + 96];
+  snprintf(guarded, sizeof guarded, "#if __CUDA_ARCH__ >= 800\n%s#endif\n", bf16_source("g"));
+  assert_int_equal(tcmma_compile(guarded, strlen(guarded), NULL, &p, &err), TCMMA_OK);
+  assert_true(has_option(&p, "--gpu-architecture=compute_80"));
+  assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k16"));
+  tcmma_program_free(&p);
+}
+
+/* The CLI: --arch, -I/-D/--std, pass-through, the log once, exit 1 above
+ * the .target. */
+static void test_compile_cli_real_world(void **state) {
+  (void)state;
+  setenv("TCMMA_CACHE", "0", 1);
+  char out[300];
+  snprintf(out, sizeof out, "%s-out.cubin", cache_dir);
+  const char *wg = "__global__ void k() { asm volatile(\"wgmma.fence.sync.aligned;\"); }\n";
+  cli_result r = run_cli((const char *const[]){"compile", "-", "--arch", "sm_90a", "-o", out, NULL}, wg);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "--gpu-architecture=sm_90a"));
+  assert_non_null(strstr(r.out, "target:   sm_90a"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"compile", "-", "--arch", "compute_90", "-o", out, NULL}, wg);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "cannot hold 'wgmma.fence.sync.aligned': it needs sm_90a"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"compile", "-", "--arch", "compute_81", NULL}, wg);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "arch 81"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"compile", "-", "--arch", "sm_90f", NULL}, wg);
+  assert_int_equal(r.exit_code, 2);
+  cli_result_free(&r);
+  /* -D, --std=, pass-through after -- */
+  const char *def = "__global__ void k(int *x) {\n#ifdef ON\n  x[0] = VAL;\n#endif\n}\n";
+  r = run_cli((const char *const[]){"compile", "-", "-DON", "-D", "VAL=7", "--std=c++14", "-o", out,
+                                    "--", "-lineinfo", NULL},
+              def);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "-DON -DVAL=7 --std=c++14 -lineinfo"));
+  cli_result_free(&r);
+  /* NVRTC's log once: a warning on success, the error on failure */
+  const char *warn = "__global__ void k() { int unused_thing; }\n";
+  r = run_cli((const char *const[]){"compile", "-", "-o", out, NULL}, warn);
+  assert_int_equal(r.exit_code, 0);
+  const char *w = strstr(r.err, "was declared but never referenced");
+  assert_non_null(w);
+  assert_null(strstr(w + 1, "was declared but never referenced"));
+  cli_result_free(&r);
+  const char *broken = "__global__ void k() { undeclared_thing(); }\n";
+  r = run_cli((const char *const[]){"compile", "-", "-o", out, NULL}, broken);
+  assert_int_equal(r.exit_code, 1);
+  w = strstr(r.err, "is undefined");
+  assert_non_null(w);
+  assert_null(strstr(w + 1, "is undefined"));
+  cli_result_free(&r);
+  unlink(out);
   unsetenv("TCMMA_CACHE");
 }
 
@@ -736,6 +905,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_nvrtc_missing_cli, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_threads_share_scope, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_compile_cli_report, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_includes_defines_dialect, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_ptx_above_its_target, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_compile_cli_real_world, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_setting_values, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cuda_home, fresh_cache, remove_cache),

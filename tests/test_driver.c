@@ -2,6 +2,7 @@
  * fake libcuda (tests/fake_cuda.c, built here with $CC) with two devices of
  * cc 8.0 and 9.0 by default, so that device queries, modules, launches,
  * memory and the error paths run without a GPU. */
+#include <dirent.h>
 #include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
@@ -213,6 +214,52 @@ static void real_gpu(void **state) {
   run_add_one(0);
 }
 
+/* tcmma ptx --check against the real driver: every module of the PTX corpus
+ * (tests/data/ptx) loads on device 0 exactly when tcmma_ptx_check_on says a
+ * GPU of its cc takes it (a GPU runs its own arch-specific target: sm_90a
+ * on an H100 or H200). */
+static void real_gpu_loads_as_checked(void **state) {
+  (void)state;
+  fake_cuda_use(NULL);
+  tcmma_error err;
+  tcmma_device_info d;
+  if (tcmma_device_get(0, &d, &err) == TCMMA_UNAVAILABLE) {
+    print_message("no GPU here (%s): real-driver corpus test skipped\n", err.message);
+    skip();
+  }
+  expect(tcmma_device_get(0, &d, &err), TCMMA_OK, &err, NULL);
+  DIR *dir = opendir(src_path("tests/data/ptx"));
+  assert_non_null(dir);
+  size_t n = 0, agree = 0, loaded = 0;
+  for (struct dirent *e; (e = readdir(dir));) {
+    size_t k = strlen(e->d_name);
+    if (k < 5 || strcmp(e->d_name + k - 4, ".ptx") != 0) continue;
+    char rel[300];
+    snprintf(rel, sizeof rel, "tests/data/ptx/%s", e->d_name);
+    size_t len;
+    char *text = read_file(src_path(rel), &len);
+    assert_non_null(text);
+    tcmma_ptx_info info;
+    assert_int_equal(tcmma_ptx_parse(text, len, &info, &err), TCMMA_OK);
+    tcmma_error why;
+    bool want = tcmma_ptx_check_on(&info, d.cc, 'a', &why) == TCMMA_OK;
+    tcmma_module *m = NULL;
+    bool got = tcmma_module_load(0, text, len, &m, &err) == TCMMA_OK;
+    tcmma_module_unload(m);
+    n++, agree += got == want, loaded += got;
+    if (got != want)
+      print_message("%s: the driver %s it, --check sm_%da says %s\n", e->d_name,
+                    got ? "loads" : "refuses", d.cc, want ? "it loads" : why.message);
+    tcmma_ptx_info_free(&info);
+    free(text);
+  }
+  closedir(dir);
+  print_message("ptx corpus on device 0 (cc %d): %zu of %zu modules agree with --check sm_%da "
+                "(%zu load)\n", d.cc, agree, n, d.cc, loaded);
+  assert_true(n > 0);
+  assert_int_equal(agree, n);
+}
+
 static void module_errors(void **state) {
   (void)state;
   fake_cuda_use(fake_lib);
@@ -304,6 +351,7 @@ int main(void) {
       cmocka_unit_test(threads),
       cmocka_unit_test(cli_devices),
       cmocka_unit_test(real_gpu),
+      cmocka_unit_test(real_gpu_loads_as_checked),
   };
   return cmocka_run_group_tests_name("driver", tests, build_fake, remove_fake);
 }

@@ -113,10 +113,7 @@ static void check_case(void **state) {
     for (size_t i = 0; i < sup.count; i++)
       if (sup.archs[i] < info->floor && sup.archs[i] > below) below = sup.archs[i];
     assert_true(below > 0);
-    char opt[48];
-    snprintf(opt, sizeof opt, "--gpu-architecture=sm_%d", below);
-    const char *extra[1] = {opt};
-    o.extra = extra, o.n_extra = 1;
+    o.arch = below;
     assert_int_equal(tcmma_compile(src.data, src.len, &o, &prog, &err), TCMMA_COMPILE);
     if (!strstr(prog.log, "requires .target sm_"))
       fail_msg("%s at sm_%d: rejected for another reason:\n%s", c->arm, below, prog.log);

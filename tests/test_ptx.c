@@ -1,5 +1,6 @@
-/* The PTX reader: hand-written awkward PTX, broken input, the feature table
- * against the PTX ISA (docs/design.md §13), and real nvcc output (independent
+/* The PTX reader: hand-written awkward PTX, broken input, what the feature
+ * table gives the cases that once came out wrong (ptxas proves every row:
+ * tests/test_ptx_probe.c), target checks, and real nvcc output (independent
  * line-based count). */
 #include <stdio.h>
 #include <stdlib.h>
@@ -298,66 +299,76 @@ static void mutations(void **state) {
   free(text);
 }
 
-/* ---- the feature table against the PTX ISA (docs/design.md §13) ---- */
+/* ---- the feature table (ptxas proves every row: tests/test_ptx_probe.c) ---- */
 
-/* The PTX ISA's requirements, one line per instruction written out in
- * full; suffix as the table's text ("", "a", "a|f"); ptx as major*10+minor. */
+/* What opcodes need, one line each; suffix as the table's text ("", "a",
+ * "a|f"); ptx as major*10+minor. The cases that once came out wrong. */
 static const struct {
   const char *opcode;
   int sm;
   const char *suffix;
   int ptx;
-} design[] = {
-    {"mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 80, "", 70},
+} needs[] = {
     {"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", 80, "", 70},
-    {"mma.sync.aligned.m16n8k16.row.col.f16.f16.f16.f16", 80, "", 70},
     {"mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32", 75, "", 65},
-    {"mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32", 80, "", 70},
-    {"mma.sync.aligned.m16n8k4.row.col.f32.tf32.tf32.f32", 80, "", 70},
-    {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32", 89, "", 84},
     {"mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32", 89, "", 84},
-    {"mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32", 89, "", 84},
-    {"mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e5m2.f32", 89, "", 84},
     {"mma.sync.aligned.m16n8k32.row.col.f16.e4m3.e4m3.f16", 89, "", 87},
-    {"mma.sync.aligned.m16n8k32.row.col.f16.e5m2.e5m2.f16", 89, "", 87},
-    {"mma.sync.aligned.m16n8k16.row.col.f32.e4m3.e4m3.f32", 89, "", 87},
-    {"mma.sync.aligned.m16n8k32.row.col.s32.s8.s8.s32", 80, "", 70},
     {"mma.sync.aligned.m8n8k4.row.col.f64.f64.f64.f64", 80, "", 70},
+    {"mma.sync.aligned.m16n8k4.row.col.f64.f64.f64.f64", 90, "", 78},
+    {"mma.sync.aligned.m16n8k8.row.col.f64.f64.f64.f64", 90, "", 78},
+    {"mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", 90, "", 78},
+    {"mma.sync.aligned.m8n8k32.row.col.s32.s4.s4.s32", 75, "", 65},
+    {"mma.sync.aligned.m8n8k128.row.col.s32.b1.b1.s32.xor.popc", 75, "", 70},
+    {"mma.sync.aligned.m16n8k64.row.col.s32.s4.s4.s32", 80, "", 70},
+    {"mma.sync.aligned.m16n8k256.row.col.s32.b1.b1.s32.and.popc", 80, "", 71},
+    {"mma.sp.sync.aligned.m16n8k32.row.col.f32.bf16.bf16.f32", 80, "", 71},
+    {"mma.sp::ordered_metadata.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32", 80, "", 85},
+    /* kind:: before or after the shape: the same instruction */
+    {"mma.sync.aligned.kind::f8f6f4.m16n8k32.row.col.f32.e4m3.e4m3.f32", 100, "a|f", 86},
+    {"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e4m3.e4m3.f32", 100, "a|f", 86},
+    {"mma.sync.aligned.m16n8k32.row.col.kind::f8f6f4.f32.e2m1.e2m1.f32", 120, "a|f", 87},
     {"mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e4m3.e4m3.f32.ue8m0",
      120, "a|f", 87},
-    {"ldmatrix.sync.aligned.m8n8.x1.shared.b16", 75, "", 65},
-    {"ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16", 75, "", 65},
+    {"mma.sync.aligned.m16n8k64.row.col.kind::mxf4nvf4.block_scale.scale_vec::4X.f32.e2m1.e2m1.f32.ue4m3",
+     120, "a|f", 87},
+    {"mma.sync.aligned.kind::mxf4.block_scale.scale_vec::2X.m16n8k64.row.col.f32.e2m1.e2m1.f32.ue8m0",
+     120, "a|f", 87},
     {"ldmatrix.sync.aligned.m8n8.x4.shared.b16", 75, "", 65},
+    {"ldmatrix.sync.aligned.m16n16.x1.trans.shared.b8", 100, "a|f", 86},
+    {"ldmatrix.sync.aligned.m8n16.x1.shared.b8x16.b6x16_p32", 100, "a|f", 86},
     {"stmatrix.sync.aligned.m8n8.x4.shared.b16", 90, "", 78},
-    {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16", 70, "", 60},
-    {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.f16.f16.f32", 70, "", 60},
+    {"stmatrix.sync.aligned.m16n8.x1.trans.shared.b8", 100, "a|f", 86},
+    {"wmma.load.a.sync.aligned.row.m16n16k16.global.f16", 70, "", 63},
     {"wmma.load.a.sync.aligned.row.m16n16k16.global.s8", 72, "", 63},
-    {"wmma.load.a.sync.aligned.row.m16n16k16.global.bf16", 80, "", 70},
-    {"wmma.mma.sync.aligned.row.col.m16n16k16.f32.bf16.bf16.f32", 80, "", 70},
     {"wmma.load.a.sync.aligned.row.m16n16k8.global.tf32", 80, "", 70},
     {"wmma.load.a.sync.aligned.row.m8n8k4.global.f64", 80, "", 70},
     {"cp.async.cg.shared.global", 80, "", 70},
-    {"cp.async.ca.shared.global", 80, "", 70},
-    {"cp.async.commit_group", 80, "", 70},
-    {"cp.async.wait_group", 80, "", 70},
-    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", 90, "a", 80},
-    {"wgmma.fence.sync.aligned", 90, "a", 80},
-    /* verified here with ptxas 13.0 beyond §6 (see tables/ptx_features.def) */
-    {"mma.sync.aligned.m16n8k8.row.col.f32.bf16.bf16.f32", 80, "", 70},
-    {"mma.sync.aligned.m16n8k16.row.col.f32.e5m2.e5m2.f32", 89, "", 87},
+    {"cp.async.cg.shared.global.L2::128B", 80, "", 74},
     {"cp.async.bulk.commit_group", 90, "", 80},
+    {"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes", 90, "", 80},
+    {"cp.async.bulk.tensor.2d.shared::cluster.global.tile.mbarrier::complete_tx::bytes.cta_group::2",
+     100, "a|f", 86},
+    {"cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32", 90, "", 80},
+    {"mbarrier.try_wait.parity.shared::cta.b64", 90, "", 78},
+    {"wgmma.fence.sync.aligned", 90, "a", 80},
+    {"wgmma.mma_async.sync.aligned.m64n8k16.f32.bf16.bf16", 90, "a", 80},
+    {"tcgen05.mma.cta_group::1.kind::f16", 100, "a|f", 86},
+    {"tcgen05.mma.cta_group::1.kind::i8", 100, "a", 86},
+    {"setmaxnreg.inc.sync.aligned.u32", 90, "a", 80},
+    {"elect.sync", 90, "", 80},
+    {"griddepcontrol.launch_dependents", 90, "", 78},
 };
 
-static void table_matches_design(void **state) {
+static void table_needs(void **state) {
   (void)state;
-  for (size_t i = 0; i < sizeof design / sizeof design[0]; i++) {
-    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(design[i].opcode);
-    if (!f) fail_msg("%s: no row", design[i].opcode);
-    if (f->min_sm != design[i].sm || strcmp(tcmma_ptx_suffix_text(f->suffix), design[i].suffix) ||
-        f->min_ptx != design[i].ptx)
-      fail_msg("%s: row %s says sm_%d%s PTX %d, the ISA says sm_%d%s PTX %d", design[i].opcode, f->id,
-               f->min_sm, tcmma_ptx_suffix_text(f->suffix), f->min_ptx, design[i].sm,
-               design[i].suffix, design[i].ptx);
+  for (size_t i = 0; i < sizeof needs / sizeof needs[0]; i++) {
+    int sm, ptx;
+    tcmma_ptx_suffix suffix;
+    assert_true(tcmma_ptx_opcode_need(needs[i].opcode, &sm, &suffix, &ptx));
+    if (sm != needs[i].sm || strcmp(tcmma_ptx_suffix_text(suffix), needs[i].suffix) ||
+        ptx != needs[i].ptx)
+      fail_msg("%s: the table says sm_%d%s PTX %d, expected sm_%d%s PTX %d", needs[i].opcode, sm,
+               tcmma_ptx_suffix_text(suffix), ptx, needs[i].sm, needs[i].suffix, needs[i].ptx);
   }
 }
 
@@ -368,24 +379,106 @@ static void matching_rule(void **state) {
   assert_null(tcmma_ptx_feature_for("mma"));
   assert_null(tcmma_ptx_feature_for("add.f32"));
   assert_null(tcmma_ptx_feature_for("wmmax.load"));
+  assert_null(tcmma_ptx_feature_for(NULL));
   const tcmma_ptx_feature *f = tcmma_ptx_feature_for("wmma.load.c.sync.aligned.row.m16n16k16.global.bf16x");
   assert_non_null(f);
-  assert_string_equal(f->id, "WMMA_F16"); /* "bf16x" is not the part "bf16" */
-  /* every row is reachable: no earlier row matches a row's own prefix+needs */
-  for (size_t i = 0; i < tcmma_ptx_feature_count(); i++) {
-    const tcmma_ptx_feature *row = tcmma_ptx_feature_get(i);
-    char op[256];
-    snprintf(op, sizeof op, "%s", row->prefix);
-    for (const char *p = row->needs; *p;) {
-      const char *bar = strchr(p, '|');
-      size_t n = bar ? (size_t)(bar - p) : strlen(p);
-      snprintf(op + strlen(op), sizeof op - strlen(op), ".%.*s", (int)n, p);
-      p = bar ? bar + 1 : p + n;
-    }
-    const tcmma_ptx_feature *got = tcmma_ptx_feature_for(op);
-    if (got != row) fail_msg("row %s (%s) is shadowed by %s", row->id, op, got ? got->id : "none");
-  }
+  assert_string_equal(f->id, "WMMA_ALIGNED"); /* "bf16x" is not the part "bf16" */
+  /* the first part is the instruction: tcgen05.mma is not mma, wgmma not mma */
+  f = tcmma_ptx_feature_for("tcgen05.mma.cta_group::1.kind::f16");
+  assert_string_equal(f->id, "TCGEN05");
+  assert_false(tcmma_ptx_feature_matches(tcmma_ptx_feature_get(TCMMA_PTX_F_MMA_M16N8K16),
+                                         "wgmma.mma_async.m16n8k16"));
+  /* any order: cp.reduce.async.bulk has the parts cp, async and bulk */
+  f = tcmma_ptx_feature_for("cp.reduce.async.bulk.global.shared::cta.bulk_group.add.u32");
+  assert_string_equal(f->id, "CP_ASYNC_BULK");
+  /* rows need no order: f64 m16n8k16 needs the stricter of its two rows */
+  f = tcmma_ptx_feature_for("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64");
+  assert_string_equal(f->id, "MMA_M16N8K16_F64");
+  assert_false(tcmma_ptx_opcode_holds("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", 89, 0));
+  assert_true(tcmma_ptx_opcode_holds("mma.sync.aligned.m16n8k16.row.col.f64.f64.f64.f64", 90, 0));
+  /* a listed target set with a gap: kind::i8 holds on 100a and 110a, not 103a */
+  assert_true(tcmma_ptx_opcode_holds("tcgen05.mma.cta_group::1.kind::i8", 110, 'a'));
+  assert_false(tcmma_ptx_opcode_holds("tcgen05.mma.cta_group::1.kind::i8", 103, 'a'));
+  assert_false(tcmma_ptx_opcode_holds("tcgen05.mma.cta_group::1.kind::i8", 100, 'f'));
+  /* no family target below sm_100 */
+  assert_false(tcmma_ptx_opcode_holds("setmaxnreg.inc.sync.aligned.u32", 90, 'f'));
+  assert_true(tcmma_ptx_opcode_holds("setmaxnreg.inc.sync.aligned.u32", 90, 'a'));
+  char text[96];
+  tcmma_ptx_feature_text(tcmma_ptx_feature_get(TCMMA_PTX_F_TCGEN05), text, sizeof text);
+  assert_string_equal(text, "sm_100a|f, sm_103a|f, sm_110a|f");
+  tcmma_ptx_feature_text(tcmma_ptx_feature_get(TCMMA_PTX_F_CP_ASYNC), text, sizeof text);
+  assert_string_equal(text, "sm_80+");
   assert_null(tcmma_ptx_feature_get(tcmma_ptx_feature_count()));
+}
+
+static void targets_parse(void **state) {
+  (void)state;
+  int sm;
+  char suffix;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_target_parse("sm_90a", &sm, &suffix, &err), TCMMA_OK);
+  assert_int_equal(sm, 90);
+  assert_int_equal(suffix, 'a');
+  assert_int_equal(tcmma_ptx_target_parse("sm_120f", &sm, &suffix, &err), TCMMA_OK);
+  assert_int_equal(suffix, 'f');
+  assert_int_equal(tcmma_ptx_target_parse("sm_80", &sm, &suffix, &err), TCMMA_OK);
+  assert_int_equal(suffix, 0);
+  static const char *const bad[] = {"", "sm_", "sm_80x", "compute_80", "sm_90f", "sm_0", "90"};
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    assert_int_equal(tcmma_ptx_target_parse(bad[i], &sm, &suffix, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, bad[i]));
+  }
+  assert_int_equal(tcmma_ptx_target_parse(NULL, &sm, &suffix, &err), TCMMA_INVALID);
+}
+
+/* A module loads on a GPU target as ptxas -arch decides it. */
+static void loads_on(void **state) {
+  (void)state;
+  static const struct {
+    const char *target, *ins, *on;
+    tcmma_status want;
+  } cases[] = {
+      {"sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "sm_90a", TCMMA_OK},
+      {"sm_80", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "sm_75", TCMMA_FLOOR},
+      {"sm_75", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32", "sm_90", TCMMA_FLOOR},
+      {"sm_90a", "wgmma.fence.sync.aligned", "sm_90a", TCMMA_OK},
+      {"sm_90a", "wgmma.fence.sync.aligned", "sm_100a", TCMMA_FLOOR},
+      {"sm_100f", "tcgen05.fence::before_thread_sync", "sm_103", TCMMA_OK},
+      {"sm_100f", "tcgen05.fence::before_thread_sync", "sm_110f", TCMMA_FLOOR},
+      {"sm_90", "tcgen05.fence::before_thread_sync", "sm_100a", TCMMA_FLOOR},
+  };
+  for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
+    char ptx[512];
+    snprintf(ptx, sizeof ptx, ".version 8.8\n.target %s\n.entry k() { %s; }\n", cases[i].target,
+             cases[i].ins);
+    tcmma_ptx_info info;
+    tcmma_error err;
+    assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+    int sm;
+    char suffix;
+    assert_int_equal(tcmma_ptx_target_parse(cases[i].on, &sm, &suffix, &err), TCMMA_OK);
+    tcmma_status s = tcmma_ptx_check_on(&info, sm, suffix, &err);
+    if (s != cases[i].want)
+      fail_msg("%s on %s: %s (%s)", cases[i].target, cases[i].on, tcmma_status_name(s), err.message);
+    tcmma_ptx_info_free(&info);
+  }
+}
+
+/* wgmma with tcgen05: no target holds both */
+static void no_target(void **state) {
+  (void)state;
+  const char *ptx = ".version 8.8\n.target sm_100a\n.entry k() { wgmma.fence.sync.aligned; "
+                    "tcgen05.fence::before_thread_sync; }";
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(parse_str(ptx, &info, &err), TCMMA_OK);
+  assert_true(info.no_target);
+  char text[64];
+  tcmma_ptx_required_text(&info, text, sizeof text);
+  assert_string_equal(text, "no target");
+  assert_int_equal(tcmma_ptx_check_target(&info, &err), TCMMA_FLOOR);
+  assert_non_null(strstr(err.message, "wgmma.fence.sync.aligned"));
+  tcmma_ptx_info_free(&info);
 }
 
 static void family_targets(void **state) {
@@ -396,7 +489,7 @@ static void family_targets(void **state) {
   } cases[] = {
       {"sm_120a", TCMMA_OK},    {"sm_120f", TCMMA_OK},    {"sm_121a", TCMMA_OK},
       {"sm_121f", TCMMA_OK},    {"sm_120", TCMMA_FLOOR},  {"sm_100a", TCMMA_FLOOR},
-      {"sm_90a", TCMMA_FLOOR},  {"sm_130f", TCMMA_FLOOR}, {"compute_120a", TCMMA_INVALID},
+      {"sm_90a", TCMMA_FLOOR},  {"compute_120a", TCMMA_INVALID},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     char ptx[512];
@@ -628,8 +721,11 @@ int main(void) {
       cmocka_unit_test(truncated),
       cmocka_unit_test(null_arguments),
       cmocka_unit_test(mutations),
-      cmocka_unit_test(table_matches_design),
+      cmocka_unit_test(table_needs),
       cmocka_unit_test(matching_rule),
+      cmocka_unit_test(targets_parse),
+      cmocka_unit_test(loads_on),
+      cmocka_unit_test(no_target),
       cmocka_unit_test(family_targets),
       cmocka_unit_test(nvcc_sm80),
       cmocka_unit_test(nvcc_debug_sm89),

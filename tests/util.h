@@ -49,4 +49,38 @@ void fake_cuda_remove(void);
  * for a fresh load, with the fake's own settings cleared. */
 void fake_cuda_use(const char *library);
 
+/* ptxas (tests/util_ptxas.c). Its path under the toolkit, NULL when missing. */
+const char *ptxas_path(void);
+
+/* The GPU targets ptxas --help lists, at most cap, lowest first (sm_75,
+ * ..., sm_90, sm_90a, sm_100, sm_100a, sm_100f, ...); how many. */
+size_t ptxas_targets(char (*out)[16], size_t cap);
+
+/* One ptxas run: text (len bytes) assembled with -arch arch; rc (exit
+ * status, -1: could not run) and log (its output, owned) are filled. */
+typedef struct {
+  const char *text;
+  size_t len;
+  const char *arch;
+  int rc;
+  char *log;
+} ptxas_job;
+
+/* Runs the jobs, one per online CPU at a time. */
+void ptxas_run(ptxas_job *jobs, size_t n);
+
+/* Whether log reports an error or fatal error at line. */
+bool ptxas_error_at(const char *log, int line);
+
+/* The first line with an error that lines[] (count entries) does not mark,
+ * 0 when there is none. */
+int ptxas_error_outside(const char *log, const bool *lines, int count);
+
+/* ptxas's highest PTX ISA version (major*10+minor: 90 for 9.0); 0 when it
+ * cannot be asked. */
+int ptxas_top_version(void);
+
+/* Frees the logs of n jobs. */
+void ptxas_jobs_free(ptxas_job *jobs, size_t n);
+
 #endif

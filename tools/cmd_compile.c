@@ -2,26 +2,40 @@
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
+#include "cli_arch.h"
 #include "cli_input.h"
 #include "cli_target.h"
 #include "tcmma/tcmma.h"
 
 static const char help[] =
-    "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--sass] [--fmad-false]\n"
-    "                     [-G] [-o OUT] [--json]\n\n"
+    "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--arch ARCH] [--sass]\n"
+    "                     [-I DIR]... [-D NAME[=VALUE]]... [--std c++NN] [--fmad-false]\n"
+    "                     [-G] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
     "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
     "TCMMA_CACHE=0: memory only), and prints the options, the PTX .target, the\n"
-    "instruction census and where the output went.\n"
+    "instruction census and where the output went. The toolkit's include/ and\n"
+    "include/cccl are searched after the -I directories. NVRTC's log goes to stderr,\n"
+    "once.\n"
     "  --cc N        the device's compute capability; native without it asks the CUDA\n"
     "                driver for the lowest cc among attached devices\n"
     "  --target T    floor or native (default: $TCMMA_PTX_TARGET, else floor)\n"
+    "  --arch ARCH   compute_N or sm_N, with an optional a or f (compute_90a, sm_100f):\n"
+    "                this arch instead of the markers' (one NVRTC compiles for); sm_\n"
+    "                writes a CUBIN\n"
     "  --sass        compile for sm_XX: ptxas checks the PTX and a CUBIN is written\n"
+    "  -I DIR        search DIR for #include files (also -IDIR)\n"
+    "  -D NAME[=V]   define a macro (also -DNAME[=V])\n"
+    "  --std c++NN   the C++ dialect: c++03, c++11, c++14, c++17 or c++20\n"
     "  --fmad-false  the contraction pin (--fmad=false)\n"
     "  -G            device debug (.target gains \", debug\")\n"
     "  -o OUT        output path (default FILE with .ptx, or .cubin with --sass;\n"
     "                - writes the PTX to stdout)\n"
-    "  --json        the same facts as JSON\n";
+    "  --json        the same facts as JSON\n"
+    "  -- ...        every later argument is an NVRTC option, passed as given\n\n"
+    "Exit status: 0 compiled; 1 NVRTC or ptxas rejected it, or the PTX needs more than\n"
+    "its own .target holds (an instruction the markers did not show, or an --arch below\n"
+    "it: the output is still written); 2 usage error.\n";
 
 /* FILE with its extension replaced by ext ("x.cu" -> "x.ptx"). */
 static char *default_output(const char *file, const char *ext) {
@@ -124,74 +138,151 @@ static int report(const tcmma_program *p, const char *out_path, bool json) {
   return CLI_OK;
 }
 
-int cmd_compile(int argc, char **argv) {
-  bool json = false;
-  const char *file = NULL, *out_path = NULL;
+/* A growing list of option values (-I, -D, the pass-through). */
+typedef struct {
+  const char **items;
+  size_t count;
+} list;
+
+static bool push(list *l, const char *v) {
+  const char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
+  if (!grown) return false;
+  l->items = grown;
+  l->items[l->count++] = v;
+  return true;
+}
+
+/* parse(): go on to compile, or help was printed (other values: exit codes) */
+enum { GO_ON = -1, HELP_SHOWN = -2 };
+
+typedef struct {
+  bool json;
+  const char *file, *out_path;
+  tcmma_compile_opts opts;
+  list includes, defines, extra;
+} args;
+
+/* -I DIR / -IDIR (likewise -D): the value, or NULL after a usage message. */
+static const char *attached(const char *flag, int argc, char **argv, int *i) {
+  if (argv[*i][strlen(flag)]) return argv[*i] + strlen(flag);
+  return cli_value("compile", argc, argv, i);
+}
+
+static int parse(int argc, char **argv, args *a) {
   long cc = 0;
-  tcmma_compile_opts opts = {0};
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--sass") == 0) opts.sass = true;
-    else if (strcmp(argv[i], "--fmad-false") == 0) opts.fmad_false = true;
-    else if (strcmp(argv[i], "-G") == 0) opts.debug = true;
+    tcmma_error err;
+    if (strcmp(argv[i], "--") == 0) {
+      for (i++; i < argc; i++)
+        if (!push(&a->extra, argv[i])) return cli_fail("compile", "out of memory");
+      break;
+    }
+    if (cli_is_help(argv[i])) return fputs(help, stdout), HELP_SHOWN;
+    if (strcmp(argv[i], "--json") == 0) a->json = true;
+    else if (strcmp(argv[i], "--sass") == 0) a->opts.sass = true;
+    else if (strcmp(argv[i], "--fmad-false") == 0) a->opts.fmad_false = true;
+    else if (strcmp(argv[i], "-G") == 0) a->opts.debug = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
           !cli_int("compile", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
         return CLI_USAGE;
+      a->opts.cc = (int)cc;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
-          !cli_target_option("compile", v, &opts.target))
+          !cli_target_option("compile", v, &a->opts.target))
         return CLI_USAGE;
+    } else if (strcmp(argv[i], "--arch") == 0) {
+      bool sass;
+      if (!(v = cli_value("compile", argc, argv, &i))) return CLI_USAGE;
+      if (cli_parse_arch(v, &a->opts.arch, &a->opts.arch_suffix, &sass, &err) != TCMMA_OK)
+        return cli_usage("compile", "--arch: %s", err.message);
+      a->opts.sass = a->opts.sass || sass;
+    } else if (strcmp(argv[i], "--std") == 0 || strncmp(argv[i], "--std=", 6) == 0) {
+      if (!(v = argv[i][5] == '=' ? argv[i] + 6 : cli_value("compile", argc, argv, &i)))
+        return CLI_USAGE;
+      a->opts.std = v;
+    } else if (strncmp(argv[i], "-I", 2) == 0) {
+      if (!(v = attached("-I", argc, argv, &i))) return CLI_USAGE;
+      if (!push(&a->includes, v)) return cli_fail("compile", "out of memory");
+    } else if (strncmp(argv[i], "-D", 2) == 0) {
+      if (!(v = attached("-D", argc, argv, &i))) return CLI_USAGE;
+      if (!push(&a->defines, v)) return cli_fail("compile", "out of memory");
     } else if (strcmp(argv[i], "-o") == 0) {
-      if (!(out_path = cli_value("compile", argc, argv, &i))) return CLI_USAGE;
+      if (!(a->out_path = cli_value("compile", argc, argv, &i))) return CLI_USAGE;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage("compile",
-                       "unknown option '%s': expected --cc, --target, --sass, --fmad-false, "
-                       "-G, -o or --json", argv[i]);
-    } else if (file) {
+                       "unknown option '%s': expected --cc, --target, --arch, --sass, -I, -D, "
+                       "--std, --fmad-false, -G, -o, --json or -- NVRTC options",
+                       argv[i]);
+    } else if (a->file) {
       return cli_usage("compile", "extra argument '%s': expected one FILE", argv[i]);
     } else {
-      file = argv[i];
+      a->file = argv[i];
     }
   }
-  if (!file) return cli_usage("compile", "missing FILE (a CUDA source, or - for stdin)");
-  if (out_path && strcmp(out_path, "-") == 0 && (opts.sass || json))
+  if (!a->file) return cli_usage("compile", "missing FILE (a CUDA source, or - for stdin)");
+  if (a->out_path && strcmp(a->out_path, "-") == 0 && (a->opts.sass || a->json))
     return cli_usage("compile", "-o -: stdout takes the PTX only (not with --sass or --json)");
-  opts.cc = (int)cc;
-  const char *slash = strrchr(file, '/');
-  opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : file;
+  a->opts.include_dirs = a->includes.items, a->opts.n_include_dirs = a->includes.count;
+  a->opts.defines = a->defines.items, a->opts.n_defines = a->defines.count;
+  a->opts.extra = a->extra.items, a->opts.n_extra = a->extra.count;
+  return GO_ON;
+}
+
+/* NVRTC's log, once, on stderr: the options it ran with and the whole log. */
+static void print_log(const tcmma_program *p, const char *file, bool rejected) {
+  if (!p->log || !p->log[0]) return;
+  fprintf(stderr, "tcmma compile: NVRTC %d.%d %s %s with options:", p->nvrtc_major,
+          p->nvrtc_minor, rejected ? "rejected" : "compiled", p->name ? p->name : file);
+  for (size_t i = 0; i < p->n_options; i++) fprintf(stderr, " %s", p->options[i]);
+  size_t n = strlen(p->log);
+  fprintf(stderr, "\n%s%s", p->log, p->log[n - 1] != '\n' ? "\n" : "");
+}
+
+static int compile_file(args *a) {
+  const char *slash = strrchr(a->file, '/');
+  a->opts.name = strcmp(a->file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : a->file;
   size_t len = 0;
-  char *source = cli_read_input("compile", file, &len);
+  char *source = cli_read_input("compile", a->file, &len);
   if (!source) return CLI_FAIL;
   tcmma_program p;
   tcmma_error err;
-  tcmma_status st = tcmma_compile(source, len, &opts, &p, &err);
+  tcmma_status st = tcmma_compile(source, len, &a->opts, &p, &err);
   free(source);
   const char *warning = tcmma_cache_warning();
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
-  if (st != TCMMA_OK) {
-    if (st == TCMMA_COMPILE && p.log) {
-      fprintf(stderr, "tcmma compile: NVRTC %d.%d rejected %s with options:", p.nvrtc_major,
-              p.nvrtc_minor, p.name ? p.name : file);
-      for (size_t i = 0; i < p.n_options; i++) fprintf(stderr, " %s", p.options[i]);
-      fprintf(stderr, "\n%s%s", p.log, p.log[0] && p.log[strlen(p.log) - 1] != '\n' ? "\n" : "");
-    }
+  print_log(&p, a->file, st == TCMMA_COMPILE);
+  if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all */
+    tcmma_program_free(&p);
+    return CLI_FAIL;
+  }
+  if (st != TCMMA_OK && st != TCMMA_FLOOR) {
     tcmma_program_free(&p);
     return cli_fail("compile", "%s", err.message);
   }
   char *owned = NULL;
+  const char *out_path = a->out_path;
   if (!out_path)
-    out_path = owned = default_output(strcmp(file, "-") == 0 ? "stdin.cu" : file,
+    out_path = owned = default_output(strcmp(a->file, "-") == 0 ? "stdin.cu" : a->file,
                                       p.cubin ? ".cubin" : ".ptx");
   int rc = CLI_OK;
   if (!out_path || !(p.cubin ? write_output(out_path, p.cubin, p.cubin_len)
                               : write_output(out_path, p.ptx, p.ptx_len)))
     rc = cli_fail("compile", "cannot write '%s'", out_path ? out_path : "(no memory)");
   else
-    rc = report(&p, out_path, json);
+    rc = report(&p, out_path, a->json);
+  if (rc == CLI_OK && st == TCMMA_FLOOR) rc = cli_fail("compile", "%s", err.message);
   free(owned);
   tcmma_program_free(&p);
+  return rc;
+}
+
+int cmd_compile(int argc, char **argv) {
+  args a = {0};
+  int rc = parse(argc, argv, &a);
+  if (rc == GO_ON) rc = compile_file(&a);
+  else if (rc == HELP_SHOWN) rc = CLI_OK;
+  free(a.includes.items), free(a.defines.items), free(a.extra.items);
   return rc;
 }

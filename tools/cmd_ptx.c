@@ -6,7 +6,7 @@
 #include "tcmma/tcmma.h"
 
 static const char help[] =
-    "usage: tcmma ptx FILE|- [--json]\n\n"
+    "usage: tcmma ptx FILE|- [--check TARGET] [--json]\n\n"
     "Reads a PTX module (FILE, or standard input for -) and prints its .version, its .target\n"
     "arch and modifiers (debug, texmode_...), .address_size, .entry names, the census of its\n"
     "instructions (each full opcode and its count, guard predicates left out) and the minimum\n"
@@ -15,11 +15,76 @@ static const char help[] =
     "\"census\" (an object: opcode -> count, sorted by opcode), \"instructions\", \"required_sm\"\n"
     "(null when nothing in the table is used), \"required_suffix\" (\"\", \"a\" or \"a|f\"),\n"
     "\"required_target\", \"required_by\", \"required_ptx\", \"target_ok\", \"target_problem\"}.\n\n"
+    "--check TARGET (sm_<N>[a|f]: sm_80, sm_90a, sm_100f): does the module load on a GPU of\n"
+    "that target, as ptxas -arch decides? Its .target must compile to TARGET (sm_XY to any\n"
+    "sm at or above XY; sm_XYf to the later members of its family; sm_XYa to itself only)\n"
+    "and hold every instruction. Prints the reason and the instructions TARGET cannot hold;\n"
+    "--json adds \"check\": {\"target\", \"ok\", \"reason\", \"blocked_by\": [{\"opcode\",\n"
+    "\"count\", \"needs\"}]}.\n\n"
     "Exit status: 0 read (also when the .target is below what the census requires: see\n"
-    "target_ok), 1 the input is not a readable PTX module, 2 usage error.\n";
+    "target_ok), and with --check: it loads on TARGET; 1 the input is not a readable PTX\n"
+    "module, or with --check: it does not load on TARGET; 2 usage error.\n";
+
+/* --check TARGET: the target and the verdict. */
+typedef struct {
+  const char *text; /* NULL: no check asked */
+  int sm;
+  char suffix;
+  tcmma_status status;
+  tcmma_error why;
+} on_check;
+
+/* What opcode needs, for people: "sm_80", "sm_90a", "sm_120a|sm_120f",
+ * "no target"; "-" for nothing. */
+static void need_text(const char *opcode, char *buf, size_t cap) {
+  tcmma_ptx_info one = {0};
+  one.no_target = !tcmma_ptx_opcode_need(opcode, &one.required_sm, &one.required_suffix, NULL);
+  if (one.required_sm == 0) snprintf(buf, cap, "-");
+  else tcmma_ptx_required_text(&one, buf, cap);
+}
+
+/* Whether census line i blocks the checked target. */
+static bool blocks(const tcmma_ptx_info *info, size_t i, const on_check *c) {
+  return !tcmma_ptx_opcode_holds(info->census[i].opcode, c->sm, c->suffix);
+}
+
+static void print_check_json(json_writer *w, const tcmma_ptx_info *info, const on_check *c) {
+  json_key(w, "check"), json_begin_object(w);
+  json_key(w, "target"), json_string(w, c->text);
+  json_key(w, "ok"), json_bool(w, c->status == TCMMA_OK);
+  json_key(w, "reason"), json_string(w, c->status == TCMMA_OK ? NULL : c->why.message);
+  json_key(w, "blocked_by"), json_begin_array(w);
+  for (size_t i = 0; i < info->census_count; i++) {
+    if (!blocks(info, i, c)) continue;
+    char need[48];
+    need_text(info->census[i].opcode, need, sizeof need);
+    json_begin_object(w);
+    json_key(w, "opcode"), json_string(w, info->census[i].opcode);
+    json_key(w, "count"), json_int(w, (long long)info->census[i].count);
+    json_key(w, "needs"), json_string(w, need);
+    json_end_object(w);
+  }
+  json_end_array(w);
+  json_end_object(w);
+}
+
+static void print_check_text(const tcmma_ptx_info *info, const on_check *c) {
+  if (c->status == TCMMA_OK) {
+    printf("check %s    loads\n", c->text);
+    return;
+  }
+  printf("check %s    does not load: %s\n", c->text, c->why.message);
+  for (size_t i = 0; i < info->census_count; i++) {
+    if (!blocks(info, i, c)) continue;
+    char need[48];
+    need_text(info->census[i].opcode, need, sizeof need);
+    printf("  blocked by  %s (x%zu): needs %s\n", info->census[i].opcode, info->census[i].count,
+           need);
+  }
+}
 
 static void print_json(const tcmma_ptx_info *info, const char *required, tcmma_status check,
-                       const tcmma_error *why) {
+                       const tcmma_error *why, const on_check *c) {
   json_writer w;
   char buf[32];
   json_init(&w, stdout);
@@ -56,12 +121,13 @@ static void print_json(const tcmma_ptx_info *info, const char *required, tcmma_s
   }
   json_key(&w, "target_ok"), json_bool(&w, check == TCMMA_OK);
   json_key(&w, "target_problem"), json_string(&w, check == TCMMA_OK ? NULL : why->message);
+  if (c->text) print_check_json(&w, info, c);
   json_end_object(&w);
   json_finish(&w);
 }
 
 static void print_text(const tcmma_ptx_info *info, const char *required, tcmma_status check,
-                       const tcmma_error *why) {
+                       const tcmma_error *why, const on_check *c) {
   printf("version       %d.%d\n", info->version_major, info->version_minor);
   printf("target        %s", info->target);
   for (size_t i = 0; i < info->modifier_count; i++) printf("%s%s", i ? ", " : " (", info->modifiers[i]);
@@ -76,16 +142,16 @@ static void print_text(const tcmma_ptx_info *info, const char *required, tcmma_s
   else
     printf("requires      nothing from tables/ptx_features.def\n");
   printf("target check  %s\n", check == TCMMA_OK ? "ok" : why->message);
+  if (c->text) print_check_text(info, c);
   if (!info->census_count) return;
   printf("\n");
   text_table t;
   table_init(&t, 3);
   table_row(&t, (const char *const[]){"COUNT", "NEEDS", "OPCODE"});
   for (size_t i = 0; i < info->census_count; i++) {
-    char count[32], need[48] = "-";
-    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(info->census[i].opcode);
+    char count[32], need[48];
     snprintf(count, sizeof count, "%zu", info->census[i].count);
-    if (f) snprintf(need, sizeof need, "sm_%d%s", f->min_sm, tcmma_ptx_suffix_text(f->suffix));
+    need_text(info->census[i].opcode, need, sizeof need);
     table_row(&t, (const char *const[]){count, need, info->census[i].opcode});
   }
   table_print(&t, stdout);
@@ -95,11 +161,16 @@ static void print_text(const tcmma_ptx_info *info, const char *required, tcmma_s
 int cmd_ptx(int argc, char **argv) {
   bool json = false;
   const char *path = NULL;
+  on_check c = {0};
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
     if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (argv[i][0] == '-' && argv[i][1] != '\0')
-      return cli_usage("ptx", "unknown option '%s': expected --json", argv[i]);
+    else if (strcmp(argv[i], "--check") == 0) {
+      if (!(c.text = cli_value("ptx", argc, argv, &i))) return CLI_USAGE;
+      if (tcmma_ptx_target_parse(c.text, &c.sm, &c.suffix, &c.why) != TCMMA_OK)
+        return cli_usage("ptx", "--check: %s", c.why.message);
+    } else if (argv[i][0] == '-' && argv[i][1] != '\0')
+      return cli_usage("ptx", "unknown option '%s': expected --check or --json", argv[i]);
     else if (path) return cli_usage("ptx", "a second input '%s': expected one FILE or -", argv[i]);
     else path = argv[i];
   }
@@ -120,8 +191,9 @@ int cmd_ptx(int argc, char **argv) {
   tcmma_error why;
   tcmma_error_clear(&why);
   tcmma_status check = tcmma_ptx_check_target(&info, &why);
-  if (json) print_json(&info, required, check, &why);
-  else print_text(&info, required, check, &why);
+  if (c.text) c.status = tcmma_ptx_check_on(&info, c.sm, c.suffix, &c.why);
+  if (json) print_json(&info, required, check, &why, &c);
+  else print_text(&info, required, check, &why, &c);
   tcmma_ptx_info_free(&info);
-  return CLI_OK;
+  return c.text && c.status != TCMMA_OK ? CLI_FAIL : CLI_OK;
 }

@@ -5,7 +5,9 @@
 #      $TCMMA_GPU_DEBS, default .gpu-debs, unpacked into / when missing);
 #   2. tcmma devices;
 #   3. tcmma verify --executor gpu --json over the whole matrix (cache off);
-#   4. the driver test, whose real_gpu case must run (not skip) and pass.
+#   4. the driver test, whose real_gpu cases must run (not skip) and pass:
+#      add_one on the device, and every module of tests/data/ptx loading
+#      exactly when `tcmma ptx --check sm_<cc>a` says it does.
 # Prints one line per step and a summary; exits 1 on any failure: a step that
 # fails, a case that fails, no case passed, or a case skipped for any reason
 # other than the device's cc (a skip for "no CUDA driver" is a failure here).
@@ -76,13 +78,15 @@ else
   step ok "$line"
 fi
 
-# 4. the driver test: its real_gpu case must have run on the GPU
+# 4. the driver test: its real_gpu cases must have run on the GPU
 if [ -x build/tests/test_driver ]; then
-  TCMMA_BIN=$PWD/build/tcmma TCMMA_SRCDIR=$PWD timeout 120 build/tests/test_driver \
+  TCMMA_BIN=$PWD/build/tcmma TCMMA_SRCDIR=$PWD timeout 240 build/tests/test_driver \
     >"$LOGS/test_driver.log" 2>&1
   rc=$?
-  if [ "$rc" -eq 0 ] && grep -q '^\[       OK \] real_gpu' "$LOGS/test_driver.log"; then
+  if [ "$rc" -eq 0 ] && grep -q '^\[       OK \] real_gpu$' "$LOGS/test_driver.log" &&
+    grep -q '^\[       OK \] real_gpu_loads_as_checked' "$LOGS/test_driver.log"; then
     step ok "test_driver: real_gpu ran on $(sed -n 's/.*device 0: //p' "$LOGS/test_driver.log" | head -n 1)"
+    step ok "test_driver: $(sed -n 's/.*\(ptx corpus on device 0.*\)/\1/p' "$LOGS/test_driver.log" | head -n 1)"
   else
     fail "test_driver (exit $rc): $(grep -E 'real_gpu|FAILED|SKIPPED|no GPU' "$LOGS/test_driver.log" | head -n 3 | tr '\n' ' ')"
   fi

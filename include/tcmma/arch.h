@@ -6,6 +6,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "tcmma/ptx.h"
 #include "tcmma/status.h"
 
 #ifdef __cplusplus
@@ -18,7 +19,7 @@ extern "C" {
 typedef enum { TCMMA_TARGET_CURRENT = 0, TCMMA_TARGET_FLOOR, TCMMA_TARGET_NATIVE } tcmma_target;
 
 #define TCMMA_ARCH_MAX_ARCHS 64
-#define TCMMA_ARCH_MAX_MARKERS 32
+#define TCMMA_ARCH_MAX_MARKERS 64
 
 /* What an NVRTC can compile for. archs: its numeric archs ascending (75 80 ...),
  * as nvrtcGetSupportedArchs lists them. family_f / specific_a: whether it
@@ -36,22 +37,46 @@ int tcmma_arch_support_lowest(const tcmma_arch_support *support);
 
 /* The rows of tables/markers.def: source markers besides the arms' own. */
 typedef enum {
-#define TCMMA_MARKER(ID, text, floor) TCMMA_MARKER_##ID,
+#define TCMMA_MARKER(ID, text, where, floor) TCMMA_MARKER_##ID,
 #include "tables/markers.def"
 #undef TCMMA_MARKER
   TCMMA_MARKER_COUNT
 } tcmma_marker;
 
-/* Marker m's text as a source carries it ("cp.async.") and the floor it
- * raises a source to (80); "" and 0 when m is out of range. */
+/* Marker m's text ("cp.async.", written "(cp.async.)" as a tag: see
+ * tables/markers.def) and the floor it raises a source to (80); "" and 0
+ * when m is out of range. */
 const char *tcmma_marker_text(tcmma_marker m);
 int tcmma_marker_floor(tcmma_marker m);
 
-/* One marker found in a source. */
+/* Whether marker m is a TAG, written "(text)" (true), or a CODE name. */
+bool tcmma_marker_is_tag(tcmma_marker m);
+
+/* What a marker is. */
+typedef enum {
+  TCMMA_HIT_ARM,      /* an arm's "(marker)" (tables/arms.def) */
+  TCMMA_HIT_MARKER,   /* a row of tables/markers.def */
+  TCMMA_HIT_FRAGMENT, /* a wmma fragment element type (tables/wmma_fragments.def) */
+  TCMMA_HIT_PTX,      /* an instruction in an asm() string (tables/ptx_features.def) */
+  TCMMA_HIT_GUARD     /* an __CUDA_ARCH__ comparison in #if or #elif */
+} tcmma_hit_kind;
+
+/* One marker found in a source (its first occurrence). */
 typedef struct {
-  char text[40]; /* as matched: "(mma-bf16)", "nvcuda::wmma", ... */
-  int floor;     /* its compute-capability floor */
-  bool family;   /* an arm that needs an a/f target on the floor's major */
+  char text[160];  /* as found: "(mma-bf16)", "nvcuda::wmma", "precision::tf32",
+                    * "wgmma.fence.sync.aligned", "__CUDA_ARCH__ >= 800" */
+  int floor;       /* the lowest cc it needs; 0 for a guard that raises nothing */
+  bool family;     /* needs an arch-specific (a) or family (f) target */
+  tcmma_ptx_suffix suffix; /* which targets: ANY, A (sm_90a) or A_OR_F */
+  int line;        /* 1-based line */
+  tcmma_hit_kind kind;
+  /* guards: the body is compiled for cc >= guard_cc ('>') or cc < guard_cc
+   * ('<'); compiled_away is set by the decision when the chosen arch drops
+   * it. A '>' guard of an #if with no #else raises the floor; a '<' guard
+   * whose body holds an #error does too; the others are only reported. */
+  char guard_op;
+  int guard_cc;
+  bool compiled_away;
 } tcmma_marker_hit;
 
 /* The decision for one source. */
@@ -61,7 +86,7 @@ typedef struct {
   char suffix;       /* 0, 'a' or 'f' */
   int floor;         /* highest marker floor; 0 when the source has no marker */
   size_t n_markers;
-  tcmma_marker_hit markers[TCMMA_ARCH_MAX_MARKERS];
+  tcmma_marker_hit markers[TCMMA_ARCH_MAX_MARKERS]; /* in source order */
   char note[256];    /* why the arch differs from what was asked ("" if not) */
   int cc;            /* the device cc decided for (given or asked); 0: none */
   bool cc_from_driver; /* cc is the lowest attached device's (driver API) */
@@ -74,10 +99,15 @@ tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error
 /* "floor", "native" or "current". */
 const char *tcmma_target_name(tcmma_target target);
 
-/* Scans source[0..len) for markers: each arm's "(marker)" and each row of
- * tables/markers.def, matched exactly (not inside a longer identifier or
- * marker). Fills hits (at most cap, each marker once, table order), returns
- * how many were found; *floor gets the highest floor (0: none). */
+/* Scans source[0..len) for markers, reading it as CUDA C++: each arm's
+ * "(marker)" and each TAG row of tables/markers.def outside string literals;
+ * each CODE row as a name in code (not in comments or strings); wmma:: after
+ * `using namespace nvcuda`; wmma fragment element types
+ * (tables/wmma_fragments.def); the tensor-core and async-copy instructions
+ * inside asm(...) strings at what tables/ptx_features.def says they need;
+ * and __CUDA_ARCH__ comparisons in #if/#elif. Fills hits (at most cap, each
+ * marker once, in source order), returns how many were found; *floor gets
+ * the highest floor (0: none). */
 size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hits,
                             size_t cap, int *floor);
 

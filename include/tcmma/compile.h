@@ -21,6 +21,8 @@ typedef struct {
   int major, minor;          /* nvrtcVersion */
   char library[512];         /* the path dlopen loaded */
   char include_dir[512];     /* the toolkit's include/ (mma.h, cuda_bf16.h) */
+  char cccl_include_dir[512]; /* its include/cccl (<cuda/pipeline>, <cuda/barrier>:
+                               * CUDA 13 keeps libcu++ there); "" when absent */
 } tcmma_nvrtc_info;
 
 /* Loads NVRTC once per process: $TCMMA_NVRTC when set (only that), else
@@ -63,23 +65,42 @@ typedef struct {
                             * the one derived from markers, target and cc, which are then
                             * not checked: a compile below a floor reaches ptxas. 0: derived */
   char arch_suffix;        /* with arch: 0, 'a' or 'f' (sm_90a, sm_120f) */
-  const char *const *extra; /* more NVRTC options, appended as given */
+  const char *const *extra; /* more NVRTC options, appended as given; none may name
+                             * an arch (give arch) */
   size_t n_extra;
+  const char *const *include_dirs; /* searched before the toolkit's include/ and
+                                    * include/cccl, in order (-I DIR) */
+  size_t n_include_dirs;
+  const char *const *defines; /* "NAME" or "NAME=VALUE" (-D), NAME an identifier */
+  size_t n_defines;
+  const char *std;         /* the C++ dialect: "c++03", "c++11", "c++14", "c++17", "c++20";
+                            * NULL: NVRTC's default */
 } tcmma_compile_opts;
 
 /* Compiles source[0..len) through the cache: arch options from its markers
- * (tcmma_gpu_arch_options) or opts->arch, then -I<toolkit include>, the pins,
- * extra (extra must not name an arch: give opts->arch instead). *out is
- * filled on success and on TCMMA_COMPILE (log, options, NVRTC version);
- * free it with tcmma_program_free. Errors: those of tcmma_gpu_arch_options,
- * TCMMA_COMPILE (NVRTC or ptxas rejected it; message names the first log
- * line), TCMMA_UNAVAILABLE, TCMMA_NO_MEMORY, TCMMA_INVALID (also an
- * opts->arch or suffix NVRTC does not compile for, naming the ones it does). */
+ * (tcmma_gpu_arch_options) or opts->arch, then the include directories
+ * (tcmma_compile_include_dirs), the defines, the dialect, the pins, extra.
+ * *out is filled on success, on TCMMA_COMPILE (log, options, NVRTC version)
+ * and on TCMMA_FLOOR (the whole program); free it with tcmma_program_free.
+ * Errors: those of tcmma_gpu_arch_options; TCMMA_COMPILE (NVRTC or ptxas
+ * rejected it; the message names the first log line); TCMMA_FLOOR when the
+ * PTX needs more than its own .target holds (an instruction in inline asm
+ * the markers did not show, or an explicit arch below it: the message names
+ * the instruction and what it needs); TCMMA_UNAVAILABLE; TCMMA_NO_MEMORY;
+ * TCMMA_INVALID (an opts->arch or suffix NVRTC does not compile for, naming
+ * the ones it does; a bad define, dialect, or an extra option naming an
+ * arch). */
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
                            tcmma_program *out, tcmma_error *err);
 
 /* Frees everything p owns and zeroes it; NULL is allowed. */
 void tcmma_program_free(tcmma_program *p);
+
+/* The include directories a compile with opts (NULL: none) searches, in
+ * order: opts->include_dirs, then the loaded toolkit's include/ and
+ * include/cccl where found. Fills dirs (at most cap; pointers into opts
+ * and into tcmma_nvrtc_load's storage), returns how many there are. */
+size_t tcmma_compile_include_dirs(const tcmma_compile_opts *opts, const char **dirs, size_t cap);
 
 /* ---- the target setting and scopes ------------------------------------- */
 

@@ -9,83 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "tcmma/ptx.h"
-
-/* ---- the feature table ---- */
-
-static const tcmma_ptx_feature features[] = {
-#define TCMMA_PTX_FEATURE(ID, prefix, needs, sm, suffix, maj, min) \
-  {#ID, prefix, needs, sm, TCMMA_PTX_SUFFIX_##suffix, (maj) * 10 + (min)},
-#include "tables/ptx_features.def"
-#undef TCMMA_PTX_FEATURE
-};
-#define FEATURE_COUNT (sizeof features / sizeof features[0])
-
-size_t tcmma_ptx_feature_count(void) { return FEATURE_COUNT; }
-
-const tcmma_ptx_feature *tcmma_ptx_feature_get(size_t i) {
-  return i < FEATURE_COUNT ? &features[i] : NULL;
-}
-
-/* Whether opcode's leading parts are exactly prefix's parts. */
-static bool has_prefix(const char *opcode, const char *prefix) {
-  size_t n = strlen(prefix);
-  return strncmp(opcode, prefix, n) == 0 && (opcode[n] == '\0' || opcode[n] == '.');
-}
-
-/* Whether part (n bytes) is one whole '.'-separated part of opcode. */
-static bool has_part(const char *opcode, const char *part, size_t n) {
-  for (const char *p = opcode; *p;) {
-    const char *end = strchr(p, '.');
-    size_t len = end ? (size_t)(end - p) : strlen(p);
-    if (len == n && strncmp(p, part, n) == 0) return true;
-    if (!end) break;
-    p = end + 1;
-  }
-  return false;
-}
-
-static bool has_needs(const char *opcode, const char *needs) {
-  for (const char *p = needs; *p;) {
-    const char *bar = strchr(p, '|');
-    size_t n = bar ? (size_t)(bar - p) : strlen(p);
-    if (n && !has_part(opcode, p, n)) return false;
-    if (!bar) break;
-    p = bar + 1;
-  }
-  return true;
-}
-
-const tcmma_ptx_feature *tcmma_ptx_feature_for(const char *opcode) {
-  if (!opcode) return NULL;
-  for (size_t i = 0; i < FEATURE_COUNT; i++)
-    if (has_prefix(opcode, features[i].prefix) && has_needs(opcode, features[i].needs))
-      return &features[i];
-  return NULL;
-}
-
-const char *tcmma_ptx_suffix_text(tcmma_ptx_suffix suffix) {
-  switch (suffix) {
-  case TCMMA_PTX_SUFFIX_A: return "a";
-  case TCMMA_PTX_SUFFIX_A_OR_F: return "a|f";
-  default: return "";
-  }
-}
-
-static void feature_target_text(int sm, tcmma_ptx_suffix suffix, char *buf, size_t size) {
-  if (sm == 0) snprintf(buf, size, "none");
-  else if (suffix == TCMMA_PTX_SUFFIX_A) snprintf(buf, size, "sm_%da", sm);
-  else if (suffix == TCMMA_PTX_SUFFIX_A_OR_F) snprintf(buf, size, "sm_%da|sm_%df", sm, sm);
-  else snprintf(buf, size, "sm_%d", sm);
-}
-
-void tcmma_ptx_required_text(const tcmma_ptx_info *info, char *buf, size_t size) {
-  if (!buf || size == 0) return;
-  if (!info) {
-    snprintf(buf, size, "none");
-    return;
-  }
-  feature_target_text(info->required_sm, info->required_suffix, buf, size);
-}
+#include "nvrtc/internal.h"
 
 /* ---- the reader ---- */
 
@@ -468,25 +392,6 @@ static int cmp_op(const void *a, const void *b) {
   return strcmp(((const tcmma_ptx_op *)a)->opcode, ((const tcmma_ptx_op *)b)->opcode);
 }
 
-static int strictness(tcmma_ptx_suffix s) {
-  return s == TCMMA_PTX_SUFFIX_A ? 2 : s == TCMMA_PTX_SUFFIX_A_OR_F ? 1 : 0;
-}
-
-static void compute_requirement(tcmma_ptx_info *info) {
-  for (size_t i = 0; i < info->census_count; i++) {
-    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(info->census[i].opcode);
-    if (!f) continue;
-    if (f->min_ptx > info->required_ptx) info->required_ptx = f->min_ptx;
-    if (f->min_sm > info->required_sm ||
-        (f->min_sm == info->required_sm && strictness(f->suffix) > strictness(info->required_suffix))) {
-      info->required_sm = f->min_sm;
-      info->required_suffix = f->suffix;
-      info->required_by = info->census[i].opcode;
-      info->required_feature = f;
-    }
-  }
-}
-
 /* Text that holds NUL or control bytes is not PTX. */
 static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
   bool blank = true;
@@ -535,7 +440,7 @@ tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
                       "(the innermost opened at line %d)",
                       r.depth, line_of(&r, r.last_open));
   if (info->census_count) qsort(info->census, info->census_count, sizeof *info->census, cmp_op);
-  compute_requirement(info);
+  tcmma__ptx_requirement(info);
   return TCMMA_OK;
 }
 
@@ -549,43 +454,4 @@ void tcmma_ptx_info_free(tcmma_ptx_info *info) {
   for (size_t i = 0; i < info->census_count; i++) free(info->census[i].opcode);
   free(info->census);
   memset(info, 0, sizeof *info);
-}
-
-size_t tcmma_ptx_count(const tcmma_ptx_info *info, const char *prefix) {
-  size_t total = 0;
-  if (!info || !prefix) return 0;
-  for (size_t i = 0; i < info->census_count; i++)
-    if (has_prefix(info->census[i].opcode, prefix)) total += info->census[i].count;
-  return total;
-}
-
-/* Whether a target (sm, suffix) may hold an instruction of feature f. */
-static bool target_meets(int sm, char suffix, const tcmma_ptx_feature *f) {
-  switch (f->suffix) {
-  case TCMMA_PTX_SUFFIX_A: return sm == f->min_sm && suffix == 'a';
-  case TCMMA_PTX_SUFFIX_A_OR_F:
-    return sm >= f->min_sm && sm / 10 == f->min_sm / 10 && (suffix == 'a' || suffix == 'f');
-  default: return sm >= f->min_sm;
-  }
-}
-
-tcmma_status tcmma_ptx_check_target(const tcmma_ptx_info *info, tcmma_error *err) {
-  if (!info || !info->target)
-    return tcmma_fail(err, TCMMA_INVALID, "tcmma_ptx_check_target: no parsed module");
-  if (info->target_sm == 0)
-    return tcmma_fail(err, TCMMA_INVALID, ".target '%s' is not sm_<digits>[a|f]", info->target);
-  for (size_t i = 0; i < info->census_count; i++) {
-    const tcmma_ptx_feature *f = tcmma_ptx_feature_for(info->census[i].opcode);
-    if (!f) continue;
-    char need[48];
-    feature_target_text(f->min_sm, f->suffix, need, sizeof need);
-    if (!target_meets(info->target_sm, info->target_suffix, f))
-      return tcmma_fail(err, TCMMA_FLOOR, ".target %s cannot hold '%s': it needs %s",
-                        info->target, info->census[i].opcode, need);
-    if (info->version_major * 10 + info->version_minor < f->min_ptx)
-      return tcmma_fail(err, TCMMA_FLOOR, ".version %d.%d cannot hold '%s': it needs PTX ISA %d.%d",
-                        info->version_major, info->version_minor, info->census[i].opcode,
-                        f->min_ptx / 10, f->min_ptx % 10);
-  }
-  return TCMMA_OK;
 }
