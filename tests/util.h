@@ -49,4 +49,12 @@ void fake_cuda_remove(void);
  * for a fresh load, with the fake's own settings cleared. */
 void fake_cuda_use(const char *library);
 
+/* Plans D = A x B with the operand SPECs d, a, b (tools/cli_parse.h) over
+ * m x n x k in scope, forcing arm when not NULL (with the numerics it needs:
+ * tf32 for wmma-tf32, fp16 narrow for wmma-f16); fails the test when the
+ * plan declines. */
+#include "tcmma/plan.h"
+tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, int k,
+                     tcmma_scope scope, const char *arm);
+
 #endif

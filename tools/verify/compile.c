@@ -148,7 +148,8 @@ static bool render_case(const tcmma_case *c, tcmma_plan *plan, tcmma_census *cen
   if (tcmma_plan_census(plan, cen, &err) != TCMMA_OK)
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s",
                           err.message);
-  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, c->outer, src, &err);
+  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, src, &err);
   if (st != TCMMA_OK || src->failed)
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
                           err.message);
