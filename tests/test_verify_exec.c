@@ -38,14 +38,29 @@ static char *ptx_with(const char *const *lines, const int *counts, int n) {
   return b.data;
 }
 
-static bool census_ok(const tcmma_case *c, const char *const *lines, const int *counts, int n) {
+#define ST_PAIR "st.global.v2.f32 [%rd1], {%f1, %f2};"
+#define ST_ELEM "st.global.f32 [%rd1], %f1;"
+
+/* The census check over a PTX of the given lines plus d's stores: f32 d in
+ * global memory, whose m16n8 C fragment is 4 registers per tile per lane,
+ * stored as 2 pairs (d_vector) or 4 elements per tile (PTX ISA). With
+ * d_stores >= 0 that many stores of the other form are given instead. */
+static bool census_ok_d(const tcmma_case *c, const char *const *lines, const int *counts, int n,
+                        int d_stores) {
   tcmma_plan plan;
   tcmma_case_result r;
   memset(&r, 0, sizeof r);
   assert_true(tcmma_case_check_plan(c, &plan, &r));
   tcmma_census cen;
   assert_int_equal(tcmma_plan_census(&plan, &cen, NULL), TCMMA_OK);
-  char *text = ptx_with(lines, counts, n);
+  const char *all[8];
+  int all_counts[8];
+  assert_true(n < 8);
+  for (int i = 0; i < n; i++) all[i] = lines[i], all_counts[i] = counts[i];
+  bool pairs = cen.d_vector != (d_stores >= 0);
+  all[n] = pairs ? ST_PAIR : ST_ELEM;
+  all_counts[n] = d_stores >= 0 ? d_stores : plan.mt * plan.nt * (pairs ? 2 : 4);
+  char *text = ptx_with(all, all_counts, n + 1);
   tcmma_ptx_info px;
   memset(&px, 0, sizeof px);
   assert_int_equal(tcmma_ptx_parse(text, strlen(text), &px, NULL), TCMMA_OK);
@@ -55,6 +70,10 @@ static bool census_ok(const tcmma_case *c, const char *const *lines, const int *
   tcmma_ptx_info_free(&px);
   free(text);
   return ok;
+}
+
+static bool census_ok(const tcmma_case *c, const char *const *lines, const int *counts, int n) {
+  return census_ok_d(c, lines, counts, n, -1);
 }
 
 #define MMA_F16 "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32 {%f1,%f2,%f3,%f4}, " \
@@ -81,6 +100,9 @@ static void census_check_can_fail(void **state) {
                            "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};"),
                           LDM_X4, LDM_X2};
   assert_false(census_ok(c, wrong, (const int[]){8, 4, 4}, 3)); /* another instruction */
+  /* d (dense f32, 2x2 tiles) moves in 8 pair stores: 16 element stores, as
+   * NVRTC writes when it cannot see the pairs' alignment, fail */
+  assert_false(census_ok_d(c, lines, (const int[]){8, 4, 4}, 3, 16));
 }
 
 /* b stored row-major (k x n) and swizzled: its ldmatrix needs .trans. */

@@ -66,6 +66,35 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
   return n;
 }
 
+/* The stores of d in the PTX (inline arms, d in global memory, where
+ * nothing else writes global memory): one store of d's pair (8 bytes for
+ * f32: st.global.v2.f32; 4 bytes for 16-bit elements: st.global.u32/b32)
+ * per register pair when the census says d_vector, else one element store
+ * (st.global.f32, .u16/.b16) per register: mt*nt*c_regs of them. */
+static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
+                           const tcmma_ptx_info *px, tcmma_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  if (info->form != TCMMA_FORM_PTX || plan->call.d.space != TCMMA_SPACE_GLOBAL) return true;
+  int eb = tcmma_prec_bytes(plan->call.d.prec);
+  static const char *const pair_f32[] = {".v2.f32", NULL}, *const pair_16[] = {".u32", ".b32", NULL};
+  static const char *const elem_f32[] = {".f32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
+  const char *const *pair = eb == 4 ? pair_f32 : pair_16, *const *elem = eb == 4 ? elem_f32 : elem_16;
+  size_t pairs = 0, elems = 0, regs = (size_t)plan->mt * plan->nt * info->c_regs;
+  for (size_t i = 0; i < px->census_count; i++) {
+    const char *op = px->census[i].opcode;
+    if (strncmp(op, "st.global", 9) != 0) continue;
+    for (int j = 0; pair[j]; j++) pairs += strcmp(op + 9, pair[j]) == 0 ? px->census[i].count : 0;
+    for (int j = 0; elem[j]; j++) elems += strcmp(op + 9, elem[j]) == 0 ? px->census[i].count : 0;
+  }
+  size_t want_pairs = cen->d_vector ? regs / 2 : 0, want_elems = cen->d_vector ? 0 : regs;
+  if (pairs != want_pairs || elems != want_elems)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "PTX stores d with %zu pair and %zu element stores; the census "
+                          "(d_vector=%d) says %zu and %zu", pairs, elems, cen->d_vector,
+                          want_pairs, want_elems);
+  return true;
+}
+
 bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
                                const tcmma_census *cen, const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
@@ -124,6 +153,7 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
           "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
           "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
           got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix, cen->b_ldmatrix);
+    if (!d_stores_match(plan, cen, px, r)) return false;
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
     size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;

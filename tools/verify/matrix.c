@@ -502,6 +502,7 @@ static void build(void) {
     }
   }
   for (int i = 0; i < COUNT(declines); i++) add_mutation(&declines[i]);
+  matrix_add_layout_cases();
 }
 
 static void build_once(void) { build(); }

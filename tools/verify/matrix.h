@@ -66,4 +66,9 @@ void matrix_describe(char *out, size_t cap, const tcmma_operand_desc *o);
  * tests/test_matrix.c catches). */
 void matrix_add(const tcmma_case *c);
 
+/* The cases of layouts and compositions (matrix_layouts.c): every swizzle
+ * atom, sub-tile placements and their declines, the pieces with
+ * double-buffered fragments, zero and scaled inits, wmma row pitches. */
+void matrix_add_layout_cases(void);
+
 #endif
