@@ -139,6 +139,17 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
                                : fragment_loads(plan->nt, plan->mt);
 }
 
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2) {
+  bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : op == TCMMA_OPERAND_B && plan->b_ldmatrix;
+  int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__loads_per_k(plan, op);
+  *x4 = *x2 = 0;
+  if (!ldm || regs <= 0 || 4 % regs) return;
+  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time */
+  int per = 4 / regs;
+  *x4 = tiles / per;
+  *x2 = regs == 2 ? tiles % per : 0;
+}
+
 bool tcmma_arm_reloads(tcmma_arm arm) {
   /* reloading shows as loads that grow with the other operand's tiles */
   return tcmma_arm_get(arm) && fragment_loads(1, 2) > fragment_loads(1, 1);

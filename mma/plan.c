@@ -257,5 +257,7 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->d_vector = tcmma__d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
   out->registers = (int)tcmma__plan_registers(plan);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2);
   return TCMMA_OK;
 }

@@ -105,9 +105,10 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, co
  * address of row l&7 of matrix (l>>3) mod regs. Origins and .trans come from
  * the fragment layout and are checked against what ldmatrix delivers. */
 typedef struct {
-  int regs;
+  int regs;         /* registers (8x8 matrices) of one tile's fragment */
   bool trans;
   int r0[4], c0[4]; /* stored origin of each matrix, in elements */
+  int dr, dc;       /* stored step from one tile to the next of the operand's free axis */
 } ldm_plan;
 
 static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
@@ -116,6 +117,10 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
   int eb = tcmma_prec_bytes(o->prec), per = tcmma_fragment_elems_per_reg(x->p->arm, op);
   lp->regs = tcmma_fragment_regs(x->p->arm, op);
   lp->trans = !tcmma__regs_contiguous(x->p->arm, op, o->transposed);
+  /* the free axis (m of a, n of b) runs along stored rows unless transposed */
+  int step = op == TCMMA_OPERAND_A ? x->info->m : x->info->n;
+  bool rows = (op == TCMMA_OPERAND_A) != o->transposed;
+  lp->dr = rows ? step : 0, lp->dc = rows ? 0 : step;
   if (lp->regs > 4 || (lp->trans && eb != 2))
     return tcmma_fail(err, TCMMA_INVALID, "%s: ldmatrix cannot load operand %s",
                       x->info->marker, tcmma_operand_name(op));
@@ -142,30 +147,37 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
   return TCMMA_OK;
 }
 
+/* ldmatrix's four matrices: lane l addresses row l&7 of matrix j = l>>3,
+ * register j % regs of tile j / regs (one tile of a; two of b). */
 static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp,
                             tcmma_buf *out) {
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   tcmma__indent(out, x->depth);
-  tcmma_buf_printf(out, "const int %s%sj = (%slane >> 3) %% %d;\n", P, n, P, lp->regs);
+  tcmma_buf_printf(out, "const int %s%sj = %slane >> 3;\n", P, n, P);
   /* row (l & 7) of matrix j, whose origin the fragment layout fixed */
   for (int rc = 0; rc < 2; rc++) {
     tcmma__indent(out, x->depth);
     tcmma_buf_printf(out, "const int %s%sl%c = ", P, n, rc ? 'c' : 'r');
     if (!rc) tcmma_buf_printf(out, "(%slane & 7) + ", P);
     tcmma_buf_printf(out, "(");
-    for (int j = 0; j < lp->regs - 1; j++)
-      tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, rc ? lp->c0[j] : lp->r0[j]);
-    tcmma_buf_printf(out, "%d);\n", rc ? lp->c0[lp->regs - 1] : lp->r0[lp->regs - 1]);
+    for (int j = 0; j < 4; j++) {
+      int t = j / lp->regs, at = rc ? lp->c0[j % lp->regs] + t * lp->dc
+                                    : lp->r0[j % lp->regs] + t * lp->dr;
+      if (j < 3) tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, at);
+      else tcmma_buf_printf(out, "%d);\n", at);
+    }
   }
 }
 
-static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp,
-                          const char *kstep, const char *ptr, const char *dst,
+/* One ldmatrix of `count` matrices (4 or 2) into the registers dst[0..count)
+ * at the tile the loop variable names (a pair of b's tiles for 4). */
+static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, int count,
+                          const char *kstep, const char *ptr, const char *dst, int depth,
                           tcmma_buf *out) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT];
-  int rt, ct, depth = x->depth + 1;
+  int rt, ct;
   tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
   char extra_r[64], extra_c[64], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT], off[TCMMA__ADDR_TEXT],
       opcode[96];
@@ -174,7 +186,7 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp,
   coord(r, sizeof r, P, rv, rt, (affine){0, 0, 0}, extra_r);
   coord(c, sizeof c, P, cv, ct, (affine){0, 0, 0}, extra_c);
   tcmma__operand_offset(off, sizeof off, x->dl, o, r, c);
-  snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), lp->regs,
+  snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), count,
            lp->trans ? ".trans" : "");
   tcmma__indent(out, depth);
   if (x->dl == TCMMA_DIALECT_HOST) {
@@ -182,11 +194,11 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp,
     return;
   }
   tcmma_buf_printf(out, "asm volatile(\"%s {", opcode);
-  for (int j = 0; j < lp->regs; j++) tcmma_buf_printf(out, "%s%%%d", j ? ", " : "", j);
-  tcmma_buf_printf(out, "}, [%%%d];\\n\"\n", lp->regs);
+  for (int j = 0; j < count; j++) tcmma_buf_printf(out, "%s%%%d", j ? ", " : "", j);
+  tcmma_buf_printf(out, "}, [%%%d];\\n\"\n", count);
   tcmma__indent(out, depth + 2);
   tcmma_buf_printf(out, ":");
-  for (int j = 0; j < lp->regs; j++)
+  for (int j = 0; j < count; j++)
     tcmma_buf_printf(out, "%s \"=r\"(%s[%d])", j ? "," : "", dst, j);
   tcmma_buf_printf(out, "\n");
   tcmma__indent(out, depth + 2);
@@ -213,6 +225,41 @@ static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
                 tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
 }
 
+/* op's tiles through ldmatrix (tcmma__ldmatrix_counts): one .x4 per tile
+ * of a; for b (2 registers) one .x4 per pair of tiles, into a 4-register
+ * temporary the pair's fragments copy from, and one .x2 for a last odd
+ * tile. */
+static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
+                           const char *kstep, const char *ptr, tcmma_buf *out) {
+  const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  int x4, x2, depth = x->depth;
+  tcmma__ldmatrix_counts(x->p, op, &x4, &x2);
+  char dst[TCMMA__EXPR_TEXT + 64], tmp[64];
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
+  if (lp->regs == 4) {
+    open_loop(x, var, x4, depth, out);
+    ldmatrix_load(x, op, lp, 4, kstep, ptr, dst, depth + 1, out);
+    close_brace(depth, out);
+    return;
+  }
+  snprintf(tmp, sizeof tmp, "%s%st", P, tcmma_operand_name(op));
+  if (x4) {
+    open_loop(x, "nj", x4, depth, out);
+    tcmma__line(out, depth + 1, "const int %s%s = 2 * %snj;", P, var, P);
+    tcmma__line(out, depth + 1, "unsigned %s[4];", tmp);
+    ldmatrix_load(x, op, lp, 4, kstep, ptr, tmp, depth + 1, out);
+    for (int j = 0; j < 4; j++)
+      tcmma__line(out, depth + 1, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / 2, j % 2, tmp, j);
+    close_brace(depth, out);
+  }
+  if (x2) {
+    tcmma__line(out, depth, "{");
+    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, 2 * x4);
+    ldmatrix_load(x, op, lp, 2, kstep, ptr, dst, depth + 1, out);
+    tcmma__line(out, depth, "}");
+  }
+}
+
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
                          const char *kstep, tcmma_buf *out, tcmma_error *err) {
   const char *P = x->prefix, *n = tcmma_operand_name(op);
@@ -225,12 +272,15 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
   snprintf(ptr, sizeof ptr, "%s%sp", P, n);
   char f[TCMMA__EXPR_TEXT];
   tcmma__postfix(frag, f, sizeof f);
-  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
   tcmma__line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr, base);
-  if (ldm) ldmatrix_locals(x, op, &lp, out);
+  if (ldm) {
+    ldmatrix_locals(x, op, &lp, out);
+    ldmatrix_tiles(x, op, &lp, f, kstep, ptr, out);
+    return TCMMA_OK;
+  }
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
   open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
-  if (ldm) ldmatrix_load(x, op, &lp, kstep, ptr, dst, out);
-  for (int r = 0; !ldm && r < tcmma_fragment_regs(x->p->arm, op); r++)
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
     if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
   close_brace(x->depth, out);
   return TCMMA_OK;

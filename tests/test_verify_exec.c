@@ -84,25 +84,28 @@ static bool census_ok(const tcmma_case *c, const char *const *lines, const int *
 #define LDM_X2T "ldmatrix.sync.aligned.m8n8.x2.trans.shared.b16 {%r1,%r2}, [%r9];"
 
 /* mma-f16, statement, 2x2x2 tiles, a row-major and b transposed, both
- * swizzled: 8 products, 2 k steps x (2 A .x4 + 2 B .x2), no .trans. */
+ * swizzled: 8 products, 2 k steps x (2 A .x4 + 1 .x4 for B's pair of
+ * tiles: ldmatrix moves four 8x8 matrices, B's tile holds two), no
+ * .trans. */
 static void census_check_can_fail(void **state) {
   (void)state;
   const tcmma_case *c =
       find_case("mma-f16/f32=f16.f16/ptx/statement/32x16x32/a=n,swizzled", "b=t,swizzled", NULL);
   const char *lines[3] = {MMA_F16, LDM_X4, LDM_X2};
-  assert_true(census_ok(c, lines, (const int[]){8, 4, 4}, 3));
-  assert_false(census_ok(c, lines, (const int[]){7, 4, 4}, 3)); /* a product missing */
-  assert_false(census_ok(c, lines, (const int[]){8, 4, 3}, 3)); /* a B load missing */
+  assert_true(census_ok(c, lines, (const int[]){8, 6, 0}, 3));
+  assert_false(census_ok(c, lines, (const int[]){7, 6, 0}, 3)); /* a product missing */
+  assert_false(census_ok(c, lines, (const int[]){8, 5, 0}, 3)); /* a load missing */
+  assert_false(census_ok(c, lines, (const int[]){8, 4, 4}, 3)); /* B tile by tile (.x2) */
   assert_false(census_ok(c, lines, (const int[]){8, 0, 0}, 3)); /* no ldmatrix at all */
   const char *trans[3] = {MMA_F16, LDM_X4T, LDM_X2};
-  assert_false(census_ok(c, trans, (const int[]){8, 4, 4}, 3)); /* .trans on row-major A */
+  assert_false(census_ok(c, trans, (const int[]){8, 6, 0}, 3)); /* .trans on row-major A */
   const char *wrong[3] = {("mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 {%f1,%f2,%f3,%f4}, "
                            "{%r1,%r2,%r3,%r4}, {%r5,%r6}, {%f1,%f2,%f3,%f4};"),
                           LDM_X4, LDM_X2};
-  assert_false(census_ok(c, wrong, (const int[]){8, 4, 4}, 3)); /* another instruction */
+  assert_false(census_ok(c, wrong, (const int[]){8, 6, 0}, 3)); /* another instruction */
   /* d (dense f32, 2x2 tiles) moves in 8 pair stores: 16 element stores, as
    * NVRTC writes when it cannot see the pairs' alignment, fail */
-  assert_false(census_ok_d(c, lines, (const int[]){8, 4, 4}, 3, 16));
+  assert_false(census_ok_d(c, lines, (const int[]){8, 6, 0}, 3, 16));
 }
 
 /* b stored row-major (k x n) and swizzled: its ldmatrix needs .trans. */
@@ -112,7 +115,9 @@ static void census_trans_rule(void **state) {
   tcmma_plan plan;
   tcmma_case_result r;
   assert_true(tcmma_case_check_plan(c, &plan, &r));
-  int x4 = plan.mt * plan.kt, x2 = plan.nt * plan.kt, p = plan.mt * plan.nt * plan.kt;
+  /* A: one .x4 per tile; B: one .x4 per pair of tiles, one .x2 for an odd one */
+  int x4 = (plan.mt + plan.nt / 2) * plan.kt, x2 = plan.nt % 2 * plan.kt;
+  int p = plan.mt * plan.nt * plan.kt;
   const char *lines[3] = {MMA_F16, LDM_X4T, LDM_X2T};
   assert_true(census_ok(c, lines, (const int[]){p, x4, x2}, 3));
   const char *plain[3] = {MMA_F16, LDM_X4, LDM_X2T};

@@ -124,6 +124,10 @@ typedef struct {
   bool d_vector;                /* inline d load/store: one two-element access
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
+  int a_ldmatrix_x4, a_ldmatrix_x2; /* ldmatrix.x4 / .x2 instructions per k step loading
+                                   a (one .x4 per tile) */
+  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b: one .x4 per pair of tiles, one .x2
+                                   for a last odd tile */
   int registers;                /* 32-bit registers per lane the accumulator and one k
                                    step of A and B fragments hold (wmma: the elements
                                    a lane's share of each tile needs at least) */

@@ -13,9 +13,10 @@
  * loops, each one instruction (mma.sync for inline arms, wmma.mma.sync for
  * wmma arms). The outer loop carries `#pragma unroll 1`, so the PTX holds
  * exactly one statement's worth, mt*nt*kt products, whatever `outer` is,
- * and, per k step of that statement, the census's loads per operand: A
- * through ldmatrix .x4 (mt of them) when the census says A loads through
- * ldmatrix, B through .x2 (nt) likewise, .trans exactly where the operand's
+ * and, per k step of that statement, the census's ldmatrix instructions
+ * per operand: A through .x4 (mt of them) when the census says A loads
+ * through ldmatrix, B through one .x4 per pair of tiles and one .x2 for an
+ * odd one (nt tiles), .trans exactly where the operand's
  * storage is the transpose of the register layout (A stored transposed, B
  * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
 #include <ctype.h>
@@ -140,9 +141,22 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
       return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
-    size_t x4 = cen->a_ldmatrix ? stmts * kt * (size_t)cen->a_loads_per_k : 0;
-    size_t x2 = cen->b_ldmatrix ? stmts * kt * (size_t)cen->b_loads_per_k : 0;
-    size_t x4t = c->call.a.transposed ? x4 : 0, x2t = c->call.b.transposed ? 0 : x2;
+    /* the census's ldmatrix instructions per k step (a: one .x4 per tile;
+     * b: one .x4 per pair of tiles, one .x2 for an odd one), .trans where
+     * the storage is the transpose of the register layout */
+    bool at = c->call.a.transposed, bt = !c->call.b.transposed;
+    size_t steps = stmts * kt;
+    size_t x4 = steps * (size_t)(cen->a_ldmatrix_x4 + cen->b_ldmatrix_x4);
+    size_t x2 = steps * (size_t)(cen->a_ldmatrix_x2 + cen->b_ldmatrix_x2);
+    size_t x4t = steps * (size_t)((at ? cen->a_ldmatrix_x4 : 0) + (bt ? cen->b_ldmatrix_x4 : 0));
+    size_t x2t = steps * (size_t)((at ? cen->a_ldmatrix_x2 : 0) + (bt ? cen->b_ldmatrix_x2 : 0));
+    /* and the counts cover the fragments each k step loads */
+    if (cen->a_ldmatrix && cen->a_ldmatrix_x4 + cen->a_ldmatrix_x2 == 0)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: a loads through ldmatrix, no instruction");
+    if (cen->b_ldmatrix && 2 * cen->b_ldmatrix_x4 + cen->b_ldmatrix_x2 != cen->b_loads_per_k)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4 and %d .x2 per k step do not "
+                            "load b's %d tiles", cen->b_ldmatrix_x4, cen->b_ldmatrix_x2,
+                            cen->b_loads_per_k);
     size_t got4 = count_ops(px, "ldmatrix.", ".x4", NULL), got2 = count_ops(px, "ldmatrix.", ".x2", NULL);
     size_t got4t = count_ops(px, "ldmatrix.", ".x4.trans", NULL),
            got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
