@@ -111,11 +111,12 @@ $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 deps:
 	@sh tests/ensure-deps.sh
 
-# The tests also read the CLI's text forms (operand SPECs, --cc values).
+# The tests also read the CLI's text forms (operand SPECs, --cc values), and
+# export the simulator as the CLI does for the host modules some of them open.
 TEST_OBJS := $(UTIL_OBJS) $(BUILD)/obj/tools/cli_parse.o
 $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
 check: deps all $(TESTS)
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \

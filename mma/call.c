@@ -1,6 +1,6 @@
 /* The vocabulary of a call that planning and rendering both speak: default
- * call, the names of declines, spaces and layouts, an operand's descriptor
- * and stored shape. Depends on nothing but the tables. */
+ * call, the names of declines, spaces and init modes, an operand's
+ * descriptor and stored shape. Depends on nothing but the tables. */
 #include <string.h>
 #include "emit.h"
 
@@ -24,8 +24,20 @@ const char *tcmma_space_name(tcmma_space s) {
   return s == TCMMA_SPACE_GLOBAL ? "global" : s == TCMMA_SPACE_SHARED ? "shared"
        : s == TCMMA_SPACE_THREAD ? "thread" : "?";
 }
-const char *tcmma_layout_name(tcmma_layout l) {
-  return l == TCMMA_LAYOUT_PLAIN ? "plain" : l == TCMMA_LAYOUT_SWIZZLED_B128 ? "swizzled" : "?";
+static const char *const inits[] = {"load", "zero", "scale"};
+
+const char *tcmma_init_name(tcmma_init i) {
+  return (unsigned)i <= TCMMA_INIT_SCALE ? inits[i] : "?";
+}
+
+tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *err) {
+  for (int i = 0; name && i <= TCMMA_INIT_SCALE; i++)
+    if (strcmp(name, inits[i]) == 0) {
+      if (out) *out = (tcmma_init)i;
+      return TCMMA_OK;
+    }
+  return tcmma_fail(err, TCMMA_INVALID, "unknown init '%s': expected load, zero or scale",
+                    name ? name : "(null)");
 }
 
 tcmma_call tcmma_call_default(void) {
@@ -49,5 +61,5 @@ void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *
   }
   if (rows) *rows = r;
   if (cols) *cols = c;
-  if (ld) *ld = o->ld ? o->ld : c;
+  if (ld) *ld = o->ld ? o->ld : o->col0.value + c;
 }

@@ -10,8 +10,11 @@
 /* The descriptor of operand op (TCMMA_OPERAND_C is d). */
 const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op);
 
-/* Shared memory in the swizzled_b128 layout: the only operands ldmatrix can
- * reach with conflict-free row addresses. */
+/* Whether the plan may load operand o (a or b) through ldmatrix as far as
+ * its storage goes: shared memory, 16-byte rows, a 16-byte-aligned column
+ * origin, and the eight rows of each 8x8 matrix in distinct bank groups
+ * (tcmma_swizzle_conflict_free). The arm's own rule decides the rest
+ * (tcmma_arm_ldmatrix_operands). */
 bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o);
 
 /* Whether every register of op's fragment holds elements that lie next to
@@ -26,12 +29,33 @@ bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op);
 /* Whether the d boundary (load and store) of an accepted inline plan moves
  * each pair of d's registers (2j, 2j+1) as one two-element access of d's pair
  * type: the pair lies next to each other along a stored row, and its byte
- * offset is a multiple of the pair's size for every lane and tile. */
+ * offset is a multiple of the pair's size for every lane, tile and origin. */
 bool tcmma__d_vector(const tcmma_plan *plan);
 
-/* The byte multiple ld*eb must be for operand op of the plan's arm, and the
- * rule's words (for messages); 1 when there is no rule. */
-long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why);
+/* The alignment rules of an operand, with their words for messages: the
+ * byte multiple its rows must be (ld*eb: 16 for wmma's ldm, a swizzle's
+ * span, 4 where a register loads as one 32-bit word) and the one its
+ * sub-tile origin must keep from the parent's base (row0*ld*eb + col0*eb:
+ * 32 for wmma's pointers, 4 for 32-bit register loads); 1: no rule. */
+typedef struct {
+  long rows;
+  const char *rows_why;
+  long origin;
+  const char *origin_why;
+} tcmma__align;
+void tcmma__operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__align *out);
+
+/* Registers per lane the plan's accumulator and one k step of its A and B
+ * fragments hold (tcmma_tile_registers over the plan's tiles). */
+long tcmma__plan_registers(const tcmma_plan *plan);
+
+/* The plan's rules for sub-tile origins and budgets (mma/plan_subtile.c):
+ * true when operand op (named name in messages) breaks the origin rule of
+ * docs/design.md §5, or the plan's tiles break the register budget or the
+ * unroll bound (*reason set), with the message in msg. */
+bool tcmma__origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
+                           size_t cap);
+bool tcmma__budget_problem(const tcmma_plan *p, tcmma_decline *reason, char *msg, size_t cap);
 
 /* Whether a plan stages its converted destination through the kernel's
  * per-warp shared tile, and that tile's element count (f32). The one
@@ -44,6 +68,12 @@ long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 
 /* Fragment loads per k step of a and b, as the renderer's loops issue them. */
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
+
+/* The ldmatrix instructions per k step that load op (a or b) of an accepted
+ * inline plan: .x4 (one tile of a's 4 registers, or two tiles of b's 2) and
+ * .x2 (a last odd tile of b); both 0 when op does not load through
+ * ldmatrix. The renderer's loops and the census read this one rule. */
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2);
 
 /* ---- text helpers ---- */
 
@@ -60,9 +90,19 @@ const char *tcmma__collective_opcode(tcmma__collective c);
 #define TCMMA__MMA_TITLE "/* tile-mma "
 #define TCMMA__STAGE_TITLE "/* tile-stage "
 
-/* A fresh block number for out: the count of title comments already in it,
- * so blocks rendered into one buffer never share local names. */
-int tcmma__block_id(const tcmma_buf *out, const char *title);
+/* Longest expanded expression (a caller's expression in the host dialect)
+ * and longest address expression the renderers build in fixed buffers. */
+#define TCMMA__EXPR_TEXT 512
+#define TCMMA__ADDR_TEXT 4096
+
+/* Checks names (non-NULL, a prefix that is NULL or a C identifier of at
+ * most TCMMA_PREFIX_MAX characters, a non-negative counter below INT_MAX),
+ * then writes the next block's local prefix ("__tcmma_3_") into buf and
+ * advances the counter. */
+tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err);
+
+/* Whether s is a C identifier of at most max characters. */
+bool tcmma__is_ident(const char *s, size_t max);
 
 /* The unsigned type of a 1-, 2- or 4-byte word (larger: unsigned), through
  * which the text copies storage bits. */
@@ -74,6 +114,11 @@ void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
 /* Writes indentation of depth levels (two spaces each). */
 void tcmma__indent(tcmma_buf *out, int depth);
 
+/* One indented line of printf text (at most TCMMA__ADDR_TEXT + 512
+ * characters). */
+void tcmma__line(tcmma_buf *out, int depth, const char *fmt, ...)
+    __attribute__((format(printf, 3, 4)));
+
 /* `#pragma unroll` + `for (int <prefix><var> = 0; ... < count; ...) {` at
  * depth, so register arrays indexed by the variable stay constant-indexed;
  * and the matching closing brace. */
@@ -81,7 +126,8 @@ void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var
                       int depth, tcmma_buf *out);
 void tcmma__close_brace(int depth, tcmma_buf *out);
 
-/* Copies a caller's expression into buf with threadIdx.x spelled in dialect. */
+/* Copies a caller's expression into buf with threadIdx.x and blockIdx.x
+ * spelled in dialect. */
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
 
 /* Copies expr into buf in dialect; when expr is NULL or empty, the one-block
@@ -92,56 +138,87 @@ void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *bu
 /* Copies the lane expression in dialect into buf. */
 void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 
-/* Checks the common render preconditions (accepted plan, dialect, names). */
+/* Checks the common render preconditions (accepted plan, dialect, non-empty
+ * expressions of at most TCMMA_EXPR_MAX characters, a buffer that has not
+ * failed). */
 tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
-                          const char *const *names, int count, tcmma_buf *out,
+                          const char *const *exprs, int count, tcmma_buf *out,
                           tcmma_error *err);
 
-/* What the body renderers' helpers share: the plan, its arm, the dialect
- * and the block's local prefix. */
+/* What a piece renderer needs: the plan, its arm, the dialect, the local
+ * prefix of the block it writes into and the indentation depth. Pieces
+ * write statements (no braces of their own) whose locals carry the prefix
+ * and a role (ap, bp, dl, ds, ...), so that the pieces of one composition
+ * share one block; the lane, g and q locals are the block's
+ * (tcmma__lane_locals). */
 typedef struct {
   const tcmma_plan *p;
   const tcmma_arm_info *info;
   tcmma_dialect dl;
   const char *prefix;
+  int depth;
 } tcmma__body;
 
-/* The tile loop variables ("mi", "ni", "ki") along op's stored rows (*rv)
- * and columns (*cv), and the arm's tile extents they step by (*rt, *ct):
- * the role's axes, swapped for transposed storage. */
-void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
-                      const char **cv, int *ct);
+/* The loops over the mt x nt accumulator tiles (prefix + "mi", "ni") at
+ * x's depth, under `#pragma unroll`; the body goes at depth + 2. */
+void tcmma__open_tiles(const tcmma__body *x, tcmma_buf *out);
+void tcmma__close_tiles(const tcmma__body *x, tcmma_buf *out);
 
-/* Body renderers (render_ptx.c, render_wmma.c). acc is the accumulator
- * array's name; prefix the block's local prefix ("__tcmma_3_"). _boundary
- * loads d into acc (store false: a block's open) or stores acc to d (store
- * true: its close); _update accumulates a*b into acc. */
-tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                 const char *d, bool store, int depth, const char *prefix,
-                                 tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *a, const char *b, int depth, const char *prefix,
-                               tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                  const char *d, bool store, int depth, const char *prefix,
-                                  tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                const char *a, const char *b, int depth, const char *prefix,
-                                tcmma_buf *out, tcmma_error *err);
-/* The accumulator array declaration (`float acc[mt][nt][4];` or fragments). */
-void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
-                     tcmma_buf *out);
+/* The tile coordinates of operand op along its stored rows (*rv, times the
+ * tile extent *rt) and columns (*cv, *ct): the role's axes (prefix + "mi",
+ * prefix + "ni", or the k step expression kstep for k), swapped for
+ * transposed storage. rv and cv hold TCMMA__EXPR_TEXT characters. */
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char *kstep, char *rv,
+                      int *rt, char *cv, int *ct);
 
-/* Whether ld elements of elem_bytes make whole swizzled_b128 lines. */
-bool tcmma__swizzle_ld_ok(long ld, int elem_bytes);
+/* The pieces of one arm form (render_ptx.c, render_wmma.c). decl declares
+ * op's fragment array `name` (a, b: [buffers] when buffers > 0, then the
+ * tiles; c: the accumulator); load fills frag (an array of op's tiles) from
+ * the parent at base for k step kstep; mma accumulates a x b into acc;
+ * init starts acc (d's value for TCMMA_INIT_LOAD, else zero); store writes
+ * acc to d (alpha*acc + beta*d for TCMMA_INIT_SCALE). */
+typedef struct {
+  void (*decl)(const tcmma__body *x, tcmma_operand op, const char *name, int buffers,
+               tcmma_buf *out);
+  tcmma_status (*load)(const tcmma__body *x, tcmma_operand op, const char *frag,
+                       const char *base, const char *kstep, tcmma_buf *out, tcmma_error *err);
+  tcmma_status (*mma)(const tcmma__body *x, const char *acc, const char *a, const char *b,
+                      tcmma_buf *out, tcmma_error *err);
+  tcmma_status (*init)(const tcmma__body *x, const char *acc, const char *d, tcmma_buf *out,
+                       tcmma_error *err);
+  tcmma_status (*store)(const tcmma__body *x, const char *acc, const char *d, tcmma_buf *out,
+                        tcmma_error *err);
+} tcmma__pieces;
+
+extern const tcmma__pieces tcmma__ptx_pieces, tcmma__wmma_pieces;
+
+/* The pieces of the plan's arm form. */
+const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p);
+
+/* A caller's array expression ready to subscript: itself when it is an
+ * identifier followed by subscripts ("af", "af[(ks + 1) & 1]"), else
+ * parenthesized. */
+void tcmma__postfix(const char *e, char *buf, size_t cap);
+
+/* The XOR mask expression of stored row r (counted from a multiple of
+ * TCMMA_SWIZZLE_ROWS) in swizzle sw, e.g. "(((r) & 7) << 4)"; "" for none. */
+void tcmma__swizzle_mask_expr(tcmma_swizzle sw, const char *r, char *buf, size_t cap);
 
 /* The byte offset expression of stored element (sr, sc) of a tile with
- * leading dimension ld elements of eb bytes, plain or through the
- * swizzled_b128 map; _operand_offset: of operand o (its ld already filled). */
-void tcmma__offset_expr(char *buf, size_t cap, tcmma_layout layout, long ld, int eb,
+ * leading dimension ld elements of eb bytes in swizzle sw (no origin). */
+void tcmma__offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
                         const char *sr, const char *sc);
-void tcmma__operand_offset(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
-                           const char *sc);
+
+/* The byte offset, from the parent's base, of stored element (sr, sc) of
+ * operand o's sub-tile (ld filled): its origin (spelled in dl) plus (sr, sc),
+ * through its swizzle with the mask of sr (the plan keeps row0 a multiple
+ * of the swizzle's rows, so the origin's rows leave the mask alone). */
+void tcmma__operand_offset(char *buf, size_t cap, tcmma_dialect dl, const tcmma_operand_desc *o,
+                           const char *sr, const char *sc);
+
+/* An origin coordinate as C text in dialect dl: "(expr) + value", "value"
+ * or "" for zero. */
+void tcmma__coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap);
 
 /* Declares the lane, g and q locals the text body uses (by name), then
  * appends body: so no block declares a local it never reads. */

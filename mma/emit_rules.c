@@ -1,8 +1,18 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
 #include "emit.h"
 
+/* Whether a coordinate's every value is a multiple of m. */
+static bool coord_multiple(const tcmma_coord *c, long m) {
+  long mult = c->multiple > 0 ? c->multiple : 1;
+  return c->value % m == 0 && (!c->expr || mult % m == 0);
+}
+
 bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
-  return o->space == TCMMA_SPACE_SHARED && o->layout == TCMMA_LAYOUT_SWIZZLED_B128;
+  long eb = tcmma_prec_bytes(o->prec), unit = TCMMA_SWIZZLE_UNIT;
+  /* each lane's row is one whole 16-byte unit: aligned rows and origin */
+  return o->space == TCMMA_SPACE_SHARED && eb > 0 && unit % eb == 0 &&
+         coord_multiple(&o->col0, unit / eb) &&
+         tcmma_swizzle_conflict_free(o->swizzle, o->ld * eb);
 }
 
 bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
@@ -46,6 +56,8 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   tcmma_operand_stored_shape(c, TCMMA_OPERAND_C, NULL, NULL, &ld);
   long tile_cols = c->d.transposed ? info->m : info->n;
   if (TCMMA_POINTER_ALIGN % vb || (ld * eb) % vb || (tile_cols * eb) % vb) return false;
+  /* the origin's columns move every pair alike (its rows: whole rows) */
+  if (!coord_multiple(&c->d.col0, vb / eb)) return false;
   for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
     for (int r = 0; r < regs; r += 2) {
       int r0, c0, r1, c1;
@@ -62,28 +74,43 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   return true;
 }
 
-long tcmma__stride_multiple(const tcmma_plan *plan, tcmma_operand op, const char **why) {
+void tcmma__operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__align *out) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);
-  const char *w = "no rule";
-  long mult = 1;
-  if (!info) {
-  } else if (info->form == TCMMA_FORM_WMMA) {
+  *out = (tcmma__align){1, "no rule", 1, "no rule"};
+  if (!info) return;
+  if (info->form == TCMMA_FORM_WMMA) {
     /* the converted destination is gathered element by element */
-    if (!(op == TCMMA_OPERAND_C && info->converted_dest)) {
-      mult = TCMMA_WMMA_ALIGN;
-      w = "wmma rows start 32-byte aligned";
-    }
-  } else if (o->layout == TCMMA_LAYOUT_SWIZZLED_B128) {
-    mult = TCMMA_SWIZZLE_LINE;
-    w = "swizzled_b128 rows are whole 128-byte lines";
-  } else if (op != TCMMA_OPERAND_C &&
-             tcmma__regs_contiguous(plan->arm, op, o->transposed)) {
-    mult = 4;
-    w = "each fragment register is one aligned 32-bit load";
+    if (op == TCMMA_OPERAND_C && info->converted_dest) return;
+    *out = (tcmma__align){TCMMA_WMMA_LDM_BYTES, "wmma's ldm is a multiple of 16 bytes",
+                          TCMMA_WMMA_ALIGN, "wmma loads and stores start 32-byte aligned"};
+    return;
   }
-  if (why) *why = w;
-  return mult;
+  if (op != TCMMA_OPERAND_C && tcmma__regs_contiguous(plan->arm, op, o->transposed))
+    *out = (tcmma__align){4, "each fragment register is one aligned 32-bit load", 4,
+                          "each fragment register is one aligned 32-bit load"};
+  const tcmma_swizzle_info *sw = tcmma_swizzle_get(o->swizzle);
+  if (sw && sw->bits) out->rows = sw->bytes, out->rows_why = "swizzled rows are whole spans of the atom";
+}
+
+int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  long bits = tcmma_prec_bits(prec);
+  if (!info || bits == 0 || (unsigned)op > TCMMA_OPERAND_C) return 0;
+  long elems = op == TCMMA_OPERAND_A ? info->m * info->k
+             : op == TCMMA_OPERAND_B ? info->k * info->n : info->m * info->n;
+  /* a lane's share of the tile, at storage width, in whole 32-bit words */
+  long lane_bits = elems / TCMMA_WARP_SIZE * bits;
+  return (int)((lane_bits + 31) / 32);
+}
+
+long tcmma__plan_registers(const tcmma_plan *plan) {
+  const tcmma_call *c = &plan->call;
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  if (!info) return 0;
+  return (long)plan->mt * plan->nt * tcmma_tile_registers(plan->arm, TCMMA_OPERAND_C, info->acc) +
+         (long)plan->mt * tcmma_tile_registers(plan->arm, TCMMA_OPERAND_A, c->a.prec) +
+         (long)plan->nt * tcmma_tile_registers(plan->arm, TCMMA_OPERAND_B, c->b.prec);
 }
 
 bool tcmma__needs_stage(const tcmma_plan *plan) {
@@ -110,6 +137,17 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
   /* the renderers' load loops run to this bound */
   return op == TCMMA_OPERAND_A ? fragment_loads(plan->mt, plan->nt)
                                : fragment_loads(plan->nt, plan->mt);
+}
+
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2) {
+  bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : op == TCMMA_OPERAND_B && plan->b_ldmatrix;
+  int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__loads_per_k(plan, op);
+  *x4 = *x2 = 0;
+  if (!ldm || regs <= 0 || 4 % regs) return;
+  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time */
+  int per = 4 / regs;
+  *x4 = tiles / per;
+  *x2 = regs == 2 ? tiles % per : 0;
 }
 
 bool tcmma_arm_reloads(tcmma_arm arm) {

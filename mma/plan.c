@@ -34,18 +34,38 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
     if ((unsigned)o->space > TCMMA_SPACE_THREAD)
       return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected global, shared or thread",
                         op_name[i], (int)o->space);
-    if ((unsigned)o->layout > TCMMA_LAYOUT_SWIZZLED_B128)
-      return tcmma_fail(err, TCMMA_INVALID, "%s: layout %d: expected plain or swizzled",
-                        op_name[i], (int)o->layout);
+    if ((unsigned)o->swizzle >= TCMMA_SWIZZLE_COUNT)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: swizzle %d: expected none, 32, 64 or 128",
+                        op_name[i], (int)o->swizzle);
     if (o->ld < 0)
       return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
                         op_name[i], o->ld);
+    const tcmma_coord *at[2] = {&o->row0, &o->col0};
+    for (int j = 0; j < 2; j++) {
+      if (at[j]->value < 0 || at[j]->value > INT_MAX || at[j]->multiple < 0)
+        return tcmma_fail(err, TCMMA_INVALID,
+                          "%s: %s origin %ld (multiple %ld): expected a value from 0 to %d and "
+                          "a multiple of at least 0", op_name[i], j ? "column" : "row",
+                          at[j]->value, at[j]->multiple, INT_MAX);
+      if (at[j]->expr && (!*at[j]->expr || strlen(at[j]->expr) > TCMMA_EXPR_MAX))
+        return tcmma_fail(err, TCMMA_INVALID,
+                          "%s: %s origin expression of %zu characters: expected 1 to %d",
+                          op_name[i], j ? "column" : "row", strlen(at[j]->expr), TCMMA_EXPR_MAX);
+    }
   }
-  const char *exprs[2] = {c->lane, c->warp}, *expr_name[2] = {"lane", "warp"};
-  for (int i = 0; i < 2; i++)
+  const char *exprs[4] = {c->lane, c->warp, c->alpha, c->beta};
+  static const char *const expr_name[4] = {"lane", "warp", "alpha", "beta"};
+  for (int i = 0; i < 4; i++)
     if (exprs[i] && strlen(exprs[i]) > TCMMA_EXPR_MAX)
       return tcmma_fail(err, TCMMA_INVALID, "%s expression of %zu characters: expected at most %d",
                         expr_name[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
+  if ((unsigned)c->init > TCMMA_INIT_SCALE)
+    return tcmma_fail(err, TCMMA_INVALID, "init %d: expected load, zero or scale", (int)c->init);
+  if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !*c->alpha || !c->beta || !*c->beta))
+    return tcmma_fail(err, TCMMA_INVALID, "init scale needs alpha and beta expressions");
+  if (c->registers < 0 || c->registers > TCMMA_REGISTERS_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "registers %d: expected 0 (default %d) to %d",
+                      c->registers, TCMMA_REGISTERS_DEFAULT, TCMMA_REGISTERS_MAX);
   if (c->warps < 0 || c->warps > TCMMA_WARPS_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "warps %d: expected 0 (one) to %d", c->warps,
                       TCMMA_WARPS_MAX);
@@ -119,18 +139,21 @@ static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *in
     const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
     if (o->space == TCMMA_SPACE_THREAD)
       return decline(p, TCMMA_DECLINE_SPACE, err, "%s is in thread space", op_name[i]);
+    if (o->col0.expr && !o->ld)
+      return decline(p, TCMMA_DECLINE_SUBTILE, err, "%s: a column origin expression needs the "
+                     "parent's ld (ld 0 means dense: the sub-tile's own rows)", op_name[i]);
   }
   for (int i = 0; i < 3; i++) {
     const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
-    if (o->layout != TCMMA_LAYOUT_SWIZZLED_B128) continue;
+    if (o->swizzle == TCMMA_SWIZZLE_NONE) continue;
     if (info->form == TCMMA_FORM_WMMA)
       return decline(p, TCMMA_DECLINE_LAYOUT, err,
-                     "%s is swizzled; %s loads plain layouts only (wmma has no swizzled load)",
-                     op_name[i], info->marker);
+                     "%s is swizzled (%s); %s loads plain layouts only (wmma has no swizzled "
+                     "load)", op_name[i], tcmma_swizzle_name(o->swizzle), info->marker);
     if (o->space != TCMMA_SPACE_SHARED)
       return decline(p, TCMMA_DECLINE_LAYOUT, err,
-                     "%s is swizzled in %s memory; swizzled_b128 lives in shared memory",
-                     op_name[i], tcmma_space_name(o->space));
+                     "%s is swizzled (%s) in %s memory; swizzled tiles live in shared memory",
+                     op_name[i], tcmma_swizzle_name(o->swizzle), tcmma_space_name(o->space));
   }
   if (info->converted_dest && c->scope == TCMMA_SCOPE_STATEMENT)
     return decline(p, TCMMA_DECLINE_CONVERTED_DEST, err,
@@ -144,10 +167,13 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
     long rows, cols, ld;
     tcmma_operand_stored_shape(&p->call, op_of[i], &rows, &cols, &ld);
-    if (ld < cols)
+    const tcmma_operand_desc *o = tcmma__desc(&p->call, op_of[i]);
+    if (ld < o->col0.value + cols)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
-                     "%s: ld = %ld is below its stored row length %ld", op_name[i], ld, cols);
-    long eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
+                     "%s: ld = %ld is below its stored row length %ld%s", op_name[i], ld,
+                     o->col0.value + cols, o->col0.value ? " past the column origin" : "");
+    rows += o->row0.value; /* the parent's rows up to the sub-tile's end */
+    long eb = tcmma_prec_bytes(o->prec);
     if (ld > INT_MAX / eb || rows > INT_MAX / (ld * eb))
       return decline(p, TCMMA_DECLINE_OVERFLOW, err,
                      "%s: %ld rows x ld %ld x %ld bytes exceeds the int offset range (%d)",
@@ -156,12 +182,12 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
     long ld, eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
     tcmma_operand_stored_shape(&p->call, op_of[i], NULL, NULL, &ld);
-    const char *why;
-    long mult = tcmma__stride_multiple(p, op_of[i], &why);
-    if ((ld * eb) % mult != 0)
+    tcmma__align al;
+    tcmma__operand_align(p, op_of[i], &al);
+    if ((ld * eb) % al.rows != 0)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
                      "%s: ld = %ld (%ld bytes) is not a multiple of %ld bytes: %s", op_name[i],
-                     ld, ld * eb, mult, why);
+                     ld, ld * eb, al.rows, al.rows_why);
   }
   return TCMMA_OK;
 }
@@ -188,13 +214,22 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
     tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&out->call, op_of[i]);
     tcmma_operand_stored_shape(&out->call, op_of[i], NULL, NULL, &o->ld);
   }
-  tcmma_arm_ldmatrix_operands(out->arm, tcmma__ldmatrix_eligible(&call->a), call->a.transposed,
-                              tcmma__ldmatrix_eligible(&call->b), call->b.transposed,
-                              &out->a_ldmatrix, &out->b_ldmatrix);
+  tcmma_arm_ldmatrix_operands(out->arm, tcmma__ldmatrix_eligible(&out->call.a),
+                              call->a.transposed, tcmma__ldmatrix_eligible(&out->call.b),
+                              call->b.transposed, &out->a_ldmatrix, &out->b_ldmatrix);
   if ((st = check_strides(out, err)) != TCMMA_OK) return st;
+  char what[400];
+  for (int i = 0; i < 3; i++)
+    if (tcmma__origin_problem(out, op_of[i], op_name[i], what, sizeof what))
+      return decline(out, TCMMA_DECLINE_SUBTILE, err, "%s", what);
   out->mt = call->m / info->m;
   out->nt = call->n / info->n;
   out->kt = call->k / info->k;
+  tcmma_decline why;
+  if (tcmma__budget_problem(out, &why, what, sizeof what)) {
+    out->mt = out->nt = out->kt = 0;
+    return decline(out, why, err, "%s", what);
+  }
   out->accepted = true;
   out->reason = TCMMA_DECLINE_NONE;
   snprintf(out->message, sizeof out->message, "accepted: %s, %d x %d x %d tiles", info->marker,
@@ -221,5 +256,8 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->b_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_B);
   out->d_vector = tcmma__d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
+  out->registers = (int)tcmma__plan_registers(plan);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2);
   return TCMMA_OK;
 }

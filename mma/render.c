@@ -1,28 +1,13 @@
-/* The public renderers: statement, fragment scope (open/update/close), the
- * kernel prologue. Each block gets the local prefix __tcmma_<n>_, n counting
- * the blocks already in the output buffer. */
-#include <ctype.h>
+/* The public renderers: the pieces (fragment declarations, loads, mma,
+ * accumulator init and store), and the statement and fragment scope as
+ * compositions of them; the kernel prologue. Every block takes its local
+ * prefix from the caller's naming context. */
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
 
-typedef tcmma_status (*boundary_fn)(const tcmma_plan *, tcmma_dialect, const char *,
-                                    const char *, bool, int, const char *, tcmma_buf *,
-                                    tcmma_error *);
-typedef tcmma_status (*update_fn)(const tcmma_plan *, tcmma_dialect, const char *,
-                                  const char *, const char *, int, const char *, tcmma_buf *,
-                                  tcmma_error *);
-
-static bool is_ptx(const tcmma_plan *p) {
-  return tcmma_arm_get(p->arm)->form == TCMMA_FORM_PTX;
-}
-static boundary_fn boundary_of(const tcmma_plan *p) {
-  return is_ptx(p) ? tcmma__ptx_boundary : tcmma__wmma_boundary;
-}
-static update_fn update_fn_of(const tcmma_plan *p) {
-  return is_ptx(p) ? tcmma__ptx_update : tcmma__wmma_update;
-}
-
+/* Wraps a body rendered with prefix into a block: `{`, the lane locals it
+ * reads, the body, `}`. */
 static tcmma_status finish(tcmma_buf *body, tcmma_status st, const tcmma_plan *p,
                            tcmma_dialect dl, const char *prefix, tcmma_buf *out,
                            tcmma_error *err) {
@@ -37,76 +22,202 @@ static tcmma_status finish(tcmma_buf *body, tcmma_status st, const tcmma_plan *p
   return st;
 }
 
-tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    const char *d, const char *a, const char *b,
-                                    tcmma_buf *out, tcmma_error *err) {
-  const char *names[3] = {d, a, b};
-  tcmma_status st = tcmma__check(plan, dialect, names, 3, out, err);
-  if (st != TCMMA_OK) return st;
-  if (tcmma__needs_stage(plan))
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "%s converts its destination: render it as a fragment scope",
-                      tcmma_arm_marker(plan->arm));
-  char prefix[32], acc[48];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
-  snprintf(acc, sizeof acc, "%sacc", prefix);
-  tcmma__title(out, plan, NULL);
-  tcmma_buf body = {0};
-  tcmma__acc_decl(plan, dialect, acc, 1, &body);
-  st = boundary_of(plan)(plan, dialect, acc, d, false, 1, prefix, &body, err);
-  if (st == TCMMA_OK) st = update_fn_of(plan)(plan, dialect, acc, a, b, 1, prefix, &body, err);
-  if (st == TCMMA_OK) st = boundary_of(plan)(plan, dialect, acc, d, true, 1, prefix, &body, err);
-  return finish(&body, st, plan, dialect, prefix, out, err);
-}
-
 static tcmma_status check_frag(const char *frag, tcmma_error *err) {
-  bool ok = frag && (isalpha((unsigned char)*frag) || *frag == '_');
-  for (const char *s = frag; ok && *s; s++) ok = isalnum((unsigned char)*s) || *s == '_';
-  if (!ok)
-    return tcmma_fail(err, TCMMA_INVALID, "fragment name '%s' is not a C identifier",
-                      frag ? frag : "(null)");
-  /* the renderers build indexed names from it in fixed buffers */
-  if (strlen(frag) > TCMMA_FRAG_NAME_MAX)
-    return tcmma_fail(err, TCMMA_INVALID, "fragment name of %zu characters: expected at most %d",
-                      strlen(frag), TCMMA_FRAG_NAME_MAX);
+  if (!tcmma__is_ident(frag, TCMMA_FRAG_NAME_MAX))
+    return tcmma_fail(err, TCMMA_INVALID, "fragment name '%.60s': expected a C identifier of at "
+                      "most %d characters", frag ? frag : "(null)", TCMMA_FRAG_NAME_MAX);
   return TCMMA_OK;
 }
 
-static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,
-                                  const char *frag, const char *x, const char *y, int part,
-                                  tcmma_buf *out, tcmma_error *err) {
-  const char *names[2] = {x, y};
-  tcmma_status st = tcmma__check(plan, dialect, names, part == 1 ? 2 : 1, out, err);
-  if (st == TCMMA_OK) st = check_frag(frag, err);
+/* The checks every block shares, then the block's prefix and title. */
+static tcmma_status open_block(const tcmma_plan *plan, tcmma_dialect dl, tcmma_names *names,
+                               const char *const *exprs, int count, const char *what,
+                               char *prefix, size_t cap, tcmma_buf *out, tcmma_error *err) {
+  tcmma_status st = tcmma__check(plan, dl, exprs, count, out, err);
+  if (st == TCMMA_OK) st = tcmma__next_prefix(names, prefix, cap, err);
+  if (st == TCMMA_OK) tcmma__title(out, plan, what);
+  return st;
+}
+
+static tcmma__body body_of(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                           int depth) {
+  return (tcmma__body){p, tcmma_arm_get(p->arm), dl, prefix, depth};
+}
+
+/* One k loop of the composition: per k step, declare the step's fragments,
+ * load them and multiply them into acc. */
+static tcmma_status update_body(const tcmma__body *x, const char *acc, const char *a,
+                                const char *b, tcmma_buf *out, tcmma_error *err) {
+  const tcmma__pieces *pc = tcmma__pieces_of(x->p);
+  const char *P = x->prefix;
+  char ki[64], af[64], bf[64];
+  snprintf(ki, sizeof ki, "%ski", P);
+  snprintf(af, sizeof af, "%saf", P);
+  snprintf(bf, sizeof bf, "%sbf", P);
+  tcmma__open_loop(x->dl, P, "ki", x->p->kt, x->depth, out);
+  tcmma__body in = *x;
+  in.depth++;
+  pc->decl(&in, TCMMA_OPERAND_A, af, 0, out);
+  pc->decl(&in, TCMMA_OPERAND_B, bf, 0, out);
+  tcmma_status st = pc->load(&in, TCMMA_OPERAND_A, af, a, ki, out, err);
+  if (st == TCMMA_OK) st = pc->load(&in, TCMMA_OPERAND_B, bf, b, ki, out, err);
+  if (st == TCMMA_OK) st = pc->mma(&in, acc, af, bf, out, err);
+  tcmma__close_brace(x->depth, out);
+  return st;
+}
+
+tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_names *names, const char *d, const char *a,
+                                    const char *b, tcmma_buf *out, tcmma_error *err) {
+  const char *exprs[3] = {d, a, b};
+  char prefix[64], acc[96];
+  tcmma_status st = tcmma__check(plan, dialect, exprs, 3, out, err);
+  if (st == TCMMA_OK && tcmma__needs_stage(plan))
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "%s converts its destination: render it as a fragment scope",
+                      tcmma_arm_marker(plan->arm));
+  if (st == TCMMA_OK) st = open_block(plan, dialect, names, exprs, 3, NULL, prefix,
+                                      sizeof prefix, out, err);
   if (st != TCMMA_OK) return st;
-  static const char *const what[3] = {"open", "update", "close"};
-  char prefix[32], title[160];
-  snprintf(prefix, sizeof prefix, "__tcmma_%d_", tcmma__block_id(out, TCMMA__MMA_TITLE));
-  snprintf(title, sizeof title, "fragment %s: %s", frag, what[part]);
-  tcmma__title(out, plan, title);
-  if (part == 0) tcmma__acc_decl(plan, dialect, frag, 0, out);
+  snprintf(acc, sizeof acc, "%sacc", prefix);
+  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__pieces *pc = tcmma__pieces_of(plan);
   tcmma_buf body = {0};
-  if (part == 1) st = update_fn_of(plan)(plan, dialect, frag, x, y, 1, prefix, &body, err);
-  else st = boundary_of(plan)(plan, dialect, frag, x, part == 2, 1, prefix, &body, err);
+  pc->decl(&x, TCMMA_OPERAND_C, acc, 0, &body);
+  st = pc->init(&x, acc, d, &body, err);
+  if (st == TCMMA_OK) st = update_body(&x, acc, a, b, &body, err);
+  if (st == TCMMA_OK) st = pc->store(&x, acc, d, &body, err);
+  return finish(&body, st, plan, dialect, prefix, out, err);
+}
+
+/* Fragment scope part 0 (open), 1 (update) or 2 (close). */
+static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,
+                                  tcmma_names *names, const char *frag, const char *x_,
+                                  const char *y, int part, tcmma_buf *out, tcmma_error *err) {
+  static const char *const what[3] = {"open", "update", "close"};
+  const char *exprs[2] = {x_, y};
+  char prefix[64], title[160];
+  tcmma_status st = check_frag(frag, err);
+  if (st != TCMMA_OK) return st;
+  snprintf(title, sizeof title, "fragment %s: %s", frag, what[part]);
+  st = open_block(plan, dialect, names, exprs, part == 1 ? 2 : 1, title, prefix, sizeof prefix,
+                  out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__pieces *pc = tcmma__pieces_of(plan);
+  if (part == 0) {
+    tcmma__body top = body_of(plan, dialect, prefix, 0);
+    pc->decl(&top, TCMMA_OPERAND_C, frag, 0, out);
+  }
+  tcmma_buf body = {0};
+  if (part == 0) st = pc->init(&x, frag, x_, &body, err);
+  else if (part == 1) st = update_body(&x, frag, x_, y, &body, err);
+  else st = pc->store(&x, frag, x_, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
 }
 
 tcmma_status tcmma_render_fragment_open(const tcmma_plan *plan, tcmma_dialect dialect,
-                                        const char *frag, const char *d, tcmma_buf *out,
-                                        tcmma_error *err) {
-  return fragment_part(plan, dialect, frag, d, NULL, 0, out, err);
+                                        tcmma_names *names, const char *frag, const char *d,
+                                        tcmma_buf *out, tcmma_error *err) {
+  return fragment_part(plan, dialect, names, frag, d, NULL, 0, out, err);
 }
 
 tcmma_status tcmma_render_fragment_update(const tcmma_plan *plan, tcmma_dialect dialect,
-                                          const char *frag, const char *a, const char *b,
-                                          tcmma_buf *out, tcmma_error *err) {
-  return fragment_part(plan, dialect, frag, a, b, 1, out, err);
+                                          tcmma_names *names, const char *frag, const char *a,
+                                          const char *b, tcmma_buf *out, tcmma_error *err) {
+  return fragment_part(plan, dialect, names, frag, a, b, 1, out, err);
 }
 
 tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect dialect,
-                                         const char *frag, const char *d, tcmma_buf *out,
-                                         tcmma_error *err) {
-  return fragment_part(plan, dialect, frag, d, NULL, 2, out, err);
+                                         tcmma_names *names, const char *frag, const char *d,
+                                         tcmma_buf *out, tcmma_error *err) {
+  return fragment_part(plan, dialect, names, frag, d, NULL, 2, out, err);
+}
+
+/* ---- the pieces, one block each ---- */
+
+tcmma_status tcmma_render_frag_decl(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_operand op, const char *name, int buffers,
+                                    tcmma_buf *out, tcmma_error *err) {
+  tcmma_status st = tcmma__check(plan, dialect, NULL, 0, out, err);
+  if (st == TCMMA_OK) st = check_frag(name, err);
+  if (st != TCMMA_OK) return st;
+  if ((unsigned)op > TCMMA_OPERAND_C)
+    return tcmma_fail(err, TCMMA_INVALID, "operand %d: expected a, b or c", (int)op);
+  if (buffers < 0 || buffers > TCMMA_FRAG_BUFFERS_MAX || (op == TCMMA_OPERAND_C && buffers))
+    return tcmma_fail(err, TCMMA_INVALID, "%d buffers of %s fragments: expected 0 to %d (0 for "
+                      "the accumulator)", buffers, tcmma_operand_name(op), TCMMA_FRAG_BUFFERS_MAX);
+  static const char *const what[3] = {"a fragments", "b fragments", "accumulator"};
+  tcmma__title(out, plan, what[op]);
+  tcmma__body x = body_of(plan, dialect, "", 0);
+  tcmma__pieces_of(plan)->decl(&x, op, name, buffers, out);
+  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
+}
+
+tcmma_status tcmma_render_frag_load(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_names *names, tcmma_operand op, const char *frag,
+                                    const char *base, const char *kstep, tcmma_buf *out,
+                                    tcmma_error *err) {
+  const char *exprs[3] = {frag, base, kstep};
+  char prefix[64], what[TCMMA_EXPR_MAX + 64];
+  if (op != TCMMA_OPERAND_A && op != TCMMA_OPERAND_B)
+    return tcmma_fail(err, TCMMA_INVALID, "operand %d: loads take a or b", (int)op);
+  /* the k step in the title comment, unless it could end the comment */
+  bool quotable = kstep && strlen(kstep) <= TCMMA_EXPR_MAX && !strstr(kstep, "*/") &&
+                  !strchr(kstep, '\n');
+  snprintf(what, sizeof what, "load %s, k step %s", tcmma_operand_name(op),
+           quotable ? kstep : "(expression)");
+  tcmma_status st = open_block(plan, dialect, names, exprs, 3, what, prefix, sizeof prefix,
+                               out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  tcmma_buf body = {0};
+  st = tcmma__pieces_of(plan)->load(&x, op, frag, base, kstep, &body, err);
+  return finish(&body, st, plan, dialect, prefix, out, err);
+}
+
+tcmma_status tcmma_render_frag_mma(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   tcmma_names *names, const char *acc, const char *a,
+                                   const char *b, tcmma_buf *out, tcmma_error *err) {
+  const char *exprs[3] = {acc, a, b};
+  char prefix[64];
+  tcmma_status st = open_block(plan, dialect, names, exprs, 3, "mma", prefix, sizeof prefix,
+                               out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  tcmma_buf body = {0};
+  st = tcmma__pieces_of(plan)->mma(&x, acc, a, b, &body, err);
+  return finish(&body, st, plan, dialect, prefix, out, err);
+}
+
+/* init (store false) or store (true) of acc against d. */
+static tcmma_status acc_part(const tcmma_plan *plan, tcmma_dialect dialect, tcmma_names *names,
+                             const char *acc, const char *d, bool store, tcmma_buf *out,
+                             tcmma_error *err) {
+  const char *exprs[2] = {acc, d};
+  char prefix[64], what[64];
+  snprintf(what, sizeof what, "%s (%s)", store ? "store" : "init",
+           plan ? tcmma_init_name(plan->call.init) : "?");
+  tcmma_status st = open_block(plan, dialect, names, exprs, 2, what, prefix, sizeof prefix,
+                               out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__pieces *pc = tcmma__pieces_of(plan);
+  tcmma_buf body = {0};
+  st = store ? pc->store(&x, acc, d, &body, err) : pc->init(&x, acc, d, &body, err);
+  return finish(&body, st, plan, dialect, prefix, out, err);
+}
+
+tcmma_status tcmma_render_acc_init(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   tcmma_names *names, const char *acc, const char *d,
+                                   tcmma_buf *out, tcmma_error *err) {
+  return acc_part(plan, dialect, names, acc, d, false, out, err);
+}
+
+tcmma_status tcmma_render_acc_store(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_names *names, const char *acc, const char *d,
+                                    tcmma_buf *out, tcmma_error *err) {
+  return acc_part(plan, dialect, names, acc, d, true, out, err);
 }
 
 tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,

@@ -1,6 +1,7 @@
 /* A complete one-warp kernel around one plan: stage shared operands, run the
- * emission (statement, or a fragment scope over an outer reduction), write d
- * back. The HOST dialect adds the simulator's entry trampoline. */
+ * emission (statement, a fragment scope over an outer reduction, or the
+ * pieces composed with double-buffered fragments), write d back. The HOST
+ * dialect adds the simulator's entry trampoline. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -9,11 +10,18 @@
 
 static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
 
+/* The rows of op's parent up to the sub-tile's end (the origin's value). */
+static long parent_rows(const tcmma_plan *plan, tcmma_operand op) {
+  long rows;
+  tcmma_operand_stored_shape(&plan->call, op, &rows, NULL, NULL);
+  return tcmma__desc(&plan->call, op)->row0.value + rows;
+}
+
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op) {
   if (!plan || !plan->accepted || outer < 1 || (unsigned)op > TCMMA_OPERAND_C) return -1;
-  long rows, ld;
-  tcmma_operand_stored_shape(&plan->call, op, &rows, NULL, &ld);
-  return rows * ld * (op == TCMMA_OPERAND_C ? 1 : outer);
+  long ld;
+  tcmma_operand_stored_shape(&plan->call, op, NULL, NULL, &ld);
+  return parent_rows(plan, op) * ld * (op == TCMMA_OPERAND_C ? 1 : outer);
 }
 
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
@@ -21,11 +29,11 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   if (!plan || !plan->accepted || step < 0 || (unsigned)op > TCMMA_OPERAND_C) return -1;
   long rows, cols, ld;
   tcmma_operand_stored_shape(&plan->call, op, &rows, &cols, &ld);
-  bool t = tcmma__desc(&plan->call, op)->transposed;
-  long sr = t ? j : i, sc = t ? i : j;
+  const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);
+  long sr = o->transposed ? j : i, sc = o->transposed ? i : j;
   if (i < 0 || j < 0 || sr >= rows || sc >= cols || (op == TCMMA_OPERAND_C && step != 0))
     return -1;
-  return (long)step * rows * ld + sr * ld + sc;
+  return (long)step * parent_rows(plan, op) * ld + (o->row0.value + sr) * ld + o->col0.value + sc;
 }
 
 static bool uses_prec(const tcmma_plan *p, tcmma_prec prec) {
@@ -82,10 +90,13 @@ typedef struct {
   const tcmma_plan *plan;
   tcmma_dialect dl;
   int outer;
+  bool pieces;       /* compose the update from the pieces, double-buffered */
   bool async;        /* stage with cp.async */
+  tcmma_names names; /* every block of the kernel */
   const char *type[3];
   long bytes[3];
-  char expr[3][160];
+  bool indexed;      /* bases offset by block and warp indices (0 at run time) */
+  char expr[3][TCMMA__EXPR_TEXT];
 } kernel;
 
 static const char *const names[3] = {"d", "a", "b"};
@@ -97,10 +108,11 @@ static tcmma_status size_operands(kernel *k, tcmma_error *err) {
   long total = (long)tcmma_kernel_shared_bytes(k->plan, 1);
   for (int i = 0; i < 3; i++) {
     const tcmma_operand_desc *o = tcmma__desc(call, ops[i]);
-    long rows, ld;
-    tcmma_operand_stored_shape(call, ops[i], &rows, NULL, &ld);
+    long ld;
+    tcmma_operand_stored_shape(call, ops[i], NULL, NULL, &ld);
     k->type[i] = tcmma__spell_type(k->dl, o->prec);
-    k->bytes[i] = o->space == TCMMA_SPACE_SHARED ? rows * ld * tcmma_prec_bytes(o->prec) : 0;
+    k->bytes[i] = o->space == TCMMA_SPACE_SHARED
+                      ? parent_rows(k->plan, ops[i]) * ld * tcmma_prec_bytes(o->prec) : 0;
     total += k->bytes[i];
     long elems = tcmma_kernel_operand_elems(k->plan, k->outer, ops[i]);
     if (elems > INT_MAX / tcmma_prec_bytes(o->prec))
@@ -117,9 +129,11 @@ static tcmma_status size_operands(kernel *k, tcmma_error *err) {
 /* The comment, includes and signature, the prologue and the shared copies. */
 static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *err) {
   const tcmma_call *call = &k->plan->call;
-  tcmma_buf_printf(out, "/* tcmma_kernel: %dx%dx%d (%s), %s scope, outer %d, one warp */\n",
+  tcmma_buf_printf(out, "/* tcmma_kernel: %dx%dx%d (%s), %s, outer %d, one warp */\n",
                    call->m, call->n, call->k, tcmma_arm_marker(k->plan->arm),
-                   tcmma_scope_name(call->scope), k->outer);
+                   k->pieces ? "pieces, double-buffered fragments"
+                   : call->scope == TCMMA_SCOPE_FRAGMENT ? "fragment scope" : "statement scope",
+                   k->outer);
   if (k->dl == TCMMA_DIALECT_HOST) tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
   else cuda_includes(k->plan, out);
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
@@ -135,34 +149,87 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
 
 /* Operand i's tile in global memory at outer step __tcmma_k_r (d: one tile). */
 static void global_tile(const kernel *k, int i, char *buf, size_t cap) {
-  long rows, ld;
-  tcmma_operand_stored_shape(&k->plan->call, ops[i], &rows, NULL, &ld);
+  long ld;
+  tcmma_operand_stored_shape(&k->plan->call, ops[i], NULL, NULL, &ld);
   if (i == 0) snprintf(buf, cap, "d");
-  else snprintf(buf, cap, "%s + __tcmma_k_r * %ld", names[i], rows * ld);
+  else snprintf(buf, cap, "%s + __tcmma_k_r * %ld", names[i], parent_rows(k->plan, ops[i]) * ld);
 }
 
 /* The pointer expressions the emission reads: the shared copies, or the
  * global tiles. */
 static void operand_exprs(kernel *k) {
   for (int i = 0; i < 3; i++) {
+    char base[200];
     if (k->bytes[i])
-      snprintf(k->expr[i], sizeof k->expr[i], "(%s%s *)__tcmma_k_%ss", i ? "const " : "",
-               k->type[i], names[i]);
+      snprintf(base, sizeof base, "(%s%s *)__tcmma_k_%ss", i ? "const " : "", k->type[i],
+               names[i]);
     else
-      global_tile(k, i, k->expr[i], sizeof k->expr[i]);
+      global_tile(k, i, base, sizeof base);
+    if (!k->indexed) {
+      snprintf(k->expr[i], sizeof k->expr[i], "%s", base);
+      continue;
+    }
+    /* a block and warp tile's columns, added to the pointer as unsigned
+     * terms the way a generator's tile bases are (multiples of 64
+     * elements: the pointer contract's alignment holds, and the compiler
+     * cannot see it from the kernel's parameters); 0 in a one-warp launch */
+    char idx[160];
+    tcmma__expr(k->dl, "blockIdx.x * 128 + (threadIdx.x / 64) * 64", idx, sizeof idx);
+    snprintf(k->expr[i], sizeof k->expr[i], "%s + %s", base, idx);
   }
 }
 
-/* Copies operand i's global tile into its shared copy. */
-static tcmma_status stage(const kernel *k, int i, tcmma_buf *body, tcmma_error *err) {
+/* Copies operand i's global parent tile (up to the sub-tile's end) into its
+ * shared copy. */
+static tcmma_status stage(kernel *k, int i, tcmma_buf *body, tcmma_error *err) {
   const tcmma_operand_desc *o = tcmma__desc(&k->plan->call, ops[i]);
-  long rows, cols, ld;
-  tcmma_operand_stored_shape(&k->plan->call, ops[i], &rows, &cols, &ld);
+  long cols, ld;
+  tcmma_operand_stored_shape(&k->plan->call, ops[i], NULL, &cols, &ld);
   char dst[64], src[96];
   snprintf(dst, sizeof dst, "__tcmma_k_%ss", names[i]);
   global_tile(k, i, src, sizeof src);
-  return tcmma_render_stage(k->dl, k->async, dst, src, rows, cols, ld, ld,
-                            tcmma_prec_bytes(o->prec), o->layout, k->plan->call.lane, body, err);
+  return tcmma_render_stage(k->dl, &k->names, k->async, dst, src, parent_rows(k->plan, ops[i]),
+                            o->col0.value + cols, ld, ld, tcmma_prec_bytes(o->prec), o->swizzle,
+                            k->plan->call.lane, body, err);
+}
+
+/* One update from the pieces, fragments double-buffered: k step 0 loads
+ * into buffer 0; step s loads step s+1 into the other buffer, then
+ * multiplies its own (a generator's own code would go between). */
+static tcmma_status pieces_update(kernel *k, const char *acc, tcmma_buf *body,
+                                  tcmma_error *err) {
+  const tcmma_plan *p = k->plan;
+  tcmma_names *nm = &k->names;
+  const char *af = "__tcmma_k_af", *bf = "__tcmma_k_bf";
+  tcmma_status st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_A, "__tcmma_k_af[0]",
+                                           k->expr[1], "0", body, err);
+  if (st == TCMMA_OK)
+    st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_B, "__tcmma_k_bf[0]", k->expr[2],
+                                "0", body, err);
+  if (st != TCMMA_OK) return st;
+  tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_s = 0; __tcmma_k_s < %d; ++__tcmma_k_s) {\n",
+                   tcmma__spell(k->dl, TCMMA__SPELL_UNROLL), p->kt);
+  size_t loop_start = body->len;
+  char next[2][64], cur[2][64];
+  for (int i = 0; i < 2; i++) {
+    snprintf(next[i], sizeof next[i], "%s[(__tcmma_k_s + 1) & 1]", i ? bf : af);
+    snprintf(cur[i], sizeof cur[i], "%s[__tcmma_k_s & 1]", i ? bf : af);
+  }
+  tcmma_buf_printf(body, "if (__tcmma_k_s + 1 < %d) {\n", p->kt);
+  size_t if_start = body->len;
+  st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_A, next[0], k->expr[1],
+                              "__tcmma_k_s + 1", body, err);
+  if (st == TCMMA_OK)
+    st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_B, next[1], k->expr[2],
+                                "__tcmma_k_s + 1", body, err);
+  if (st != TCMMA_OK) return st;
+  indent_from(body, if_start);
+  tcmma_buf_printf(body, "}\n/* a generator's own code between k steps goes here */\n");
+  st = tcmma_render_frag_mma(p, k->dl, nm, acc, cur[0], cur[1], body, err);
+  if (st != TCMMA_OK) return st;
+  indent_from(body, loop_start);
+  tcmma_buf_printf(body, "}\n");
+  return TCMMA_OK;
 }
 
 /* The outer reduction: `outer` steps that restage a and b and run one
@@ -171,12 +238,21 @@ static tcmma_status stage(const kernel *k, int i, tcmma_buf *body, tcmma_error *
  * statement's worth of products (a census that cannot depend on the
  * compiler's unrolling whim). Every block goes into one buffer, so their
  * local names never repeat. */
-static tcmma_status reduction(const kernel *k, tcmma_buf *body, tcmma_error *err) {
+static tcmma_status reduction(kernel *k, tcmma_buf *body, tcmma_error *err) {
   const tcmma_plan *plan = k->plan;
-  bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT;
+  bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT && !k->pieces;
   const char *F = "__tcmma_k_frag";
+  tcmma_names *nm = &k->names;
   tcmma_status st = TCMMA_OK;
-  if (frag) st = tcmma_render_fragment_open(plan, k->dl, F, k->expr[0], body, err);
+  if (frag) st = tcmma_render_fragment_open(plan, k->dl, nm, F, k->expr[0], body, err);
+  if (k->pieces) {
+    st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_C, F, 0, body, err);
+    if (st == TCMMA_OK) st = tcmma_render_acc_init(plan, k->dl, nm, F, k->expr[0], body, err);
+    if (st == TCMMA_OK)
+      st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_A, "__tcmma_k_af", 2, body, err);
+    if (st == TCMMA_OK)
+      st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_B, "__tcmma_k_bf", 2, body, err);
+  }
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
                    tcmma__spell(k->dl, TCMMA__SPELL_KEEP_LOOP), k->outer);
@@ -184,27 +260,33 @@ static tcmma_status reduction(const kernel *k, tcmma_buf *body, tcmma_error *err
   for (int i = 1; i < 3 && st == TCMMA_OK; i++)
     if (k->bytes[i]) st = stage(k, i, body, err);
   if (st != TCMMA_OK) return st;
-  if (frag) st = tcmma_render_fragment_update(plan, k->dl, F, k->expr[1], k->expr[2], body, err);
-  else st = tcmma_render_statement(plan, k->dl, k->expr[0], k->expr[1], k->expr[2], body, err);
+  if (k->pieces) st = pieces_update(k, F, body, err);
+  else if (frag)
+    st = tcmma_render_fragment_update(plan, k->dl, nm, F, k->expr[1], k->expr[2], body, err);
+  else
+    st = tcmma_render_statement(plan, k->dl, nm, k->expr[0], k->expr[1], k->expr[2], body, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s; /* the next step restages shared operands */\n",
                    tcmma__spell(k->dl, TCMMA__SPELL_SYNCWARP));
   indent_from(body, loop_start);
   tcmma_buf_printf(body, "}\n");
-  return frag ? tcmma_render_fragment_close(plan, k->dl, F, k->expr[0], body, err) : TCMMA_OK;
+  if (k->pieces) return tcmma_render_acc_store(plan, k->dl, nm, F, k->expr[0], body, err);
+  return frag ? tcmma_render_fragment_close(plan, k->dl, nm, F, k->expr[0], body, err)
+              : TCMMA_OK;
 }
 
 /* d back from its shared copy to global, through its layout's address map. */
 static void write_back_d(const kernel *k, tcmma_buf *body) {
   const tcmma_plan *plan = k->plan;
-  long rows, cols, ld;
-  tcmma_operand_stored_shape(&plan->call, TCMMA_OPERAND_C, &rows, &cols, &ld);
+  long cols, ld, rows = parent_rows(plan, TCMMA_OPERAND_C);
+  tcmma_operand_stored_shape(&plan->call, TCMMA_OPERAND_C, NULL, &cols, &ld);
+  cols += plan->call.d.col0.value; /* the parent's columns up to the sub-tile's end */
   int eb = tcmma_prec_bytes(plan->call.d.prec);
-  char laneb[256], off[600], r[64], c[64];
+  char laneb[TCMMA__EXPR_TEXT], off[TCMMA__ADDR_TEXT], r[64], c[64];
   tcmma__lane_expr(plan, k->dl, laneb, sizeof laneb);
   snprintf(r, sizeof r, "__tcmma_k_i / %ld", cols);
   snprintf(c, sizeof c, "__tcmma_k_i %% %ld", cols);
-  tcmma__operand_offset(off, sizeof off, &plan->call.d, r, c);
+  tcmma__offset_expr(off, sizeof off, plan->call.d.swizzle, ld, eb, r, c);
   tcmma_buf_printf(body, "%s;\n", tcmma__spell(k->dl, TCMMA__SPELL_SYNCWARP));
   tcmma_buf_printf(body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
                          "__tcmma_k_i += %d) {\n", laneb, rows * cols, TCMMA_WARP_SIZE);
@@ -228,22 +310,26 @@ static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out)
                      k->type[0], k->type[1], k->type[2]);
 }
 
-tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl, int outer,
-                                 tcmma_buf *out, tcmma_error *err) {
+tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
+                                 const tcmma_kernel_opts *opts, tcmma_buf *out,
+                                 tcmma_error *err) {
   tcmma_status st = tcmma__check(plan, dl, NULL, 0, out, err);
   if (st != TCMMA_OK) return st;
+  int outer = opts && opts->outer ? opts->outer : 1;
   if (outer < 1 || outer > TCMMA_KERNEL_OUTER_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to %d update steps", outer,
                       TCMMA_KERNEL_OUTER_MAX);
   /* cp.async's floor (tables/markers.def): the kernel stages with it only
    * when the arm's floor already reaches it, so it never raises its arm's */
-  kernel k = {.plan = plan, .dl = dl, .outer = outer,
+  kernel k = {.plan = plan, .dl = dl, .outer = outer, .pieces = opts && opts->pieces,
+              .indexed = opts && opts->indexed_bases,
               .async = tcmma_arm_get(plan->arm)->floor >=
                        tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC)};
   if ((st = size_operands(&k, err)) != TCMMA_OK || (st = open_kernel(&k, out, err)) != TCMMA_OK)
     return st;
   operand_exprs(&k);
   tcmma_buf body = {0};
+
   if (k.bytes[0]) st = stage(&k, 0, &body, err);
   if (st == TCMMA_OK) st = reduction(&k, &body, err);
   if (st == TCMMA_OK && k.bytes[0]) write_back_d(&k, &body);

@@ -1,7 +1,8 @@
-/* Inline-PTX bodies: per-lane gathers (or ldmatrix) of the fragments at the
- * PTX ISA layouts, mma.sync through asm (or the simulator's call), and the
- * d boundary at d's storage precision. Every index a lane computes comes
- * from tcmma_fragment_layout, read here as affine functions of g and q. */
+/* Inline-PTX pieces: fragment declarations, per-lane gathers (or ldmatrix)
+ * of the fragments at the PTX ISA layouts from a sub-tile of a parent,
+ * mma.sync through asm (or the simulator's call), and the d boundary at d's
+ * storage precision. Every index a lane computes comes from
+ * tcmma_fragment_layout, read here as affine functions of g and q. */
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -38,15 +39,15 @@ static void add_term(char *buf, size_t cap, int coef, const char *name) {
   else snprintf(buf + n, cap - n, "%s%d * %s", sep, coef, name);
 }
 
-/* "P_mi * 16 + P_g + 8": a tile index times the tile plus the lane's part. */
+/* "16 * P_mi + P_g + 8": a tile coordinate times the tile plus the lane's
+ * part (var: a loop variable or a caller's k step expression). */
 static void coord(char *buf, size_t cap, const char *prefix, const char *var, int tile,
                   affine a, const char *extra) {
-  char v[64], g[64], q[64];
-  snprintf(v, sizeof v, "%s%s", prefix, var);
+  char g[64], q[64];
   snprintf(g, sizeof g, "%sg", prefix);
   snprintf(q, sizeof q, "%sq", prefix);
   buf[0] = '\0';
-  add_term(buf, cap, tile, v);
+  add_term(buf, cap, tile, var);
   if (extra) add_term(buf, cap, 1, extra);
   add_term(buf, cap, a.cg, g);
   add_term(buf, cap, a.cq, q);
@@ -56,41 +57,41 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
 
 typedef tcmma__body ctx;
 
-/* Byte offset expression of element (reg, elem) of op's fragment. */
-static tcmma_status elem_offset(const ctx *x, tcmma_operand op, int reg, int elem, char *buf,
-                                size_t cap, tcmma_error *err) {
+/* Byte offset expression of element (reg, elem) of op's fragment at k step
+ * kstep, from the parent's base. */
+static tcmma_status elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
+                                int elem, char *buf, size_t cap, tcmma_error *err) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
   affine ar, ac;
   tcmma_status st = stored_affine(x->p->arm, op, o->transposed, reg, elem, &ar, &ac, err);
   if (st != TCMMA_OK) return st;
-  const char *rv, *cv;
+  char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT];
   int rt, ct;
-  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
-  char r[160], c[160];
+  tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
   coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
   coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
-  tcmma__operand_offset(buf, cap, o, r, c);
+  tcmma__operand_offset(buf, cap, x->dl, o, r, c);
   return TCMMA_OK;
 }
 
 /* One register of a or b gathered per lane: one 32-bit load when its
  * elements are contiguous (the plan checked the alignment), else one load
  * per element packed low element first. */
-static tcmma_status gather(const ctx *x, tcmma_operand op, const char *ptr, const char *dst,
-                           int reg, int depth, tcmma_buf *out, tcmma_error *err) {
-  int per = tcmma_fragment_elems_per_reg(x->p->arm, op);
+static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
+                           const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
+  int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
   int eb = tcmma_prec_bytes(tcmma__desc(&x->p->call, op)->prec);
-  char off[512];
+  char off[TCMMA__ADDR_TEXT];
   tcmma__indent(out, depth);
   if (tcmma__vector_loaded(x->p, op)) {
-    tcmma_status st = elem_offset(x, op, reg, 0, off, sizeof off, err);
+    tcmma_status st = elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     tcmma_buf_printf(out, "%s[%d] = *(const unsigned *)(%s + %s);\n", dst, reg, ptr, off);
     return TCMMA_OK;
   }
   tcmma_buf_printf(out, "%s[%d] =", dst, reg);
   for (int e = 0; e < per; e++) {
-    tcmma_status st = elem_offset(x, op, reg, e, off, sizeof off, err);
+    tcmma_status st = elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
     tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
@@ -104,9 +105,10 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *ptr, cons
  * address of row l&7 of matrix (l>>3) mod regs. Origins and .trans come from
  * the fragment layout and are checked against what ldmatrix delivers. */
 typedef struct {
-  int regs;
+  int regs;         /* registers (8x8 matrices) of one tile's fragment */
   bool trans;
   int r0[4], c0[4]; /* stored origin of each matrix, in elements */
+  int dr, dc;       /* stored step from one tile to the next of the operand's free axis */
 } ldm_plan;
 
 static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
@@ -115,6 +117,10 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
   int eb = tcmma_prec_bytes(o->prec), per = tcmma_fragment_elems_per_reg(x->p->arm, op);
   lp->regs = tcmma_fragment_regs(x->p->arm, op);
   lp->trans = !tcmma__regs_contiguous(x->p->arm, op, o->transposed);
+  /* the free axis (m of a, n of b) runs along stored rows unless transposed */
+  int step = op == TCMMA_OPERAND_A ? x->info->m : x->info->n;
+  bool rows = (op == TCMMA_OPERAND_A) != o->transposed;
+  lp->dr = rows ? step : 0, lp->dc = rows ? 0 : step;
   if (lp->regs > 4 || (lp->trans && eb != 2))
     return tcmma_fail(err, TCMMA_INVALID, "%s: ldmatrix cannot load operand %s",
                       x->info->marker, tcmma_operand_name(op));
@@ -141,54 +147,62 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
   return TCMMA_OK;
 }
 
-static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp, int depth,
+/* ldmatrix's four matrices: lane l addresses row l&7 of matrix j = l>>3,
+ * register j % regs of tile j / regs (one tile of a; two of b). */
+static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp,
                             tcmma_buf *out) {
   const char *n = tcmma_operand_name(op), *P = x->prefix;
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "const int %s%sj = (%slane >> 3) %% %d;\n", P, n, P, lp->regs);
+  tcmma__indent(out, x->depth);
+  tcmma_buf_printf(out, "const int %s%sj = %slane >> 3;\n", P, n, P);
   /* row (l & 7) of matrix j, whose origin the fragment layout fixed */
   for (int rc = 0; rc < 2; rc++) {
-    tcmma__indent(out, depth);
+    tcmma__indent(out, x->depth);
     tcmma_buf_printf(out, "const int %s%sl%c = ", P, n, rc ? 'c' : 'r');
     if (!rc) tcmma_buf_printf(out, "(%slane & 7) + ", P);
     tcmma_buf_printf(out, "(");
-    for (int j = 0; j < lp->regs - 1; j++)
-      tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, rc ? lp->c0[j] : lp->r0[j]);
-    tcmma_buf_printf(out, "%d);\n", rc ? lp->c0[lp->regs - 1] : lp->r0[lp->regs - 1]);
+    for (int j = 0; j < 4; j++) {
+      int t = j / lp->regs, at = rc ? lp->c0[j % lp->regs] + t * lp->dc
+                                    : lp->r0[j % lp->regs] + t * lp->dr;
+      if (j < 3) tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, at);
+      else tcmma_buf_printf(out, "%d);\n", at);
+    }
   }
 }
 
-static tcmma_status ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp,
-                                  const char *ptr, const char *dst, int depth, tcmma_buf *out) {
+/* One ldmatrix of `count` matrices (4 or 2) into the registers dst[0..count)
+ * at the tile the loop variable names (a pair of b's tiles for 4). */
+static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, int count,
+                          const char *kstep, const char *ptr, const char *dst, int depth,
+                          tcmma_buf *out) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
   const char *n = tcmma_operand_name(op), *P = x->prefix;
-  const char *rv, *cv;
+  char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT];
   int rt, ct;
-  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
-  char extra_r[64], extra_c[64], r[160], c[160], off[512], opcode[96];
+  tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
+  char extra_r[64], extra_c[64], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT], off[TCMMA__ADDR_TEXT],
+      opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
   coord(r, sizeof r, P, rv, rt, (affine){0, 0, 0}, extra_r);
   coord(c, sizeof c, P, cv, ct, (affine){0, 0, 0}, extra_c);
-  tcmma__operand_offset(off, sizeof off, o, r, c);
-  snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), lp->regs,
+  tcmma__operand_offset(off, sizeof off, x->dl, o, r, c);
+  snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), count,
            lp->trans ? ".trans" : "");
   tcmma__indent(out, depth);
   if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_ldmatrix(\"%s\", %s, %s + %s);\n", opcode, dst, ptr, off);
-    return TCMMA_OK;
+    return;
   }
   tcmma_buf_printf(out, "asm volatile(\"%s {", opcode);
-  for (int j = 0; j < lp->regs; j++) tcmma_buf_printf(out, "%s%%%d", j ? ", " : "", j);
-  tcmma_buf_printf(out, "}, [%%%d];\\n\"\n", lp->regs);
+  for (int j = 0; j < count; j++) tcmma_buf_printf(out, "%s%%%d", j ? ", " : "", j);
+  tcmma_buf_printf(out, "}, [%%%d];\\n\"\n", count);
   tcmma__indent(out, depth + 2);
   tcmma_buf_printf(out, ":");
-  for (int j = 0; j < lp->regs; j++)
+  for (int j = 0; j < count; j++)
     tcmma_buf_printf(out, "%s \"=r\"(%s[%d])", j ? "," : "", dst, j);
   tcmma_buf_printf(out, "\n");
   tcmma__indent(out, depth + 2);
   tcmma_buf_printf(out, ": \"r\"((unsigned)__cvta_generic_to_shared(%s + %s)));\n", ptr, off);
-  return TCMMA_OK;
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
@@ -197,146 +211,214 @@ static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma
 
 static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, out); }
 
-static tcmma_status mma_call(const ctx *x, const char *acc, int depth, tcmma_buf *out,
-                             tcmma_error *err) {
-  char opcode[160], a[96], b[96], c[160];
+/* ---- the pieces ---- */
+
+static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
+                 tcmma_buf *out) {
+  const tcmma_plan *p = x->p;
+  char dims[32] = "";
+  if (buffers > 0) snprintf(dims, sizeof dims, "[%d]", buffers);
+  if (op == TCMMA_OPERAND_C)
+    tcmma__line(out, x->depth, "float %s[%d][%d][%d];", name, p->mt, p->nt, x->info->c_regs);
+  else
+    tcmma__line(out, x->depth, "unsigned %s%s[%d][%d];", name, dims,
+                tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
+}
+
+/* op's tiles through ldmatrix (tcmma__ldmatrix_counts): one .x4 per tile
+ * of a; for b (2 registers) one .x4 per pair of tiles, into a 4-register
+ * temporary the pair's fragments copy from, and one .x2 for a last odd
+ * tile. */
+static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
+                           const char *kstep, const char *ptr, tcmma_buf *out) {
+  const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  int x4, x2, depth = x->depth;
+  tcmma__ldmatrix_counts(x->p, op, &x4, &x2);
+  char dst[TCMMA__EXPR_TEXT + 64], tmp[64];
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
+  if (lp->regs == 4) {
+    open_loop(x, var, x4, depth, out);
+    ldmatrix_load(x, op, lp, 4, kstep, ptr, dst, depth + 1, out);
+    close_brace(depth, out);
+    return;
+  }
+  snprintf(tmp, sizeof tmp, "%s%st", P, tcmma_operand_name(op));
+  if (x4) {
+    open_loop(x, "nj", x4, depth, out);
+    tcmma__line(out, depth + 1, "const int %s%s = 2 * %snj;", P, var, P);
+    tcmma__line(out, depth + 1, "unsigned %s[4];", tmp);
+    ldmatrix_load(x, op, lp, 4, kstep, ptr, tmp, depth + 1, out);
+    for (int j = 0; j < 4; j++)
+      tcmma__line(out, depth + 1, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / 2, j % 2, tmp, j);
+    close_brace(depth, out);
+  }
+  if (x2) {
+    tcmma__line(out, depth, "{");
+    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, 2 * x4);
+    ldmatrix_load(x, op, lp, 2, kstep, ptr, dst, depth + 1, out);
+    tcmma__line(out, depth, "}");
+  }
+}
+
+static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
+                         const char *kstep, tcmma_buf *out, tcmma_error *err) {
+  const char *P = x->prefix, *n = tcmma_operand_name(op);
+  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  bool ldm = op == TCMMA_OPERAND_A ? x->p->a_ldmatrix : x->p->b_ldmatrix;
+  ldm_plan lp = {0};
+  tcmma_status st = ldm ? ldmatrix_plan(x, op, &lp, err) : TCMMA_OK;
+  if (st != TCMMA_OK) return st;
+  char ptr[64], dst[TCMMA__EXPR_TEXT + 64];
+  snprintf(ptr, sizeof ptr, "%s%sp", P, n);
+  char f[TCMMA__EXPR_TEXT];
+  tcmma__postfix(frag, f, sizeof f);
+  tcmma__line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr, base);
+  if (ldm) {
+    ldmatrix_locals(x, op, &lp, out);
+    ldmatrix_tiles(x, op, &lp, f, kstep, ptr, out);
+    return TCMMA_OK;
+  }
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
+  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+    if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
+  close_brace(x->depth, out);
+  return TCMMA_OK;
+}
+
+static tcmma_status mma(const ctx *x, const char *acc, const char *af, const char *bf,
+                        tcmma_buf *out, tcmma_error *err) {
+  char opcode[160], a[TCMMA__EXPR_TEXT + 64], b[TCMMA__EXPR_TEXT + 64],
+      c[TCMMA__EXPR_TEXT + 64];
   tcmma_status st = tcmma_arm_instruction(x->p->arm, x->p->call.a.prec, x->p->call.b.prec,
                                           opcode, sizeof opcode, err);
   if (st != TCMMA_OK) return st;
   const char *P = x->prefix;
-  snprintf(a, sizeof a, "%saf[%smi]", P, P);
-  snprintf(b, sizeof b, "%sbf[%sni]", P, P);
-  snprintf(c, sizeof c, "%s[%smi][%sni]", acc, P, P);
+  int depth = x->depth + 2;
+  char fa[TCMMA__EXPR_TEXT], fb[TCMMA__EXPR_TEXT], fc[TCMMA__EXPR_TEXT];
+  tcmma__postfix(af, fa, sizeof fa);
+  tcmma__postfix(bf, fb, sizeof fb);
+  tcmma__postfix(acc, fc, sizeof fc);
+  snprintf(a, sizeof a, "%s[%smi]", fa, P);
+  snprintf(b, sizeof b, "%s[%sni]", fb, P);
+  snprintf(c, sizeof c, "%s[%smi][%sni]", fc, P, P);
+  tcmma__open_tiles(x, out);
   tcmma__indent(out, depth);
   if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_mma(\"%s\", %s, %s, %s, %s);\n", opcode, c, a, b, c);
-    return TCMMA_OK;
-  }
-  int nc = x->info->c_regs, na = x->info->a_regs, nb = x->info->b_regs, k = 0;
-  tcmma_buf_printf(out, "asm volatile(\"%s\"\n", opcode);
-  const int counts[3] = {nc, na, nb};
-  tcmma__indent(out, depth + 2);
-  tcmma_buf_printf(out, "\" ");
-  for (int g = 0; g < 3; g++) {
-    tcmma_buf_printf(out, "{");
-    for (int i = 0; i < counts[g]; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", k++);
-    tcmma_buf_printf(out, "}, ");
-  }
-  tcmma_buf_printf(out, "{");
-  for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
-  tcmma_buf_printf(out, "};\\n\"\n");
-  tcmma__indent(out, depth + 2);
-  tcmma_buf_printf(out, ":");
-  for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s \"+f\"(%s[%d])", i ? "," : "", c, i);
-  tcmma_buf_printf(out, "\n");
-  tcmma__indent(out, depth + 2);
-  tcmma_buf_printf(out, ":");
-  for (int i = 0; i < na; i++) tcmma_buf_printf(out, "%s \"r\"(%s[%d])", i ? "," : "", a, i);
-  for (int i = 0; i < nb; i++) tcmma_buf_printf(out, ", \"r\"(%s[%d])", b, i);
-  tcmma_buf_printf(out, ");\n");
-  return TCMMA_OK;
-}
-
-static tcmma_status load_operand(const ctx *x, tcmma_operand op, bool ldm, const ldm_plan *lp,
-                                 int depth, tcmma_buf *out, tcmma_error *err) {
-  const char *P = x->prefix, *n = tcmma_operand_name(op);
-  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
-  char ptr[64], dst[96];
-  snprintf(ptr, sizeof ptr, "%s%sp", P, n);
-  snprintf(dst, sizeof dst, "%s%sf[%s%s]", P, n, P, var);
-  open_loop(x, var, tcmma__loads_per_k(x->p, op), depth, out);
-  if (ldm) {
-    tcmma_status st = ldmatrix_load(x, op, lp, ptr, dst, depth + 1, out);
-    if (st != TCMMA_OK) return st;
   } else {
-    for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++) {
-      tcmma_status st = gather(x, op, ptr, dst, r, depth + 1, out, err);
-      if (st != TCMMA_OK) return st;
+    int nc = x->info->c_regs, na = x->info->a_regs, nb = x->info->b_regs, k = 0;
+    tcmma_buf_printf(out, "asm volatile(\"%s\"\n", opcode);
+    const int counts[3] = {nc, na, nb};
+    tcmma__indent(out, depth + 2);
+    tcmma_buf_printf(out, "\" ");
+    for (int g = 0; g < 3; g++) {
+      tcmma_buf_printf(out, "{");
+      for (int i = 0; i < counts[g]; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", k++);
+      tcmma_buf_printf(out, "}, ");
     }
+    tcmma_buf_printf(out, "{");
+    for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
+    tcmma_buf_printf(out, "};\\n\"\n");
+    tcmma__indent(out, depth + 2);
+    tcmma_buf_printf(out, ":");
+    for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s \"+f\"(%s[%d])", i ? "," : "", c, i);
+    tcmma_buf_printf(out, "\n");
+    tcmma__indent(out, depth + 2);
+    tcmma_buf_printf(out, ":");
+    for (int i = 0; i < na; i++) tcmma_buf_printf(out, "%s \"r\"(%s[%d])", i ? "," : "", a, i);
+    for (int i = 0; i < nb; i++) tcmma_buf_printf(out, ", \"r\"(%s[%d])", b, i);
+    tcmma_buf_printf(out, ");\n");
   }
-  close_brace(depth, out);
-  return TCMMA_OK;
-}
-
-tcmma_status tcmma__ptx_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                               const char *a, const char *b, int depth, const char *prefix,
-                               tcmma_buf *out, tcmma_error *err) {
-  ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
-  const char *P = prefix;
-  ldm_plan la = {0}, lb = {0};
-  tcmma_status st = TCMMA_OK;
-  if (p->a_ldmatrix) st = ldmatrix_plan(&x, TCMMA_OPERAND_A, &la, err);
-  if (st == TCMMA_OK && p->b_ldmatrix) st = ldmatrix_plan(&x, TCMMA_OPERAND_B, &lb, err);
-  if (st != TCMMA_OK) return st;
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "const unsigned char *%sap = (const unsigned char *)(%s);\n", P, a);
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "const unsigned char *%sbp = (const unsigned char *)(%s);\n", P, b);
-  if (p->a_ldmatrix) ldmatrix_locals(&x, TCMMA_OPERAND_A, &la, depth, out);
-  if (p->b_ldmatrix) ldmatrix_locals(&x, TCMMA_OPERAND_B, &lb, depth, out);
-  open_loop(&x, "ki", p->kt, depth, out);
-  tcmma__indent(out, depth + 1);
-  tcmma_buf_printf(out, "unsigned %saf[%d][%d], %sbf[%d][%d];\n", P,
-                   tcmma__loads_per_k(p, TCMMA_OPERAND_A), x.info->a_regs, P,
-                   tcmma__loads_per_k(p, TCMMA_OPERAND_B), x.info->b_regs);
-  if ((st = load_operand(&x, TCMMA_OPERAND_A, p->a_ldmatrix, &la, depth + 1, out, err)) ||
-      (st = load_operand(&x, TCMMA_OPERAND_B, p->b_ldmatrix, &lb, depth + 1, out, err)))
-    return st;
-  open_loop(&x, "mi", p->mt, depth + 1, out);
-  open_loop(&x, "ni", p->nt, depth + 2, out);
-  if ((st = mma_call(&x, acc, depth + 3, out, err)) != TCMMA_OK) return st;
-  close_brace(depth + 2, out);
-  close_brace(depth + 1, out);
-  close_brace(depth, out);
+  tcmma__close_tiles(x, out);
   return TCMMA_OK;
 }
 
 /* The d boundary: load widens d's storage to the f32 accumulator, store
- * narrows it back (tables/prec.def's intrinsics, in the dialect). Where
- * tcmma__d_vector holds, each register pair moves as one access of d's pair
- * type (x: the even register), else each register alone. */
-tcmma_status tcmma__ptx_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                 const char *d, bool store, int depth, const char *prefix,
-                                 tcmma_buf *out, tcmma_error *err) {
-  ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
-  const char *P = prefix;
+ * narrows it back (tables/prec.def's intrinsics, in the dialect), a scaled
+ * store reads d first (alpha * acc + beta * d). Where tcmma__d_vector holds,
+ * each register pair moves as one access through a pointer of d's pair type
+ * (x: the even register), so the alignment the plan proved reaches the
+ * compiler whatever the base expression; else each register alone through
+ * a byte pointer. */
+typedef enum { D_LOAD, D_STORE, D_SCALE } d_mode;
+
+static tcmma_status boundary(const ctx *x, const char *acc, const char *d, d_mode mode,
+                             tcmma_buf *out, tcmma_error *err) {
+  const tcmma_plan *p = x->p;
+  const char *P = x->prefix;
+  int depth = x->depth;
   tcmma_prec dp = p->call.d.prec;
-  bool vec = tcmma__d_vector(p);
+  bool vec = tcmma__d_vector(p), load = mode == D_LOAD;
+  long vb = 2L * tcmma_prec_bytes(dp);
   const tcmma__prec_words *w = tcmma__prec_words_of(dp);
-  const char *type = tcmma__spell(dl, vec ? w->pair : w->type);
-  const char *conv = tcmma__spell(dl, vec ? (store ? w->pair_from : w->pair_to)
-                                          : (store ? w->from_f32 : w->to_f32));
-  const char *f2 = tcmma__spell(dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
-  tcmma__indent(out, depth);
+  const char *type = tcmma__spell(x->dl, vec ? w->pair : w->type);
+  const char *to = tcmma__spell(x->dl, vec ? w->pair_to : w->to_f32);
+  const char *from = tcmma__spell(x->dl, vec ? w->pair_from : w->from_f32);
+  const char *f2 = tcmma__spell(x->dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
+  const char *cst = load ? "const " : "";
   /* dl loads, ds stores: a statement declares both in one block */
-  const char *dn = store ? "ds" : "dl";
-  tcmma_buf_printf(out, "%sunsigned char *%s%s = (%sunsigned char *)(%s);\n",
-                   store ? "" : "const ", P, dn, store ? "" : "const ", d);
-  open_loop(&x, "mi", p->mt, depth, out);
-  open_loop(&x, "ni", p->nt, depth + 1, out);
-  for (int r = 0; r < x.info->c_regs; r += vec ? 2 : 1) {
-    char off[512], reg[160];
-    tcmma_status st = elem_offset(&x, TCMMA_OPERAND_C, r, 0, off, sizeof off, err);
-    if (st != TCMMA_OK) return st;
-    snprintf(reg, sizeof reg, "%s[%smi][%sni]", acc, P, P);
-    tcmma__indent(out, depth + 2);
-    if (store && vec)
-      tcmma_buf_printf(out, "*(%s *)(%s%s + %s) = %s(%s[%d], %s[%d]);\n", type, P, dn, off, conv,
-                       reg, r, reg, r + 1);
-    else if (store)
-      tcmma_buf_printf(out, "*(%s *)(%s%s + %s) = %s(%s[%d]);\n", type, P, dn, off, conv, reg, r);
-    else if (vec) {
-      tcmma_buf_printf(out, "const %s %sdv%d = %s(*(const %s *)(%s%s + %s));\n", f2, P, r / 2,
-                       conv, type, P, dn, off);
-      for (int e = 0; e < 2; e++) {
-        tcmma__indent(out, depth + 2);
-        tcmma_buf_printf(out, "%s[%d] = %sdv%d.%c;\n", reg, r + e, P, r / 2, "xy"[e]);
-      }
-    } else
-      tcmma_buf_printf(out, "%s[%d] = %s(*(const %s *)(%s%s + %s));\n", reg, r, conv, type, P,
-                       dn, off);
+  const char *dn = load ? "dl" : "ds";
+  if (vec) tcmma__line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", cst, type, P, dn, cst, type, d);
+  else tcmma__line(out, depth, "%sunsigned char *%s%s = (%sunsigned char *)(%s);", cst, P, dn,
+                   cst, d);
+  if (mode == D_SCALE) {
+    char al[TCMMA__EXPR_TEXT], be[TCMMA__EXPR_TEXT];
+    tcmma__expr(x->dl, p->call.alpha, al, sizeof al);
+    tcmma__expr(x->dl, p->call.beta, be, sizeof be);
+    tcmma__line(out, depth, "const float %salpha = (float)(%s), %sbeta = (float)(%s);", P, al,
+                P, be);
   }
-  close_brace(depth + 1, out);
-  close_brace(depth, out);
+  tcmma__open_tiles(x, out);
+  for (int r = 0; r < x->info->c_regs; r += vec ? 2 : 1) {
+    char off[TCMMA__ADDR_TEXT], reg[TCMMA__EXPR_TEXT + 64], at[TCMMA__ADDR_TEXT + 64];
+    tcmma_status st = elem_offset(x, TCMMA_OPERAND_C, NULL, r, 0, off, sizeof off, err);
+    if (st != TCMMA_OK) return st;
+    char fc[TCMMA__EXPR_TEXT];
+    tcmma__postfix(acc, fc, sizeof fc);
+    snprintf(reg, sizeof reg, "%s[%smi][%sni]", fc, P, P);
+    if (vec) snprintf(at, sizeof at, "%s%s[(%s) / %ld]", P, dn, off, vb);
+    else snprintf(at, sizeof at, "*(%s%s *)(%s%s + %s)", cst, type, P, dn, off);
+    if (mode == D_STORE && vec)
+      tcmma__line(out, depth + 2, "%s = %s(%s[%d], %s[%d]);", at, from, reg, r, reg, r + 1);
+    else if (mode == D_STORE)
+      tcmma__line(out, depth + 2, "%s = %s(%s[%d]);", at, from, reg, r);
+    else if (mode == D_SCALE && vec) {
+      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
+      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %sdv%d.x,", at, from, P,
+                  reg, r, P, P, r / 2);
+      tcmma__line(out, depth + 2 + 2, "%salpha * %s[%d] + %sbeta * %sdv%d.y);", P, reg, r + 1, P,
+                  P, r / 2);
+    } else if (mode == D_SCALE) {
+      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %s(%s));", at, from, P,
+                  reg, r, P, to, at);
+    } else if (vec) {
+      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
+      for (int e = 0; e < 2; e++)
+        tcmma__line(out, depth + 2, "%s[%d] = %sdv%d.%c;", reg, r + e, P, r / 2, "xy"[e]);
+    } else {
+      tcmma__line(out, depth + 2, "%s[%d] = %s(%s);", reg, r, to, at);
+    }
+  }
+  tcmma__close_tiles(x, out);
   return TCMMA_OK;
 }
+
+static tcmma_status init(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
+                         tcmma_error *err) {
+  if (x->p->call.init == TCMMA_INIT_LOAD) return boundary(x, acc, d, D_LOAD, out, err);
+  tcmma__open_tiles(x, out);
+  char fc[TCMMA__EXPR_TEXT];
+  tcmma__postfix(acc, fc, sizeof fc);
+  for (int r = 0; r < x->info->c_regs; r++)
+    tcmma__line(out, x->depth + 2, "%s[%smi][%sni][%d] = 0.0f;", fc, x->prefix, x->prefix, r);
+  tcmma__close_tiles(x, out);
+  return TCMMA_OK;
+}
+
+static tcmma_status store(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
+                          tcmma_error *err) {
+  return boundary(x, acc, d, x->p->call.init == TCMMA_INIT_SCALE ? D_SCALE : D_STORE, out, err);
+}
+
+const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, init, store};

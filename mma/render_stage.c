@@ -1,6 +1,6 @@
 /* Staging a global tile into shared memory: cp.async (16-byte .cg where
- * aligned, smaller .ca copies otherwise) or ordinary copies, in either
- * shared layout. */
+ * aligned, smaller .ca copies otherwise) or ordinary copies, in any
+ * swizzle atom. */
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
@@ -17,10 +17,10 @@ static int chunk_bytes(const int *sizes, int count, long cols, long dst_ld, long
   return 0;
 }
 
-tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
-                                const char *src, long rows, long cols, long dst_ld,
-                                long src_ld, int eb, tcmma_layout layout, const char *lane,
-                                tcmma_buf *out, tcmma_error *err) {
+tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async,
+                                const char *dst, const char *src, long rows, long cols,
+                                long dst_ld, long src_ld, int eb, tcmma_swizzle swizzle,
+                                const char *lane, tcmma_buf *out, tcmma_error *err) {
   if (!out || !dst || !*dst || !src || !*src)
     return tcmma_fail(err, TCMMA_INVALID, "stage: dst, src and out must not be empty");
   if (dl != TCMMA_DIALECT_CUDA && dl != TCMMA_DIALECT_HOST)
@@ -35,25 +35,28 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
                       "stage: %ld x %ld tile of %d-byte elements, ld %ld/%ld: expected "
                       "positive sizes, 1-8 byte elements, ld >= cols", rows, cols, eb, dst_ld,
                       src_ld);
-  if (layout == TCMMA_LAYOUT_SWIZZLED_B128 && !tcmma__swizzle_ld_ok(dst_ld, eb))
+  const tcmma_swizzle_info *sw = tcmma_swizzle_get(swizzle);
+  if (!sw || !tcmma_swizzle_ld_ok(swizzle, dst_ld * eb))
     return tcmma_fail(err, TCMMA_INVALID,
-                      "stage: swizzled ld %ld x %d bytes is not a multiple of %d bytes", dst_ld,
-                      eb, TCMMA_SWIZZLE_LINE);
+                      "stage: swizzle %s with rows of %ld x %d bytes: expected none, or rows a "
+                      "multiple of the atom's span", tcmma_swizzle_name(swizzle), dst_ld, eb);
   static const int async_sizes[3] = {16, 8, 4}, plain_sizes[3] = {4, 2, 1};
   int chunk = async ? chunk_bytes(async_sizes, 3, cols, dst_ld, src_ld, eb) : 0;
   bool use_async = chunk != 0;
   if (!use_async) chunk = chunk_bytes(plain_sizes, 3, cols, dst_ld, src_ld, eb);
   if (!use_async && chunk > eb && chunk % eb) chunk = eb;
   long per_row = cols * eb / chunk;
-  char P[32], lanebuf[256], i[48], r[160], c[160], soff[400], doff[600];
-  snprintf(P, sizeof P, "__tcmma_s%d_", tcmma__block_id(out, TCMMA__STAGE_TITLE));
+  char P[64], lanebuf[TCMMA__EXPR_TEXT], i[96], r[160], c[160], soff[400],
+      doff[TCMMA__ADDR_TEXT];
+  tcmma_status st = tcmma__next_prefix(names, P, sizeof P, err);
+  if (st != TCMMA_OK) return st;
   tcmma__warp_expr(dl, lane, '%', lanebuf, sizeof lanebuf);
   /* the title carries cp.async's marker (tables/markers.def) for the arch options */
   char marker[48] = "";
   if (use_async) snprintf(marker, sizeof marker, " (%s)", tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
-  tcmma_buf_printf(out, TCMMA__STAGE_TITLE "%ldx%ld, %d-byte elements, %s, %d-byte %s%s */\n",
-                   rows, cols, eb, tcmma_layout_name(layout), chunk,
-                   use_async ? "cp.async" : "copies", marker);
+  tcmma_buf_printf(out, TCMMA__STAGE_TITLE "%ldx%ld, %d-byte elements, %s%s, %d-byte %s%s */\n",
+                   rows, cols, eb, sw->bits ? "swizzle " : "plain", sw->bits ? sw->name : "",
+                   chunk, use_async ? "cp.async" : "copies", marker);
   tcmma_buf_printf(out, "{\n");
   tcmma_buf_printf(out, "  const unsigned char *%ssrc = (const unsigned char *)(%s);\n", P, src);
   tcmma_buf_printf(out, "  unsigned char *%sdst = (unsigned char *)(%s);\n", P, dst);
@@ -65,7 +68,7 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, bool async, const char *dst,
   tcmma_buf_printf(out, "    const int %sr = %s, %sc = %s;\n", P, r, P, c);
   snprintf(r, sizeof r, "%sr", P);
   snprintf(c, sizeof c, "%sc", P);
-  tcmma__offset_expr(doff, sizeof doff, layout, dst_ld, eb, r, c);
+  tcmma__offset_expr(doff, sizeof doff, swizzle, dst_ld, eb, r, c);
   snprintf(soff, sizeof soff, "(%s * %ld + %s) * %d", r, src_ld, c, eb);
   if (use_async) {
     const char *op = tcmma__collective_opcode(chunk == 16 ? TCMMA__COLL_CP_CG

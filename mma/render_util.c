@@ -1,6 +1,8 @@
-/* Text helpers every renderer shares: collective opcodes, block numbering,
- * titles, lane locals, the swizzled_b128 address map. */
+/* Text helpers every renderer shares: collective opcodes, naming contexts,
+ * titles, lane locals, the address map of a (swizzled) sub-tile. */
 #include <ctype.h>
+#include <limits.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -15,10 +17,24 @@ const char *tcmma__collective_opcode(tcmma__collective c) {
   return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
 }
 
-int tcmma__block_id(const tcmma_buf *out, const char *title) {
-  int n = 0;
-  for (const char *p = tcmma_buf_str(out); (p = strstr(p, title)); p += strlen(title)) n++;
-  return n;
+bool tcmma__is_ident(const char *s, size_t max) {
+  bool ok = s && (isalpha((unsigned char)*s) || *s == '_') && strlen(s) <= max;
+  for (const char *c = s; ok && *c; c++) ok = isalnum((unsigned char)*c) || *c == '_';
+  return ok;
+}
+
+tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err) {
+  if (!names)
+    return tcmma_fail(err, TCMMA_INVALID, "names must not be NULL: pass a tcmma_names the caller "
+                      "owns ({NULL, 0} to start)");
+  if (names->prefix && !tcmma__is_ident(names->prefix, TCMMA_PREFIX_MAX))
+    return tcmma_fail(err, TCMMA_INVALID, "name prefix '%.40s': expected a C identifier of at "
+                      "most %d characters", names->prefix, TCMMA_PREFIX_MAX);
+  if (names->next < 0 || names->next == INT_MAX)
+    return tcmma_fail(err, TCMMA_INVALID, "names->next %d: expected 0 to %d", names->next,
+                      INT_MAX - 1);
+  snprintf(buf, cap, "%s%d_", names->prefix ? names->prefix : "__tcmma_", names->next++);
+  return TCMMA_OK;
 }
 
 const char *tcmma__bits_type(int bytes) {
@@ -31,17 +47,21 @@ void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
                    what ? what : "");
 }
 
-void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char **rv, int *rt,
-                      const char **cv, int *ct) {
-  const char *role_r = op == TCMMA_OPERAND_B ? "ki" : "mi";
-  const char *role_c = op == TCMMA_OPERAND_A ? "ki" : "ni";
+void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char *kstep, char *rv,
+                      int *rt, char *cv, int *ct) {
+  char mi[64], ni[64], k[TCMMA__EXPR_TEXT];
+  snprintf(mi, sizeof mi, "%smi", x->prefix);
+  snprintf(ni, sizeof ni, "%sni", x->prefix);
+  tcmma__postfix(kstep ? kstep : "0", k, sizeof k);
+  const char *role_r = op == TCMMA_OPERAND_B ? k : mi;
+  const char *role_c = op == TCMMA_OPERAND_A ? k : ni;
   int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
   int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  if (tcmma__desc(&x->p->call, op)->transposed) {
-    *rv = role_c, *rt = tc, *cv = role_r, *ct = tr;
-  } else {
-    *rv = role_r, *rt = tr, *cv = role_c, *ct = tc;
-  }
+  bool t = tcmma__desc(&x->p->call, op)->transposed;
+  snprintf(rv, TCMMA__EXPR_TEXT, "%s", t ? role_c : role_r);
+  snprintf(cv, TCMMA__EXPR_TEXT, "%s", t ? role_r : role_c);
+  *rt = t ? tc : tr;
+  *ct = t ? tr : tc;
 }
 
 void tcmma__indent(tcmma_buf *out, int depth) {
@@ -57,22 +77,37 @@ void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var
                    count, prefix, var);
 }
 
+void tcmma__open_tiles(const tcmma__body *x, tcmma_buf *out) {
+  tcmma__open_loop(x->dl, x->prefix, "mi", x->p->mt, x->depth, out);
+  tcmma__open_loop(x->dl, x->prefix, "ni", x->p->nt, x->depth + 1, out);
+}
+
+void tcmma__close_tiles(const tcmma__body *x, tcmma_buf *out) {
+  tcmma__close_brace(x->depth + 1, out);
+  tcmma__close_brace(x->depth, out);
+}
+
 void tcmma__close_brace(int depth, tcmma_buf *out) {
   tcmma__indent(out, depth);
   tcmma_buf_printf(out, "}\n");
 }
 
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  const char *tid = tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX);
-  const char *host = tcmma__spell(dialect, TCMMA__SPELL_THREAD_IDX);
+  static const tcmma__spelling words[] = {TCMMA__SPELL_THREAD_IDX, TCMMA__SPELL_BLOCK_IDX};
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {
-    if (strncmp(p, tid, strlen(tid)) == 0) {
+    const char *host = NULL;
+    size_t len = 0;
+    for (size_t w = 0; w < sizeof words / sizeof *words && !host; w++) {
+      const char *cuda = tcmma__spell(TCMMA_DIALECT_CUDA, words[w]);
+      if (strncmp(p, cuda, strlen(cuda)) == 0) host = tcmma__spell(dialect, words[w]), len = strlen(cuda);
+    }
+    if (host) {
       int n = snprintf(buf + used, cap - used, "%s", host);
       if (n < 0 || (size_t)n >= cap - used) break;
       used += (size_t)n;
-      p += strlen(tid);
+      p += len;
     } else {
       buf[used++] = *p++;
       buf[used] = '\0';
@@ -80,9 +115,9 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
   }
 }
 
-/* Expanded expressions fit their 256-byte buffers: the host dialect's
- * longest spelling of threadIdx.x grows it by less than half. */
-_Static_assert(TCMMA_EXPR_MAX * 3 / 2 + 1 <= 256, "lane/warp buffers too small");
+/* Expanded expressions fit their buffers: the host dialect's spellings of
+ * threadIdx.x and blockIdx.x at most double an expression. */
+_Static_assert(TCMMA_EXPR_MAX * 2 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
 
 void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
   char dflt[64];
@@ -96,7 +131,7 @@ void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, 
 }
 
 tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
-                          const char *const *names, int count, tcmma_buf *out,
+                          const char *const *exprs, int count, tcmma_buf *out,
                           tcmma_error *err) {
   if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
   if (!plan->accepted || !tcmma_arm_get(plan->arm))
@@ -107,9 +142,13 @@ tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
   if (!tcmma_arm_get(plan->arm)->emitted)
     return tcmma_fail(err, TCMMA_INVALID, "%s is not rendered by this emitter",
                       tcmma_arm_marker(plan->arm));
-  for (int i = 0; i < count; i++)
-    if (!names[i] || !*names[i])
+  for (int i = 0; i < count; i++) {
+    if (!exprs[i] || !*exprs[i])
       return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);
+    if (strlen(exprs[i]) > TCMMA_EXPR_MAX)
+      return tcmma_fail(err, TCMMA_INVALID, "expression %d has %zu characters: expected at most "
+                        "%d", i + 1, strlen(exprs[i]), TCMMA_EXPR_MAX);
+  }
   if (out->failed) return tcmma_fail(err, TCMMA_NO_MEMORY, "the output buffer already failed");
   return TCMMA_OK;
 }
@@ -140,52 +179,74 @@ void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefi
   tcmma_buf_printf(out, "%s", body);
 }
 
-/* The map below: 16-byte units, XORed with row % 8, span one line. */
-_Static_assert(TCMMA_SWIZZLE_LINE == 16 * 8, "swizzle line is 8 units of 16 bytes");
-
-bool tcmma__swizzle_ld_ok(long ld, int elem_bytes) {
-  return ld > 0 && elem_bytes > 0 && (ld * elem_bytes) % TCMMA_SWIZZLE_LINE == 0;
+void tcmma__swizzle_mask_expr(tcmma_swizzle sw, const char *r, char *buf, size_t cap) {
+  const tcmma_swizzle_info *i = tcmma_swizzle_get(sw);
+  int bits = i ? i->bits : 0;
+  if (!bits) snprintf(buf, cap, "%s", "");
+  else if (bits == 3) snprintf(buf, cap, "(((%s) & 7) << 4)", r);
+  else snprintf(buf, cap, "((((%s) >> %d) & %d) << 4)", r, 3 - bits, (1 << bits) - 1);
 }
 
-long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes) {
-  long eb = elem_bytes;
-  return r * ld * eb + (((c * eb) / 16) ^ (r % 8)) * 16 + (c * eb) % 16;
+/* Byte offset of (sr, sc) + origin (or, oc: "" or "expr + value") with the
+ * mask of sr alone. */
+static void offset_at(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb, const char *or_,
+                      const char *oc, const char *sr, const char *sc) {
+  char r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT], mask[TCMMA__ADDR_TEXT];
+  snprintf(r, sizeof r, "%s%s%s", *or_ ? or_ : "", *or_ ? " + " : "", sr);
+  snprintf(c, sizeof c, "%s%s%s", *oc ? oc : "", *oc ? " + " : "", sc);
+  tcmma__swizzle_mask_expr(sw, sr, mask, sizeof mask);
+  if (!*mask && eb == 1) snprintf(buf, cap, "(%s) * %ld + (%s)", r, ld, c);
+  else if (!*mask) snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", r, ld, c, eb);
+  else if (eb == 1) snprintf(buf, cap, "(%s) * %ld + ((%s) ^ %s)", r, ld, c, mask);
+  else snprintf(buf, cap, "(%s) * %ld + (((%s) * %d) ^ %s)", r, ld * eb, c, eb, mask);
 }
 
-tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
-                                         tcmma_buf *out, tcmma_error *err) {
-  if (!r || !*r || !c || !*c || !out)
-    return tcmma_fail(err, TCMMA_INVALID, "row and column expressions must not be empty");
-  if (!tcmma__swizzle_ld_ok(ld, elem_bytes))
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "ld %ld x %d bytes: swizzled_b128 rows must be a positive multiple of "
-                      "%d bytes", ld, elem_bytes, TCMMA_SWIZZLE_LINE);
-  char cb[160];
-  if (elem_bytes == 1) snprintf(cb, sizeof cb, "(%s)", c);
-  else snprintf(cb, sizeof cb, "(%s) * %d", c, elem_bytes);
-  /* r%8 and x/16, x%16 as shifts and masks: r, c are never negative */
-  tcmma_buf_printf(out, "((%s) * %ld + ((((%s) >> 4) ^ ((%s) & 7)) << 4) + ((%s) & 15))", r,
-                   ld * elem_bytes, cb, r, cb);
-  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
-}
-
-void tcmma__offset_expr(char *buf, size_t cap, tcmma_layout layout, long ld, int eb,
+void tcmma__offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
                         const char *sr, const char *sc) {
-  if (layout == TCMMA_LAYOUT_SWIZZLED_B128) {
-    tcmma_buf b = {0};
-    if (tcmma_render_swizzle_offset(sr, sc, ld, eb, &b, NULL) == TCMMA_OK)
-      snprintf(buf, cap, "%s", tcmma_buf_str(&b));
-    else
-      snprintf(buf, cap, "/* bad swizzle */ 0");
-    tcmma_buf_free(&b);
-  } else if (eb == 1) {
-    snprintf(buf, cap, "(%s) * %ld + (%s)", sr, ld, sc);
-  } else {
-    snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", sr, ld, sc, eb);
-  }
+  offset_at(buf, cap, sw, ld, eb, "", "", sr, sc);
 }
 
-void tcmma__operand_offset(char *buf, size_t cap, const tcmma_operand_desc *o, const char *sr,
-                           const char *sc) {
-  tcmma__offset_expr(buf, cap, o->layout, o->ld, tcmma_prec_bytes(o->prec), sr, sc);
+void tcmma__coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap) {
+  char e[TCMMA__EXPR_TEXT] = "";
+  if (c->expr) tcmma__expr(dl, c->expr, e, sizeof e);
+  if (c->expr && c->value) snprintf(buf, cap, "(%s) + %ld", e, c->value);
+  else if (c->expr) snprintf(buf, cap, "(%s)", e);
+  else if (c->value) snprintf(buf, cap, "%ld", c->value);
+  else snprintf(buf, cap, "%s", "");
+}
+
+void tcmma__operand_offset(char *buf, size_t cap, tcmma_dialect dl, const tcmma_operand_desc *o,
+                           const char *sr, const char *sc) {
+  char r0[TCMMA__EXPR_TEXT + 32], c0[TCMMA__EXPR_TEXT + 32];
+  tcmma__coord_expr(dl, &o->row0, r0, sizeof r0);
+  tcmma__coord_expr(dl, &o->col0, c0, sizeof c0);
+  offset_at(buf, cap, o->swizzle, o->ld, tcmma_prec_bytes(o->prec), r0, c0, sr, sc);
+}
+
+void tcmma__line(tcmma_buf *out, int depth, const char *fmt, ...) {
+  char text[TCMMA__ADDR_TEXT + 512];
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(text, sizeof text, fmt, ap);
+  va_end(ap);
+  tcmma__indent(out, depth);
+  tcmma_buf_printf(out, "%s\n", text);
+}
+
+void tcmma__postfix(const char *e, char *buf, size_t cap) {
+  const char *s = e;
+  while (isalnum((unsigned char)*s) || *s == '_') s++;
+  bool simple = s > e && (!isdigit((unsigned char)*e) || strspn(e, "0123456789") == strlen(e));
+  while (simple && *s == '[') {
+    int depth = 0;
+    do depth += *s == '[' ? 1 : *s == ']' ? -1 : 0;
+    while (*++s && depth);
+    simple = depth == 0;
+  }
+  snprintf(buf, cap, simple && !*s ? "%s" : "(%s)", e);
+}
+
+const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p) {
+  const tcmma_arm_info *info = tcmma_arm_get(p->arm);
+  return info && info->form == TCMMA_FORM_WMMA ? &tcmma__wmma_pieces : &tcmma__ptx_pieces;
 }

@@ -1,8 +1,9 @@
-/* nvcuda::wmma bodies: load_matrix_sync (col_major for transposed storage),
- * tf32 conversion of loaded elements, mma_sync into an mt x nt accumulator
- * array, store_matrix_sync; a converted destination goes through the
- * kernel's per-warp shared stage tile. Host dialect: the simulator's calls. */
-#include <stdarg.h>
+/* nvcuda::wmma pieces: fragment declarations, load_matrix_sync (col_major
+ * for transposed storage) from a sub-tile of a parent, tf32 conversion of
+ * loaded elements, mma_sync into an mt x nt accumulator array, fill or
+ * load to start it, store_matrix_sync (scaled element by element for
+ * SCALE); a converted destination goes through the kernel's per-warp shared
+ * stage tile. Host dialect: the simulator's calls. */
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -48,14 +49,22 @@ static void desc(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
            x->info->k, tcmma__spell_desc(elem_type(x, op)), layout);
 }
 
-/* Element offset of the tile at (role row var*tile, role col var*tile). */
-static void tile_offset(const ctx *x, tcmma_operand op, char *buf, size_t cap) {
+/* Element offset, from the parent's base, of op's tile at the tile
+ * coordinates (k step kstep) plus its sub-tile origin. */
+static void tile_offset(const ctx *x, tcmma_operand op, const char *kstep, char *buf,
+                        size_t cap) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
-  const char *rv, *cv;
+  char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT], r0[TCMMA__EXPR_TEXT + 32],
+      c0[TCMMA__EXPR_TEXT + 32];
   int rt, ct;
-  tcmma__tile_axes(x, op, &rv, &rt, &cv, &ct);
-  snprintf(buf, cap, "%s%s * %ld + %s%s * %d", x->prefix, rv, (long)rt * o->ld, x->prefix, cv,
-           ct);
+  tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
+  tcmma__coord_expr(x->dl, &o->row0, r0, sizeof r0);
+  tcmma__coord_expr(x->dl, &o->col0, c0, sizeof c0);
+  if (*r0 || *c0)
+    snprintf(buf, cap, "(%s%s%d * %s) * %ld + %s%s%d * %s", r0, *r0 ? " + " : "", rt, rv,
+             o->ld, c0, *c0 ? " + " : "", ct, cv);
+  else
+    snprintf(buf, cap, "%s * %ld + %s * %d", rv, (long)rt * o->ld, cv, ct);
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
@@ -64,174 +73,221 @@ static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma
 
 static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, out); }
 
-static void line(tcmma_buf *out, int depth, const char *fmt, ...)
-    __attribute__((format(printf, 3, 4)));
-static void line(tcmma_buf *out, int depth, const char *fmt, ...) {
-  char text[1024];
-  va_list ap;
-  va_start(ap, fmt);
-  vsnprintf(text, sizeof text, fmt, ap);
-  va_end(ap);
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", text);
-}
-
 static void load(const ctx *x, tcmma_operand op, const char *frag, const char *ptr, long ld,
                  bool col_major, int depth, tcmma_buf *out) {
   if (host(x)) {
     char d[64];
     desc(x, op, d, sizeof d);
-    line(out, depth, "tcmma_sim_wmma_load(&%s, \"%s\", %s, %ld, %d);", frag, d, ptr, ld,
+    tcmma__line(out, depth, "tcmma_sim_wmma_load(&%s, \"%s\", %s, %ld, %d);", frag, d, ptr, ld,
          col_major);
   } else if (op == TCMMA_OPERAND_C) {
-    line(out, depth, "nvcuda::wmma::load_matrix_sync(%s, %s, %ld, nvcuda::wmma::mem_%s);", frag,
+    tcmma__line(out, depth, "nvcuda::wmma::load_matrix_sync(%s, %s, %ld, nvcuda::wmma::mem_%s);", frag,
          ptr, ld, col_major ? "col_major" : "row_major");
   } else {
-    line(out, depth, "nvcuda::wmma::load_matrix_sync(%s, %s, %ld);", frag, ptr, ld);
+    tcmma__line(out, depth, "nvcuda::wmma::load_matrix_sync(%s, %s, %ld);", frag, ptr, ld);
   }
 }
 
 static void store(const ctx *x, const char *frag, const char *ptr, long ld, bool col_major,
                   int depth, tcmma_buf *out) {
   if (host(x))
-    line(out, depth, "tcmma_sim_wmma_store(%s, &%s, %ld, %d);", ptr, frag, ld, col_major);
+    tcmma__line(out, depth, "tcmma_sim_wmma_store(%s, &%s, %ld, %d);", ptr, frag, ld, col_major);
   else
-    line(out, depth, "nvcuda::wmma::store_matrix_sync(%s, %s, %ld, nvcuda::wmma::mem_%s);", ptr,
+    tcmma__line(out, depth, "nvcuda::wmma::store_matrix_sync(%s, %s, %ld, nvcuda::wmma::mem_%s);", ptr,
          frag, ld, col_major ? "col_major" : "row_major");
 }
 
-void tcmma__acc_decl(const tcmma_plan *p, tcmma_dialect dl, const char *acc, int depth,
-                     tcmma_buf *out) {
-  const tcmma_arm_info *info = tcmma_arm_get(p->arm);
-  ctx x = {p, info, dl, ""};
-  if (info->form == TCMMA_FORM_PTX) {
-    line(out, depth, "float %s[%d][%d][%d];", acc, p->mt, p->nt, info->c_regs);
-    return;
-  }
-  char t[256];
-  frag_type(&x, TCMMA_OPERAND_C, t, sizeof t);
-  line(out, depth, "%s %s[%d][%d];", t, acc, p->mt, p->nt);
+/* The scale factors of a SCALE store as locals (P_alpha, P_beta). */
+static void scale_locals(const ctx *x, int depth, tcmma_buf *out) {
+  char al[TCMMA__EXPR_TEXT], be[TCMMA__EXPR_TEXT];
+  tcmma__expr(x->dl, x->p->call.alpha, al, sizeof al);
+  tcmma__expr(x->dl, x->p->call.beta, be, sizeof be);
+  tcmma__line(out, depth, "const float %salpha = (float)(%s), %sbeta = (float)(%s);", x->prefix, al,
+       x->prefix, be);
 }
 
 /* A converted destination: each accumulator tile passes through the stage
  * tile (row-major, tile n wide), converted element by element per lane. */
-static void staged(const ctx *x, const char *acc, bool to_d, int depth, tcmma_buf *out) {
+static void staged(const ctx *x, const char *frag, bool to_d, int depth, tcmma_buf *out) {
   const char *P = x->prefix;
   const tcmma_operand_desc *d = &x->p->call.d;
   int tm = x->info->m, tn = x->info->n;
+  bool scale = to_d && x->p->call.init == TCMMA_INIT_SCALE;
   const tcmma__prec_words *w = tcmma__prec_words_of(d->prec);
-  const char *conv = tcmma__spell(x->dl, to_d ? w->from_f32 : w->to_f32);
-  char frag[128], sr[128], sc[128], off[600], stage[64];
-  snprintf(frag, sizeof frag, "%s[%smi][%sni]", acc, P, P);
+  const char *from = tcmma__spell(x->dl, w->from_f32), *to = tcmma__spell(x->dl, w->to_f32);
+  char sr[128], sc[128], off[TCMMA__ADDR_TEXT], stage[64], r0[TCMMA__EXPR_TEXT + 32],
+      c0[TCMMA__EXPR_TEXT + 32], rr[TCMMA__EXPR_TEXT + 200], cc[TCMMA__EXPR_TEXT + 200];
   snprintf(stage, sizeof stage, "%sstage", P);
   if (to_d) store(x, frag, stage, tn, false, depth, out);
-  line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
-  line(out, depth, "for (int %st = %slane; %st < %d; %st += %d) {", P, P, P, tm * tn, P,
+  tcmma__line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
+  tcmma__line(out, depth, "for (int %st = %slane; %st < %d; %st += %d) {", P, P, P, tm * tn, P,
        TCMMA_WARP_SIZE);
   snprintf(sr, sizeof sr, "%smi * %d + %st / %d", P, tm, P, tn);
   snprintf(sc, sizeof sc, "%sni * %d + %st %% %d", P, tn, P, tn);
-  if (d->transposed) snprintf(off, sizeof off, "(%s) * %ld + (%s)", sc, d->ld, sr);
-  else snprintf(off, sizeof off, "(%s) * %ld + (%s)", sr, d->ld, sc);
-  if (to_d) line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, conv, stage, P);
-  else line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", stage, P, conv, P, off);
-  line(out, depth, "}");
-  line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
+  tcmma__coord_expr(x->dl, &d->row0, r0, sizeof r0);
+  tcmma__coord_expr(x->dl, &d->col0, c0, sizeof c0);
+  /* stored coordinates: transposed d swaps the role's axes */
+  snprintf(rr, sizeof rr, "%s%s%s", r0, *r0 ? " + " : "", d->transposed ? sc : sr);
+  snprintf(cc, sizeof cc, "%s%s%s", c0, *c0 ? " + " : "", d->transposed ? sr : sc);
+  snprintf(off, sizeof off, "(%s) * %ld + (%s)", rr, d->ld, cc);
+  if (scale)
+    tcmma__line(out, depth + 1, "%sds[%s] = %s(%salpha * %s[%st] + %sbeta * %s(%sds[%s]));", P, off,
+         from, P, stage, P, P, to, P, off);
+  else if (to_d) tcmma__line(out, depth + 1, "%sds[%s] = %s(%s[%st]);", P, off, from, stage, P);
+  else tcmma__line(out, depth + 1, "%s[%st] = %s(%sdl[%s]);", stage, P, to, P, off);
+  tcmma__line(out, depth, "}");
+  tcmma__line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
   if (!to_d) {
     load(x, TCMMA_OPERAND_C, frag, stage, tn, false, depth, out);
-    line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
+    tcmma__line(out, depth, "%s;", tcmma__spell(x->dl, TCMMA__SPELL_SYNCWARP));
   }
 }
 
-tcmma_status tcmma__wmma_boundary(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                  const char *dexpr, bool to_d, int depth, const char *prefix,
-                                  tcmma_buf *out, tcmma_error *err) {
-  (void)err;
-  ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
-  const char *P = prefix;
-  const tcmma_operand_desc *d = &p->call.d;
-  const char *type = tcmma__spell_type(dl, d->prec);
+/* d's tile (mi, ni) to or from the accumulator; a SCALE store first loads
+ * d's tile into a fragment of the accumulator's type and combines the two
+ * element by element (fragments of one type share their element order). */
+static void d_tile(const ctx *x, const char *frag, bool to_d, int depth, tcmma_buf *out) {
+  const char *P = x->prefix, *dn = to_d ? "ds" : "dl";
+  const tcmma_operand_desc *d = &x->p->call.d;
+  char off[TCMMA__ADDR_TEXT], ptr[TCMMA__ADDR_TEXT + 64];
+  tile_offset(x, TCMMA_OPERAND_C, NULL, off, sizeof off);
+  snprintf(ptr, sizeof ptr, "%s%s + %s", P, dn, off);
+  if (!to_d) {
+    load(x, TCMMA_OPERAND_C, frag, ptr, d->ld, d->transposed, depth, out);
+    return;
+  }
+  if (x->p->call.init == TCMMA_INIT_SCALE) {
+    char t[256], c[64];
+    frag_type(x, TCMMA_OPERAND_C, t, sizeof t);
+    snprintf(c, sizeof c, "%sc", P);
+    tcmma__line(out, depth, "%s %s;", t, c);
+    load(x, TCMMA_OPERAND_C, c, ptr, d->ld, d->transposed, depth, out);
+    tcmma__line(out, depth, "%s", tcmma__spell(x->dl, TCMMA__SPELL_UNROLL));
+    tcmma__line(out, depth, "for (int %st = 0; %st < %s.num_elements; ++%st) {", P, P, c, P);
+    tcmma__line(out, depth + 1, "%s.x[%st] = %salpha * (float)%s.x[%st] + %sbeta * (float)%s.x[%st];",
+         frag, P, P, frag, P, P, c, P);
+    tcmma__line(out, depth, "}");
+  }
+  store(x, frag, ptr, d->ld, d->transposed, depth, out);
+}
+
+/* The d boundary: load d into acc (init) or store acc to d. */
+static void boundary(const ctx *x, const char *acc, const char *dexpr, bool to_d,
+                     tcmma_buf *out) {
+  const tcmma_plan *p = x->p;
+  const char *P = x->prefix;
+  const char *type = tcmma__spell_type(x->dl, p->call.d.prec);
+  int depth = x->depth;
   /* dl loads, ds stores: a statement declares both in one block */
-  const char *dn = to_d ? "ds" : "dl";
-  line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", to_d ? "" : "const ", type, P, dn,
-       to_d ? "" : "const ", type, dexpr);
-  if (x.info->converted_dest) {
+  const char *dn = to_d ? "ds" : "dl", *cst = to_d ? "" : "const ";
+  tcmma__line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", cst, type, P, dn, cst, type, dexpr);
+  if (to_d && p->call.init == TCMMA_INIT_SCALE) scale_locals(x, depth, out);
+  if (x->info->converted_dest) {
     /* this warp's slot of the prologue's stage tiles */
-    const char *acc_t = tcmma__spell_type(dl, x.info->acc);
+    const char *acc_t = tcmma__spell_type(x->dl, x->info->acc);
     if (p->call.warps > 1) {
-      char warp[300];
-      tcmma__warp_expr(dl, p->call.warp, '/', warp, sizeof warp);
-      line(out, depth, "%s *%sstage = %s + (%s) * %d;", acc_t, P, STAGE, warp,
-           x.info->m * x.info->n);
+      char warp[TCMMA__EXPR_TEXT];
+      tcmma__warp_expr(x->dl, p->call.warp, '/', warp, sizeof warp);
+      tcmma__line(out, depth, "%s *%sstage = %s + (%s) * %d;", acc_t, P, STAGE, warp,
+           x->info->m * x->info->n);
     } else {
-      line(out, depth, "%s *%sstage = %s;", acc_t, P, STAGE);
+      tcmma__line(out, depth, "%s *%sstage = %s;", acc_t, P, STAGE);
     }
   }
-  open_loop(&x, "mi", p->mt, depth, out);
-  open_loop(&x, "ni", p->nt, depth + 1, out);
-  if (x.info->converted_dest) {
-    staged(&x, acc, to_d, depth + 2, out);
-  } else {
-    char frag[128], off[160], ptr[256];
-    snprintf(frag, sizeof frag, "%s[%smi][%sni]", acc, P, P);
-    tile_offset(&x, TCMMA_OPERAND_C, off, sizeof off);
-    snprintf(ptr, sizeof ptr, "%s%s + %s", P, dn, off);
-    if (to_d) store(&x, frag, ptr, d->ld, d->transposed, depth + 2, out);
-    else load(&x, TCMMA_OPERAND_C, frag, ptr, d->ld, d->transposed, depth + 2, out);
-  }
-  close_brace(depth + 1, out);
-  close_brace(depth, out);
-  return TCMMA_OK;
+  char fc[TCMMA__EXPR_TEXT], frag[TCMMA__EXPR_TEXT + 64];
+  tcmma__postfix(acc, fc, sizeof fc);
+  snprintf(frag, sizeof frag, "%s[%smi][%sni]", fc, P, P);
+  tcmma__open_tiles(x, out);
+  if (x->info->converted_dest) staged(x, frag, to_d, depth + 2, out);
+  else d_tile(x, frag, to_d, depth + 2, out);
+  tcmma__close_tiles(x, out);
 }
 
-static void load_operand(const ctx *x, tcmma_operand op, int depth, tcmma_buf *out) {
+/* ---- the pieces ---- */
+
+static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
+                 tcmma_buf *out) {
+  char t[256], dims[32] = "";
+  frag_type(x, op, t, sizeof t);
+  if (buffers > 0) snprintf(dims, sizeof dims, "[%d]", buffers);
+  if (op == TCMMA_OPERAND_C) tcmma__line(out, x->depth, "%s %s[%d][%d];", t, name, x->p->mt, x->p->nt);
+  else tcmma__line(out, x->depth, "%s %s%s[%d];", t, name, dims, tcmma__loads_per_k(x->p, op));
+}
+
+static tcmma_status load_piece(const ctx *x, tcmma_operand op, const char *frag,
+                               const char *base, const char *kstep, tcmma_buf *out,
+                               tcmma_error *err) {
+  (void)err;
   const char *P = x->prefix, *n = tcmma_operand_name(op);
   const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
-  char frag[96], off[160], ptr[256];
-  snprintf(frag, sizeof frag, "%s%sf[%s%s]", P, n, P, var);
-  tile_offset(x, op, off, sizeof off);
+  const char *type = tcmma__spell_type(x->dl, o->prec);
+  int depth = x->depth;
+  char f[TCMMA__EXPR_TEXT], fr[TCMMA__EXPR_TEXT + 64], off[TCMMA__ADDR_TEXT],
+      ptr[TCMMA__ADDR_TEXT + 64];
+  tcmma__postfix(frag, f, sizeof f);
+  snprintf(fr, sizeof fr, "%s[%s%s]", f, P, var);
+  tcmma__line(out, depth, "const %s *%s%sp = (const %s *)(%s);", type, P, n, type, base);
+  tile_offset(x, op, kstep, off, sizeof off);
   snprintf(ptr, sizeof ptr, "%s%sp + %s", P, n, off);
   open_loop(x, var, tcmma__loads_per_k(x->p, op), depth, out);
-  load(x, op, frag, ptr, o->ld, o->transposed, depth + 1, out);
+  load(x, op, fr, ptr, o->ld, o->transposed, depth + 1, out);
   if (x->info->tf32) {
     /* tf32 fragments hold f32 storage: round every loaded element */
-    line(out, depth + 1, "%s", tcmma__spell(x->dl, TCMMA__SPELL_UNROLL));
-    line(out, depth + 1, "for (int %st = 0; %st < %s.num_elements; ++%st) {", P, P, frag, P);
-    line(out, depth + 2, "%s.x[%st] = %s(%s.x[%st]);", frag, P,
-         tcmma__spell(x->dl, TCMMA__SPELL_TO_TF32), frag, P);
-    line(out, depth + 1, "}");
+    tcmma__line(out, depth + 1, "%s", tcmma__spell(x->dl, TCMMA__SPELL_UNROLL));
+    tcmma__line(out, depth + 1, "for (int %st = 0; %st < %s.num_elements; ++%st) {", P, P, fr, P);
+    tcmma__line(out, depth + 2, "%s.x[%st] = %s(%s.x[%st]);", fr, P,
+         tcmma__spell(x->dl, TCMMA__SPELL_TO_TF32), fr, P);
+    tcmma__line(out, depth + 1, "}");
   }
-  close_brace(depth, out);
-}
-
-tcmma_status tcmma__wmma_update(const tcmma_plan *p, tcmma_dialect dl, const char *acc,
-                                const char *a, const char *b, int depth, const char *prefix,
-                                tcmma_buf *out, tcmma_error *err) {
-  (void)err;
-  ctx x = {p, tcmma_arm_get(p->arm), dl, prefix};
-  const char *P = prefix;
-  const char *ta = tcmma__spell_type(dl, p->call.a.prec);
-  const char *tb = tcmma__spell_type(dl, p->call.b.prec);
-  char fa[256], fb[256];
-  frag_type(&x, TCMMA_OPERAND_A, fa, sizeof fa);
-  frag_type(&x, TCMMA_OPERAND_B, fb, sizeof fb);
-  line(out, depth, "const %s *%sap = (const %s *)(%s);", ta, P, ta, a);
-  line(out, depth, "const %s *%sbp = (const %s *)(%s);", tb, P, tb, b);
-  open_loop(&x, "ki", p->kt, depth, out);
-  line(out, depth + 1, "%s %saf[%d];", fa, P, tcmma__loads_per_k(p, TCMMA_OPERAND_A));
-  line(out, depth + 1, "%s %sbf[%d];", fb, P, tcmma__loads_per_k(p, TCMMA_OPERAND_B));
-  load_operand(&x, TCMMA_OPERAND_A, depth + 1, out);
-  load_operand(&x, TCMMA_OPERAND_B, depth + 1, out);
-  open_loop(&x, "mi", p->mt, depth + 1, out);
-  open_loop(&x, "ni", p->nt, depth + 2, out);
-  if (host(&x))
-    line(out, depth + 3, "tcmma_sim_wmma_mma(&%s[%smi][%sni], &%saf[%smi], &%sbf[%sni], "
-         "&%s[%smi][%sni]);", acc, P, P, P, P, P, P, acc, P, P);
-  else
-    line(out, depth + 3, "nvcuda::wmma::mma_sync(%s[%smi][%sni], %saf[%smi], %sbf[%sni], "
-         "%s[%smi][%sni]);", acc, P, P, P, P, P, P, acc, P, P);
-  close_brace(depth + 2, out);
-  close_brace(depth + 1, out);
   close_brace(depth, out);
   return TCMMA_OK;
 }
+
+static tcmma_status mma(const ctx *x, const char *acc, const char *a, const char *b,
+                        tcmma_buf *out, tcmma_error *err) {
+  (void)err;
+  const char *P = x->prefix;
+  char fa[TCMMA__EXPR_TEXT], fb[TCMMA__EXPR_TEXT], fc[TCMMA__EXPR_TEXT];
+  tcmma__postfix(a, fa, sizeof fa);
+  tcmma__postfix(b, fb, sizeof fb);
+  tcmma__postfix(acc, fc, sizeof fc);
+  tcmma__open_tiles(x, out);
+  if (host(x))
+    tcmma__line(out, x->depth + 2, "tcmma_sim_wmma_mma(&%s[%smi][%sni], &%s[%smi], &%s[%sni], "
+         "&%s[%smi][%sni]);", fc, P, P, fa, P, fb, P, fc, P, P);
+  else
+    tcmma__line(out, x->depth + 2, "nvcuda::wmma::mma_sync(%s[%smi][%sni], %s[%smi], %s[%sni], "
+         "%s[%smi][%sni]);", fc, P, P, fa, P, fb, P, fc, P, P);
+  tcmma__close_tiles(x, out);
+  return TCMMA_OK;
+}
+
+static tcmma_status init(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
+                         tcmma_error *err) {
+  (void)err;
+  if (x->p->call.init == TCMMA_INIT_LOAD) {
+    boundary(x, acc, d, false, out);
+    return TCMMA_OK;
+  }
+  const char *P = x->prefix;
+  char fc[TCMMA__EXPR_TEXT], dsc[64];
+  tcmma__postfix(acc, fc, sizeof fc);
+  desc(x, TCMMA_OPERAND_C, dsc, sizeof dsc);
+  tcmma__open_tiles(x, out);
+  if (host(x))
+    tcmma__line(out, x->depth + 2, "tcmma_sim_wmma_fill(&%s[%smi][%sni], \"%s\", 0.0f);", fc, P, P, dsc);
+  else
+    tcmma__line(out, x->depth + 2, "nvcuda::wmma::fill_fragment(%s[%smi][%sni], 0.0f);", fc, P, P);
+  tcmma__close_tiles(x, out);
+  return TCMMA_OK;
+}
+
+static tcmma_status store_piece(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
+                                tcmma_error *err) {
+  (void)err;
+  boundary(x, acc, d, true, out);
+  return TCMMA_OK;
+}
+
+const tcmma__pieces tcmma__wmma_pieces = {decl, load_piece, mma, init, store_piece};

@@ -31,6 +31,11 @@ wmma-f16-wide-t|75||--d f16,t,shared --a f16,shared --b f16 --scope fragment --c
 wmma-bf16|80||--d f32 --a bf16,t --b bf16 --prefer wmma --m 16 --n 32 --k 32
 wmma-tf32|80||--d f32 --a f32 --b f32 --tf32 --m 32 --n 16 --k 16
 wmma-tf32-t|80||--d f32,t,shared --a f32,t,shared --b f32,t --tf32 --m 16 --n 16 --k 8 --scope fragment --outer 2
+bf16-swz64-subtile|80|75|--d f32,ld=128,at=64:96 --a bf16,shared,swizzle=64,ld=32,at=64:16 --b bf16,t,shared,swizzle=64,ld=32,at=96:16 --m 64 --n 32 --k 16
+f16-swz32-pieces|80|75|--d f16 --a f16,t,shared,swizzle=32,ld=16 --b f16,shared,swizzle=32,ld=16 --m 16 --n 16 --k 16 --scope fragment --pieces --outer 2
+fp8-scale-pieces|89|88|--d bf16 --a e4m3 --b e4m3,t --m 32 --n 16 --k 64 --scope fragment --pieces --init scale --alpha 2.0f --beta -1.0f
+wmma-ldm16-zero|75||--d f32,ld=24 --a f16,shared,ld=24 --b f16,t,ld=24 --prefer wmma --m 16 --n 16 --k 16 --init zero
+wmma-f16-scale|75||--d f16 --a f16 --b f16 --fp16 narrow --m 16 --n 16 --k 16 --init scale --alpha 0.5f --beta 2.0f
 '
 echo "$cases" | while IFS='|' read -r name floor below args; do
   [ -n "$name" ] || continue

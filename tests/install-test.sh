@@ -81,7 +81,7 @@ int main() {
   tcmma_error err;
   if (tcmma_plan_call(&call, &plan, &err) != TCMMA_OK) return fail("plan", err);
   tcmma_buf src = {};
-  if (tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, 1, &src, &err) != TCMMA_OK)
+  if (tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, NULL, &src, &err) != TCMMA_OK)
     return fail("render", err);
   tcmma_compile_opts opts = {};
   tcmma_program prog;

@@ -91,15 +91,23 @@ static void test_stride(void **s) {
   expect_decline(call3("f32", "f16,ld=17", "f16", 16, 8, 16), TCMMA_DECLINE_STRIDE, "ld = 17");
   /* ... but a transposed a is gathered per element: any ld works */
   expect_accept(call3("f32", "f16,t,ld=17", "f16", 16, 8, 16), "mma-f16");
-  /* swizzled rows are whole 128-byte lines */
+  /* swizzled rows are whole spans of the atom: 128, 64 or 32 bytes */
   expect_decline(call3("f32", "f16,shared,swizzled,ld=32", "f16", 16, 8, 16),
                  TCMMA_DECLINE_STRIDE, "128");
-  /* wmma: ld*eb a multiple of 32 bytes: 24 halves = 48 bytes */
+  expect_decline(call3("f32", "f16,shared,swizzle=64,ld=48", "f16", 16, 8, 16),
+                 TCMMA_DECLINE_STRIDE, "64");
+  expect_accept(call3("f32", "f16,shared,swizzle=64,ld=32", "f16", 16, 8, 16), "mma-f16");
+  expect_accept(call3("f32", "f16,shared,swizzle=32,ld=48", "f16", 16, 8, 16), "mma-f16");
+  /* wmma (PTX ISA): ldm*eb a multiple of 16 bytes: 24 halves = 48 bytes is
+   * fine, 20 halves = 40 bytes is not */
   tcmma_call c = call3("f32", "f16,ld=24", "f16", 16, 16, 16);
   c.numerics.prefer = TCMMA_PREFER_WMMA;
-  expect_decline(c, TCMMA_DECLINE_STRIDE, "ld = 24");
-  c = call3("f32", "f16,ld=32", "f16", 16, 16, 16);
+  expect_accept(c, "wmma-f16f32");
+  c = call3("f32", "f16,ld=20", "f16", 16, 16, 16);
   c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_decline(c, TCMMA_DECLINE_STRIDE, "ld = 20");
+  c = call3("f32", "f16", "f16", 16, 16, 16);
+  c.a.ld = 24, c.a.transposed = true, c.arm = "wmma-f16f32";
   expect_accept(c, "wmma-f16f32");
 }
 
@@ -188,7 +196,9 @@ static void test_invalid(void **s) {
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_OK);
   for (int dl = 0; dl < 2; dl++) {
     tcmma_buf out = {0};
-    assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, "d", "a", "b", &out, &err),
+    tcmma_names nm = {NULL, 0};
+    assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, &nm, "d", "a", "b", &out,
+                                            &err),
                      TCMMA_OK);
     assert_non_null(strstr(tcmma_buf_str(&out), longexpr));
     tcmma_buf_free(&out);
@@ -205,8 +215,14 @@ static void test_spec(void **s) {
   assert_true(o.transposed);
   assert_int_equal(o.ld, 72);
   assert_int_equal(o.space, TCMMA_SPACE_SHARED);
-  assert_int_equal(o.layout, TCMMA_LAYOUT_SWIZZLED_B128);
+  assert_int_equal(o.swizzle, TCMMA_SWIZZLE_B128);
+  assert_int_equal(cli_parse_operand_spec("bf16,shared,swizzle=32,at=16:24", &o, &err), TCMMA_OK);
+  assert_int_equal(o.swizzle, TCMMA_SWIZZLE_B32);
+  assert_int_equal(o.row0.value, 16), assert_int_equal(o.col0.value, 24);
+  assert_null(o.row0.expr), assert_null(o.col0.expr);
   assert_int_equal(cli_parse_operand_spec("e4m3", &o, &err), TCMMA_OK);
+  assert_int_equal(o.swizzle, TCMMA_SWIZZLE_NONE);
+  assert_int_equal(o.row0.value, 0);
   assert_false(o.transposed);
   assert_int_equal(o.ld, 0);
   assert_int_equal(o.space, TCMMA_SPACE_GLOBAL);
@@ -214,7 +230,11 @@ static void test_spec(void **s) {
                        ",f16", "f16,,t", "f16,",
                        /* a kind of piece twice: never a silent last-one-wins */
                        "f16,t,t", "f16,shared,global", "f16,plain,swizzled", "f16,ld=8,ld=16",
-                       NULL};
+                       "f16,swizzled,swizzle=64", "f16,at=1:1,at=2:2",
+                       /* swizzle atoms and origins */
+                       "f16,swizzle=48", "f16,swizzle=", "f16,swizzle=none", "f16,at=1",
+                       "f16,at=-1:0", "f16,at=1:2:3", "f16,at=:4", "f16,at=1:x",
+                       "f16,at=1234567890:0", NULL};
   for (int i = 0; bad[i]; i++) {
     err.message[0] = '\0';
     if (cli_parse_operand_spec(bad[i], &o, &err) != TCMMA_INVALID)
@@ -327,12 +347,138 @@ static void test_ldmatrix_selection(void **s) {
   p = expect_accept(call3("f32", "f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64",
                           16, 8, 16), "mma-f16");
   assert_true(p.a_ldmatrix), assert_true(p.b_ldmatrix);
-  /* shared but plain: gathered */
-  p = expect_accept(call3("f32", "f16,shared", "f16,shared", 16, 8, 16), "mma-f16");
+  /* shared but plain, rows of 32 bytes: row r sits in bank group 2r mod 8,
+   * rows r and r+4 collide: gathered */
+  p = expect_accept(call3("f32", "f16,shared", "f16,shared,ld=16", 16, 8, 16), "mma-f16");
   assert_false(p.a_ldmatrix), assert_false(p.b_ldmatrix);
   tcmma_census cen;
   assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
   assert_false(cen.a_ldmatrix);
+  /* plain rows of an odd number of 16-byte units (24 halves: 48 bytes) put
+   * eight rows in eight groups: ldmatrix without a swizzle */
+  p = expect_accept(call3("f32", "f16,shared,ld=24", "f16,shared,ld=24", 16, 8, 16), "mma-f16");
+  assert_true(p.a_ldmatrix), assert_true(p.b_ldmatrix);
+  /* swizzle 64 with rows of 128 bytes: rows r and r^1 share a mask, gathered;
+   * with rows of 64 bytes (the atom's own), ldmatrix */
+  p = expect_accept(call3("f32", "f16,shared,swizzle=64,ld=64", "f16,t,shared,swizzle=64,ld=32",
+                          16, 8, 16), "mma-f16");
+  assert_false(p.a_ldmatrix), assert_true(p.b_ldmatrix);
+  /* a column origin off a 16-byte unit keeps a plain tile's rows apart but
+   * not aligned for ldmatrix: gathered */
+  p = expect_accept(call3("f32", "f16,shared,ld=40,at=0:2", "f16", 16, 8, 16), "mma-f16");
+  assert_false(p.a_ldmatrix);
+  p = expect_accept(call3("f32", "f16,shared,ld=40,at=0:8", "f16", 16, 8, 16), "mma-f16");
+  assert_true(p.a_ldmatrix);
+}
+
+/* Sub-tile origins (docs/design.md §5): swizzled tiles need rows at
+ * multiples of 8 and columns at whole 16-byte units; 32-bit register loads
+ * need 4-byte columns; wmma needs the sub-tile 32 bytes from the base. */
+static void test_subtile(void **s) {
+  (void)s;
+  /* the case of the 2x4 warps: B stored n x k (k-major) in a 128 x 32 bf16
+   * stage of 64-byte rows, the warp at n = 96, and the k split at 16 */
+  tcmma_call c = call3("f32", "bf16,shared,swizzle=128,ld=64,at=64:0",
+                       "bf16,t,shared,swizzle=64,ld=32,at=96:16", 64, 32, 16);
+  tcmma_plan p = expect_accept(c, "mma-bf16");
+  assert_true(p.a_ldmatrix), assert_true(p.b_ldmatrix);
+  /* expressions with declared multiples */
+  c.b.row0 = (tcmma_coord){0, "(threadIdx.x / 32) * 32", 32};
+  c.a.col0 = (tcmma_coord){16, "blockIdx.x * 32", 32};
+  expect_accept(c, "mma-bf16");
+  c.b.row0.multiple = 4;
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "a multiple of 4");
+  c.b.row0.multiple = 0; /* 0 means 1 */
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "(the row period of swizzle 64)");
+  c = call3("f32", "bf16,shared,swizzle=128,ld=64,at=4:0", "bf16,t", 16, 8, 16);
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "row origin 4 is not a multiple of 8");
+  c = call3("f32", "bf16,shared,swizzle=128,ld=64,at=0:4", "bf16,t", 16, 8, 16);
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "column origin 4 is not a multiple of 8 elements");
+  c = call3("f32", "bf16,shared,swizzle=128,ld=64,at=0:8", "bf16,t", 16, 8, 16);
+  expect_accept(c, "mma-bf16");
+  /* a plain a whose registers load 32 bits: columns on 4 bytes (2 halves) */
+  expect_decline(call3("f32", "f16,ld=40,at=0:1", "f16", 16, 8, 16), TCMMA_DECLINE_SUBTILE,
+                 "not a multiple of 4");
+  expect_accept(call3("f32", "f16,ld=40,at=3:2", "f16", 16, 8, 16), "mma-f16");
+  /* ... a transposed one is gathered per element: any origin */
+  expect_accept(call3("f32", "f16,t,ld=40,at=3:1", "f16", 16, 8, 16), "mma-f16");
+  /* wmma: row 1 of 48-byte rows is 48 bytes in, not 32-byte aligned;
+   * row 2 is 96 bytes in */
+  c = call3("f32", "f16,ld=24,at=1:0", "f16", 16, 16, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "48 bytes");
+  c.a.row0.value = 2;
+  expect_accept(c, "wmma-f16f32");
+  c.a.col0.value = 8; /* 16 bytes more */
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "112 bytes");
+  /* the sub-tile must fit its parent's rows; an expression needs the ld */
+  expect_decline(call3("f32", "f16,ld=24,at=0:10", "f16", 16, 8, 16), TCMMA_DECLINE_STRIDE,
+                 "past the column origin");
+  c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.a.col0 = (tcmma_coord){0, "x", 16};
+  expect_decline(c, TCMMA_DECLINE_SUBTILE, "needs the parent's ld");
+  /* malformed origins are errors */
+  tcmma_error err = {0};
+  c.a.col0 = (tcmma_coord){-2, NULL, 0};
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "-2"));
+  c.a.col0 = (tcmma_coord){0, "", 1};
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+}
+
+/* Budgets: registers per lane (m16n8k16 bf16: 4 accumulator registers per
+ * tile, 4 per A tile, 2 per B tile) and the unrolled products. */
+static void test_budget(void **s) {
+  (void)s;
+  /* 64 x 64: 4 x 8 tiles, 128 + 16 + 16 = 160 registers */
+  tcmma_plan p = expect_accept(call3("f32", "bf16", "bf16,t", 64, 64, 16), "mma-bf16");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.registers, 160);
+  tcmma_call c = call3("f32", "bf16", "bf16,t", 64, 64, 16);
+  c.registers = 159;
+  expect_decline(c, TCMMA_DECLINE_REGISTERS, "160 registers");
+  /* 128 x 64 by default: 256 + 32 + 16 */
+  expect_decline(call3("f32", "bf16", "bf16,t", 128, 64, 16), TCMMA_DECLINE_REGISTERS, "304");
+  /* the 8192^3 in one call */
+  expect_decline(call3("f32", "bf16", "bf16,t", 8192, 8192, 8192), TCMMA_DECLINE_REGISTERS,
+                 NULL);
+  /* a long k: 1 x 1 x 1024 tiles is the bound, 1025 is past it */
+  expect_accept(call3("f32", "bf16", "bf16,t", 16, 8, 16 * 1024), "mma-bf16");
+  expect_decline(call3("f32", "bf16", "bf16,t", 16, 8, 16 * 1025), TCMMA_DECLINE_UNROLL, "1025");
+  /* wmma m16n16k16 f32: 8 accumulator registers per tile, 4 per A and B */
+  c = call3("f32", "f16", "f16", 32, 32, 16);
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
+  p = expect_accept(c, "wmma-f16f32");
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.registers, 4 * 8 + 2 * 4 + 2 * 4);
+  tcmma_error err = {0};
+  c.registers = 256;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "256"));
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_FP8, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 4);
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_NONE, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 0);
+}
+
+static void test_init(void **s) {
+  (void)s;
+  tcmma_plan p;
+  tcmma_error err = {0};
+  tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
+  c.init = TCMMA_INIT_SCALE;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "alpha"));
+  c.alpha = "2.0f", c.beta = "-1.0f";
+  expect_accept(c, "mma-f16");
+  c.init = (tcmma_init)7;
+  assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
+  tcmma_init i;
+  assert_int_equal(tcmma_init_parse("zero", &i, NULL), TCMMA_OK);
+  assert_int_equal(i, TCMMA_INIT_ZERO);
+  assert_int_equal(tcmma_init_parse("scaled", &i, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "'scaled'"));
+  assert_string_equal(tcmma_init_name(TCMMA_INIT_SCALE), "scale");
+  assert_string_equal(tcmma_init_name((tcmma_init)9), "?");
 }
 
 static void test_names(void **s) {
@@ -340,7 +486,10 @@ static void test_names(void **s) {
   assert_string_equal(tcmma_decline_name(TCMMA_DECLINE_CONVERTED_DEST), "converted-dest");
   assert_string_equal(tcmma_decline_name((tcmma_decline)99), "?");
   assert_string_equal(tcmma_space_name(TCMMA_SPACE_SHARED), "shared");
-  assert_string_equal(tcmma_layout_name(TCMMA_LAYOUT_SWIZZLED_B128), "swizzled");
+  assert_string_equal(tcmma_swizzle_name(TCMMA_SWIZZLE_B64), "64");
+  assert_string_equal(tcmma_swizzle_name((tcmma_swizzle)9), "?");
+  assert_string_equal(tcmma_decline_name(TCMMA_DECLINE_SUBTILE), "subtile");
+  assert_string_equal(tcmma_decline_name(TCMMA_DECLINE_REGISTERS), "registers");
   assert_true(strlen(tcmma_decline_rule(TCMMA_DECLINE_STRIDE)) > 10);
 }
 
@@ -352,7 +501,9 @@ int main(void) {
       cmocka_unit_test(test_overflow),     cmocka_unit_test(test_invalid),
       cmocka_unit_test(test_spec),         cmocka_unit_test(test_census),
       cmocka_unit_test(test_census_d_vector),
-      cmocka_unit_test(test_ldmatrix_selection), cmocka_unit_test(test_names),
+      cmocka_unit_test(test_ldmatrix_selection), cmocka_unit_test(test_subtile),
+      cmocka_unit_test(test_budget),       cmocka_unit_test(test_init),
+      cmocka_unit_test(test_names),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -11,17 +11,7 @@
 
 static tcmma_plan plan_of(const char *d, const char *a, const char *b, int m, int n, int k,
                           tcmma_scope scope, const char *arm) {
-  tcmma_call c = tcmma_call_default();
-  assert_int_equal(cli_parse_operand_spec(d, &c.d, NULL), TCMMA_OK);
-  assert_int_equal(cli_parse_operand_spec(a, &c.a, NULL), TCMMA_OK);
-  assert_int_equal(cli_parse_operand_spec(b, &c.b, NULL), TCMMA_OK);
-  c.m = m, c.n = n, c.k = k, c.scope = scope, c.arm = arm;
-  if (arm && strcmp(arm, "wmma-tf32") == 0) c.numerics.tf32 = true;
-  if (arm && strcmp(arm, "wmma-f16") == 0) c.numerics.fp16 = TCMMA_FP16_NARROW;
-  tcmma_plan p;
-  tcmma_error err = {0};
-  if (tcmma_plan_call(&c, &p, &err) != TCMMA_OK) fail_msg("plan: %s", err.message);
-  return p;
+  return test_plan(d, a, b, m, n, k, scope, arm);
 }
 
 static int count(const char *text, const char *needle) {
@@ -54,9 +44,10 @@ static int compile_c(const char *text, const char *extra) {
 
 static void test_title_and_prefix(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_plan p = plan_of("bf16", "bf16", "bf16", 32, 16, 32, TCMMA_SCOPE_STATEMENT, NULL);
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, NULL),
                    TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   const char *title = "/* tile-mma 32x16x32 (mma-bf16) */\n{\n";
@@ -86,6 +77,7 @@ static void test_title_and_prefix(void **s) {
  * again, compiled with -Wshadow -Werror. */
 static void test_nest_repeat_compiles(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_plan f = plan_of("f32", "f16,shared", "f16,t", 32, 16, 32, TCMMA_SCOPE_FRAGMENT, NULL);
   tcmma_plan st = plan_of("bf16", "bf16", "bf16,t", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
   tcmma_plan w = plan_of("f32", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16f32");
@@ -94,17 +86,17 @@ static void test_nest_repeat_compiles(void **s) {
                          "void f(float *d, const tcmma_sim_half *a, const tcmma_sim_half *b,\n"
                          "       tcmma_sim_bfloat16 *e, const tcmma_sim_bfloat16 *x) {\n");
   tcmma_dialect dl = TCMMA_DIALECT_HOST;
-  assert_int_equal(tcmma_render_fragment_open(&f, dl, "acc", "d", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_open(&w, dl, "wacc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(&f, dl, &nm, "acc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(&w, dl, &nm, "wacc", "d", &out, NULL), TCMMA_OK);
   tcmma_buf_printf(&out, "for (int r = 0; r < 4; ++r) {\n");
-  assert_int_equal(tcmma_render_fragment_update(&f, dl, "acc", "a + r * 1024", "b + r * 512",
+  assert_int_equal(tcmma_render_fragment_update(&f, dl, &nm, "acc", "a + r * 1024", "b + r * 512",
                                                 &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_statement(&st, dl, "e", "x", "x", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_update(&w, dl, "wacc", "a", "b", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_statement(&st, dl, &nm, "e", "x", "x", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_update(&w, dl, &nm, "wacc", "a", "b", &out, NULL), TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
-  assert_int_equal(tcmma_render_statement(&st, dl, "e", "x", "x", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_close(&f, dl, "acc", "d", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_close(&w, dl, "wacc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_statement(&st, dl, &nm, "e", "x", "x", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(&f, dl, &nm, "acc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(&w, dl, &nm, "wacc", "d", &out, NULL), TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
   const char *t = tcmma_buf_str(&out);
   for (int i = 0; i < 8; i++) {
@@ -123,37 +115,48 @@ static void test_nest_repeat_compiles(void **s) {
  * A and an n-major B load without .trans). */
 static void test_ldmatrix_census(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
+  /* ldmatrix moves at most four 8x8 matrices: one A tile (4 registers) per
+   * .x4, two B tiles (2 registers each) per .x4, a last odd B tile by .x2;
+   * the text holds one instruction per loop (x4, x2: the loops) */
   struct {
     const char *a, *b;
     int m, n, k;
-    int ldm, trans;
+    int x4, x2, trans;                    /* instructions in the text */
+    int a_x4, b_x4, b_x2;                 /* census, per k step */
   } cases[] = {
-      {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 32, 16, 32, 2, 0},
-      {"f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64", 32, 16, 32, 2, 2},
-      {"f16,shared", "f16,shared,swizzled,ld=64", 16, 8, 16, 1, 1},
-      {"f16,shared", "f16,t", 16, 8, 16, 0, 0},
-      {"e4m3,shared,swizzled,ld=128", "e5m2,t,shared,swizzled,ld=128", 16, 8, 32, 2, 0},
-      {"e4m3,t,shared,swizzled,ld=128", "e5m2,shared,swizzled,ld=128", 16, 8, 32, 0, 0},
+      {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 32, 16, 32, 2, 0, 0, 2, 1, 0},
+      {"f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64", 32, 16, 32, 2, 0, 2, 2, 1, 0},
+      {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 16, 24, 16, 2, 1, 0, 1, 1, 1},
+      {"f16,shared", "f16,shared,swizzled,ld=64", 16, 8, 16, 0, 1, 1, 0, 0, 1},
+      {"f16,shared", "f16,t", 16, 8, 16, 0, 0, 0, 0, 0, 0},
+      {"e4m3,shared,swizzled,ld=128", "e5m2,t,shared,swizzled,ld=128", 16, 8, 32, 1, 1, 0, 1, 0, 1},
+      {"e4m3,t,shared,swizzled,ld=128", "e5m2,shared,swizzled,ld=128", 16, 8, 32, 0, 0, 0, 0, 0, 0},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tcmma_plan p = plan_of("f32", cases[i].a, cases[i].b, cases[i].m, cases[i].n, cases[i].k,
                            TCMMA_SCOPE_STATEMENT, NULL);
     tcmma_census c;
     assert_int_equal(tcmma_plan_census(&p, &c, NULL), TCMMA_OK);
-    assert_int_equal(c.a_ldmatrix + c.b_ldmatrix, cases[i].ldm);
+    assert_int_equal(c.a_ldmatrix, cases[i].a_x4 > 0);
+    assert_int_equal(c.b_ldmatrix, cases[i].b_x4 + cases[i].b_x2 > 0);
+    assert_int_equal(c.a_ldmatrix_x4, cases[i].a_x4), assert_int_equal(c.a_ldmatrix_x2, 0);
+    assert_int_equal(c.b_ldmatrix_x4, cases[i].b_x4);
+    assert_int_equal(c.b_ldmatrix_x2, cases[i].b_x2);
     for (int dl = 0; dl < 2; dl++) {
       tcmma_buf out = {0};
-      assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, "d", "a", "b", &out, NULL),
+      assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, &nm, "d", "a", "b", &out, NULL),
                        TCMMA_OK);
       const char *t = tcmma_buf_str(&out);
-      assert_int_equal(count(t, "ldmatrix.sync"), cases[i].ldm);
-      assert_int_equal(count(t, ".x4"), c.a_ldmatrix);
-      assert_int_equal(count(t, ".x2"), c.b_ldmatrix);
+      int all = cases[i].x4 + cases[i].x2;
+      assert_int_equal(count(t, "ldmatrix.sync"), all);
+      assert_int_equal(count(t, ".x4"), cases[i].x4);
+      assert_int_equal(count(t, ".x2"), cases[i].x2);
       assert_int_equal(count(t, ".trans"), cases[i].trans);
       if (dl == TCMMA_DIALECT_HOST) {
         assert_null(strstr(t, "asm"));
         assert_null(strstr(t, "threadIdx"));
-        assert_int_equal(count(t, "tcmma_sim_ldmatrix("), cases[i].ldm);
+        assert_int_equal(count(t, "tcmma_sim_ldmatrix("), all);
         assert_int_equal(count(t, "tcmma_sim_mma("), 1);
       } else {
         assert_null(strstr(t, "tcmma_sim"));
@@ -169,6 +172,7 @@ static void test_ldmatrix_census(void **s) {
  * per load and per store, in both dialects and both scopes. */
 static void test_d_vector_census(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   const struct {
     const char *d, *ab;
     const char *elem[2], *pair[2]; /* [CUDA, host] spellings */
@@ -194,15 +198,16 @@ static void test_d_vector_census(void **s) {
           tcmma_buf out = {0};
           tcmma_dialect dia = (tcmma_dialect)dl;
           if (sc == TCMMA_SCOPE_STATEMENT) {
-            assert_int_equal(tcmma_render_statement(&p, dia, "d", "a", "b", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_statement(&p, dia, &nm, "d", "a", "b", &out, NULL), TCMMA_OK);
           } else {
-            assert_int_equal(tcmma_render_fragment_open(&p, dia, "f", "d", &out, NULL), TCMMA_OK);
-            assert_int_equal(tcmma_render_fragment_close(&p, dia, "f", "d", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_fragment_open(&p, dia, &nm, "f", "d", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_fragment_close(&p, dia, &nm, "f", "d", &out, NULL), TCMMA_OK);
           }
           const char *t = tcmma_buf_str(&out);
+          /* pairs move through a pointer of the pair type, indexed in pairs */
           char ld_pair[64], st_pair[64], ld_elem[64], st_elem[64];
-          snprintf(ld_pair, sizeof ld_pair, "*(const %s *)", precs[i].pair[dl]);
-          snprintf(st_pair, sizeof st_pair, "*(%s *)", precs[i].pair[dl]);
+          snprintf(ld_pair, sizeof ld_pair, "_dl[(");
+          snprintf(st_pair, sizeof st_pair, "_ds[(");
           snprintf(ld_elem, sizeof ld_elem, "*(const %s *)", precs[i].elem[dl]);
           snprintf(st_elem, sizeof st_elem, "*(%s *)", precs[i].elem[dl]);
           int pairs = c.d_vector ? 2 : 0, elems = c.d_vector ? 0 : 4;
@@ -219,9 +224,10 @@ static void test_d_vector_census(void **s) {
 
 static void test_wmma_text(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_plan p = plan_of("f32", "f32,t", "f32", 32, 16, 16, TCMMA_SCOPE_STATEMENT, "wmma-tf32");
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, NULL),
                    TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "/* tile-mma 32x16x16 (wmma-tf32) */"));
@@ -234,7 +240,7 @@ static void test_wmma_text(void **s) {
   assert_non_null(strstr(t, "fragment<nvcuda::wmma::accumulator, 16, 16, 8, float> "
                             "__tcmma_0_acc[2][1]"));
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_HOST, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_HOST, &nm, "d", "a", "b", &out, NULL),
                    TCMMA_OK);
   t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "\"a.m16n16k8.tf32.col\""));
@@ -244,29 +250,64 @@ static void test_wmma_text(void **s) {
   tcmma_buf_free(&out);
 }
 
-/* docs/design.md §5: byte offset r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
+/* docs/design.md §5: byte c of row r of a swizzle-B tile sits at
+ * r*ld + (c ^ (((r >> (3 - B)) & (2^B - 1)) << 4)); with rows of one span
+ * this is CuTe's Swizzle<B,4,3> of the byte offset o = r*ld + c:
+ * o ^ ((o & ((2^B - 1) << 7)) >> 3). */
 static void test_swizzle_formula(void **s) {
   (void)s;
-  const int ebs[3] = {1, 2, 4};
-  for (int e = 0; e < 3; e++)
-    for (long rowbytes = 128; rowbytes <= 256; rowbytes += 128) {
-      int eb = ebs[e];
-      long ld = rowbytes / eb;
+  const tcmma_swizzle atoms[4] = {TCMMA_SWIZZLE_NONE, TCMMA_SWIZZLE_B32, TCMMA_SWIZZLE_B64,
+                                  TCMMA_SWIZZLE_B128};
+  const int bits[4] = {0, 1, 2, 3};
+  for (int a = 0; a < 4; a++) {
+    const tcmma_swizzle_info *info = tcmma_swizzle_get(atoms[a]);
+    assert_non_null(info);
+    assert_int_equal(info->bits, bits[a]);
+    assert_int_equal(info->bytes, bits[a] ? 16 << bits[a] : 0);
+    long span = bits[a] ? 16L << bits[a] : 16;
+    for (long ld = span; ld <= 4 * span; ld += span)
       for (long r = 0; r < 20; r++) {
-        char seen[256] = {0};
+        char seen[512] = {0};
         for (long c = 0; c < ld; c++) {
-          long unit = (c * eb) / 16, within = (c * eb) % 16;
-          long want = r * rowbytes + ((unit ^ (r % 8)) * 16) + within;
-          long got = tcmma_swizzle_offset(r, c, ld, eb);
-          assert_int_equal(got, want);
-          /* a permutation of the row's bytes */
-          long in_row = got - r * rowbytes;
-          assert_true(in_row >= 0 && in_row < rowbytes);
+          long mask = ((r >> (3 - bits[a])) & ((1 << bits[a]) - 1)) << 4;
+          long got = tcmma_swizzle_offset(atoms[a], r, c, ld);
+          assert_int_equal(got, r * ld + (c ^ mask));
+          if (ld == span && bits[a]) {
+            long o = r * ld + c;
+            assert_int_equal(got, o ^ ((o & (((1L << bits[a]) - 1) << 7)) >> 3));
+          }
+          if (a == 3) /* the former swizzled_b128 map */
+            assert_int_equal(got, r * ld + ((((c / 16) ^ (r % 8)) * 16) + c % 16));
+          long in_row = got - r * ld; /* a permutation of the row's bytes */
+          assert_true(in_row >= 0 && in_row < ld);
           assert_int_equal(seen[in_row], 0);
           seen[in_row] = 1;
         }
       }
-    }
+  }
+  /* rows that are not whole spans */
+  assert_int_equal(tcmma_swizzle_offset(TCMMA_SWIZZLE_B64, 0, 0, 96), -1);
+  assert_int_equal(tcmma_swizzle_offset(TCMMA_SWIZZLE_B32, -1, 0, 32), -1);
+  assert_int_equal(tcmma_swizzle_offset((tcmma_swizzle)9, 0, 0, 32), -1);
+  /* ldmatrix's eight 16-byte rows in distinct bank groups (bits 4-6) */
+  const struct { tcmma_swizzle sw; long ld; bool free; } banks[] = {
+      {TCMMA_SWIZZLE_B32, 32, true},   {TCMMA_SWIZZLE_B32, 64, false},
+      {TCMMA_SWIZZLE_B32, 96, true},   {TCMMA_SWIZZLE_B64, 64, true},
+      {TCMMA_SWIZZLE_B64, 128, false}, {TCMMA_SWIZZLE_B64, 192, true},
+      {TCMMA_SWIZZLE_B128, 128, true}, {TCMMA_SWIZZLE_B128, 256, true},
+      {TCMMA_SWIZZLE_NONE, 48, true},  {TCMMA_SWIZZLE_NONE, 144, true},
+      {TCMMA_SWIZZLE_NONE, 64, false}, {TCMMA_SWIZZLE_NONE, 40, false},
+  };
+  for (size_t i = 0; i < sizeof banks / sizeof banks[0]; i++)
+    if (tcmma_swizzle_conflict_free(banks[i].sw, banks[i].ld) != banks[i].free)
+      fail_msg("swizzle %s, rows of %ld bytes: conflict-free should be %d",
+               tcmma_swizzle_name(banks[i].sw), banks[i].ld, banks[i].free);
+  tcmma_swizzle sw;
+  assert_int_equal(tcmma_swizzle_parse("64", &sw, NULL), TCMMA_OK);
+  assert_int_equal(sw, TCMMA_SWIZZLE_B64);
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_swizzle_parse("256", &sw, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "'256'"));
 }
 
 /* The emitted expression computes what the C function does. */
@@ -275,16 +316,16 @@ static void test_swizzle_expression(void **s) {
   tcmma_buf prog = {0};
   tcmma_buf_printf(&prog, "#include <stdio.h>\nint main(void) {\n  long sum = 0;\n");
   long want = 0;
-  const int ebs[3] = {1, 2, 4};
-  for (int e = 0; e < 3; e++) {
-    long ld = 256 / ebs[e];
+  for (int a = 0; a < TCMMA_SWIZZLE_COUNT; a++) {
+    long ld = 384; /* whole spans of every atom */
     tcmma_buf_printf(&prog, "  for (int r = 0; r < 11; r++) for (int c = 0; c < %ld; c++)\n"
                             "    sum = sum * 31 %% 1000000007 + ", ld);
-    assert_int_equal(tcmma_render_swizzle_offset("r", "c", ld, ebs[e], &prog, NULL), TCMMA_OK);
+    assert_int_equal(tcmma_render_swizzle_offset((tcmma_swizzle)a, "r", "c", ld, &prog, NULL),
+                     TCMMA_OK);
     tcmma_buf_printf(&prog, ";\n");
     for (long r = 0; r < 11; r++)
       for (long c = 0; c < ld; c++)
-        want = want * 31 % 1000000007 + tcmma_swizzle_offset(r, c, ld, ebs[e]);
+        want = want * 31 % 1000000007 + tcmma_swizzle_offset((tcmma_swizzle)a, r, c, ld);
   }
   tcmma_buf_printf(&prog, "  printf(\"%%ld\\n\", sum);\n  return 0;\n}\n");
   assert_int_equal(compile_c(tcmma_buf_str(&prog), ""), 0);
@@ -297,8 +338,10 @@ static void test_swizzle_expression(void **s) {
   unlink(cmd);
   assert_int_equal(atol(line), want);
   tcmma_buf_free(&prog);
-  assert_int_equal(tcmma_render_swizzle_offset("r", "c", 40, 2, &prog, NULL), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_swizzle_offset("", "c", 64, 2, &prog, NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_swizzle_offset(TCMMA_SWIZZLE_B128, "r", "c", 80, &prog, NULL),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_swizzle_offset(TCMMA_SWIZZLE_B64, "", "c", 64, &prog, NULL),
+                   TCMMA_INVALID);
 }
 
 /* Host kernels of every rendered arm compile as C. */
@@ -326,15 +369,15 @@ static void test_host_kernels_compile(void **s) {
                            cases[i].k, cases[i].scope, cases[i].arm);
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    if (tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, cases[i].outer, &out, &err) != TCMMA_OK)
+    tcmma_kernel_opts ko = {cases[i].outer, i % 2 == 1};
+    if (tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, &ko, &out, &err) != TCMMA_OK)
       fail_msg("%s: %s", cases[i].arm, err.message);
     const char *t = tcmma_buf_str(&out);
     assert_non_null(strstr(t, "void tcmma_kernel_entry(void *args)"));
     assert_null(strstr(t, "__shared__"));
     if (compile_c(t, "-c") != 0) fail_msg("%s: host kernel does not compile", cases[i].arm);
     tcmma_buf_free(&out);
-    assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, cases[i].outer, &out, &err),
-                     TCMMA_OK);
+    assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &ko, &out, &err), TCMMA_OK);
     t = tcmma_buf_str(&out);
     assert_non_null(strstr(t, "extern \"C\" __global__ void tcmma_kernel("));
     char marker[64];
@@ -349,6 +392,7 @@ static void test_host_kernels_compile(void **s) {
 
 static void test_prologue(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_plan plans[2];
   plans[0] = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
   plans[1] = plan_of("f16", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16-wide");
@@ -367,10 +411,10 @@ static void test_prologue(void **s) {
   tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\nvoid f(tcmma_sim_half *d) {\n");
   assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_HOST, &out, NULL), TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&out), "float __tcmma_stage[1024]"));
-  assert_int_equal(tcmma_render_fragment_open(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+  assert_int_equal(tcmma_render_fragment_open(&plans[1], TCMMA_DIALECT_HOST, &nm, "fr", "d", &out,
                                               NULL), TCMMA_OK);
   plans[1].call.warp = "threadIdx.x >> 5";
-  assert_int_equal(tcmma_render_fragment_close(&plans[1], TCMMA_DIALECT_HOST, "fr", "d", &out,
+  assert_int_equal(tcmma_render_fragment_close(&plans[1], TCMMA_DIALECT_HOST, &nm, "fr", "d", &out,
                                                NULL), TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
   const char *t = tcmma_buf_str(&out);
@@ -380,40 +424,50 @@ static void test_prologue(void **s) {
   tcmma_buf_free(&out);
   plans[1].call.warps = 1;
   /* statement rendering of a converted destination is refused */
-  assert_int_equal(tcmma_render_statement(&plans[1], TCMMA_DIALECT_CUDA, "d", "a", "b", &out,
+  assert_int_equal(tcmma_render_statement(&plans[1], TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out,
                                           NULL), TCMMA_INVALID);
   tcmma_buf_free(&out);
 }
 
 static void test_stage(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_buf out = {0};
   /* 16 x 32 halves, ld 64: 16-byte chunks, swizzled */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 16, 32, 64, 32, 2,
-                                      TCMMA_LAYOUT_SWIZZLED_B128, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 64, 32,
+                                      2, TCMMA_SWIZZLE_B128, NULL, &out, NULL), TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "(cp.async.)"));
   assert_non_null(strstr(t, "cp.async.cg.shared.global [%0], [%1], 16;"));
   assert_non_null(strstr(t, "cp.async.commit_group"));
   assert_non_null(strstr(t, "cp.async.wait_all"));
-  assert_non_null(strstr(t, "__tcmma_s0_"));
+  assert_non_null(strstr(t, "__tcmma_0_"));
   /* a global stride of 18 halves: 4-byte .ca copies */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_HOST, true, "sb", "gb", 8, 16, 16, 18, 2,
-                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_HOST, &nm, true, "sb", "gb", 8, 16, 16, 18,
+                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_OK);
   t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "tcmma_sim_cp_async(\"cp.async.ca.shared.global\""));
   assert_non_null(strstr(t, ", 4);"));
-  assert_non_null(strstr(t, "__tcmma_s1_"));
+  assert_non_null(strstr(t, "__tcmma_1_"));
+  assert_int_equal(nm.next, 2);
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, false, "sa", "ga", 16, 32, 32, 32, 2,
-                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 16, 32, 32, 32,
+                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_OK);
   assert_null(strstr(tcmma_buf_str(&out), "cp.async"));
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 16, 32, 40, 32, 2,
-                                      TCMMA_LAYOUT_SWIZZLED_B128, NULL, &out, NULL),
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 40, 32,
+                                      2, TCMMA_SWIZZLE_B128, NULL, &out, NULL),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, true, "sa", "ga", 0, 32, 40, 32, 2,
-                                      TCMMA_LAYOUT_PLAIN, NULL, &out, NULL), TCMMA_INVALID);
+  /* 48 halves are 96 bytes: whole 32-byte spans, not 64-byte ones */
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 48, 32,
+                                      2, TCMMA_SWIZZLE_B32, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 48, 32,
+                                      2, TCMMA_SWIZZLE_B64, NULL, &out, NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 0, 32, 40, 32,
+                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, NULL, true, "sa", "ga", 16, 32, 32,
+                                      32, 2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL),
+                   TCMMA_INVALID);
   tcmma_buf_free(&out);
 }
 
@@ -431,21 +485,22 @@ static void test_kernel_index(void **s) {
 
 static void test_errors(void **s) {
   (void)s;
+  tcmma_names nm = {NULL, 0};
   tcmma_call c = tcmma_call_default();
   c.m = 24, c.n = 8, c.k = 16;
   tcmma_plan bad;
   assert_int_equal(tcmma_plan_call(&c, &bad, NULL), TCMMA_DECLINED);
   tcmma_buf out = {0};
   tcmma_error err = {0};
-  assert_int_equal(tcmma_render_statement(&bad, TCMMA_DIALECT_CUDA, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(&bad, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "extents"));
   tcmma_plan p = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", "", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "", "b", &out, &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, "d", NULL, "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", NULL, "b", &out, &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_fragment_open(&p, TCMMA_DIALECT_CUDA, "1x", "d", &out, &err),
+  assert_int_equal(tcmma_render_fragment_open(&p, TCMMA_DIALECT_CUDA, &nm, "1x", "d", &out, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "1x"));
   /* fragment names are bounded (never truncated), for both forms of arm */
@@ -456,30 +511,33 @@ static void test_errors(void **s) {
   const tcmma_plan *both[2] = {&p, &wp};
   for (int i = 0; i < 2; i++) {
     name[TCMMA_FRAG_NAME_MAX] = 'f';
-    assert_int_equal(tcmma_render_fragment_open(both[i], TCMMA_DIALECT_CUDA, name, "d", &out,
+    assert_int_equal(tcmma_render_fragment_open(both[i], TCMMA_DIALECT_CUDA, &nm, name, "d", &out,
                                                 &err), TCMMA_INVALID);
     assert_non_null(strstr(err.message, "at most"));
     name[TCMMA_FRAG_NAME_MAX] = '\0';
     tcmma_buf ok = {0};
-    assert_int_equal(tcmma_render_fragment_close(both[i], TCMMA_DIALECT_CUDA, name, "d", &ok,
+    assert_int_equal(tcmma_render_fragment_close(both[i], TCMMA_DIALECT_CUDA, &nm, name, "d", &ok,
                                                  &err), TCMMA_OK);
     char indexed[TCMMA_FRAG_NAME_MAX + 8];
     snprintf(indexed, sizeof indexed, "%s[", name);
     assert_non_null(strstr(tcmma_buf_str(&ok), indexed));
     tcmma_buf_free(&ok);
   }
-  assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, &nm, "d", "a", "b", &out, &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, 0, &out, &err), TCMMA_INVALID);
+  tcmma_kernel_opts bad_outer = {-1, false};
+  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &bad_outer, &out, &err),
+                   TCMMA_INVALID);
   assert_string_equal(tcmma_buf_str(&out), "");
   /* 64 x 64 halves staged twice fit; 64 rows of 512 halves (64 KiB) do not */
   tcmma_plan big = plan_of("f32", "f16,shared", "f16,t,shared", 64, 64, 64,
                            TCMMA_SCOPE_STATEMENT, NULL);
-  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, 1, &out, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, NULL, &out, &err), TCMMA_OK);
   tcmma_buf_free(&out);
   big = plan_of("f32", "f16,shared,ld=512", "f16,t,shared", 64, 64, 64,
                 TCMMA_SCOPE_STATEMENT, NULL);
-  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, 1, &out, &err), TCMMA_OVERFLOW);
+  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, NULL, &out, &err),
+                   TCMMA_OVERFLOW);
   assert_non_null(strstr(err.message, "49152"));
   tcmma_buf_free(&out);
 }

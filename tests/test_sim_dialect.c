@@ -299,9 +299,11 @@ static void first_difference(const char *a, const char *b, char *msg, size_t cap
     if (*s == '\n' && s[1] != ' ') *s = ' ';
 }
 
-static void render(const tcmma_plan *plan, int outer, tcmma_dialect dl, tcmma_buf *out) {
+static void render(const tcmma_plan *plan, const tcmma_case *c, tcmma_dialect dl,
+                   tcmma_buf *out) {
   tcmma_error err;
-  if (tcmma_render_kernel(plan, dl, outer, out, &err) != TCMMA_OK)
+  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+  if (tcmma_render_kernel(plan, dl, &opts, out, &err) != TCMMA_OK)
     fail_msg("render (%s): %s", dl == TCMMA_DIALECT_HOST ? "host" : "cuda", err.message);
 }
 
@@ -316,8 +318,8 @@ static void dialects_differ_only_in_spelling(void **state) {
     if (tcmma_plan_call(&cs[i].call, &plan, &err) != TCMMA_OK)
       fail_msg("%s: plan: %s", cs[i].name, err.message);
     tcmma_buf c = {0}, h = {0};
-    render(&plan, cs[i].outer, TCMMA_DIALECT_CUDA, &c);
-    render(&plan, cs[i].outer, TCMMA_DIALECT_HOST, &h);
+    render(&plan, &cs[i], TCMMA_DIALECT_CUDA, &c);
+    render(&plan, &cs[i], TCMMA_DIALECT_HOST, &h);
     /* The dialects do differ before normalizing. */
     assert_true(strcmp(tcmma_buf_str(&c), tcmma_buf_str(&h)) != 0);
     char *nc = normalize(tcmma_buf_str(&c), true), *nh = normalize(tcmma_buf_str(&h), false);
@@ -350,8 +352,8 @@ static void normalizer_sees_differences(void **state) {
     tcmma_error err;
     assert_int_equal(tcmma_plan_call(&cs[i].call, &plan, &err), TCMMA_OK);
     tcmma_buf c = {0}, h = {0};
-    render(&plan, cs[i].outer, TCMMA_DIALECT_CUDA, &c);
-    render(&plan, cs[i].outer, TCMMA_DIALECT_HOST, &h);
+    render(&plan, &cs[i], TCMMA_DIALECT_CUDA, &c);
+    render(&plan, &cs[i], TCMMA_DIALECT_HOST, &h);
     char *host = strdup(tcmma_buf_str(&h));
     char *p = strstr(host, "+ 8");
     char *q = strstr(host, "row.col");

@@ -216,6 +216,15 @@ static void lane_nonuniform(void *arg) {
   tcmma_sim_wmma_load(&f, "c.m16n16k16.f32", shared_mem.mem, tcmma_sim_lane() == 9 ? 24 : 16, 0);
 }
 
+/* The PTX ISA's ldm rule at its boundary: rows of 24 halves (48 bytes, an
+ * odd multiple of 16) load; rows of 20 halves (40 bytes) do not. */
+typedef struct { uint16_t mem[16 * 24] __attribute__((aligned(32))); } hmem;
+static hmem half_mem;
+static void lane_ldm(void *arg) {
+  tcmma_sim_fragment f;
+  tcmma_sim_wmma_load(&f, "a.m16n16k16.f16.row", half_mem.mem, *(unsigned *)arg, 0);
+}
+
 static void wmma_errors(void **state) {
   (void)state;
   tcmma_error err;
@@ -226,6 +235,11 @@ static void wmma_errors(void **state) {
   assert_non_null(strstr(err.message, "aligned"));
   assert_int_equal(tcmma_sim_launch(lane_nonuniform, NULL, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "lane 9"));
+  unsigned ldm = 24;
+  assert_int_equal(tcmma_sim_launch(lane_ldm, &ldm, &err), TCMMA_OK);
+  ldm = 20;
+  assert_int_equal(tcmma_sim_launch(lane_ldm, &ldm, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "ldm 20"));
 }
 
 int main(void) {

@@ -83,4 +83,12 @@ int ptxas_top_version(void);
 /* Frees the logs of n jobs. */
 void ptxas_jobs_free(ptxas_job *jobs, size_t n);
 
+/* Plans D = A x B with the operand SPECs d, a, b (tools/cli_parse.h) over
+ * m x n x k in scope, forcing arm when not NULL (with the numerics it needs:
+ * tf32 for wmma-tf32, fp16 narrow for wmma-f16); fails the test when the
+ * plan declines. */
+#include "tcmma/plan.h"
+tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, int k,
+                     tcmma_scope scope, const char *arm);
+
 #endif

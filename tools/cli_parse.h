@@ -5,9 +5,10 @@
 
 #include "tcmma/plan.h"
 
-/* Parses an operand SPEC `PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]`
- * into *out (defaults: not transposed, dense, global, plain). TCMMA_INVALID
- * naming the bad piece and the expected spellings otherwise. */
+/* Parses an operand SPEC `PREC[,t][,ld=N][,global|shared|thread]
+ * [,plain|swizzled|swizzle=32|64|128][,at=ROW0:COL0]` into *out (defaults: not
+ * transposed, dense, global, plain, origin 0:0; swizzled is swizzle=128).
+ * TCMMA_INVALID naming the bad piece and the expected spellings otherwise. */
 tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err);
 
 /* Parses a decimal compute capability ("80") into *out and checks it as

@@ -10,15 +10,26 @@ static const char help[] =
     "usage: tcmma emit --m M --n N --k K --d SPEC --a SPEC --b SPEC\n"
     "                  [--scope statement|fragment] [--outer R] [--cc N]\n"
     "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--arm MARKER]\n"
-    "                  [--lane EXPR] [--dialect cuda|host] [--kernel] [--json]\n\n"
+    "                  [--init load|zero|scale] [--alpha X --beta Y] [--registers N]\n"
+    "                  [--lane EXPR] [--dialect cuda|host] [--pieces] [--kernel] [--json]\n\n"
     "Plans D[M x N] += A[M x K] B[K x N] and prints the rendering: a statement block\n"
     "(pointers d, a, b), or with --scope fragment the open/update/close of fragment\n"
-    "'frag'; --kernel prints a complete one-warp kernel tcmma_kernel(d, a, b) that stages\n"
-    "shared operands and runs R (--outer) update steps. --dialect host renders the C text\n"
-    "the host warp simulator runs (include/tcmma/sim.h).\n\n"
-    "SPEC = PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]\n"
+    "'frag'; --pieces prints the pieces instead (fragment declarations with two buffers,\n"
+    "accumulator init, loads of k step 0, mma, store); --kernel prints a complete\n"
+    "one-warp kernel tcmma_kernel(d, a, b) that stages shared operands and runs R\n"
+    "(--outer) update steps (with --pieces: from the pieces, fragments double-buffered\n"
+    "across k steps). --dialect host renders the C text the host warp simulator runs\n"
+    "(include/tcmma/sim.h).\n\n"
+    "SPEC = PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]\n"
+    "       [,at=ROW0:COL0]\n"
     "  PREC: f64 f32 f16 bf16 e4m3 e5m2 mxfp8; t: stored as the transpose of its role;\n"
-    "  ld: leading dimension in elements (default dense).\n"
+    "  ld: the parent's leading dimension in elements (default dense); swizzle: the\n"
+    "  XOR of 16-byte units over spans of 32, 64 or 128 bytes (swizzled = 128);\n"
+    "  at: the sub-tile's origin (stored row, column) in its parent tile.\n"
+    "--init: load (D += A B, default), zero (D = A B) or scale (D = alpha A B + beta D,\n"
+    "  with --alpha and --beta as float C expressions).\n"
+    "--registers N: register budget per lane for the accumulator and one k step of\n"
+    "  fragments (default 192, at most 255).\n"
     "--cc N: device compute capability (major*10+minor; default 0: any device).\n"
     "--arm MARKER: use this arm (one resolution can choose for the precisions).\n"
     "--json: {\"accepted\", \"arm\", \"reason\", \"message\", \"ldmatrix\", \"census\", \"text\"}.\n\n"
@@ -27,7 +38,7 @@ static const char help[] =
 typedef struct {
   tcmma_call call;
   long outer;
-  bool kernel, json;
+  bool kernel, json, pieces;
   tcmma_dialect dialect;
 } emit_args;
 
@@ -45,16 +56,18 @@ static int parse(int argc, char **argv, emit_args *e) {
     if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
     if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
     if (strcmp(o, "--json") == 0) { e->json = true; continue; }
+    if (strcmp(o, "--pieces") == 0) { e->pieces = true; continue; }
     static const char *const valued[] = {"--m", "--n", "--k", "--d", "--a", "--b", "--scope",
                                          "--outer", "--cc", "--fp16", "--prefer", "--lane",
-                                         "--dialect", "--arm", NULL};
+                                         "--dialect", "--arm", "--init", "--alpha", "--beta",
+                                         "--registers", NULL};
     int which = -1;
     for (int j = 0; valued[j]; j++)
       if (strcmp(o, valued[j]) == 0) which = j;
     if (which < 0)
       return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
-                            "--outer --cc --fp16 --tf32 --prefer --arm --lane --dialect "
-                            "--kernel --json", o);
+                            "--outer --cc --fp16 --tf32 --prefer --arm --init --alpha --beta "
+                            "--registers --lane --dialect --pieces --kernel --json", o);
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     tcmma_status st = TCMMA_OK;
     switch (which) {
@@ -86,6 +99,13 @@ static int parse(int argc, char **argv, emit_args *e) {
       st = tcmma_arm_parse(v, NULL, &err);
       e->call.arm = v;
       break;
+    case 14: st = tcmma_init_parse(v, &e->call.init, &err); break;
+    case 15: e->call.alpha = v; break;
+    case 16: e->call.beta = v; break;
+    case 17:
+      if (!cli_int(cmd, o, v, 1, TCMMA_REGISTERS_MAX, &n)) return CLI_USAGE;
+      e->call.registers = (int)n;
+      break;
     }
     if (st != TCMMA_OK) return cli_usage(cmd, "%s: %s", o, err.message);
   }
@@ -93,17 +113,44 @@ static int parse(int argc, char **argv, emit_args *e) {
   for (int j = 0; j < 6; j++)
     if (!have[j]) return cli_usage(cmd, "missing %s (required: --m --n --k --d --a --b)",
                                    required[j]);
+  if (e->call.init == TCMMA_INIT_SCALE && (!e->call.alpha || !e->call.beta))
+    return cli_usage(cmd, "--init scale needs --alpha and --beta");
+  if (e->call.init != TCMMA_INIT_SCALE && (e->call.alpha || e->call.beta))
+    return cli_usage(cmd, "--alpha and --beta need --init scale");
   return 0;
+}
+
+/* The pieces one k step of a double-buffered loop uses, in order. */
+static tcmma_status render_pieces(const emit_args *e, const tcmma_plan *p, tcmma_names *nm,
+                                  tcmma_buf *out, tcmma_error *err) {
+  tcmma_dialect dl = e->dialect;
+  tcmma_status st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_C, "acc", 0, out, err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_A, "af", 2, out, err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_B, "bf", 2, out, err);
+  if (st == TCMMA_OK) st = tcmma_render_acc_init(p, dl, nm, "acc", "d", out, err);
+  if (st == TCMMA_OK)
+    st = tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_A, "af[0]", "a", "0", out, err);
+  if (st == TCMMA_OK)
+    st = tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_B, "bf[0]", "b", "0", out, err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_mma(p, dl, nm, "acc", "af[0]", "bf[0]", out, err);
+  if (st == TCMMA_OK) st = tcmma_render_acc_store(p, dl, nm, "acc", "d", out, err);
+  return st;
 }
 
 static tcmma_status render(const emit_args *e, const tcmma_plan *p, tcmma_buf *out,
                            tcmma_error *err) {
-  if (e->kernel) return tcmma_render_kernel(p, e->dialect, (int)e->outer, out, err);
+  tcmma_names nm = {NULL, 0};
+  if (e->kernel) {
+    tcmma_kernel_opts opts = {(int)e->outer, e->pieces};
+    return tcmma_render_kernel(p, e->dialect, &opts, out, err);
+  }
+  if (e->pieces) return render_pieces(e, p, &nm, out, err);
   if (p->call.scope == TCMMA_SCOPE_STATEMENT)
-    return tcmma_render_statement(p, e->dialect, "d", "a", "b", out, err);
-  tcmma_status st = tcmma_render_fragment_open(p, e->dialect, "frag", "d", out, err);
-  if (st == TCMMA_OK) st = tcmma_render_fragment_update(p, e->dialect, "frag", "a", "b", out, err);
-  if (st == TCMMA_OK) st = tcmma_render_fragment_close(p, e->dialect, "frag", "d", out, err);
+    return tcmma_render_statement(p, e->dialect, &nm, "d", "a", "b", out, err);
+  tcmma_status st = tcmma_render_fragment_open(p, e->dialect, &nm, "frag", "d", out, err);
+  if (st == TCMMA_OK)
+    st = tcmma_render_fragment_update(p, e->dialect, &nm, "frag", "a", "b", out, err);
+  if (st == TCMMA_OK) st = tcmma_render_fragment_close(p, e->dialect, &nm, "frag", "d", out, err);
   return st;
 }
 
@@ -143,6 +190,13 @@ static void print_json(const tcmma_plan *p, const char *text) {
     json_key(&w, "d_vector"), json_bool(&w, c.d_vector);
     json_key(&w, "mma_per_statement"), json_int(&w, c.mma_per_statement);
     json_key(&w, "shared_bytes"), json_int(&w, (long long)c.shared_bytes);
+    json_key(&w, "ldmatrix_per_k"), json_begin_object(&w);
+    json_key(&w, "a_x4"), json_int(&w, c.a_ldmatrix_x4);
+    json_key(&w, "a_x2"), json_int(&w, c.a_ldmatrix_x2);
+    json_key(&w, "b_x4"), json_int(&w, c.b_ldmatrix_x4);
+    json_key(&w, "b_x2"), json_int(&w, c.b_ldmatrix_x2);
+    json_end_object(&w);
+    json_key(&w, "registers"), json_int(&w, c.registers);
     json_end_object(&w);
   } else {
     json_null(&w);

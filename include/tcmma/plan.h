@@ -6,6 +6,7 @@
 #include <stdbool.h>
 #include "tcmma/resolve.h"
 #include "tcmma/layout.h"
+#include "tcmma/swizzle.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -14,13 +15,6 @@ extern "C" {
 
 typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
 
-/* plain, or swizzled_b128: shared memory in rows of 16-byte units whose unit
- * index is XORed with row % 8 (row bytes a multiple of TCMMA_SWIZZLE_LINE). */
-typedef enum { TCMMA_LAYOUT_PLAIN, TCMMA_LAYOUT_SWIZZLED_B128 } tcmma_layout;
-
-/* The swizzled_b128 line: 8 units of 16 bytes, the span the XOR permutes. */
-#define TCMMA_SWIZZLE_LINE 128
-
 typedef enum {
 #define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
 #include "tables/declines.def"
@@ -28,15 +22,49 @@ typedef enum {
   TCMMA_DECLINE_COUNT
 } tcmma_decline;
 
-/* One operand as stored. Its role is d: m x n, a: m x k, b: k x n;
- * transposed means stored as the transpose of the role (a: k x m, ...). */
+/* One coordinate of a sub-tile's origin in its parent tile, in elements:
+ * value + expr, where expr (a warp-uniform C int expression, borrowed, at
+ * most TCMMA_EXPR_MAX characters; NULL: none) is always a non-negative
+ * multiple of `multiple` (0 means 1). The plan checks value and multiple
+ * against the operand's layout (decline `subtile`); the renderers add the
+ * origin to every address, so the expression is evaluated in the text. */
+typedef struct {
+  long value;
+  const char *expr;
+  long multiple;
+} tcmma_coord;
+
+/* One operand as stored: a sub-tile of a parent tile. Its role is d: m x n,
+ * a: m x k, b: k x n; transposed means stored as the transpose of the role
+ * (a: k x m, ...). The pointer expressions given to the renderers point at
+ * the parent's base; the sub-tile starts at stored row row0, column col0 of
+ * the parent (rows of ld elements, laid out by swizzle). */
 typedef struct {
   tcmma_prec prec;
   bool transposed;
-  long ld;            /* leading dimension in elements; 0: dense */
+  long ld;            /* leading dimension of the parent, in elements; 0: dense */
   tcmma_space space;
-  tcmma_layout layout;
+  tcmma_swizzle swizzle; /* TCMMA_SWIZZLE_NONE: plain rows */
+  tcmma_coord row0, col0; /* the sub-tile's origin; zero: the parent itself */
 } tcmma_operand_desc;
+
+/* How the accumulator starts and how it is stored back (d's initial value
+ * is d0): LOAD: acc = d0, d = acc (D += A B); ZERO: acc = 0, d = acc
+ * (D = A B); SCALE: acc = 0, d = alpha * acc + beta * d0, in f32 with the
+ * call's alpha and beta expressions (D = alpha A B + beta D). */
+typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
+
+/* The register budget per lane when the call gives none: the accumulator
+ * plus one k step of A and B fragments within it leaves room under the 255
+ * registers a thread can hold for a second fragment buffer, addresses and
+ * loop state. TCMMA_REGISTERS_MAX: the most a call may allow. */
+#define TCMMA_REGISTERS_DEFAULT 192
+#define TCMMA_REGISTERS_MAX 255
+
+/* The most tile products (mt*nt*kt) one rendered statement or update may
+ * unroll: beyond it NVRTC's time and the code size grow without bound; a
+ * longer reduction is the caller's loop around fragment-scope updates. */
+#define TCMMA_PRODUCTS_MAX 1024
 
 /* The longest lane or warp expression a call may carry (characters): the
  * renderers expand it into fixed buffers. */
@@ -64,6 +92,12 @@ typedef struct {
                              must be on the triple's preference list under the
                              call's own numerics policy, in either scope (naming an
                              arm never lifts a numerics rule) (borrowed) */
+  tcmma_init init;        /* how the accumulator starts and is stored (LOAD) */
+  const char *alpha, *beta; /* SCALE: float C expressions (borrowed; at most
+                             TCMMA_EXPR_MAX characters); unused otherwise */
+  int registers;          /* register budget per lane for the accumulator and one
+                             k step of A and B fragments; 0: TCMMA_REGISTERS_DEFAULT;
+                             at most TCMMA_REGISTERS_MAX */
 } tcmma_call;
 
 typedef struct {
@@ -90,6 +124,13 @@ typedef struct {
   bool d_vector;                /* inline d load/store: one two-element access
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
+  int a_ldmatrix_x4, a_ldmatrix_x2; /* ldmatrix.x4 / .x2 instructions per k step loading
+                                   a (one .x4 per tile) */
+  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b: one .x4 per pair of tiles, one .x2
+                                   for a last odd tile */
+  int registers;                /* 32-bit registers per lane the accumulator and one k
+                                   step of A and B fragments hold (wmma: the elements
+                                   a lane's share of each tile needs at least) */
 } tcmma_census;
 
 /* Whether the renderers load an operand fragment of arm again for every tile
@@ -109,16 +150,26 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
 /* The census of an accepted plan; TCMMA_INVALID for a declined one. */
 tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err);
 
-/* Names of declines ("extents"), spaces ("global") and layouts ("swizzled");
+/* Names of declines ("extents"), spaces ("global") and init modes ("zero");
  * "?" when out of range. tcmma_decline_rule: the rule sentence of a reason. */
 const char *tcmma_decline_name(tcmma_decline reason);
 const char *tcmma_decline_rule(tcmma_decline reason);
 const char *tcmma_space_name(tcmma_space space);
-const char *tcmma_layout_name(tcmma_layout layout);
+const char *tcmma_init_name(tcmma_init init);
+
+/* Parses an init mode ("load", "zero", "scale") into *out; TCMMA_INVALID
+ * naming the value and the valid names otherwise. */
+tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *err);
+
+/* The 32-bit registers one lane's share of operand op's tile of arm holds
+ * (a, b: one k step of one tile; c: one accumulator tile): the tile's
+ * elements over the warp at storage width (acc precision for c). 0 for an
+ * out-of-range arm or op. */
+int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec);
 
 /* The stored shape of operand op (a, b, or c for d) of call: rows x cols in
- * elements of the operand as stored (transposed swaps the role's axes), and
- * its leading dimension (call's ld, or cols when 0). */
+ * elements of the sub-tile as stored (transposed swaps the role's axes), and
+ * its parent's leading dimension (call's ld, or col0's value + cols when 0). */
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld);
 

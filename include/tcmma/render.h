@@ -18,35 +18,101 @@ typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
  * rely on it. */
 #define TCMMA_POINTER_ALIGN 16
 
-/* wmma loads and stores need pointers, and so every row start, aligned to
- * 32 bytes (PTX ISA). */
+/* wmma loads and stores need a 32-byte-aligned pointer, and a row pitch
+ * (ldm) that is a multiple of 16 bytes (PTX ISA, wmma.load/wmma.store). */
 #define TCMMA_WMMA_ALIGN 32
+#define TCMMA_WMMA_LDM_BYTES 16
 
-/* One self-contained statement: a brace block that loads d, accumulates
- * a*b into it and stores d. d, a, b are C pointer expressions to the tile
- * bases (already offset). Appends to out. TCMMA_INVALID for a declined plan
- * or a NULL/empty expression; TCMMA_NO_MEMORY when out failed to grow. */
+/* The naming context of a rendering: block n's locals are named
+ * <prefix><n>_... (prefix NULL: "__tcmma_"), and every block a renderer
+ * writes takes the next n. The caller owns it: blocks rendered with one
+ * context (into one buffer or several, spliced together in any order) never
+ * share a local name; blocks of two contexts need different prefixes. */
+typedef struct {
+  const char *prefix; /* a C identifier of at most TCMMA_PREFIX_MAX characters, or NULL */
+  int next;           /* the next block's number (start at 0) */
+} tcmma_names;
+
+/* The longest prefix a naming context may carry. */
+#define TCMMA_PREFIX_MAX 32
+
+/* Every renderer below takes an accepted plan, the dialect, the naming
+ * context (not NULL), C expressions, the output buffer it appends to and an
+ * error. Expressions are non-empty and at most TCMMA_EXPR_MAX characters.
+ * TCMMA_INVALID: a declined plan, a bad dialect, names or expression;
+ * TCMMA_NO_MEMORY: out failed to grow. Pointer expressions point at the
+ * parent tile's base (the operand descriptor places the sub-tile in it). */
+
+/* One self-contained statement: a brace block that starts the accumulator
+ * as the plan's init says, accumulates a*b into it and stores d. */
 tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    const char *d, const char *a, const char *b,
-                                    tcmma_buf *out, tcmma_error *err);
+                                    tcmma_names *names, const char *d, const char *a,
+                                    const char *b, tcmma_buf *out, tcmma_error *err);
 
 /* The longest fragment name the fragment-scope renderers take. */
 #define TCMMA_FRAG_NAME_MAX 48
 
-/* Fragment scope: open declares the register/accumulator fragment named
- * frag (a C identifier of at most TCMMA_FRAG_NAME_MAX characters; otherwise
- * TCMMA_INVALID) and loads d into it; update accumulates a*b into it
- * (any number, inside the caller's reduction loop); close stores it to d.
- * All three take the same fragment-scope plan. */
+/* Fragment scope: open declares the accumulator named frag (a C identifier
+ * of at most TCMMA_FRAG_NAME_MAX characters) and starts it (the plan's
+ * init); update accumulates a*b into it (any number, inside the caller's
+ * reduction loop); close stores it to d. All three take the same plan. */
 tcmma_status tcmma_render_fragment_open(const tcmma_plan *plan, tcmma_dialect dialect,
-                                        const char *frag, const char *d, tcmma_buf *out,
-                                        tcmma_error *err);
+                                        tcmma_names *names, const char *frag, const char *d,
+                                        tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma_render_fragment_update(const tcmma_plan *plan, tcmma_dialect dialect,
-                                          const char *frag, const char *a, const char *b,
-                                          tcmma_buf *out, tcmma_error *err);
+                                          tcmma_names *names, const char *frag, const char *a,
+                                          const char *b, tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect dialect,
-                                         const char *frag, const char *d, tcmma_buf *out,
-                                         tcmma_error *err);
+                                         tcmma_names *names, const char *frag, const char *d,
+                                         tcmma_buf *out, tcmma_error *err);
+
+/* ---- pieces: caller-owned fragments (docs/emit.md, Pieces) ----
+ * The statement and fragment scope are compositions of these; a generator
+ * composes them itself to double-buffer fragments across k steps and put
+ * its own code between them. Fragments are plain arrays the caller
+ * declares once (tcmma_render_frag_decl) and indexes as it likes: a
+ * fragment expression denotes one k step's tiles of an operand (a: mt
+ * tiles, b: nt tiles), e.g. "af[(ks + 1) & 1]" of an array declared with
+ * 2 buffers. Each of load, mma, init and store is one brace block. */
+
+/* The most buffers (a leading dimension) one fragment array may have. */
+#define TCMMA_FRAG_BUFFERS_MAX 4
+
+/* Declares fragment array `name` (a C identifier of at most
+ * TCMMA_FRAG_NAME_MAX characters) of operand op: a, b: one k step's tiles,
+ * with a leading [buffers] dimension when buffers > 0 (`unsigned
+ * name[buffers][mt][4];` inline, wmma fragments otherwise); c: the
+ * accumulator (buffers must be 0). Takes no block number. */
+tcmma_status tcmma_render_frag_decl(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_operand op, const char *name, int buffers,
+                                    tcmma_buf *out, tcmma_error *err);
+
+/* Loads frag (op a or b) with the tiles of k step kstep (a C int expression,
+ * 0 <= kstep < kt: k offset kstep * tile_k) of the plan's sub-tile of the
+ * parent at base, through ldmatrix or gathers as the plan says. Under a
+ * caller's `#pragma unroll` loop kstep may name its variable. */
+tcmma_status tcmma_render_frag_load(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_names *names, tcmma_operand op, const char *frag,
+                                    const char *base, const char *kstep, tcmma_buf *out,
+                                    tcmma_error *err);
+
+/* acc += a x b over the mt x nt tiles of one k step (a, b: fragment
+ * expressions loaded by tcmma_render_frag_load). */
+tcmma_status tcmma_render_frag_mma(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   tcmma_names *names, const char *acc, const char *a,
+                                   const char *b, tcmma_buf *out, tcmma_error *err);
+
+/* Starts accumulator acc as the plan's init says: d's value (LOAD; d the
+ * parent's base) or zero (ZERO, SCALE: d unused but still checked). */
+tcmma_status tcmma_render_acc_init(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   tcmma_names *names, const char *acc, const char *d,
+                                   tcmma_buf *out, tcmma_error *err);
+
+/* Stores acc to d at d's storage precision: d = acc, or for SCALE
+ * d = alpha * acc + beta * d (f32 arithmetic, one conversion). */
+tcmma_status tcmma_render_acc_store(const tcmma_plan *plan, tcmma_dialect dialect,
+                                    tcmma_names *names, const char *acc, const char *d,
+                                    tcmma_buf *out, tcmma_error *err);
 
 /* Kernel-scope declarations the accepted plans of one kernel share, and
  * their shared-memory bytes, from one predicate so the two cannot drift. */
@@ -59,25 +125,41 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
  * keeps every buffer index well inside an int. */
 #define TCMMA_KERNEL_OUTER_MAX 4096
 
+/* How tcmma_render_kernel composes the emission. */
+typedef struct {
+  int outer;   /* update steps, 1..TCMMA_KERNEL_OUTER_MAX (0: 1) */
+  bool pieces; /* each update from the pieces: fragments double-buffered
+                  across k steps (load step s+1 while step s multiplies) */
+  bool indexed_bases; /* add block and warp index terms to every operand's
+                  base pointer (`+ blockIdx.x * 128 + (threadIdx.x / 64) * 64`,
+                  0 in a one-warp launch of one block), as a generator's tile
+                  bases do: the compiler then cannot see their alignment
+                  from the kernel's parameters */
+} tcmma_kernel_opts;
+
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
  * in CUDA) that stages shared operands from global memory in their layout,
- * runs the plan (fragment scope: open, `outer` updates over an outer
- * reduction of outer*k, close; statement scope: `outer` statements) and
- * writes d back. Its global buffers are laid out as
- * tcmma_kernel_operand_index says. The HOST dialect adds
- * `void tcmma_kernel_entry(void *args)`, args a `void *[3]` of d, a, b.
- * TCMMA_INVALID for a declined plan or outer outside 1..TCMMA_KERNEL_OUTER_MAX;
- * TCMMA_OVERFLOW when the staged operands exceed TCMMA_STATIC_SHARED_MAX
- * bytes or a buffer's bytes exceed an int. */
-tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect, int outer,
-                                 tcmma_buf *out, tcmma_error *err);
+ * runs the plan (fragment scope or pieces: start the accumulator, `outer`
+ * updates over an outer reduction of outer*k, store; statement scope:
+ * `outer` statements) and writes d back. Its global buffers are laid out as
+ * tcmma_kernel_operand_index says; origin expressions must be 0 in a
+ * one-warp launch of one block (their values place the tile). The HOST
+ * dialect adds `void tcmma_kernel_entry(void *args)`, args a `void *[3]` of
+ * d, a, b. opts NULL: one statement or update. TCMMA_INVALID for a declined
+ * plan or outer outside 1..TCMMA_KERNEL_OUTER_MAX; TCMMA_OVERFLOW when the
+ * staged operands exceed TCMMA_STATIC_SHARED_MAX bytes or a buffer's bytes
+ * exceed an int. */
+tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect,
+                                 const tcmma_kernel_opts *opts, tcmma_buf *out,
+                                 tcmma_error *err);
 
 /* Static shared memory one CUDA kernel may declare (48 KiB). */
 #define TCMMA_STATIC_SHARED_MAX 49152
 
 /* The kernel's global buffers, whatever the operand's space: a and b hold
- * `outer` tiles one after another (d one tile); each tile is stored as the
- * plan describes it (stored rows x ld elements, plain layout). Tile r of a
+ * `outer` parent tiles one after another (d one); each is stored as the
+ * plan describes it (row0 + stored rows x ld elements, plain rows, the
+ * sub-tile at the origin's values). Tile r of a
  * holds columns r*k .. r*k+k-1 of the outer reduction's a (b: rows).
  * tcmma_kernel_operand_elems: elements in op's buffer (op c is d);
  * tcmma_kernel_operand_index: the element index of role element (i, j) of
@@ -93,31 +175,20 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
 
 /* Copies a rows x cols tile of elem_bytes elements from global memory (src,
  * plain, leading dimension src_ld) into shared memory (dst, leading
- * dimension dst_ld, in layout) with the 32 lanes of a warp (lane: lane
- * expression, NULL: threadIdx.x % 32). async: cp.async, 16-byte .cg where
+ * dimension dst_ld, in swizzle) with the 32 lanes of a warp (lane: lane
+ * expression, NULL: threadIdx.x % 32), as one block of names. async: cp.async, 16-byte .cg where
  * every chunk is 16-byte aligned, else 8- or 4-byte .ca, then commit and
  * wait (the block title carries the cp.async. marker, tables/markers.def,
  * so the arch options see its floor); a tile no cp.async size divides, or
  * !async: ordinary copies. Ends with __syncwarp.
  * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
- * non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld below cols
- * or a swizzled ld off whole TCMMA_SWIZZLE_LINE lines. */
-tcmma_status tcmma_render_stage(tcmma_dialect dialect, bool async, const char *dst,
-                                const char *src, long rows, long cols, long dst_ld,
-                                long src_ld, int elem_bytes, tcmma_layout layout,
+ * bad names, non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld
+ * below cols or a swizzled row that is not whole spans
+ * (tcmma_swizzle_ld_ok). */
+tcmma_status tcmma_render_stage(tcmma_dialect dialect, tcmma_names *names, bool async,
+                                const char *dst, const char *src, long rows, long cols,
+                                long dst_ld, long src_ld, int elem_bytes, tcmma_swizzle swizzle,
                                 const char *lane, tcmma_buf *out, tcmma_error *err);
-
-/* Byte offset of element (r, c) in a swizzled_b128 tile with leading
- * dimension ld elements of elem_bytes each:
- * r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
-long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes);
-
-/* Appends the same byte offset as a C expression of the row and column
- * expressions r and c (non-negative ints). TCMMA_INVALID for empty
- * expressions or when ld*elem_bytes is not a positive multiple of
- * TCMMA_SWIZZLE_LINE. */
-tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
-                                         tcmma_buf *out, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

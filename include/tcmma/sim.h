@@ -26,6 +26,7 @@
  *   __bfloat1622float2, __floats2bfloat162_rn
  *                                      tcmma_sim_bfloat1622float2, tcmma_sim_floats2bfloat162_rn
  *   threadIdx.x                        tcmma_sim_lane()  (one warp per launch)
+ *   blockIdx.x                         tcmma_sim_block() (one block per launch: 0)
  *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
  *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
@@ -102,6 +103,10 @@ tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *
 
 /* The calling lane's index, 0..31 (threadIdx.x of a one-warp launch). */
 unsigned tcmma_sim_lane(void);
+
+/* The block's index, blockIdx.x: 0, since a launch runs one block. Origin
+ * expressions of sub-tiles may read it. */
+unsigned tcmma_sim_block(void);
 
 /* ---- collectives (called by all 32 lanes) ---- */
 

@@ -40,6 +40,8 @@ static _Thread_local jmp_buf *tls_stop;
 int tcmma__sim_current_lane(void) { return tls_lane; }
 unsigned tcmma_sim_lane(void) { return tls_lane < 0 ? 0u : (unsigned)tls_lane; }
 
+unsigned tcmma_sim_block(void) { return 0u; }
+
 /* Caller holds warp.mu. */
 static void vfail_locked(const char *fmt, va_list ap) {
   if (warp.failed) return;

@@ -14,6 +14,11 @@ bool tcmma_case_set(tcmma_case_result *r, tcmma_case_outcome outcome, const char
   return outcome == TCMMA_CASE_PASSED;
 }
 
+tcmma_kernel_opts tcmma_case_kernel_opts(const tcmma_case *c) {
+  tcmma_kernel_opts o = {c->outer, c->pieces, c->indexed};
+  return o;
+}
+
 bool tcmma_case_check_plan(const tcmma_case *c, tcmma_plan *plan, tcmma_case_result *r) {
   tcmma_error err;
   tcmma_error_clear(&err);

@@ -13,9 +13,10 @@
  * loops, each one instruction (mma.sync for inline arms, wmma.mma.sync for
  * wmma arms). The outer loop carries `#pragma unroll 1`, so the PTX holds
  * exactly one statement's worth, mt*nt*kt products, whatever `outer` is,
- * and, per k step of that statement, the census's loads per operand: A
- * through ldmatrix .x4 (mt of them) when the census says A loads through
- * ldmatrix, B through .x2 (nt) likewise, .trans exactly where the operand's
+ * and, per k step of that statement, the census's ldmatrix instructions
+ * per operand: A through .x4 (mt of them) when the census says A loads
+ * through ldmatrix, B through one .x4 per pair of tiles and one .x2 for an
+ * odd one (nt tiles), .trans exactly where the operand's
  * storage is the transpose of the register layout (A stored transposed, B
  * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
 #include <ctype.h>
@@ -66,6 +67,35 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
   return n;
 }
 
+/* The stores of d in the PTX (inline arms, d in global memory, where
+ * nothing else writes global memory): one store of d's pair (8 bytes for
+ * f32: st.global.v2.f32; 4 bytes for 16-bit elements: st.global.u32/b32)
+ * per register pair when the census says d_vector, else one element store
+ * (st.global.f32, .u16/.b16) per register: mt*nt*c_regs of them. */
+static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
+                           const tcmma_ptx_info *px, tcmma_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  if (info->form != TCMMA_FORM_PTX || plan->call.d.space != TCMMA_SPACE_GLOBAL) return true;
+  int eb = tcmma_prec_bytes(plan->call.d.prec);
+  static const char *const pair_f32[] = {".v2.f32", NULL}, *const pair_16[] = {".u32", ".b32", NULL};
+  static const char *const elem_f32[] = {".f32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
+  const char *const *pair = eb == 4 ? pair_f32 : pair_16, *const *elem = eb == 4 ? elem_f32 : elem_16;
+  size_t pairs = 0, elems = 0, regs = (size_t)plan->mt * plan->nt * info->c_regs;
+  for (size_t i = 0; i < px->census_count; i++) {
+    const char *op = px->census[i].opcode;
+    if (strncmp(op, "st.global", 9) != 0) continue;
+    for (int j = 0; pair[j]; j++) pairs += strcmp(op + 9, pair[j]) == 0 ? px->census[i].count : 0;
+    for (int j = 0; elem[j]; j++) elems += strcmp(op + 9, elem[j]) == 0 ? px->census[i].count : 0;
+  }
+  size_t want_pairs = cen->d_vector ? regs / 2 : 0, want_elems = cen->d_vector ? 0 : regs;
+  if (pairs != want_pairs || elems != want_elems)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED,
+                          "PTX stores d with %zu pair and %zu element stores; the census "
+                          "(d_vector=%d) says %zu and %zu", pairs, elems, cen->d_vector,
+                          want_pairs, want_elems);
+  return true;
+}
+
 bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
                                const tcmma_census *cen, const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
@@ -111,9 +141,22 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
       return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
-    size_t x4 = cen->a_ldmatrix ? stmts * kt * (size_t)cen->a_loads_per_k : 0;
-    size_t x2 = cen->b_ldmatrix ? stmts * kt * (size_t)cen->b_loads_per_k : 0;
-    size_t x4t = c->call.a.transposed ? x4 : 0, x2t = c->call.b.transposed ? 0 : x2;
+    /* the census's ldmatrix instructions per k step (a: one .x4 per tile;
+     * b: one .x4 per pair of tiles, one .x2 for an odd one), .trans where
+     * the storage is the transpose of the register layout */
+    bool at = c->call.a.transposed, bt = !c->call.b.transposed;
+    size_t steps = stmts * kt;
+    size_t x4 = steps * (size_t)(cen->a_ldmatrix_x4 + cen->b_ldmatrix_x4);
+    size_t x2 = steps * (size_t)(cen->a_ldmatrix_x2 + cen->b_ldmatrix_x2);
+    size_t x4t = steps * (size_t)((at ? cen->a_ldmatrix_x4 : 0) + (bt ? cen->b_ldmatrix_x4 : 0));
+    size_t x2t = steps * (size_t)((at ? cen->a_ldmatrix_x2 : 0) + (bt ? cen->b_ldmatrix_x2 : 0));
+    /* and the counts cover the fragments each k step loads */
+    if (cen->a_ldmatrix && cen->a_ldmatrix_x4 + cen->a_ldmatrix_x2 == 0)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: a loads through ldmatrix, no instruction");
+    if (cen->b_ldmatrix && 2 * cen->b_ldmatrix_x4 + cen->b_ldmatrix_x2 != cen->b_loads_per_k)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4 and %d .x2 per k step do not "
+                            "load b's %d tiles", cen->b_ldmatrix_x4, cen->b_ldmatrix_x2,
+                            cen->b_loads_per_k);
     size_t got4 = count_ops(px, "ldmatrix.", ".x4", NULL), got2 = count_ops(px, "ldmatrix.", ".x2", NULL);
     size_t got4t = count_ops(px, "ldmatrix.", ".x4.trans", NULL),
            got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
@@ -124,6 +167,7 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
           "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
           "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
           got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix, cen->b_ldmatrix);
+    if (!d_stores_match(plan, cen, px, r)) return false;
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
     size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;
@@ -148,7 +192,8 @@ static bool render_case(const tcmma_case *c, tcmma_plan *plan, tcmma_census *cen
   if (tcmma_plan_census(plan, cen, &err) != TCMMA_OK)
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s",
                           err.message);
-  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, c->outer, src, &err);
+  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, src, &err);
   if (st != TCMMA_OK || src->failed)
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
                           err.message);

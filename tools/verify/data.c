@@ -141,10 +141,20 @@ static void set(tcmma_case_data *x, int o, long r, long c, double v) {
   tcmma_storage_put(x->buf[o].prec, elem(x, &x->buf[o], x->buf[o].mem, r, c), v);
 }
 
+/* The scale factors of the case's store: (alpha, beta) for init scale;
+ * (1, 1) for load (d0 is the accumulator's start); (1, 0) for zero. */
+static void scales(const tcmma_case_data *x, double *alpha, double *beta) {
+  tcmma_init init = x->plan->call.init;
+  *alpha = init == TCMMA_INIT_SCALE ? x->c->alpha : 1;
+  *beta = init == TCMMA_INIT_SCALE ? x->c->beta : init == TCMMA_INIT_LOAD ? 1 : 0;
+}
+
 static void fill_integers(tcmma_case_data *x, uint64_t *seed) {
-  double limit = fmin(exact_limit(x->info->acc), exact_limit(x->buf[0].prec));
+  double limit = fmin(exact_limit(x->info->acc), exact_limit(x->buf[0].prec)), alpha, beta;
   int v = 3, w = (int)fmin(8, limit / 4);
-  long nnz = (long)((limit - w) / (v * v));
+  scales(x, &alpha, &beta);
+  /* |alpha * sum| + |beta * d0| stays below the limit */
+  long nnz = (long)((limit - fabs(beta) * w) / fmax(fabs(alpha), 1) / (v * v));
   for (long i = 0; i < x->m; i++) {
     /* at most nnz nonzeros in this row of a, at random positions */
     long placed = 0;
@@ -194,16 +204,23 @@ static double input(const tcmma_case_data *x, int o, long r, long c) {
   return x->info->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v;
 }
 
-/* The reference for d[i][j]: d0 plus the products in order, each sum
- * rounded to the accumulator's precision; *mag gets S (see the top). */
+/* The reference for d[i][j]: the accumulator's start (d0 for init load,
+ * else 0) plus the products in order, each sum rounded to the
+ * accumulator's precision, then for init scale alpha * acc + beta * d0;
+ * *mag gets S (see the top: the start's and the products' magnitudes, each
+ * times its scale factor). */
 double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
-  double acc = input(x, 0, i, j), s = fabs(acc);
+  double alpha, beta, d0 = input(x, 0, i, j);
+  scales(x, &alpha, &beta);
+  bool load = x->plan->call.init == TCMMA_INIT_LOAD;
+  double acc = load ? d0 : 0, s = 0;
   for (long k = 0; k < x->K; k++) {
     double p = input(x, 1, i, k) * input(x, 2, k, j);
     s += fabs(p);
     acc = x->info->acc == TCMMA_PREC_F16 ? stored(TCMMA_PREC_F16, acc + p) : (float)(acc + p);
   }
-  *mag = s;
+  *mag = fabs(alpha) * s + fabs(beta) * fabs(d0);
+  if (x->plan->call.init == TCMMA_INIT_SCALE) acc = alpha * acc + beta * d0;
   return stored(x->buf[0].prec, acc);
 }
 
@@ -257,7 +274,9 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
         tcmma_storage_put(d->prec, wb, want);
         match = memcmp(wb, at, (size_t)eb) == 0;
       } else {
-        double e = (double)(x->K + 2) * unit_roundoff(x->info->acc) * mag;
+        /* init scale adds three f32 roundings (two products, one sum) */
+        double e = (double)(x->K + 2) * unit_roundoff(x->info->acc) * mag +
+                   (x->plan->call.init == TCMMA_INIT_SCALE ? 3 * 0x1p-24 * mag : 0);
         tol = 2 * e + 2 * x->d_roundings *
                           (unit_roundoff(d->prec) * (fabs(want) + 2 * e) + tiny(d->prec));
         match = fabs(got - want) <= tol;

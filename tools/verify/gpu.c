@@ -99,7 +99,8 @@ void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_error err;
   tcmma_error_clear(&err);
   tcmma_buf src = {0};
-  tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, c->outer, &src, &err);
+  tcmma_kernel_opts kopts = tcmma_case_kernel_opts(c);
+  tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, &kopts, &src, &err);
   if (st != TCMMA_OK || src.failed) {
     tcmma_buf_free(&src);
     tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s", err.message);

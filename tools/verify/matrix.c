@@ -24,25 +24,13 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <string.h>
-#include "tools/verify/verify.h"
+#include "tools/verify/matrix.h"
 
 #define NONE_ARM TCMMA_ARM_NONE
 #define OK_ TCMMA_DECLINE_NONE
 
 /* ---- axis: resolution rows ---- */
 
-typedef struct {
-  const char *label; /* "f32=f16.f16/ptx" */
-  tcmma_prec d, a, b;
-  tcmma_fp16_mode fp16;
-  bool tf32;
-  tcmma_prefer prefer;
-  int cc;
-  int tier;          /* 1: full geometry, 2: reduced geometry, 0: declines only */
-  tcmma_arm arm[2];  /* expected arm per scope [statement, fragment] */
-  tcmma_decline why[2]; /* expected decline per scope (OK_: accepted) */
-  const char *force;  /* the arm the call asks for by marker (NULL: resolve) */
-} prec_row;
 
 #define P(x) TCMMA_PREC_##x
 #define A(x) TCMMA_ARM_##x
@@ -53,7 +41,7 @@ typedef struct {
 #define WMMA TCMMA_PREFER_WMMA
 
 /* The resolution table of docs/design.md §4, restated as expectations. */
-static const prec_row rows[] = {
+static const matrix_row rows[] = {
     /* tier 1: one row per arm */
     {"f32=f16.f16/ptx", P(F32), P(F16), P(F16), W, false, PTX, 0, 1,
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
@@ -157,11 +145,7 @@ static const prec_row rows[] = {
 
 /* ---- axis: scopes ---- */
 
-static const struct {
-  const char *label;
-  tcmma_scope scope;
-  int outer;
-} scopes[] = {
+const matrix_scope matrix_scopes[3] = {
     {"statement", TCMMA_SCOPE_STATEMENT, 1},
     {"fragment-r1", TCMMA_SCOPE_FRAGMENT, 1},
     {"fragment-r3", TCMMA_SCOPE_FRAGMENT, 3},
@@ -169,16 +153,13 @@ static const struct {
 
 /* ---- axis: orientations (a, b stored transposed) ---- */
 
-static const struct {
-  bool a_t, b_t;
-} orients[] = {{false, false}, {false, true}, {true, false}, {true, true}};
+const matrix_orient matrix_orients[4] = {{false, false}, {false, true}, {true, false}, {true, true}};
 
 /* ---- axis: storages of a and b ---- */
 
-typedef enum { ST_GLOBAL, ST_SHARED, ST_SWIZZLED } storage_kind;
 
 static const struct {
-  storage_kind a, b;
+  matrix_storage a, b;
   bool inline_only; /* swizzled: wmma has no swizzled load (declined by layout) */
 } storages[] = {
     {ST_GLOBAL, ST_GLOBAL, false},
@@ -201,15 +182,13 @@ static const struct {
 
 /* ---- axis: extents, in tiles of the expected arm ---- */
 
-static const struct {
-  int mt, nt, kt;
-} extents[] = {{1, 1, 1}, {2, 2, 2}, {3, 1, 2}};
+const matrix_extent matrix_extents[3] = {{1, 1, 1}, {2, 2, 2}, {3, 1, 2}};
 
 #define COUNT(x) ((int)(sizeof(x) / sizeof((x)[0])))
 
 /* ---- the decline table: one mutation of a base call each ---- */
 
-typedef enum { MUT_EXTENTS, MUT_LD, MUT_SPACE, MUT_LAYOUT } mutation_kind;
+typedef enum { MUT_EXTENTS, MUT_LD, MUT_SPACE, MUT_LAYOUT, MUT_ORIGIN } mutation_kind;
 
 typedef struct {
   tcmma_decline expect;
@@ -220,8 +199,10 @@ typedef struct {
   bool transposed;    /* the mutated operand's orientation */
   long m, n, k;       /* MUT_EXTENTS: the extents (elements) */
   long ld;            /* MUT_LD, MUT_LAYOUT: the leading dimension */
-  tcmma_space space;  /* MUT_SPACE, MUT_LAYOUT */
+  tcmma_space space;  /* MUT_SPACE, MUT_LAYOUT, MUT_ORIGIN */
   const char *what;   /* readable mutation, part of the name */
+  tcmma_swizzle swizzle; /* MUT_ORIGIN: the operand's swizzle, ld and origin */
+  long row0, col0;
 } decline_row;
 
 #define STMT TCMMA_SCOPE_STATEMENT
@@ -240,13 +221,12 @@ static const decline_row declines[] = {
     {D(EXTENTS), "f16=f16.f16/narrow", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
     {D(EXTENTS), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 4, 0, GL, "k=4"},
     {D(EXTENTS), "f16=f16.f16/wide@75", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
-    /* stride: wmma rows must start on 32-byte boundaries (the PTX ISA's
-     * rule, stricter than the guide's 16); ldmatrix rows of a swizzled tile
-     * need row bytes a multiple of 128 */
+    /* stride: wmma's ldm must be a multiple of 16 bytes (PTX ISA); the rows
+     * of a swizzled tile are whole spans of the atom (128 bytes here) */
     {D(STRIDE), "f16=f16.f16/narrow", STMT, MUT_LD, 'a', false, 0, 0, 0, 20, GL, "a.ld=20"},
-    {D(STRIDE), "f32=f32.f32/tf32", STMT, MUT_LD, 'b', true, 0, 0, 0, 12, GL, "b=t.ld=12"},
-    {D(STRIDE), "f32=f16.f16/wmma", FRAG, MUT_LD, 'd', false, 0, 0, 0, 20, GL, "d.ld=20"},
-    {D(STRIDE), "f32=bf16.bf16/wmma", STMT, MUT_LD, 'a', true, 0, 0, 0, 24, SH, "a=t.shared.ld=24"},
+    {D(STRIDE), "f32=f32.f32/tf32", STMT, MUT_LD, 'b', true, 0, 0, 0, 10, GL, "b=t.ld=10"},
+    {D(STRIDE), "f32=f16.f16/wmma", FRAG, MUT_LD, 'd', false, 0, 0, 0, 18, GL, "d.ld=18"},
+    {D(STRIDE), "f32=bf16.bf16/wmma", STMT, MUT_LD, 'a', true, 0, 0, 0, 20, SH, "a=t.shared.ld=20"},
     {D(STRIDE), "f32=f16.f16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 72, SH,
      "a=swizzled.ld=72"},
     {D(STRIDE), "f32=e4m3.e4m3", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 48, SH,
@@ -272,6 +252,27 @@ static const decline_row declines[] = {
      "k=2^30"},
     {D(OVERFLOW), "f32=f16.f16/wmma", STMT, MUT_LD, 'a', false, 0, 0, 0, 1L << 33, GL,
      "a.ld=2^33"},
+    /* subtile: origins off their layout's period: a swizzled tile's rows
+     * (8) and 16-byte units, 32-bit register loads (4 bytes), wmma's
+     * 32-byte-aligned pointer */
+    {D(SUBTILE), "f32=bf16.bf16/ptx", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 64, SH,
+     "a=swizzled.at=4:0", TCMMA_SWIZZLE_B128, 4, 0},
+    {D(SUBTILE), "f32=f16.f16/ptx", FRAG, MUT_ORIGIN, 'b', true, 0, 0, 0, 32, SH,
+     "b=t.swizzle=64.at=0:4", TCMMA_SWIZZLE_B64, 0, 4},
+    {D(SUBTILE), "f32=e4m3.e4m3", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 64, GL, "a.at=0:2",
+     TCMMA_SWIZZLE_NONE, 0, 2},
+    {D(SUBTILE), "f32=f16.f16/wmma", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 24, GL,
+     "a.ld=24.at=1:0", TCMMA_SWIZZLE_NONE, 1, 0},
+    /* registers: accumulators beyond the default budget (192 per lane) */
+    {D(REGISTERS), "f32=bf16.bf16/ptx", FRAG, MUT_EXTENTS, 0, false, 128, 64, 16, 0, GL,
+     "128x64"},
+    {D(REGISTERS), "f32=f16.f16/wmma", STMT, MUT_EXTENTS, 0, false, 64, 128, 16, 0, GL,
+     "64x128"},
+    /* unroll: more than 1024 tile products in one statement or update */
+    {D(UNROLL), "f32=bf16.bf16/ptx", STMT, MUT_EXTENTS, 0, false, 16, 8, 16 * 1025, 0, GL,
+     "k=16*1025"},
+    {D(UNROLL), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 8 * 1025, 0, GL,
+     "k=8*1025"},
 };
 
 /* ---- building ---- */
@@ -281,12 +282,12 @@ static tcmma_case matrix_cases[TCMMA_MATRIX_MAX];
 static size_t ncases;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
-static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
+tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   tcmma_call c;
   memset(&c, 0, sizeof c);
   c.d.prec = r->d, c.a.prec = r->a, c.b.prec = r->b;
   c.d.space = c.a.space = c.b.space = TCMMA_SPACE_GLOBAL;
-  c.d.layout = c.a.layout = c.b.layout = TCMMA_LAYOUT_PLAIN;
+  c.d.swizzle = c.a.swizzle = c.b.swizzle = TCMMA_SWIZZLE_NONE;
   c.scope = scope;
   c.cc = r->cc;
   c.numerics.fp16 = r->fp16;
@@ -297,64 +298,90 @@ static tcmma_call base_call(const prec_row *r, tcmma_scope scope) {
   return c;
 }
 
+/* A shared operand in swizzle sw: rows rounded up to whole spans of the
+ * atom (SPAN bytes: 16 << bits, written here from docs/design.md §5). */
+void matrix_set_swizzled(tcmma_operand_desc *o, tcmma_swizzle sw, long lead) {
+  static const long span[] = {1, 32, 64, 128}; /* none, 32, 64, 128 */
+  long eb = tcmma_prec_bytes(o->prec);
+  o->space = TCMMA_SPACE_SHARED, o->swizzle = sw;
+  o->ld = (lead * eb + span[sw] - 1) / span[sw] * span[sw] / eb;
+}
+
 /* An operand of the call. `lead` is the length of a stored row: global
  * operands are dense (ld 0, for the planner to fill in); plain shared rows
  * are padded by TCMMA_WMMA_ALIGN bytes, keeping wmma's row rule; swizzled
  * rows are rounded up to whole swizzle lines. */
-static void set_operand(tcmma_operand_desc *o, bool transposed, storage_kind st, long lead) {
+void matrix_set_operand(tcmma_operand_desc *o, bool transposed, matrix_storage st, long lead) {
   long eb = tcmma_prec_bytes(o->prec);
   o->transposed = transposed;
   switch (st) {
   case ST_GLOBAL:
-    o->space = TCMMA_SPACE_GLOBAL, o->layout = TCMMA_LAYOUT_PLAIN;
+    o->space = TCMMA_SPACE_GLOBAL, o->swizzle = TCMMA_SWIZZLE_NONE;
     o->ld = 0;
     break;
   case ST_SHARED:
-    o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_PLAIN;
+    o->space = TCMMA_SPACE_SHARED, o->swizzle = TCMMA_SWIZZLE_NONE;
     o->ld = lead + TCMMA_WMMA_ALIGN / eb;
     break;
   case ST_SWIZZLED:
-    o->space = TCMMA_SPACE_SHARED, o->layout = TCMMA_LAYOUT_SWIZZLED_B128;
-    o->ld = (lead * eb + TCMMA_SWIZZLE_LINE - 1) / TCMMA_SWIZZLE_LINE * TCMMA_SWIZZLE_LINE / eb;
+    matrix_set_swizzled(o, TCMMA_SWIZZLE_B128, lead);
     break;
   }
 }
 
-static void describe(char *out, size_t cap, const tcmma_operand_desc *o) {
+/* An origin expression without its blanks, for a case name. */
+static void squeeze(const char *expr, char *out, size_t cap) {
+  size_t n = 0;
+  for (const char *s = expr; s && *s && n + 1 < cap; s++)
+    if (*s != ' ') out[n++] = *s;
+  out[n] = '\0';
+}
+
+void matrix_describe(char *out, size_t cap, const tcmma_operand_desc *o) {
   snprintf(out, cap, "%s,%s", o->transposed ? "t" : "n",
-           o->space == TCMMA_SPACE_THREAD               ? "thread"
-           : o->layout == TCMMA_LAYOUT_SWIZZLED_B128    ? "swizzled"
-           : o->space == TCMMA_SPACE_SHARED             ? "shared"
-                                                        : "global");
-  if (o->ld) {
-    size_t n = strlen(out);
-    snprintf(out + n, cap - n, ",ld=%ld", o->ld);
+           o->space == TCMMA_SPACE_THREAD                ? "thread"
+           : o->swizzle == TCMMA_SWIZZLE_B128            ? "swizzled"
+           : o->swizzle != TCMMA_SWIZZLE_NONE            ? "swizzle="
+           : o->space == TCMMA_SPACE_SHARED              ? "shared"
+                                                         : "global");
+  size_t n = strlen(out);
+  if (o->swizzle != TCMMA_SWIZZLE_NONE && o->swizzle != TCMMA_SWIZZLE_B128)
+    snprintf(out + n, cap - n, "%s", tcmma_swizzle_name(o->swizzle));
+  n = strlen(out);
+  if (o->ld) snprintf(out + n, cap - n, ",ld=%ld", o->ld);
+  n = strlen(out);
+  if (o->row0.value || o->col0.value || o->row0.expr || o->col0.expr) {
+    char r[TCMMA_EXPR_MAX + 1] = "", c[TCMMA_EXPR_MAX + 1] = "";
+    squeeze(o->row0.expr, r, sizeof r);
+    squeeze(o->col0.expr, c, sizeof c);
+    snprintf(out + n, cap - n, ",at=%s%s%ld:%s%s%ld", r, *r ? "+" : "", o->row0.value, c,
+             *c ? "+" : "", o->col0.value);
   }
 }
 
-static void add(const tcmma_case *c) {
+void matrix_add(const tcmma_case *c) {
   if (ncases < TCMMA_MATRIX_MAX) matrix_cases[ncases++] = *c;
 }
 
-static void add_accepted_d(const prec_row *r, int s, int o, int st, int e, int ds) {
-  tcmma_arm arm = r->arm[scopes[s].scope];
+static void add_accepted_d(const matrix_row *r, int s, int o, int st, int e, int ds) {
+  tcmma_arm arm = r->arm[matrix_scopes[s].scope];
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   if (!info) return;
   tcmma_case c;
   memset(&c, 0, sizeof c);
-  c.call = base_call(r, scopes[s].scope);
-  c.outer = scopes[s].outer;
+  c.call = matrix_base_call(r, matrix_scopes[s].scope);
+  c.outer = matrix_scopes[s].outer;
   c.expect = TCMMA_DECLINE_NONE;
   c.expect_arm = arm;
-  c.call.m = extents[e].mt * info->m;
-  c.call.n = extents[e].nt * info->n;
-  c.call.k = extents[e].kt * info->k;
+  c.call.m = matrix_extents[e].mt * info->m;
+  c.call.n = matrix_extents[e].nt * info->n;
+  c.call.k = matrix_extents[e].kt * info->k;
   /* a: m x k (transposed: k x m); b: k x n (transposed: n x k) */
-  set_operand(&c.call.a, orients[o].a_t, storages[st].a, orients[o].a_t ? c.call.m : c.call.k);
-  set_operand(&c.call.b, orients[o].b_t, storages[st].b, orients[o].b_t ? c.call.k : c.call.n);
+  matrix_set_operand(&c.call.a, matrix_orients[o].a_t, storages[st].a, matrix_orients[o].a_t ? c.call.m : c.call.k);
+  matrix_set_operand(&c.call.b, matrix_orients[o].b_t, storages[st].b, matrix_orients[o].b_t ? c.call.k : c.call.n);
   char a[48], b[48], d[56] = "";
-  describe(a, sizeof a, &c.call.a);
-  describe(b, sizeof b, &c.call.b);
+  matrix_describe(a, sizeof a, &c.call.a);
+  matrix_describe(b, sizeof b, &c.call.b);
   if (ds >= 0) {
     /* d: m x n (transposed: n x m), global */
     c.call.d.transposed = d_storages[ds].transposed;
@@ -362,18 +389,22 @@ static void add_accepted_d(const prec_row *r, int s, int o, int st, int e, int d
                                            d_storages[ds].pad
                                      : 0;
     snprintf(d, sizeof d, "/d=");
-    describe(d + 3, sizeof d - 3, &c.call.d);
+    matrix_describe(d + 3, sizeof d - 3, &c.call.d);
   }
   snprintf(c.name, sizeof c.name, "%s/%s/%s/%dx%dx%d/a=%s/b=%s%s", info->marker, r->label,
-           scopes[s].label, c.call.m, c.call.n, c.call.k, a, b, d);
-  add(&c);
+           matrix_scopes[s].label, c.call.m, c.call.n, c.call.k, a, b, d);
+  matrix_add(&c);
 }
 
-static void add_accepted(const prec_row *r, int s, int o, int st, int e) {
+static void add_accepted(const matrix_row *r, int s, int o, int st, int e) {
   add_accepted_d(r, s, o, st, e, -1);
 }
 
-static const prec_row *find_row(const char *label) {
+const matrix_row *matrix_row_at(int i) {
+  return i >= 0 && i < COUNT(rows) ? &rows[i] : NULL;
+}
+
+const matrix_row *matrix_find_row(const char *label) {
   for (int i = 0; i < COUNT(rows); i++)
     if (strcmp(rows[i].label, label) == 0) return &rows[i];
   return NULL;
@@ -382,7 +413,7 @@ static const prec_row *find_row(const char *label) {
 /* The one-tile base geometry of a decline: a tile of the row's arm (of the
  * statement-scope arm, else the fragment-scope one), or 16x16x32, which is
  * a multiple of every arm's tile, when the row has no arm. */
-static void base_extents(const prec_row *r, tcmma_call *c) {
+static void base_extents(const matrix_row *r, tcmma_call *c) {
   const tcmma_arm_info *info = tcmma_arm_get(r->arm[c->scope]);
   if (!info) info = tcmma_arm_get(r->arm[TCMMA_SCOPE_FRAGMENT]);
   c->m = info ? info->m : 16;
@@ -390,25 +421,25 @@ static void base_extents(const prec_row *r, tcmma_call *c) {
   c->k = info ? info->k : 32;
 }
 
-static void add_resolution_decline(const prec_row *r, int s) {
+static void add_resolution_decline(const matrix_row *r, int s) {
   tcmma_case c;
   memset(&c, 0, sizeof c);
-  c.call = base_call(r, scopes[s].scope);
-  c.outer = scopes[s].outer;
-  c.expect = r->why[scopes[s].scope];
+  c.call = matrix_base_call(r, matrix_scopes[s].scope);
+  c.outer = matrix_scopes[s].outer;
+  c.expect = r->why[matrix_scopes[s].scope];
   c.expect_arm = TCMMA_ARM_NONE;
   base_extents(r, &c.call);
   snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%dx%dx%d", tcmma_decline_name(c.expect),
-           r->label, scopes[s].label, c.call.m, c.call.n, c.call.k);
-  add(&c);
+           r->label, matrix_scopes[s].label, c.call.m, c.call.n, c.call.k);
+  matrix_add(&c);
 }
 
 static void add_mutation(const decline_row *dr) {
-  const prec_row *r = find_row(dr->row);
+  const matrix_row *r = matrix_find_row(dr->row);
   if (!r) return;
   tcmma_case c;
   memset(&c, 0, sizeof c);
-  c.call = base_call(r, dr->scope);
+  c.call = matrix_base_call(r, dr->scope);
   c.outer = 1;
   c.expect = dr->expect;
   c.expect_arm = r->arm[dr->scope];
@@ -429,23 +460,28 @@ static void add_mutation(const decline_row *dr) {
     break;
   case MUT_LAYOUT:
     if (o)
-      o->layout = TCMMA_LAYOUT_SWIZZLED_B128, o->space = dr->space, o->ld = dr->ld,
+      o->swizzle = TCMMA_SWIZZLE_B128, o->space = dr->space, o->ld = dr->ld,
       o->transposed = dr->transposed;
+    break;
+  case MUT_ORIGIN:
+    if (o)
+      o->swizzle = dr->swizzle, o->space = dr->space, o->ld = dr->ld,
+      o->transposed = dr->transposed, o->row0.value = dr->row0, o->col0.value = dr->col0;
     break;
   }
   snprintf(c.name, sizeof c.name, "decline-%s/%s/%s/%s", tcmma_decline_name(c.expect), r->label,
            tcmma_scope_name(dr->scope), dr->what);
-  add(&c);
+  matrix_add(&c);
 }
 
 static void build(void) {
   for (int i = 0; i < COUNT(rows); i++) {
-    const prec_row *r = &rows[i];
-    for (int s = 0; s < COUNT(scopes); s++) {
-      tcmma_scope sc = scopes[s].scope;
+    const matrix_row *r = &rows[i];
+    for (int s = 0; s < COUNT(matrix_scopes); s++) {
+      tcmma_scope sc = matrix_scopes[s].scope;
       if (r->why[sc] != TCMMA_DECLINE_NONE) {
         /* one case per declining scope; outer 3 adds nothing to a decline */
-        if (scopes[s].outer == 1) add_resolution_decline(r, s);
+        if (matrix_scopes[s].outer == 1) add_resolution_decline(r, s);
         continue;
       }
       const tcmma_arm_info *info = tcmma_arm_get(r->arm[sc]);
@@ -453,19 +489,20 @@ static void build(void) {
       for (int st = 0; st < COUNT(storages); st++) {
         if (storages[st].inline_only && is_wmma) continue;
         if (r->tier == 1) {
-          for (int o = 0; o < COUNT(orients); o++)
-            add_accepted(r, s, o, st, (o + st + s) % COUNT(extents));
+          for (int o = 0; o < COUNT(matrix_orients); o++)
+            add_accepted(r, s, o, st, (o + st + s) % COUNT(matrix_extents));
         } else if (r->tier == 2) {
-          add_accepted(r, s, (s + st + i) % COUNT(orients), st, (s + 2 * st + i) % COUNT(extents));
+          add_accepted(r, s, (s + st + i) % COUNT(matrix_orients), st, (s + 2 * st + i) % COUNT(matrix_extents));
         }
       }
       if (r->tier >= 1 && info && info->form == TCMMA_FORM_PTX)
         for (int ds = 0; ds < COUNT(d_storages); ds++)
-          add_accepted_d(r, s, (i + s + ds) % COUNT(orients), (i + 2 * s + ds) % COUNT(storages),
-                         (i + s + 2 * ds + 1) % COUNT(extents), ds);
+          add_accepted_d(r, s, (i + s + ds) % COUNT(matrix_orients), (i + 2 * s + ds) % COUNT(storages),
+                         (i + s + 2 * ds + 1) % COUNT(matrix_extents), ds);
     }
   }
   for (int i = 0; i < COUNT(declines); i++) add_mutation(&declines[i]);
+  matrix_add_layout_cases();
 }
 
 static void build_once(void) { build(); }
@@ -478,17 +515,43 @@ size_t tcmma_matrix(const tcmma_case **out) {
 
 /* ---- expectations derived from the case ---- */
 
+/* Whether the eight 16-byte rows of an ldmatrix matrix land in eight
+ * distinct bank groups (address bits 4-6), for every 16-byte column unit:
+ * the swizzle of docs/design.md §5 restated here, byte c of row r at
+ * r*ld_bytes + (c ^ ((r >> (3 - B)) & (2^B - 1)) * 16). */
+static bool rows_conflict_free(tcmma_swizzle sw, long ld_bytes) {
+  static const int bits_of[] = {0, 1, 2, 3}; /* none, 32, 64, 128 */
+  int b = bits_of[sw];
+  if (ld_bytes % 16 || (b && ld_bytes % (16L << b))) return false;
+  for (long unit = 0; unit < 8; unit++) {
+    bool seen[8] = {false};
+    for (long r = 0; r < 8; r++) {
+      long mask = b ? ((r >> (3 - b)) & ((1 << b) - 1)) * 16 : 0;
+      long group = ((r * ld_bytes + ((unit * 16) ^ mask)) / 16) % 8;
+      if (seen[group]) return false;
+      seen[group] = true;
+    }
+  }
+  return true;
+}
+
 void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
   const tcmma_arm_info *info = tcmma_arm_get(c->expect_arm);
   bool inline_arm = c->expect == TCMMA_DECLINE_NONE && info && info->form == TCMMA_FORM_PTX;
   const tcmma_operand_desc *o[2] = {&c->call.a, &c->call.b};
   bool out[2];
   for (int i = 0; i < 2; i++) {
-    bool swizzled = o[i]->space == TCMMA_SPACE_SHARED &&
-                    o[i]->layout == TCMMA_LAYOUT_SWIZZLED_B128;
+    long eb = tcmma_prec_bytes(o[i]->prec), ld = o[i]->ld;
+    if (!ld) tcmma_operand_stored_shape(&c->call, i ? TCMMA_OPERAND_B : TCMMA_OPERAND_A, NULL,
+                                        NULL, &ld);
+    long cm = o[i]->col0.multiple > 0 ? o[i]->col0.multiple : 1;
+    /* every lane's row a whole 16-byte unit: the column origin too */
+    bool unit_origin = (o[i]->col0.value * eb) % 16 == 0 && (!o[i]->col0.expr || (cm * eb) % 16 == 0);
     /* A's k runs along a stored row when not transposed; B's when transposed */
     bool k_contiguous = i == 0 ? !o[i]->transposed : o[i]->transposed;
-    out[i] = inline_arm && swizzled && (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
+    out[i] = inline_arm && o[i]->space == TCMMA_SPACE_SHARED && unit_origin &&
+             rows_conflict_free(o[i]->swizzle, ld * eb) &&
+             (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
   }
   if (a) *a = out[0];
   if (b) *b = out[1];

@@ -248,7 +248,8 @@ tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *
     tcmma_buf buf = {0};
     tcmma_error e;
     tcmma_error_clear(&e);
-    tcmma_status st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, cases[i]->outer, &buf, &e);
+    tcmma_kernel_opts opts = tcmma_case_kernel_opts(cases[i]);
+    tcmma_status st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, &opts, &buf, &e);
     if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
     if (st != TCMMA_OK) {
       set_error(mc, "host-dialect render failed", e.message);

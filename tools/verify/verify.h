@@ -9,12 +9,18 @@
 #include "tcmma/tcmma.h"
 
 typedef struct {
-  char name[160];        /* unique and readable, e.g. "mma-bf16/fragment/32x16x32/a=shared,swizzled/b=t" */
+  char name[384];        /* unique and readable, e.g. "mma-bf16/fragment/32x16x32/a=shared,swizzled/b=t" */
   tcmma_call call;       /* the call; call.scope says statement or fragment */
   int outer;             /* fragment scope: update statements over an outer reduction (>= 1) */
+  bool pieces;           /* the kernel composes the pieces, fragments double-buffered */
+  bool indexed;          /* the kernel offsets its bases by block and warp indices */
+  double alpha, beta;    /* init scale: the values of call.alpha and call.beta */
   tcmma_decline expect;  /* TCMMA_DECLINE_NONE: must be accepted */
   tcmma_arm expect_arm;  /* accepted cases: the arm the plan must choose */
 } tcmma_case;
+
+/* The kernel options a case renders with (its outer steps and form). */
+tcmma_kernel_opts tcmma_case_kernel_opts(const tcmma_case *c);
 
 /* The most cases the matrix holds; building more fails tests/test_matrix.c. */
 #define TCMMA_MATRIX_MAX 1024
