@@ -90,6 +90,37 @@ static void comments_inside_lines(void **state) {
   tcmma_ptx_info_free(&info);
 }
 
+/* A block comment that spans lines ends a line directive (it counts as the
+ * line break) and the statement after it is still read. */
+static void block_comment_ends_line_directive(void **state) {
+  (void)state;
+  static const char *const texts[] = {
+      ".version 8.0 /* a\n b */ .target sm_80\n",
+      ".version 8.0 /* a\n b */.target sm_80\n",
+      ".version 8.0\n.target sm_80 /* x\n */ .address_size 64\n",
+      ".version /* x\n */ 8.0\n.target sm_80\n",
+  };
+  const int address_size[] = {0, 0, 64, -1};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    tcmma_ptx_info info;
+    tcmma_error err;
+    tcmma_status st = parse_str(texts[i], &info, &err);
+    if (address_size[i] < 0) { /* the version's number is on the next line: malformed */
+      assert_int_equal(st, TCMMA_PARSE);
+      assert_non_null(strstr(err.message, "malformed .version at line 1"));
+      tcmma_ptx_info_free(&info);
+      continue;
+    }
+    if (st != TCMMA_OK) fail_msg("text %zu: %s", i, err.message);
+    assert_int_equal(info.version_major, 8);
+    assert_string_equal(info.target, "sm_80");
+    assert_int_equal(info.address_size, address_size[i]);
+    /* the modifier after a comment that breaks the line is not the target's */
+    assert_int_equal(info.modifier_count, 0);
+    tcmma_ptx_info_free(&info);
+  }
+}
+
 static void strings_and_line_directives(void **state) {
   (void)state;
   /* .loc/.file/.maxnreg end at the line's end, without ';' (as nvcc -G writes) */
@@ -620,6 +651,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(awkward_fixture),
       cmocka_unit_test(comments_inside_lines),
+      cmocka_unit_test(block_comment_ends_line_directive),
       cmocka_unit_test(strings_and_line_directives),
       cmocka_unit_test(huge_line),
       cmocka_unit_test(many_distinct_opcodes),
