@@ -30,8 +30,9 @@ int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool
  * (after a usage message) when it is missing. */
 const char *cli_value(const char *cmd, int argc, char **argv, int *i);
 
-/* Parses a decimal integer in [lo, hi]; false (after a usage message naming
- * the option, the value and the range) otherwise. */
+/* Parses a decimal integer in [lo, hi] with the one number parser
+ * (mma/decimal.h); false (after a usage message naming the option, the value
+ * and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 
 /* Parses a compute capability for option opt (cli_parse_cc); false (after

@@ -1,11 +1,11 @@
 /* The CLI's text forms: an operand SPEC
  * (PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled]) and a decimal
  * compute capability. */
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli_parse.h"
+#include "mma/decimal.h"
 
 tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err) {
   if (!spec || !out) return tcmma_fail(err, TCMMA_INVALID, "operand spec must not be NULL");
@@ -46,14 +46,12 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
     else if (strcmp(piece, "plain") == 0) o.layout = TCMMA_LAYOUT_PLAIN;
     else if (strcmp(piece, "swizzled") == 0) o.layout = TCMMA_LAYOUT_SWIZZLED_B128;
     else if (strncmp(piece, "ld=", 3) == 0) {
-      char *end = NULL;
-      errno = 0;
-      long v = strtol(piece + 3, &end, 10);
-      if (errno || end == piece + 3 || *end || v <= 0)
+      long long v;
+      if (!tcmma__decimal(piece + 3, 1, LONG_MAX, &v))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "operand spec '%s': ld '%s' is not a positive integer", spec,
-                          piece + 3);
-      o.ld = v;
+                          "operand spec '%s': ld '%s': expected a decimal integer from 1 to %ld",
+                          spec, piece + 3, LONG_MAX);
+      o.ld = (long)v;
     } else {
       return tcmma_fail(err, TCMMA_INVALID,
                         "operand spec '%s': unknown piece '%s': expected t, ld=N, global, "
@@ -65,13 +63,12 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
 }
 
 tcmma_status cli_parse_cc(const char *text, int *out, tcmma_error *err) {
-  /* digits only: no sign, no spaces, at most 9 of them so the value fits */
-  size_t n = text ? strspn(text, "0123456789") : 0;
-  if (!text || n == 0 || text[n] != '\0' || n > 9 || tcmma_cc_check(atoi(text), NULL))
+  long long cc = -1;
+  if (!tcmma__decimal(text, 0, TCMMA_CC_MAX, &cc) || tcmma_cc_check((int)cc, NULL))
     return tcmma_fail(err, TCMMA_INVALID,
-                      "compute capability '%s': expected 0 (any device) or major*10+minor "
-                      "from %d to %d (80 for sm_80)",
+                      "compute capability '%s': expected a decimal integer, 0 (any device) or "
+                      "major*10+minor from %d to %d (80 for sm_80)",
                       text ? text : "(null)", TCMMA_CC_MIN, TCMMA_CC_MAX);
-  if (out) *out = atoi(text);
+  if (out) *out = (int)cc;
   return TCMMA_OK;
 }

@@ -1,10 +1,10 @@
 /* Argument helpers, the JSON writer and the text table of the CLI. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cli_parse.h"
+#include "mma/decimal.h"
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
   fprintf(stderr, "tcmma %s: ", cmd);
@@ -52,14 +52,12 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
 }
 
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end || v < lo || v > hi) {
-    cli_usage(cmd, "%s '%s': expected an integer from %ld to %ld", opt, text, lo, hi);
+  long long v;
+  if (!tcmma__decimal(text, lo, hi, &v)) {
+    cli_usage(cmd, "%s '%s': expected a decimal integer from %ld to %ld", opt, text, lo, hi);
     return false;
   }
-  *out = v;
+  *out = (long)v;
   return true;
 }
 

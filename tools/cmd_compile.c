@@ -127,7 +127,6 @@ static int report(const tcmma_program *p, const char *out_path, bool json) {
 int cmd_compile(int argc, char **argv) {
   bool json = false;
   const char *file = NULL, *out_path = NULL;
-  long cc = 0;
   tcmma_compile_opts opts = {0};
   for (int i = 1; i < argc; i++) {
     const char *v;
@@ -137,8 +136,7 @@ int cmd_compile(int argc, char **argv) {
     else if (strcmp(argv[i], "--fmad-false") == 0) opts.fmad_false = true;
     else if (strcmp(argv[i], "-G") == 0) opts.debug = true;
     else if (strcmp(argv[i], "--cc") == 0) {
-      if (!(v = cli_value("compile", argc, argv, &i)) ||
-          !cli_int("compile", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
+      if (!(v = cli_value("compile", argc, argv, &i)) || !cli_cc("compile", "--cc", v, &opts.cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
@@ -159,7 +157,6 @@ int cmd_compile(int argc, char **argv) {
   if (!file) return cli_usage("compile", "missing FILE (a CUDA source, or - for stdin)");
   if (out_path && strcmp(out_path, "-") == 0 && (opts.sass || json))
     return cli_usage("compile", "-o -: stdout takes the PTX only (not with --sass or --json)");
-  opts.cc = (int)cc;
   const char *slash = strrchr(file, '/');
   opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : file;
   size_t len = 0;
