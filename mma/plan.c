@@ -192,6 +192,13 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
                               tcmma__ldmatrix_eligible(&call->b), call->b.transposed,
                               &out->a_ldmatrix, &out->b_ldmatrix);
   if ((st = check_strides(out, err)) != TCMMA_OK) return st;
+  /* the census counts a statement's products in an int */
+  long long products = (long long)(call->m / info->m) * (call->n / info->n) * (call->k / info->k);
+  if (products > INT_MAX)
+    return decline(out, TCMMA_DECLINE_OVERFLOW, err,
+                   "%d x %d x %d tiles are %lld products per statement, past the int range "
+                   "the census counts in (%d)", call->m / info->m, call->n / info->n,
+                   call->k / info->k, products, INT_MAX);
   out->mt = call->m / info->m;
   out->nt = call->n / info->n;
   out->kt = call->k / info->k;

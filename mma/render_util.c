@@ -1,6 +1,7 @@
 /* Text helpers every renderer shares: collective opcodes, block numbering,
  * titles, lane locals, the swizzled_b128 address map. */
 #include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -144,12 +145,22 @@ void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefi
 _Static_assert(TCMMA_SWIZZLE_LINE == 16 * 8, "swizzle line is 8 units of 16 bytes");
 
 bool tcmma__swizzle_ld_ok(long ld, int elem_bytes) {
-  return ld > 0 && elem_bytes > 0 && (ld * elem_bytes) % TCMMA_SWIZZLE_LINE == 0;
+  /* the rendered map multiplies in int: the row's bytes must be one */
+  return ld > 0 && elem_bytes > 0 && ld <= INT_MAX / elem_bytes &&
+         (ld * elem_bytes) % TCMMA_SWIZZLE_LINE == 0;
 }
 
 long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes) {
-  long eb = elem_bytes;
-  return r * ld * eb + (((c * eb) / 16) ^ (r % 8)) * 16 + (c * eb) % 16;
+  long eb = elem_bytes, row, cb, at;
+  if (r < 0 || c < 0 || ld <= 0 || eb <= 0 || __builtin_mul_overflow(r, ld, &row) ||
+      __builtin_mul_overflow(row, eb, &row) || __builtin_mul_overflow(c, eb, &cb))
+    return -1;
+  /* the XOR changes only the unit's low three bits: unit ^ (r % 8) <= unit | 7 */
+  long unit = (cb / 16) ^ (r % 8);
+  if (__builtin_mul_overflow(unit, 16L, &at) || __builtin_add_overflow(at, cb % 16, &at) ||
+      __builtin_add_overflow(row, at, &at))
+    return -1;
+  return at;
 }
 
 tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
@@ -159,7 +170,7 @@ tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, 
   if (!tcmma__swizzle_ld_ok(ld, elem_bytes))
     return tcmma_fail(err, TCMMA_INVALID,
                       "ld %ld x %d bytes: swizzled_b128 rows must be a positive multiple of "
-                      "%d bytes", ld, elem_bytes, TCMMA_SWIZZLE_LINE);
+                      "%d bytes, at most %d", ld, elem_bytes, TCMMA_SWIZZLE_LINE, INT_MAX);
   char cb[160];
   if (elem_bytes == 1) snprintf(cb, sizeof cb, "(%s)", c);
   else snprintf(cb, sizeof cb, "(%s) * %d", c, elem_bytes);

@@ -148,6 +148,18 @@ static void test_overflow(void **s) {
                  "1073741824");
   /* 2^26 tiles of 16 rows of 8 f32: 2^35 bytes of d */
   expect_decline(call3("f32", "f16", "f16", 16 << 26, 8, 16), TCMMA_DECLINE_OVERFLOW, NULL);
+  /* every operand fits (23168^2 f16 is 1 GiB) but one statement would hold
+   * 1448 x 2896 x 1448 = 6072054784 products, more than the census counts */
+  expect_decline(call3("f32", "f16", "f16", 23168, 23168, 23168), TCMMA_DECLINE_OVERFLOW,
+                 "6072054784");
+  /* 2^11 x 2^10 x 2^10 tiles of mma-f16 (every operand at most 1 GiB): 2^31
+   * products, one too many; half as many n tiles fit */
+  expect_decline(call3("f32", "f16", "f16", 16 << 11, 8 << 10, 16 << 10), TCMMA_DECLINE_OVERFLOW,
+                 "2147483648");
+  tcmma_plan p = expect_accept(call3("f32", "f16", "f16", 16 << 11, 8 << 9, 16 << 10), "mma-f16");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.mma_per_statement, 1 << 30);
 }
 
 static void test_invalid(void **s) {

@@ -87,8 +87,8 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
                                 long j);
 
 /* The most rows and the longest leading dimension tcmma_render_stage takes
- * (elements): far beyond any shared-memory tile, and small enough that the
- * constants it writes into the text stay ints. */
+ * (elements): far beyond any shared-memory tile. The tile's span,
+ * rows x ld x elem_bytes, must also fit an int (the text's offsets). */
 #define TCMMA_STAGE_EXTENT_MAX (1L << 24)
 
 /* Copies a rows x cols tile of elem_bytes elements from global memory (src,
@@ -101,7 +101,9 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
  * !async: ordinary copies. Ends with __syncwarp.
  * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
  * non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld below cols
- * or a swizzled ld off whole TCMMA_SWIZZLE_LINE lines. */
+ * or a swizzled ld off whole TCMMA_SWIZZLE_LINE lines; TCMMA_OVERFLOW when
+ * rows x ld x elem_bytes (either ld) exceeds INT_MAX. Nothing is appended
+ * on an error. */
 tcmma_status tcmma_render_stage(tcmma_dialect dialect, bool async, const char *dst,
                                 const char *src, long rows, long cols, long dst_ld,
                                 long src_ld, int elem_bytes, tcmma_layout layout,
@@ -109,13 +111,14 @@ tcmma_status tcmma_render_stage(tcmma_dialect dialect, bool async, const char *d
 
 /* Byte offset of element (r, c) in a swizzled_b128 tile with leading
  * dimension ld elements of elem_bytes each:
- * r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. */
+ * r*ld*eb + (((c*eb)/16) ^ (r%8))*16 + (c*eb)%16. -1 when r or c is
+ * negative, ld or elem_bytes not positive, or the offset exceeds a long. */
 long tcmma_swizzle_offset(long r, long c, long ld, int elem_bytes);
 
 /* Appends the same byte offset as a C expression of the row and column
  * expressions r and c (non-negative ints). TCMMA_INVALID for empty
  * expressions or when ld*elem_bytes is not a positive multiple of
- * TCMMA_SWIZZLE_LINE. */
+ * TCMMA_SWIZZLE_LINE up to INT_MAX. */
 tcmma_status tcmma_render_swizzle_offset(const char *r, const char *c, long ld, int elem_bytes,
                                          tcmma_buf *out, tcmma_error *err);
 
