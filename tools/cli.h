@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Exit codes of every command. */
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3 };
+/* Exit codes of every command. 4: something this machine lacks (a CUDA
+ * driver or device for tcmma devices; verify: cases skipped, none failed). */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3, CLI_UNAVAILABLE = 4,
+       CLI_SKIPPED = CLI_UNAVAILABLE };
 
 /* A command: argv[0] is the command's own name. Returns an exit code. */
 typedef int (*cli_command_fn)(int argc, char **argv);
