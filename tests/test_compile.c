@@ -523,6 +523,52 @@ static void test_cuda_home(void **state) {
   unlink(lib), rmdir(lib64), rmdir(home);
 }
 
+/* A library that is not NVRTC: the message names it and dlopen's or dlsym's
+ * reason, and a CUDA_HOME candidate that lacks NVRTC's functions falls
+ * through to the next one (docs/nvrtc.md). */
+static void test_nvrtc_bad_libraries_cli(void **state) {
+  (void)state;
+  const char *not_nvrtc = fake_cuda_build(); /* a shared library without nvrtc* */
+  assert_non_null(not_nvrtc);
+  char text_file[300];
+  snprintf(text_file, sizeof text_file, "%s", src_path("README.md"));
+  char *saved = getenv("CUDA_HOME") ? strdup(getenv("CUDA_HOME")) : NULL;
+  const char *argv[] = {"compile", "-", "-o", "/dev/null", "--json", NULL};
+  setenv("TCMMA_NVRTC", text_file, 1);
+  cli_result r = run_cli(argv, source("badlib"));
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, text_file));
+  assert_non_null(strstr(r.err, "invalid ELF header")); /* dlerror()'s reason */
+  cli_result_free(&r);
+  setenv("TCMMA_NVRTC", not_nvrtc, 1);
+  r = run_cli(argv, source("badlib"));
+  assert_int_equal(r.exit_code, 1);
+  char want[600];
+  snprintf(want, sizeof want, "%s (lacks nvrtcGetErrorString)", not_nvrtc);
+  if (!strstr(r.err, want)) fail_msg("'%s' not in: %s", want, r.err);
+  cli_result_free(&r);
+  unsetenv("TCMMA_NVRTC");
+  /* CUDA_HOME/lib64/libnvrtc.so is that library: the next candidate loads */
+  char home[300], lib64[320], lib[360];
+  snprintf(home, sizeof home, "%s-badhome", cache_dir);
+  snprintf(lib64, sizeof lib64, "%s/lib64", home);
+  snprintf(lib, sizeof lib, "%s/libnvrtc.so", lib64);
+  assert_int_equal(mkdir(home, 0755), 0);
+  assert_int_equal(mkdir(lib64, 0755), 0);
+  assert_int_equal(symlink(not_nvrtc, lib), 0);
+  setenv("CUDA_HOME", home, 1);
+  r = run_cli(argv, source("badlib"));
+  if (saved) setenv("CUDA_HOME", saved, 1);
+  else unsetenv("CUDA_HOME");
+  free(saved);
+  if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+  assert_null(strstr(r.out, home)); /* not loaded from the bad home */
+  assert_non_null(strstr(r.out, "\"nvrtc_library\": \"/"));
+  cli_result_free(&r);
+  unlink(lib), rmdir(lib64), rmdir(home);
+  fake_cuda_remove();
+}
+
 static void test_unwritable_dir(void **state) {
   (void)state;
   /* A path under a regular file cannot be created, even by root. */
@@ -739,6 +785,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_setting_values, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cuda_home, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_nvrtc_bad_libraries_cli, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_xdg_cache_home_cli, fresh_cache, remove_cache),
       /* Last: it leaves this process's cache degraded by design. */
       cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),
