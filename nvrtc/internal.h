@@ -5,6 +5,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include "tcmma/compile.h"
+#include "nvrtc/sha256.h"
 
 /* One raw NVRTC compile (one nvrtcProgram): fills out->ptx, ->cubin (when
  * want_cubin), ->log, ->nvrtc_major/minor. TCMMA_COMPILE with the log's first
@@ -19,6 +20,24 @@ void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix)
 
 /* "a" or "f" for suffix 'a' or 'f'; "" for anything else. */
 const char *tcmma__arch_suffix(char suffix);
+
+/* The loaded NVRTC's exact build (version, library path, GNU build-id,
+ * size, mtime, inode; the same of its builtin-headers library), or NULL
+ * when NVRTC does not load. Part of every cache key. */
+const char *tcmma__nvrtc_identity(void);
+
+/* The identity of the library file at path (its real path, GNU build-id,
+ * size, mtime, inode) into out; false when it cannot be read. */
+bool tcmma__library_identity(const char *path, char *out, size_t cap);
+
+/* Adds to key every file a compile of source (program name, option list)
+ * reads through #include, as NVRTC resolves it: the spelling, the path it
+ * resolved to, and the SHA-256 of the file (nvrtc/includes.c). false when
+ * some include cannot be resolved for certain: the compile must not be
+ * cached, and note says why. */
+bool tcmma__include_deps(const char *source, size_t len, const char *name,
+                         const char *const *options, size_t n_options, tcmma_sha256 *key,
+                         char *note, size_t note_cap);
 
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);

@@ -46,6 +46,7 @@ static struct {
 #undef FIELD
   void *handle;
   tcmma_nvrtc_info info;
+  char identity[3 * PATH_MAX];   /* the exact build: see find_identity */
   tcmma_status status;
   char message[TCMMA_ERROR_MAX];
   int archs[TCMMA_ARCH_MAX_ARCHS];
@@ -102,6 +103,30 @@ static void find_include_dir(void) {
     if (w > 0 && (size_t)w < sizeof api.info.include_dir) return;
     api.info.include_dir[0] = '\0';
   }
+}
+
+/* The exact NVRTC build, for the cache key: nvrtcVersion gives only
+ * major.minor, so the library file's identity (path, GNU build-id, size,
+ * mtime, inode), and that of the builtin-headers library it loads by soname
+ * at its first compile. tcmma opens that library itself, now, through the
+ * same loader search, and keeps it open: NVRTC's own dlopen of the soname
+ * then gets this very one. */
+static void find_identity(void) {
+  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64];
+  if (!tcmma__library_identity(api.info.library, lib, sizeof lib))
+    snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, api.info.library);
+  snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", api.info.major, api.info.minor);
+  void *b = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+  struct link_map *lm = NULL;
+  if (b && dlinfo(b, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
+      !tcmma__library_identity(lm->l_name, builtins, sizeof builtins))
+    snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, lm->l_name);
+  snprintf(api.identity, sizeof api.identity, "nvrtc %d.%d %s; %s %s", api.info.major,
+           api.info.minor, lib, soname, builtins);
+}
+
+const char *tcmma__nvrtc_identity(void) {
+  return tcmma_nvrtc_load(NULL, NULL) == TCMMA_OK ? api.identity : NULL;
 }
 
 /* Appends "path (why)" to the list of candidates tried. */
@@ -174,6 +199,7 @@ static void load(void) {
     return;
   }
   find_include_dir();
+  find_identity();
   api.status = TCMMA_OK;
 }
 

@@ -68,6 +68,7 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_key(&w, "required_target"), json_string(&w, required);
   json_key(&w, "target_problem"), json_string(&w, problem);
   json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
+  json_key(&w, "cache_note"), json_string(&w, p->cache_note);
   json_key(&w, "output"), json_string(&w, out_path);
   json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
   json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
@@ -157,8 +158,9 @@ int cmd_compile(int argc, char **argv) {
   if (!file) return cli_usage("compile", "missing FILE (a CUDA source, or - for stdin)");
   if (out_path && strcmp(out_path, "-") == 0 && (opts.sass || json))
     return cli_usage("compile", "-o -: stdout takes the PTX only (not with --sass or --json)");
-  const char *slash = strrchr(file, '/');
-  opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : file;
+  /* the path as given: NVRTC looks for the source's "includes" in its
+   * directory (stdin: the current one) */
+  opts.name = strcmp(file, "-") == 0 ? "stdin.cu" : file;
   size_t len = 0;
   char *source = cli_read_input("compile", file, &len);
   if (!source) return CLI_FAIL;
@@ -168,6 +170,7 @@ int cmd_compile(int argc, char **argv) {
   free(source);
   const char *warning = tcmma_cache_warning();
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
+  if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
   if (st != TCMMA_OK) {
     if (st == TCMMA_COMPILE && p.log) {
       fprintf(stderr, "tcmma compile: NVRTC %d.%d rejected %s with options:", p.nvrtc_major,

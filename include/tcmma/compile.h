@@ -48,6 +48,8 @@ typedef struct {
   int nvrtc_major, nvrtc_minor;
   char target_arch[24];    /* the PTX's .target arch without modifiers ("sm_80") */
   bool cache_hit;          /* served from the memory or disk cache */
+  char *cache_note;        /* why the compile bypassed the cache (an #include tcmma cannot
+                            * resolve for certain: docs/nvrtc.md), else NULL */
 } tcmma_program;
 
 /* What a compile asks for; zero-initialised means: the current target, no
