@@ -40,7 +40,7 @@ TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
 BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
-HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h \
+HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
                         tools/verify/*.h tests/*.h)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

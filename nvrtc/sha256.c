@@ -72,3 +72,28 @@ void tcmma_sha256_final(tcmma_sha256 *s, unsigned char out[32]) {
 void tcmma_sha256_hex(const unsigned char digest[32], char hex[65]) {
   for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
 }
+
+void tcmma_hmac_init(tcmma_hmac *h, const unsigned char *key, size_t key_len) {
+  unsigned char inner_pad[64];
+  for (size_t i = 0; i < 64; i++) {
+    unsigned char k = i < key_len ? key[i] : 0;
+    inner_pad[i] = k ^ 0x36;
+    h->outer_pad[i] = k ^ 0x5c;
+  }
+  tcmma_sha256_init(&h->inner);
+  tcmma_sha256_update(&h->inner, inner_pad, sizeof inner_pad);
+}
+
+void tcmma_hmac_update(tcmma_hmac *h, const void *data, size_t n) {
+  tcmma_sha256_update(&h->inner, data, n);
+}
+
+void tcmma_hmac_final(tcmma_hmac *h, unsigned char out[32]) {
+  unsigned char inner[32];
+  tcmma_sha256_final(&h->inner, inner);
+  tcmma_sha256 outer;
+  tcmma_sha256_init(&outer);
+  tcmma_sha256_update(&outer, h->outer_pad, sizeof h->outer_pad);
+  tcmma_sha256_update(&outer, inner, sizeof inner);
+  tcmma_sha256_final(&outer, out);
+}
