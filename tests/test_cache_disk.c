@@ -342,13 +342,6 @@ static void long_path_warns(void **state) {
   setenv("TCMMA_CACHE_DIR", cache, 1);
 }
 
-static long json_int_of(const char *json, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = json ? strstr(json, pat) : NULL;
-  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
-}
-
 static void cache_command(void **state) {
   (void)state;
   const char *info[] = {"cache", "--json", NULL}, *clear[] = {"cache", "clear", "--json", NULL};

@@ -8,13 +8,6 @@
 #include <unistd.h>
 #include "util.h"
 
-static long json_int_of(const char *json, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = json ? strstr(json, pat) : NULL;
-  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
-}
-
 static void no_compiler_skips(void **state) {
   (void)state;
   setenv("CC", "/nonexistent/cc", 1);

@@ -8,14 +8,6 @@
 #include "util.h"
 #include "tools/verify/verify.h"
 
-/* The integer after "key": in a JSON text; -1 when absent. */
-static long json_int_of(const char *json, const char *key) {
-  char pat[64];
-  snprintf(pat, sizeof pat, "\"%s\": ", key);
-  const char *p = json ? strstr(json, pat) : NULL;
-  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
-}
-
 static size_t count_matching(bool subset, tcmma_arm arm, bool by_arm) {
   const tcmma_case *cs;
   size_t n = tcmma_matrix(&cs), k = 0;

@@ -26,6 +26,9 @@ cli_result run_cli(const char *const *argv, const char *input);
 cli_result run_cli_in(const char *dir, const char *const *argv, const char *input);
 void cli_result_free(cli_result *r);
 
+/* The integer after "key": in a JSON text; -1 when absent. */
+long json_int_of(const char *json, const char *key);
+
 /* Reads a whole file; NULL when it cannot. *len set when non-NULL. Owned. */
 char *read_file(const char *path, size_t *len);
 

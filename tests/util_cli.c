@@ -103,3 +103,10 @@ void cli_result_free(cli_result *r) {
   free(r->err);
   r->out = r->err = NULL;
 }
+
+long json_int_of(const char *json, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = json ? strstr(json, pat) : NULL;
+  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
+}
