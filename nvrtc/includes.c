@@ -229,12 +229,13 @@ static void scan_directives(const char *text, size_t len, const char *where, fil
   const char *tri = strstr(t, "\?\?=");
   if (!tri) tri = strstr(t, "\?\?/");
   if (tri) f->trigraph_line = line_of(t, tri);
-  size_t cap = 0;
-  for (const char *p = t; *p && !f->problem[0]; p++) {
-    if (p == t || p[-1] == '\n' || (p - t >= 2 && p[-2] == '*' && p[-1] == '/'))
-      directive_at(t, p, where, f, &cap);
-    if (*p == '_' && strncmp(p, "__has_include", 13) == 0) has_include_at(t, p, where, f, &cap);
-  }
+  size_t cap = 0; /* each kind of place found with the C library's fast scans */
+  for (const char *p = t; p && !f->problem[0]; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
+    directive_at(t, p, where, f, &cap);
+  for (const char *p = t; (p = strstr(p, "*/")) && !f->problem[0];)
+    directive_at(t, p += 2, where, f, &cap);
+  for (const char *p = t; (p = strstr(p, "__has_include")) && !f->problem[0]; p++)
+    has_include_at(t, p, where, f, &cap);
   free(t);
 }
 

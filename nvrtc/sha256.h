@@ -3,6 +3,7 @@
 #ifndef TCMMA_NVRTC_SHA256_H
 #define TCMMA_NVRTC_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -17,6 +18,11 @@ void tcmma_sha256_init(tcmma_sha256 *s);
 void tcmma_sha256_update(tcmma_sha256 *s, const void *data, size_t n);
 /* Writes the 32-byte digest. */
 void tcmma_sha256_final(tcmma_sha256 *s, unsigned char out[32]);
+/* Only the portable implementation from now on (true), or the fastest the
+ * CPU has (false, the default: the x86 SHA extensions where present). For
+ * tests that compare the two. */
+void tcmma__sha256_portable(bool on);
+
 /* Lower-case hex of a 32-byte digest into hex[65]. */
 void tcmma_sha256_hex(const unsigned char digest[32], char hex[65]);
 
