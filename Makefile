@@ -126,7 +126,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
-check: deps all $(TESTS)
+check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
@@ -176,6 +176,15 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libtcmma.a $(BUILD)/obj/tools/cli_parse
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itools -o $@ $< $(BUILD)/obj/tools/cli_parse.o \
 	  $(BUILD)/libtcmma.a $(LDLIBS)
+
+# Every check compiles the fuzz targets with the project's compiler (no
+# fuzzer runtime needed), so an API change cannot leave them behind until
+# `make fuzz` runs in CI.
+$(BUILD)/fuzz-compiles.stamp: $(FUZZ_SRCS) $(HEADERS) tools/cli_parse.h
+	@mkdir -p $(dir $@)
+	@for f in $(FUZZ_SRCS); do \
+	  $(CC) $(ALL_CFLAGS) -Itools -c $$f -o /dev/null || exit 1; done
+	@touch $@
 
 ifeq ($(FUZZ),1)
 fuzz: $(FUZZ_BINS)

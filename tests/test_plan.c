@@ -154,6 +154,12 @@ static void test_overflow(void **s) {
   (void)s;
   expect_decline(call3("f32", "f16,ld=1073741824", "f16", 16, 8, 16), TCMMA_DECLINE_OVERFLOW,
                  "1073741824");
+  /* a shared operand's ld whose bytes overflow a long (found by fuzz_plan:
+   * the ldmatrix rule multiplied it before the stride rules ran) */
+  tcmma_call huge = call3("f32", "f16", "f16", 16, 8, 16);
+  huge.a.space = TCMMA_SPACE_SHARED;
+  huge.a.ld = LONG_MAX;
+  expect_decline(huge, TCMMA_DECLINE_OVERFLOW, "9223372036854775807");
   /* 2^26 tiles of 16 rows of 8 f32: 2^35 bytes of d */
   expect_decline(call3("f32", "f16", "f16", 16 << 26, 8, 16), TCMMA_DECLINE_OVERFLOW, NULL);
   /* every operand fits (23168^2 f16 is 1 GiB) but one statement would hold

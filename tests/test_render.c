@@ -615,6 +615,23 @@ static void test_errors(void **s) {
   tcmma_buf_free(&out);
 }
 
+/* A length that would wrap len + n + 1 marks the buffer failed instead of
+ * passing the capacity test with no storage (found by fuzz_arch). */
+static void test_buf_wrapping_length(void **state) {
+  (void)state;
+  tcmma_buf b = {0};
+  tcmma_buf_append(&b, "", (size_t)-1);
+  assert_true(b.failed);
+  assert_null(b.data);
+  tcmma_buf c = {0};
+  tcmma_buf_append(&c, "ab", 2);
+  tcmma_buf_append(&c, "x", (size_t)-2);
+  assert_true(c.failed);
+  assert_int_equal(c.len, 2);
+  assert_string_equal(c.data, "ab");
+  tcmma_buf_free(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_title_and_prefix),  cmocka_unit_test(test_nest_repeat_compiles),
@@ -624,7 +641,7 @@ int main(void) {
       cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),
       cmocka_unit_test(test_stage),             cmocka_unit_test(test_kernel_index),
       cmocka_unit_test(test_stage_offsets_fit), cmocka_unit_test(test_swizzle_offset_range),
-      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_errors),            cmocka_unit_test(test_buf_wrapping_length),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,9 +1,10 @@
 /* libFuzzer target: the planner and the renderers with random calls. The
  * bytes decode into a tcmma_call (precisions, orientations, leading
- * dimensions, spaces, layouts, extents, scope, cc, policy, a forced arm, lane
- * and warp expressions: mostly plausible values, sometimes out of range);
- * an accepted plan is rendered as statement, fragment and kernel in both
- * dialects, with its census and kernel buffer layout; then the staging
+ * dimensions, spaces, swizzles, sub-tile origins, extents, scope, cc,
+ * policy, a forced arm, lane and warp expressions: mostly plausible values,
+ * sometimes out of range); an accepted plan is rendered as statement,
+ * fragment, pieces and kernel in both dialects under a decoded naming
+ * context, with its census and kernel buffer layout; then the staging
  * helper and the swizzle map with decoded arguments. Every outcome must be
  * a status, never a crash, a leak or undefined behaviour. */
 #include <limits.h>
@@ -49,12 +50,54 @@ static long ld(bytes *b) {
   return edges[k % 8];
 }
 
+/* A sub-tile origin coordinate: zero most of the time, else a multiple of
+ * 8 or an edge, with or without a (borrowed, constant) expression. */
+static tcmma_coord coord(bytes *b) {
+  static const long edges[] = {-8, 1, 7, 1L << 30, LONG_MAX, 64};
+  static const char *const exprs[] = {"0", "(threadIdx.x / 32) * 16", "w * 64", ""};
+  tcmma_coord c = {0, NULL, 0};
+  unsigned k = byte(b);
+  if (k < 128) return c;
+  c.value = k < 224 ? (long)(k % 8) * 8 : edges[k % 6];
+  unsigned e = byte(b);
+  if (e & 1) {
+    c.expr = exprs[(e >> 1) % 4];
+    c.multiple = (long)((e >> 3) % 5) * 8 - 8; /* -8, 0, 8, 16, 24 */
+  }
+  return c;
+}
+
 static void operand(bytes *b, tcmma_operand_desc *o) {
   o->prec = (tcmma_prec)pick(b, TCMMA_PREC_COUNT + 1); /* one past the last: invalid */
   o->transposed = byte(b) & 1;
   o->ld = ld(b);
   o->space = (tcmma_space)pick(b, 4);
-  o->layout = (tcmma_layout)pick(b, 3);
+  o->swizzle = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
+  o->row0 = coord(b);
+  o->col0 = coord(b);
+}
+
+/* A naming context: the default prefix, a custom one, or an invalid one. */
+static tcmma_names names_of(bytes *b) {
+  static const char *const prefixes[] = {NULL, "g_", "x", "9bad", "a-b", ""};
+  tcmma_names n = {prefixes[pick(b, 6)], (int)pick(b, 4) - 1};
+  return n;
+}
+
+/* The pieces composed as a generator would: fragments double-buffered. */
+static void pieces(const tcmma_plan *p, tcmma_dialect d, bytes *b, tcmma_buf *out) {
+  tcmma_error err;
+  tcmma_names n = names_of(b);
+  int buffers = (int)pick(b, TCMMA_FRAG_BUFFERS_MAX + 2) - 1;
+  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_A, "af", buffers, out, &err);
+  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_B, "bf", buffers, out, &err);
+  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_C, "acc", 0, out, &err);
+  tcmma_render_acc_init(p, d, &n, "acc", "d", out, &err);
+  const char *kstep = byte(b) & 1 ? "ks" : "0";
+  tcmma_render_frag_load(p, d, &n, TCMMA_OPERAND_A, "af[0]", "a", kstep, out, &err);
+  tcmma_render_frag_load(p, d, &n, TCMMA_OPERAND_B, "bf[0]", "b", kstep, out, &err);
+  tcmma_render_frag_mma(p, d, &n, "acc", "af[0]", "bf[0]", out, &err);
+  tcmma_render_acc_store(p, d, &n, "acc", "d", out, &err);
 }
 
 /* A short expression of the input's bytes (may exceed TCMMA_EXPR_MAX). */
@@ -76,14 +119,18 @@ static void render_all(const tcmma_plan *p, bytes *b) {
     tcmma_buf out = {0};
     tcmma_error err;
     tcmma_dialect d = (tcmma_dialect)dl;
+    tcmma_names n = names_of(b);
     if (p->call.scope == TCMMA_SCOPE_STATEMENT) {
-      tcmma_render_statement(p, d, "d", "a", "b", &out, &err);
+      tcmma_render_statement(p, d, &n, "d", "a", "b", &out, &err);
     } else {
-      tcmma_render_fragment_open(p, d, "frag", "d", &out, &err);
-      tcmma_render_fragment_update(p, d, "frag", "a", "b", &out, &err);
-      tcmma_render_fragment_close(p, d, "frag", "d", &out, &err);
+      tcmma_render_fragment_open(p, d, &n, "frag", "d", &out, &err);
+      tcmma_render_fragment_update(p, d, &n, "frag", "a", "b", &out, &err);
+      tcmma_render_fragment_close(p, d, &n, "frag", "d", &out, &err);
     }
-    tcmma_render_kernel(p, d, (int)pick(b, 6), &out, &err);
+    pieces(p, d, b, &out);
+    unsigned k = byte(b);
+    tcmma_kernel_opts opts = {(int)(k % 6), k & 8, k & 16};
+    tcmma_render_kernel(p, d, &opts, &out, &err);
     tcmma_kernel_prologue(p, 1, d, &out, &err);
     tcmma_buf_free(&out);
   }
@@ -108,11 +155,15 @@ static void stage(bytes *b) {
   long src_ld = byte(b) & 1 ? cols : sizes[pick(b, 10)];
   tcmma_buf out = {0};
   tcmma_error err;
-  tcmma_render_stage((tcmma_dialect)pick(b, 3), byte(b) & 1, "dst", "src", rows, cols, dst_ld,
-                     src_ld, ebs[pick(b, 6)], (tcmma_layout)pick(b, 2), l, &out, &err);
-  tcmma_render_swizzle_offset("r", "c", wide(b), (int)(int8_t)byte(b), &out, &err);
+  tcmma_names n = names_of(b);
+  tcmma_swizzle sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
+  tcmma_render_stage((tcmma_dialect)pick(b, 3), &n, byte(b) & 1, "dst", "src", rows, cols,
+                     dst_ld, src_ld, ebs[pick(b, 6)], sw, l, &out, &err);
+  sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
+  tcmma_render_swizzle_offset(sw, "r", "c", wide(b), &out, &err);
   tcmma_buf_free(&out);
-  tcmma_swizzle_offset(wide(b), wide(b), wide(b), (int)(int8_t)byte(b));
+  tcmma_swizzle_offset((tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1), wide(b), wide(b),
+                       wide(b));
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
