@@ -42,6 +42,18 @@ void bench_rmdir(const char *dir);
 /* Writes n bytes to path; false on failure. */
 bool bench_write_file(const char *path, const void *data, size_t n);
 
+/* The options bench compile and bench emit share: [--kernels N]
+ * [--repeat N] [--json]. */
+typedef struct {
+  long kernels, repeat;
+  bool json;
+} bench_args;
+
+/* Parses argv[1..argc) of bench `name` into *a (which holds the defaults).
+ * -1: parsed; else the exit status to return at once (CLI_OK after printing
+ * help, CLI_USAGE after a message). */
+int bench_parse_args(const char *name, const char *help, int argc, char **argv, bench_args *a);
+
 /* One emitted kernel of the bench set. */
 typedef struct {
   const tcmma_case *c;  /* its matrix case */

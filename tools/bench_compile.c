@@ -296,25 +296,11 @@ static int measure(bench *b, int repeat, bool json) {
 int bench_compile(int argc, char **argv) {
   if (argc > 1 && strcmp(argv[1], "--naive") == 0) return naive_child(argc, argv);
   if (argc > 1 && strcmp(argv[1], "--batch") == 0) return batch_child(argc, argv);
-  long kernels = 24, repeat = 5;
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--kernels") == 0) {
-      if (!(v = cli_value("bench", argc, argv, &i)) ||
-          !cli_int("bench", "--kernels", v, 1, 256, &kernels))
-        return CLI_USAGE;
-    } else if (strcmp(argv[i], "--repeat") == 0) {
-      if (!(v = cli_value("bench", argc, argv, &i)) ||
-          !cli_int("bench", "--repeat", v, 1, 64, &repeat))
-        return CLI_USAGE;
-    } else {
-      return cli_usage("bench", "unknown option '%s' of bench compile: expected --kernels, "
-                       "--repeat or --json", argv[i]);
-    }
-  }
+  bench_args a = {.kernels = 24, .repeat = 5};
+  int parsed = bench_parse_args("compile", help, argc, argv, &a);
+  if (parsed >= 0) return parsed;
+  long kernels = a.kernels, repeat = a.repeat;
+  bool json = a.json;
   static bench b;
   tcmma_error err;
   if (tcmma_nvrtc_load(&b.nvrtc, &err) != TCMMA_OK)

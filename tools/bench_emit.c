@@ -66,25 +66,11 @@ static bool compile_time(const bench_kernel *k, int repeat, double *out) {
 }
 
 int bench_emit(int argc, char **argv) {
-  long kernels = 24, repeat = 5;
-  bool json = false;
-  for (int i = 1; i < argc; i++) {
-    const char *v;
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--kernels") == 0) {
-      if (!(v = cli_value("bench", argc, argv, &i)) ||
-          !cli_int("bench", "--kernels", v, 1, 256, &kernels))
-        return CLI_USAGE;
-    } else if (strcmp(argv[i], "--repeat") == 0) {
-      if (!(v = cli_value("bench", argc, argv, &i)) ||
-          !cli_int("bench", "--repeat", v, 1, 64, &repeat))
-        return CLI_USAGE;
-    } else {
-      return cli_usage("bench", "unknown option '%s' of bench emit: expected --kernels, "
-                       "--repeat or --json", argv[i]);
-    }
-  }
+  bench_args a = {.kernels = 24, .repeat = 5};
+  int parsed = bench_parse_args("emit", help, argc, argv, &a);
+  if (parsed >= 0) return parsed;
+  long kernels = a.kernels, repeat = a.repeat;
+  bool json = a.json;
   tcmma_error err;
   if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK)
     return fprintf(stderr, "tcmma bench: %s\n", err.message), CLI_UNAVAILABLE;

@@ -16,24 +16,6 @@ typedef struct {
 /* The case's tile count in its arm's tiles. */
 static int tiles_of(const tcmma_plan *p) { return p->mt * p->nt * p->kt; }
 
-/* The vendor headers a hand-written kernel of plan includes: its operands'
- * precisions' (each once), then its arm's. */
-static void vendor_headers(const tcmma_plan *plan, tcmma_buf *out) {
-  const tcmma_prec precs[3] = {plan->call.d.prec, plan->call.a.prec, plan->call.b.prec};
-  const char *done[4];
-  int n = 0;
-  for (int i = 0; i < 3; i++) {
-    const char *h = tcmma_prec_header(precs[i]);
-    bool skip = !*h;
-    for (int j = 0; j < n && !skip; j++) skip = strcmp(done[j], h) == 0;
-    if (skip) continue;
-    done[n++] = h;
-    tcmma_buf_printf(out, "#include <%s>\n", h);
-  }
-  const char *arm = tcmma_arm_get(plan->arm)->header;
-  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
-}
-
 /* Renders case c into *k; false when it does not render. */
 static bool render(const tcmma_case *c, const tcmma_plan *plan, bench_kernel *k) {
   tcmma_buf src = {0}, naive = {0};
@@ -41,7 +23,10 @@ static bool render(const tcmma_case *c, const tcmma_plan *plan, bench_kernel *k)
   tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
   if (tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, &src, &err) != TCMMA_OK || src.failed)
     return tcmma_buf_free(&src), false;
-  vendor_headers(plan, &naive);
+  /* the vendor headers a hand-written kernel includes (tcmma's declarations
+   * of their words then step aside) */
+  if (tcmma_render_includes(plan, TCMMA_DIALECT_CUDA, true, &naive, &err) != TCMMA_OK)
+    return tcmma_buf_free(&src), tcmma_buf_free(&naive), false;
   tcmma_buf_append(&naive, src.data, src.len);
   tcmma_arch_options *arch = malloc(sizeof *arch);
   bool ok = !naive.failed && arch &&

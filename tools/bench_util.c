@@ -97,6 +97,28 @@ bool bench_spawn(const char *path, const char *const *argv, const char *const *e
   return WIFEXITED(status) && WEXITSTATUS(status) == 0;
 }
 
+int bench_parse_args(const char *name, const char *help, int argc, char **argv, bench_args *a) {
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) {
+      a->json = true;
+    } else if (strcmp(argv[i], "--kernels") == 0) {
+      if (!(v = cli_value("bench", argc, argv, &i)) ||
+          !cli_int("bench", "--kernels", v, 1, 256, &a->kernels))
+        return CLI_USAGE;
+    } else if (strcmp(argv[i], "--repeat") == 0) {
+      if (!(v = cli_value("bench", argc, argv, &i)) ||
+          !cli_int("bench", "--repeat", v, 1, 64, &a->repeat))
+        return CLI_USAGE;
+    } else {
+      return cli_usage("bench", "unknown option '%s' of bench %s: expected --kernels, "
+                       "--repeat or --json", argv[i], name);
+    }
+  }
+  return -1;
+}
+
 bool bench_tmpdir(char *buf, size_t cap) {
   const char *tmp = getenv("TMPDIR");
   int w = snprintf(buf, cap, "%s/tcmma-bench-XXXXXX", tmp && *tmp ? tmp : "/tmp");
