@@ -96,23 +96,34 @@ static void bad_input(void **state) {
 static void compiles_with_and_without_vendor_headers(void **state) {
   (void)state;
   setenv("TCMMA_CACHE", "0", 1);
-  tcmma_plan plan = test_plan("bf16", "bf16", "bf16,t", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
-  char *text = kernel(&plan, TCMMA_DIALECT_CUDA);
-  tcmma_buf both = {0};
-  tcmma_buf_printf(&both, "#include <cuda_bf16.h>\n%s", text);
-  const char *sources[2] = {text, tcmma_buf_str(&both)};
-  for (int i = 0; i < 2; i++) {
-    tcmma_compile_opts o = {.sass = true, .minimal = true};
-    tcmma_program p;
-    tcmma_error err;
-    tcmma_status st = tcmma_compile(sources[i], strlen(sources[i]), &o, &p, &err);
-    if (st != TCMMA_OK) fail_msg("source %d: %s\n%s", i, err.message, p.log ? p.log : "");
-    assert_string_equal(p.log, "");
-    assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
-    tcmma_program_free(&p);
+  static const struct {
+    const char *d, *a, *b, *header;
+  } rows[] = {
+      {"bf16", "bf16", "bf16,t", "cuda_bf16.h"},
+      {"f16", "f16", "f16,t", "cuda_fp16.h"},
+      {"f16", "e4m3", "e5m2,t", "cuda_fp8.h"},
+  };
+  for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
+    tcmma_plan plan = test_plan(rows[r].d, rows[r].a, rows[r].b, 16, 8, 32,
+                                TCMMA_SCOPE_STATEMENT, NULL);
+    char *text = kernel(&plan, TCMMA_DIALECT_CUDA);
+    tcmma_buf both = {0};
+    tcmma_buf_printf(&both, "#include <%s>\n%s", rows[r].header, text);
+    const char *sources[2] = {text, tcmma_buf_str(&both)};
+    for (int i = 0; i < 2; i++) {
+      tcmma_compile_opts o = {.sass = true, .minimal = true};
+      tcmma_program p;
+      tcmma_error err;
+      tcmma_status st = tcmma_compile(sources[i], strlen(sources[i]), &o, &p, &err);
+      if (st != TCMMA_OK)
+        fail_msg("row %zu, source %d: %s\n%s", r, i, err.message, p.log ? p.log : "");
+      assert_string_equal(p.log, "");
+      assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k"));
+      tcmma_program_free(&p);
+    }
+    tcmma_buf_free(&both);
+    free(text);
   }
-  tcmma_buf_free(&both);
-  free(text);
   unsetenv("TCMMA_CACHE");
 }
 
