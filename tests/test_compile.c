@@ -53,20 +53,13 @@ static char *bf16_source(const char *tag) { return tagged(bf16_src, tag); }
 /* A fresh cache directory for each test; memory cache emptied too. */
 static int fresh_cache(void **state) {
   (void)state;
-  static int n;
-  snprintf(cache_dir, sizeof cache_dir, "/tmp/tcmma-test-cache-%d-%d", (int)getpid(), n++);
-  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
-  unsetenv("TCMMA_CACHE");
-  unsetenv("TCMMA_PTX_TARGET");
-  tcmma_cache_clear_memory();
+  test_cache_fresh(cache_dir, sizeof cache_dir, "cache");
   return 0;
 }
 
 static int remove_cache(void **state) {
   (void)state;
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_cache_remove(cache_dir);
 }
 
 static bool has_option(const tcmma_program *p, const char *want) {

@@ -43,20 +43,13 @@ static char cache_dir[256];
 
 static int fresh_cache(void **state) {
   (void)state;
-  static int n;
-  snprintf(cache_dir, sizeof cache_dir, "/tmp/tcmma-test-batch-%d-%d", (int)getpid(), n++);
-  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
-  unsetenv("TCMMA_CACHE");
-  unsetenv("TCMMA_PTX_TARGET");
-  tcmma_cache_clear_memory();
+  test_cache_fresh(cache_dir, sizeof cache_dir, "batch");
   return 0;
 }
 
 static int remove_cache(void **state) {
   (void)state;
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_cache_remove(cache_dir);
 }
 
 static size_t count_of(const tcmma_ptx_info *info, const char *prefix) {

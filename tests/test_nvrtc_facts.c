@@ -20,21 +20,16 @@ static char cache_dir[256];
 
 static int fresh_cache(void **state) {
   (void)state;
-  static int n;
-  snprintf(cache_dir, sizeof cache_dir, "/tmp/tcmma-test-facts-%d-%d", (int)getpid(), n++);
-  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
-  unsetenv("TCMMA_CACHE");
+  test_cache_fresh(cache_dir, sizeof cache_dir, "facts");
   unsetenv("TCMMA_NVRTC");
   return 0;
 }
 
 static int remove_cache(void **state) {
   (void)state;
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
   unsetenv("TCMMA_NVRTC");
   unsetenv("TCMMA_CACHE");
-  return system(cmd) == 0 ? 0 : -1;
+  return test_cache_remove(cache_dir);
 }
 
 static bool nvrtc_mapped(void) {
