@@ -81,8 +81,9 @@ static bool ptxas_blames(const char *log) {
   return false;
 }
 
-/* The unit's source: each job's kernel renamed tcmma_kernel_<i>. */
-static char *compose(const unit *u, size_t *len, char (*names)[32]) {
+/* The unit's source: each job's kernel renamed tcmma_kernel_<i> (48 bytes
+ * hold any size_t). */
+static char *compose(const unit *u, size_t *len, char (*names)[48]) {
   tcmma_buf b = {0};
   for (size_t i = 0; i < u->count; i++) {
     snprintf(names[i], sizeof names[i], "tcmma_kernel_%zu", i);
@@ -100,7 +101,7 @@ static void run_unit(const unit *u) {
     for (size_t i = 0; i < u->count; i++) alone(u->jobs[i]);
     return;
   }
-  char (*names)[32] = calloc(u->count, sizeof *names);
+  char (*names)[48] = calloc(u->count, sizeof *names);
   const char **kernels = calloc(u->count, sizeof *kernels);
   tcmma_program *progs = calloc(u->count, sizeof *progs);
   size_t len = 0;
