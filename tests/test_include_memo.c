@@ -34,17 +34,6 @@ static int child_compile(void) {
   return seen;
 }
 
-static int in_child(void) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) _exit(child_compile());
-  int status = 0;
-  assert_true(pid > 0);
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  assert_true(WIFEXITED(status));
-  return WEXITSTATUS(status);
-}
-
 static void write_header(const char *text) {
   int fd = open(header, O_WRONLY | O_CREAT | O_TRUNC, 0600);
   assert_true(fd >= 0);
@@ -64,15 +53,15 @@ static void same_size_rewrite_seen_across_processes(void **state) {
   assert_int_equal(stat(header, &before), 0);
   sleep(3); /* settled: the memo may remember this read (memo_trusted) */
   want = "1111";
-  assert_int_equal(in_child(), 2);     /* compiled; the read remembered on disk */
-  assert_int_equal(in_child(), 1 | 2); /* a hit in a fresh process */
+  assert_int_equal(test_in_child(child_compile), 2);     /* compiled; the read remembered on disk */
+  assert_int_equal(test_in_child(child_compile), 1 | 2); /* a hit in a fresh process */
   /* the same size, the mtime set back: only the ctime tells */
   write_header("#define VAL 2222\n");
   struct timespec times[2] = {before.st_atim, before.st_mtim};
   assert_int_equal(utimensat(AT_FDCWD, header, times, 0), 0);
   want = "2222";
-  assert_int_equal(in_child(), 2);     /* read again: a new key, compiled */
-  assert_int_equal(in_child(), 1 | 2);
+  assert_int_equal(test_in_child(child_compile), 2);     /* read again: a new key, compiled */
+  assert_int_equal(test_in_child(child_compile), 1 | 2);
   unlink(header), rmdir(src_dir);
   assert_int_equal(test_cache_remove(cache_dir), 0);
 }

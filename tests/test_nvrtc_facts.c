@@ -53,17 +53,6 @@ static int child_compile(void) {
   return seen;
 }
 
-static int in_child(int (*fn)(void)) {
-  fflush(NULL);
-  pid_t pid = fork();
-  if (pid == 0) _exit(fn());
-  int status = 0;
-  assert_true(pid > 0);
-  assert_int_equal(waitpid(pid, &status, 0), pid);
-  assert_true(WIFEXITED(status));
-  return WEXITSTATUS(status);
-}
-
 /* The facts file of cache_dir into path; how many there are. */
 static int facts_files(char *path, size_t cap) {
   DIR *d = opendir(cache_dir);
@@ -83,10 +72,10 @@ static int facts_files(char *path, size_t cap) {
  * process: a hit with NVRTC never loaded. */
 static void disk_hit_without_nvrtc(void **state) {
   (void)state;
-  assert_int_equal(in_child(child_compile), LOADED);
+  assert_int_equal(test_in_child(child_compile), LOADED);
   char path[600];
   assert_int_equal(facts_files(path, sizeof path), 1);
-  assert_int_equal(in_child(child_compile), HIT);
+  assert_int_equal(test_in_child(child_compile), HIT);
 }
 
 /* The facts from the file are the loaded NVRTC's own. */
@@ -118,16 +107,16 @@ static int child_probe_90a(void) {
 
 static void facts_are_nvrtcs(void **state) {
   (void)state;
-  assert_int_equal(in_child(child_compile), LOADED);
-  assert_int_equal(in_child(child_probe_90a), 0);
-  assert_int_equal(in_child(child_facts_agree), 0);
+  assert_int_equal(test_in_child(child_compile), LOADED);
+  assert_int_equal(test_in_child(child_probe_90a), 0);
+  assert_int_equal(test_in_child(child_facts_agree), 0);
 }
 
 /* A facts file that does not verify (changed bytes) is not used: NVRTC
  * loads, the hit still comes, and the file is written again. */
 static void damaged_facts_not_used(void **state) {
   (void)state;
-  assert_int_equal(in_child(child_compile), LOADED);
+  assert_int_equal(test_in_child(child_compile), LOADED);
   char path[600];
   assert_int_equal(facts_files(path, sizeof path), 1);
   size_t len = 0;
@@ -141,8 +130,8 @@ static void damaged_facts_not_used(void **state) {
   assert_int_equal(fwrite(data, 1, len, f), len);
   fclose(f);
   free(data);
-  assert_int_equal(in_child(child_compile), HIT | LOADED);
-  assert_int_equal(in_child(child_compile), HIT); /* rewritten */
+  assert_int_equal(test_in_child(child_compile), HIT | LOADED);
+  assert_int_equal(test_in_child(child_compile), HIT); /* rewritten */
 }
 
 /* The facts are the library's at its path: another path to the same
@@ -150,7 +139,7 @@ static void damaged_facts_not_used(void **state) {
  * the disk cache off, no facts file is read or written. */
 static void facts_per_library_and_setting(void **state) {
   (void)state;
-  assert_int_equal(in_child(child_compile), LOADED);
+  assert_int_equal(test_in_child(child_compile), LOADED);
   /* the library the loader takes first (never loaded here: the children
    * fork from this process) */
   char lib[400], link[400];
@@ -158,13 +147,13 @@ static void facts_per_library_and_setting(void **state) {
   snprintf(link, sizeof link, "%s/libnvrtc-link.so", cache_dir);
   assert_int_equal(symlink(lib, link), 0);
   setenv("TCMMA_NVRTC", link, 1);
-  assert_int_equal(in_child(child_compile), HIT | LOADED);
-  assert_int_equal(in_child(child_compile), HIT);
+  assert_int_equal(test_in_child(child_compile), HIT | LOADED);
+  assert_int_equal(test_in_child(child_compile), HIT);
   char path[600];
   assert_int_equal(facts_files(path, sizeof path), 2);
   unsetenv("TCMMA_NVRTC");
   setenv("TCMMA_CACHE", "0", 1);
-  assert_int_equal(in_child(child_compile), LOADED);
+  assert_int_equal(test_in_child(child_compile), LOADED);
 }
 
 int main(void) {

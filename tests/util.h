@@ -95,6 +95,11 @@ void ptxas_jobs_free(ptxas_job *jobs, size_t n);
 void test_cache_fresh(char *dir, size_t cap, const char *tag);
 int test_cache_remove(const char *dir);
 
+/* Runs fn in a fresh child process (a fork: what this process has loaded
+ * or found once, the child has too) and returns its exit status; fails the
+ * test when the child does not exit normally. */
+int test_in_child(int (*fn)(void));
+
 /* Plans D = A x B with the operand SPECs d, a, b (tools/cli_parse.h) over
  * m x n x k in scope, forcing arm when not NULL (with the numerics it needs:
  * tf32 for wmma-tf32, fp16 narrow for wmma-f16); fails the test when the

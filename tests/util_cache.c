@@ -1,6 +1,7 @@
 /* A scratch compile-cache directory per test (tests/util.h). */
 #include "util.h"
 #include <ftw.h>
+#include <sys/wait.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <unistd.h>
@@ -18,6 +19,17 @@ void test_cache_fresh(char *dir, size_t cap, const char *tag) {
 static int remove_one(const char *path, const struct stat *st, int flag, struct FTW *ftw) {
   (void)st, (void)flag, (void)ftw;
   return remove(path);
+}
+
+int test_in_child(int (*fn)(void)) {
+  fflush(NULL);
+  pid_t pid = fork();
+  if (pid == 0) _exit(fn());
+  int status = 0;
+  assert_true(pid > 0);
+  assert_int_equal(waitpid(pid, &status, 0), pid);
+  assert_true(WIFEXITED(status));
+  return WEXITSTATUS(status);
 }
 
 int test_cache_remove(const char *dir) {
