@@ -44,8 +44,7 @@ LDLIBS    := -ldl -lpthread -lm
 LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c nvrtc/ptx/*.c nvrtc/driver/*.c))
 SIM_SRCS  := $(sort $(wildcard mma/sim/*.c))
 VERIFY_SRCS := $(sort $(wildcard tools/verify/*.c))
-TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
-BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
+TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c tools/bench_*.c)) tools/tcmma.c
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
 HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
@@ -59,7 +58,6 @@ LINK_LIBS := $(BUILD)/libtcmma_verify.a $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmm
 TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
-BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
 
 .PHONY: all run check memcheck deps install uninstall clean help bench golden fuzz
 
@@ -74,6 +72,7 @@ help:
 	@echo "make check TSAN=1 the same under ThreadSanitizer (in build-tsan/)"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60; clang, build-fuzz/)"
 	@echo "make memcheck   the test binaries under valgrind"
+	@echo "make bench      tcmma bench compile, emit and ptx (measures; see README, Performance)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
@@ -105,13 +104,12 @@ SIM_EXPORT := -Wl,--export-dynamic-symbol='tcmma_sim_*'
 $(BUILD)/tcmma: $(TOOL_OBJS) $(LINK_LIBS)
 	$(CC) $(SANFLAGS) $(SIM_EXPORT) -o $@ $(TOOL_OBJS) $(LINK_LIBS) $(LDLIBS)
 
-# Benches read their input as the CLI does (tools/cli_input.c).
-BENCH_OBJS:= $(BUILD)/obj/tools/cli_input.o $(BUILD)/obj/tools/cli_util.o \
-             $(BUILD)/obj/tools/cli_parse.o
-$(BUILD)/bench_%: tools/bench_%.c $(BENCH_OBJS) $(BUILD)/libtcmma.a $(HEADERS)
-	$(CC) $(ALL_CFLAGS) -Itools -o $@ $< $(BENCH_OBJS) $(BUILD)/libtcmma.a $(LDLIBS)
-
-bench: $(BENCHES)
+# The benchmarks (tools/bench_*.c, `tcmma bench`): they measure and print,
+# and never decide pass or fail on a time.
+bench: $(BUILD)/tcmma
+	$(BUILD)/tcmma bench compile
+	$(BUILD)/tcmma bench emit
+	$(BUILD)/tcmma bench ptx
 
 $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 	@mkdir -p $(dir $@)

@@ -36,29 +36,6 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   return (long)step * parent_rows(plan, op) * ld + (o->row0.value + sr) * ld + o->col0.value + sc;
 }
 
-static bool uses_prec(const tcmma_plan *p, tcmma_prec prec) {
-  for (int i = 0; i < 3; i++)
-    if (tcmma__desc(&p->call, ops[i])->prec == prec) return true;
-  return false;
-}
-
-/* The CUDA headers the kernel needs: those of its operands' precisions
- * (tables/prec.def, in table order, each once), then its arm's. */
-static void cuda_includes(const tcmma_plan *plan, tcmma_buf *out) {
-  const char *done[TCMMA_PREC_COUNT];
-  int n = 0;
-  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
-    const char *h = tcmma_prec_header((tcmma_prec)p);
-    bool skip = !*h || !uses_prec(plan, (tcmma_prec)p);
-    for (int i = 0; i < n && !skip; i++) skip = strcmp(done[i], h) == 0;
-    if (skip) continue;
-    done[n++] = h;
-    tcmma_buf_printf(out, "#include <%s>\n", h);
-  }
-  const char *arm = tcmma_arm_get(plan->arm)->header;
-  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
-}
-
 /* Appends s to dst one level deeper; preprocessor lines other than
  * pragmas (which belong to the loop below them) stay in column 0. */
 static void append_indented(tcmma_buf *dst, const char *s) {
@@ -134,11 +111,11 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
                    k->pieces ? "pieces, double-buffered fragments"
                    : call->scope == TCMMA_SCOPE_FRAGMENT ? "fragment scope" : "statement scope",
                    k->outer);
-  if (k->dl == TCMMA_DIALECT_HOST) tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
-  else cuda_includes(k->plan, out);
+  tcmma_status st = tcmma_render_includes(k->plan, k->dl, false, out, err);
+  if (st != TCMMA_OK) return st;
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
                    tcmma__spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1], k->type[2]);
-  tcmma_status st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
+  st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
   if (st != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
     if (k->bytes[i])

@@ -20,19 +20,28 @@
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
-static const char magic[] = "TCMMA-CACHE-2\n";
+static const char magic[] = "TCMMA-CACHE-3\n";
 #define MAGIC_LEN (sizeof magic - 1)
-#define MAC_AT (MAGIC_LEN + 32 + 16)
+/* after the magic: the key, then five little-endian u64: the status, the
+ * lengths of the PTX (+1, 0 for none), the CUBIN, the log and the message */
+#define FIELDS_AT (MAGIC_LEN + 32)
+#define N_FIELDS 5
+#define MAC_AT (FIELDS_AT + 8 * N_FIELDS)
 #define HEADER_LEN (MAC_AT + 32)
 #define MEMORY_ENTRIES 256
 #define MAX_PAYLOAD ((uint64_t)1 << 30)
 
+/* An entry's payload: a compile's outcome (TCMMA_OK, or TCMMA_COMPILE when
+ * NVRTC or ptxas rejected the source: the log and message say why, and a
+ * ptxas rejection keeps the PTX it rejected). */
 typedef struct {
   unsigned char key[32];
-  char *ptx;
+  tcmma_status status;
+  char *ptx;             /* NULL: none */
   size_t ptx_len;
   unsigned char *cubin;
   size_t cubin_len;
+  char *log, *message;
 } entry;
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
@@ -93,7 +102,7 @@ const char *tcmma_cache_warning(void) {
 }
 
 static void entry_free(entry *e) {
-  free(e->ptx), free(e->cubin);
+  free(e->ptx), free(e->cubin), free(e->log), free(e->message);
   memset(e, 0, sizeof *e);
 }
 
@@ -104,27 +113,49 @@ void tcmma_cache_clear_memory(void) {
   pthread_mutex_unlock(&lock);
 }
 
-static bool fill(tcmma_program *out, const char *ptx, size_t ptx_len, const unsigned char *cubin,
-                 size_t cubin_len) {
-  out->ptx = malloc(ptx_len + 1);
-  out->cubin = cubin_len ? malloc(cubin_len) : NULL;
-  if (!out->ptx || (cubin_len && !out->cubin)) {
-    free(out->ptx), free(out->cubin);
-    out->ptx = NULL, out->cubin = NULL;
-    return false;
-  }
-  memcpy(out->ptx, ptx, ptx_len);
-  out->ptx[ptx_len] = '\0';
-  out->ptx_len = ptx_len;
-  if (cubin_len) memcpy(out->cubin, cubin, cubin_len);
-  out->cubin_len = cubin_len;
-  return true;
+/* A NUL-terminated copy of n bytes (NULL stays NULL); *failed on no memory. */
+static char *copy_text(const char *s, size_t n, bool *failed) {
+  if (!s) return NULL;
+  char *d = malloc(n + 1);
+  if (!d) return *failed = true, NULL;
+  memcpy(d, s, n);
+  d[n] = '\0';
+  return d;
 }
 
-static void entry_name(const unsigned char key[32], char name[80]) {
+/* A deep copy of from into *to; false (to empty) on no memory. */
+static bool entry_copy(const entry *from, entry *to) {
+  bool failed = false;
+  *to = *from;
+  to->ptx = copy_text(from->ptx, from->ptx_len, &failed);
+  to->cubin = NULL;
+  if (from->cubin_len && !(to->cubin = malloc(from->cubin_len))) failed = true;
+  else if (from->cubin_len) memcpy(to->cubin, from->cubin, from->cubin_len);
+  to->log = copy_text(from->log, from->log ? strlen(from->log) : 0, &failed);
+  to->message = copy_text(from->message, from->message ? strlen(from->message) : 0, &failed);
+  if (failed) entry_free(to);
+  return !failed;
+}
+
+/* The outcome of e into out (its PTX, CUBIN and log), *status and message. */
+static bool entry_to_program(const entry *e, tcmma_program *out, tcmma_status *status,
+                             char *message, size_t cap) {
+  entry copy;
+  if (!entry_copy(e, &copy)) return false;
+  free(out->ptx), free(out->cubin), free(out->log);
+  out->ptx = copy.ptx, out->ptx_len = copy.ptx ? copy.ptx_len : 0;
+  out->cubin = copy.cubin, out->cubin_len = copy.cubin_len;
+  out->log = copy.log ? copy.log : tcmma_strdup("");
+  *status = copy.status;
+  snprintf(message, cap, "%s", copy.message ? copy.message : "");
+  free(copy.message);
+  return out->log != NULL;
+}
+
+static void entry_name(const unsigned char key[32], const char *suffix, char name[96]) {
   char hex[65];
   tcmma_sha256_hex(key, hex);
-  snprintf(name, 80, "%s.bin", hex);
+  snprintf(name, 96, "%s%s", hex, suffix);
 }
 
 static void put_u64(unsigned char *p, uint64_t v) {
@@ -135,15 +166,6 @@ static uint64_t get_u64(const unsigned char *p) {
   uint64_t v = 0;
   for (int i = 0; i < 8; i++) v |= (uint64_t)p[i] << (8 * i);
   return v;
-}
-
-static void mac(const tcmma__cache_dir *d, const unsigned char *head, const void *payload,
-                size_t n, unsigned char out[32]) {
-  tcmma_hmac h;
-  tcmma_hmac_init(&h, d->secret, sizeof d->secret);
-  tcmma_hmac_update(&h, head, MAC_AT);
-  tcmma_hmac_update(&h, payload, n);
-  tcmma_hmac_final(&h, out);
 }
 
 /* Compares in time independent of where they differ. */
@@ -173,32 +195,74 @@ static bool write_all(int fd, const void *buf, size_t n) {
   return true;
 }
 
-/* Reads an entry; anything amiss (not a regular file of the user's, short,
- * another key, a MAC the secret does not give) is a miss. A hit touches the
- * entry: eviction goes by last use. */
+/* The payload's parts in file order, with their lengths. */
+typedef struct {
+  const void *part[4];
+  uint64_t len[4];
+} parts;
+
+static parts parts_of(const entry *e) {
+  return (parts){{e->ptx, e->cubin, e->log, e->message},
+                 {e->ptx ? e->ptx_len : 0, e->cubin_len, e->log ? strlen(e->log) : 0,
+                  e->message ? strlen(e->message) : 0}};
+}
+
+static void mac(const tcmma__cache_dir *d, const unsigned char *head, const parts *p,
+                unsigned char out[32]) {
+  tcmma_hmac h;
+  tcmma_hmac_init(&h, d->secret, sizeof d->secret);
+  tcmma_hmac_update(&h, head, MAC_AT);
+  for (int i = 0; i < 4; i++)
+    if (p->len[i]) tcmma_hmac_update(&h, p->part[i], (size_t)p->len[i]);
+  tcmma_hmac_final(&h, out);
+}
+
+/* Reads the entry named by key and suffix into *out; anything amiss (not a
+ * regular file of the user's, short, another key, a MAC the secret does not
+ * give) is a miss. A hit touches the entry: eviction goes by last use. */
 static bool disk_lookup(const tcmma__cache_dir *d, const unsigned char key[32],
-                        tcmma_program *out) {
-  char name[80];
-  entry_name(key, name);
+                        const char *suffix, entry *out) {
+  char name[96];
+  entry_name(key, suffix, name);
   int fd = openat(d->fd, name, O_RDONLY | O_NONBLOCK | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY);
   if (fd < 0) return false;
   unsigned char head[HEADER_LEN], sum[32];
-  char *payload = NULL;
+  unsigned char *payload = NULL;
   bool ok = false;
   struct stat st;
+  memset(out, 0, sizeof *out);
   if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
       !read_all(fd, head, HEADER_LEN) || memcmp(head, magic, MAGIC_LEN) != 0 ||
       memcmp(head + MAGIC_LEN, key, 32) != 0)
     goto done;
-  uint64_t ptx_len = get_u64(head + MAGIC_LEN + 32), cubin_len = get_u64(head + MAGIC_LEN + 40);
-  if (ptx_len > MAX_PAYLOAD || cubin_len > MAX_PAYLOAD ||
-      (uint64_t)st.st_size != HEADER_LEN + ptx_len + cubin_len)
-    goto done;
-  payload = malloc(ptx_len + cubin_len + 1);
-  if (!payload || !read_all(fd, payload, ptx_len + cubin_len)) goto done;
-  mac(d, head, payload, ptx_len + cubin_len, sum);
+  uint64_t f[N_FIELDS], total = 0;
+  for (int i = 0; i < N_FIELDS; i++) f[i] = get_u64(head + FIELDS_AT + 8 * i);
+  uint64_t len[4] = {f[1] ? f[1] - 1 : 0, f[2], f[3], f[4]};
+  for (int i = 0; i < 4; i++) {
+    if (len[i] > MAX_PAYLOAD) goto done;
+    total += len[i];
+  }
+  if (f[0] != TCMMA_OK && f[0] != TCMMA_COMPILE) goto done;
+  if ((uint64_t)st.st_size != HEADER_LEN + total) goto done;
+  payload = malloc(total + 1);
+  if (!payload || !read_all(fd, payload, (size_t)total)) goto done;
+  parts p = {{payload, payload + len[0], payload + len[0] + len[1],
+              payload + len[0] + len[1] + len[2]},
+             {len[0], len[1], len[2], len[3]}};
+  mac(d, head, &p, sum);
   if (!same_mac(sum, head + MAC_AT)) goto done;
-  ok = fill(out, payload, ptx_len, (unsigned char *)payload + ptx_len, cubin_len);
+  bool failed = false;
+  memcpy(out->key, key, 32);
+  out->status = (tcmma_status)f[0];
+  out->ptx = f[1] ? copy_text((const char *)p.part[0], len[0], &failed) : NULL;
+  out->ptx_len = len[0];
+  if (len[1] && (out->cubin = malloc(len[1]))) memcpy(out->cubin, p.part[1], len[1]);
+  else if (len[1]) failed = true;
+  out->cubin_len = len[1];
+  out->log = copy_text((const char *)p.part[2], len[2], &failed);
+  out->message = copy_text((const char *)p.part[3], len[3], &failed);
+  ok = !failed;
+  if (!ok) entry_free(out);
   if (ok) futimens(fd, NULL);
 done:
   free(payload);
@@ -208,27 +272,23 @@ done:
 
 /* Writes the entry (0600) under a temporary name and renames it into place;
  * false with errno set to the first failure's. */
-static bool disk_store(const tcmma__cache_dir *d, const unsigned char key[32],
-                       const tcmma_program *p) {
-  char name[80], tmp[128], hex[17];
-  entry_name(key, name);
+static bool disk_store(const tcmma__cache_dir *d, const char *suffix, const entry *e) {
+  char name[96], tmp[128], hex[17];
+  entry_name(e->key, suffix, name);
   tcmma__random_hex(hex, 8);
   snprintf(tmp, sizeof tmp, "%s.tmp.%s", name, hex);
   int fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
+  parts p = parts_of(e);
   unsigned char head[HEADER_LEN];
   memcpy(head, magic, MAGIC_LEN);
-  memcpy(head + MAGIC_LEN, key, 32);
-  put_u64(head + MAGIC_LEN + 32, p->ptx_len);
-  put_u64(head + MAGIC_LEN + 40, p->cubin_len);
-  tcmma_hmac h;
-  tcmma_hmac_init(&h, d->secret, sizeof d->secret);
-  tcmma_hmac_update(&h, head, MAC_AT);
-  tcmma_hmac_update(&h, p->ptx, p->ptx_len);
-  if (p->cubin_len) tcmma_hmac_update(&h, p->cubin, p->cubin_len);
-  tcmma_hmac_final(&h, head + MAC_AT);
-  bool ok = write_all(fd, head, HEADER_LEN) && write_all(fd, p->ptx, p->ptx_len) &&
-            (p->cubin_len == 0 || write_all(fd, p->cubin, p->cubin_len));
+  memcpy(head + MAGIC_LEN, e->key, 32);
+  uint64_t f[N_FIELDS] = {(uint64_t)e->status, e->ptx ? e->ptx_len + 1 : 0, p.len[1], p.len[2],
+                          p.len[3]};
+  for (int i = 0; i < N_FIELDS; i++) put_u64(head + FIELDS_AT + 8 * i, f[i]);
+  mac(d, head, &p, head + MAC_AT);
+  bool ok = write_all(fd, head, HEADER_LEN);
+  for (int i = 0; i < 4 && ok; i++) ok = !p.len[i] || write_all(fd, p.part[i], (size_t)p.len[i]);
   int saved = errno;
   ok = (close(fd) == 0) && ok;
   if (ok && renameat(d->fd, tmp, d->fd, name) != 0) ok = false, saved = errno;
@@ -239,23 +299,20 @@ static bool disk_store(const tcmma__cache_dir *d, const unsigned char key[32],
   return ok;
 }
 
-static void memory_store(const unsigned char key[32], const char *ptx, size_t ptx_len,
-                         const unsigned char *cubin, size_t cubin_len) {
-  tcmma_program copy = {0};
-  if (!fill(&copy, ptx, ptx_len, cubin, cubin_len)) return;
+static void memory_store(const entry *e) {
+  entry copy;
+  if (!entry_copy(e, &copy)) return;
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < MEMORY_ENTRIES; i++)
-    if (memory[i].ptx && memcmp(memory[i].key, key, 32) == 0) {
+    if (memory[i].log && memcmp(memory[i].key, e->key, 32) == 0) {
       pthread_mutex_unlock(&lock);
-      free(copy.ptx), free(copy.cubin);
+      entry_free(&copy);
       return;
     }
-  entry *e = &memory[memory_next];
+  entry *slot = &memory[memory_next];
   memory_next = (memory_next + 1) % MEMORY_ENTRIES;
-  entry_free(e);
-  memcpy(e->key, key, 32);
-  e->ptx = copy.ptx, e->ptx_len = copy.ptx_len;
-  e->cubin = copy.cubin, e->cubin_len = copy.cubin_len;
+  entry_free(slot);
+  *slot = copy;
   pthread_mutex_unlock(&lock);
 }
 
@@ -271,30 +328,34 @@ static bool open_disk(bool create, char *path, size_t cap, tcmma__cache_dir *d) 
   return got > 0;
 }
 
-bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out) {
+bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
+                        char *message, size_t cap) {
   bool hit = false;
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < MEMORY_ENTRIES && !hit; i++)
-    if (memory[i].ptx && memcmp(memory[i].key, key, 32) == 0)
-      hit = fill(out, memory[i].ptx, memory[i].ptx_len, memory[i].cubin, memory[i].cubin_len);
+    if (memory[i].log && memcmp(memory[i].key, key, 32) == 0)
+      hit = entry_to_program(&memory[i], out, status, message, cap);
   pthread_mutex_unlock(&lock);
   if (hit) return true;
   char path[PATH_MAX];
   tcmma__cache_dir d;
   if (!open_disk(false, path, sizeof path, &d)) return false;
-  hit = d.has_secret && disk_lookup(&d, key, out);
+  entry e;
+  hit = d.has_secret && disk_lookup(&d, key, TCMMA__CACHE_ENTRY_SUFFIX, &e);
   tcmma__cache_close(&d);
-  if (hit) memory_store(key, out->ptx, out->ptx_len, out->cubin, out->cubin_len);
+  if (!hit) return false;
+  hit = entry_to_program(&e, out, status, message, cap);
+  if (hit) memory_store(&e);
+  entry_free(&e);
   return hit;
 }
 
-void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p) {
-  if (!p->ptx) return;
-  memory_store(key, p->ptx, p->ptx_len, p->cubin, p->cubin_len);
+/* Stores e on disk under suffix (after the upkeep), degrading on failure. */
+static void store_on_disk(const entry *e, const char *suffix) {
   char path[PATH_MAX];
   tcmma__cache_dir d;
   if (!open_disk(true, path, sizeof path, &d)) return;
-  if (disk_store(&d, key, p)) {
+  if (disk_store(&d, suffix, e)) {
     unsigned long long max_bytes = TCMMA__CACHE_MAX_BYTES_DEFAULT;
     tcmma__cache_max_bytes(&max_bytes);
     tcmma__cache_upkeep(d.fd, max_bytes);
@@ -303,6 +364,40 @@ void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p) {
             strerror(errno));
   }
   tcmma__cache_close(&d);
+}
+
+void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
+                       const char *message) {
+  if (status != TCMMA_OK && status != TCMMA_COMPILE) return;
+  entry e = {.status = status, .ptx = p->ptx, .ptx_len = p->ptx_len, .cubin = p->cubin,
+             .cubin_len = p->cubin_len, .log = p->log ? p->log : "",
+             .message = (char *)(message ? message : "")};
+  memcpy(e.key, key, 32);
+  memory_store(&e);
+  store_on_disk(&e, TCMMA__CACHE_ENTRY_SUFFIX);
+}
+
+bool tcmma__cache_blob_get(const unsigned char key[32], const char *suffix, void **data,
+                           size_t *len) {
+  char path[PATH_MAX];
+  tcmma__cache_dir d;
+  if (!open_disk(false, path, sizeof path, &d)) return false;
+  entry e;
+  bool hit = d.has_secret && disk_lookup(&d, key, suffix, &e);
+  tcmma__cache_close(&d);
+  if (!hit) return false;
+  *data = e.cubin, *len = e.cubin_len;
+  e.cubin = NULL;
+  entry_free(&e);
+  return *data != NULL;
+}
+
+void tcmma__cache_blob_put(const unsigned char key[32], const char *suffix, const void *data,
+                           size_t len) {
+  entry e = {.status = TCMMA_OK, .cubin = (unsigned char *)data, .cubin_len = len, .log = "",
+             .message = ""};
+  memcpy(e.key, key, 32);
+  if (len) store_on_disk(&e, suffix);
 }
 
 /* ---- tcmma cache ---- */

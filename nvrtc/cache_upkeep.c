@@ -15,7 +15,6 @@
 #include "nvrtc/internal.h"
 
 #define STALE_TEMP_SECONDS 600 /* a writer takes milliseconds; ten minutes is dead */
-#define ENTRY_SUFFIX ".bin"
 #define TEMP_MARK ".tmp."
 
 bool tcmma__cache_max_bytes(unsigned long long *out) {
@@ -26,9 +25,14 @@ bool tcmma__cache_max_bytes(unsigned long long *out) {
   return true;
 }
 
+static bool ends_with(const char *name, const char *suffix) {
+  size_t n = strlen(name), k = strlen(suffix);
+  return n > k && strcmp(name + n - k, suffix) == 0;
+}
+
+/* A compile's entry or a facts file (nvrtc/internal.h). */
 static bool is_entry(const char *name) {
-  size_t n = strlen(name);
-  return n > strlen(ENTRY_SUFFIX) && strcmp(name + n - strlen(ENTRY_SUFFIX), ENTRY_SUFFIX) == 0;
+  return ends_with(name, TCMMA__CACHE_ENTRY_SUFFIX) || ends_with(name, TCMMA__CACHE_FACTS_SUFFIX);
 }
 
 static bool is_temp(const char *name) { return strstr(name, TEMP_MARK) != NULL; }

@@ -137,6 +137,12 @@ static tcmma_status check_opts(const tcmma_compile_opts *o, tcmma_error *err) {
   return TCMMA_OK;
 }
 
+/* Whether the loaded NVRTC knows --minimal (added in CUDA 12.4). */
+static bool minimal_known(void) {
+  const tcmma_nvrtc_info *info = tcmma__nvrtc_info();
+  return info && (info->major > 12 || (info->major == 12 && info->minor >= 4));
+}
+
 static tcmma_status build_options(const char *source, size_t len, const tcmma_compile_opts *o,
                                   tcmma_program *p, tcmma_error *err) {
   tcmma_status st = check_opts(o, err);
@@ -179,6 +185,7 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
   }
   if (o->fmad_false) ok = ok && add_option(p, "--fmad=false");
   if (o->debug) ok = ok && add_option(p, "-G");
+  if (o->minimal && minimal_known()) ok = ok && add_option(p, "--minimal");
   for (size_t i = 0; i < o->n_extra; i++)
     ok = ok && (o->extra[i] ? add_option(p, o->extra[i]) : true);
   return ok ? TCMMA_OK : tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the option list");
@@ -217,7 +224,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
   tcmma_status st = tcmma_cache_check_setting(err);
   if (st != TCMMA_OK) return st;
   tcmma_nvrtc_info info;
-  if ((st = tcmma_nvrtc_load(&info, err)) != TCMMA_OK) return st;
+  if ((st = tcmma_nvrtc_facts(&info, err)) != TCMMA_OK) return st;
   out->nvrtc_major = info.major, out->nvrtc_minor = info.minor;
   out->name = tcmma_strdup(o->name && *o->name ? o->name : "tcmma.cu");
   out->log = tcmma_strdup("");
@@ -237,20 +244,29 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     tcmma_program_free(out);
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
   }
-  if (cacheable && tcmma_cache_lookup(key, out)) {
+  tcmma_status cached;
+  char message[TCMMA_ERROR_MAX];
+  if (cacheable && tcmma_cache_lookup(key, out, &cached, message, sizeof message)) {
     out->cache_hit = true;
+    if (cached != TCMMA_OK) return tcmma_fail(err, cached, "%s", message);
     return check_ptx(out, err);
   }
   free(out->log);
   out->log = NULL;
+  bool rejected = false;
+  tcmma_error raw;
   st = tcmma_nvrtc_compile_raw(source, len, out->name, (const char *const *)out->options,
-                               out->n_options, o->sass, out, err);
+                               out->n_options, o->sass, out, &rejected, &raw);
+  /* the key holds the facts' NVRTC: store only what that very one compiled */
+  cacheable = cacheable && tcmma__nvrtc_facts_current();
   if (st != TCMMA_OK) {
+    if (cacheable && rejected) tcmma_cache_store(key, out, st, raw.message);
+    if (err) *err = raw;
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
+  if (cacheable) tcmma_cache_store(key, out, TCMMA_OK, NULL);
   st = check_ptx(out, err);
-  if (cacheable) tcmma_cache_store(key, out);
   tcmma_target_scope_record(out);
   return st;
 }

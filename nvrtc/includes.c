@@ -31,6 +31,8 @@
 #include <time.h>
 #include <unistd.h>
 #include "nvrtc/internal.h"
+#include "nvrtc/sha256.h"
+#include "tcmma/tcmma.h"
 
 #define FILES_MAX 4096               /* more files than this: uncacheable */
 #define DEPTH_MAX 200                /* nesting deeper than this: uncacheable */
@@ -257,6 +259,8 @@ typedef struct {
 static pthread_mutex_t memo_lock = PTHREAD_MUTEX_INITIALIZER;
 static memo_entry memo[MEMO_MAX];
 static size_t memo_count;
+static bool memo_dirty;              /* entries the disk copy lacks */
+static pthread_once_t memo_loaded = PTHREAD_ONCE_INIT;
 
 static bool same_file(const struct stat *a, const struct stat *b) {
   return a->st_dev == b->st_dev && a->st_ino == b->st_ino && a->st_size == b->st_size &&
@@ -293,8 +297,11 @@ static bool copy_scan(const file_scan *from, file_scan *to) {
   return true;
 }
 
+static void memo_load(void);
+
 static bool memo_get(const char *path, const struct stat *st, file_scan *out) {
   bool hit = false;
+  pthread_once(&memo_loaded, memo_load);
   pthread_mutex_lock(&memo_lock);
   for (size_t i = 0; i < memo_count && !hit; i++)
     if (strcmp(memo[i].path, path) == 0 && same_file(&memo[i].st, st) && memo_trusted(&memo[i])) {
@@ -320,12 +327,135 @@ static void memo_put(const char *path, const struct stat *st, struct timespec at
     if (strcmp(memo[i].path, path) == 0) { /* replace the stale one */
       free(memo[i].path), file_scan_free(&memo[i].result);
       memo[i] = e;
+      memo_dirty = true;
       pthread_mutex_unlock(&memo_lock);
       return;
     }
-  if (memo_count < MEMO_MAX) memo[memo_count++] = e;
+  if (memo_count < MEMO_MAX) memo[memo_count++] = e, memo_dirty = true;
   else free(e.path), file_scan_free(&e.result);
   pthread_mutex_unlock(&memo_lock);
+}
+
+/* ---- the memo across processes ----
+ * A fresh process would read and hash every header again (the 23 files
+ * mma.h pulls in: most of a disk hit's time). So the memo is kept in the
+ * disk cache too, as one entry (HMAC'd under the user's secret, like every
+ * entry): each remembered read with the stat it was made at. It stands for
+ * a file only on the very terms it does in memory (same device, inode,
+ * size, mtime and ctime, settled when read: memo_trusted). */
+
+static void memo_disk_key(unsigned char key[32]) {
+  static const char domain[] = "tcmma " TCMMA_VERSION " include memo 1";
+  tcmma_sha256 h;
+  tcmma_sha256_init(&h);
+  tcmma_sha256_update(&h, domain, sizeof domain);
+  tcmma_sha256_final(&h, key);
+}
+
+typedef struct {
+  const unsigned char *p, *end;
+  bool ok;
+} reader;
+
+static uint64_t get_u64(reader *r) {
+  uint64_t v = 0;
+  if (r->end - r->p < 8) return r->ok = false, 0;
+  for (int i = 0; i < 8; i++) v |= (uint64_t)r->p[i] << (8 * i);
+  r->p += 8;
+  return v;
+}
+
+/* A NUL-free string of n bytes, copied; NULL (r->ok false) when it is not. */
+static char *get_text(reader *r, uint64_t n) {
+  if (!r->ok || n == 0 || n > PATH_MAX || (uint64_t)(r->end - r->p) < n ||
+      memchr(r->p, '\0', (size_t)n))
+    return r->ok = false, NULL;
+  char *t = malloc((size_t)n + 1);
+  if (!t) return r->ok = false, NULL;
+  memcpy(t, r->p, (size_t)n);
+  t[n] = '\0';
+  r->p += n;
+  return t;
+}
+
+static bool get_entry(reader *r, memo_entry *e) {
+  memset(e, 0, sizeof *e);
+  e->path = get_text(r, get_u64(r));
+  e->st.st_dev = (dev_t)get_u64(r), e->st.st_ino = (ino_t)get_u64(r);
+  e->st.st_size = (off_t)get_u64(r);
+  e->st.st_mtim.tv_sec = (time_t)get_u64(r), e->st.st_mtim.tv_nsec = (long)get_u64(r);
+  e->st.st_ctim.tv_sec = (time_t)get_u64(r), e->st.st_ctim.tv_nsec = (long)get_u64(r);
+  e->at.tv_sec = (time_t)get_u64(r), e->at.tv_nsec = (long)get_u64(r);
+  e->result.trigraph_line = (int)get_u64(r);
+  uint64_t count = get_u64(r);
+  if (r->ok && (r->end - r->p < 32 || count > FILES_MAX)) r->ok = false;
+  if (r->ok) memcpy(e->result.digest, r->p, 32), r->p += 32;
+  if (r->ok && count && !(e->result.items = calloc((size_t)count, sizeof *e->result.items)))
+    r->ok = false;
+  for (uint64_t i = 0; r->ok && i < count; i++) {
+    directive *d = &e->result.items[e->result.count];
+    uint64_t flags = get_u64(r);
+    d->next = flags & 1, d->exists_only = (flags >> 1) & 1;
+    d->form = (flags >> 2) & 1 ? INC_ANGLE : INC_QUOTE;
+    if ((d->name = get_text(r, get_u64(r)))) e->result.count++;
+  }
+  if (r->ok && memo_trusted(e)) return true;
+  free(e->path), file_scan_free(&e->result);
+  return false;
+}
+
+static void memo_load(void) {
+  unsigned char key[32];
+  memo_disk_key(key);
+  void *data = NULL;
+  size_t len = 0;
+  if (!tcmma__cache_blob_get(key, TCMMA__CACHE_ENTRY_SUFFIX, &data, &len)) return;
+  reader r = {data, (const unsigned char *)data + len, true};
+  pthread_mutex_lock(&memo_lock);
+  while (r.ok && r.p < r.end && memo_count < MEMO_MAX) {
+    memo_entry e;
+    if (get_entry(&r, &e)) memo[memo_count++] = e;
+  }
+  pthread_mutex_unlock(&memo_lock);
+  free(data);
+}
+
+static void put_u64(tcmma_buf *b, uint64_t v) {
+  unsigned char p[8];
+  for (int i = 0; i < 8; i++) p[i] = (unsigned char)(v >> (8 * i));
+  tcmma_buf_append(b, (const char *)p, 8);
+}
+
+/* Writes the memo to the disk cache when it gained entries. */
+static void memo_save(void) {
+  tcmma_buf b = {0};
+  pthread_mutex_lock(&memo_lock);
+  bool dirty = memo_dirty;
+  memo_dirty = false;
+  for (size_t i = 0; dirty && i < memo_count; i++) {
+    const memo_entry *e = &memo[i];
+    put_u64(&b, strlen(e->path)), tcmma_buf_append(&b, e->path, strlen(e->path));
+    uint64_t f[] = {(uint64_t)e->st.st_dev, (uint64_t)e->st.st_ino, (uint64_t)e->st.st_size,
+                    (uint64_t)e->st.st_mtim.tv_sec, (uint64_t)e->st.st_mtim.tv_nsec,
+                    (uint64_t)e->st.st_ctim.tv_sec, (uint64_t)e->st.st_ctim.tv_nsec,
+                    (uint64_t)e->at.tv_sec, (uint64_t)e->at.tv_nsec,
+                    (uint64_t)e->result.trigraph_line, e->result.count};
+    for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) put_u64(&b, f[k]);
+    tcmma_buf_append(&b, (const char *)e->result.digest, 32);
+    for (size_t k = 0; k < e->result.count; k++) {
+      const directive *d = &e->result.items[k];
+      put_u64(&b, (uint64_t)d->next | (uint64_t)d->exists_only << 1 |
+                      (uint64_t)(d->form == INC_ANGLE) << 2);
+      put_u64(&b, strlen(d->name)), tcmma_buf_append(&b, d->name, strlen(d->name));
+    }
+  }
+  pthread_mutex_unlock(&memo_lock);
+  if (dirty && !b.failed && b.len) {
+    unsigned char key[32];
+    memo_disk_key(key);
+    tcmma__cache_blob_put(key, TCMMA__CACHE_ENTRY_SUFFIX, b.data, b.len);
+  }
+  tcmma_buf_free(&b);
 }
 
 /* Reads and scans the regular file at path (opened without blocking, so a
@@ -528,5 +658,6 @@ bool tcmma__include_deps(const char *source, size_t len, const char *name,
   for (size_t i = 0; i < s.n_dirs; i++) free(s.dirs[i]);
   for (size_t i = 0; i < s.n_seen; i++) free(s.seen[i]);
   free(s.dirs), free(s.seen);
+  memo_save();
   return s.certain;
 }

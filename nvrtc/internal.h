@@ -11,10 +11,13 @@
 
 /* One raw NVRTC compile (one nvrtcProgram): fills out->ptx, ->cubin (when
  * want_cubin), ->log, ->nvrtc_major/minor. TCMMA_COMPILE with the log's first
- * line in err when NVRTC rejects the source. */
+ * line in err when NVRTC rejects the source (*rejected then true: the
+ * outcome is the source's, worth caching; a ptxas rejection keeps the PTX
+ * it rejected in out->ptx). rejected may be NULL. */
 tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
                                      const char *const *options, size_t n_options,
-                                     bool want_cubin, tcmma_program *out, tcmma_error *err);
+                                     bool want_cubin, tcmma_program *out, bool *rejected,
+                                     tcmma_error *err);
 
 /* The --gpu-architecture option for arch with suffix 0, 'a' or 'f':
  * compute_<arch><suffix> (PTX), or sm_<arch><suffix> when sass (a CUBIN). */
@@ -23,13 +26,52 @@ void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix)
 /* "a" or "f" for suffix 'a' or 'f'; "" for anything else. */
 const char *tcmma__arch_suffix(char suffix);
 
-/* The loaded NVRTC's facts (loading it once); NULL when it cannot load. */
-const tcmma_nvrtc_info *tcmma__nvrtc_info(void);
+/* What the cache key and the options need of NVRTC. */
+typedef struct {
+  tcmma_nvrtc_info info;            /* version, library, include directories */
+  int archs[TCMMA_ARCH_MAX_ARCHS];  /* nvrtcGetSupportedArchs */
+  size_t n_archs;
+  char identity[3 * 4096];          /* the exact build: tcmma__nvrtc_identity_of */
+} tcmma__nvrtc_facts;
 
-/* The loaded NVRTC's exact build (version, library path, GNU build-id,
- * size, mtime, inode; the same of its builtin-headers library), or NULL
- * when NVRTC does not load. Part of every cache key. */
+/* The loaded NVRTC's facts, loading it once (nvrtc/nvrtc.c); NULL with err
+ * set when it cannot load. */
+const tcmma__nvrtc_facts *tcmma__nvrtc_loaded(tcmma_error *err);
+
+/* NVRTC's facts as nvrtc/nvrtc_facts.c knows them: from the disk cache's
+ * facts file of the very library the loader would take, without loading it,
+ * else from the loaded NVRTC. info NULL / identity NULL when NVRTC cannot
+ * load. The identity (version, library path, GNU build-id, size, mtime,
+ * inode; the same of its builtin-headers library) is part of every key. */
+const tcmma_nvrtc_info *tcmma__nvrtc_info(void);
 const char *tcmma__nvrtc_identity(void);
+
+/* Whether the facts are the loaded NVRTC's (loading it): false only when a
+ * facts file stood for a library that is not what loaded, whose programs
+ * must then not be cached under keys made from the facts. */
+bool tcmma__nvrtc_facts_current(void);
+
+/* The library paths NVRTC loading tries, in order ($TCMMA_NVRTC alone, else
+ * the toolkit roots' lib64/libnvrtc.so, then the sonames); how many. */
+#define TCMMA__NVRTC_CANDIDATES 6
+int tcmma__nvrtc_candidates(char paths[TCMMA__NVRTC_CANDIDATES][4096]);
+
+/* The toolkit's include/ and include/cccl for NVRTC at library (next to
+ * it, else under the toolkit roots) into info's include fields. */
+void tcmma__nvrtc_include_dirs(const char *library, tcmma_nvrtc_info *info);
+
+/* NVRTC version major.minor at library's exact build into out: the
+ * library's identity and that of libnvrtc-builtins.so.<major>.<minor>, the
+ * one beside library's real path, else (pin only) the one the loader finds.
+ * With pin that library is opened and kept open, so that NVRTC's own load
+ * of it gets this very one. false when it cannot be told without the
+ * loader (no builtins beside library, pin false) or does not fit. */
+bool tcmma__nvrtc_identity_of(const char *library, int major, int minor, bool pin, char *out,
+                              size_t cap);
+
+/* Whether the loaded NVRTC compiles an empty program for
+ * compute_<arch><suffix> (loading it). */
+bool tcmma__nvrtc_probe_arch(int arch, char suffix);
 
 /* The identity of the library file at path (its real path, GNU build-id,
  * size, mtime, inode) into out; false when it cannot be read. */
@@ -47,10 +89,32 @@ bool tcmma__include_deps(const char *source, size_t len, const char *name,
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 
-/* Cache: look up / store a compiled program under key (32 bytes). Lookup
- * fills out's ptx/cubin on a hit and returns true. */
-bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out);
-void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p);
+/* Cache: look up / store a compile's outcome under key (32 bytes): status
+ * TCMMA_OK, or TCMMA_COMPILE (NVRTC or ptxas rejected the source; message is
+ * the error's), with the program's PTX (when any), CUBIN and log. Lookup
+ * fills out's ptx, cubin and log, *status and message[cap] on a hit and
+ * returns true. Other statuses are never stored. */
+bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
+                        char *message, size_t cap);
+void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
+                       const char *message);
+
+/* The disk cache's file names: <key hex><suffix>, a compile's outcome or
+ * NVRTC's facts (nvrtc/nvrtc_facts.c); both are entries to the size bound,
+ * the survey and clearing (a facts file evicted is written again the next
+ * time NVRTC loads). */
+#define TCMMA__CACHE_ENTRY_SUFFIX ".bin"
+#define TCMMA__CACHE_FACTS_SUFFIX ".facts"
+
+/* Bytes kept in the disk cache under key, in a file named <key hex><suffix>
+ * (TCMMA__CACHE_ENTRY_SUFFIX or TCMMA__CACHE_FACTS_SUFFIX), written and
+ * read like the compile entries (0600, HMAC'd): get fills *data
+ * (malloc'ed) and *len and returns true on a hit; put stores (nothing when
+ * the disk cache is off or refused). */
+bool tcmma__cache_blob_get(const unsigned char key[32], const char *suffix, void **data,
+                           size_t *len);
+void tcmma__cache_blob_put(const unsigned char key[32], const char *suffix, const void *data,
+                           size_t len);
 
 /* TCMMA_INVALID naming the value when TCMMA_CACHE is neither unset, 0 nor 1,
  * or TCMMA_CACHE_MAX_BYTES is not a positive decimal number. */
@@ -120,5 +184,13 @@ void tcmma__scan_free(tcmma__scan *s);
 /* Fills info's required_* fields and no_target from its census
  * (nvrtc/ptx/features.c, called by the reader). */
 void tcmma__ptx_requirement(tcmma_ptx_info *info);
+
+/* Module ptx[0..len) cut down to one kernel (nvrtc/ptx/slice.c): every
+ * top-level item that defines no function, the .entry named kernel and the
+ * .func definitions it reaches by name. *out (malloc'ed, NUL-terminated,
+ * *out_len bytes) and the lines of the entry in ptx (*first, *last). 1 done;
+ * 0 the module has no such entry; -1 no memory. */
+int tcmma__ptx_slice(const char *ptx, size_t len, const char *kernel, char **out,
+                     size_t *out_len, long *first, long *last);
 
 #endif

@@ -45,12 +45,9 @@ static struct {
   NVRTC_FUNCTIONS(FIELD)
 #undef FIELD
   void *handle;
-  tcmma_nvrtc_info info;
-  char identity[3 * PATH_MAX];   /* the exact build: see find_identity */
+  tcmma__nvrtc_facts facts;      /* version, archs, library, include dirs, identity */
   tcmma_status status;
   char message[TCMMA_ERROR_MAX];
-  int archs[TCMMA_ARCH_MAX_ARCHS];
-  size_t n_archs;
 } api;
 
 static pthread_once_t load_once = PTHREAD_ONCE_INIT;
@@ -74,17 +71,12 @@ static int toolkit_roots(const char *roots[3]) {
   return n;
 }
 
-/* The toolkit include/ next to the loaded library (lib64/.. or
- * targets/<arch>/lib/..), else $CUDA_HOME/include, else the build's. */
-static void find_include_dir(void) {
+void tcmma__nvrtc_include_dirs(const char *library, tcmma_nvrtc_info *info) {
   char candidates[4][PATH_MAX + 32];
   int n = 0;
-  struct link_map *lm = NULL;
   char real[PATH_MAX];
-  if (dlinfo(api.handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
-      realpath(lm->l_name, real)) {
-    if (snprintf(api.info.library, sizeof api.info.library, "%s", lm->l_name) < 0)
-      api.info.library[0] = '\0';
+  info->include_dir[0] = info->cccl_include_dir[0] = '\0';
+  if (library && realpath(library, real)) {
     char *slash = strrchr(real, '/');
     if (slash) {
       *slash = '\0';
@@ -99,44 +91,71 @@ static void find_include_dir(void) {
     int w = snprintf(probe, sizeof probe, "%s/cuda_bf16.h", candidates[i]);
     if (w < 0 || (size_t)w >= sizeof probe || !is_file(probe) || !realpath(candidates[i], dir))
       continue;
-    w = snprintf(api.info.include_dir, sizeof api.info.include_dir, "%s", dir);
-    if (w <= 0 || (size_t)w >= sizeof api.info.include_dir) {
-      api.info.include_dir[0] = '\0';
+    w = snprintf(info->include_dir, sizeof info->include_dir, "%s", dir);
+    if (w <= 0 || (size_t)w >= sizeof info->include_dir) {
+      info->include_dir[0] = '\0';
       continue;
     }
     /* CUDA 13 keeps libcu++ (<cuda/pipeline>, <cuda/barrier>) in include/cccl */
     char cccl[PATH_MAX + 64];
     w = snprintf(cccl, sizeof cccl, "%s/cccl", dir);
     struct stat st;
-    if (w > 0 && (size_t)w < sizeof api.info.cccl_include_dir && stat(cccl, &st) == 0 &&
+    if (w > 0 && (size_t)w < sizeof info->cccl_include_dir && stat(cccl, &st) == 0 &&
         S_ISDIR(st.st_mode))
-      memcpy(api.info.cccl_include_dir, cccl, (size_t)w + 1);
+      memcpy(info->cccl_include_dir, cccl, (size_t)w + 1);
     return;
   }
+}
+
+/* The library the handle loaded, as dlopen recorded it (the path given, or
+ * where the soname was found). */
+static void loaded_library(void) {
+  struct link_map *lm = NULL;
+  if (dlinfo(api.handle, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
+      snprintf(api.facts.info.library, sizeof api.facts.info.library, "%s", lm->l_name) < 0)
+    api.facts.info.library[0] = '\0';
+}
+
+bool tcmma__nvrtc_identity_of(const char *library, int major, int minor, bool pin, char *out,
+                              size_t cap) {
+  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64], real[PATH_MAX];
+  char beside[PATH_MAX + 64] = "";
+  if (!tcmma__library_identity(library, lib, sizeof lib))
+    snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, library);
+  snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", major, minor);
+  if (realpath(library, real) && strrchr(real, '/')) {
+    *strrchr(real, '/') = '\0';
+    snprintf(beside, sizeof beside, "%s/%s", real, soname);
+  }
+  if (beside[0] && is_file(beside)) {
+    if (pin) dlopen(beside, RTLD_LAZY | RTLD_LOCAL); /* kept open: see below */
+    if (!tcmma__library_identity(beside, builtins, sizeof builtins))
+      snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, beside);
+  } else if (!pin) {
+    return false; /* only the loader knows which one NVRTC would get */
+  } else {
+    void *b = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+    struct link_map *lm = NULL;
+    if (b && dlinfo(b, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
+        !tcmma__library_identity(lm->l_name, builtins, sizeof builtins))
+      snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, lm->l_name);
+  }
+  int w = snprintf(out, cap, "nvrtc %d.%d %s; %s %s", major, minor, lib, soname, builtins);
+  return w > 0 && (size_t)w < cap;
 }
 
 /* The exact NVRTC build, for the cache key: nvrtcVersion gives only
  * major.minor, so the library file's identity (path, GNU build-id, size,
  * mtime, inode), and that of the builtin-headers library it loads by soname
- * at its first compile. tcmma opens that library itself, now, through the
- * same loader search, and keeps it open: NVRTC's own dlopen of the soname
- * then gets this very one. */
+ * at its first compile. tcmma opens that library itself, now, and keeps it
+ * open, so NVRTC's own dlopen of the soname gets this very one: the one
+ * beside NVRTC's real path where there is one (so that its identity can be
+ * known from the files alone, nvrtc/nvrtc_facts.c), else the one the loader
+ * finds. */
 static void find_identity(void) {
-  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64];
-  if (!tcmma__library_identity(api.info.library, lib, sizeof lib))
-    snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, api.info.library);
-  snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", api.info.major, api.info.minor);
-  void *b = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
-  struct link_map *lm = NULL;
-  if (b && dlinfo(b, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
-      !tcmma__library_identity(lm->l_name, builtins, sizeof builtins))
-    snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, lm->l_name);
-  snprintf(api.identity, sizeof api.identity, "nvrtc %d.%d %s; %s %s", api.info.major,
-           api.info.minor, lib, soname, builtins);
-}
-
-const char *tcmma__nvrtc_identity(void) {
-  return tcmma_nvrtc_load(NULL, NULL) == TCMMA_OK ? api.identity : NULL;
+  if (!tcmma__nvrtc_identity_of(api.facts.info.library, api.facts.info.major, api.facts.info.minor, true,
+                                api.facts.identity, sizeof api.facts.identity))
+    api.facts.identity[0] = '\0';
 }
 
 /* Appends "path (why)" to the list of candidates tried. */
@@ -166,13 +185,13 @@ static void *open_candidate(const char *path, char *why, size_t cap) {
   NVRTC_FUNCTIONS(RESOLVE)
 #undef RESOLVE
   int count = 0;
-  if (api.nvrtcVersion(&api.info.major, &api.info.minor) != NVRTC_SUCCESS ||
+  if (api.nvrtcVersion(&api.facts.info.major, &api.facts.info.minor) != NVRTC_SUCCESS ||
       api.nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0 ||
-      count > TCMMA_ARCH_MAX_ARCHS || api.nvrtcGetSupportedArchs(api.archs) != NVRTC_SUCCESS) {
+      count > TCMMA_ARCH_MAX_ARCHS || api.nvrtcGetSupportedArchs(api.facts.archs) != NVRTC_SUCCESS) {
     snprintf(why, cap, "did not report its version and supported archs (%d archs)", count);
     goto unusable;
   }
-  api.n_archs = (size_t)count;
+  api.facts.n_archs = (size_t)count;
   return h;
 unusable:
   dlclose(h);
@@ -180,23 +199,28 @@ unusable:
   return NULL;
 }
 
+int tcmma__nvrtc_candidates(char paths[TCMMA__NVRTC_CANDIDATES][4096]) {
+  int n = 0;
+  const char *forced = getenv("TCMMA_NVRTC");
+  if (forced && *forced) {
+    snprintf(paths[n++], PATH_MAX, "%s", forced);
+    return n;
+  }
+  const char *roots[3];
+  for (int i = 0, count = toolkit_roots(roots); i < count; i++)
+    snprintf(paths[n++], PATH_MAX, "%s/lib64/libnvrtc.so", roots[i]);
+  snprintf(paths[n++], PATH_MAX, "libnvrtc.so.13");
+  snprintf(paths[n++], PATH_MAX, "libnvrtc.so");
+  return n;
+}
+
 /* Tries the candidates in order (docs/nvrtc.md); one that does not load or
  * is not NVRTC is named with its reason and the next one is tried. */
 static void load(void) {
   char tried[TCMMA_ERROR_MAX] = "";
   size_t used = 0;
-  char paths[6][PATH_MAX];
-  int n = 0;
-  const char *forced = getenv("TCMMA_NVRTC");
-  if (forced && *forced) {
-    snprintf(paths[n++], PATH_MAX, "%s", forced);
-  } else {
-    const char *roots[3];
-    for (int i = 0, count = toolkit_roots(roots); i < count; i++)
-      snprintf(paths[n++], PATH_MAX, "%s/lib64/libnvrtc.so", roots[i]);
-    snprintf(paths[n++], PATH_MAX, "libnvrtc.so.13");
-    snprintf(paths[n++], PATH_MAX, "libnvrtc.so");
-  }
+  char paths[TCMMA__NVRTC_CANDIDATES][4096];
+  int n = tcmma__nvrtc_candidates(paths);
   for (int i = 0; i < n && !api.handle; i++) {
     char why[512];
     if (!open_candidate(paths[i], why, sizeof why))
@@ -208,20 +232,25 @@ static void load(void) {
              "cannot load NVRTC: tried %s (set TCMMA_NVRTC to the library's path)", tried);
     return;
   }
-  find_include_dir();
+  loaded_library();
+  tcmma__nvrtc_include_dirs(api.facts.info.library, &api.facts.info);
   find_identity();
   api.status = TCMMA_OK;
 }
 
-const tcmma_nvrtc_info *tcmma__nvrtc_info(void) {
+const tcmma__nvrtc_facts *tcmma__nvrtc_loaded(tcmma_error *err) {
   pthread_once(&load_once, load);
-  return api.status == TCMMA_OK ? &api.info : NULL;
+  if (api.status != TCMMA_OK) {
+    tcmma_fail(err, api.status, "%s", api.message);
+    return NULL;
+  }
+  return &api.facts;
 }
 
 tcmma_status tcmma_nvrtc_load(tcmma_nvrtc_info *info, tcmma_error *err) {
-  pthread_once(&load_once, load);
-  if (api.status != TCMMA_OK) return tcmma_fail(err, api.status, "%s", api.message);
-  if (info) *info = api.info;
+  const tcmma__nvrtc_facts *f = tcmma__nvrtc_loaded(err);
+  if (!f) return api.status;
+  if (info) *info = f->info;
   return TCMMA_OK;
 }
 
@@ -235,10 +264,12 @@ static int first_line_len(const char *log) {
 
 tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
                                      const char *const *options, size_t n_options,
-                                     bool want_cubin, tcmma_program *out, tcmma_error *err) {
+                                     bool want_cubin, tcmma_program *out, bool *rejected,
+                                     tcmma_error *err) {
+  if (rejected) *rejected = false;
   tcmma_status st = tcmma_nvrtc_load(NULL, err);
   if (st != TCMMA_OK) return st;
-  out->nvrtc_major = api.info.major, out->nvrtc_minor = api.info.minor;
+  out->nvrtc_major = api.facts.info.major, out->nvrtc_minor = api.facts.info.minor;
   if (n_options > INT_MAX) return tcmma_fail(err, TCMMA_INVALID, "too many options");
   char *text = malloc(len + 1);
   if (!text) return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a %zu-byte source", len);
@@ -260,13 +291,24 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
     out->log[log_size] = '\0';
   }
   if (!out->log) out->log = tcmma_strdup("");
+  size_t n = 0;
   if (compiled != NVRTC_SUCCESS) {
     const char *log = out->log ? out->log : "";
-    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s", api.info.major,
-                    api.info.minor, api.nvrtcGetErrorString(compiled), first_line_len(log),
+    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s", api.facts.info.major,
+                    api.facts.info.minor, api.nvrtcGetErrorString(compiled), first_line_len(log),
                     log, strchr(log, '\n') ? " (full log in the program)" : "");
+    if (rejected) *rejected = compiled == NVRTC_ERROR_COMPILATION;
+    /* ptxas rejected PTX that NVRTC made: keep it (the log's lines point into it) */
+    if (api.nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (out->ptx = malloc(n + 1))) {
+      if (api.nvrtcGetPTX(prog, out->ptx) == NVRTC_SUCCESS) {
+        out->ptx[n] = '\0';
+        out->ptx_len = strlen(out->ptx);
+      } else {
+        free(out->ptx);
+        out->ptx = NULL;
+      }
+    }
   } else {
-    size_t n = 0;
     if (api.nvrtcGetPTXSize(prog, &n) != NVRTC_SUCCESS || !(out->ptx = malloc(n + 1)) ||
         api.nvrtcGetPTX(prog, out->ptx) != NVRTC_SUCCESS) {
       st = tcmma_fail(err, TCMMA_NO_MEMORY, "could not fetch %zu bytes of PTX", n);
@@ -288,42 +330,12 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
   return st;
 }
 
-static pthread_mutex_t accepts_lock = PTHREAD_MUTEX_INITIALIZER;
-static struct { int arch; char suffix; bool ok; } accepts_seen[32];
-static size_t accepts_count;
-
-/* Whether NVRTC takes compute_<arch><suffix>: NVRTC 13 lists only numeric
- * archs, so the a/f variants are found by compiling an empty program for
- * them (once per process each). */
-static bool nvrtc_accepts(int arch, char suffix, void *ctx) {
-  (void)ctx;
-  pthread_mutex_lock(&accepts_lock);
-  for (size_t i = 0; i < accepts_count; i++)
-    if (accepts_seen[i].arch == arch && accepts_seen[i].suffix == suffix) {
-      bool ok = accepts_seen[i].ok;
-      pthread_mutex_unlock(&accepts_lock);
-      return ok;
-    }
-  pthread_mutex_unlock(&accepts_lock);
+bool tcmma__nvrtc_probe_arch(int arch, char suffix) {
   char option[64];
   tcmma__arch_option(option, sizeof option, false, arch, suffix);
   const char *opts[] = {option};
   tcmma_program p = {0};
-  bool ok = tcmma_nvrtc_compile_raw("", 0, "probe.cu", opts, 1, false, &p, NULL) == TCMMA_OK;
+  bool ok = tcmma_nvrtc_compile_raw("", 0, "probe.cu", opts, 1, false, &p, NULL, NULL) == TCMMA_OK;
   tcmma_program_free(&p);
-  pthread_mutex_lock(&accepts_lock);
-  if (accepts_count < sizeof accepts_seen / sizeof accepts_seen[0])
-    accepts_seen[accepts_count++] = (__typeof__(accepts_seen[0])){arch, suffix, ok};
-  pthread_mutex_unlock(&accepts_lock);
   return ok;
-}
-
-tcmma_status tcmma_nvrtc_support(tcmma_arch_support *out, tcmma_error *err) {
-  tcmma_status st = tcmma_nvrtc_load(NULL, err);
-  if (st != TCMMA_OK) return st;
-  memset(out, 0, sizeof *out);
-  memcpy(out->archs, api.archs, api.n_archs * sizeof api.archs[0]);
-  out->count = api.n_archs;
-  out->accepts = nvrtc_accepts;
-  return TCMMA_OK;
 }

@@ -53,20 +53,13 @@ static char *bf16_source(const char *tag) { return tagged(bf16_src, tag); }
 /* A fresh cache directory for each test; memory cache emptied too. */
 static int fresh_cache(void **state) {
   (void)state;
-  static int n;
-  snprintf(cache_dir, sizeof cache_dir, "/tmp/tcmma-test-cache-%d-%d", (int)getpid(), n++);
-  setenv("TCMMA_CACHE_DIR", cache_dir, 1);
-  unsetenv("TCMMA_CACHE");
-  unsetenv("TCMMA_PTX_TARGET");
-  tcmma_cache_clear_memory();
+  test_cache_fresh(cache_dir, sizeof cache_dir, "cache");
   return 0;
 }
 
 static int remove_cache(void **state) {
   (void)state;
-  char cmd[300];
-  snprintf(cmd, sizeof cmd, "rm -rf %s", cache_dir);
-  return system(cmd) == 0 ? 0 : -1;
+  return test_cache_remove(cache_dir);
 }
 
 static bool has_option(const tcmma_program *p, const char *want) {
@@ -125,8 +118,25 @@ static void test_sm75_rejected_by_ptxas(void **state) {
   assert_non_null(strstr(p.log, "requires .target sm_80"));
   assert_true(has_option(&p, "--gpu-architecture=sm_75"));
   assert_true(p.nvrtc_major >= 12);
-  assert_null(p.ptx);
+  /* the PTX ptxas refused stays: the log's "ptx input, line N" point into it */
+  assert_non_null(p.ptx);
+  assert_non_null(strstr(p.ptx, "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"));
+  assert_false(p.cache_hit);
+  char first_log[4096];
+  snprintf(first_log, sizeof first_log, "%s", p.log);
   tcmma_program_free(&p);
+  /* The rejection is the source's: cached, the same outcome from memory and
+   * from disk, without a compile. */
+  for (int round = 0; round < 2; round++) {
+    if (round == 1) tcmma_cache_clear_memory();
+    tcmma_error again;
+    assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &again), TCMMA_COMPILE);
+    assert_true(p.cache_hit);
+    assert_string_equal(again.message, err.message);
+    assert_string_equal(p.log, first_log);
+    assert_non_null(p.ptx);
+    tcmma_program_free(&p);
+  }
   /* NVRTC's own front end errors come back the same way. */
   const char *broken = "__global__ void k() { undeclared_thing(); }\n";
   assert_int_equal(tcmma_compile(broken, strlen(broken), NULL, &p, &err), TCMMA_COMPILE);

@@ -791,6 +791,48 @@ static void cli_binary_and_empty_path(void **state) {
   assert_int_equal(ptx_on_open_pipe(), 1);
 }
 
+
+/* A regular file of 1 MiB or more is mapped rather than read (tools/
+ * cli_input.c): what tcmma ptx says of it is what it says of the same bytes
+ * on standard input, and a NUL byte in it is reported at its offset. */
+static void cli_large_file_mapped(void **state) {
+  (void)state;
+  tcmma_buf b = {0};
+  tcmma_buf_printf(&b, ".version 8.0\n.target sm_80\n.address_size 64\n\n"
+                       ".visible .entry big()\n{\n  .reg .b32 %%r<4>;\n");
+  for (int i = 0; b.len < (3u << 20) / 2; i++)
+    tcmma_buf_printf(&b, "  add.s32 %%r1, %%r2, %d; // a / and a ; in a comment\n"
+                         "  mov.b32 %%r3, %%r1;\n", i);
+  tcmma_buf_printf(&b, "  ret;\n}\n");
+  assert_false(b.failed);
+  char path[] = "/tmp/tcmma-test-bigptx-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  assert_int_equal(write(fd, b.data, b.len), (ssize_t)b.len);
+  close(fd);
+  cli_result file = run_cli((const char *const[]){"ptx", path, "--json", NULL}, NULL);
+  cli_result in = run_cli((const char *const[]){"ptx", "-", "--json", NULL}, tcmma_buf_str(&b));
+  assert_int_equal(file.exit_code, 0);
+  assert_int_equal(in.exit_code, 0);
+  assert_string_equal(file.out, in.out);
+  assert_non_null(strstr(file.out, "\"mov.b32\""));
+  cli_result_free(&file), cli_result_free(&in);
+  /* a NUL byte well inside the mapped file */
+  size_t at = b.len - 100;
+  fd = open(path, O_WRONLY);
+  assert_true(fd >= 0);
+  assert_int_equal(pwrite(fd, "", 1, (off_t)at), 1);
+  close(fd);
+  cli_result bad = run_cli((const char *const[]){"ptx", path, NULL}, NULL);
+  assert_int_equal(bad.exit_code, 1);
+  char want[64];
+  snprintf(want, sizeof want, "not text: a NUL byte at offset %zu", at);
+  assert_non_null(strstr(bad.err, want));
+  cli_result_free(&bad);
+  unlink(path);
+  tcmma_buf_free(&b);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(awkward_fixture),
@@ -814,6 +856,7 @@ int main(void) {
       cmocka_unit_test(nvcc_debug_sm89),
       cmocka_unit_test(cli_stdin_and_errors),
       cmocka_unit_test(cli_binary_and_empty_path),
+      cmocka_unit_test(cli_large_file_mapped),
   };
   return cmocka_run_group_tests_name("ptx", tests, NULL, NULL);
 }

@@ -3,7 +3,8 @@
  * both kernel renderings are normalized and must then be identical.
  *
  * Normalizing, in order, on each side:
- *   - #include lines go (each dialect includes its own headers);
+ *   - what tcmma_render_includes writes goes (each dialect's headers, or the
+ *     CUDA declarations of tables/cuda_words.def in place of the vendor's);
  *   - host only: the tcmma_kernel_entry wrapper the contract adds goes;
  *   - each collective becomes @COLL(opcode)@: CUDA `asm volatile("op …" …);`
  *     and the simulator calls (tcmma_sim_mma/ldmatrix/cp_async with the
@@ -231,10 +232,19 @@ static void spell(const char *text, bool cuda, tcmma_buf *out) {
   }
 }
 
-/* Drops #include lines and (host) the tcmma_kernel_entry definition with
- * the comment line just before it; trims trailing blank lines. */
-static char *strip(const char *text, bool cuda) {
-  tcmma_buf out = {0};
+/* Drops what tcmma_render_includes writes for the plan (once, where the
+ * kernel has it) and (host) the tcmma_kernel_entry definition with the
+ * comment line just before it; trims trailing blank lines. */
+static char *strip(const char *with_includes, const tcmma_plan *plan, bool cuda) {
+  tcmma_buf inc = {0}, out = {0}, cut_inc = {0};
+  if (tcmma_render_includes(plan, cuda ? TCMMA_DIALECT_CUDA : TCMMA_DIALECT_HOST, false, &inc,
+                            NULL) != TCMMA_OK)
+    fail_msg("render_includes failed");
+  const char *at = strstr(with_includes, tcmma_buf_str(&inc));
+  if (!at) fail_msg("the kernel lacks what render_includes writes:\n%s", tcmma_buf_str(&inc));
+  tcmma_buf_append(&cut_inc, with_includes, (size_t)(at - with_includes));
+  tcmma_buf_printf(&cut_inc, "%s", at + inc.len);
+  const char *text = tcmma_buf_str(&cut_inc);
   const char *entry = cuda ? NULL : strstr(text, "void tcmma_kernel_entry(");
   const char *cut = entry;
   if (entry) {
@@ -254,7 +264,7 @@ static char *strip(const char *text, bool cuda) {
   for (const char *s = text; *s && (!cut || s < cut);) {
     const char *eol = strchr(s, '\n');
     size_t len = eol ? (size_t)(eol - s + 1) : strlen(s);
-    if (strncmp(s, "#include", 8) != 0) tcmma_buf_append(&out, s, len);
+    tcmma_buf_append(&out, s, len);
     s += len;
   }
   if (entry) {
@@ -268,14 +278,14 @@ static char *strip(const char *text, bool cuda) {
     if (s && *s) tcmma_buf_printf(&out, "%s", s + 1);
   }
   char *r = strdup(tcmma_buf_str(&out));
-  tcmma_buf_free(&out);
+  tcmma_buf_free(&out), tcmma_buf_free(&inc), tcmma_buf_free(&cut_inc);
   size_t n = strlen(r);
   while (n && isspace((unsigned char)r[n - 1])) r[--n] = '\0';
   return r;
 }
 
-static char *normalize(const char *text, bool cuda) {
-  char *stripped = strip(text, cuda);
+static char *normalize(const char *text, const tcmma_plan *plan, bool cuda) {
+  char *stripped = strip(text, plan, cuda);
   tcmma_buf calls = {0}, spelled = {0};
   canonical_calls(stripped, cuda, &calls);
   spell(tcmma_buf_str(&calls), cuda, &spelled);
@@ -322,7 +332,8 @@ static void dialects_differ_only_in_spelling(void **state) {
     render(&plan, &cs[i], TCMMA_DIALECT_HOST, &h);
     /* The dialects do differ before normalizing. */
     assert_true(strcmp(tcmma_buf_str(&c), tcmma_buf_str(&h)) != 0);
-    char *nc = normalize(tcmma_buf_str(&c), true), *nh = normalize(tcmma_buf_str(&h), false);
+    char *nc = normalize(tcmma_buf_str(&c), &plan, true);
+    char *nh = normalize(tcmma_buf_str(&h), &plan, false);
     if (strcmp(nc, nh) != 0) {
       char msg[700];
       first_difference(nc, nh, msg, sizeof msg);
@@ -367,7 +378,7 @@ static void normalizer_sees_differences(void **state) {
       free(host), tcmma_buf_free(&c), tcmma_buf_free(&h);
       continue;
     }
-    char *nc = normalize(tcmma_buf_str(&c), true), *nh = normalize(host, false);
+    char *nc = normalize(tcmma_buf_str(&c), &plan, true), *nh = normalize(host, &plan, false);
     assert_true(strcmp(nc, nh) != 0);
     free(nc), free(nh), free(host);
     tcmma_buf_free(&c), tcmma_buf_free(&h);

@@ -88,6 +88,18 @@ int ptxas_top_version(void);
 /* Frees the logs of n jobs. */
 void ptxas_jobs_free(ptxas_job *jobs, size_t n);
 
+/* A scratch compile cache (tests/util_cache.c): sets TCMMA_CACHE_DIR to a
+ * new /tmp/tcmma-test-<tag>-<pid>-<n> (into dir), unsets TCMMA_CACHE and
+ * TCMMA_PTX_TARGET and empties the memory cache; remove deletes the
+ * directory and all under it (0, or -1 when it could not). */
+void test_cache_fresh(char *dir, size_t cap, const char *tag);
+int test_cache_remove(const char *dir);
+
+/* Runs fn in a fresh child process (a fork: what this process has loaded
+ * or found once, the child has too) and returns its exit status; fails the
+ * test when the child does not exit normally. */
+int test_in_child(int (*fn)(void));
+
 /* Plans D = A x B with the operand SPECs d, a, b (tools/cli_parse.h) over
  * m x n x k in scope, forcing arm when not NULL (with the numerics it needs:
  * tf32 for wmma-tf32, fp16 narrow for wmma-f16); fails the test when the

@@ -1,61 +1,182 @@
-/* PTX reader throughput: builds a module of at least MB megabytes by
- * repeating FILE's body (everything after its .address_size line) under its
- * header, parses it REPEAT times and prints the best time and MB/s.
- * usage: bench_ptx FILE [MB=64] [REPEAT=5] */
+/* tcmma bench ptx: reading a large PTX module with `tcmma ptx` against
+ * `grep -c` on the very same file, in the same run. */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
-#include "cli.h"
+#include <unistd.h>
+#include "bench.h"
 #include "cli_input.h"
 #include "tcmma/tcmma.h"
 
-static double now(void) {
-  struct timespec t;
-  clock_gettime(CLOCK_MONOTONIC, &t);
-  return (double)t.tv_sec + (double)t.tv_nsec * 1e-9;
-}
+#ifndef TCMMA_SRC_ROOT
+#define TCMMA_SRC_ROOT "."
+#endif
 
-int main(int argc, char **argv) {
-  if (argc < 2) {
-    fprintf(stderr, "usage: bench_ptx FILE [MB=64] [REPEAT=5]\n");
-    return 2;
-  }
-  long mb = 64, repeat = 5;
-  if ((argc > 2 && !cli_int("bench_ptx", "MB", argv[2], 1, 4096, &mb)) ||
-      (argc > 3 && !cli_int("bench_ptx", "REPEAT", argv[3], 1, 1000, &repeat)))
-    return 2;
+static const char help[] =
+    "usage: tcmma bench ptx [FILE] [--mb N] [--repeat N] [--json]\n\n"
+    "Builds a PTX module of at least N MiB (default 64) by repeating the body of FILE\n"
+    "(everything after its .address_size line; default: the largest module of the\n"
+    "source tree's corpus, tests/data/ptx/nvcc_cute_mma_tma_2sm_sm100a.ptx) under its\n"
+    "header, writes it to a scratch file, and times, each repeated (default 5 times):\n"
+    "  grep       `grep -c ';' FILE` in a fresh process (the line counter's speed; its\n"
+    "             output goes to a file: to /dev/null GNU grep stops at the first match)\n"
+    "  ptx        `tcmma ptx FILE --json` in a fresh process (reading the file included)\n"
+    "  parse      tcmma_ptx_parse of the text already in memory, in this process\n"
+    "and prints medians (CPU and wall seconds, MB/s) and tcmma ptx's throughput as a\n"
+    "share of grep's.\n"
+    "--json  {\"file\", \"bytes\", \"repeat\", \"grep_s\", \"ptx_s\", \"parse_s\" (CPU),\n"
+    "        \"wall\": {the same}, \"grep_mb_s\", \"ptx_mb_s\", \"parse_mb_s\", \"ratio\"}\n"
+    "Exit status: 0 measured; 1 the file is not PTX or a run failed; 2 usage error.\n";
+
+#define DEFAULT_FILE TCMMA_SRC_ROOT "/tests/data/ptx/nvcc_cute_mma_tma_2sm_sm100a.ptx"
+
+/* FILE's header and body repeated to at least mb MiB; NULL after a message. */
+static char *build_module(const char *file, long mb, size_t *len) {
   size_t n;
-  char *src = cli_read_input("bench_ptx", argv[1], &n);
-  if (!src) return 1;
+  char *src = cli_read_input("bench", file, &n);
+  if (!src) return NULL;
   char *body = strstr(src, ".address_size");
   body = body ? strchr(body, '\n') : NULL;
-  if (!body) return fprintf(stderr, "%s: no .address_size line\n", argv[1]), 1;
+  if (!body) {
+    free(src);
+    cli_fail("bench", "%s: no .address_size line: not a PTX module to repeat", file);
+    return NULL;
+  }
   body++;
-  size_t head = (size_t)(body - src), blen = strlen(body), want = (size_t)mb << 20;
-  size_t copies = want / (blen ? blen : 1) + 1, len = head + copies * blen;
-  char *text = malloc(len + 1);
-  if (!text) return fprintf(stderr, "out of memory\n"), 1;
-  memcpy(text, src, head);
-  for (size_t i = 0; i < copies; i++) memcpy(text + head + i * blen, body, blen);
-  text[len] = '\0';
-  double best = 1e30;
-  size_t instructions = 0, distinct = 0;
-  for (long r = 0; r < repeat; r++) {
+  size_t head = (size_t)(body - src), blen = n - head, want = (size_t)mb << 20;
+  size_t copies = blen ? want / blen + 1 : 1;
+  char *text = malloc(head + copies * blen + 1);
+  if (text) {
+    memcpy(text, src, head);
+    for (size_t i = 0; i < copies; i++) memcpy(text + head + i * blen, body, blen);
+    *len = head + copies * blen;
+    text[*len] = '\0';
+  } else {
+    cli_fail("bench", "out of memory for %ld MiB", mb);
+  }
+  free(src);
+  return text;
+}
+
+/* The first grep on PATH into buf. */
+static bool find_grep(char *buf, size_t cap) {
+  const char *path = getenv("PATH");
+  for (const char *p = path ? path : "/usr/bin:/bin"; *p;) {
+    size_t n = strcspn(p, ":");
+    int w = snprintf(buf, cap, "%.*s/grep", (int)n, p);
+    if (w > 0 && (size_t)w < cap && access(buf, X_OK) == 0) return true;
+    p += n + (p[n] == ':');
+  }
+  return false;
+}
+
+enum { GREP, PTX, PARSE, MODES };
+static const char *const key[MODES] = {"grep", "ptx", "parse"};
+
+int bench_ptx(int argc, char **argv) {
+  long mb = 64, repeat = 5;
+  bool json = false;
+  const char *file = NULL;
+  for (int i = 1; i < argc; i++) {
+    const char *v;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--mb") == 0) {
+      if (!(v = cli_value("bench", argc, argv, &i)) || !cli_int("bench", "--mb", v, 1, 512, &mb))
+        return CLI_USAGE;
+    } else if (strcmp(argv[i], "--repeat") == 0) {
+      if (!(v = cli_value("bench", argc, argv, &i)) ||
+          !cli_int("bench", "--repeat", v, 1, 64, &repeat))
+        return CLI_USAGE;
+    } else if (argv[i][0] == '-' && argv[i][1]) {
+      return cli_usage("bench", "unknown option '%s' of bench ptx: expected --mb, --repeat or "
+                       "--json", argv[i]);
+    } else if (file) {
+      return cli_usage("bench", "extra argument '%s': bench ptx takes one FILE", argv[i]);
+    } else {
+      file = argv[i];
+    }
+  }
+  char grep[4096], dir[4096], path[4200];
+  if (!find_grep(grep, sizeof grep)) return cli_fail("bench", "no grep on PATH to compare with");
+  size_t len;
+  char *text = build_module(file ? file : DEFAULT_FILE, mb, &len);
+  if (!text) return CLI_FAIL;
+  if (!bench_tmpdir(dir, sizeof dir)) return free(text), cli_fail("bench", "no scratch directory");
+  snprintf(path, sizeof path, "%s/big.ptx", dir);
+  int rc = bench_write_file(path, text, len) ? CLI_OK : cli_fail("bench", "cannot write %s", path);
+  /* both write to a file: GNU grep stops at the first match when its output
+   * is /dev/null, which would measure nothing */
+  char out[4300];
+  snprintf(out, sizeof out, "%s/out.txt", dir);
+  int out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out_fd < 0 && rc == CLI_OK) rc = cli_fail("bench", "cannot write %s", out);
+  double cpu[MODES][64], wall[MODES][64];
+  for (int r = 0; rc == CLI_OK && r < repeat; r++) {
+    bench_time t;
+    const char *g[] = {"grep", "-c", ";", path, NULL};
+    /* grep -c exits 1 when nothing matches; the module always has a ';' */
+    if (!bench_spawn(grep, g, (const char *const[]){"LC_ALL=C", NULL}, out_fd, &t))
+      rc = cli_fail("bench", "grep -c failed on %s", path);
+    cpu[GREP][r] = t.cpu, wall[GREP][r] = t.wall;
+    const char *p[] = {"tcmma", "ptx", path, "--json", NULL};
+    if (!bench_spawn(NULL, p, NULL, out_fd, &t)) rc = cli_fail("bench", "tcmma ptx failed on %s", path);
+    cpu[PTX][r] = t.cpu, wall[PTX][r] = t.wall;
     tcmma_ptx_info info;
     tcmma_error err;
-    double t0 = now();
-    tcmma_status s = tcmma_ptx_parse(text, len, &info, &err);
-    double dt = now() - t0;
-    if (s != TCMMA_OK) return fprintf(stderr, "parse failed: %s\n", err.message), 1;
-    instructions = info.instruction_count, distinct = info.census_count;
+    bench_time t0 = bench_now();
+    if (tcmma_ptx_parse(text, len, &info, &err) != TCMMA_OK)
+      rc = cli_fail("bench", "tcmma_ptx_parse: %s", err.message);
+    t = bench_since(t0);
     tcmma_ptx_info_free(&info);
-    if (dt < best) best = dt;
+    cpu[PARSE][r] = t.cpu, wall[PARSE][r] = t.wall;
   }
-  printf("%zu bytes (%zu copies of %s), %zu instructions, %zu distinct opcodes\n", len, copies,
-         argv[1], instructions, distinct);
-  printf("best of %ld: %.3f s, %.1f MB/s, %.1f M instructions/s\n", repeat, best,
-         (double)len / best / 1e6, (double)instructions / best / 1e6);
-  free(text), free(src);
-  return 0;
+  if (out_fd >= 0) close(out_fd);
+  bench_rmdir(dir);
+  free(text);
+  if (rc != CLI_OK) return rc;
+  double c[MODES], w[MODES], mbs[MODES];
+  for (int m = 0; m < MODES; m++) {
+    c[m] = bench_median(cpu[m], (size_t)repeat), w[m] = bench_median(wall[m], (size_t)repeat);
+    mbs[m] = c[m] > 0 ? (double)len / c[m] / 1e6 : 0;
+  }
+  double ratio = c[PTX] > 0 ? c[GREP] / c[PTX] : 0;
+  if (json) {
+    json_writer jw;
+    json_init(&jw, stdout);
+    json_begin_object(&jw);
+    json_key(&jw, "file"), json_string(&jw, file ? file : DEFAULT_FILE);
+    json_key(&jw, "bytes"), json_int(&jw, (long long)len);
+    json_key(&jw, "repeat"), json_int(&jw, repeat);
+    char k[32];
+    for (int m = 0; m < MODES; m++) {
+      snprintf(k, sizeof k, "%s_s", key[m]);
+      json_key(&jw, k), json_double(&jw, c[m]);
+    }
+    json_key(&jw, "wall"), json_begin_object(&jw);
+    for (int m = 0; m < MODES; m++) {
+      snprintf(k, sizeof k, "%s_s", key[m]);
+      json_key(&jw, k), json_double(&jw, w[m]);
+    }
+    json_end_object(&jw);
+    for (int m = 0; m < MODES; m++) {
+      snprintf(k, sizeof k, "%s_mb_s", key[m]);
+      json_key(&jw, k), json_double(&jw, mbs[m]);
+    }
+    json_key(&jw, "ratio"), json_double(&jw, ratio);
+    json_end_object(&jw);
+    json_finish(&jw);
+  } else {
+    printf("bench ptx: %zu bytes (%s repeated), median of %ld\n", len, file ? file : DEFAULT_FILE,
+           repeat);
+    static const char *const text_of[MODES] = {"grep -c ';', fresh process",
+                                               "tcmma ptx --json, fresh process",
+                                               "tcmma_ptx_parse, in memory"};
+    printf("%-34s %9s %9s %10s\n", "", "CPU s", "wall s", "MB/s (CPU)");
+    for (int m = 0; m < MODES; m++)
+      printf("%-34s %9.4f %9.4f %10.1f\n", text_of[m], c[m], w[m], mbs[m]);
+    printf("tcmma ptx reads at %.2fx grep -c's throughput (CPU)\n", ratio);
+  }
+  return CLI_OK;
 }

@@ -10,7 +10,7 @@
 static const char help[] =
     "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--arch ARCH] [--sass]\n"
     "                     [-I DIR]... [-D NAME[=VALUE]]... [--std c++NN] [--fmad-false]\n"
-    "                     [-G] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
+    "                     [-G] [--minimal] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
     "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
     "TCMMA_CACHE=0: memory only; tcmma cache shows it), and prints the options, the PTX\n"
@@ -32,6 +32,9 @@ static const char help[] =
     "  --std c++NN   the C++ dialect: c++03, c++11, c++14, c++17 or c++20\n"
     "  --fmad-false  the contraction pin (--fmad=false)\n"
     "  -G            device debug (.target gains \", debug\")\n"
+    "  --minimal     NVRTC's --minimal (12.4 on): no texture or surface functions, no\n"
+    "                cuda* runtime functions or types, no launches from device code;\n"
+    "                a small kernel without them compiles faster\n"
     "  -o OUT        output path (default FILE with .ptx, or .cubin with --sass;\n"
     "                - writes the PTX to stdout)\n"
     "  --json        the same facts as JSON\n"
@@ -186,6 +189,7 @@ static int parse(int argc, char **argv, args *a) {
     else if (strcmp(argv[i], "--sass") == 0) a->opts.sass = true;
     else if (strcmp(argv[i], "--fmad-false") == 0) a->opts.fmad_false = true;
     else if (strcmp(argv[i], "-G") == 0) a->opts.debug = true;
+    else if (strcmp(argv[i], "--minimal") == 0) a->opts.minimal = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
           !cli_cc("compile", "--cc", v, &a->opts.cc))
@@ -215,7 +219,7 @@ static int parse(int argc, char **argv, args *a) {
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage("compile",
                        "unknown option '%s': expected --cc, --target, --arch, --sass, -I, -D, "
-                       "--std, --fmad-false, -G, -o, --json or -- NVRTC options",
+                       "--std, --fmad-false, -G, --minimal, -o, --json or -- NVRTC options",
                        argv[i]);
     } else if (a->file) {
       return cli_usage("compile", "extra argument '%s': expected one FILE", argv[i]);

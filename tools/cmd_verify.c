@@ -36,10 +36,14 @@ static const struct {
   const char *name;
   tcmma_executor executor;
   void (*run)(const tcmma_case *, tcmma_case_result *);
+  /* the whole selection's work done at once (optional, for speed) */
+  void (*prepare)(const tcmma_case *const *, size_t);
+  void (*finish)(void);
 } executors[] = {
-    {"sim", TCMMA_EXEC_SIM, tcmma_exec_sim},
-    {"compile", TCMMA_EXEC_COMPILE, tcmma_exec_compile},
-    {"gpu", TCMMA_EXEC_GPU, tcmma_exec_gpu},
+    {"sim", TCMMA_EXEC_SIM, tcmma_exec_sim, tcmma_exec_sim_prepare, tcmma_exec_sim_finish},
+    {"compile", TCMMA_EXEC_COMPILE, tcmma_exec_compile, tcmma_exec_compile_prepare,
+     tcmma_exec_compile_finish},
+    {"gpu", TCMMA_EXEC_GPU, tcmma_exec_gpu, NULL, NULL},
 };
 
 #define N_EXECUTORS ((int)(sizeof executors / sizeof executors[0]))
@@ -146,8 +150,9 @@ static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_r
                         tally *total, tally per_arm[TCMMA_ARM_COUNT + 1]) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  /* one C compile for every selected case instead of one per case */
-  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_prepare(sel, n);
+  /* sim: one C compile for every selected case; compile: the NVRTC compiles
+   * in batches on every core */
+  if (executors[exec].prepare) executors[exec].prepare(sel, n);
   for (size_t i = 0; i < n; i++) {
     memset(&res[i], 0, sizeof res[i]);
     res[i].outcome = TCMMA_CASE_FAILED; /* an executor that forgets to say is a failure */
@@ -161,7 +166,7 @@ static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_r
     default: t->failed++, total->failed++; break;
     }
   }
-  if (executors[exec].executor == TCMMA_EXEC_SIM) tcmma_exec_sim_finish();
+  if (executors[exec].finish) executors[exec].finish();
   clock_gettime(CLOCK_MONOTONIC, &t1);
   return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }

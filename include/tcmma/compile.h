@@ -31,8 +31,16 @@ typedef struct {
  * TCMMA_UNAVAILABLE naming every path tried. */
 tcmma_status tcmma_nvrtc_load(tcmma_nvrtc_info *info, tcmma_error *err);
 
-/* What the loaded NVRTC compiles for (nvrtcGetSupportedArchs; a/f targets are
- * detected by compiling an empty program for them, once each). */
+/* NVRTC's facts into *info (may be NULL), without loading it where the disk
+ * cache keeps them for the very library loading would take (its facts file,
+ * keyed by the library file's identity; docs/nvrtc.md), else loading it as
+ * tcmma_nvrtc_load. Errors of tcmma_nvrtc_load. */
+tcmma_status tcmma_nvrtc_facts(tcmma_nvrtc_info *info, tcmma_error *err);
+
+/* What NVRTC compiles for (nvrtcGetSupportedArchs; a/f targets are detected
+ * by compiling an empty program for them, once per NVRTC build: the disk
+ * cache's facts file keeps the answers), from its facts as
+ * tcmma_nvrtc_facts finds them. */
 tcmma_status tcmma_nvrtc_support(tcmma_arch_support *out, tcmma_error *err);
 
 /* ---- programs ---------------------------------------------------------- */
@@ -42,7 +50,9 @@ typedef struct {
   char *name;              /* program name given to NVRTC */
   char **options;          /* the complete option list, as passed */
   size_t n_options;
-  char *ptx;               /* NUL-terminated PTX; NULL after a failure */
+  char *ptx;               /* NUL-terminated PTX; NULL after a failure, except when ptxas
+                            * rejected the PTX NVRTC made: then that PTX (the log's
+                            * "ptx input, line N" point into it) */
   size_t ptx_len;
   unsigned char *cubin;    /* CUBIN when compiled for sm_XX, else NULL */
   size_t cubin_len;
@@ -77,6 +87,11 @@ typedef struct {
   size_t n_defines;
   const char *std;         /* the C++ dialect: "c++03", "c++11", "c++14", "c++17", "c++20";
                             * NULL: NVRTC's default */
+  bool minimal;            /* --minimal where NVRTC has it (12.4 on): leaves out texture and
+                            * surface functions, the cudadevrt runtime functions (cuda*),
+                            * launches from device code and the runtime's types, and so
+                            * compiles a small program faster; for sources that use none
+                            * of them (tcmma's kernels) */
 } tcmma_compile_opts;
 
 /* Compiles source[0..len) through the cache: arch options from its markers
@@ -97,6 +112,28 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
 
 /* Frees everything p owns and zeroes it; NULL is allowed. */
 void tcmma_program_free(tcmma_program *p);
+
+/* Compiles source, which defines every kernel named in kernels[0..n) (their
+ * extern "C" names, each once), as ONE NVRTC program through the cache (one
+ * entry for the whole source, exactly as tcmma_compile), and splits the
+ * result by kernel into out[0..n): out[i]'s ptx is the module's header and
+ * declarations with kernels[i]'s .entry and the .func definitions it calls
+ * (the PTX reader's census of it is that kernel's alone); its cubin is the
+ * whole module's (load it and look kernels[i] up by name); its log is
+ * NVRTC's log less the ptxas lines that point into another kernel's entry
+ * (front-end lines name no kernel and stay in every log); name, options,
+ * NVRTC version and cache facts are the compile's. Kernels of one arch
+ * share the compiler's start-up and headers: many small kernels compile in
+ * a fraction of their separate time. Returns tcmma_compile's status; out[]
+ * is filled (free each with tcmma_program_free) on TCMMA_OK, TCMMA_FLOOR
+ * (the message names the first kernel whose PTX needs more than .target
+ * holds) and TCMMA_COMPILE (every program has the log; a ptxas rejection
+ * keeps each kernel's PTX, and a kernel ptxas did not blame has no error
+ * line in its log), else zeroed. TCMMA_INVALID: a kernel name NULL, empty or
+ * repeated, n = 0, or a kernel with no .entry in the PTX. */
+tcmma_status tcmma_compile_batch(const char *source, size_t len, const char *const *kernels,
+                                 size_t n, const tcmma_compile_opts *opts, tcmma_program *out,
+                                 tcmma_error *err);
 
 /* The include directories a compile with opts (NULL: none) searches, in
  * order: opts->include_dirs, then the loaded toolkit's include/ and

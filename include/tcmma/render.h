@@ -120,6 +120,19 @@ tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
                                    tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err);
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 
+/* What a source around the plan's blocks needs before them, appended to out:
+ * in the HOST dialect the simulator's header; in CUDA the vendor headers
+ * the blocks use (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, and the arm's:
+ * mma.h for wmma arms) when vendor_headers is true or the arm has a header,
+ * else, for inline-PTX arms, declarations of just the vendor words the
+ * blocks use (tables/cuda_words.def: storage types that hold the bits,
+ * conversions as the headers' own PTX), each guarded so that it is left out
+ * after the vendor header or a second time: NVRTC compiles a small kernel
+ * without the headers in a fraction of the time. TCMMA_INVALID: a declined
+ * plan, a bad dialect, no out; TCMMA_NO_MEMORY. */
+tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   bool vendor_headers, tcmma_buf *out, tcmma_error *err);
+
 /* The most update steps (`outer`) tcmma_render_kernel takes. Its a and b
  * buffers hold one tile per step; a test kernel needs a few, and the bound
  * keeps every buffer index well inside an int. */

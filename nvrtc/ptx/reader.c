@@ -8,6 +8,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#ifdef __SSE2__
+#include <emmintrin.h>
+#endif
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
 
@@ -25,8 +28,10 @@ typedef struct {
   size_t truncated_at;
   bool saw_version, saw_target;
   size_t line_break_at;   /* just after the last block comment that spans lines */
-  /* census hash: open addressing over census indices + 1 (0: empty) */
+  /* census hash: open addressing over census indices + 1 (0: empty), with
+   * each opcode's length beside it (compared before its bytes) */
   size_t *slots, slot_cap, op_cap;
+  size_t *op_len;
 } reader;
 
 static int line_of(const reader *r, size_t pos) {
@@ -52,7 +57,7 @@ static void truncate_at(reader *r, const char *what, size_t at) {
 /* Skips blanks and comments. With stop_at_newline it stops at a line end and
  * returns true: before a '\n', or just after a block comment that spans lines
  * (which counts as the line break, so what follows it starts a new line). */
-static bool skip_space(reader *r, bool stop_at_newline) {
+static bool skip_space_slow(reader *r, bool stop_at_newline) {
   if (stop_at_newline && r->pos == r->line_break_at) return true;
   while (!at_end(r)) {
     char c = peek(r, 0);
@@ -61,16 +66,22 @@ static bool skip_space(reader *r, bool stop_at_newline) {
       r->pos++;
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       r->pos++;
+      while (r->pos < r->len && (r->text[r->pos] == ' ' || r->text[r->pos] == '\t')) r->pos++;
     } else if (c == '/' && peek(r, 1) == '/') {
-      while (!at_end(r) && peek(r, 0) != '\n') r->pos++;
+      const char *nl = memchr(r->text + r->pos, '\n', r->len - r->pos);
+      r->pos = nl ? (size_t)(nl - r->text) : r->len;
     } else if (c == '/' && peek(r, 1) == '*') {
       size_t start = r->pos;
       const char *end = NULL;
-      for (size_t i = r->pos + 2; i + 1 < r->len; i++)
-        if (r->text[i] == '*' && r->text[i + 1] == '/') {
-          end = r->text + i;
+      for (size_t i = r->pos + 2; i + 1 < r->len; i++) {
+        const char *star = memchr(r->text + i, '*', r->len - 1 - i);
+        if (!star) break;
+        i = (size_t)(star - r->text);
+        if (star[1] == '/') {
+          end = star;
           break;
         }
+      }
       if (!end) {
         truncate_at(r, "a /* comment", start);
         return false;
@@ -86,9 +97,29 @@ static bool skip_space(reader *r, bool stop_at_newline) {
   return false;
 }
 
-static bool word_char(char c) {
-  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-         c == '_' || c == '$';
+/* skip_space, with the common case (a word starts right here) inline. */
+static inline bool skip_space(reader *r, bool stop_at_newline) {
+  if (r->pos < r->len && (unsigned char)r->text[r->pos] > ' ' && r->text[r->pos] != '/' &&
+      !(stop_at_newline && r->pos == r->line_break_at))
+    return false;
+  return skip_space_slow(r, stop_at_newline);
+}
+
+/* Byte classes, looked up: 1 a word byte (letters, digits, '_', '$'), 2 '.'. */
+static const unsigned char byte_class[256] = {
+    ['a' ... 'z'] = 1, ['A' ... 'Z'] = 1, ['0' ... '9'] = 1, ['_'] = 1, ['$'] = 1, ['.'] = 2};
+
+static bool word_char(char c) { return byte_class[(unsigned char)c] == 1; }
+
+/* Bytes a directive's body stops at (everything else is skipped in a run),
+ * and the ones an initializer's braces stop at. */
+static const unsigned char directive_stop[256] = {[';'] = 1, ['{'] = 1, ['}'] = 1, ['"'] = 1,
+                                                  ['.'] = 1, ['='] = 1, ['/'] = 1, ['\n'] = 1};
+static const unsigned char initializer_stop[256] = {['{'] = 1, ['}'] = 1, ['"'] = 1, ['/'] = 1};
+
+/* Moves pos over the bytes stop does not mark. */
+static void skip_plain(reader *r, const unsigned char *stop) {
+  while (r->pos < r->len && !stop[(unsigned char)r->text[r->pos]]) r->pos++;
 }
 
 /* Reads an identifier at pos; returns its length (0 when none). */
@@ -105,7 +136,7 @@ static size_t read_opcode(reader *r, const char **start) {
   size_t begin = r->pos;
   while (!at_end(r)) {
     char c = peek(r, 0);
-    if (word_char(c) || c == '.') r->pos++;
+    if (byte_class[(unsigned char)c]) r->pos++;
     else if (c == ':' && peek(r, 1) == ':') r->pos += 2;
     else break;
   }
@@ -143,18 +174,26 @@ static bool push_string(reader *r, char ***list, size_t *count, const char *s, s
   return true;
 }
 
+/* A multiplicative hash eight bytes at a time (opcodes are a dozen or two
+ * bytes long: two or three rounds, not one multiply per byte). */
 static uint64_t hash(const char *s, size_t n) {
-  uint64_t h = 1469598103934665603ull;
-  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)s[i]) * 1099511628211ull;
-  return h;
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w;
+  size_t i = 0;
+  for (; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    h = (h ^ w) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
+  }
+  for (w = 0; i < n; i++) w = w << 8 | (unsigned char)s[i];
+  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
 }
 
 static bool rehash(reader *r, size_t cap) {
   size_t *slots = calloc(cap, sizeof *slots);
   if (!slots) return r->status = TCMMA_NO_MEMORY, false;
   for (size_t i = 0; i < r->info->census_count; i++) {
-    const char *op = r->info->census[i].opcode;
-    size_t s = (size_t)hash(op, strlen(op)) & (cap - 1);
+    size_t s = (size_t)hash(r->info->census[i].opcode, r->op_len[i]) & (cap - 1);
     while (slots[s]) s = (s + 1) & (cap - 1);
     slots[s] = i + 1;
   }
@@ -171,9 +210,9 @@ static void count_opcode(reader *r, const char *op, size_t n) {
     return;
   size_t s = (size_t)hash(op, n) & (r->slot_cap - 1);
   for (; r->slots[s]; s = (s + 1) & (r->slot_cap - 1)) {
-    tcmma_ptx_op *e = &info->census[r->slots[s] - 1];
-    if (strncmp(e->opcode, op, n) == 0 && e->opcode[n] == '\0') {
-      e->count++;
+    size_t i = r->slots[s] - 1;
+    if (r->op_len[i] == n && memcmp(info->census[i].opcode, op, n) == 0) {
+      info->census[i].count++;
       info->instruction_count++;
       return;
     }
@@ -183,23 +222,33 @@ static void count_opcode(reader *r, const char *op, size_t n) {
     tcmma_ptx_op *grown = realloc(info->census, cap * sizeof *grown);
     if (!grown) return (void)(r->status = TCMMA_NO_MEMORY);
     info->census = grown;
+    size_t *lens = realloc(r->op_len, cap * sizeof *lens);
+    if (!lens) return (void)(r->status = TCMMA_NO_MEMORY);
+    r->op_len = lens;
     r->op_cap = cap;
   }
   char *d = dup_n(r, op, n);
   if (!d) return;
   info->census[info->census_count] = (tcmma_ptx_op){d, 1};
+  r->op_len[info->census_count] = n;
   r->slots[s] = ++info->census_count;
   info->instruction_count++;
 }
 
 /* Directives PTX ends at the end of their line rather than with ';'. */
 static bool line_directive(const char *w, size_t n) {
-  static const char *const names[] = {
-      "version", "target", "address_size", "loc", "file", "maxntid", "reqntid",
-      "minnctapersm", "maxnctapersm", "maxnreg", "noreturn", "explicitcluster",
-      "reqnctapercluster", "maxclusterrank", "blocksareclusters"};
+#define NAME(s) {s, sizeof s - 1}
+  static const struct {
+    const char *name;
+    size_t len;
+  } names[] = {NAME("version"), NAME("target"), NAME("address_size"), NAME("loc"),
+               NAME("file"), NAME("maxntid"), NAME("reqntid"), NAME("minnctapersm"),
+               NAME("maxnctapersm"), NAME("maxnreg"), NAME("noreturn"),
+               NAME("explicitcluster"), NAME("reqnctapercluster"), NAME("maxclusterrank"),
+               NAME("blocksareclusters")};
+#undef NAME
   for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (strlen(names[i]) == n && strncmp(names[i], w, n) == 0) return true;
+    if (names[i].len == n && memcmp(names[i].name, w, n) == 0) return true;
   return false;
 }
 
@@ -309,6 +358,7 @@ static void read_directive(reader *r) {
           continue;
         }
         r->pos++;
+        if (d > 0) skip_plain(r, initializer_stop);
         skip_space(r, false);
       } while (d > 0 && !at_end(r));
       if (d > 0) truncate_at(r, "an initializer's '{'", open);
@@ -323,24 +373,47 @@ static void read_directive(reader *r) {
     } else {
       if (c == '=') initializer = true;
       r->pos++;
+      if (!want_entry) skip_plain(r, directive_stop);
     }
   }
   if (!line && at_end(r) && r->status == TCMMA_OK)
     truncate_at(r, "a directive without its ';' or '{'", at);
 }
 
-/* Skips an instruction's operands up to and including its ';'. */
+/* The first ';', '"' or '/' in [p, end), or end. Sixteen bytes at a time
+ * where SSE2 is: an instruction's operands are a few dozen plain bytes. */
+static const char *operand_stop(const char *p, const char *end) {
+#ifdef __SSE2__
+  const __m128i semi = _mm_set1_epi8(';'), quote = _mm_set1_epi8('"'), slash = _mm_set1_epi8('/');
+  for (; end - p >= 16; p += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)p);
+    int hit = _mm_movemask_epi8(_mm_or_si128(
+        _mm_or_si128(_mm_cmpeq_epi8(v, semi), _mm_cmpeq_epi8(v, quote)), _mm_cmpeq_epi8(v, slash)));
+    if (hit) return p + __builtin_ctz((unsigned)hit);
+  }
+#endif
+  for (; p < end; p++)
+    if (*p == ';' || *p == '"' || *p == '/') return p;
+  return end;
+}
+
+/* Skips an instruction's operands up to and including its ';'. Operands
+ * rarely hold a string or a comment: plain bytes are skipped in one scan,
+ * and only a '"' or a '/' is looked at on its own. */
 static void skip_operands(reader *r, size_t at) {
   while (!at_end(r)) {
-    skip_space(r, false);
+    const char *p = operand_stop(r->text + r->pos, r->text + r->len);
+    r->pos = (size_t)(p - r->text);
     if (at_end(r)) break;
-    char c = peek(r, 0);
-    if (c == ';') {
+    if (*p == ';') {
       r->pos++;
       return;
     }
-    if (c == '"') skip_string(r);
-    else r->pos++;
+    if (*p == '"') {
+      skip_string(r);
+    } else if (!skip_space(r, false) && r->pos == (size_t)(p - r->text)) {
+      r->pos++; /* a '/' that starts no comment */
+    }
   }
   truncate_at(r, "an instruction without its ';'", at);
 }
@@ -375,10 +448,14 @@ static void read_statements(reader *r) {
       size_t at = r->pos;
       const char *op;
       size_t n = read_opcode(r, &op);
-      size_t after = r->pos;
-      skip_space(r, false);
-      if (peek(r, 0) == ':') { /* a label */
-        r->pos++;
+      size_t after = r->pos, q = after;
+      while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
+      if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
+        skip_space(r, false); /* a comment or a line end before what follows */
+        q = r->pos;
+      }
+      if (q < r->len && r->text[q] == ':') { /* a label */
+        r->pos = q + 1;
         continue;
       }
       r->pos = after;
@@ -394,20 +471,56 @@ static int cmp_op(const void *a, const void *b) {
   return strcmp(((const tcmma_ptx_op *)a)->opcode, ((const tcmma_ptx_op *)b)->opcode);
 }
 
-/* Text that holds NUL or control bytes is not PTX. */
-static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
-  bool blank = true;
-  for (size_t i = 0; i < len; i++) {
-    unsigned char c = (unsigned char)text[i];
-    if (c < 0x20 && c != '\n' && c != '\t' && c != '\r' && c != '\f' && c != '\v')
-      return tcmma_fail(err, TCMMA_PARSE,
-                        "not PTX text: control byte 0x%02x at offset %zu (binary input?)", c, i);
-    if (c == 0x7f)
-      return tcmma_fail(err, TCMMA_PARSE,
-                        "not PTX text: control byte 0x7f at offset %zu (binary input?)", i);
-    if (c > ' ') blank = false;
+/* Whether c may appear in PTX text: printable, a blank, or a byte >= 0x80. */
+static bool text_byte(unsigned char c) {
+  return (c >= 0x20 && c != 0x7f) || (c >= '\t' && c <= '\r');
+}
+
+/* Whether block [start, end) of t holds a byte that may not appear in PTX
+ * text (a control byte other than a blank, or DEL); *seen gets whether it
+ * holds anything but blanks. Sixteen bytes at a time where SSE2 is. */
+static bool block_bad(const unsigned char *t, size_t start, size_t end, bool *seen) {
+  size_t i = start;
+  bool bad = false;
+#ifdef __SSE2__
+  __m128i any_bad = _mm_setzero_si128(), any_seen = _mm_setzero_si128();
+  const __m128i c1f = _mm_set1_epi8(0x1f), c20 = _mm_set1_epi8(0x20), c7f = _mm_set1_epi8(0x7f);
+  const __m128i c9 = _mm_set1_epi8(9), c4 = _mm_set1_epi8(4);
+  for (; i + 16 <= end; i += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(t + i));
+    __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v);            /* v <= 0x1f */
+    __m128i d = _mm_sub_epi8(v, c9);
+    __m128i blank = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);               /* 9 <= v <= 13 */
+    any_bad = _mm_or_si128(any_bad, _mm_or_si128(_mm_andnot_si128(blank, control),
+                                                  _mm_cmpeq_epi8(v, c7f)));
+    any_seen = _mm_or_si128(any_seen,
+                            _mm_xor_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, c20), v), _mm_set1_epi8(-1)));
   }
-  if (blank)
+  bad = _mm_movemask_epi8(any_bad) != 0;
+  *seen = *seen || _mm_movemask_epi8(any_seen) != 0;
+#endif
+  for (; i < end; i++) {
+    bad = bad || !text_byte(t[i]);
+    *seen = *seen || t[i] > ' ';
+  }
+  return bad;
+}
+
+/* Text that holds NUL or control bytes is not PTX. Checked a block at a
+ * time; a block with a bad byte is looked at byte by byte for the first. */
+static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
+  const unsigned char *t = (const unsigned char *)text;
+  bool seen = false;
+  for (size_t start = 0; start < len; start += 4096) {
+    size_t end = len - start < 4096 ? len : start + 4096;
+    if (!block_bad(t, start, end, &seen)) continue;
+    for (size_t i = start; i < end; i++)
+      if (!text_byte(t[i]))
+        return tcmma_fail(err, TCMMA_PARSE,
+                          "not PTX text: control byte 0x%02x at offset %zu (binary input?)", t[i],
+                          i);
+  }
+  if (!seen)
     return tcmma_fail(err, TCMMA_PARSE,
                       "empty input: expected PTX text with .version and .target directives");
   return TCMMA_OK;
@@ -422,7 +535,7 @@ tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
   if (s != TCMMA_OK) return s;
   reader r = {.text = text, .len = len, .info = info, .err = err, .line_break_at = SIZE_MAX};
   read_statements(&r);
-  free(r.slots);
+  free(r.slots), free(r.op_len);
   if (r.status == TCMMA_NO_MEMORY)
     return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory reading %zu bytes of PTX", len);
   if (r.status != TCMMA_OK) return r.status;

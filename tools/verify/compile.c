@@ -25,7 +25,7 @@
 #include <string.h>
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
-#include "tools/verify/verify.h"
+#include "tools/verify/compile.h"
 
 static bool has_warning(const char *log) {
   for (const char *p = log; p && *p; p++)
@@ -215,94 +215,95 @@ static int expected_target(const tcmma_buf *src, int floor, int lowest) {
   return want;
 }
 
-/* Compiles src at the markers' floor to a CUBIN and checks the log, the
- * PTX's target (want) and its census; r PASSED with *stmts set, or final. */
-static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
-                             const tcmma_census *cen, const tcmma_buf *src, int want,
-                             size_t *stmts, tcmma_case_result *r) {
-  tcmma_error err;
-  tcmma_error_clear(&err);
-  tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
-  tcmma_program prog;
+/* The floor compile's outcome: a CUBIN at want with no warning, and the PTX
+ * census the plan promises; r PASSED with *stmts set, or final. */
+static void check_floor(const compile_case *k, const verify_job *j, size_t *stmts,
+                        tcmma_case_result *r) {
   char line[200];
-  tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &opts, &prog, &err);
-  if (st == TCMMA_UNAVAILABLE) {
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
-  } else if (st != TCMMA_OK) {
-    first_line(prog.log, line, sizeof line);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile failed (%s): %s | %s", tcmma_status_name(st),
-                   err.message, line);
-  } else if (!prog.cubin || !prog.cubin_len) {
+  tcmma_error err;
+  if (j->status == TCMMA_UNAVAILABLE) {
+    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", j->err.message);
+  } else if (j->status != TCMMA_OK) {
+    first_line(j->prog.log, line, sizeof line);
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile failed (%s): %s | %s",
+                   tcmma_status_name(j->status), j->err.message, line);
+  } else if (!j->prog.cubin_len) {
     tcmma_case_set(r, TCMMA_CASE_FAILED, "no CUBIN from a compile for sm_XX");
-  } else if (has_warning(prog.log)) {
-    first_line(prog.log, line, sizeof line);
+  } else if (has_warning(j->prog.log)) {
+    first_line(j->prog.log, line, sizeof line);
     tcmma_case_set(r, TCMMA_CASE_FAILED, "compile warned: %s", line);
   } else {
     tcmma_ptx_info px;
     memset(&px, 0, sizeof px);
-    st = tcmma_ptx_parse(prog.ptx, prog.ptx_len, &px, &err);
-    if (st != TCMMA_OK) {
+    tcmma_error_clear(&err);
+    if (tcmma_ptx_parse(j->prog.ptx, j->prog.ptx_len, &px, &err) != TCMMA_OK) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX reader: %s", err.message);
-    } else if (px.target_sm != want || px.target_suffix) {
+    } else if (px.target_sm != k->want || px.target_suffix) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
-                     px.target ? px.target : "?", want);
-    } else if (tcmma_exec_compile_census(c, plan, cen, &px, r, stmts)) {
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, *stmts,
+                     px.target ? px.target : "?", k->want);
+    } else if (tcmma_exec_compile_census(k->c, &k->plan, &k->cen, &px, r, stmts)) {
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", k->want, *stmts,
                      *stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
-  tcmma_program_free(&prog);
 }
 
-/* Inline PTX below its floor: ptxas must refuse the very same source at
- * arch below, naming the floor's target. */
-static void reject_below(const tcmma_arm_info *info, const tcmma_buf *src, int below, int want,
-                         size_t stmts, tcmma_case_result *r) {
-  tcmma_error err;
-  tcmma_error_clear(&err);
+/* Inline PTX below its floor: ptxas must have refused the very same source
+ * at the arch below, naming the floor's target. */
+static void check_below(const compile_case *k, const verify_job *j, size_t stmts,
+                        tcmma_case_result *r) {
   char needs[48];
-  snprintf(needs, sizeof needs, "requires .target sm_%d", info->floor);
-  tcmma_compile_opts low = {.name = "verify-below.cu", .sass = true, .arch = below};
-  tcmma_program prog;
-  tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &low, &prog, &err);
-  if (st == TCMMA_OK)
+  snprintf(needs, sizeof needs, "requires .target sm_%d", k->info->floor);
+  if (j->status == TCMMA_OK)
     tcmma_case_set(r, TCMMA_CASE_FAILED,
-                   "ptxas accepted the kernel at sm_%d, below the arm's floor %d", below,
-                   info->floor);
-  else if (st != TCMMA_COMPILE || !prog.log || !strstr(prog.log, needs))
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s", below,
-                   needs, tcmma_status_name(st), err.message);
+                   "ptxas accepted the kernel at sm_%d, below the arm's floor %d", k->below,
+                   k->info->floor);
+  else if (j->status != TCMMA_COMPILE || !j->prog.log || !strstr(j->prog.log, needs))
+    tcmma_case_set(r, TCMMA_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s",
+                   k->below, needs, tcmma_status_name(j->status), j->err.message);
   else tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
-                      want, stmts, stmts == 1 ? "" : "s", below);
-  tcmma_program_free(&prog);
+                      k->want, stmts, stmts == 1 ? "" : "s", k->below);
 }
 
-void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
-  tcmma_plan plan;
-  tcmma_census cen;
-  tcmma_buf src = {0};
-  if (!render_case(c, &plan, &cen, &src, r)) {
-    tcmma_buf_free(&src);
-    return;
-  }
-  const tcmma_arm_info *info = tcmma_arm_get(plan.arm);
+void compile_case_start(const tcmma_case *c, compile_case *k) {
+  memset(k, 0, sizeof *k);
+  k->c = c;
+  if (!render_case(c, &k->plan, &k->cen, &k->src, &k->r)) return;
+  k->info = tcmma_arm_get(k->plan.arm);
   tcmma_error err;
   tcmma_error_clear(&err);
-  int lowest, below;
-  tcmma_status st = arch_bounds(info->floor, &lowest, &below, &err);
+  int lowest;
+  tcmma_status st = arch_bounds(k->info->floor, &lowest, &k->below, &err);
   if (st == TCMMA_UNAVAILABLE)
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
+    tcmma_case_set(&k->r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
   else if (st != TCMMA_OK)
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
-  if (st != TCMMA_OK) {
-    tcmma_buf_free(&src);
+    tcmma_case_set(&k->r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
+  if (st != TCMMA_OK) return;
+  k->want = expected_target(&k->src, k->info->floor, lowest);
+  if (k->info->form != TCMMA_FORM_PTX) k->below = 0;
+  k->ready = true;
+}
+
+void compile_case_jobs(const compile_case *k, verify_job *floor, verify_job *below) {
+  /* --minimal: tcmma's kernels use nothing it leaves out */
+  *floor = (verify_job){.source = tcmma_buf_str(&k->src), .len = k->src.len,
+                        .opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR,
+                                 .sass = true, .minimal = true}};
+  *below = *floor;
+  below->opts = (tcmma_compile_opts){.name = "verify-below.cu", .sass = true, .arch = k->below,
+                                     .minimal = true};
+}
+
+void compile_case_finish(const compile_case *k, const verify_job *floor,
+                         const verify_job *below, tcmma_case_result *r) {
+  if (!k->ready) {
+    *r = k->r;
     return;
   }
-  int want = expected_target(&src, info->floor, lowest);
   size_t stmts = 0;
-  compile_at_floor(c, &plan, &cen, &src, want, &stmts, r);
-  if (r->outcome == TCMMA_CASE_PASSED && info->form == TCMMA_FORM_PTX && below)
-    reject_below(info, &src, below, want, stmts, r);
-  tcmma_buf_free(&src);
+  check_floor(k, floor, &stmts, r);
+  if (r->outcome == TCMMA_CASE_PASSED && k->below) check_below(k, below, stmts, r);
 }
+
+void compile_case_free(compile_case *k) { tcmma_buf_free(&k->src); }

@@ -6,7 +6,9 @@
  * is compiled with the program's own -fsanitize flags. A compile error is
  * charged to the cases whose lines it names; they are dropped and the rest
  * recompiled. The compiler runs through fork and execve with an argument
- * vector: no shell reads TMPDIR, CC or the flags. */
+ * vector: no shell reads TMPDIR, CC or the flags. A module that compiles at
+ * the first try is kept in the disk cache by content (tools/verify/
+ * sim_cache.c): the next run of the same kernels loads it. */
 #include <dlfcn.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -16,6 +18,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "tools/verify/sim.h"
+#include "tools/verify/sim_cache.h"
 
 #ifndef TCMMA_SRC_ROOT
 #define TCMMA_SRC_ROOT "."
@@ -281,11 +284,20 @@ static tcmma_status compile(sim_module *m, tcmma_error *err) {
     return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   }
   command_text(&a, cmd, sizeof cmd);
-  bool built = false;
+  bool built = false, keyed = false;
+  unsigned char key[32];
   for (size_t attempt = 0; attempt <= m->count && !built; attempt++) { /* each retry drops a case */
     tcmma_status st = write_source(m, src, err);
     if (st != TCMMA_OK) return args_free(&a), st;
+    if (attempt == 0) {
+      keyed = sim_cache_key(src, m->compiler, (const char *const *)a.v, a.n, key);
+      if (keyed && sim_cache_get(key, so)) {
+        built = true; /* this very module, compiled by an earlier run */
+        break;
+      }
+    }
     if (run_compiler(m->dir, m->compiler, &a) == 0) {
+      if (attempt == 0 && keyed) sim_cache_put(key, so);
       built = true;
       break;
     }

@@ -85,4 +85,11 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
 void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count);
 void tcmma_exec_sim_finish(void);
 
+/* The compile executor's: prepare renders the cases and runs all their
+ * compiles in batches on every core (tools/verify/compile_run.c), so that
+ * tcmma_exec_compile of each only checks (a case not prepared compiles
+ * alone); finish releases the results. Optional, for speed. */
+void tcmma_exec_compile_prepare(const tcmma_case *const *cases, size_t count);
+void tcmma_exec_compile_finish(void);
+
 #endif

@@ -1,0 +1,95 @@
+/* What a source around a plan's blocks includes: the simulator's header (host
+ * dialect), the vendor headers (wmma arms; or when asked), or for
+ * inline-PTX arms the few words of those headers the blocks use, declared
+ * from tables/cuda_words.def. NVRTC spends longer parsing cuda_fp16.h,
+ * cuda_bf16.h and cuda_fp8.h than compiling a tile's kernel. */
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+
+static const struct {
+  tcmma__spelling id;
+  const char *guard, *definition;
+} words[] = {
+#define TCMMA_CUDA_WORD(ID, guard, definition) {TCMMA__SPELL_##ID, guard, definition},
+#include "tables/cuda_words.def"
+#undef TCMMA_CUDA_WORD
+};
+
+#define N_WORDS (sizeof words / sizeof words[0])
+
+static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
+
+/* The vendor headers: the operands' precisions' (tables/prec.def, in table
+ * order, each once), then the arm's. */
+static void vendor_headers(const tcmma_plan *plan, tcmma_buf *out) {
+  const char *done[TCMMA_PREC_COUNT];
+  int n = 0;
+  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
+    const char *h = tcmma_prec_header((tcmma_prec)p);
+    bool used = false;
+    for (int i = 0; i < 3; i++) used = used || tcmma__desc(&plan->call, ops[i])->prec == (tcmma_prec)p;
+    bool skip = !*h || !used;
+    for (int i = 0; i < n && !skip; i++) skip = strcmp(done[i], h) == 0;
+    if (skip) continue;
+    done[n++] = h;
+    tcmma_buf_printf(out, "#include <%s>\n", h);
+  }
+  const char *arm = tcmma_arm_get(plan->arm)->header;
+  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
+}
+
+/* Marks in need[] the rows of every word of the operands' precisions; false
+ * when one has no row (the vendor header is then needed). */
+static bool needed_words(const tcmma_plan *plan, bool need[N_WORDS]) {
+  memset(need, 0, N_WORDS * sizeof *need);
+  for (int i = 0; i < 3; i++) {
+    tcmma_prec p = tcmma__desc(&plan->call, ops[i])->prec;
+    if (!*tcmma_prec_header(p)) continue; /* NVRTC's own words (float, float2) */
+    const tcmma__prec_words *w = tcmma__prec_words_of(p);
+    const tcmma__spelling ids[6] = {w->type, w->to_f32, w->from_f32, w->pair, w->pair_to,
+                                    w->pair_from};
+    for (int k = 0; k < 6; k++) {
+      if (ids[k] == TCMMA__SPELL_NONE) continue;
+      size_t row = 0;
+      while (row < N_WORDS && words[row].id != ids[k]) row++;
+      if (row == N_WORDS) return false;
+      need[row] = true;
+    }
+  }
+  return true;
+}
+
+tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect,
+                                   bool vendor_headers_wanted, tcmma_buf *out, tcmma_error *err) {
+  if (!plan || !plan->accepted)
+    return tcmma_fail(err, TCMMA_INVALID, "render_includes: the plan is not an accepted one");
+  if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "render_includes: dialect %d: expected CUDA or HOST",
+                      (int)dialect);
+  if (!out) return tcmma_fail(err, TCMMA_INVALID, "render_includes: no output buffer");
+  if (dialect == TCMMA_DIALECT_HOST) {
+    tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
+  } else {
+    bool need[N_WORDS];
+    if (vendor_headers_wanted || *tcmma_arm_get(plan->arm)->header || !needed_words(plan, need)) {
+      vendor_headers(plan, out);
+    } else {
+      bool any = false;
+      for (size_t i = 0; i < N_WORDS; i++) any = any || need[i];
+      if (any)
+        tcmma_buf_printf(out, "/* tcmma: the words of the vendor headers this kernel uses, "
+                              "declared instead of\n * including them "
+                              "(tables/cuda_words.def) */\n");
+      for (size_t i = 0; i < N_WORDS; i++) {
+        if (!need[i]) continue;
+        const char *name = tcmma__spell(TCMMA_DIALECT_CUDA, words[i].id);
+        tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
+                              "%s\n#endif\n",
+                         words[i].guard, name, name, words[i].definition);
+      }
+    }
+  }
+  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "render_includes: out of memory")
+                     : TCMMA_OK;
+}

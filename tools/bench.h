@@ -1,0 +1,81 @@
+/* Shared pieces of `tcmma bench` (tools/bench_*.c): clocks, medians, runs of
+ * a fresh process, and the kernels the compile and emit benches use.
+ * Benchmarks measure; no test ever times anything. */
+#ifndef TCMMA_BENCH_H
+#define TCMMA_BENCH_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "cli.h"
+#include "tools/verify/verify.h"
+
+/* A measurement: wall-clock and CPU seconds (user + system, every thread). */
+typedef struct {
+  double wall, cpu;
+} bench_time;
+
+/* Monotonic wall-clock seconds, and this process's CPU seconds. */
+double bench_wall(void);
+double bench_cpu(void);
+
+/* The time since *start (taken with bench_now). */
+bench_time bench_now(void);
+bench_time bench_since(bench_time start);
+
+/* Sorts v[0..n) and returns its median (the lower middle for even n). */
+double bench_median(double *v, size_t n);
+
+/* Runs path (NULL: this very program, /proc/self/exe) with argv (argv[0]
+ * included, NULL-terminated) in a fresh process, with env (NULL-terminated
+ * "NAME=VALUE" settings added to ours; NULL: none), stdin from /dev/null,
+ * stdout to out_fd (-1: /dev/null) and stderr to /dev/null. *t gets its wall
+ * time and CPU time (its own and its children's). false when it could not
+ * run or exited with a status other than 0. */
+bool bench_spawn(const char *path, const char *const *argv, const char *const *env, int out_fd,
+                 bench_time *t);
+
+/* A scratch directory under $TMPDIR (else /tmp) into buf; removed with
+ * bench_rmdir (it and everything under it). false when it cannot be made. */
+bool bench_tmpdir(char *buf, size_t cap);
+void bench_rmdir(const char *dir);
+
+/* Writes n bytes to path; false on failure. */
+bool bench_write_file(const char *path, const void *data, size_t n);
+
+/* The options bench compile and bench emit share: [--kernels N]
+ * [--repeat N] [--json]. */
+typedef struct {
+  long kernels, repeat;
+  bool json;
+} bench_args;
+
+/* Parses argv[1..argc) of bench `name` into *a (which holds the defaults).
+ * -1: parsed; else the exit status to return at once (CLI_OK after printing
+ * help, CLI_USAGE after a message). */
+int bench_parse_args(const char *name, const char *help, int argc, char **argv, bench_args *a);
+
+/* One emitted kernel of the bench set. */
+typedef struct {
+  const tcmma_case *c;  /* its matrix case */
+  char *source;         /* the one-warp kernel tcmma renders (CUDA dialect) */
+  size_t len;
+  char *naive;          /* the same kernel as a generator without tcmma writes it:
+                         * the vendor headers of its precisions and arm first */
+  size_t naive_len;
+  bool wmma;            /* a wmma arm (it includes mma.h either way) */
+  char arch[64];        /* the --gpu-architecture option its markers ask for */
+} bench_kernel;
+
+/* Up to want distinct kernels: accepted cases of the arm matrix, one per
+ * arm, scope and tile count, taken round-robin over the arms so that every
+ * arm is in the set. *out (free with bench_kernels_free) and their count; 0
+ * with why set when none renders. */
+size_t bench_kernels(size_t want, bench_kernel **out, char *why, size_t cap);
+void bench_kernels_free(bench_kernel *k, size_t n);
+
+/* A subcommand of tcmma bench (tools/bench.def). */
+#define TCMMA_BENCH(name, fn, summary) int fn(int argc, char **argv);
+#include "bench.def"
+#undef TCMMA_BENCH
+
+#endif

@@ -1,0 +1,213 @@
+/* Many one-warp kernels compiled in batches on every core, each outcome what
+ * a compile of its own would give (tools/verify/batch.h). The fixed cost of
+ * an NVRTC program (its start-up, the headers it parses) is paid once per
+ * batch instead of once per kernel. */
+#include <pthread.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tools/verify/batch.h"
+
+/* Kernels per NVRTC program: enough to spread the fixed cost thin, few
+ * enough that a failed batch costs little to redo and the batches spread
+ * over the cores. */
+#define BATCH_MAX 24
+
+static bool same_list(const char *const *a, size_t na, const char *const *b, size_t nb) {
+  if (na != nb) return false;
+  for (size_t i = 0; i < na; i++)
+    if ((a[i] == NULL) != (b[i] == NULL) || (a[i] && strcmp(a[i], b[i]) != 0)) return false;
+  return true;
+}
+
+static bool same_text(const char *a, const char *b) {
+  return (a == NULL) == (b == NULL) && (!a || strcmp(a, b) == 0);
+}
+
+static bool same_opts(const tcmma_compile_opts *a, const tcmma_compile_opts *b) {
+  return same_text(a->name, b->name) && a->target == b->target && a->cc == b->cc &&
+         a->sass == b->sass && a->fmad_false == b->fmad_false && a->debug == b->debug &&
+         a->arch == b->arch && a->arch_suffix == b->arch_suffix && same_text(a->std, b->std) &&
+         a->minimal == b->minimal && same_list(a->extra, a->n_extra, b->extra, b->n_extra) &&
+         same_list(a->include_dirs, a->n_include_dirs, b->include_dirs, b->n_include_dirs) &&
+         same_list(a->defines, a->n_defines, b->defines, b->n_defines);
+}
+
+/* One NVRTC program's worth of jobs, and the arch they all compile at. */
+typedef struct {
+  verify_job **jobs;
+  size_t count;
+  int arch;        /* 0: a unit of one job, compiled as it is */
+  char suffix;
+} unit;
+
+/* The arch a job compiles at: opts.arch, else what its markers and target
+ * ask for; 0 when that cannot be told here (the job then compiles alone,
+ * and its own compile says why). */
+static int arch_of(const verify_job *j, char *suffix) {
+  *suffix = j->opts.arch_suffix;
+  if (j->opts.arch) return j->opts.arch;
+  tcmma_arch_options *a = malloc(sizeof *a);
+  int arch = 0;
+  if (a && tcmma_gpu_arch_options(j->source, j->len, j->opts.cc, j->opts.target, a, NULL) ==
+               TCMMA_OK)
+    arch = a->arch, *suffix = a->suffix;
+  free(a);
+  return arch;
+}
+
+static void finish(verify_job *j) {
+  if (!j->keep_cubin) free(j->prog.cubin), j->prog.cubin = NULL;
+}
+
+static void alone(verify_job *j) {
+  tcmma_error_clear(&j->err);
+  j->status = tcmma_compile(j->source, j->len, &j->opts, &j->prog, &j->err);
+  j->batched = false;
+  finish(j);
+}
+
+/* Whether log holds a line of ptxas's naming an error in a PTX line. */
+static bool ptxas_blames(const char *log) {
+  for (const char *p = log; p && *p;) {
+    const char *nl = strchr(p, '\n');
+    size_t n = nl ? (size_t)(nl - p) : strlen(p);
+    char line[512];
+    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
+    if (strstr(line, "ptx input, line ") && strstr(line, "error")) return true;
+    p += n + (nl != NULL);
+  }
+  return false;
+}
+
+/* The unit's source: each job's kernel renamed tcmma_kernel_<i> (48 bytes
+ * hold any size_t). */
+static char *compose(const unit *u, size_t *len, char (*names)[48]) {
+  tcmma_buf b = {0};
+  for (size_t i = 0; i < u->count; i++) {
+    snprintf(names[i], sizeof names[i], "tcmma_kernel_%zu", i);
+    tcmma_buf_printf(&b, "#define tcmma_kernel %s\n", names[i]);
+    tcmma_buf_append(&b, u->jobs[i]->source, u->jobs[i]->len);
+    tcmma_buf_printf(&b, "\n#undef tcmma_kernel\n");
+  }
+  if (b.failed) return tcmma_buf_free(&b), NULL;
+  *len = b.len;
+  return b.data;
+}
+
+static void run_unit(const unit *u) {
+  if (u->count == 1 || !u->arch) {
+    for (size_t i = 0; i < u->count; i++) alone(u->jobs[i]);
+    return;
+  }
+  char (*names)[48] = calloc(u->count, sizeof *names);
+  const char **kernels = calloc(u->count, sizeof *kernels);
+  tcmma_program *progs = calloc(u->count, sizeof *progs);
+  size_t len = 0;
+  char *src = names && kernels && progs ? compose(u, &len, names) : NULL;
+  tcmma_error err;
+  tcmma_status st = TCMMA_NO_MEMORY;
+  if (src) {
+    for (size_t i = 0; i < u->count; i++) kernels[i] = names[i];
+    /* the arch every job of the unit asks for, as an explicit one: the
+     * options NVRTC gets are each job's own */
+    tcmma_compile_opts opts = u->jobs[0]->opts;
+    opts.arch = u->arch, opts.arch_suffix = u->suffix;
+    st = tcmma_compile_batch(src, len, kernels, u->count, &opts, progs, &err);
+  }
+  bool clean = st == TCMMA_OK && progs[0].log && !progs[0].log[0];
+  for (size_t i = 0; i < u->count; i++) {
+    verify_job *j = u->jobs[i];
+    bool take = clean || (st == TCMMA_COMPILE && progs[i].ptx && ptxas_blames(progs[i].log));
+    if (take) {
+      j->prog = progs[i];
+      j->status = st;
+      j->err = err;
+      j->batched = true;
+      finish(j);
+    } else {
+      if (progs) tcmma_program_free(&progs[i]);
+      alone(j);
+    }
+  }
+  free(src), free(names), free(kernels), free(progs);
+}
+
+typedef struct {
+  unit *units;
+  size_t count, next;
+  pthread_mutex_t mu;
+} queue;
+
+static void *worker(void *arg) {
+  queue *q = arg;
+  for (;;) {
+    pthread_mutex_lock(&q->mu);
+    size_t i = q->next < q->count ? q->next++ : q->count;
+    pthread_mutex_unlock(&q->mu);
+    if (i == q->count) return NULL;
+    run_unit(&q->units[i]);
+  }
+}
+
+/* The jobs grouped by options and arch, cut into units of at most
+ * BATCH_MAX, and at least as many units as there are threads where the jobs
+ * allow. */
+static unit *plan_units(verify_job *jobs, size_t n, size_t threads, size_t *count,
+                        verify_job **slots) {
+  unit *units = calloc(n ? n : 1, sizeof *units);
+  bool *placed = calloc(n ? n : 1, sizeof *placed);
+  int *arch = calloc(n ? n : 1, sizeof *arch);
+  char *suffix = calloc(n ? n : 1, sizeof *suffix);
+  if (!units || !placed || !arch || !suffix) {
+    free(units), free(placed), free(arch), free(suffix);
+    return NULL;
+  }
+  for (size_t i = 0; i < n; i++) arch[i] = arch_of(&jobs[i], &suffix[i]);
+  size_t at = 0, k = 0;
+  for (size_t i = 0; i < n; i++) {
+    if (placed[i]) continue;
+    size_t members = 0, start = at;
+    for (size_t j = i; j < n; j++)
+      if (!placed[j] && same_opts(&jobs[i].opts, &jobs[j].opts) && arch[i] == arch[j] &&
+          suffix[i] == suffix[j] && (arch[i] || j == i)) {
+        placed[j] = true;
+        slots[at++] = &jobs[j];
+        members++;
+      }
+    /* spread the group over the threads, BATCH_MAX at most per unit */
+    size_t per = (members + threads - 1) / threads;
+    if (per > BATCH_MAX) per = BATCH_MAX;
+    if (per < 1) per = 1;
+    for (size_t s = 0; s < members; s += per) {
+      units[k] = (unit){&slots[start + s], members - s < per ? members - s : per, arch[i],
+                        suffix[i]};
+      k++;
+    }
+  }
+  free(placed), free(arch), free(suffix);
+  *count = k;
+  return units;
+}
+
+void verify_compile_jobs(verify_job *jobs, size_t n) {
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  size_t threads = online > 0 ? (size_t)online : 1;
+  verify_job **slots = calloc(n ? n : 1, sizeof *slots);
+  queue q = {.mu = PTHREAD_MUTEX_INITIALIZER};
+  q.units = slots ? plan_units(jobs, n, threads, &q.count, slots) : NULL;
+  if (!q.units) { /* no memory to plan: one at a time */
+    for (size_t i = 0; i < n; i++) alone(&jobs[i]);
+    free(slots);
+    return;
+  }
+  if (threads > q.count) threads = q.count;
+  pthread_t *tid = calloc(threads ? threads : 1, sizeof *tid);
+  size_t started = 0;
+  for (size_t t = 1; tid && t < threads; t++)
+    if (pthread_create(&tid[started], NULL, worker, &q) == 0) started++;
+  worker(&q); /* this thread works too */
+  for (size_t t = 0; t < started; t++) pthread_join(tid[t], NULL);
+  free(tid), free(q.units), free(slots);
+}
