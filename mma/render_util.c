@@ -93,7 +93,11 @@ void tcmma__close_brace(int depth, tcmma_buf *out) {
 }
 
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  static const tcmma__spelling words[] = {TCMMA__SPELL_THREAD_IDX, TCMMA__SPELL_BLOCK_IDX};
+  static const tcmma__spelling words[] = {
+      TCMMA__SPELL_THREAD_IDX,   TCMMA__SPELL_BLOCK_IDX,    TCMMA__SPELL_THREAD_IDX_Y,
+      TCMMA__SPELL_THREAD_IDX_Z, TCMMA__SPELL_BLOCK_IDX_Y,  TCMMA__SPELL_BLOCK_IDX_Z,
+      TCMMA__SPELL_BLOCK_DIM_X,  TCMMA__SPELL_BLOCK_DIM_Y,  TCMMA__SPELL_BLOCK_DIM_Z,
+      TCMMA__SPELL_GRID_DIM_X,   TCMMA__SPELL_GRID_DIM_Y,   TCMMA__SPELL_GRID_DIM_Z};
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {
@@ -115,9 +119,10 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
   }
 }
 
-/* Expanded expressions fit their buffers: the host dialect's spellings of
- * threadIdx.x and blockIdx.x at most double an expression. */
-_Static_assert(TCMMA_EXPR_MAX * 2 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
+/* Expanded expressions fit their buffers: the host dialect's spelling of an
+ * index word (threadIdx.x, gridDim.y, ...) is at most 2.4 times as long as
+ * the CUDA one ("gridDim.x": "tcmma_sim_grid_dim(0)"). */
+_Static_assert(TCMMA_EXPR_MAX * 3 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
 
 void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
   char dflt[64];
