@@ -36,46 +36,11 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   return (long)step * parent_rows(plan, op) * ld + (o->row0.value + sr) * ld + o->col0.value + sc;
 }
 
-static bool uses_prec(const tcmma_plan *p, tcmma_prec prec) {
-  for (int i = 0; i < 3; i++)
-    if (tcmma__desc(&p->call, ops[i])->prec == prec) return true;
-  return false;
-}
-
-/* The CUDA headers the kernel needs: those of its operands' precisions
- * (tables/prec.def, in table order, each once), then its arm's. */
-static void cuda_includes(const tcmma_plan *plan, tcmma_buf *out) {
-  const char *done[TCMMA_PREC_COUNT];
-  int n = 0;
-  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
-    const char *h = tcmma_prec_header((tcmma_prec)p);
-    bool skip = !*h || !uses_prec(plan, (tcmma_prec)p);
-    for (int i = 0; i < n && !skip; i++) skip = strcmp(done[i], h) == 0;
-    if (skip) continue;
-    done[n++] = h;
-    tcmma_buf_printf(out, "#include <%s>\n", h);
-  }
-  const char *arm = tcmma_arm_get(plan->arm)->header;
-  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
-}
-
-/* Appends s to dst one level deeper; preprocessor lines other than
- * pragmas (which belong to the loop below them) stay in column 0. */
-static void append_indented(tcmma_buf *dst, const char *s) {
-  while (*s) {
-    const char *nl = strchr(s, '\n');
-    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
-    if (n > 1 && (s[0] != '#' || strncmp(s, "#pragma", 7) == 0)) tcmma_buf_append(dst, "  ", 2);
-    tcmma_buf_append(dst, s, n);
-    s += n;
-  }
-}
-
 /* Indents body's text from byte start on by one level (a loop's contents). */
 static void indent_from(tcmma_buf *body, size_t start) {
   if (body->failed || start >= body->len) return;
   tcmma_buf tail = {0};
-  append_indented(&tail, body->data + start);
+  tcmma__append_indented(&tail, body->data + start, 1);
   body->len = start;
   body->data[start] = '\0';
   tcmma_buf_append(body, tcmma_buf_str(&tail), tail.len);
@@ -135,7 +100,11 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
                    : call->scope == TCMMA_SCOPE_FRAGMENT ? "fragment scope" : "statement scope",
                    k->outer);
   if (k->dl == TCMMA_DIALECT_HOST) tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
-  else cuda_includes(k->plan, out);
+  else {
+    tcmma_prec precs[3];
+    for (int i = 0; i < 3; i++) precs[i] = tcmma__desc(&k->plan->call, ops[i])->prec;
+    tcmma__cuda_includes(precs, 3, k->plan->arm, out);
+  }
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
                    tcmma__spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1], k->type[2]);
   tcmma_status st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
@@ -299,7 +268,7 @@ static void write_back_d(const kernel *k, tcmma_buf *body) {
 /* The body one level inside the kernel, the closing brace, and in the host
  * dialect the simulator's entry trampoline. */
 static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out) {
-  append_indented(out, tcmma_buf_str(body));
+  tcmma__append_indented(out, tcmma_buf_str(body), 1);
   tcmma_buf_printf(out, "}\n");
   if (k->dl == TCMMA_DIALECT_HOST)
     tcmma_buf_printf(out,

@@ -255,3 +255,31 @@ const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p) {
   const tcmma_arm_info *info = tcmma_arm_get(p->arm);
   return info && info->form == TCMMA_FORM_WMMA ? &tcmma__wmma_pieces : &tcmma__ptx_pieces;
 }
+
+void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth) {
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+    if (n > 1 && (s[0] != '#' || strncmp(s, "#pragma", 7) == 0))
+      for (int i = 0; i < depth; i++) tcmma_buf_append(dst, "  ", 2);
+    tcmma_buf_append(dst, s, n);
+    s += n;
+  }
+}
+
+void tcmma__cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out) {
+  const char *done[TCMMA_PREC_COUNT];
+  int count = 0;
+  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
+    const char *h = tcmma_prec_header((tcmma_prec)p);
+    bool used = false;
+    for (int i = 0; i < n; i++) used = used || precs[i] == (tcmma_prec)p;
+    bool skip = !*h || !used;
+    for (int i = 0; i < count && !skip; i++) skip = strcmp(done[i], h) == 0;
+    if (skip) continue;
+    done[count++] = h;
+    tcmma_buf_printf(out, "#include <%s>\n", h);
+  }
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  if (info && *info->header) tcmma_buf_printf(out, "#include <%s>\n", info->header);
+}

@@ -52,6 +52,7 @@
  *                                      kernel: one copy all lanes share)
  *   extern "C" __global__ void         void
  *   __launch_bounds__(T, B)            TCMMA_SIM_LAUNCH_BOUNDS(T, B) (expands to nothing)
+ *   uint4, __align__(16)               tcmma_sim_uint4, _Alignas(16)
  *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
  *                                      tcmma_sim_cp_async_commit() / _wait_all()
  * The spellings are the rows of tables/dialect.def; the opcodes passed to the
@@ -101,6 +102,8 @@ typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
 typedef struct { alignas(8) float x; float y; } tcmma_sim_float2;
 typedef struct { alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
 typedef struct { alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
+/* CUDA's uint4: 16 bytes moved as one aligned access. */
+typedef struct { alignas(16) uint32_t x; uint32_t y, z, w; } tcmma_sim_uint4;
 
 /* ---- running a warp, a block, a grid ---- */
 
