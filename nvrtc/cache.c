@@ -20,9 +20,13 @@
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
-static const char magic[] = "TCMMA-CACHE-2\n";
+static const char magic[] = "TCMMA-CACHE-3\n";
 #define MAGIC_LEN (sizeof magic - 1)
-#define MAC_AT (MAGIC_LEN + 32 + 16)
+/* ptxas's figures of a CUBIN compile (tcmma_program's ptxas fields), kept
+ * with the entry because a hit has no log to read them from */
+#define FACTS 6
+#define FACTS_AT (MAGIC_LEN + 32 + 16)
+#define MAC_AT (FACTS_AT + 4 * FACTS)
 #define HEADER_LEN (MAC_AT + 32)
 #define MEMORY_ENTRIES 256
 #define MAX_PAYLOAD ((uint64_t)1 << 30)
@@ -33,7 +37,19 @@ typedef struct {
   size_t ptx_len;
   unsigned char *cubin;
   size_t cubin_len;
+  uint32_t facts[FACTS];
 } entry;
+
+static void facts_of(const tcmma_program *p, uint32_t f[FACTS]) {
+  f[0] = p->ptxas_info, f[1] = (uint32_t)p->registers, f[2] = (uint32_t)p->spill_store_bytes;
+  f[3] = (uint32_t)p->spill_load_bytes, f[4] = (uint32_t)p->stack_bytes;
+  f[5] = (uint32_t)p->shared_bytes;
+}
+
+static void facts_to(tcmma_program *p, const uint32_t f[FACTS]) {
+  p->ptxas_info = f[0] != 0, p->registers = (int)f[1], p->spill_store_bytes = (int)f[2];
+  p->spill_load_bytes = (int)f[3], p->stack_bytes = (int)f[4], p->shared_bytes = (int)f[5];
+}
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry memory[MEMORY_ENTRIES];
@@ -137,6 +153,16 @@ static uint64_t get_u64(const unsigned char *p) {
   return v;
 }
 
+static void put_u32(unsigned char *p, uint32_t v) {
+  for (int i = 0; i < 4; i++) p[i] = (unsigned char)(v >> (8 * i));
+}
+
+static uint32_t get_u32(const unsigned char *p) {
+  uint32_t v = 0;
+  for (int i = 0; i < 4; i++) v |= (uint32_t)p[i] << (8 * i);
+  return v;
+}
+
 static void mac(const tcmma__cache_dir *d, const unsigned char *head, const void *payload,
                 size_t n, unsigned char out[32]) {
   tcmma_hmac h;
@@ -199,7 +225,12 @@ static bool disk_lookup(const tcmma__cache_dir *d, const unsigned char key[32],
   mac(d, head, payload, ptx_len + cubin_len, sum);
   if (!same_mac(sum, head + MAC_AT)) goto done;
   ok = fill(out, payload, ptx_len, (unsigned char *)payload + ptx_len, cubin_len);
-  if (ok) futimens(fd, NULL);
+  if (ok) {
+    uint32_t f[FACTS];
+    for (int i = 0; i < FACTS; i++) f[i] = get_u32(head + FACTS_AT + 4 * i);
+    facts_to(out, f);
+    futimens(fd, NULL);
+  }
 done:
   free(payload);
   close(fd);
@@ -221,6 +252,9 @@ static bool disk_store(const tcmma__cache_dir *d, const unsigned char key[32],
   memcpy(head + MAGIC_LEN, key, 32);
   put_u64(head + MAGIC_LEN + 32, p->ptx_len);
   put_u64(head + MAGIC_LEN + 40, p->cubin_len);
+  uint32_t f[FACTS];
+  facts_of(p, f);
+  for (int i = 0; i < FACTS; i++) put_u32(head + FACTS_AT + 4 * i, f[i]);
   tcmma_hmac h;
   tcmma_hmac_init(&h, d->secret, sizeof d->secret);
   tcmma_hmac_update(&h, head, MAC_AT);
@@ -239,10 +273,9 @@ static bool disk_store(const tcmma__cache_dir *d, const unsigned char key[32],
   return ok;
 }
 
-static void memory_store(const unsigned char key[32], const char *ptx, size_t ptx_len,
-                         const unsigned char *cubin, size_t cubin_len) {
+static void memory_store(const unsigned char key[32], const tcmma_program *p) {
   tcmma_program copy = {0};
-  if (!fill(&copy, ptx, ptx_len, cubin, cubin_len)) return;
+  if (!fill(&copy, p->ptx, p->ptx_len, p->cubin, p->cubin_len)) return;
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < MEMORY_ENTRIES; i++)
     if (memory[i].ptx && memcmp(memory[i].key, key, 32) == 0) {
@@ -256,6 +289,7 @@ static void memory_store(const unsigned char key[32], const char *ptx, size_t pt
   memcpy(e->key, key, 32);
   e->ptx = copy.ptx, e->ptx_len = copy.ptx_len;
   e->cubin = copy.cubin, e->cubin_len = copy.cubin_len;
+  facts_of(p, e->facts);
   pthread_mutex_unlock(&lock);
 }
 
@@ -276,7 +310,9 @@ bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out) {
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < MEMORY_ENTRIES && !hit; i++)
     if (memory[i].ptx && memcmp(memory[i].key, key, 32) == 0)
-      hit = fill(out, memory[i].ptx, memory[i].ptx_len, memory[i].cubin, memory[i].cubin_len);
+      if ((hit = fill(out, memory[i].ptx, memory[i].ptx_len, memory[i].cubin,
+                      memory[i].cubin_len)))
+        facts_to(out, memory[i].facts);
   pthread_mutex_unlock(&lock);
   if (hit) return true;
   char path[PATH_MAX];
@@ -284,13 +320,13 @@ bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out) {
   if (!open_disk(false, path, sizeof path, &d)) return false;
   hit = d.has_secret && disk_lookup(&d, key, out);
   tcmma__cache_close(&d);
-  if (hit) memory_store(key, out->ptx, out->ptx_len, out->cubin, out->cubin_len);
+  if (hit) memory_store(key, out);
   return hit;
 }
 
 void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p) {
   if (!p->ptx) return;
-  memory_store(key, p->ptx, p->ptx_len, p->cubin, p->cubin_len);
+  memory_store(key, p);
   char path[PATH_MAX];
   tcmma__cache_dir d;
   if (!open_disk(true, path, sizeof path, &d)) return;

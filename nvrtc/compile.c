@@ -159,6 +159,8 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
     snprintf(option, sizeof option, "%s", arch.option);
   }
   bool ok = add_option(p, option);
+  /* ptxas's info log: registers, spills and shared bytes of the CUBIN */
+  if (o->sass) ok = ok && add_option(p, "--ptxas-options=-v");
   const char *dirs[64];
   size_t n_dirs = tcmma_compile_include_dirs(o, dirs, 64);
   for (size_t i = 0; ok && i < n_dirs && i < 64; i++) {
@@ -238,7 +240,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
   }
   if (cacheable && tcmma_cache_lookup(key, out)) {
-    out->cache_hit = true;
+    out->cache_hit = true; /* the entry kept ptxas's figures */
     return check_ptx(out, err);
   }
   free(out->log);
@@ -249,6 +251,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
+  tcmma__ptxas_info(out);
   st = check_ptx(out, err);
   if (cacheable) tcmma_cache_store(key, out);
   tcmma_target_scope_record(out);

@@ -47,6 +47,10 @@ bool tcmma__include_deps(const char *source, size_t len, const char *name,
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 
+/* Reads ptxas -v's figures from p->log into p's ptxas fields
+ * (nvrtc/ptxas_info.c); p->ptxas_info says whether the log had them. */
+void tcmma__ptxas_info(tcmma_program *p);
+
 /* Cache: look up / store a compiled program under key (32 bytes). Lookup
  * fills out's ptx/cubin on a hit and returns true. */
 bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out);

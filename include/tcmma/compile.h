@@ -52,6 +52,13 @@ typedef struct {
   bool cache_hit;          /* served from the memory or disk cache */
   char *cache_note;        /* why the compile bypassed the cache (an #include tcmma cannot
                             * resolve for certain: docs/nvrtc.md), else NULL */
+  /* A CUBIN compile runs ptxas with -v; its info log gives, over the
+   * program's entries and functions: */
+  bool ptxas_info;         /* the log held ptxas's figures (false for a PTX compile) */
+  int registers;           /* registers per thread, the most any entry uses */
+  int spill_store_bytes, spill_load_bytes; /* summed */
+  int stack_bytes;         /* the largest stack frame */
+  int shared_bytes;        /* static shared memory, the most any entry declares */
 } tcmma_program;
 
 /* What a compile asks for; zero-initialised means: the current target, no
