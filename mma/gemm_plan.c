@@ -273,12 +273,23 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   /* the accumulator, two buffers of one k step's fragments, the rest */
   long acc = (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_C, TCMMA_PREC_F32) *
              wp.mt * wp.nt;
-  g->registers = (int)(g->census.registers + (g->census.registers - acc) +
+  /* an operand gathered element by element (neither ldmatrix nor one
+   * 32-bit load per register) holds a k step's elements unpacked while its
+   * registers are assembled */
+  long gathered = 0;
+  const tcmma_census *cz = &g->census;
+  if (!cz->a_ldmatrix && !cz->a_vector)
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_A, c.a.prec) * cz->mt *
+                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_A);
+  if (!cz->b_ldmatrix && !cz->b_vector)
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, c.b.prec) * cz->nt *
+                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_B);
+  g->registers = (int)(cz->registers + (cz->registers - acc) + gathered +
                        TCMMA_GEMM_REGISTER_OVERHEAD);
   if (g->registers > c.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %d registers "
-                   "per thread (accumulator %ld, two k steps of fragments, %d more): over the "
-                   "budget of %d", g->warp_m, g->warp_n, g->registers, acc,
+                   "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %d "
+                   "more): over the budget of %d", g->warp_m, g->warp_n, g->registers, acc, gathered,
                    TCMMA_GEMM_REGISTER_OVERHEAD, c.registers);
 
   g->mma_per_k_tile = g->census.mma_per_statement;

@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
-#include "tcmma/gemm.h"
+#include "tcmma/tcmma.h"
 #include "tcmma/sim.h"
 #include "tools/verify/gemm.h"
 #include "tools/verify/sim.h"
@@ -146,6 +146,51 @@ static void matrix_runs_on_the_simulator(void **s) {
   assert_true(ran >= 8);
 }
 
+/* Every case through the compile executor: a CUBIN at its floor with no
+ * spills, registers within the plan's figure and the plan's census per k
+ * tile (tcmma_gemm_compile_check); and the check fails a program that
+ * spills, needs more registers, or holds another plan's census. */
+static void matrix_compiles_as_planned(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
+    printf("no NVRTC here: %s\n", err.message);
+    skip();
+  }
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs);
+  tcmma_program kept = {0};
+  tcmma_gemm_plan kept_plan;
+  for (size_t i = 0; i < n; i++) {
+    tcmma_case_result r = {0};
+    tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &r);
+    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+    printf("compile %s: %s\n", cs[i].name, r.reason);
+    tcmma_gemm_plan p;
+    if (kept.ptx || !tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
+    tcmma_buf text = {0};
+    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &text, &err), TCMMA_OK);
+    tcmma_compile_opts opts = {.sass = true};
+    assert_int_equal(tcmma_compile(text.data, text.len, &opts, &kept, &err), TCMMA_OK);
+    kept_plan = p;
+    tcmma_buf_free(&text);
+  }
+  char why[400];
+  assert_true(tcmma_gemm_compile_check(&kept_plan, &kept, why, sizeof why));
+  tcmma_program bad = kept;
+  bad.spill_store_bytes = 4;
+  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_non_null(strstr(why, "spilled"));
+  bad = kept;
+  bad.registers = kept_plan.registers + 1;
+  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  tcmma_gemm_plan other = kept_plan;
+  other.ldmatrix_per_k_tile++;
+  assert_false(tcmma_gemm_compile_check(&other, &kept, why, sizeof why));
+  assert_non_null(strstr(why, "ldmatrix"));
+  tcmma_program_free(&kept);
+}
+
 /* Replaces the first occurrence of from after `after` in text by to. */
 static char *replaced(const char *text, const char *after, const char *from, const char *to) {
   const char *a = strstr(text, after);
@@ -195,14 +240,86 @@ static void broken_pipelines_are_caught(void **s) {
   tcmma_buf_free(&text);
 }
 
+/* The gpu executor against the fake driver (tests/fake_cuda.c), whose
+ * "tcmma_kernel" does nothing: the case runs through compile, module load,
+ * the shared-memory attribute, launch and copies, and fails on d; an arm
+ * above the device's cc is skipped, never passed. */
+static void gpu_executor_on_the_fake_driver(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  const char *lib = fake_cuda_build();
+  if (!lib || tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) skip();
+  fake_cuda_use(lib);
+  setenv("FAKE_CUDA_KERNEL", "noop", 1);
+  setenv("FAKE_CUDA_CCS", "80", 1);
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs);
+  bool failed = false, skipped = false;
+  for (size_t i = 0; i < n; i++) {
+    bool fp8 = strstr(cs[i].name, "mma-fp8") != NULL;
+    if (cs[i].expect || (fp8 ? skipped : failed)) continue;
+    tcmma_case_result r = {0};
+    tcmma_gemm_exec(TCMMA_EXEC_GPU, &cs[i], &r);
+    if (fp8) {
+      assert_int_equal(r.outcome, TCMMA_CASE_SKIPPED);
+      assert_non_null(strstr(r.reason, "does not run mma-fp8"));
+      skipped = true;
+    } else {
+      assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+      if (!strstr(r.reason, "integer pass: d[")) fail_msg("%s: %s", cs[i].name, r.reason);
+      failed = true;
+    }
+  }
+  assert_true(failed && skipped);
+  unsetenv("FAKE_CUDA_KERNEL");
+  unsetenv("FAKE_CUDA_CCS");
+  fake_cuda_use(NULL);
+  fake_cuda_remove();
+}
+
+/* tcmma gemm: the plan as text and JSON, the kernel, a decline (exit 3),
+ * a usage error (exit 2). */
+static void cli(void **s) {
+  (void)s;
+  const char *plan[] = {"gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--d", "f32", "--a",
+                        "bf16", "--b", "bf16,t", "--cc", "90", "--json", NULL};
+  cli_result r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_int_equal(json_int_of(r.out, "threads"), 128);
+  assert_int_equal(json_int_of(r.out, "shared_bytes"), 128 * 136 * 4);
+  assert_int_equal(json_int_of(r.out, "registers"), 232);
+  assert_non_null(strstr(r.out, "cp.async.wait_group 1;"));
+  cli_result_free(&r);
+  plan[15] = "--kernel";
+  r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "extern \"C\" __global__ void __launch_bounds__(128, 1)\ntcmma_gemm("));
+  cli_result_free(&r);
+  const char *odd[] = {"gemm", "--m", "127", "--n", "129", "--k", "65", "--d", "f32", "--a", "f16",
+                       "--b", "f16", NULL};
+  r = run_cli(odd, NULL);
+  assert_int_equal(r.exit_code, 3);
+  assert_non_null(strstr(r.err, "alignment: a's rows of ld 65"));
+  cli_result_free(&r);
+  const char *bad[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a", "f16",
+                       "--b", "f16", "--tile", "64x64", NULL};
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--tile '64x64'"));
+  cli_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(default_plan_figures),
       cmocka_unit_test(shared_memory_table),
       cmocka_unit_test(bad_input),
       cmocka_unit_test(matrix_plans_and_text),
+      cmocka_unit_test(cli),
+      cmocka_unit_test(gpu_executor_on_the_fake_driver),
       cmocka_unit_test(broken_pipelines_are_caught),
       cmocka_unit_test(matrix_runs_on_the_simulator),
+      cmocka_unit_test(matrix_compiles_as_planned),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -44,4 +44,24 @@ bool tcmma_gemm_case_run(const tcmma_gemm_case *c, const tcmma_gemm_plan *plan,
 bool tcmma_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
                            float alpha, float beta, char *why, size_t cap);
 
+/* Runs case c through executor e into r: the plan and its expectation
+ * first (a declined case passes when it declines as expected), then sim
+ * (host text on the block simulator, both passes), compile (CUBIN at the
+ * floor, tcmma_gemm_compile_check) or gpu (tcmma_gemm_exec_gpu). */
+void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_result *r);
+
+/* The compile executor's check of a CUBIN compile of plan p: ptxas's
+ * figures present, no spill bytes, registers within p->registers, and the
+ * PTX census per k tile as planned (mma and ldmatrix per warp, 16-byte
+ * cp.async per thread; a loop the compiler unrolled counts its copies).
+ * false with why filled otherwise. */
+bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                              size_t cap);
+
+/* The gpu executor for an accepted case: device 0, compiled for its cc,
+ * SKIPPED without a driver or a device, or when the device does not run the
+ * arm or lacks the shared memory. */
+void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
+                         tcmma_case_result *r);
+
 #endif
