@@ -111,6 +111,31 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   return TCMMA_OK;
 }
 
+/* The block tile's first row and column. Blocks run in groups of
+ * TCMMA_GEMM_GROUP_ROWS block rows, down each column of the group first, so
+ * the blocks resident at once share rows of A and columns of B in L2
+ * instead of sweeping all of B for every row of blocks. */
+static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const char *bx = tcmma__spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
+             *by = tcmma__spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
+  unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
+  if (gx == 1 || gy == 1) {
+    tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
+                     " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
+    return;
+  }
+  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
+  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %u + (int)%s;\n", P, by, gx, bx);
+  tcmma_buf_printf(out, "  const int %sfirst = %sbid / %u * %u;\n", P, P, G * gx, G);
+  tcmma_buf_printf(out, "  const int %srows = %u - %sfirst < %u ? %u - %sfirst : %u;\n", P, gy, P,
+                   G, gy, P, G);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% %u %% %srows) * %d;\n",
+                   P, P, G * gx, P, g->call.block_m);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% %u / %srows * %d;\n", P,
+                   G * gx, P, g->call.block_n);
+}
+
 static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
@@ -140,9 +165,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__spell(dl, TCMMA__SPELL_DYN_SHARED), P,
                    tcmma__spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P, tcmma__spell(dl, TCMMA__SPELL_THREAD_IDX));
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
-                   " = (int)%s * %d;\n", tcmma__spell(dl, TCMMA__SPELL_BLOCK_IDX_Y), c->block_m,
-                   tcmma__spell(dl, TCMMA__SPELL_BLOCK_IDX), c->block_n);
+  block_origin(k, out);
   tcmma_buf decls = {0};
   tcmma_status st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_C, P "acc", 0, &decls, err);
   if (st == TCMMA_OK)

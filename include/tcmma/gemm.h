@@ -32,6 +32,10 @@ typedef enum {
 #define TCMMA_GEMM_STAGES 3
 #define TCMMA_GEMM_STAGES_MAX 4
 
+/* Blocks run in groups of this many block rows, down each column of the
+ * group first, so the blocks resident at once share A and B tiles in L2. */
+#define TCMMA_GEMM_GROUP_ROWS 8
+
 /* The largest M, N or K a GEMM takes: every element offset the kernel
  * computes stays an int. */
 #define TCMMA_GEMM_EXTENT_MAX (1 << 20)

@@ -40,6 +40,8 @@ static const row rows[] = {
      false, true, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"f32", "e4m3", "e4m3", true, false, 64, 64, 128, 64, 64, 64, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 640, 192, 32, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* 10x3 blocks: two groups of rows */
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
