@@ -284,13 +284,13 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   if (!cz->b_ldmatrix && !cz->b_vector)
     gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, c.b.prec) * cz->nt *
                 tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_B);
-  g->registers = (int)(cz->registers + (cz->registers - acc) + gathered +
-                       TCMMA_GEMM_REGISTER_OVERHEAD);
+  long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt;
+  g->registers = (int)(cz->registers + (cz->registers - acc) + gathered + overhead);
   if (g->registers > c.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %d registers "
-                   "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %d "
-                   "more): over the budget of %d", g->warp_m, g->warp_n, g->registers, acc, gathered,
-                   TCMMA_GEMM_REGISTER_OVERHEAD, c.registers);
+                   "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %ld "
+                   "for addresses over %d k steps): over the budget of %d", g->warp_m,
+                   g->warp_n, g->registers, acc, gathered, overhead, cz->kt, c.registers);
 
   g->mma_per_k_tile = g->census.mma_per_statement;
   g->ldmatrix_per_k_tile = (g->census.a_ldmatrix_x4 + g->census.a_ldmatrix_x2 +

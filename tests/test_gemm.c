@@ -37,12 +37,17 @@ static void default_plan_figures(void **s) {
   assert_int_equal(p.shared_max, 232448);
   /* a 64x64 warp tile: 128 accumulator registers, 32 per k step of fragments */
   assert_int_equal(p.census.registers, 160);
-  assert_int_equal(p.registers, 160 + 32 + TCMMA_GEMM_REGISTER_OVERHEAD);
+  assert_int_equal(p.registers,
+                   160 + 32 + TCMMA_GEMM_REGISTER_OVERHEAD + 2 * TCMMA_GEMM_REGISTERS_PER_K_STEP);
   assert_int_equal(p.mma_per_k_tile, 4 * 8 * 2);
   assert_int_equal(p.ldmatrix_per_k_tile, (4 + 4) * 2);
   assert_int_equal(p.cp_async_per_k_tile, 1024 / 128);
   assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B64);  /* 64-byte rows */
   assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B128); /* 256-byte rows */
+  /* 8 k steps of a 64x64 warp tile do not fit 255 registers (ptxas spills) */
+  c.block_k = 128;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_REGISTERS);
 }
 
 static void shared_memory_table(void **s) {

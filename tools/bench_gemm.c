@@ -36,7 +36,7 @@ static const config configs[] = {
     {128, 256, 32, 2, 4, 3, true, false},  {256, 128, 32, 4, 2, 3, true, false},
     {128, 128, 64, 2, 2, 3, true, false},  {128, 128, 32, 2, 2, 3, false, false},
     {128, 128, 64, 2, 2, 3, true, true},   {128, 256, 64, 2, 4, 3, true, true},
-    {128, 128, 128, 2, 2, 3, true, true},
+    {128, 128, 64, 4, 2, 3, true, true},
 };
 enum { N_DTYPES = 3, N_CONFIGS = sizeof configs / sizeof configs[0] };
 

@@ -42,8 +42,12 @@ typedef enum {
 
 /* The registers per thread the plan expects beyond the accumulator and two
  * k steps of A and B fragments: addresses, loop counters and the copies'
- * predicates (checked against ptxas by the compile executor). */
-#define TCMMA_GEMM_REGISTER_OVERHEAD 40
+ * predicates, plus the fragment addresses each unrolled k step of a k tile
+ * keeps live (measured with ptxas at sm_80..sm_90: 64x64 warp tiles need
+ * 226, 243 and more than 255 registers at 2, 4 and 8 k steps; the compile
+ * executor checks every case against the figure). */
+#define TCMMA_GEMM_REGISTER_OVERHEAD 28
+#define TCMMA_GEMM_REGISTERS_PER_K_STEP 6
 
 /* One GEMM: D[m x n] = alpha * A[m x k] B[k x n] + beta * C[m x n], C stored
  * like D (C may be D). Operands are in global memory: d, a, b give the
