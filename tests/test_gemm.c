@@ -222,7 +222,7 @@ static void broken_pipelines_are_caught(void **s) {
   render_host(&p, &text);
   const char *loop = "for (int __tcmma_g_kt = 0;";
   struct { const char *from, *to, *want; } breaks[] = {
-      {"tcmma_sim_syncthreads();", ";", "with no __syncthreads since"},
+      {"tcmma_sim_syncthreads();", ";", "__syncthreads since"},
       {"tcmma_sim_cp_async_wait_group(1);", "tcmma_sim_cp_async_wait_group(2);", "cp.async into them"},
   };
   for (size_t b = 0; b < 2; b++) {
@@ -237,8 +237,14 @@ static void broken_pipelines_are_caught(void **s) {
     snprintf(cs.name, sizeof cs.name, "broken/%zu", b);
     tcmma_case_result r = {0};
     assert_false(tcmma_gemm_case_run(&cs, &p, tcmma_gemm_sim_runner, &entry, &r));
-    if (!strstr(r.reason, breaks[b].want))
-      fail_msg("break %zu: expected '%s' in: %s", b, breaks[b].want, r.reason);
+    /* without the barrier, which race shows first depends on how the
+     * threads run: a read of another warp's (or its own unsynced) landed
+     * bytes, a read before another thread's copy landed, or a refill of a
+     * stage still being read; each is a race the barrier prevents */
+    bool named = strstr(r.reason, breaks[b].want) ||
+                 (b == 0 && (strstr(r.reason, "cp.async into them") ||
+                             strstr(r.reason, "overwritten while in use")));
+    if (!named) fail_msg("break %zu: expected '%s' in: %s", b, breaks[b].want, r.reason);
     dlclose(h);
     free(broken);
   }
