@@ -126,6 +126,21 @@ void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var
                       int depth, tcmma_buf *out);
 void tcmma__close_brace(int depth, tcmma_buf *out);
 
+/* Appends text s to dst `depth` levels deeper; preprocessor lines other
+ * than pragmas (which belong to the loop below them) stay in column 0. */
+void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth);
+
+/* The #include lines of a CUDA kernel: the headers of precs (tables/prec.def,
+ * in table order, each once), then arm's. */
+void tcmma__cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out);
+
+/* What a kernel over operands of precs (d, a, b) on arm includes in
+ * dialect: the simulator's header (HOST), the vendor headers (wmma arms,
+ * or when vendor_headers is set), else only the vendor words the inline
+ * blocks use (tables/cuda_words.def; mma/render_words.c). */
+void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
+                     bool vendor_headers, tcmma_buf *out);
+
 /* Copies a caller's expression into buf with threadIdx.x and blockIdx.x
  * spelled in dialect. */
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
@@ -224,5 +239,40 @@ void tcmma__coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t
  * appends body: so no block declares a local it never reads. */
 void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
                         const char *body, int depth, tcmma_buf *out);
+
+/* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
+
+#include "tcmma/gemm.h"
+
+/* The origin expressions of a GEMM's warp tile (this warp's row and column
+ * of the warp grid, times its tile), owned by the caller of the warp call. */
+typedef struct {
+  char row[96], col[96];
+} tcmma__gemm_exprs;
+
+/* The tile-MMA call of one warp of g (its arm, stages and warp tile set):
+ * a, b read from the shared stages at the warp's origin, d the epilogue's
+ * f32 shared tile, init zero, fragment scope. Its origin expressions point
+ * into *x, which must outlive the call. */
+tcmma_status tcmma__gemm_warp_call(const tcmma_gemm_plan *g, tcmma__gemm_exprs *x,
+                                   tcmma_call *out);
+
+/* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
+ * and the block tile's first row and column. */
+#define TCMMA__GEMM_P "__tcmma_g_"
+#define TCMMA__GEMM_M0 TCMMA__GEMM_P "m0"
+#define TCMMA__GEMM_N0 TCMMA__GEMM_P "n0"
+
+/* The kernel's block-wide pieces (mma/render_gemm_io.c), at depth:
+ * load_stage copies k tile `ktile` (an int expression) of A and B into
+ * stage `stage` with 16-byte cp.async (zero-filled at the edges when
+ * predicated); commit and wait(n) are cp.async.commit_group and
+ * cp.async.wait_group n; epilogue reads the f32 block tile from shared
+ * memory and stores d = alpha * acc + beta * c. */
+void tcmma__gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
+                            const char *ktile, int depth, tcmma_buf *out);
+void tcmma__gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out);
+void tcmma__gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
+void tcmma__gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth, tcmma_buf *out);
 
 #endif

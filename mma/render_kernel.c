@@ -36,23 +36,11 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   return (long)step * parent_rows(plan, op) * ld + (o->row0.value + sr) * ld + o->col0.value + sc;
 }
 
-/* Appends s to dst one level deeper; preprocessor lines other than
- * pragmas (which belong to the loop below them) stay in column 0. */
-static void append_indented(tcmma_buf *dst, const char *s) {
-  while (*s) {
-    const char *nl = strchr(s, '\n');
-    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
-    if (n > 1 && (s[0] != '#' || strncmp(s, "#pragma", 7) == 0)) tcmma_buf_append(dst, "  ", 2);
-    tcmma_buf_append(dst, s, n);
-    s += n;
-  }
-}
-
 /* Indents body's text from byte start on by one level (a loop's contents). */
 static void indent_from(tcmma_buf *body, size_t start) {
   if (body->failed || start >= body->len) return;
   tcmma_buf tail = {0};
-  append_indented(&tail, body->data + start);
+  tcmma__append_indented(&tail, body->data + start, 1);
   body->len = start;
   body->data[start] = '\0';
   tcmma_buf_append(body, tcmma_buf_str(&tail), tail.len);
@@ -276,7 +264,7 @@ static void write_back_d(const kernel *k, tcmma_buf *body) {
 /* The body one level inside the kernel, the closing brace, and in the host
  * dialect the simulator's entry trampoline. */
 static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out) {
-  append_indented(out, tcmma_buf_str(body));
+  tcmma__append_indented(out, tcmma_buf_str(body), 1);
   tcmma_buf_printf(out, "}\n");
   if (k->dl == TCMMA_DIALECT_HOST)
     tcmma_buf_printf(out,

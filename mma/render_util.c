@@ -93,7 +93,11 @@ void tcmma__close_brace(int depth, tcmma_buf *out) {
 }
 
 void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  static const tcmma__spelling words[] = {TCMMA__SPELL_THREAD_IDX, TCMMA__SPELL_BLOCK_IDX};
+  static const tcmma__spelling words[] = {
+      TCMMA__SPELL_THREAD_IDX,   TCMMA__SPELL_BLOCK_IDX,    TCMMA__SPELL_THREAD_IDX_Y,
+      TCMMA__SPELL_THREAD_IDX_Z, TCMMA__SPELL_BLOCK_IDX_Y,  TCMMA__SPELL_BLOCK_IDX_Z,
+      TCMMA__SPELL_BLOCK_DIM_X,  TCMMA__SPELL_BLOCK_DIM_Y,  TCMMA__SPELL_BLOCK_DIM_Z,
+      TCMMA__SPELL_GRID_DIM_X,   TCMMA__SPELL_GRID_DIM_Y,   TCMMA__SPELL_GRID_DIM_Z};
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {
@@ -115,9 +119,10 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
   }
 }
 
-/* Expanded expressions fit their buffers: the host dialect's spellings of
- * threadIdx.x and blockIdx.x at most double an expression. */
-_Static_assert(TCMMA_EXPR_MAX * 2 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
+/* Expanded expressions fit their buffers: the host dialect's spelling of an
+ * index word (threadIdx.x, gridDim.y, ...) is at most 2.4 times as long as
+ * the CUDA one ("gridDim.x": "tcmma_sim_grid_dim(0)"). */
+_Static_assert(TCMMA_EXPR_MAX * 3 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
 
 void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
   char dflt[64];
@@ -249,4 +254,32 @@ void tcmma__postfix(const char *e, char *buf, size_t cap) {
 const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p) {
   const tcmma_arm_info *info = tcmma_arm_get(p->arm);
   return info && info->form == TCMMA_FORM_WMMA ? &tcmma__wmma_pieces : &tcmma__ptx_pieces;
+}
+
+void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth) {
+  while (*s) {
+    const char *nl = strchr(s, '\n');
+    size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
+    if (n > 1 && (s[0] != '#' || strncmp(s, "#pragma", 7) == 0))
+      for (int i = 0; i < depth; i++) tcmma_buf_append(dst, "  ", 2);
+    tcmma_buf_append(dst, s, n);
+    s += n;
+  }
+}
+
+void tcmma__cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out) {
+  const char *done[TCMMA_PREC_COUNT];
+  int count = 0;
+  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
+    const char *h = tcmma_prec_header((tcmma_prec)p);
+    bool used = false;
+    for (int i = 0; i < n; i++) used = used || precs[i] == (tcmma_prec)p;
+    bool skip = !*h || !used;
+    for (int i = 0; i < count && !skip; i++) skip = strcmp(done[i], h) == 0;
+    if (skip) continue;
+    done[count++] = h;
+    tcmma_buf_printf(out, "#include <%s>\n", h);
+  }
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  if (info && *info->header) tcmma_buf_printf(out, "#include <%s>\n", info->header);
 }

@@ -20,31 +20,12 @@ static const struct {
 
 static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
 
-/* The vendor headers: the operands' precisions' (tables/prec.def, in table
- * order, each once), then the arm's. */
-static void vendor_headers(const tcmma_plan *plan, tcmma_buf *out) {
-  const char *done[TCMMA_PREC_COUNT];
-  int n = 0;
-  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
-    const char *h = tcmma_prec_header((tcmma_prec)p);
-    bool used = false;
-    for (int i = 0; i < 3; i++) used = used || tcmma__desc(&plan->call, ops[i])->prec == (tcmma_prec)p;
-    bool skip = !*h || !used;
-    for (int i = 0; i < n && !skip; i++) skip = strcmp(done[i], h) == 0;
-    if (skip) continue;
-    done[n++] = h;
-    tcmma_buf_printf(out, "#include <%s>\n", h);
-  }
-  const char *arm = tcmma_arm_get(plan->arm)->header;
-  if (*arm) tcmma_buf_printf(out, "#include <%s>\n", arm);
-}
-
 /* Marks in need[] the rows of every word of the operands' precisions; false
  * when one has no row (the vendor header is then needed). */
-static bool needed_words(const tcmma_plan *plan, bool need[N_WORDS]) {
+static bool needed_words(const tcmma_prec precs[3], bool need[N_WORDS]) {
   memset(need, 0, N_WORDS * sizeof *need);
   for (int i = 0; i < 3; i++) {
-    tcmma_prec p = tcmma__desc(&plan->call, ops[i])->prec;
+    tcmma_prec p = precs[i];
     if (!*tcmma_prec_header(p)) continue; /* NVRTC's own words (float, float2) */
     const tcmma__prec_words *w = tcmma__prec_words_of(p);
     const tcmma__spelling ids[6] = {w->type, w->to_f32, w->from_f32, w->pair, w->pair_to,
@@ -60,6 +41,32 @@ static bool needed_words(const tcmma_plan *plan, bool need[N_WORDS]) {
   return true;
 }
 
+void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
+                     bool vendor_headers_wanted, tcmma_buf *out) {
+  if (dialect == TCMMA_DIALECT_HOST) {
+    tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
+    return;
+  }
+  bool need[N_WORDS];
+  if (vendor_headers_wanted || *tcmma_arm_get(arm)->header || !needed_words(precs, need)) {
+    tcmma__cuda_includes(precs, 3, arm, out);
+    return;
+  }
+  bool any = false;
+  for (size_t i = 0; i < N_WORDS; i++) any = any || need[i];
+  if (any)
+    tcmma_buf_printf(out, "/* tcmma: the words of the vendor headers this kernel uses, "
+                          "declared instead of\n * including them "
+                          "(tables/cuda_words.def) */\n");
+  for (size_t i = 0; i < N_WORDS; i++) {
+    if (!need[i]) continue;
+    const char *name = tcmma__spell(TCMMA_DIALECT_CUDA, words[i].id);
+    tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
+                          "%s\n#endif\n",
+                     words[i].guard, name, name, words[i].definition);
+  }
+}
+
 tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect,
                                    bool vendor_headers_wanted, tcmma_buf *out, tcmma_error *err) {
   if (!plan || !plan->accepted)
@@ -68,28 +75,9 @@ tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect
     return tcmma_fail(err, TCMMA_INVALID, "render_includes: dialect %d: expected CUDA or HOST",
                       (int)dialect);
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "render_includes: no output buffer");
-  if (dialect == TCMMA_DIALECT_HOST) {
-    tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
-  } else {
-    bool need[N_WORDS];
-    if (vendor_headers_wanted || *tcmma_arm_get(plan->arm)->header || !needed_words(plan, need)) {
-      vendor_headers(plan, out);
-    } else {
-      bool any = false;
-      for (size_t i = 0; i < N_WORDS; i++) any = any || need[i];
-      if (any)
-        tcmma_buf_printf(out, "/* tcmma: the words of the vendor headers this kernel uses, "
-                              "declared instead of\n * including them "
-                              "(tables/cuda_words.def) */\n");
-      for (size_t i = 0; i < N_WORDS; i++) {
-        if (!need[i]) continue;
-        const char *name = tcmma__spell(TCMMA_DIALECT_CUDA, words[i].id);
-        tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
-                              "%s\n#endif\n",
-                         words[i].guard, name, name, words[i].definition);
-      }
-    }
-  }
+  tcmma_prec precs[3];
+  for (int i = 0; i < 3; i++) precs[i] = tcmma__desc(&plan->call, ops[i])->prec;
+  tcmma__includes(precs, plan->arm, dialect, vendor_headers_wanted, out);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "render_includes: out of memory")
                      : TCMMA_OK;
 }

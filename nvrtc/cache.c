@@ -20,12 +20,16 @@
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
-static const char magic[] = "TCMMA-CACHE-3\n";
+static const char magic[] = "TCMMA-CACHE-4\n";
 #define MAGIC_LEN (sizeof magic - 1)
-/* after the magic: the key, then five little-endian u64: the status, the
- * lengths of the PTX (+1, 0 for none), the CUBIN, the log and the message */
+/* ptxas's figures of a CUBIN compile (tcmma_program's ptxas fields), kept
+ * with the entry because a hit has no log to read them from */
+#define FACTS 6
+/* after the magic: the key, then little-endian u64: the status, the lengths
+ * of the PTX (+1, 0 for none), the CUBIN, the log and the message, then the
+ * FACTS */
 #define FIELDS_AT (MAGIC_LEN + 32)
-#define N_FIELDS 5
+#define N_FIELDS (5 + FACTS)
 #define MAC_AT (FIELDS_AT + 8 * N_FIELDS)
 #define HEADER_LEN (MAC_AT + 32)
 #define MEMORY_ENTRIES 256
@@ -42,7 +46,19 @@ typedef struct {
   unsigned char *cubin;
   size_t cubin_len;
   char *log, *message;
+  uint32_t facts[FACTS];
 } entry;
+
+static void facts_of(const tcmma_program *p, uint32_t f[FACTS]) {
+  f[0] = p->ptxas_info, f[1] = (uint32_t)p->registers, f[2] = (uint32_t)p->spill_store_bytes;
+  f[3] = (uint32_t)p->spill_load_bytes, f[4] = (uint32_t)p->stack_bytes;
+  f[5] = (uint32_t)p->shared_bytes;
+}
+
+static void facts_to(tcmma_program *p, const uint32_t f[FACTS]) {
+  p->ptxas_info = f[0] != 0, p->registers = (int)f[1], p->spill_store_bytes = (int)f[2];
+  p->spill_load_bytes = (int)f[3], p->stack_bytes = (int)f[4], p->shared_bytes = (int)f[5];
+}
 
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry memory[MEMORY_ENTRIES];
@@ -146,6 +162,7 @@ static bool entry_to_program(const entry *e, tcmma_program *out, tcmma_status *s
   out->ptx = copy.ptx, out->ptx_len = copy.ptx ? copy.ptx_len : 0;
   out->cubin = copy.cubin, out->cubin_len = copy.cubin_len;
   out->log = copy.log ? copy.log : tcmma_strdup("");
+  facts_to(out, copy.facts);
   *status = copy.status;
   snprintf(message, cap, "%s", copy.message ? copy.message : "");
   free(copy.message);
@@ -261,6 +278,10 @@ static bool disk_lookup(const tcmma__cache_dir *d, const unsigned char key[32],
   out->cubin_len = len[1];
   out->log = copy_text((const char *)p.part[2], len[2], &failed);
   out->message = copy_text((const char *)p.part[3], len[3], &failed);
+  for (int i = 0; i < FACTS; i++) {
+    if (f[5 + i] > UINT32_MAX) failed = true;
+    out->facts[i] = (uint32_t)f[5 + i];
+  }
   ok = !failed;
   if (!ok) entry_free(out);
   if (ok) futimens(fd, NULL);
@@ -285,6 +306,7 @@ static bool disk_store(const tcmma__cache_dir *d, const char *suffix, const entr
   memcpy(head + MAGIC_LEN, e->key, 32);
   uint64_t f[N_FIELDS] = {(uint64_t)e->status, e->ptx ? e->ptx_len + 1 : 0, p.len[1], p.len[2],
                           p.len[3]};
+  for (int i = 0; i < FACTS; i++) f[5 + i] = e->facts[i];
   for (int i = 0; i < N_FIELDS; i++) put_u64(head + FIELDS_AT + 8 * i, f[i]);
   mac(d, head, &p, head + MAC_AT);
   bool ok = write_all(fd, head, HEADER_LEN);
@@ -372,6 +394,7 @@ void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p, tcmm
   entry e = {.status = status, .ptx = p->ptx, .ptx_len = p->ptx_len, .cubin = p->cubin,
              .cubin_len = p->cubin_len, .log = p->log ? p->log : "",
              .message = (char *)(message ? message : "")};
+  facts_of(p, e.facts);
   memcpy(e.key, key, 32);
   memory_store(&e);
   store_on_disk(&e, TCMMA__CACHE_ENTRY_SUFFIX);

@@ -165,6 +165,8 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
     snprintf(option, sizeof option, "%s", arch.option);
   }
   bool ok = add_option(p, option);
+  /* ptxas's info log: registers, spills and shared bytes of the CUBIN */
+  if (o->sass) ok = ok && add_option(p, "--ptxas-options=-v");
   const char *dirs[64];
   size_t n_dirs = tcmma_compile_include_dirs(o, dirs, 64);
   for (size_t i = 0; ok && i < n_dirs && i < 64; i++) {
@@ -247,7 +249,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
   tcmma_status cached;
   char message[TCMMA_ERROR_MAX];
   if (cacheable && tcmma_cache_lookup(key, out, &cached, message, sizeof message)) {
-    out->cache_hit = true;
+    out->cache_hit = true; /* the entry kept ptxas's figures */
     if (cached != TCMMA_OK) return tcmma_fail(err, cached, "%s", message);
     return check_ptx(out, err);
   }

@@ -89,6 +89,11 @@ bool tcmma__include_deps(const char *source, size_t len, const char *name,
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 
+/* Reads ptxas -v's figures from p->log into p's ptxas fields and drops
+ * their lines from the log (nvrtc/ptxas_info.c); p->ptxas_info says whether
+ * the log had them. Called once, on the log as NVRTC gave it. */
+void tcmma__ptxas_info(tcmma_program *p);
+
 /* Cache: look up / store a compile's outcome under key (32 bytes): status
  * TCMMA_OK, or TCMMA_COMPILE (NVRTC or ptxas rejected the source; message is
  * the error's), with the program's PTX (when any), CUBIN and log. Lookup

@@ -291,6 +291,8 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
     out->log[log_size] = '\0';
   }
   if (!out->log) out->log = tcmma_strdup("");
+  /* ptxas -v's figures into the fields, before the log names an error */
+  tcmma__ptxas_info(out);
   size_t n = 0;
   if (compiled != NVRTC_SUCCESS) {
     const char *log = out->log ? out->log : "";

@@ -162,13 +162,25 @@ static void run_add_one(int device) {
          &err, NULL);
   expect(tcmma_mem_to_host(back, &mem, 0, sizeof back, &err), TCMMA_OK, &err, NULL);
   for (int i = 0; i < N; i++) assert_int_equal(back[i], 3 * i - 7 + 1);
+  /* timed launches run every repeat; the attribute takes what a device
+   * allows and refuses more (no device allows 300000 bytes a block) */
+  double ms = -1;
+  expect(tcmma_launch_timed(&k, (unsigned[]){1, 1, 1}, (unsigned[]){32, 1, 1}, 0, params, 4, &ms,
+                            &err), TCMMA_OK, &err, NULL);
+  assert_true(ms >= 0);
+  expect(tcmma_mem_to_host(back, &mem, 0, sizeof back, &err), TCMMA_OK, &err, NULL);
+  for (int i = 0; i < N; i++) assert_int_equal(back[i], 3 * i - 7 + 5);
+  expect(tcmma_launch_timed(&k, (unsigned[]){1, 1, 1}, (unsigned[]){32, 1, 1}, 0, params, 0, &ms,
+                            &err), TCMMA_INVALID, &err, "repeats 0");
+  expect(tcmma_kernel_max_dynamic_shared(&k, 1024, &err), TCMMA_OK, &err, NULL);
+  expect(tcmma_kernel_max_dynamic_shared(&k, 300000, &err), TCMMA_CUDA, &err, "cuFuncSetAttribute");
   /* partial copies at an offset */
   int two[2] = {100, 200};
   expect(tcmma_mem_to_device(&mem, 4 * sizeof(int), two, sizeof two, &err), TCMMA_OK, &err, NULL);
   expect(tcmma_mem_to_host(back, &mem, 0, sizeof back, &err), TCMMA_OK, &err, NULL);
   assert_int_equal(back[4], 100);
   assert_int_equal(back[5], 200);
-  assert_int_equal(back[6], 3 * 6 - 7 + 1);
+  assert_int_equal(back[6], 3 * 6 - 7 + 5);
   /* bounds and bad arguments */
   expect(tcmma_mem_to_device(&mem, sizeof host - 3, two, sizeof two, &err), TCMMA_OVERFLOW, &err,
          "outside the 64-byte allocation");

@@ -14,10 +14,6 @@
 #include "tools/verify/data.h"
 #include "tools/verify/sim.h"
 
-#ifndef TCMMA_SANFLAGS
-#define TCMMA_SANFLAGS ""
-#endif
-
 /* Links every simulator entry into this program (tools/verify/sim.c) so
  * that the modules it opens find them (the Makefile exports tcmma_sim_*). */
 typedef void (*any_fn)(void);
@@ -94,26 +90,6 @@ static bool sim_runner(tcmma_case_data *x, const char *pass, void *ctx, tcmma_ca
   return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: simulator: %s", pass, err.message);
 }
 
-/* Compiles host text into a shared object with the system compiler and
- * opens it; NULL when it does not compile. */
-static void *open_module(const char *text, char *so, size_t cap) {
-  char src[] = "/tmp/tcmma-pieces-XXXXXX.c", cmd[4096];
-  int fd = mkstemps(src, 2);
-  assert_true(fd >= 0);
-  FILE *f = fdopen(fd, "w");
-  fputs(text, f);
-  fclose(f);
-  snprintf(so, cap, "%.*s.so", (int)(strlen(src) - 2), src);
-  char root[1024]; /* src_path's buffer is static: one copy */
-  snprintf(root, sizeof root, "%s", src_path("."));
-  snprintf(cmd, sizeof cmd,
-           "${CC:-cc} -std=c11 -Wall -Wshadow -Werror -fno-strict-aliasing -fPIC -shared %s "
-           "-I%s/include -I%s -o %s %s 2>&1", TCMMA_SANFLAGS, root, root, so, src);
-  int rc = system(cmd);
-  unlink(src);
-  return rc == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
-}
-
 static void test_spliced_double_buffer_runs(void **s) {
   (void)s;
   assert_non_null(tcmma__sim_keep);
@@ -124,8 +100,7 @@ static void test_spliced_double_buffer_runs(void **s) {
     tcmma_plan p = plan_of("f32", forms[f].a, forms[f].b, 32, 16, 64);
     tcmma_buf text = {0};
     kernel_text(&p, TCMMA_DIALECT_HOST, &text);
-    char so[128];
-    void *h = open_module(tcmma_buf_str(&text), so, sizeof so);
+    void *h = host_module_open(tcmma_buf_str(&text));
     if (!h) fail_msg("spliced host kernel does not compile:\n%s", tcmma_buf_str(&text));
     sim_entry entry;
     void *sym = dlsym(h, "tcmma_kernel_entry");
@@ -139,7 +114,6 @@ static void test_spliced_double_buffer_runs(void **s) {
     memset(&r, 0, sizeof r);
     if (!tcmma_case_data_run(&c, &p, sim_runner, &entry, &r)) fail_msg("%s", r.reason);
     dlclose(h);
-    unlink(so);
     tcmma_buf_free(&text);
   }
 }

@@ -32,6 +32,10 @@ long json_int_of(const char *json, const char *key);
 /* Reads a whole file; NULL when it cannot. *len set when non-NULL. Owned. */
 char *read_file(const char *path, size_t *len);
 
+/* Compiles host-dialect text with $CC into a shared object and dlopens it
+ * (tests/util_module.c); NULL when it does not compile or load. */
+void *host_module_open(const char *text);
+
 /* $TCMMA_SRCDIR (default ".") joined with a relative path; static buffer. */
 const char *src_path(const char *rel);
 

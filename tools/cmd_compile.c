@@ -92,6 +92,18 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_key(&w, "output"), json_string(&w, out_path);
   json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
   json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
+  json_key(&w, "ptxas");
+  if (p->ptxas_info) {
+    json_begin_object(&w);
+    json_key(&w, "registers"), json_int(&w, p->registers);
+    json_key(&w, "spill_store_bytes"), json_int(&w, p->spill_store_bytes);
+    json_key(&w, "spill_load_bytes"), json_int(&w, p->spill_load_bytes);
+    json_key(&w, "stack_bytes"), json_int(&w, p->stack_bytes);
+    json_key(&w, "shared_bytes"), json_int(&w, p->shared_bytes);
+    json_end_object(&w);
+  } else {
+    json_null(&w);
+  }
   json_end_object(&w);
   json_finish(&w);
 }
@@ -114,6 +126,10 @@ static void text_report(FILE *o, const tcmma_program *p, const tcmma_ptx_info *p
             p->ptx_len);
   else
     fprintf(o, "output:   %s (PTX, %zu bytes)\n", out_path, p->ptx_len);
+  if (p->ptxas_info)
+    fprintf(o, "ptxas:    %d registers, %d bytes spill stores, %d bytes spill loads, %d bytes "
+            "stack, %d bytes static shared\n", p->registers, p->spill_store_bytes,
+            p->spill_load_bytes, p->stack_bytes, p->shared_bytes);
   if (!ptx) return;
   size_t shown = 0;
   for (size_t i = 0; i < ptx->census_count; i++)

@@ -5,6 +5,7 @@
 #include <string.h>
 #include <time.h>
 #include "cli.h"
+#include "tools/verify/gemm.h"
 #include "tools/verify/verify.h"
 
 static const char help[] =
@@ -20,7 +21,8 @@ static const char help[] =
     "  gpu      the same kernels, inputs and checks as sim through the CUDA driver on a\n"
     "           real GPU (skipped without one)\n"
     "--arm NAME   only the cases expected to run on that arm (tcmma arms lists them)\n"
-    "--case TEXT  only the cases whose name contains TEXT\n"
+    "--case TEXT  only the cases whose name contains TEXT; TEXT starting with gemm\n"
+    "             selects from the GEMM matrix (whole kernels, tcmma gemm) instead\n"
     "--subset     a deterministic stratified subset: every declined case and one accepted\n"
     "             case per arm, scope, outer reduction, ldmatrix use and orientation\n"
     "--list       print the selected case names and expectations; run nothing\n"
@@ -250,10 +252,78 @@ static void report_text(int exec, const tcmma_case **sel, size_t n, const tcmma_
          executors[exec].name, total->cases, total->passed, total->failed, total->skipped, secs);
 }
 
+/* --case gemm...: the GEMM matrix (tools/verify/gemm.h) instead of the arm
+ * matrix, through the same executors, reported the same way. */
+static int verify_gemm(const verify_args *a) {
+  const tcmma_gemm_case *all;
+  size_t n_all = tcmma_gemm_matrix(&all);
+  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
+  if (!res) return cli_fail("verify", "out of memory for %zu cases", n_all);
+  tally total = {0};
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  bool *sel = calloc(n_all ? n_all : 1, sizeof *sel);
+  for (size_t i = 0; sel && i < n_all; i++) {
+    if (!strstr(all[i].name, a->text)) continue;
+    sel[i] = true;
+    if (a->list) {
+      printf("%s\n", all[i].name);
+      continue;
+    }
+    tcmma_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
+    total.cases++;
+    if (res[i].outcome == TCMMA_CASE_PASSED) total.passed++;
+    else if (res[i].outcome == TCMMA_CASE_SKIPPED) total.skipped++;
+    else total.failed++;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (!sel) return free(res), cli_fail("verify", "out of memory");
+  int rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
+  if (a->list) rc = CLI_OK;
+  else if (a->json) {
+    json_writer w;
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "executor"), json_string(&w, executors[a->exec].name);
+    json_key(&w, "cases"), json_int(&w, total.cases);
+    json_key(&w, "passed"), json_int(&w, total.passed);
+    json_key(&w, "failed"), json_int(&w, total.failed);
+    json_key(&w, "skipped"), json_int(&w, total.skipped);
+    json_key(&w, "results"), json_begin_array(&w);
+    for (size_t i = 0; i < n_all; i++) {
+      if (!sel[i]) continue;
+      json_begin_object(&w);
+      json_key(&w, "case"), json_string(&w, all[i].name);
+      json_key(&w, "outcome"), json_string(&w, res[i].outcome == TCMMA_CASE_PASSED ? "passed"
+                                           : res[i].outcome == TCMMA_CASE_SKIPPED ? "skipped"
+                                                                                  : "failed");
+      json_key(&w, "reason"), json_string(&w, res[i].reason);
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_end_object(&w);
+    json_finish(&w);
+  } else {
+    for (size_t i = 0; i < n_all; i++)
+      if (sel[i] && res[i].outcome != TCMMA_CASE_PASSED)
+        printf("%s %s: %s\n", res[i].outcome == TCMMA_CASE_SKIPPED ? "SKIP" : "FAIL",
+               all[i].name, res[i].reason);
+    printf("verify --executor %s --case %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
+           executors[a->exec].name, a->text, total.cases, total.passed, total.failed,
+           total.skipped,
+           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+  }
+  if (!a->list && total.cases == 0)
+    rc = cli_usage("verify", "no GEMM case matches --case '%s'", a->text);
+  free(sel), free(res);
+  return rc;
+}
+
 int cmd_verify(int argc, char **argv) {
   verify_args a;
   int rc = parse(argc, argv, &a);
   if (rc >= 0) return rc;
+  if (a.text && strncmp(a.text, "gemm", 4) == 0) return verify_gemm(&a);
   const tcmma_case *all;
   size_t n_all = tcmma_matrix(&all);
   const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);

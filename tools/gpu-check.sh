@@ -7,11 +7,17 @@
 #   3. tcmma verify --executor gpu --json over the whole matrix (cache off);
 #   4. the driver test, whose real_gpu cases must run (not skip) and pass:
 #      add_one on the device, and every module of tests/data/ptx loading
-#      exactly when `tcmma ptx --check sm_<cc>a` says it does.
+#      exactly when `tcmma ptx --check sm_<cc>a` says it does;
+#   5. tcmma verify --executor gpu --case gemm --json: the GEMM matrix (whole
+#      kernels, docs/verify.md) on the device, the same checks as the sim;
+#   6. tcmma bench gemm: TFLOP/s of the emitted GEMM (bf16, f16, fp8 where the
+#      device runs it; 4096^3 and 8192^3; the best block-tile config of each)
+#      beside torch.matmul when torch imports. A measurement, not a check:
+#      only a failure to run fails the step.
 # Prints one line per step and a summary; exits 1 on any failure: a step that
 # fails, a case that fails, no case passed, or a case skipped for any reason
 # other than the device's cc (a skip for "no CUDA driver" is a failure here).
-# Every step runs under a timeout; the whole takes about 2 minutes on 16 cores.
+# Every step runs under a timeout; the whole takes about 6 minutes on 16 cores.
 # Logs go to $OUT (the device machine's return folder) when set, else
 # build/gpu-check/.
 set -u
@@ -91,6 +97,40 @@ if [ -x build/tests/test_driver ]; then
   else
     fail "test_driver (exit $rc): $(grep -E 'real_gpu|FAILED|SKIPPED|no GPU' "$LOGS/test_driver.log" | head -n 3 | tr '\n' ' ')"
   fi
+fi
+
+# 5. the GEMM matrix on the GPU
+timeout 300 build/tcmma verify --executor gpu --case gemm --json >"$LOGS/verify-gemm-gpu.json" \
+  2>"$LOGS/verify-gemm-gpu.err"
+rc=$?
+gnum() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$LOGS/verify-gemm-gpu.json" | head -n 1; }
+gcases=$(gnum cases) gpassed=$(gnum passed) gfailed=$(gnum failed) gskipped=$(gnum skipped)
+# skips other than "the device (cc N) does not run ..." mean the executor never ran
+gbad=$(grep -A1 '"outcome": "skipped"' "$LOGS/verify-gemm-gpu.json" | grep '"reason"' |
+  grep -c -v 'does not run' || true)
+line="verify --executor gpu --case gemm: ${gcases:-?} cases, ${gpassed:-?} passed, ${gfailed:-?} failed, ${gskipped:-?} skipped"
+if { [ "$rc" -ne 0 ] && [ "$rc" -ne 4 ]; } || [ -z "$gcases" ] || [ "${gpassed:-0}" -eq 0 ] ||
+  [ "${gbad:-0}" -gt 0 ]; then
+  fail "$line (exit $rc):"
+  grep -B2 '"outcome": "\(failed\|skipped\)"' "$LOGS/verify-gemm-gpu.json" -A1 |
+    grep -E '"(case|reason)"' | head -n 6 | sed 's/^ */         /'
+  head -n 3 "$LOGS/verify-gemm-gpu.err" | sed 's/^/         /'
+else
+  step ok "$line"
+fi
+
+# 6. the GEMM benchmark (measures; fails only when it cannot run)
+if [ -x build/tcmma ]; then
+  timeout 600 build/tcmma bench gemm >"$LOGS/bench-gemm.txt" 2>"$LOGS/bench-gemm.err"
+  rc=$?
+  if [ "$rc" -eq 0 ]; then
+    step ok "tcmma bench gemm (best config per size and type; every config in $LOGS/bench-gemm.err):"
+    sed 's/^/         /' "$LOGS/bench-gemm.txt"
+  else
+    fail "tcmma bench gemm (exit $rc): $(tail -n 3 "$LOGS/bench-gemm.err" | tr '\n' ' ')"
+  fi
+else
+  fail "build/tcmma was not built: $LOGS/make.log"
 fi
 
 secs=$(( $(date +%s) - start ))

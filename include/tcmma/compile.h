@@ -56,12 +56,20 @@ typedef struct {
   size_t ptx_len;
   unsigned char *cubin;    /* CUBIN when compiled for sm_XX, else NULL */
   size_t cubin_len;
-  char *log;               /* NVRTC's full log ("" when empty) */
+  char *log;               /* NVRTC's log ("" when empty; a CUBIN compile's ptxas -v
+                            * figures are in the fields below, not here) */
   int nvrtc_major, nvrtc_minor;
   char target_arch[24];    /* the PTX's .target arch without modifiers ("sm_80") */
   bool cache_hit;          /* served from the memory or disk cache */
   char *cache_note;        /* why the compile bypassed the cache (an #include tcmma cannot
                             * resolve for certain: docs/nvrtc.md), else NULL */
+  /* A CUBIN compile runs ptxas with -v; its info log gives, over the
+   * program's entries and functions: */
+  bool ptxas_info;         /* the log held ptxas's figures (false for a PTX compile) */
+  int registers;           /* registers per thread, the most any entry uses */
+  int spill_store_bytes, spill_load_bytes; /* summed */
+  int stack_bytes;         /* the largest stack frame */
+  int shared_bytes;        /* static shared memory, the most any entry declares */
 } tcmma_program;
 
 /* What a compile asks for; zero-initialised means: the current target, no

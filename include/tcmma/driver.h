@@ -84,6 +84,19 @@ tcmma_status tcmma_launch(const tcmma_kernel *kernel, const unsigned grid[3],
                           const unsigned block[3], unsigned shared_bytes, void **params,
                           tcmma_error *err);
 
+/* Lets kernel launch with up to bytes of dynamic shared memory
+ * (CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES): a launch above 48 KiB
+ * needs it. TCMMA_CUDA naming the CUresult when the device refuses. */
+tcmma_status tcmma_kernel_max_dynamic_shared(const tcmma_kernel *kernel, unsigned bytes,
+                                             tcmma_error *err);
+
+/* Launches kernel `repeats` (>= 1) times back to back between two events,
+ * waits for the second, and puts the events' milliseconds per launch in
+ * *ms. Errors as tcmma_launch; TCMMA_INVALID for repeats < 1. */
+tcmma_status tcmma_launch_timed(const tcmma_kernel *kernel, const unsigned grid[3],
+                                const unsigned block[3], unsigned shared_bytes, void **params,
+                                int repeats, double *ms, tcmma_error *err);
+
 /* Allocates bytes (> 0) on device into *out. */
 tcmma_status tcmma_mem_alloc(int device, size_t bytes, tcmma_devmem *out, tcmma_error *err);
 

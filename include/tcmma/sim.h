@@ -25,12 +25,20 @@
  *   __half22float2, __floats2half2_rn  tcmma_sim_half22float2, tcmma_sim_floats2half2_rn
  *   __bfloat1622float2, __floats2bfloat162_rn
  *                                      tcmma_sim_bfloat1622float2, tcmma_sim_floats2bfloat162_rn
- *   threadIdx.x                        tcmma_sim_lane()  (one warp per launch)
- *   blockIdx.x                         tcmma_sim_block() (one block per launch: 0)
+ *   threadIdx.x                        tcmma_sim_lane()
+ *   blockIdx.x                         tcmma_sim_block()
+ *   threadIdx.y/.z, blockIdx.y/.z      tcmma_sim_thread_idx(1/2), tcmma_sim_block_idx(1/2)
+ *   blockDim.x/.y/.z, gridDim.x/.y/.z  tcmma_sim_block_dim(0/1/2), tcmma_sim_grid_dim(0/1/2)
+ *   __syncthreads()                    tcmma_sim_syncthreads()
+ *   extern __shared__ __align__(128) unsigned char s[];
+ *                                      unsigned char *const s = tcmma_sim_dynamic_shared();
  *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
  *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
+ *   asm volatile("cp.async.cg… [%0], [%1], 16, %2;" …) (src-size: zero fill)
+ *                                      tcmma_sim_cp_async_zfill("cp.async.cg.shared.global", dst, src, 16, n)
  *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
+ *   cp.async.wait_group N              tcmma_sim_cp_async_wait_group(N)
  *   __syncwarp()                       tcmma_sim_syncwarp()
  *   nvcuda::wmma::fragment<…> f        tcmma_sim_fragment f
  *   nvcuda::wmma::fill_fragment(f, v)  tcmma_sim_wmma_fill(&f, DESC, v)
@@ -43,6 +51,8 @@
  *   __shared__ __align__(128) T x[N]   static _Alignas(128) T x[N]  (inside the
  *                                      kernel: one copy all lanes share)
  *   extern "C" __global__ void         void
+ *   __launch_bounds__(T, B)            TCMMA_SIM_LAUNCH_BOUNDS(T, B) (expands to nothing)
+ *   uint4, __align__(16)               tcmma_sim_uint4, _Alignas(16)
  *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
  *                                      tcmma_sim_cp_async_commit() / _wait_all()
  * The spellings are the rows of tables/dialect.def; the opcodes passed to the
@@ -67,6 +77,7 @@
 #ifndef TCMMA_SIM_H
 #define TCMMA_SIM_H
 
+#include <stddef.h>
 #include <stdint.h>
 #ifndef __cplusplus
 #include <stdalign.h> /* alignas: a keyword in C++ */
@@ -78,6 +89,9 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
+/* A kernel's launch bounds mean nothing on the host. */
+#define TCMMA_SIM_LAUNCH_BOUNDS(threads, blocks)
+
 /* Storage types of the host dialect: the raw bits, as the GPU stores them. */
 typedef struct { uint16_t bits; } tcmma_sim_half;
 typedef struct { uint16_t bits; } tcmma_sim_bfloat16;
@@ -88,25 +102,75 @@ typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
 typedef struct { alignas(8) float x; float y; } tcmma_sim_float2;
 typedef struct { alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
 typedef struct { alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
+/* CUDA's uint4: 16 bytes moved as one aligned access. */
+typedef struct { alignas(16) uint32_t x; uint32_t y, z, w; } tcmma_sim_uint4;
 
-/* ---- running a warp ---- */
+/* ---- running a warp, a block, a grid ---- */
 
-/* Runs entry(arg) as the 32 lanes of one warp, in lockstep through every
- * collective below. TCMMA_INVALID (naming the collective and the lanes) when
- * the lanes disagree at a collective (different opcodes, some lanes gone),
- * for an opcode or fragment DESC the models do not know, for misaligned or
+/* Runs entry(arg) as the 32 lanes of one warp: one block of 32 threads
+ * (tcmma_sim_launch_grid with grid 1x1x1, block 32x1x1, no dynamic shared
+ * memory). TCMMA_INVALID (naming the collective and the lanes) when the lanes
+ * disagree at a collective (different opcodes, some lanes gone), for an
+ * opcode or fragment DESC the models do not know, for misaligned or
  * non-uniform wmma/ldmatrix/cp.async arguments, for cp.async copies never
  * waited for, and for a launch from inside a lane; TCMMA_NO_MEMORY when the
  * lanes cannot be started. Runs are serialized. Outside a launch the
  * collectives below do nothing. */
 tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *err);
 
-/* The calling lane's index, 0..31 (threadIdx.x of a one-warp launch). */
+/* The most threads one simulated block holds, as on every CUDA device. */
+#define TCMMA_SIM_BLOCK_THREADS_MAX 1024
+
+/* The shape of a grid launch. */
+typedef struct {
+  unsigned grid[3];       /* blocks along x, y, z (each at least 1) */
+  unsigned block[3];      /* threads along x, y, z (each at least 1; at most
+                             TCMMA_SIM_BLOCK_THREADS_MAX in all) */
+  size_t dynamic_shared;  /* bytes of dynamic shared memory per block (0: none) */
+  const unsigned *blocks; /* NULL: every block in order; else the linear block
+                             indices (x + y*gx + z*gx*gy) to run, in this order:
+                             a sample of a large grid */
+  size_t n_blocks;        /* entries in blocks */
+} tcmma_sim_config;
+
+/* Runs entry(arg) as every thread of each block of cfg, one block after
+ * another: threads are numbered x fastest, warps are 32 consecutive threads
+ * (the last may be partial), and each block gets fresh dynamic shared memory
+ * (filled with 0xff) of cfg->dynamic_shared bytes. Besides the failures of
+ * tcmma_sim_launch, TCMMA_INVALID names: a __syncthreads() not reached by
+ * every thread of the block (some exited, or wait at another barrier or
+ * collective: a deadlock is reported, never waited on), a warp collective
+ * of a partial warp, and shared memory that ldmatrix or wmma reads while a
+ * cp.async into it has not landed (issued, not yet waited for with
+ * cp.async.wait_group/wait_all) or landed by another warp without a
+ * __syncthreads() since, and a cp.async into bytes another warp read since
+ * the last __syncthreads(). TCMMA_INVALID also for a bad cfg (zero or
+ * oversized dimensions, a sampled block outside the grid); TCMMA_NO_MEMORY
+ * when the threads or the shared memory cannot be had. */
+tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
+                                   const tcmma_sim_config *cfg, tcmma_error *err);
+
+/* The calling thread's threadIdx.x (the lane in a one-warp launch; 0 outside
+ * a launch). */
 unsigned tcmma_sim_lane(void);
 
-/* The block's index, blockIdx.x: 0, since a launch runs one block. Origin
- * expressions of sub-tiles may read it. */
+/* The block's blockIdx.x (0 outside a launch). Origin expressions of
+ * sub-tiles may read it. */
 unsigned tcmma_sim_block(void);
+
+/* threadIdx, blockIdx, blockDim and gridDim along axis 0 (x), 1 (y) or 2 (z);
+ * 0 for another axis or outside a launch. */
+unsigned tcmma_sim_thread_idx(unsigned axis);
+unsigned tcmma_sim_block_idx(unsigned axis);
+unsigned tcmma_sim_block_dim(unsigned axis);
+unsigned tcmma_sim_grid_dim(unsigned axis);
+
+/* The block's dynamic shared memory (extern __shared__), 128-byte aligned;
+ * NULL when the launch asked for none or outside a launch. */
+void *tcmma_sim_dynamic_shared(void);
+
+/* __syncthreads(): every thread of the block arrives before any leaves. */
+void tcmma_sim_syncthreads(void);
 
 /* ---- collectives (called by all 32 lanes) ---- */
 
@@ -120,12 +184,19 @@ void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32
 void tcmma_sim_ldmatrix(const char *opcode, uint32_t *regs, const void *row);
 
 /* cp.async.{ca,cg}.shared.global: copies bytes (4, 8 or 16; .cg: 16 only)
- * from src to dst when the group completes. */
+ * from src to dst when its group completes (per thread, not a collective).
+ * zfill: the src-size form: copies the first src_bytes (0..bytes) and
+ * zeroes the rest; src is not read when src_bytes is 0. commit closes the
+ * thread's current group; wait_group N lands every committed group but the
+ * N most recent; wait_all lands every copy, committed or not. */
 void tcmma_sim_cp_async(const char *opcode, void *dst, const void *src, unsigned bytes);
+void tcmma_sim_cp_async_zfill(const char *opcode, void *dst, const void *src, unsigned bytes,
+                              unsigned src_bytes);
 void tcmma_sim_cp_async_commit(void);
+void tcmma_sim_cp_async_wait_group(unsigned n);
 void tcmma_sim_cp_async_wait_all(void);
 
-/* __syncwarp(): every lane arrives before any leaves. */
+/* __syncwarp(): every lane of the warp arrives before any leaves. */
 void tcmma_sim_syncwarp(void);
 
 /* ---- wmma ---- */

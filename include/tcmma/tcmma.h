@@ -14,6 +14,7 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
+#include "tcmma/gemm.h"
 #include "tcmma/arch.h"
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"

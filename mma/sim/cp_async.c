@@ -1,7 +1,13 @@
-/* cp.async model: per lane (the PTX instructions are per thread, not warp
- * collectives). A copy is queued when issued and performed only when the
- * lane waits, so text that reads shared data before cp.async.wait_all sees
- * stale bytes, as it might on the GPU. */
+/* cp.async model: per thread (the PTX instructions are per thread, not warp
+ * collectives). A copy is queued when issued, in the thread's open group;
+ * commit_group closes the group; a copy lands (its bytes are written) only
+ * when its group is waited for: wait_group N lands every committed group but
+ * the N most recent, wait_all lands everything. Issue and landing are
+ * tracked per 16-byte chunk of shared memory (shared_track.c), so that
+ * ldmatrix or wmma reading a chunk before its copy landed, or before a
+ * barrier made it visible, ends the run naming both. Plain C reads of
+ * shared data see stale bytes until the copy lands, as they might on the
+ * GPU. */
 #include <stdlib.h>
 #include <string.h>
 #include "mma/sim/internal.h"
@@ -9,44 +15,95 @@
 typedef struct {
   void *dst;
   const void *src;
-  unsigned bytes;
+  unsigned bytes, src_bytes;
+  unsigned long group;
 } pending_copy;
 
 static _Thread_local pending_copy *queue;
 static _Thread_local unsigned queued, queue_cap;
+static _Thread_local unsigned long committed; /* groups closed so far: 0..committed-1 */
 
-void tcmma_sim_cp_async(const char *opcode, void *dst, const void *src, unsigned bytes) {
+/* Checks a copy's opcode, size and alignment (failing the thread), and
+ * queues it in the open group. */
+static void issue(const char *opcode, void *dst, const void *src, unsigned bytes,
+                  unsigned src_bytes, bool zfill) {
   bool cg = opcode && strcmp(opcode, "cp.async.cg.shared.global") == 0;
   bool ca = opcode && strcmp(opcode, "cp.async.ca.shared.global") == 0;
-  if (tcmma__sim_current_lane() < 0) return;
+  int lane = tcmma__sim_current_lane(), thread = tcmma__sim_current_thread();
+  if (lane < 0) return;
   if (!cg && !ca)
     tcmma__sim_fail_lane("unknown cp.async opcode '%s': expected cp.async.ca.shared.global or "
                          "cp.async.cg.shared.global",
                          opcode ? opcode : "(null)");
   if (cg ? bytes != 16 : (bytes != 4 && bytes != 8 && bytes != 16))
-    tcmma__sim_fail_lane("%s: lane %d copies %u bytes; expected %s", opcode,
-                         tcmma__sim_current_lane(), bytes, cg ? "16 (.cg)" : "4, 8 or 16");
-  if (!dst || !src || (uintptr_t)dst % bytes || (uintptr_t)src % bytes)
-    tcmma__sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode,
-                         tcmma__sim_current_lane(), dst, src, bytes);
+    tcmma__sim_fail_lane("%s: lane %d copies %u bytes; expected %s", opcode, lane, bytes,
+                         cg ? "16 (.cg)" : "4, 8 or 16");
+  if (zfill && src_bytes > bytes)
+    tcmma__sim_fail_lane("%s: lane %d's src-size %u exceeds the copy's %u bytes", opcode, lane,
+                         src_bytes, bytes);
+  /* src-size 0 reads nothing: its source address is not checked */
+  bool reads = !zfill || src_bytes > 0;
+  if (!dst || (uintptr_t)dst % bytes || (reads && (!src || (uintptr_t)src % bytes)))
+    tcmma__sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode, lane,
+                         dst, src, bytes);
   if (queued == queue_cap) {
     unsigned cap = queue_cap ? 2 * queue_cap : 64;
     pending_copy *grown = realloc(queue, cap * sizeof *grown);
-    if (!grown)
-      tcmma__sim_fail_lane("cp.async: out of memory queueing lane %d's copy",
-                           tcmma__sim_current_lane());
+    if (!grown) tcmma__sim_fail_lane("cp.async: out of memory queueing lane %d's copy", lane);
     queue = grown, queue_cap = cap;
   }
-  queue[queued++] = (pending_copy){dst, src, bytes};
+  tcmma__sim_lock();
+  bool ok = tcmma__sim_track_issue(dst, bytes, thread, tcmma__sim_current_warp(), committed);
+  tcmma__sim_unlock();
+  if (!ok) tcmma__sim_fail_lane("cp.async: the shared-memory tracking failed (see above)");
+  queue[queued++] = (pending_copy){dst, reads ? src : NULL, bytes, zfill ? src_bytes : bytes,
+                                   committed};
 }
 
-/* Groups only matter to wait_group N, which the renderer does not use:
- * wait_all completes every copy, committed or not (as PTX specifies). */
-void tcmma_sim_cp_async_commit(void) {}
+void tcmma_sim_cp_async(const char *opcode, void *dst, const void *src, unsigned bytes) {
+  issue(opcode, dst, src, bytes, bytes, false);
+}
 
+void tcmma_sim_cp_async_zfill(const char *opcode, void *dst, const void *src, unsigned bytes,
+                              unsigned src_bytes) {
+  issue(opcode, dst, src, bytes, src_bytes, true);
+}
+
+void tcmma_sim_cp_async_commit(void) {
+  if (tcmma__sim_current_lane() >= 0) committed++;
+}
+
+/* Lands the queued copies of groups below `below` (in issue order) and
+ * keeps the rest. */
+static void land_below(unsigned long below) {
+  int thread = tcmma__sim_current_thread(), warp = tcmma__sim_current_warp();
+  unsigned kept = 0;
+  tcmma__sim_lock();
+  for (unsigned i = 0; i < queued; i++) {
+    pending_copy *c = &queue[i];
+    if (c->group >= below) {
+      queue[kept++] = *c;
+      continue;
+    }
+    if (c->src_bytes) memcpy(c->dst, c->src, c->src_bytes);
+    memset((unsigned char *)c->dst + c->src_bytes, 0, c->bytes - c->src_bytes);
+    tcmma__sim_track_land(c->dst, c->bytes, thread, warp);
+  }
+  tcmma__sim_unlock();
+  queued = kept;
+}
+
+void tcmma_sim_cp_async_wait_group(unsigned n) {
+  if (tcmma__sim_current_lane() < 0) return;
+  land_below(committed > n ? committed - n : 0);
+}
+
+/* wait_all completes every copy, committed or not (as PTX specifies: a
+ * commit_group followed by wait_group 0). */
 void tcmma_sim_cp_async_wait_all(void) {
-  for (unsigned i = 0; i < queued; i++) memcpy(queue[i].dst, queue[i].src, queue[i].bytes);
-  queued = 0;
+  if (tcmma__sim_current_lane() < 0) return;
+  committed++;
+  land_below(committed);
 }
 
 unsigned tcmma__sim_cp_async_lane_end(void) {
@@ -54,5 +111,6 @@ unsigned tcmma__sim_cp_async_lane_end(void) {
   free(queue);
   queue = NULL;
   queued = queue_cap = 0;
+  committed = 0;
   return pending;
 }

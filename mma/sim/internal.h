@@ -1,6 +1,8 @@
-/* Internals shared by the host warp simulator's sources (mma/sim/):
- * the lockstep rendezvous every collective goes through, failure reporting,
- * and the exact small-float codec the conversions and models share. */
+/* Internals shared by the host simulator's sources (mma/sim/): the block
+ * scheduler (block.c) and the lockstep rendezvous every warp collective goes
+ * through, failure reporting, the shared-memory tracking of cp.async copies
+ * (shared_track.c), and the exact small-float codec the conversions and
+ * models share. */
 #ifndef TCMMA_SIM_INTERNAL_H
 #define TCMMA_SIM_INTERNAL_H
 
@@ -12,8 +14,8 @@
 #define SIM_LANES TCMMA_WARP_SIZE
 
 /* Runs once per collective, by the last lane to arrive, with the opcode all
- * lanes passed and every lane's argument block (indexed by lane); may call
- * tcmma__sim_fail. */
+ * lanes passed and every lane's argument block (indexed by lane), under the
+ * block's lock; may call tcmma__sim_fail and the tracking below. */
 typedef void (*sim_exec_fn)(const char *opcode, void *const lane_args[SIM_LANES]);
 
 /* Called by each lane at a collective: waits for all 32 lanes, checks that
@@ -29,12 +31,50 @@ bool tcmma__sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg)
 void tcmma__sim_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 _Noreturn void tcmma__sim_fail_lane(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
-/* The calling lane, or -1 outside a launch. */
+/* The calling thread's lane (0..31), warp and linear index in its block,
+ * or -1 outside a launch. */
 int tcmma__sim_current_lane(void);
+int tcmma__sim_current_warp(void);
+int tcmma__sim_current_thread(void);
 
-/* Per-lane cp.async state, released when the lane ends: returns how many
- * copies were still pending (never waited for). */
+/* Per-thread cp.async state, released when the thread ends its block:
+ * returns how many copies were still pending (never waited for). */
 unsigned tcmma__sim_cp_async_lane_end(void);
+
+/* The block's lock, for lane code (cp.async) that touches the tracking
+ * below; execs already hold it. */
+void tcmma__sim_lock(void);
+void tcmma__sim_unlock(void);
+
+/* The block's synchronization epochs: __syncthreads()s completed, and the
+ * __syncwarp()s of warp w plus every __syncthreads() (lock held). */
+unsigned long tcmma__sim_block_epoch(void);
+unsigned long tcmma__sim_warp_epoch(int warp);
+
+/* ---- shared-memory tracking of cp.async (shared_track.c; lock held) ----
+ * Shared memory is tracked in 16-byte chunks (ldmatrix rows, cp.async's
+ * widest copy). A copy is pending from issue to landing; landed bytes are
+ * visible to the landing thread's warp after a __syncwarp() and to every
+ * warp after a __syncthreads(). */
+
+/* Forgets every chunk (a new block). */
+void tcmma__sim_track_reset(void);
+/* Frees the table (the end of a launch). */
+void tcmma__sim_track_free(void);
+/* Thread thread of warp warp issues a copy into [dst, dst+bytes) of group
+ * group: fails (tcmma__sim_fail, false) when another warp read those bytes
+ * since the last __syncthreads() (a write-after-read race); false without
+ * memory. */
+bool tcmma__sim_track_issue(const void *dst, unsigned bytes, int thread, int warp,
+                            unsigned long group);
+/* The copy lands: its chunks stop being pending and remember who landed
+ * them and when. */
+void tcmma__sim_track_land(const void *dst, unsigned bytes, int thread, int warp);
+/* Warp warp reads [p, p+bytes) (what: the instruction, lane: the lane whose
+ * address it is, for the message): fails (false) when a copy into those
+ * bytes is pending, or landed by another warp with no __syncthreads()
+ * since (or by this warp with no __syncwarp() since). */
+bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, const char *what);
 
 /* A binary floating-point format: exp_bits, man_bits, bias; has_inf: the
  * all-ones exponent is Inf/NaN (IEEE); otherwise (e4m3) only all-ones

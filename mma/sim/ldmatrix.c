@@ -41,6 +41,7 @@ static void exec_ldmatrix(const char *opcode, void *const lane_args[SIM_LANES]) 
       tcmma__sim_fail("%s: lane %d's row address %p is not 16-byte aligned", opcode, lane, x->row);
       return;
     }
+    if (!tcmma__sim_track_read(x->row, 16, tcmma__sim_current_warp(), lane, opcode)) return;
     memcpy(m[lane >> 3][lane & 7], x->row, 16);
   }
   for (int lane = 0; lane < SIM_LANES; lane++) {

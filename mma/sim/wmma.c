@@ -185,6 +185,12 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
   }
   if (!check_memory("wmma load", &d, x0->ptr, x0->ldm, layout)) return;
   int eb = elem_bytes(d.elem), count = d.rows * d.cols / SIM_LANES;
+  /* every stored row it reads: shared data copied by cp.async must have landed */
+  int rows = layout == 0 ? d.rows : d.cols, inner = layout == 0 ? d.cols : d.rows;
+  for (int r = 0; r < rows; r++)
+    if (!tcmma__sim_track_read((const unsigned char *)x0->ptr + (size_t)r * x0->ldm * eb,
+                               (unsigned)(inner * eb), tcmma__sim_current_warp(), 0, "wmma load"))
+      return;
   for (int l = 0; l < SIM_LANES; l++) {
     wmma_args *x = lane_args[l];
     snprintf(x->f->desc, sizeof x->f->desc, "%s", x0->desc);

@@ -34,7 +34,13 @@
   X(mem_alloc, "cuMemAlloc_v2", PFN_cuMemAlloc_v3020)                            \
   X(mem_free, "cuMemFree_v2", PFN_cuMemFree_v3020)                               \
   X(htod, "cuMemcpyHtoD_v2", PFN_cuMemcpyHtoD_v3020)                             \
-  X(dtoh, "cuMemcpyDtoH_v2", PFN_cuMemcpyDtoH_v3020)
+  X(dtoh, "cuMemcpyDtoH_v2", PFN_cuMemcpyDtoH_v3020)                             \
+  X(func_attr, "cuFuncSetAttribute", PFN_cuFuncSetAttribute_v9000)               \
+  X(event_create, "cuEventCreate", PFN_cuEventCreate_v2000)                      \
+  X(event_record, "cuEventRecord", PFN_cuEventRecord_v2000)                      \
+  X(event_sync, "cuEventSynchronize", PFN_cuEventSynchronize_v2000)              \
+  X(event_elapsed, "cuEventElapsedTime", PFN_cuEventElapsedTime_v2000)           \
+  X(event_destroy, "cuEventDestroy_v2", PFN_cuEventDestroy_v4000)
 
 enum { MAX_DEVICES = 64, JIT_LOG = 8192 };
 
@@ -284,23 +290,70 @@ tcmma_status tcmma_module_kernel(tcmma_module *module, const char *name, tcmma_k
   return TCMMA_OK;
 }
 
+/* A launch's kernel and shape (what: the caller, for messages), then its
+ * device's context made current. */
+static tcmma_status launch_ready(const char *what, const tcmma_kernel *kernel,
+                                 const unsigned grid[3], const unsigned block[3],
+                                 tcmma_error *err) {
+  if (!kernel || !kernel->module || !kernel->fn || !grid || !block)
+    return tcmma_fail(err, TCMMA_INVALID, "%s: a kernel, grid and block are required", what);
+  for (int i = 0; i < 3; i++)
+    if (grid[i] == 0 || block[i] == 0)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: grid %ux%ux%u, block %ux%ux%u: "
+                        "every dimension must be at least 1", what, grid[0], grid[1], grid[2],
+                        block[0], block[1], block[2]);
+  return use_device(kernel->module->device, err);
+}
+
 tcmma_status tcmma_launch(const tcmma_kernel *kernel, const unsigned grid[3],
                           const unsigned block[3], unsigned shared_bytes, void **params,
                           tcmma_error *err) {
-  if (!kernel || !kernel->module || !kernel->fn || !grid || !block)
-    return tcmma_fail(err, TCMMA_INVALID, "tcmma_launch: a kernel, grid and block are required");
-  for (int i = 0; i < 3; i++)
-    if (grid[i] == 0 || block[i] == 0)
-      return tcmma_fail(err, TCMMA_INVALID, "tcmma_launch: grid %ux%ux%u, block %ux%ux%u: "
-                        "every dimension must be at least 1", grid[0], grid[1], grid[2],
-                        block[0], block[1], block[2]);
-  tcmma_status s = use_device(kernel->module->device, err);
+  tcmma_status s = launch_ready("tcmma_launch", kernel, grid, block, err);
   if (s != TCMMA_OK) return s;
   CUresult r = drv.launch((CUfunction)kernel->fn, grid[0], grid[1], grid[2], block[0], block[1],
                           block[2], shared_bytes, NULL, params, NULL);
   if (r != CUDA_SUCCESS) return cuda_fail(err, "cuLaunchKernel", r);
   r = drv.ctx_sync();
   return r == CUDA_SUCCESS ? TCMMA_OK : cuda_fail(err, "cuCtxSynchronize (kernel execution)", r);
+}
+
+tcmma_status tcmma_kernel_max_dynamic_shared(const tcmma_kernel *kernel, unsigned bytes,
+                                             tcmma_error *err) {
+  if (!kernel || !kernel->module || !kernel->fn)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_kernel_max_dynamic_shared: a kernel is required");
+  tcmma_status s = use_device(kernel->module->device, err);
+  if (s != TCMMA_OK) return s;
+  CUresult r = drv.func_attr((CUfunction)kernel->fn,
+                             CU_FUNC_ATTRIBUTE_MAX_DYNAMIC_SHARED_SIZE_BYTES, (int)bytes);
+  return r == CUDA_SUCCESS ? TCMMA_OK
+                           : cuda_fail(err, "cuFuncSetAttribute (max dynamic shared memory)", r);
+}
+
+tcmma_status tcmma_launch_timed(const tcmma_kernel *kernel, const unsigned grid[3],
+                                const unsigned block[3], unsigned shared_bytes, void **params,
+                                int repeats, double *ms, tcmma_error *err) {
+  if (!ms || repeats < 1)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_launch_timed: ms and repeats >= 1 are required "
+                      "(repeats %d)", repeats);
+  tcmma_status s = launch_ready("tcmma_launch_timed", kernel, grid, block, err);
+  if (s != TCMMA_OK) return s;
+  CUevent ev[2] = {NULL, NULL};
+  CUresult r = drv.event_create(&ev[0], CU_EVENT_DEFAULT);
+  if (r == CUDA_SUCCESS) r = drv.event_create(&ev[1], CU_EVENT_DEFAULT);
+  const char *call = "cuEventCreate";
+  if (r == CUDA_SUCCESS) r = drv.event_record(ev[0], NULL), call = "cuEventRecord";
+  for (int i = 0; r == CUDA_SUCCESS && i < repeats; i++)
+    r = drv.launch((CUfunction)kernel->fn, grid[0], grid[1], grid[2], block[0], block[1],
+                   block[2], shared_bytes, NULL, params, NULL), call = "cuLaunchKernel";
+  if (r == CUDA_SUCCESS) r = drv.event_record(ev[1], NULL), call = "cuEventRecord";
+  if (r == CUDA_SUCCESS) r = drv.event_sync(ev[1]), call = "cuEventSynchronize (kernel execution)";
+  float total = 0;
+  if (r == CUDA_SUCCESS) r = drv.event_elapsed(&total, ev[0], ev[1]), call = "cuEventElapsedTime";
+  for (int i = 0; i < 2; i++)
+    if (ev[i]) drv.event_destroy(ev[i]);
+  if (r != CUDA_SUCCESS) return cuda_fail(err, call, r);
+  *ms = (double)total / repeats;
+  return TCMMA_OK;
 }
 
 tcmma_status tcmma_mem_alloc(int device, size_t bytes, tcmma_devmem *out, tcmma_error *err) {

@@ -25,6 +25,12 @@ typedef struct sim_module sim_module;
 tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
                               size_t count, sim_module **out, tcmma_error *err);
 
+/* The same for kernels already rendered in the host dialect: texts[i]
+ * (copied) defines `tcmma_kernel` and `tcmma_kernel_entry`; names[i] is
+ * borrowed for the module's lifetime. */
+tcmma_status sim_module_build_texts(const char *const *names, const char *const *texts,
+                                    size_t count, sim_module **out, tcmma_error *err);
+
 /* The entry of case i of m; NULL with *why saying what went wrong for it. */
 sim_entry sim_module_entry(const sim_module *m, size_t i, const char **why);
 

@@ -31,7 +31,7 @@
 #endif
 
 typedef struct {
-  const tcmma_case *c;
+  const char *name;      /* the case's (borrowed) */
   char *text;            /* rendered kernel (host dialect) */
   long first, last;      /* its lines in the module source */
   char error[512];
@@ -89,8 +89,8 @@ static tcmma_status write_source(sim_module *m, const char *path, tcmma_error *e
     module_case *mc = &m->cases[i];
     if (mc->error[0] || !mc->text) continue;
     mc->first = line;
-    char name[sizeof mc->c->name];
-    snprintf(name, sizeof name, "%s", mc->c->name);
+    char name[400];
+    snprintf(name, sizeof name, "%s", mc->name);
     for (char *t = name; *t; t++)
       if (*t == '*' || *t == '/') *t = '_'; /* stays inside the comment */
     fprintf(f,
@@ -341,8 +341,8 @@ static void remove_dir(const char *dir) {
   rmdir(dir);
 }
 
-tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
-                              size_t count, sim_module **out, tcmma_error *err) {
+/* A module for count cases, its compiler found and its directory made. */
+static tcmma_status module_new(size_t count, sim_module **out, tcmma_error *err) {
   *out = NULL;
   char first[256], full[1024];
   if (!find_compiler(compiler(), first, sizeof first, full, sizeof full))
@@ -362,22 +362,12 @@ tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *
     free(m->cases), free(m);
     return st;
   }
-  for (size_t i = 0; i < count; i++) {
-    module_case *mc = &m->cases[i];
-    mc->c = cases[i];
-    tcmma_buf buf = {0};
-    tcmma_error e;
-    tcmma_error_clear(&e);
-    tcmma_kernel_opts opts = tcmma_case_kernel_opts(cases[i]);
-    tcmma_status st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, &opts, &buf, &e);
-    if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
-    if (st != TCMMA_OK) {
-      set_error(mc, "host-dialect render failed", e.message);
-      tcmma_buf_free(&buf);
-      continue;
-    }
-    mc->text = buf.data; /* owned now */
-  }
+  *out = m;
+  return TCMMA_OK;
+}
+
+/* Compiles and loads m's texts; *out gets m, or m is freed on failure. */
+static tcmma_status module_finish(sim_module *m, sim_module **out, tcmma_error *err) {
   tcmma_status st = compile(m, err);
   const char *keep = getenv("TCMMA_SIM_KEEP");
   if (!(keep && strcmp(keep, "1") == 0)) remove_dir(m->dir);
@@ -387,6 +377,46 @@ tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *
   }
   *out = m;
   return TCMMA_OK;
+}
+
+tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
+                              size_t count, sim_module **out, tcmma_error *err) {
+  sim_module *m;
+  tcmma_status st = module_new(count, &m, err);
+  *out = NULL;
+  if (st != TCMMA_OK) return st;
+  for (size_t i = 0; i < count; i++) {
+    module_case *mc = &m->cases[i];
+    mc->name = cases[i]->name;
+    tcmma_buf buf = {0};
+    tcmma_error e;
+    tcmma_error_clear(&e);
+    tcmma_kernel_opts opts = tcmma_case_kernel_opts(cases[i]);
+    st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, &opts, &buf, &e);
+    if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
+    if (st != TCMMA_OK) {
+      set_error(mc, "host-dialect render failed", e.message);
+      tcmma_buf_free(&buf);
+      continue;
+    }
+    mc->text = buf.data; /* owned now */
+  }
+  return module_finish(m, out, err);
+}
+
+tcmma_status sim_module_build_texts(const char *const *names, const char *const *texts,
+                                    size_t count, sim_module **out, tcmma_error *err) {
+  sim_module *m;
+  tcmma_status st = module_new(count, &m, err);
+  *out = NULL;
+  if (st != TCMMA_OK) return st;
+  for (size_t i = 0; i < count; i++) {
+    m->cases[i].name = names[i];
+    size_t n = strlen(texts[i]) + 1;
+    if ((m->cases[i].text = malloc(n))) memcpy(m->cases[i].text, texts[i], n);
+    else set_error(&m->cases[i], "no memory for the text", names[i]);
+  }
+  return module_finish(m, out, err);
 }
 
 sim_entry sim_module_entry(const sim_module *m, size_t i, const char **why) {
@@ -400,7 +430,7 @@ sim_entry sim_module_entry(const sim_module *m, size_t i, const char **why) {
 
 size_t sim_module_find(const sim_module *m, const char *name) {
   for (size_t i = 0; m && i < m->count; i++)
-    if (strcmp(m->cases[i].c->name, name) == 0) return i;
+    if (strcmp(m->cases[i].name, name) == 0) return i;
   return (size_t)-1;
 }
 

@@ -1,0 +1,132 @@
+/* Whole GEMM kernels, D = alpha*A*B + beta*C, one block tile per CUDA block
+ * (docs/design.md §6, GEMM kernels; docs/emit.md, GEMM): a planner that
+ * accepts or declines with a reason, and a renderer built on the tile-MMA
+ * pieces, the swizzle atoms and the stage copies. */
+#ifndef TCMMA_GEMM_H
+#define TCMMA_GEMM_H
+
+#include <stddef.h>
+#include "tcmma/buf.h"
+#include "tcmma/plan.h"
+#include "tcmma/render.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+#pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
+
+typedef enum {
+#define TCMMA_GEMM_DECLINE(ID, name, rule) TCMMA_GEMM_DECLINE_##ID,
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
+  TCMMA_GEMM_DECLINE_COUNT
+} tcmma_gemm_decline;
+
+/* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2
+ * warps and a 3-stage cp.async ring. */
+#define TCMMA_GEMM_BLOCK_M 128
+#define TCMMA_GEMM_BLOCK_N 128
+#define TCMMA_GEMM_BLOCK_K 32
+#define TCMMA_GEMM_WARPS_M 2
+#define TCMMA_GEMM_WARPS_N 2
+#define TCMMA_GEMM_STAGES 3
+#define TCMMA_GEMM_STAGES_MAX 4
+
+/* Blocks run in groups of this many block rows, down each column of the
+ * group first, so the blocks resident at once share A and B tiles in L2. */
+#define TCMMA_GEMM_GROUP_ROWS 8
+
+/* The largest M, N or K a GEMM takes: every element offset the kernel
+ * computes stays an int. */
+#define TCMMA_GEMM_EXTENT_MAX (1 << 20)
+
+/* The registers per thread the plan expects beyond the accumulator and two
+ * k steps of A and B fragments: addresses, loop counters and the copies'
+ * predicates, plus the fragment addresses each unrolled k step of a k tile
+ * keeps live (measured with ptxas at sm_80..sm_90: 64x64 warp tiles need
+ * 226, 243 and more than 255 registers at 2, 4 and 8 k steps; the compile
+ * executor checks every case against the figure). */
+#define TCMMA_GEMM_REGISTER_OVERHEAD 28
+#define TCMMA_GEMM_REGISTERS_PER_K_STEP 6
+
+/* One GEMM: D[m x n] = alpha * A[m x k] B[k x n] + beta * C[m x n], C stored
+ * like D (C may be D). Operands are in global memory: d, a, b give the
+ * precision, `transposed` (a, b: stored as the transpose of the role) and
+ * ld (elements; 0: dense); their space, swizzle and origin must be left at
+ * their defaults. Zero tile, warp and stage fields take the defaults. */
+typedef struct {
+  int m, n, k;
+  tcmma_operand_desc d, a, b;
+  int cc;                  /* device compute capability; 0: any device */
+  tcmma_numerics numerics;
+  const char *arm;         /* NULL: resolve (as tcmma_call.arm; borrowed) */
+  int block_m, block_n, block_k;
+  int warps_m, warps_n;    /* the warp grid over the block tile */
+  int stages;              /* 1..TCMMA_GEMM_STAGES_MAX k tiles in flight */
+  bool unpredicated;       /* no bounds checks: decline sizes that are not
+                              multiples of the block tile */
+  int registers;           /* budget per thread; 0: TCMMA_REGISTERS_MAX */
+  const char *name;        /* the kernel's name (a C identifier); NULL: "tcmma_gemm" */
+} tcmma_gemm_call;
+
+typedef struct {
+  bool accepted;
+  tcmma_gemm_decline reason;
+  char message[640];       /* names the value and the rule when declined */
+  tcmma_gemm_call call;    /* the call with defaults and ld filled in */
+  tcmma_arm arm;           /* the resolved arm (TCMMA_ARM_NONE before resolution) */
+  int warp_m, warp_n;      /* one warp's tile; its k is the block's */
+  tcmma_census census;     /* the warp tile's census over one k tile: a, b read
+                              from the shared stages, d the epilogue's f32 tile */
+  long a_rows, a_cols, b_rows, b_cols; /* the stages' tiles as stored (elements) */
+  tcmma_swizzle a_swizzle, b_swizzle; /* and their swizzle atoms */
+  long epilogue_ld;        /* f32 elements per row of the epilogue tile */
+  bool predicated;         /* M, N or K not multiples of the block tile */
+  int threads;             /* per block */
+  unsigned grid[3];        /* blocks: n tiles, m tiles, 1 */
+  int k_tiles;             /* block-k tiles of the reduction */
+  size_t stage_bytes;      /* one stage: the block's A and B tiles */
+  size_t epilogue_bytes;   /* the f32 block tile the epilogue reads */
+  size_t shared_bytes;     /* dynamic shared memory per block */
+  size_t shared_max;       /* what the device (or every device of the arm) allows */
+  int registers;           /* registers per thread expected */
+  int mma_per_k_tile;      /* per warp */
+  int ldmatrix_per_k_tile; /* per warp */
+  int cp_async_per_k_tile; /* per thread: 16-byte copies of A and B */
+} tcmma_gemm_plan;
+
+/* A call with the defaults: 128x128x128 of f32 = bf16 x bf16, every field
+ * that has a default at 0. */
+tcmma_gemm_call tcmma_gemm_call_default(void);
+
+/* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
+ * out->message say why (also copied to err). TCMMA_INVALID: NULL pointers
+ * or an enum out of range. */
+tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                  tcmma_error *err);
+
+/* The name of a decline ("shared") and its rule sentence; "?" out of range. */
+const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);
+const char *tcmma_gemm_decline_rule(tcmma_gemm_decline reason);
+
+/* Shared memory per block (bytes) a device of compute capability cc allows
+ * with the opt-in (tables/shared_memory.def); cc 0: the least of every
+ * device at or above floor. 0 for a cc below every row. */
+size_t tcmma_shared_memory_max(int cc, int floor);
+
+/* Renders the whole kernel of an accepted plan: `NAME(D *d, const A *a,
+ * const B *b, const D *c, float alpha, float beta)` (extern "C" __global__
+ * in CUDA, launched with grid, threads and shared_bytes of dynamic shared
+ * memory; pointers 16-byte aligned; c read only when beta != 0). The HOST
+ * dialect adds `void NAME_entry(void *args)`, args a `void *[6]` of d, a,
+ * b, c, &alpha, &beta, for tcmma_sim_launch_grid. TCMMA_INVALID for a
+ * declined plan or a bad dialect; TCMMA_NO_MEMORY when out failed. */
+tcmma_status tcmma_render_gemm(const tcmma_gemm_plan *plan, tcmma_dialect dialect,
+                               tcmma_buf *out, tcmma_error *err);
+
+#pragma GCC visibility pop
+#ifdef __cplusplus
+}
+#endif
+
+#endif

@@ -1,0 +1,304 @@
+/* Planning a whole GEMM (include/tcmma/gemm.h, docs/emit.md, GEMM): the
+ * block tile's stages and their swizzles, the warp tile as a tile-MMA call
+ * over them (so its arm, ldmatrix use, census and registers are the
+ * planner's own), shared memory against the device, registers against the
+ * budget, and the bounds the sizes need. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+#include "tcmma/gemm.h"
+
+/* f32 elements added to each epilogue row: the accumulator stores of a
+ * warp's 8 fragment rows then fall in different banks (rows of a multiple
+ * of 128 bytes would all hit the same ones); 8 keeps rows 32-byte aligned
+ * for the epilogue's 16-byte reads. */
+enum { EPILOGUE_PAD = 8 };
+
+static const struct { const char *name, *rule; } declines[] = {
+#define TCMMA_GEMM_DECLINE(ID, name, rule) {name, rule},
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
+};
+
+const char *tcmma_gemm_decline_name(tcmma_gemm_decline r) {
+  return (unsigned)r < TCMMA_GEMM_DECLINE_COUNT ? declines[r].name : "?";
+}
+const char *tcmma_gemm_decline_rule(tcmma_gemm_decline r) {
+  return (unsigned)r < TCMMA_GEMM_DECLINE_COUNT ? declines[r].rule : "?";
+}
+
+static const struct { int cc; size_t bytes; } shared_rows[] = {
+#define TCMMA_SHARED_MEMORY(cc, bytes) {cc, bytes},
+#include "tables/shared_memory.def"
+#undef TCMMA_SHARED_MEMORY
+};
+enum { SHARED_ROWS = sizeof shared_rows / sizeof shared_rows[0] };
+
+size_t tcmma_shared_memory_max(int cc, int floor) {
+  size_t best = 0;
+  for (int i = 0; i < SHARED_ROWS; i++) {
+    bool next_above = i + 1 == SHARED_ROWS || shared_rows[i + 1].cc > (cc > 0 ? cc : floor);
+    if (cc > 0) {
+      if (shared_rows[i].cc <= cc && next_above) best = shared_rows[i].bytes;
+    } else if (shared_rows[i].cc > floor || (shared_rows[i].cc <= floor && next_above)) {
+      /* every device from floor on: the row in force at floor and every later one */
+      if (best == 0 || shared_rows[i].bytes < best) best = shared_rows[i].bytes;
+    }
+  }
+  return best;
+}
+
+tcmma_gemm_call tcmma_gemm_call_default(void) {
+  tcmma_gemm_call c;
+  memset(&c, 0, sizeof c);
+  c.m = c.n = c.k = 128;
+  c.d.prec = TCMMA_PREC_F32;
+  c.a.prec = c.b.prec = TCMMA_PREC_BF16;
+  c.numerics = tcmma_numerics_default();
+  return c;
+}
+
+/* Declines with reason and a printf message (also into err). */
+static tcmma_status decline(tcmma_gemm_plan *p, tcmma_gemm_decline reason, tcmma_error *err,
+                            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+static tcmma_status decline(tcmma_gemm_plan *p, tcmma_gemm_decline reason, tcmma_error *err,
+                            const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  int n = snprintf(p->message, sizeof p->message, "%s: ", tcmma_gemm_decline_name(reason));
+  vsnprintf(p->message + n, sizeof p->message - (size_t)n, fmt, ap);
+  va_end(ap);
+  p->accepted = false;
+  p->reason = reason;
+  return tcmma_fail(err, TCMMA_DECLINED, "%s", p->message);
+}
+
+/* The widest swizzle atom whose rows suit a stage row of row_bytes and keep
+ * ldmatrix's 8 rows in distinct bank groups; none when no atom does. */
+static tcmma_swizzle pick_swizzle(long row_bytes) {
+  for (int s = TCMMA_SWIZZLE_COUNT - 1; s > 0; s--)
+    if (tcmma_swizzle_ld_ok((tcmma_swizzle)s, row_bytes) &&
+        tcmma_swizzle_conflict_free((tcmma_swizzle)s, row_bytes))
+      return (tcmma_swizzle)s;
+  return TCMMA_SWIZZLE_NONE;
+}
+
+tcmma_status tcmma__gemm_warp_call(const tcmma_gemm_plan *g, tcmma__gemm_exprs *x,
+                                   tcmma_call *out) {
+  const tcmma_gemm_call *c = &g->call;
+  tcmma_call w = tcmma_call_default();
+  int warps = c->warps_m * c->warps_n;
+  w.m = g->warp_m, w.n = g->warp_n, w.k = c->block_k;
+  w.scope = TCMMA_SCOPE_FRAGMENT;
+  w.cc = c->cc;
+  w.numerics = c->numerics;
+  w.arm = tcmma_arm_marker(g->arm);
+  w.init = TCMMA_INIT_ZERO;
+  w.registers = TCMMA_REGISTERS_MAX; /* the GEMM checks its own budget per thread */
+  w.warps = warps;
+  /* this warp's row and column of the warp grid, times its tile */
+  snprintf(x->row, sizeof x->row, "threadIdx.x / %d / %d * %d", TCMMA_WARP_SIZE, c->warps_n,
+           g->warp_m);
+  snprintf(x->col, sizeof x->col, "threadIdx.x / %d %% %d * %d", TCMMA_WARP_SIZE, c->warps_n,
+           g->warp_n);
+  tcmma_coord row = {0, warps > 1 ? x->row : NULL, g->warp_m};
+  tcmma_coord col = {0, warps > 1 ? x->col : NULL, g->warp_n};
+  tcmma_coord zero = {0, NULL, 0};
+  w.a = (tcmma_operand_desc){c->a.prec, c->a.transposed, g->a_cols, TCMMA_SPACE_SHARED,
+                             g->a_swizzle, c->a.transposed ? zero : row,
+                             c->a.transposed ? row : zero};
+  w.b = (tcmma_operand_desc){c->b.prec, c->b.transposed, g->b_cols, TCMMA_SPACE_SHARED,
+                             g->b_swizzle, c->b.transposed ? col : zero,
+                             c->b.transposed ? zero : col};
+  w.d = (tcmma_operand_desc){TCMMA_PREC_F32, false, g->epilogue_ld, TCMMA_SPACE_SHARED,
+                             TCMMA_SWIZZLE_NONE, row, col};
+  *out = w;
+  return TCMMA_OK;
+}
+
+/* Range checks of the call itself (decline CALL). */
+static bool call_problem(const tcmma_gemm_call *c, char *msg, size_t cap) {
+  if (c->m < 1 || c->n < 1 || c->k < 1 || c->m > TCMMA_GEMM_EXTENT_MAX ||
+      c->n > TCMMA_GEMM_EXTENT_MAX || c->k > TCMMA_GEMM_EXTENT_MAX)
+    return snprintf(msg, cap, "m, n, k = %d, %d, %d: expected 1..%d", c->m, c->n, c->k,
+                    TCMMA_GEMM_EXTENT_MAX), true;
+  if (c->block_m < 1 || c->block_n < 1 || c->block_k < 1 || c->block_m > 1024 ||
+      c->block_n > 1024 || c->block_k > 1024)
+    return snprintf(msg, cap, "block tile %dx%dx%d: expected 1..1024 each", c->block_m,
+                    c->block_n, c->block_k), true;
+  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
+    return snprintf(msg, cap, "warp grid %dx%d: expected at least 1x1 and at most %d warps",
+                    c->warps_m, c->warps_n, TCMMA_WARPS_MAX), true;
+  if (c->stages < 1 || c->stages > TCMMA_GEMM_STAGES_MAX)
+    return snprintf(msg, cap, "stages %d: expected 1..%d", c->stages, TCMMA_GEMM_STAGES_MAX),
+           true;
+  if (c->registers < 1 || c->registers > TCMMA_REGISTERS_MAX)
+    return snprintf(msg, cap, "register budget %d: expected 1..%d", c->registers,
+                    TCMMA_REGISTERS_MAX), true;
+  if (c->name && !tcmma__is_ident(c->name, 64))
+    return snprintf(msg, cap, "kernel name '%s': expected a C identifier of at most 64 "
+                    "characters", c->name), true;
+  const tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
+  static const char *const names[3] = {"d", "a", "b"};
+  for (int i = 0; i < 3; i++) {
+    const tcmma_operand_desc *o = ops[i];
+    if (o->space != TCMMA_SPACE_GLOBAL || o->swizzle != TCMMA_SWIZZLE_NONE || o->row0.value ||
+        o->col0.value || o->row0.expr || o->col0.expr || (i == 0 && o->transposed))
+      return snprintf(msg, cap, "operand %s: a GEMM's operands are whole global matrices (no "
+                      "space, swizzle, origin%s)", names[i], i == 0 ? " or transpose" : ""),
+             true;
+  }
+  return false;
+}
+
+/* Fills ld of an operand stored rows x cols when 0; false when ld < cols. */
+static bool fill_ld(tcmma_operand_desc *o, long cols, const char *name, char *msg, size_t cap) {
+  if (o->ld == 0) o->ld = cols;
+  if (o->ld < cols || o->ld > TCMMA_GEMM_EXTENT_MAX)
+    return snprintf(msg, cap, "%s's ld %ld: expected %ld..%d (its stored rows hold %ld)", name,
+                    o->ld, cols, TCMMA_GEMM_EXTENT_MAX, cols), false;
+  return true;
+}
+
+tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                  tcmma_error *err) {
+  if (!call || !out) return tcmma_fail(err, TCMMA_INVALID, "gemm plan: call and out are required");
+  memset(out, 0, sizeof *out);
+  out->arm = TCMMA_ARM_NONE;
+  tcmma_gemm_call c = *call;
+  const tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
+  for (int i = 0; i < 3; i++)
+    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT || (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
+        (unsigned)ops[i]->swizzle >= TCMMA_SWIZZLE_COUNT)
+      return tcmma_fail(err, TCMMA_INVALID, "gemm plan: operand %d's precision, space or "
+                        "swizzle is out of range", i);
+  if (!c.block_m) c.block_m = TCMMA_GEMM_BLOCK_M;
+  if (!c.block_n) c.block_n = TCMMA_GEMM_BLOCK_N;
+  if (!c.block_k) c.block_k = TCMMA_GEMM_BLOCK_K;
+  if (!c.warps_m) c.warps_m = TCMMA_GEMM_WARPS_M;
+  if (!c.warps_n) c.warps_n = TCMMA_GEMM_WARPS_N;
+  if (!c.stages) c.stages = TCMMA_GEMM_STAGES;
+  if (!c.registers) c.registers = TCMMA_REGISTERS_MAX;
+  out->call = c;
+  tcmma_gemm_plan *g = out;
+  char msg[400];
+  if (call_problem(&c, msg, sizeof msg)) return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  if (!fill_ld(&g->call.a, c.a.transposed ? c.m : c.k, "a", msg, sizeof msg) ||
+      !fill_ld(&g->call.b, c.b.transposed ? c.k : c.n, "b", msg, sizeof msg) ||
+      !fill_ld(&g->call.d, c.n, "d", msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  c = g->call;
+
+  /* the arm of the caller's triple; the warp tile accumulates in it */
+  tcmma_triple t = {c.d.prec, c.a.prec, c.b.prec};
+  tcmma_error rerr = {0};
+  if (c.arm) {
+    if (tcmma_arm_parse(c.arm, &g->arm, &rerr) != TCMMA_OK)
+      return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
+  } else if (tcmma_resolve(t, &c.numerics, TCMMA_SCOPE_FRAGMENT, c.cc, &g->arm, &rerr) !=
+             TCMMA_OK) {
+    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
+  }
+  const tcmma_arm_info *info = tcmma_arm_get(g->arm);
+  if (info->form != TCMMA_FORM_PTX || info->acc != TCMMA_PREC_F32)
+    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is %s with a %s accumulator: the "
+                   "GEMM renders inline-PTX arms with f32 accumulators", info->marker,
+                   tcmma_form_name(info->form), tcmma_prec_name(info->acc));
+
+  /* the block tile: whole warp tiles, stages of whole 16-byte copies */
+  if (c.block_m % c.warps_m || c.block_n % c.warps_n)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block tile %dx%d over %dx%d warps: each "
+                   "extent must split evenly", c.block_m, c.block_n, c.warps_m, c.warps_n);
+  g->warp_m = c.block_m / c.warps_m, g->warp_n = c.block_n / c.warps_n;
+  g->threads = c.warps_m * c.warps_n * TCMMA_WARP_SIZE;
+  int ea = tcmma_prec_bytes(c.a.prec), eb = tcmma_prec_bytes(c.b.prec),
+      ed = tcmma_prec_bytes(c.d.prec);
+  g->a_rows = c.a.transposed ? c.block_k : c.block_m;
+  g->a_cols = c.a.transposed ? c.block_m : c.block_k;
+  g->b_rows = c.b.transposed ? c.block_n : c.block_k;
+  g->b_cols = c.b.transposed ? c.block_k : c.block_n;
+  long a_chunks = g->a_rows * g->a_cols * ea / 16, b_chunks = g->b_rows * g->b_cols * eb / 16;
+  if ((g->a_cols * ea) % 16 || (g->b_cols * eb) % 16 || a_chunks % g->threads ||
+      b_chunks % g->threads)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "stage tiles a %ldx%ld, b %ldx%ld: rows must "
+                   "be whole 16-byte units and each tile's %ld and %ld 16-byte copies a "
+                   "multiple of the %d threads", g->a_rows, g->a_cols, g->b_rows, g->b_cols,
+                   a_chunks, b_chunks, g->threads);
+  g->a_swizzle = pick_swizzle(g->a_cols * ea);
+  g->b_swizzle = pick_swizzle(g->b_cols * eb);
+  g->epilogue_ld = c.block_n + EPILOGUE_PAD;
+
+  /* the warp tile, planned as a tile-MMA call over the stages */
+  tcmma__gemm_exprs x;
+  tcmma_call w;
+  tcmma__gemm_warp_call(g, &x, &w);
+  tcmma_plan wp;
+  tcmma_error werr = {0};
+  if (tcmma_plan_call(&w, &wp, &werr) != TCMMA_OK)
+    return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: %s", w.m, w.n, w.k,
+                   wp.message[0] ? wp.message : werr.message);
+  tcmma_plan_census(&wp, &g->census, &werr);
+
+  /* global rows in whole 16-byte units: the copies and the stores */
+  const struct { const char *name; long ld; int eb; } rows[3] = {
+      {"a", c.a.ld, ea}, {"b", c.b.ld, eb}, {"d", c.d.ld, ed}};
+  for (int i = 0; i < 3; i++)
+    if ((rows[i].ld * rows[i].eb) % 16)
+      return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s's rows of ld %ld x %d bytes: "
+                     "expected a multiple of 16 bytes (ld a multiple of %d)", rows[i].name,
+                     rows[i].ld, rows[i].eb, 16 / rows[i].eb);
+
+  g->predicated = c.m % c.block_m || c.n % c.block_n || c.k % c.block_k;
+  if (g->predicated && c.unpredicated)
+    return decline(g, TCMMA_GEMM_DECLINE_PREDICATION, err, "%dx%dx%d over a %dx%dx%d block "
+                   "tile: predicated copies and stores are required", c.m, c.n, c.k, c.block_m,
+                   c.block_n, c.block_k);
+  g->grid[0] = (unsigned)((c.n + c.block_n - 1) / c.block_n);
+  g->grid[1] = (unsigned)((c.m + c.block_m - 1) / c.block_m);
+  g->grid[2] = 1;
+  g->k_tiles = (c.k + c.block_k - 1) / c.block_k;
+
+  g->stage_bytes = (size_t)(a_chunks + b_chunks) * 16;
+  g->epilogue_bytes = (size_t)c.block_m * (size_t)g->epilogue_ld * 4;
+  size_t ring = g->stage_bytes * (size_t)c.stages;
+  g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
+  g->shared_max = tcmma_shared_memory_max(c.cc, info->floor);
+  if (g->shared_bytes > g->shared_max)
+    return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, epilogue "
+                   "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c.stages,
+                   g->stage_bytes, g->epilogue_bytes, g->shared_max,
+                   c.cc ? "cc " : "every device from cc ", c.cc ? c.cc : info->floor);
+
+  /* the accumulator, two buffers of one k step's fragments, the rest */
+  long acc = (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_C, TCMMA_PREC_F32) *
+             wp.mt * wp.nt;
+  /* an operand gathered element by element (neither ldmatrix nor one
+   * 32-bit load per register) holds a k step's elements unpacked while its
+   * registers are assembled */
+  long gathered = 0;
+  const tcmma_census *cz = &g->census;
+  if (!cz->a_ldmatrix && !cz->a_vector)
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_A, c.a.prec) * cz->mt *
+                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_A);
+  if (!cz->b_ldmatrix && !cz->b_vector)
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, c.b.prec) * cz->nt *
+                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_B);
+  long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt;
+  g->registers = (int)(cz->registers + (cz->registers - acc) + gathered + overhead);
+  if (g->registers > c.registers)
+    return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %d registers "
+                   "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %ld "
+                   "for addresses over %d k steps): over the budget of %d", g->warp_m,
+                   g->warp_n, g->registers, acc, gathered, overhead, cz->kt, c.registers);
+
+  g->mma_per_k_tile = g->census.mma_per_statement;
+  g->ldmatrix_per_k_tile = (g->census.a_ldmatrix_x4 + g->census.a_ldmatrix_x2 +
+                            g->census.b_ldmatrix_x4 + g->census.b_ldmatrix_x2) *
+                           g->census.kt;
+  g->cp_async_per_k_tile = (int)((a_chunks + b_chunks) / g->threads);
+  g->accepted = true;
+  g->reason = TCMMA_GEMM_DECLINE_NONE;
+  snprintf(g->message, sizeof g->message, "accepted");
+  return TCMMA_OK;
+}

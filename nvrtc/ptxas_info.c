@@ -1,0 +1,73 @@
+/* The figures ptxas -v writes into a CUBIN compile's log (NVRTC passes
+ * --ptxas-options=-v through): registers per thread, spill bytes, stack
+ * frame and static shared memory of each entry and function. The figures
+ * go to the program's fields and their lines leave the log, so that the log
+ * holds diagnostics only: an empty log still means a compile without
+ * warnings, as without -v. */
+#include <stdbool.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "nvrtc/internal.h"
+
+/* The number just before `what` on line [s, e), or -1. */
+static long number_before(const char *s, const char *e, const char *what) {
+  size_t wl = strlen(what);
+  for (const char *p = s; p + wl <= e; p++) {
+    if (strncmp(p, what, wl) != 0) continue;
+    const char *q = p;
+    while (q > s && q[-1] == ' ') q--;
+    const char *digits = q;
+    while (digits > s && digits[-1] >= '0' && digits[-1] <= '9') digits--;
+    if (digits == q) continue;
+    return strtol(digits, NULL, 10);
+  }
+  return -1;
+}
+
+/* Whether line s is one of ptxas -v's: "ptxas info    : ..." or a
+ * function property line "ptxas         .     N bytes stack frame, ...". */
+static bool info_line(const char *s) {
+  if (strncmp(s, "ptxas", 5) != 0) return false;
+  s += 5;
+  while (*s == ' ') s++;
+  return strncmp(s, "info", 4) == 0 || *s == '.';
+}
+
+/* Removes ptxas -v's lines from log, in place. */
+static void drop_info_lines(char *log) {
+  char *w = log;
+  for (const char *s = log; s && *s;) {
+    const char *e = strchr(s, '\n');
+    size_t n = e ? (size_t)(e - s + 1) : strlen(s);
+    if (!info_line(s)) {
+      memmove(w, s, n);
+      w += n;
+    }
+    s += n;
+  }
+  if (w) *w = '\0';
+}
+
+void tcmma__ptxas_info(tcmma_program *p) {
+  const char *log = p->log;
+  p->ptxas_info = false;
+  p->registers = p->spill_store_bytes = p->spill_load_bytes = p->stack_bytes = 0;
+  p->shared_bytes = 0;
+  for (const char *s = log; s && *s;) {
+    const char *e = strchr(s, '\n');
+    if (!e) e = s + strlen(s);
+    long v;
+    if ((v = number_before(s, e, "registers")) >= 0 && strstr(s, "Used") && strstr(s, "Used") < e) {
+      p->ptxas_info = true;
+      if (v > p->registers) p->registers = (int)v;
+      long sm = number_before(s, e, "bytes smem");
+      if (sm > p->shared_bytes) p->shared_bytes = (int)sm;
+    }
+    if ((v = number_before(s, e, "bytes spill stores")) >= 0) p->spill_store_bytes += (int)v;
+    if ((v = number_before(s, e, "bytes spill loads")) >= 0) p->spill_load_bytes += (int)v;
+    if ((v = number_before(s, e, "bytes stack frame")) > p->stack_bytes) p->stack_bytes = (int)v;
+    s = *e ? e + 1 : e;
+  }
+  drop_info_lines(p->log);
+}

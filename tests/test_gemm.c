@@ -1,0 +1,336 @@
+/* GEMM kernels (include/tcmma/gemm.h): the plan's figures and declines,
+ * the rendered text, and every case of the GEMM matrix run on the block
+ * simulator (integers bit for bit, reals within the bound), plus the
+ * simulator catching a broken pipeline (a barrier or a wait removed). */
+#include "util.h"
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "tcmma/tcmma.h"
+#include "tcmma/sim.h"
+#include "tools/verify/gemm.h"
+#include "tools/verify/sim.h"
+
+typedef void (*any_fn)(void);
+extern const any_fn tcmma__sim_keep[];
+
+static void default_plan_figures(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = 4096, c.n = 4096, c.k = 4096, c.cc = 90;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  assert_true(p.accepted);
+  assert_string_equal(tcmma_arm_marker(p.arm), "mma-bf16");
+  assert_int_equal(p.threads, 128);
+  assert_int_equal(p.grid[0], 32);
+  assert_int_equal(p.grid[1], 32);
+  assert_int_equal(p.k_tiles, 128);
+  assert_false(p.predicated);
+  /* a stage: 128x32 + 32x128 bf16; the epilogue: 128 rows of 136 floats */
+  assert_int_equal(p.stage_bytes, 16384);
+  assert_int_equal(p.epilogue_bytes, 128 * 136 * 4);
+  assert_int_equal(p.shared_bytes, 128 * 136 * 4);
+  assert_int_equal(p.shared_max, 232448);
+  /* a 64x64 warp tile: 128 accumulator registers, 32 per k step of fragments */
+  assert_int_equal(p.census.registers, 160);
+  assert_int_equal(p.registers,
+                   160 + 32 + TCMMA_GEMM_REGISTER_OVERHEAD + 2 * TCMMA_GEMM_REGISTERS_PER_K_STEP);
+  assert_int_equal(p.mma_per_k_tile, 4 * 8 * 2);
+  assert_int_equal(p.ldmatrix_per_k_tile, (4 + 4) * 2);
+  assert_int_equal(p.cp_async_per_k_tile, 1024 / 128);
+  assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B64);  /* 64-byte rows */
+  assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B128); /* 256-byte rows */
+  /* 8 k steps of a 64x64 warp tile do not fit 255 registers (ptxas spills) */
+  c.block_k = 128;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_REGISTERS);
+}
+
+static void shared_memory_table(void **s) {
+  (void)s;
+  assert_int_equal(tcmma_shared_memory_max(80, 0), 166912);
+  assert_int_equal(tcmma_shared_memory_max(86, 0), 101376);
+  assert_int_equal(tcmma_shared_memory_max(90, 0), 232448);
+  assert_int_equal(tcmma_shared_memory_max(100, 0), 232448);
+  assert_int_equal(tcmma_shared_memory_max(120, 0), 101376);
+  assert_int_equal(tcmma_shared_memory_max(60, 0), 0);
+  /* any device from 80 on: the least of 80, 86, 87, 89, 90, 120 */
+  assert_int_equal(tcmma_shared_memory_max(0, 80), 101376);
+  assert_int_equal(tcmma_shared_memory_max(0, 90), 101376);
+}
+
+static void bad_input(void **s) {
+  (void)s;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(NULL, &p, &err), TCMMA_INVALID);
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.a.prec = (tcmma_prec)99;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_INVALID);
+  c = tcmma_gemm_call_default();
+  c.name = "not an identifier";
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  assert_non_null(strstr(err.message, "not an identifier"));
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_INVALID);
+  tcmma_buf_free(&out);
+}
+
+/* Every decline case declines with its reason; every accepted case renders
+ * CUDA text that carries its markers and the ring's waits. */
+static void matrix_plans_and_text(void **s) {
+  (void)s;
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs);
+  bool seen[TCMMA_GEMM_DECLINE_COUNT] = {false};
+  for (size_t i = 0; i < n; i++) {
+    tcmma_gemm_plan p;
+    tcmma_case_result r = {0};
+    if (!tcmma_gemm_case_plan(&cs[i], &p, &r)) {
+      if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+      seen[p.reason] = true;
+      continue;
+    }
+    tcmma_buf out = {0};
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_OK);
+    const char *t = tcmma_buf_str(&out);
+    char want[64];
+    snprintf(want, sizeof want, "(%s)", tcmma_arm_marker(p.arm));
+    if (!strstr(t, want)) fail_msg("%s: no arm marker %s", cs[i].name, want);
+    if (!strstr(t, "(cp.async.)")) fail_msg("%s: no cp.async marker", cs[i].name);
+    snprintf(want, sizeof want, "cp.async.wait_group %d;", p.call.stages > 1 ? p.call.stages - 2 : 0);
+    if (!strstr(t, want)) fail_msg("%s: no '%s'", cs[i].name, want);
+    if (p.predicated != (strstr(t, "16, %2;") != NULL))
+      fail_msg("%s: predicated %d but the copies disagree", cs[i].name, p.predicated);
+    tcmma_buf_free(&out);
+  }
+  for (int d = 1; d < TCMMA_GEMM_DECLINE_COUNT; d++)
+    if (!seen[d]) fail_msg("no case declines with %s", tcmma_gemm_decline_name((tcmma_gemm_decline)d));
+}
+
+/* The entry of host text compiled into a shared object (*handle). */
+static void *open_entry(const char *text, void **handle) {
+  *handle = host_module_open(text);
+  return *handle ? dlsym(*handle, "tcmma_kernel_entry") : NULL;
+}
+
+static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
+  tcmma_error err = {0};
+  if (tcmma_render_gemm(p, TCMMA_DIALECT_HOST, out, &err) != TCMMA_OK) fail_msg("%s", err.message);
+}
+
+static void matrix_runs_on_the_simulator(void **s) {
+  (void)s;
+  assert_non_null(tcmma__sim_keep);
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs), ran = 0;
+  for (size_t i = 0; i < n; i++) {
+    tcmma_gemm_plan p;
+    tcmma_case_result r = {0};
+    if (!tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
+    tcmma_buf text = {0};
+    render_host(&p, &text);
+    void *h;
+    void *sym = open_entry(tcmma_buf_str(&text), &h);
+    if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
+    sim_entry entry;
+    memcpy(&entry, &sym, sizeof sym);
+    if (!tcmma_gemm_case_run(&cs[i], &p, tcmma_gemm_sim_runner, &entry, &r))
+      fail_msg("%s: %s", cs[i].name, r.reason);
+    printf("passed %s\n", cs[i].name);
+    dlclose(h);
+    tcmma_buf_free(&text);
+    ran++;
+  }
+  assert_true(ran >= 8);
+}
+
+/* Every case through the compile executor: a CUBIN at its floor with no
+ * spills, registers within the plan's figure and the plan's census per k
+ * tile (tcmma_gemm_compile_check); and the check fails a program that
+ * spills, needs more registers, or holds another plan's census. */
+static void matrix_compiles_as_planned(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
+    printf("no NVRTC here: %s\n", err.message);
+    skip();
+  }
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs);
+  tcmma_program kept = {0};
+  tcmma_gemm_plan kept_plan;
+  for (size_t i = 0; i < n; i++) {
+    tcmma_case_result r = {0};
+    tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &r);
+    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+    printf("compile %s: %s\n", cs[i].name, r.reason);
+    tcmma_gemm_plan p;
+    if (kept.ptx || !tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
+    tcmma_buf text = {0};
+    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &text, &err), TCMMA_OK);
+    tcmma_compile_opts opts = {.sass = true};
+    assert_int_equal(tcmma_compile(text.data, text.len, &opts, &kept, &err), TCMMA_OK);
+    kept_plan = p;
+    tcmma_buf_free(&text);
+  }
+  char why[400];
+  assert_true(tcmma_gemm_compile_check(&kept_plan, &kept, why, sizeof why));
+  tcmma_program bad = kept;
+  bad.spill_store_bytes = 4;
+  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_non_null(strstr(why, "spilled"));
+  bad = kept;
+  bad.registers = kept_plan.registers + 1;
+  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  tcmma_gemm_plan other = kept_plan;
+  other.ldmatrix_per_k_tile++;
+  assert_false(tcmma_gemm_compile_check(&other, &kept, why, sizeof why));
+  assert_non_null(strstr(why, "ldmatrix"));
+  tcmma_program_free(&kept);
+}
+
+/* Replaces the first occurrence of from after `after` in text by to. */
+static char *replaced(const char *text, const char *after, const char *from, const char *to) {
+  const char *a = strstr(text, after);
+  const char *f = a ? strstr(a, from) : NULL;
+  if (!f) return NULL;
+  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+  char *out = malloc(n);
+  snprintf(out, n, "%.*s%s%s", (int)(f - text), text, to, f + strlen(from));
+  return out;
+}
+
+/* A broken pipeline is a simulator error naming the race, not a wrong
+ * answer or a hang: the loop's barrier removed (a stage refilled while
+ * other warps read it), its wait weakened (a stage read before it landed). */
+static void broken_pipelines_are_caught(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = 64, c.n = 64, c.k = 128, c.block_m = 64, c.block_n = 64, c.block_k = 32, c.stages = 3;
+  c.name = "tcmma_kernel";
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  tcmma_buf text = {0};
+  render_host(&p, &text);
+  const char *loop = "for (int __tcmma_g_kt = 0;";
+  struct { const char *from, *to, *want; } breaks[] = {
+      {"tcmma_sim_syncthreads();", ";", "__syncthreads since"},
+      {"tcmma_sim_cp_async_wait_group(1);", "tcmma_sim_cp_async_wait_group(2);", "cp.async into them"},
+  };
+  for (size_t b = 0; b < 2; b++) {
+    char *broken = replaced(tcmma_buf_str(&text), loop, breaks[b].from, breaks[b].to);
+    assert_non_null(broken);
+    void *h;
+    void *sym = open_entry(broken, &h);
+    if (!sym) fail_msg("broken text does not compile:\n%s", broken);
+    sim_entry entry;
+    memcpy(&entry, &sym, sizeof sym);
+    tcmma_gemm_case cs = {.call = c, .alpha = 1, .beta = 0};
+    snprintf(cs.name, sizeof cs.name, "broken/%zu", b);
+    tcmma_case_result r = {0};
+    assert_false(tcmma_gemm_case_run(&cs, &p, tcmma_gemm_sim_runner, &entry, &r));
+    /* without the barrier, which race shows first depends on how the
+     * threads run: a read of another warp's (or its own unsynced) landed
+     * bytes, a read before another thread's copy landed, or a refill of a
+     * stage still being read; each is a race the barrier prevents */
+    bool named = strstr(r.reason, breaks[b].want) ||
+                 (b == 0 && (strstr(r.reason, "cp.async into them") ||
+                             strstr(r.reason, "overwritten while in use")));
+    if (!named) fail_msg("break %zu: expected '%s' in: %s", b, breaks[b].want, r.reason);
+    dlclose(h);
+    free(broken);
+  }
+  tcmma_buf_free(&text);
+}
+
+/* The gpu executor against the fake driver (tests/fake_cuda.c), whose
+ * "tcmma_kernel" does nothing: the case runs through compile, module load,
+ * the shared-memory attribute, launch and copies, and fails on d; an arm
+ * above the device's cc is skipped, never passed. */
+static void gpu_executor_on_the_fake_driver(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  const char *lib = fake_cuda_build();
+  if (!lib || tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) skip();
+  fake_cuda_use(lib);
+  setenv("FAKE_CUDA_KERNEL", "noop", 1);
+  setenv("FAKE_CUDA_CCS", "80", 1);
+  const tcmma_gemm_case *cs;
+  size_t n = tcmma_gemm_matrix(&cs);
+  bool failed = false, skipped = false;
+  for (size_t i = 0; i < n; i++) {
+    bool fp8 = strstr(cs[i].name, "mma-fp8") != NULL;
+    if (cs[i].expect || (fp8 ? skipped : failed)) continue;
+    tcmma_case_result r = {0};
+    tcmma_gemm_exec(TCMMA_EXEC_GPU, &cs[i], &r);
+    if (fp8) {
+      assert_int_equal(r.outcome, TCMMA_CASE_SKIPPED);
+      assert_non_null(strstr(r.reason, "does not run mma-fp8"));
+      skipped = true;
+    } else {
+      assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+      if (!strstr(r.reason, "integer pass: d[")) fail_msg("%s: %s", cs[i].name, r.reason);
+      failed = true;
+    }
+  }
+  assert_true(failed && skipped);
+  unsetenv("FAKE_CUDA_KERNEL");
+  unsetenv("FAKE_CUDA_CCS");
+  fake_cuda_use(NULL);
+  fake_cuda_remove();
+}
+
+/* tcmma gemm: the plan as text and JSON, the kernel, a decline (exit 3),
+ * a usage error (exit 2). */
+static void cli(void **s) {
+  (void)s;
+  const char *plan[] = {"gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--d", "f32", "--a",
+                        "bf16", "--b", "bf16,t", "--cc", "90", "--json", NULL};
+  cli_result r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_int_equal(json_int_of(r.out, "threads"), 128);
+  assert_int_equal(json_int_of(r.out, "shared_bytes"), 128 * 136 * 4);
+  assert_int_equal(json_int_of(r.out, "registers"), 232);
+  assert_non_null(strstr(r.out, "cp.async.wait_group 1;"));
+  cli_result_free(&r);
+  plan[15] = "--kernel";
+  r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "extern \"C\" __global__ void __launch_bounds__(128, 1)\ntcmma_gemm("));
+  cli_result_free(&r);
+  const char *odd[] = {"gemm", "--m", "127", "--n", "129", "--k", "65", "--d", "f32", "--a", "f16",
+                       "--b", "f16", NULL};
+  r = run_cli(odd, NULL);
+  assert_int_equal(r.exit_code, 3);
+  assert_non_null(strstr(r.err, "alignment: a's rows of ld 65"));
+  cli_result_free(&r);
+  const char *bad[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a", "f16",
+                       "--b", "f16", "--tile", "64x64", NULL};
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--tile '64x64'"));
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(default_plan_figures),
+      cmocka_unit_test(shared_memory_table),
+      cmocka_unit_test(bad_input),
+      cmocka_unit_test(matrix_plans_and_text),
+      cmocka_unit_test(cli),
+      cmocka_unit_test(gpu_executor_on_the_fake_driver),
+      cmocka_unit_test(broken_pipelines_are_caught),
+      cmocka_unit_test(matrix_runs_on_the_simulator),
+      cmocka_unit_test(matrix_compiles_as_planned),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}

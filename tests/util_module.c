@@ -1,0 +1,32 @@
+/* Host-dialect text as a loaded shared object, for tests that run rendered
+ * kernels on the simulator outside the sim executor. */
+#include <dlfcn.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "util.h"
+
+#ifndef TCMMA_SANFLAGS
+#define TCMMA_SANFLAGS ""
+#endif
+
+void *host_module_open(const char *text) {
+  char src[] = "/tmp/tcmma-module-XXXXXX.c", so[64], cmd[4096];
+  int fd = mkstemps(src, 2);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) return NULL;
+  fputs(text, f);
+  fclose(f);
+  snprintf(so, sizeof so, "%.*s.so", (int)(strlen(src) - 2), src);
+  char root[1024]; /* src_path's buffer is static: one copy */
+  snprintf(root, sizeof root, "%s", src_path("."));
+  snprintf(cmd, sizeof cmd,
+           "${CC:-cc} -std=c11 -Wall -Wshadow -Werror -fno-strict-aliasing -fPIC -shared %s "
+           "-I%s/include -I%s -o %s %s 2>&1", TCMMA_SANFLAGS, root, root, so, src);
+  int rc = system(cmd);
+  unlink(src);
+  void *h = rc == 0 ? dlopen(so, RTLD_NOW | RTLD_LOCAL) : NULL;
+  unlink(so); /* an open object stays mapped */
+  return h;
+}

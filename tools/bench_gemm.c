@@ -1,0 +1,358 @@
+/* tcmma bench gemm: TFLOP/s of the emitted GEMM (tcmma_render_gemm) on device 0
+ * for bf16 and f16 (f32 accumulate) and fp8 where the device runs it, at
+ * a few block-tile configurations per size, the best per size and type,
+ * beside torch.matmul (cuBLAS) on the same device in the same run when
+ * torch is importable. Each configuration's output is spot-checked against
+ * a host reference before its time counts.
+ * usage: tcmma bench gemm [--json] [--sizes N[,N...]] [--repeats R]   (GPU only) */
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "bench.h"
+#include "cli.h"
+#include "tcmma/tcmma.h"
+
+typedef struct {
+  const char *name;           /* "bf16" */
+  tcmma_prec d, a, b;
+  int min_cc;                 /* 0: the arm's floor decides */
+} dtype;
+
+static const dtype dtypes[] = {
+    {"bf16", TCMMA_PREC_BF16, TCMMA_PREC_BF16, TCMMA_PREC_BF16, 0},
+    {"f16", TCMMA_PREC_F16, TCMMA_PREC_F16, TCMMA_PREC_F16, 0},
+    {"e4m3", TCMMA_PREC_F32, TCMMA_PREC_E4M3, TCMMA_PREC_E4M3, 0},
+};
+
+typedef struct {
+  int bm, bn, bk, wm, wn, stages;
+  bool bt; /* b stored n x k */
+  bool fp8; /* a configuration for 8-bit inputs (k tiles of 64+) */
+} config;
+
+static const config configs[] = {
+    {128, 128, 32, 2, 2, 3, true, false},  {128, 128, 32, 2, 2, 4, true, false},
+    {128, 256, 32, 2, 4, 3, true, false},  {256, 128, 32, 4, 2, 3, true, false},
+    {128, 128, 64, 2, 2, 3, true, false},  {128, 128, 32, 2, 2, 3, false, false},
+    {128, 128, 64, 2, 2, 3, true, true},   {128, 256, 64, 2, 4, 3, true, true},
+    {128, 128, 64, 4, 2, 3, true, true},
+};
+enum { N_DTYPES = 3, N_CONFIGS = sizeof configs / sizeof configs[0] };
+
+typedef struct {
+  int size;
+  const dtype *t;
+  const config *c;
+  bool ran, correct;
+  char note[1100];
+  double ms, tflops;
+  int registers, spills;
+} result;
+
+static unsigned long long rng = 88172645463325252ull;
+static double next_unit(void) {
+  rng ^= rng << 13, rng ^= rng >> 7, rng ^= rng << 17;
+  return (double)(rng >> 11) / 9007199254740992.0;
+}
+
+/* Small values in storage p at byte pointer out (n elements), as a float
+ * copy too for the reference. Integers in [-2, 2] keep every format exact. */
+static void fill(tcmma_prec p, unsigned char *out, float *vals, size_t n) {
+  int eb = tcmma_prec_bytes(p);
+  for (size_t i = 0; i < n; i++) {
+    int v = (int)(next_unit() * 5) - 2;
+    vals[i] = (float)v;
+    unsigned bits;
+    if (p == TCMMA_PREC_BF16) bits = v == 0 ? 0 : (unsigned)((v < 0) << 15) | (unsigned)(127 + (abs(v) == 2)) << 7;
+    else if (p == TCMMA_PREC_F16) bits = v == 0 ? 0 : (unsigned)((v < 0) << 15) | (unsigned)(15 + (abs(v) == 2)) << 10;
+    else bits = v == 0 ? 0 : (unsigned)((v < 0) << 7) | (unsigned)(7 + (abs(v) == 2)) << 3; /* e4m3 */
+    memcpy(out + i * (size_t)eb, &bits, (size_t)eb); /* little-endian */
+  }
+}
+
+static double get(tcmma_prec p, const unsigned char *at) {
+  if (p == TCMMA_PREC_F32) {
+    float f;
+    memcpy(&f, at, 4);
+    return f;
+  }
+  unsigned bits = at[0] | (unsigned)at[1] << 8;
+  int man = p == TCMMA_PREC_BF16 ? 7 : 10, bias = p == TCMMA_PREC_BF16 ? 127 : 15;
+  int e = (int)(bits >> man) & (p == TCMMA_PREC_BF16 ? 0xff : 0x1f);
+  double m = (double)(bits & ((1u << man) - 1));
+  double v = e == 0 ? ldexp(m, 1 - bias - man) : ldexp(m + (1 << man), e - bias - man);
+  return bits >> 15 ? -v : v;
+}
+
+/* Plans, compiles, loads and times one configuration. */
+static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3], const float *av,
+                    const float *bv, int repeats) {
+  int S = r->size;
+  tcmma_gemm_call call = tcmma_gemm_call_default();
+  call.m = call.n = call.k = S;
+  call.d.prec = r->t->d, call.a.prec = r->t->a, call.b.prec = r->t->b;
+  call.b.transposed = r->c->bt;
+  call.block_m = r->c->bm, call.block_n = r->c->bn, call.block_k = r->c->bk;
+  call.warps_m = r->c->wm, call.warps_n = r->c->wn, call.stages = r->c->stages;
+  call.cc = dev->cc;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  if (tcmma_gemm_plan_call(&call, &p, &err) != TCMMA_OK) {
+    snprintf(r->note, sizeof r->note, "declined: %s", p.message);
+    return;
+  }
+  tcmma_buf src = {0};
+  tcmma_program prog = {0};
+  tcmma_module *mod = NULL;
+  tcmma_kernel fn;
+  tcmma_compile_opts opts = {.name = "bench-gemm.cu", .target = TCMMA_TARGET_NATIVE,
+                             .cc = dev->cc, .sass = true};
+  tcmma_status st = tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &src, &err);
+  if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
+  if (st == TCMMA_OK) {
+    r->registers = prog.registers, r->spills = prog.spill_store_bytes + prog.spill_load_bytes;
+    st = tcmma_module_load(dev->ordinal, prog.cubin, prog.cubin_len, &mod, &err);
+  }
+  if (st == TCMMA_OK) st = tcmma_module_kernel(mod, "tcmma_gemm", &fn, &err);
+  if (st == TCMMA_OK) st = tcmma_kernel_max_dynamic_shared(&fn, (unsigned)p.shared_bytes, &err);
+  float alpha = 1, beta = 0;
+  void *args[6] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &mem[0].ptr, &alpha, &beta};
+  unsigned block[3] = {(unsigned)p.threads, 1, 1};
+  if (st == TCMMA_OK) st = tcmma_launch(&fn, p.grid, block, (unsigned)p.shared_bytes, args, &err);
+  /* spot check: 64 elements against the host reference (exact integers) */
+  size_t ed = (size_t)tcmma_prec_bytes(call.d.prec);
+  unsigned char *row = st == TCMMA_OK ? malloc((size_t)S * ed) : NULL;
+  r->correct = row != NULL;
+  for (int s = 0; row && s < 64 && r->correct; s++) {
+    int i = (int)(next_unit() * S), j = (int)(next_unit() * S);
+    if (tcmma_mem_to_host(row, &mem[0], (size_t)i * S * ed, (size_t)S * ed, &err) != TCMMA_OK) {
+      r->correct = false;
+      break;
+    }
+    double ref = 0;
+    for (int k = 0; k < S; k++)
+      ref += (double)av[(size_t)i * S + k] * bv[call.b.transposed ? (size_t)j * S + k : (size_t)k * S + j];
+    double got = get(call.d.prec, row + (size_t)j * ed), tol = call.d.prec == TCMMA_PREC_F32 ? 0 : fabs(ref) / 128;
+    if (fabs(got - ref) > tol) {
+      r->correct = false;
+      snprintf(r->note, sizeof r->note, "wrong: d[%d][%d] = %g, expected %g", i, j, got, ref);
+    }
+  }
+  free(row);
+  if (st == TCMMA_OK && r->correct) {
+    double ms;
+    st = tcmma_launch_timed(&fn, p.grid, block, (unsigned)p.shared_bytes, args, 2, &ms, &err);
+    if (st == TCMMA_OK)
+      st = tcmma_launch_timed(&fn, p.grid, block, (unsigned)p.shared_bytes, args, repeats, &ms, &err);
+    if (st == TCMMA_OK) {
+      r->ran = true, r->ms = ms;
+      r->tflops = 2.0 * S * (double)S * S / (ms * 1e-3) / 1e12;
+    }
+  }
+  if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
+  tcmma_module_unload(mod);
+  tcmma_program_free(&prog);
+  tcmma_buf_free(&src);
+}
+
+/* torch.matmul's TFLOP/s for dtype name at size, from one python run for
+ * every (dtype, size); -1 where torch is not importable or failed. */
+static void torch_times(const int *sizes, int n_sizes, double torch[][N_DTYPES], char *why,
+                        size_t cap) {
+  for (int s = 0; s < n_sizes; s++)
+    for (int t = 0; t < N_DTYPES; t++) torch[s][t] = -1;
+  char path[] = "/tmp/tcmma-bench-torch-XXXXXX.py";
+  int fd = mkstemps(path, 3);
+  FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+  if (!f) return (void)snprintf(why, cap, "no temporary file for the torch script");
+  fputs("import sys\n"
+        "try:\n  import torch\nexcept Exception as e:\n  print('error', repr(e)); sys.exit(0)\n"
+        "if not torch.cuda.is_available():\n  print('error no CUDA device for torch'); sys.exit(0)\n"
+        "ty = {'bf16': torch.bfloat16, 'f16': torch.float16}\n"
+        "for n in map(int, sys.argv[1:]):\n"
+        "  for name, t in ty.items():\n"
+        "    a = torch.randn(n, n, device='cuda', dtype=t); b = torch.randn(n, n, device='cuda', dtype=t)\n"
+        "    for _ in range(3): torch.matmul(a, b)\n"
+        "    torch.cuda.synchronize()\n"
+        "    s = torch.cuda.Event(enable_timing=True); e = torch.cuda.Event(enable_timing=True)\n"
+        "    r = 10 if n <= 4096 else 5\n"
+        "    s.record()\n"
+        "    for _ in range(r): torch.matmul(a, b)\n"
+        "    e.record(); torch.cuda.synchronize()\n"
+        "    ms = s.elapsed_time(e) / r\n"
+        "    print(name, n, 2.0 * n ** 3 / (ms * 1e-3) / 1e12)\n", f);
+  fclose(f);
+  char cmd[512];
+  int used = snprintf(cmd, sizeof cmd, "python3 %s", path);
+  for (int s = 0; s < n_sizes; s++) used += snprintf(cmd + used, sizeof cmd - (size_t)used, " %d", sizes[s]);
+  snprintf(cmd + used, sizeof cmd - (size_t)used, " 2>&1");
+  FILE *p = popen(cmd, "r");
+  char line[512];
+  snprintf(why, cap, "python3 did not run");
+  while (p && fgets(line, sizeof line, p)) {
+    char name[16];
+    int n;
+    double tf;
+    if (strncmp(line, "error", 5) == 0) {
+      line[strcspn(line, "\n")] = '\0';
+      snprintf(why, cap, "torch: %.500s", line + 6);
+    } else if (sscanf(line, "%15s %d %lf", name, &n, &tf) == 3) {
+      why[0] = '\0';
+      for (int s = 0; s < n_sizes; s++)
+        for (int t = 0; t < N_DTYPES; t++)
+          if (sizes[s] == n && strcmp(dtypes[t].name, name) == 0) torch[s][t] = tf;
+    }
+  }
+  if (p) pclose(p);
+  unlink(path);
+}
+
+static const char gemm_usage[] =
+    "usage: tcmma bench gemm [--json] [--sizes N[,N...]] [--repeats R]\n\n"
+    "TFLOP/s of the emitted GEMM on device 0 (bf16, f16, fp8 where the device runs it),\n"
+    "best block-tile configuration per size and type, beside torch.matmul when torch\n"
+    "imports. Sizes: multiples of 128 in 128..16384 (default 4096,8192); repeats: timed\n"
+    "launches per configuration, 1..1000 (default 20 up to 4096, else 5). Needs a GPU\n"
+    "(exit 4 without one).\n";
+
+int bench_gemm(int argc, char **argv) {
+  bool json = false;
+  int sizes[8] = {4096, 8192}, n_sizes = 2, repeats = 0;
+  for (int i = 1; i < argc; i++) {
+    long v;
+    if (cli_is_help(argv[i])) return fputs(gemm_usage, stdout), CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) json = true;
+    else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+      n_sizes = 0;
+      for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ",")) {
+        if (n_sizes == 8)
+          return fprintf(stderr, "tcmma bench gemm: --sizes: at most 8 sizes\n"), CLI_USAGE;
+        if (!cli_int("bench gemm", "--sizes", s, 128, 16384, &v)) return CLI_USAGE;
+        if (v % 128)
+          return fprintf(stderr, "tcmma bench gemm: --sizes: %ld: expected a multiple of 128\n", v),
+                 CLI_USAGE;
+        sizes[n_sizes++] = (int)v;
+      }
+      if (!n_sizes) return fprintf(stderr, "tcmma bench gemm: --sizes: no size\n"), CLI_USAGE;
+    } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
+      if (!cli_int("bench gemm", "--repeats", argv[++i], 1, 1000, &v)) return CLI_USAGE;
+      repeats = (int)v;
+    } else {
+      return fprintf(stderr, "tcmma bench gemm: unknown option '%s'\n%s", argv[i], gemm_usage),
+             CLI_USAGE;
+    }
+  }
+  tcmma_device_info dev;
+  tcmma_error err = {0};
+  if (tcmma_device_get(0, &dev, &err) != TCMMA_OK)
+    return fprintf(stderr, "tcmma bench gemm: needs a GPU: %s\n", err.message), CLI_UNAVAILABLE;
+  result *res = calloc((size_t)n_sizes * N_DTYPES * N_CONFIGS, sizeof *res);
+  if (!res) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
+  size_t nres = 0;
+  for (int s = 0; s < n_sizes; s++) {
+    int S = sizes[s];
+    size_t elems = (size_t)S * S;
+    float *av = malloc(elems * sizeof *av), *bv = malloc(elems * sizeof *bv);
+    unsigned char *ab = malloc(elems * 2), *bb = malloc(elems * 2);
+    if (!av || !bv || !ab || !bb) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
+    for (int t = 0; t < N_DTYPES; t++) {
+      const dtype *ty = &dtypes[t];
+      fill(ty->a, ab, av, elems);
+      fill(ty->b, bb, bv, elems);
+      tcmma_devmem mem[3] = {{0}};
+      tcmma_status st = tcmma_mem_alloc(dev.ordinal, elems * 4, &mem[0], &err);
+      if (st == TCMMA_OK) st = tcmma_mem_alloc(dev.ordinal, elems * 2, &mem[1], &err);
+      if (st == TCMMA_OK) st = tcmma_mem_alloc(dev.ordinal, elems * 2, &mem[2], &err);
+      if (st == TCMMA_OK) st = tcmma_mem_to_device(&mem[1], 0, ab, elems * (size_t)tcmma_prec_bytes(ty->a), &err);
+      if (st == TCMMA_OK) st = tcmma_mem_to_device(&mem[2], 0, bb, elems * (size_t)tcmma_prec_bytes(ty->b), &err);
+      for (int c = 0; c < N_CONFIGS; c++) {
+        bool fp8 = tcmma_prec_bytes(ty->a) == 1;
+        if (configs[c].fp8 != fp8) continue;
+        result *r = &res[nres++];
+        r->size = S, r->t = ty, r->c = &configs[c];
+        if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
+        else run_one(r, &dev, mem, av, bv, repeats ? repeats : S <= 4096 ? 20 : 5);
+        if (!json)
+          fprintf(stderr, "  %5d %-5s %dx%dx%d w%dx%d s%d b%s: %s%.1f TFLOP/s %s\n", S, ty->name,
+                  r->c->bm, r->c->bn, r->c->bk, r->c->wm, r->c->wn, r->c->stages,
+                  r->c->bt ? ",t" : "", r->ran ? "" : "(not run) ", r->tflops, r->note);
+      }
+      for (int i = 0; i < 3; i++) tcmma_mem_free(&mem[i]);
+    }
+    free(av), free(bv), free(ab), free(bb);
+  }
+  double torch[8][N_DTYPES];
+  char torch_why[600] = "";
+  torch_times(sizes, n_sizes, torch, torch_why, sizeof torch_why);
+  json_writer w;
+  if (json) {
+    json_init(&w, stdout);
+    json_begin_object(&w);
+    json_key(&w, "device"), json_string(&w, dev.name);
+    json_key(&w, "cc"), json_int(&w, dev.cc);
+    json_key(&w, "torch"), json_string(&w, torch_why[0] ? torch_why : "ok");
+    json_key(&w, "results"), json_begin_array(&w);
+    for (size_t i = 0; i < nres; i++) {
+      result *r = &res[i];
+      json_begin_object(&w);
+      json_key(&w, "size"), json_int(&w, r->size);
+      json_key(&w, "dtype"), json_string(&w, r->t->name);
+      json_key(&w, "tile"), json_tile(&w, r->c->bm, r->c->bn, r->c->bk);
+      json_key(&w, "warps"), json_begin_array(&w), json_int(&w, r->c->wm), json_int(&w, r->c->wn),
+          json_end_array(&w);
+      json_key(&w, "stages"), json_int(&w, r->c->stages);
+      json_key(&w, "b_transposed"), json_bool(&w, r->c->bt);
+      json_key(&w, "ran"), json_bool(&w, r->ran);
+      json_key(&w, "ms"), json_double(&w, r->ms);
+      json_key(&w, "tflops"), json_double(&w, r->tflops);
+      json_key(&w, "registers"), json_int(&w, r->registers);
+      json_key(&w, "spill_bytes"), json_int(&w, r->spills);
+      json_key(&w, "note"), json_string(&w, r->note);
+      json_end_object(&w);
+    }
+    json_end_array(&w);
+    json_key(&w, "best"), json_begin_array(&w);
+  } else {
+    printf("device 0: %s (cc %d); torch.matmul: %s\n", dev.name, dev.cc,
+           torch_why[0] ? torch_why : "measured in this run");
+    printf("%6s %-5s %-22s %9s %9s %9s\n", "size", "type", "best config", "TFLOP/s", "torch", "ratio");
+  }
+  for (int s = 0; s < n_sizes; s++)
+    for (int t = 0; t < N_DTYPES; t++) {
+      const result *best = NULL;
+      for (size_t i = 0; i < nres; i++)
+        if (res[i].size == sizes[s] && res[i].t == &dtypes[t] && res[i].ran &&
+            (!best || res[i].tflops > best->tflops))
+          best = &res[i];
+      char cfg[64] = "-";
+      if (best)
+        snprintf(cfg, sizeof cfg, "%dx%dx%d w%dx%d s%d%s", best->c->bm, best->c->bn, best->c->bk,
+                 best->c->wm, best->c->wn, best->c->stages, best->c->bt ? " b,t" : "");
+      double tt = torch[s][t], ratio = best && tt > 0 ? best->tflops / tt : -1;
+      if (json) {
+        json_begin_object(&w);
+        json_key(&w, "size"), json_int(&w, sizes[s]);
+        json_key(&w, "dtype"), json_string(&w, dtypes[t].name);
+        json_key(&w, "config"), json_string(&w, best ? cfg : NULL);
+        json_key(&w, "tflops"), best ? json_double(&w, best->tflops) : json_null(&w);
+        json_key(&w, "torch_tflops"), tt > 0 ? json_double(&w, tt) : json_null(&w);
+        json_key(&w, "ratio"), ratio > 0 ? json_double(&w, ratio) : json_null(&w);
+        json_end_object(&w);
+      } else {
+        char tts[16] = "-", rs[16] = "-";
+        if (tt > 0) snprintf(tts, sizeof tts, "%.1f", tt);
+        if (ratio > 0) snprintf(rs, sizeof rs, "%.2f", ratio);
+        printf("%6d %-5s %-22s %9.1f %9s %9s\n", sizes[s], dtypes[t].name, cfg,
+               best ? best->tflops : 0.0, tts, rs);
+      }
+    }
+  if (json) {
+    json_end_array(&w);
+    json_end_object(&w);
+    json_finish(&w);
+  }
+  free(res);
+  return 0;
+}

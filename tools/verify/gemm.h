@@ -1,0 +1,67 @@
+/* The GEMM matrix and its runs (docs/verify.md, GEMM cases): whole kernels
+ * from tcmma_render_gemm over arms, tiles, warp grids, stages, orientations,
+ * odd sizes and alpha/beta, with the data, the reference and the comparison
+ * every running executor (sim, gpu) shares. CLI-side, like the arm matrix. */
+#ifndef TCMMA_VERIFY_GEMM_H
+#define TCMMA_VERIFY_GEMM_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include "tcmma/gemm.h"
+#include "tools/verify/verify.h"
+
+typedef struct {
+  char name[160];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
+  tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
+  double alpha, beta;
+  bool c_is_d;               /* C is D: d holds C's values before the run */
+  tcmma_gemm_decline expect; /* NONE: must be accepted */
+} tcmma_gemm_case;
+
+/* The whole GEMM matrix, built once. */
+size_t tcmma_gemm_matrix(const tcmma_gemm_case **cases);
+
+/* Plans c and checks the outcome against its expectation (a declined case
+ * must decline with the expected reason). true with *plan filled when the
+ * case is accepted as expected; false with r set (FAILED, or PASSED for a
+ * declined case that declined as expected). */
+bool tcmma_gemm_case_plan(const tcmma_gemm_case *c, tcmma_gemm_plan *plan, tcmma_case_result *r);
+
+/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel,
+ * leaves what it wrote there. false with why filled when it could not run. */
+typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
+                                  float alpha, float beta, char *why, size_t cap);
+
+/* Runs both passes of an accepted case: integer-valued inputs (d must match
+ * the reference bit for bit) and real ones (within the bound of
+ * docs/verify.md); fails on writes outside d's matrix, into its padding,
+ * past any buffer or into a, b, c. Returns whether it passed. */
+bool tcmma_gemm_case_run(const tcmma_gemm_case *c, const tcmma_gemm_plan *plan,
+                         tcmma_gemm_runner run, void *ctx, tcmma_case_result *r);
+
+/* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
+ * whole grid with tcmma_sim_launch_grid. */
+bool tcmma_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
+                           float alpha, float beta, char *why, size_t cap);
+
+/* Runs case c through executor e into r: the plan and its expectation
+ * first (a declined case passes when it declines as expected), then sim
+ * (host text on the block simulator, both passes), compile (CUBIN at the
+ * floor, tcmma_gemm_compile_check) or gpu (tcmma_gemm_exec_gpu). */
+void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_result *r);
+
+/* The compile executor's check of a CUBIN compile of plan p: ptxas's
+ * figures present, no spill bytes, registers within p->registers, and the
+ * PTX census per k tile as planned (mma and ldmatrix per warp, 16-byte
+ * cp.async per thread; a loop the compiler unrolled counts its copies).
+ * false with why filled otherwise. */
+bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                              size_t cap);
+
+/* The gpu executor for an accepted case: device 0, compiled for its cc,
+ * SKIPPED without a driver or a device, or when the device does not run the
+ * arm or lacks the shared memory. */
+void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
+                         tcmma_case_result *r);
+
+#endif

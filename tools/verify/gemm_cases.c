@@ -1,0 +1,127 @@
+/* The GEMM matrix (tools/verify/gemm.h): a few configurations of each
+ * axis the generator varies — arm, block tile, warp grid, stages 1..4,
+ * orientations, odd sizes, alpha/beta, C in place — kept small enough that
+ * the simulator runs every case in seconds, and one case per decline. */
+#include <stdio.h>
+#include <string.h>
+#include "tools/verify/gemm.h"
+
+typedef struct {
+  const char *d, *a, *b; /* precisions */
+  bool at, bt;           /* a, b stored transposed */
+  int m, n, k, bm, bn, bk, wm, wn, stages;
+  long lda, ldb, ldd;    /* 0: dense */
+  double alpha, beta;
+  bool c_is_d, unpredicated;
+  int cc, registers;
+  const char *arm;
+  tcmma_gemm_decline expect;
+} row;
+
+static const row rows[] = {
+    /* accepted: the default tile, then each axis varied */
+    {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 128, 64, 96, 64, 64, 32, 2, 2, 2, 0, 0, 0, 2, -1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", true, true, 64, 128, 128, 64, 128, 32, 2, 4, 4, 0, 0, 0, 1, 1,
+     true, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "f16", "f16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 72, 136, 132, -1, 2,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", true, true, 127, 129, 65, 64, 64, 32, 2, 2, 1, 128, 72, 136, 1, 1,
+     true, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "f16", "f16", true, false, 64, 64, 80, 64, 64, 16, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "e4m3", "e4m3", false, true, 128, 64, 192, 64, 64, 64, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "e5m2", "e4m3", false, true, 65, 33, 70, 64, 32, 64, 2, 1, 2, 80, 80, 36, 2, -1,
+     false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", false, false, 128, 128, 64, 128, 128, 32, 4, 2, 3, 0, 0, 0, 1, 0,
+     false, true, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "e4m3", "e4m3", true, false, 64, 64, 128, 64, 64, 64, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 640, 192, 32, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* 10x3 blocks: two groups of rows */
+    /* declined: one per reason */
+    {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
+    {"f32", "f16", "f16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, "wmma-f16f32", TCMMA_GEMM_DECLINE_ARM},
+    {"f32", "bf16", "bf16", false, false, 256, 128, 64, 256, 128, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_WARP_TILE},
+    {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 3, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_TILE},
+    {"f32", "bf16", "bf16", false, false, 128, 128, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT},
+    {"f32", "bf16", "bf16", false, false, 256, 256, 256, 256, 256, 64, 4, 4, 4, 0, 0, 0, 1, 0,
+     false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_SHARED},
+    {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 128, NULL, TCMMA_GEMM_DECLINE_REGISTERS},
+    {"f32", "bf16", "bf16", false, false, 127, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, true, 80, 0, NULL, TCMMA_GEMM_DECLINE_PREDICATION},
+};
+enum { ROWS = sizeof rows / sizeof rows[0] };
+
+static tcmma_gemm_case cases[ROWS];
+static size_t built;
+
+static void parse_prec(const char *s, tcmma_prec *out) {
+  tcmma_error e;
+  if (tcmma_prec_parse(s, out, &e) != TCMMA_OK) *out = TCMMA_PREC_F32; /* the rows above are valid */
+}
+
+static void build(void) {
+  for (size_t i = 0; i < ROWS; i++) {
+    const row *w = &rows[i];
+    tcmma_gemm_case *c = &cases[i];
+    c->call = tcmma_gemm_call_default();
+    tcmma_gemm_call *g = &c->call;
+    parse_prec(w->d, &g->d.prec), parse_prec(w->a, &g->a.prec), parse_prec(w->b, &g->b.prec);
+    g->a.transposed = w->at, g->b.transposed = w->bt;
+    g->a.ld = w->lda, g->b.ld = w->ldb, g->d.ld = w->ldd;
+    g->m = w->m, g->n = w->n, g->k = w->k;
+    g->block_m = w->bm, g->block_n = w->bn, g->block_k = w->bk;
+    g->warps_m = w->wm, g->warps_n = w->wn, g->stages = w->stages;
+    g->unpredicated = w->unpredicated, g->cc = w->cc, g->registers = w->registers;
+    g->arm = w->arm;
+    g->name = "tcmma_kernel";
+    c->alpha = w->alpha, c->beta = w->beta, c->c_is_d = w->c_is_d;
+    c->expect = w->expect;
+    char ld[64] = "";
+    if (w->lda || w->ldb || w->ldd)
+      snprintf(ld, sizeof ld, "/ld=%ld,%ld,%ld", w->lda, w->ldb, w->ldd);
+    snprintf(c->name, sizeof c->name,
+             "gemm/%s%s/%dx%dx%d/w%dx%d/s%d/d=%s/a=%s%s/b=%s%s/%dx%dx%d%s/alpha=%g,beta=%g%s",
+             w->expect ? "decline-" : "", w->expect ? tcmma_gemm_decline_name(w->expect)
+                                                    : (w->cc >= 89 && w->a[0] == 'e' ? "mma-fp8"
+                                                       : w->a[0] == 'b' ? "mma-bf16" : "mma-f16"),
+             w->bm, w->bn, w->bk, w->wm, w->wn, w->stages, w->d, w->a, w->at ? ",t" : "", w->b,
+             w->bt ? ",t" : "", w->m, w->n, w->k, ld, w->alpha, w->beta,
+             w->c_is_d ? "/c=d" : "");
+  }
+  built = ROWS;
+}
+
+size_t tcmma_gemm_matrix(const tcmma_gemm_case **out) {
+  if (!built) build();
+  *out = cases;
+  return built;
+}
+
+bool tcmma_gemm_case_plan(const tcmma_gemm_case *c, tcmma_gemm_plan *plan, tcmma_case_result *r) {
+  tcmma_error err = {0};
+  tcmma_status st = tcmma_gemm_plan_call(&c->call, plan, &err);
+  if (c->expect != TCMMA_GEMM_DECLINE_NONE) {
+    if (st == TCMMA_DECLINED && plan->reason == c->expect && plan->message[0])
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "declined as expected: %s", plan->message);
+    else
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "expected a decline (%s), got %s: %s",
+                     tcmma_gemm_decline_name(c->expect),
+                     st == TCMMA_OK ? "accepted" : tcmma_gemm_decline_name(plan->reason),
+                     plan->message);
+    return false;
+  }
+  if (st != TCMMA_OK)
+    return tcmma_case_set(r, TCMMA_CASE_FAILED, "declined: %s", plan->message);
+  return true;
+}
