@@ -28,6 +28,10 @@
  *   threadIdx.x                        tcmma_sim_lane()  (one warp per launch)
  *   blockIdx.x                         tcmma_sim_block() (one block per launch: 0)
  *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
+ *   asm volatile("mma.sync.aligned.kind::mxf8f6f4.block_scale… {…}, sa, {0, 0}, sb, {0, 0}")
+ *                                      tcmma_sim_mma_scaled("mma.sync…", d, a, b, c, sa, 0, 0,
+ *                                                           sb, 0, 0)
+ *   asm("cvt.rna.tf32.f32 %0, %1;" …)  x = tcmma_sim_cvt("cvt.rna.tf32.f32", x)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
  *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
  *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
@@ -110,10 +114,25 @@ unsigned tcmma_sim_block(void);
 
 /* ---- collectives (called by all 32 lanes) ---- */
 
-/* mma.sync per the PTX ISA fragment layouts: a, b: 32-bit registers of this
- * lane (a_regs, b_regs of the arm), c, d: its f32 accumulators. d may alias c. */
-void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32_t *b,
-                   const float *c);
+/* mma.sync per the PTX ISA fragment layouts: a, b: this lane's registers
+ * (a_regs, b_regs of the arm: uint32_t, or double for f64 elements), c, d:
+ * its accumulator registers (float, int32_t, double, or uint32_t holding two
+ * f16). d may alias c. The opcode says the types. */
+void tcmma_sim_mma(const char *opcode, void *d, const void *a, const void *b, const void *c);
+
+/* Block-scaled mma.sync (kind::mxf8f6f4.block_scale.scale_vec::1X): as
+ * tcmma_sim_mma, plus this lane's scale-a-data and scale-b-data (ue8m0
+ * bytes) and the selectors {byte-id, thread-id} of each, which pick the
+ * bytes and lanes that hold the row and column scales (PTX ISA, "Block
+ * Scaling for mma.sync"); selectors must be the same in every lane. */
+void tcmma_sim_mma_scaled(const char *opcode, void *d, const void *a, const void *b,
+                          const void *c, uint32_t scale_a, unsigned byte_a, unsigned thread_a,
+                          uint32_t scale_b, unsigned byte_b, unsigned thread_b);
+
+/* A per-lane conversion instruction on a 32-bit register: x converted as
+ * the opcode says. Only "cvt.rna.tf32.f32" (x: f32 bits; the result: tf32
+ * bits, cvt.rna); another opcode fails the launch (outside a launch: x). */
+uint32_t tcmma_sim_cvt(const char *opcode, uint32_t x);
 
 /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: row is this lane's
  * row address (16 bytes); regs receives 1, 2 or 4 registers. */

@@ -16,7 +16,8 @@ typedef void (*any_fn)(void);
 const any_fn tcmma__sim_keep[] = {
     (any_fn)tcmma_sim_launch,          (any_fn)tcmma_sim_lane,
     (any_fn)tcmma_sim_block,
-    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_ldmatrix,
+    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_mma_scaled,
+    (any_fn)tcmma_sim_cvt,             (any_fn)tcmma_sim_ldmatrix,
     (any_fn)tcmma_sim_cp_async,        (any_fn)tcmma_sim_cp_async_commit,
     (any_fn)tcmma_sim_cp_async_wait_all, (any_fn)tcmma_sim_syncwarp,
     (any_fn)tcmma_sim_wmma_fill,       (any_fn)tcmma_sim_wmma_load,
