@@ -70,10 +70,12 @@ long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 
 /* The ldmatrix instructions per k step that load op (a or b) of an accepted
- * inline plan: .x4 (one tile of a's 4 registers, or two tiles of b's 2) and
- * .x2 (a last odd tile of b); both 0 when op does not load through
+ * inline plan, one 8x8 matrix per fragment register: .x4 (4 / regs tiles:
+ * one tile of 4 registers, two of 2, four of 1), then the remaining
+ * matrices in one .x2 and one .x1; all 0 when op does not load through
  * ldmatrix. The renderer's loops and the census read this one rule. */
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2);
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                            int *x1);
 
 /* ---- text helpers ---- */
 

@@ -139,15 +139,18 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
                                : fragment_loads(plan->nt, plan->mt);
 }
 
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2) {
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                            int *x1) {
   bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : op == TCMMA_OPERAND_B && plan->b_ldmatrix;
   int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__loads_per_k(plan, op);
-  *x4 = *x2 = 0;
+  *x4 = *x2 = *x1 = 0;
   if (!ldm || regs <= 0 || 4 % regs) return;
-  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time */
-  int per = 4 / regs;
-  *x4 = tiles / per;
-  *x2 = regs == 2 ? tiles % per : 0;
+  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time, the
+   * rest's matrices in one .x2 and one .x1 */
+  int matrices = tiles * regs;
+  *x4 = matrices / 4;
+  *x2 = matrices % 4 / 2;
+  *x1 = matrices % 2;
 }
 
 bool tcmma_arm_reloads(tcmma_arm arm) {

@@ -82,9 +82,9 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
 static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
   tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
   for (int s = 0; s < 2; s++) {
-    tcmma_arm list[4];
-    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, 4);
-    for (size_t i = 0; i < n && i < 4; i++)
+    tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];
+    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
+    for (size_t i = 0; i < n && i < TCMMA_RESOLVE_LIST_MAX; i++)
       if (list[i] == arm) return true;
   }
   return false;
@@ -257,7 +257,9 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->d_vector = tcmma__d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
   out->registers = (int)tcmma__plan_registers(plan);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
+                         &out->a_ldmatrix_x1);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
+                         &out->b_ldmatrix_x1);
   return TCMMA_OK;
 }

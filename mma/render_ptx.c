@@ -225,39 +225,71 @@ static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
                 tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
 }
 
-/* op's tiles through ldmatrix (tcmma__ldmatrix_counts): one .x4 per tile
- * of a; for b (2 registers) one .x4 per pair of tiles, into a 4-register
- * temporary the pair's fragments copy from, and one .x2 for a last odd
- * tile. */
-static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
-                           const char *kstep, const char *ptr, tcmma_buf *out) {
+/* The `count` matrices of one ldmatrix into the fragments of the tiles from
+ * the one the local `var` names: straight into that tile's registers when
+ * they are exactly its fragment, else through a temporary the tiles copy
+ * from (matrix j: register j % regs of tile var + j / regs). */
+static void ldmatrix_group(const ctx *x, tcmma_operand op, const ldm_plan *lp, int count,
+                           const char *f, const char *kstep, const char *ptr, int depth,
+                           tcmma_buf *out) {
   const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
-  int x4, x2, depth = x->depth;
-  tcmma__ldmatrix_counts(x->p, op, &x4, &x2);
   char dst[TCMMA__EXPR_TEXT + 64], tmp[64];
   snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
-  if (lp->regs == 4) {
-    open_loop(x, var, x4, depth, out);
-    ldmatrix_load(x, op, lp, 4, kstep, ptr, dst, depth + 1, out);
-    close_brace(depth, out);
+  if (count == lp->regs) {
+    ldmatrix_load(x, op, lp, count, kstep, ptr, dst, depth, out);
     return;
   }
   snprintf(tmp, sizeof tmp, "%s%st", P, tcmma_operand_name(op));
-  if (x4) {
-    open_loop(x, "nj", x4, depth, out);
-    tcmma__line(out, depth + 1, "const int %s%s = 2 * %snj;", P, var, P);
-    tcmma__line(out, depth + 1, "unsigned %s[4];", tmp);
-    ldmatrix_load(x, op, lp, 4, kstep, ptr, tmp, depth + 1, out);
-    for (int j = 0; j < 4; j++)
-      tcmma__line(out, depth + 1, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / 2, j % 2, tmp, j);
+  tcmma__line(out, depth, "unsigned %s[%d];", tmp, count);
+  ldmatrix_load(x, op, lp, count, kstep, ptr, tmp, depth, out);
+  for (int j = 0; j < count; j++)
+    tcmma__line(out, depth, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / lp->regs,
+                j % lp->regs, tmp, j);
+}
+
+/* op's tiles through ldmatrix (tcmma__ldmatrix_counts), one 8x8 matrix per
+ * register: a loop of .x4 over groups of 4 / regs tiles, then the rest's
+ * matrices in one .x2 and one .x1. */
+static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
+                           const char *kstep, const char *ptr, tcmma_buf *out) {
+  const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  const char *group = op == TCMMA_OPERAND_A ? "mj" : "nj";
+  int x4, x2, x1, depth = x->depth, per = 4 / lp->regs;
+  tcmma__ldmatrix_counts(x->p, op, &x4, &x2, &x1);
+  if (x4 && per == 1) {
+    open_loop(x, var, x4, depth, out);
+    ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
+    close_brace(depth, out);
+  } else if (x4) {
+    open_loop(x, group, x4, depth, out);
+    tcmma__line(out, depth + 1, "const int %s%s = %d * %s%s;", P, var, per, P, group);
+    ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
     close_brace(depth, out);
   }
-  if (x2) {
+  /* the rest: tile x4 * per on, .x2 (two matrices) before .x1 (one) */
+  int tile = x4 * per;
+  for (int count = 2; count >= 1; count--) {
+    if (!(count == 2 ? x2 : x1)) continue;
     tcmma__line(out, depth, "{");
-    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, 2 * x4);
-    ldmatrix_load(x, op, lp, 2, kstep, ptr, dst, depth + 1, out);
+    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, tile);
+    ldmatrix_group(x, op, lp, count, f, kstep, ptr, depth + 1, out);
     tcmma__line(out, depth, "}");
+    tile += count / lp->regs;
   }
+}
+
+/* A tf32 arm's registers hold f32 bits as loaded: each is rounded with
+ * cvt.rna.tf32.f32 (tables/collectives.def) before any mma reads it. */
+static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_buf *out) {
+  const char *cvt = tcmma__collective_opcode(TCMMA__COLL_CVT_TF32);
+  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+    if (x->dl == TCMMA_DIALECT_HOST)
+      tcmma__line(out, x->depth + 1, "tcmma_sim_cvt(\"%s\", &%s[%d]);", cvt, dst, r);
+    else
+      tcmma__line(out, x->depth + 1, "asm(\"%s %%0, %%0;\" : \"+r\"(%s[%d]));", cvt, dst, r);
+  close_brace(x->depth, out);
 }
 
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
@@ -273,16 +305,17 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
   char f[TCMMA__EXPR_TEXT];
   tcmma__postfix(frag, f, sizeof f);
   tcmma__line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr, base);
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
   if (ldm) {
     ldmatrix_locals(x, op, &lp, out);
     ldmatrix_tiles(x, op, &lp, f, kstep, ptr, out);
-    return TCMMA_OK;
+  } else {
+    open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+    for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+      if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
+    close_brace(x->depth, out);
   }
-  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
-  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
-  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
-    if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
-  close_brace(x->depth, out);
+  if (x->info->tf32) round_tf32(x, op, dst, out);
   return TCMMA_OK;
 }
 

@@ -14,17 +14,20 @@ static const struct {
   bool family;
   const char *acc;
   enum rule ldm;
-  bool converted_dest;
+  bool converted_dest, tf32;
+  int scale_block;
 } design[] = {
-    {"mma-f16", "ptx", 16, 8, 16, 80, false, "f32", BOTH, false},
-    {"mma-bf16", "ptx", 16, 8, 16, 80, false, "f32", BOTH, false},
-    {"mma-fp8", "ptx", 16, 8, 32, 89, false, "f32", A_ROW_B_T, false},
-    {"mma-mxfp8", "ptx", 16, 8, 32, 120, true, "f32", A_ROW_B_T, false},
-    {"wmma-f16", "wmma", 16, 16, 16, 70, false, "f16", NEVER, false},
-    {"wmma-f16f32", "wmma", 16, 16, 16, 70, false, "f32", NEVER, false},
-    {"wmma-f16-wide", "wmma", 16, 16, 16, 70, false, "f32", NEVER, true},
-    {"wmma-bf16", "wmma", 16, 16, 16, 80, false, "f32", NEVER, false},
-    {"wmma-tf32", "wmma", 16, 16, 8, 80, false, "f32", NEVER, false},
+    {"mma-f16", "ptx", 16, 8, 16, 80, false, "f32", BOTH, false, false, 0},
+    {"mma-f16-k8", "ptx", 16, 8, 8, 75, false, "f32", BOTH, false, false, 0},
+    {"mma-bf16", "ptx", 16, 8, 16, 80, false, "f32", BOTH, false, false, 0},
+    {"mma-tf32", "ptx", 16, 8, 8, 80, false, "f32", A_ROW_B_T, false, true, 0},
+    {"mma-fp8", "ptx", 16, 8, 32, 89, false, "f32", A_ROW_B_T, false, false, 0},
+    {"mma-mxfp8", "ptx", 16, 8, 32, 120, true, "f32", A_ROW_B_T, false, false, 32},
+    {"wmma-f16", "wmma", 16, 16, 16, 70, false, "f16", NEVER, false, false, 0},
+    {"wmma-f16f32", "wmma", 16, 16, 16, 70, false, "f32", NEVER, false, false, 0},
+    {"wmma-f16-wide", "wmma", 16, 16, 16, 70, false, "f32", NEVER, true, false, 0},
+    {"wmma-bf16", "wmma", 16, 16, 16, 80, false, "f32", NEVER, false, false, 0},
+    {"wmma-tf32", "wmma", 16, 16, 8, 80, false, "f32", NEVER, false, true, 0},
 };
 #define NEXPECTED (int)(sizeof design / sizeof design[0])
 
@@ -61,7 +64,8 @@ static void every_design_arm_and_only_those(void **state) {
     assert_int_equal(a->family, design[i].family);
     assert_string_equal(tcmma_prec_name(a->acc), design[i].acc);
     assert_false(tcmma_arm_reloads(a->id)); /* every body loads each fragment once per k */
-    assert_int_equal(a->tf32, strcmp(a->marker, "wmma-tf32") == 0);
+    assert_int_equal(a->tf32, design[i].tf32);
+    assert_int_equal(a->scale_block, design[i].scale_block);
     assert_string_equal(a->header, a->form == TCMMA_FORM_WMMA ? "mma.h" : "");
     assert_int_equal(a->converted_dest, design[i].converted_dest);
   }
@@ -98,6 +102,8 @@ static void instructions_spell_the_ptx(void **state) {
   } cases[] = {
       {"mma-f16", "f16", "f16", "mma.sync.aligned.m16n8k16.row.col.f32.f16.f16.f32"},
       {"mma-bf16", "bf16", "bf16", "mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32"},
+      {"mma-f16-k8", "f16", "f16", "mma.sync.aligned.m16n8k8.row.col.f32.f16.f16.f32"},
+      {"mma-tf32", "f32", "f32", "mma.sync.aligned.m16n8k8.row.col.f32.tf32.tf32.f32"},
       {"mma-fp8", "e4m3", "e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e4m3.f32"},
       {"mma-fp8", "e4m3", "e5m2", "mma.sync.aligned.m16n8k32.row.col.f32.e4m3.e5m2.f32"},
       {"mma-fp8", "e5m2", "e4m3", "mma.sync.aligned.m16n8k32.row.col.f32.e5m2.e4m3.f32"},

@@ -134,20 +134,24 @@ static void test_converted_dest(void **s) {
   /* one 16x16 f32 accumulator tile staged per warp */
   assert_int_equal(cen.shared_bytes, 16 * 16 * 4);
   /* statement scope on a device where only the converting arm runs: the
-   * statement list (mma-f16) is final, so floor, naming the scope that runs */
+   * statement list (mma-f16, mma-f16-k8) is final, so floor, naming the
+   * scope that runs */
   c.arm = NULL;
   c.scope = TCMMA_SCOPE_STATEMENT;
-  c.cc = 75;
+  c.cc = 70;
   expect_decline(c, TCMMA_DECLINE_FLOOR, "fragment scope would run it on wmma-f16-wide");
   /* naming an arm never lifts a numerics rule */
   c.arm = "wmma-f16";
   c.cc = 0;
   expect_decline(c, TCMMA_DECLINE_NO_ARM, "numerics policy");
   c.scope = TCMMA_SCOPE_FRAGMENT;
-  /* resolution picks it on a device below the inline arm's floor */
+  /* resolution picks it on a device below the inline arms' floors; on a
+   * Turing device the m16n8k8 arm comes first */
   c.arm = NULL;
-  c.cc = 75;
+  c.cc = 70;
   expect_accept(c, "wmma-f16-wide");
+  c.cc = 75;
+  expect_accept(c, "mma-f16-k8");
 }
 
 static void test_overflow(void **s) {
@@ -270,6 +274,7 @@ static void test_census(void **s) {
   /* wmma m16n16k8 tf32 */
   c = call3("f32", "f32", "f32", 32, 48, 24);
   c.numerics.tf32 = true;
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
   p = expect_accept(c, "wmma-tf32");
   assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
   assert_int_equal(cen.mt * cen.nt * cen.kt, 2 * 3 * 3);

@@ -135,7 +135,22 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
   char args[8][512], op[128];
   for (const char *s = text; *s;) {
     const char *open = NULL, *end = NULL;
-    if (cuda && word_at(text, s, "asm") && strncmp(s, "asm volatile(", 13) == 0) {
+    if (cuda && word_at(text, s, "asm") && strncmp(s, "asm(", 4) == 0) {
+      /* a per-lane instruction on one "+r" register: @CVT(opcode, register)@ */
+      open = s + 3;
+      end = close_paren(open);
+      const char *reg = strstr(open, "\"+r\"(");
+      const char *reg_end = reg ? close_paren(reg + 4) : NULL;
+      opcode_of(open, op, sizeof op);
+      if (!reg_end || reg_end > end) fail_msg("asm without a \"+r\" operand: %.80s", s);
+      tcmma_buf_printf(out, "@CVT(%s, %.*s)@", op, (int)(reg_end - reg - 5), reg + 5);
+    } else if (!cuda && word_at(text, s, "tcmma_sim_cvt")) {
+      open = strchr(s, '(');
+      end = close_paren(open);
+      opcode_of(open, op, sizeof op);
+      if (split_args(open, end, args, 8) != 2) fail_msg("tcmma_sim_cvt takes 2 arguments: %.80s", s);
+      tcmma_buf_printf(out, "@CVT(%s, %s)@", op, strip_amp(args[1]));
+    } else if (cuda && word_at(text, s, "asm") && strncmp(s, "asm volatile(", 13) == 0) {
       open = s + 12;
       end = close_paren(open);
       opcode_of(open, op, sizeof op);

@@ -270,7 +270,7 @@ static void mma_tf32(void **state) {
   float f = (float)(1.0 + 0x1p-11), g;
   uint32_t u;
   memcpy(&u, &f, 4);
-  u = tcmma_sim_cvt("cvt.rna.tf32.f32", u);
+  tcmma_sim_cvt("cvt.rna.tf32.f32", &u);
   memcpy(&g, &u, 4);
   assert_true(g == (float)(1.0 + 0x1p-10));
   free(t);
@@ -446,7 +446,8 @@ static void mma_unknown_opcode(void **state) {
 
 static void lane_bad_cvt(void *arg) {
   (void)arg;
-  (void)tcmma_sim_cvt("cvt.rn.f16.f32", 0);
+  uint32_t x = 0;
+  tcmma_sim_cvt("cvt.rn.f16.f32", &x);
 }
 
 static void cvt_opcodes(void **state) {
@@ -455,9 +456,13 @@ static void cvt_opcodes(void **state) {
   assert_int_equal(tcmma_sim_launch(lane_bad_cvt, NULL, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "cvt.rn.f16.f32"));
   /* outside a launch an unknown opcode changes nothing */
-  assert_int_equal(tcmma_sim_cvt("nope", 1234u), 1234u);
-  assert_int_equal(tcmma_sim_cvt("cvt.rna.tf32.f32", 0x3f800fffu), 0x3f800000u);
-  assert_int_equal(tcmma_sim_cvt("cvt.rna.tf32.f32", 0x3f801000u), 0x3f802000u);
+  uint32_t x = 1234u;
+  tcmma_sim_cvt("nope", &x);
+  assert_int_equal(x, 1234u);
+  x = 0x3f800fffu, tcmma_sim_cvt("cvt.rna.tf32.f32", &x);
+  assert_int_equal(x, 0x3f800000u);
+  x = 0x3f801000u, tcmma_sim_cvt("cvt.rna.tf32.f32", &x);
+  assert_int_equal(x, 0x3f802000u);
 }
 
 /* ---- ldmatrix against the rule of docs/design.md §7 ---- */

@@ -193,8 +193,10 @@ static void print_json(const tcmma_plan *p, const char *text) {
     json_key(&w, "ldmatrix_per_k"), json_begin_object(&w);
     json_key(&w, "a_x4"), json_int(&w, c.a_ldmatrix_x4);
     json_key(&w, "a_x2"), json_int(&w, c.a_ldmatrix_x2);
+    json_key(&w, "a_x1"), json_int(&w, c.a_ldmatrix_x1);
     json_key(&w, "b_x4"), json_int(&w, c.b_ldmatrix_x4);
     json_key(&w, "b_x2"), json_int(&w, c.b_ldmatrix_x2);
+    json_key(&w, "b_x1"), json_int(&w, c.b_ldmatrix_x1);
     json_end_object(&w);
     json_key(&w, "registers"), json_int(&w, c.registers);
     json_end_object(&w);

@@ -125,12 +125,16 @@ typedef struct {
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
   int a_ldmatrix_x4, a_ldmatrix_x2; /* ldmatrix.x4 / .x2 instructions per k step loading
-                                   a (one .x4 per tile) */
-  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b: one .x4 per pair of tiles, one .x2
-                                   for a last odd tile */
+                                   a: one 8x8 matrix per fragment register, four per
+                                   .x4, the rest in a .x2 and a .x1 (one .x4 per
+                                   m16n8k16 tile) */
+  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b (m16n8k16: one .x4 per pair of
+                                   tiles, one .x2 for a last odd tile) */
   int registers;                /* 32-bit registers per lane the accumulator and one k
                                    step of A and B fragments hold (wmma: the elements
                                    a lane's share of each tile needs at least) */
+  int a_ldmatrix_x1, b_ldmatrix_x1; /* ldmatrix.x1 per k step: a last single matrix
+                                   (fragments of one register) */
 } tcmma_census;
 
 /* Whether the renderers load an operand fragment of arm again for every tile

@@ -31,7 +31,8 @@
  *   asm volatile("mma.sync.aligned.kind::mxf8f6f4.block_scale… {…}, sa, {0, 0}, sb, {0, 0}")
  *                                      tcmma_sim_mma_scaled("mma.sync…", d, a, b, c, sa, 0, 0,
  *                                                           sb, 0, 0)
- *   asm("cvt.rna.tf32.f32 %0, %1;" …)  x = tcmma_sim_cvt("cvt.rna.tf32.f32", x)
+ *   asm("cvt.rna.tf32.f32 %0, %0;" : "+r"(x))
+ *                                      tcmma_sim_cvt("cvt.rna.tf32.f32", &x)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
  *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
  *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
@@ -129,10 +130,11 @@ void tcmma_sim_mma_scaled(const char *opcode, void *d, const void *a, const void
                           const void *c, uint32_t scale_a, unsigned byte_a, unsigned thread_a,
                           uint32_t scale_b, unsigned byte_b, unsigned thread_b);
 
-/* A per-lane conversion instruction on a 32-bit register: x converted as
- * the opcode says. Only "cvt.rna.tf32.f32" (x: f32 bits; the result: tf32
- * bits, cvt.rna); another opcode fails the launch (outside a launch: x). */
-uint32_t tcmma_sim_cvt(const char *opcode, uint32_t x);
+/* A per-lane conversion instruction on a 32-bit register, in place (the
+ * CUDA text's "+r" operand): only "cvt.rna.tf32.f32" (f32 bits in, tf32 bits
+ * out, cvt.rna); another opcode fails the launch (outside a launch: *x is
+ * left alone). */
+void tcmma_sim_cvt(const char *opcode, uint32_t *x);
 
 /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: row is this lane's
  * row address (16 bytes); regs receives 1, 2 or 4 registers. */

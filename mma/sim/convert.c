@@ -125,16 +125,15 @@ float tcmma_sim_e5m2_to_float(uint8_t v) {
   return (float)tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
 }
 
-uint32_t tcmma_sim_cvt(const char *opcode, uint32_t x) {
+void tcmma_sim_cvt(const char *opcode, uint32_t *x) {
   if (!opcode || strcmp(opcode, "cvt.rna.tf32.f32") != 0) {
     if (tcmma__sim_current_lane() >= 0)
       tcmma__sim_fail_lane("unknown cvt opcode '%s': expected cvt.rna.tf32.f32",
                            opcode ? opcode : "(null)");
-    return x;
+    return;
   }
   float f;
-  memcpy(&f, &x, sizeof f);
+  memcpy(&f, x, sizeof f);
   f = tcmma_sim_float_to_tf32(f);
-  memcpy(&x, &f, sizeof x);
-  return x;
+  memcpy(x, &f, sizeof f);
 }

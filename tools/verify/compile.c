@@ -20,6 +20,7 @@
  * storage is the transpose of the register layout (A stored transposed, B
  * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,32 +142,54 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
       return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
-    /* the census's ldmatrix instructions per k step (a: one .x4 per tile;
-     * b: one .x4 per pair of tiles, one .x2 for an odd one), .trans where
-     * the storage is the transpose of the register layout */
+    /* the census's ldmatrix instructions per k step (one 8x8 matrix per
+     * fragment register: .x4 for four, the rest in a .x2 and a .x1), .trans
+     * where the storage is the transpose of the register layout */
     bool at = c->call.a.transposed, bt = !c->call.b.transposed;
-    size_t steps = stmts * kt;
-    size_t x4 = steps * (size_t)(cen->a_ldmatrix_x4 + cen->b_ldmatrix_x4);
-    size_t x2 = steps * (size_t)(cen->a_ldmatrix_x2 + cen->b_ldmatrix_x2);
-    size_t x4t = steps * (size_t)((at ? cen->a_ldmatrix_x4 : 0) + (bt ? cen->b_ldmatrix_x4 : 0));
-    size_t x2t = steps * (size_t)((at ? cen->a_ldmatrix_x2 : 0) + (bt ? cen->b_ldmatrix_x2 : 0));
-    /* and the counts cover the fragments each k step loads */
-    if (cen->a_ldmatrix && cen->a_ldmatrix_x4 + cen->a_ldmatrix_x2 == 0)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: a loads through ldmatrix, no instruction");
-    if (cen->b_ldmatrix && 2 * cen->b_ldmatrix_x4 + cen->b_ldmatrix_x2 != cen->b_loads_per_k)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4 and %d .x2 per k step do not "
-                            "load b's %d tiles", cen->b_ldmatrix_x4, cen->b_ldmatrix_x2,
-                            cen->b_loads_per_k);
-    size_t got4 = count_ops(px, "ldmatrix.", ".x4", NULL), got2 = count_ops(px, "ldmatrix.", ".x2", NULL);
-    size_t got4t = count_ops(px, "ldmatrix.", ".x4.trans", NULL),
-           got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
-    size_t all = count_ops(px, "ldmatrix.", NULL, NULL);
-    if (got4 != x4 || got2 != x2 || got4t != x4t || got2t != x2t || all != x4 + x2)
+    size_t steps = stmts * kt, need[3][2] = {{0}}; /* [x4, x2, x1][all, .trans] */
+    const int a_n[3] = {cen->a_ldmatrix_x4, cen->a_ldmatrix_x2, cen->a_ldmatrix_x1};
+    const int b_n[3] = {cen->b_ldmatrix_x4, cen->b_ldmatrix_x2, cen->b_ldmatrix_x1};
+    static const char *const width[3] = {".x4", ".x2", ".x1"}, *const trans[3] = {
+        ".x4.trans", ".x2.trans", ".x1.trans"};
+    for (int w = 0; w < 3; w++) {
+      need[w][0] = steps * (size_t)(a_n[w] + b_n[w]);
+      need[w][1] = steps * (size_t)((at ? a_n[w] : 0) + (bt ? b_n[w] : 0));
+    }
+    /* and the counts cover the fragments each k step loads, one matrix per
+     * register */
+    const bool ldm[2] = {cen->a_ldmatrix, cen->b_ldmatrix};
+    const int loads[2] = {cen->a_loads_per_k, cen->b_loads_per_k};
+    const int regs[2] = {info->a_regs, info->b_regs};
+    for (int o = 0; o < 2; o++) {
+      const int *n = o ? b_n : a_n;
+      int matrices = 4 * n[0] + 2 * n[1] + n[2];
+      if (ldm[o] && matrices != regs[o] * loads[o])
+        return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4, %d .x2 and %d .x1 per k "
+                              "step do not load %s's %d tiles of %d registers", n[0], n[1], n[2],
+                              o ? "b" : "a", loads[o], regs[o]);
+    }
+    size_t got[3][2], all = count_ops(px, "ldmatrix.", NULL, NULL), total = 0;
+    bool same = true;
+    for (int w = 0; w < 3; w++) {
+      got[w][0] = count_ops(px, "ldmatrix.", width[w], NULL);
+      got[w][1] = count_ops(px, "ldmatrix.", trans[w], NULL);
+      same = same && got[w][0] == need[w][0] && got[w][1] == need[w][1];
+      total += need[w][0];
+    }
+    if (!same || all != total)
       return tcmma_case_set(
           r, TCMMA_CASE_FAILED,
-          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
-          "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
-          got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix, cen->b_ldmatrix);
+          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu), %zu .x1 (%zu), %zu in all; "
+          "expected %zu (%zu), %zu (%zu), %zu (%zu) from census a=%d b=%d",
+          got[0][0], got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], all, need[0][0],
+          need[0][1], need[1][0], need[1][1], need[2][0], need[2][1], cen->a_ldmatrix,
+          cen->b_ldmatrix);
+    /* a tf32 arm rounds every register it loads, once */
+    size_t cvt = count_ops(px, "cvt.rna.tf32.f32", NULL, NULL);
+    size_t want_cvt = info->tf32 ? steps * (size_t)(regs[0] * loads[0] + regs[1] * loads[1]) : 0;
+    if (cvt != want_cvt)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
+                            cvt, want_cvt);
     if (!d_stores_match(plan, cen, px, r)) return false;
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
@@ -255,14 +278,66 @@ static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
   tcmma_program_free(&prog);
 }
 
+/* What ptxas says when it refuses an arm's instruction below the floor: a
+ * family arm's instruction is "not supported" on the target, any other
+ * "requires" the floor's. */
+static void refusal_text(const tcmma_arm_info *info, int below, char *buf, size_t cap) {
+  if (info->family) snprintf(buf, cap, "not supported on .target 'sm_%d'", below);
+  else snprintf(buf, cap, "requires .target sm_%d", info->floor);
+}
+
+/* Below-floor refusals already proven in this process, per instruction
+ * (the arm's opcode for its operand precisions) and arch: every kernel of
+ * one instruction is refused for the same reason, so one compile proves it
+ * and the matrix's compile work stays bounded by its instructions. */
+typedef struct {
+  char opcode[160], by[sizeof(((tcmma_case *)0)->name)];
+  int below;
+} refusal;
+static refusal refusals[64];
+static size_t nrefusals;
+static pthread_mutex_t refusals_mu = PTHREAD_MUTEX_INITIALIZER;
+
+static const refusal *proven_refusal(const char *opcode, int below) {
+  const refusal *found = NULL;
+  pthread_mutex_lock(&refusals_mu);
+  for (size_t i = 0; i < nrefusals && !found; i++)
+    if (refusals[i].below == below && strcmp(refusals[i].opcode, opcode) == 0) found = &refusals[i];
+  pthread_mutex_unlock(&refusals_mu);
+  return found;
+}
+
+static void remember_refusal(const char *opcode, int below, const char *by) {
+  pthread_mutex_lock(&refusals_mu);
+  if (nrefusals < sizeof refusals / sizeof *refusals) {
+    refusal *f = &refusals[nrefusals++];
+    snprintf(f->opcode, sizeof f->opcode, "%s", opcode);
+    snprintf(f->by, sizeof f->by, "%s", by);
+    f->below = below;
+  }
+  pthread_mutex_unlock(&refusals_mu);
+}
+
 /* Inline PTX below its floor: ptxas must refuse the very same source at
- * arch below, naming the floor's target. */
-static void reject_below(const tcmma_arm_info *info, const tcmma_buf *src, int below, int want,
-                         size_t stmts, tcmma_case_result *r) {
+ * arch below, naming the floor's target (or, for a family arm, the target
+ * below) - once per instruction and arch (proven_refusal). */
+static void reject_below(const tcmma_case *c, const tcmma_plan *plan, const tcmma_buf *src,
+                         int below, int want, size_t stmts, tcmma_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  char opcode[160];
+  tcmma_arm_instruction(plan->arm, plan->call.a.prec, plan->call.b.prec, opcode, sizeof opcode,
+                        NULL);
+  const refusal *done = proven_refusal(opcode, below);
+  if (done) {
+    tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; its instruction "
+                   "rejected at sm_%d (proven by %.200s)", want, stmts, stmts == 1 ? "" : "s",
+                   below, done->by);
+    return;
+  }
   tcmma_error err;
   tcmma_error_clear(&err);
-  char needs[48];
-  snprintf(needs, sizeof needs, "requires .target sm_%d", info->floor);
+  char needs[64];
+  refusal_text(info, below, needs, sizeof needs);
   tcmma_compile_opts low = {.name = "verify-below.cu", .sass = true, .arch = below};
   tcmma_program prog;
   tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &low, &prog, &err);
@@ -273,8 +348,11 @@ static void reject_below(const tcmma_arm_info *info, const tcmma_buf *src, int b
   else if (st != TCMMA_COMPILE || !prog.log || !strstr(prog.log, needs))
     tcmma_case_set(r, TCMMA_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s", below,
                    needs, tcmma_status_name(st), err.message);
-  else tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
-                      want, stmts, stmts == 1 ? "" : "s", below);
+  else {
+    tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
+                   want, stmts, stmts == 1 ? "" : "s", below);
+    remember_refusal(opcode, below, c->name);
+  }
   tcmma_program_free(&prog);
 }
 
@@ -303,6 +381,6 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   size_t stmts = 0;
   compile_at_floor(c, &plan, &cen, &src, want, &stmts, r);
   if (r->outcome == TCMMA_CASE_PASSED && info->form == TCMMA_FORM_PTX && below)
-    reject_below(info, &src, below, want, stmts, r);
+    reject_below(c, &plan, &src, below, want, stmts, r);
   tcmma_buf_free(&src);
 }

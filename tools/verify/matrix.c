@@ -53,15 +53,22 @@ static const matrix_row rows[] = {
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
     {"f32=f16.f16/wmma", P(F32), P(F16), P(F16), W, false, WMMA, 0, 1,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
-    /* uniform f16, wide, below the inline arm's floor: the statement list
-     * holds only the inline arm (a statement never converts its
-     * destination); the fragment list falls back to the staged wmma arm */
-    {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 1,
+    /* uniform f16, wide, below every inline arm's floor: the statement list
+     * holds only inline arms (a statement never converts its destination);
+     * the fragment list falls back to the staged wmma arm */
+    {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 1,
      {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
     {"f32=bf16.bf16/wmma", P(F32), P(BF16), P(BF16), W, false, WMMA, 0, 1,
      {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}},
-    {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 1,
+    {"f32=f32.f32/tf32/wmma", P(F32), P(F32), P(F32), W, true, WMMA, 0, 1,
      {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}},
+    /* tier 3: the newer arms, one row each (the reduced product plus the
+     * layout and composition cases) */
+    /* Turing: below sm_80 an f16 product still gets inline PTX (m16n8k8) */
+    {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 3,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}},
+    {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 3,
+     {A(MMA_TF32), A(MMA_TF32)}, {OK_, OK_}},
     /* tier 2: other destinations, mixes, policies, devices */
     {"f16=f16.f16/wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
@@ -69,9 +76,10 @@ static const matrix_row rows[] = {
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
     {"f16=f16.f16/narrow@75", P(F16), P(F16), P(F16), N, false, PTX, 75, 2,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
-    {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 2,
-     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
-    {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 2,
+    /* a Turing device: the statement gets inline PTX too, at f32 */
+    {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 2,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}},
+    {"f32=f16.f16/ptx@70", P(F32), P(F16), P(F16), W, false, PTX, 70, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
     {"bf16=bf16.bf16", P(BF16), P(BF16), P(BF16), W, false, PTX, 0, 2,
      {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
@@ -95,6 +103,11 @@ static const matrix_row rows[] = {
      {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}, "wmma-f16-wide"},
     {"f32=f16.f16/ptx/arm=wmma-f16f32", P(F32), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
+    /* the Turing arm on a newer device, and wmma-tf32 under prefer ptx */
+    {"f32=f16.f16/ptx/arm=mma-f16-k8", P(F32), P(F16), P(F16), W, false, PTX, 90, 2,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}, "mma-f16-k8"},
+    {"f32=f32.f32/tf32/arm=wmma-tf32", P(F32), P(F32), P(F32), W, true, PTX, 86, 2,
+     {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}, "wmma-tf32"},
     /* prefer-ptx lists wmma-bf16 after the inline arm: a call may name it */
     {"f32=bf16.bf16/ptx/arm=wmma-bf16", P(F32), P(BF16), P(BF16), W, false, PTX, 90, 2,
      {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}, "wmma-bf16"},
@@ -107,6 +120,10 @@ static const matrix_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-f16"},
     {"f32=e4m3.e4m3/arm=mma-fp8@80", P(F32), P(E4M3), P(E4M3), W, false, PTX, 80, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}, "mma-fp8"},
+    {"f32=f32.f32/tf32/wmma/arm=mma-tf32", P(F32), P(F32), P(F32), W, true, WMMA, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-tf32"},
+    {"f32=f16.f16/ptx@70/arm=mma-f16-k8", P(F32), P(F16), P(F16), W, false, PTX, 70, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}, "mma-f16-k8"},
     /* declines of resolution: no arm */
     {"f32=f32.f32/no-tf32", P(F32), P(F32), P(F32), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
@@ -220,11 +237,12 @@ static const decline_row declines[] = {
     {D(EXTENTS), "f32=e4m3.e4m3", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "k=16"},
     {D(EXTENTS), "f16=f16.f16/narrow", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
     {D(EXTENTS), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 4, 0, GL, "k=4"},
-    {D(EXTENTS), "f16=f16.f16/wide@75", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
+    {D(EXTENTS), "f16=f16.f16/wide@70", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
+    {D(EXTENTS), "f32=f16.f16/ptx@75", STMT, MUT_EXTENTS, 0, false, 16, 8, 12, 0, GL, "k=12"},
     /* stride: wmma's ldm must be a multiple of 16 bytes (PTX ISA); the rows
      * of a swizzled tile are whole spans of the atom (128 bytes here) */
     {D(STRIDE), "f16=f16.f16/narrow", STMT, MUT_LD, 'a', false, 0, 0, 0, 20, GL, "a.ld=20"},
-    {D(STRIDE), "f32=f32.f32/tf32", STMT, MUT_LD, 'b', true, 0, 0, 0, 10, GL, "b=t.ld=10"},
+    {D(STRIDE), "f32=f32.f32/tf32/wmma", STMT, MUT_LD, 'b', true, 0, 0, 0, 10, GL, "b=t.ld=10"},
     {D(STRIDE), "f32=f16.f16/wmma", FRAG, MUT_LD, 'd', false, 0, 0, 0, 18, GL, "d.ld=18"},
     {D(STRIDE), "f32=bf16.bf16/wmma", STMT, MUT_LD, 'a', true, 0, 0, 0, 20, SH, "a=t.shared.ld=20"},
     {D(STRIDE), "f32=f16.f16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 72, SH,
@@ -239,10 +257,12 @@ static const decline_row declines[] = {
     /* layout: a swizzled operand the arm cannot load */
     {D(LAYOUT), "f16=f16.f16/narrow", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, SH,
      "a=swizzled"},
-    {D(LAYOUT), "f32=f32.f32/tf32", FRAG, MUT_LAYOUT, 'b', false, 0, 0, 0, 32, SH,
+    {D(LAYOUT), "f32=f32.f32/tf32/wmma", FRAG, MUT_LAYOUT, 'b', false, 0, 0, 0, 32, SH,
      "b=swizzled"},
-    {D(LAYOUT), "f16=f16.f16/wide@75", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 64, SH,
+    {D(LAYOUT), "f16=f16.f16/wide@70", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 64, SH,
      "b=t.swizzled"},
+    {D(LAYOUT), "f32=f32.f32/tf32", STMT, MUT_LAYOUT, 'a', true, 0, 0, 0, 64, GL,
+     "a=t.global.swizzled"},
     {D(LAYOUT), "f32=bf16.bf16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, GL,
      "a=global.swizzled"},
     /* overflow: offsets that would not fit */
@@ -491,7 +511,7 @@ static void build(void) {
         if (r->tier == 1) {
           for (int o = 0; o < COUNT(matrix_orients); o++)
             add_accepted(r, s, o, st, (o + st + s) % COUNT(matrix_extents));
-        } else if (r->tier == 2) {
+        } else if (r->tier >= 2) {
           add_accepted(r, s, (s + st + i) % COUNT(matrix_orients), st, (s + 2 * st + i) % COUNT(matrix_extents));
         }
       }

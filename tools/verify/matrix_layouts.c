@@ -62,12 +62,14 @@ static void finish(tcmma_case *c, const matrix_row *r, const char *group, int s)
 
 static bool is_inline(const tcmma_arm_info *info) { return info->form == TCMMA_FORM_PTX; }
 
-/* Every atom x orientation, on each tier-1 inline row; odd orientations
- * pad the rows by one more span (swizzle 32 and 64 then collide in the
- * banks: gathered, not ldmatrix). */
+/* Every atom x orientation, on each inline row of tier 1 (tier 3: two
+ * orientations per atom, one of each padding); odd orientations pad the
+ * rows by one more span (swizzle 32 and 64 then collide in the banks:
+ * gathered, not ldmatrix). */
 static void add_atoms(const matrix_row *r, int i) {
   for (int at = 0; at < COUNT(atoms); at++)
-    for (int o = 0; o < COUNT(matrix_orients); o++) {
+    for (int j = 0; j < (r->tier == 1 ? COUNT(matrix_orients) : 2); j++) {
+      int o = r->tier == 1 ? j : ((i + at) & 2) | j;
       tcmma_case c;
       int s = (i + at + o) % COUNT(matrix_scopes);
       const tcmma_arm_info *info = start(&c, r, s, (at + 2 * o + 1) % COUNT(matrix_extents));
@@ -216,7 +218,7 @@ static void add_wmma_ldm(const matrix_row *r, int i) {
 void matrix_add_layout_cases(void) {
   for (int i = 0; matrix_row_at(i); i++) {
     const matrix_row *r = matrix_row_at(i);
-    if (r->tier != 1) continue;
+    if (r->tier != 1 && r->tier != 3) continue;
     add_atoms(r, i);
     add_pieces(r, i);
     add_inits(r, i);
