@@ -57,10 +57,8 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
 
 typedef tcmma__body ctx;
 
-/* Byte offset expression of element (reg, elem) of op's fragment at k step
- * kstep, from the parent's base. */
-static tcmma_status elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
-                                int elem, char *buf, size_t cap, tcmma_error *err) {
+tcmma_status tcmma__ptx_elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
+                                    int elem, char *buf, size_t cap, tcmma_error *err) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
   affine ar, ac;
   tcmma_status st = stored_affine(x->p->arm, op, o->transposed, reg, elem, &ar, &ac, err);
@@ -84,14 +82,14 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, co
   char off[TCMMA__ADDR_TEXT];
   tcmma__indent(out, depth);
   if (tcmma__vector_loaded(x->p, op)) {
-    tcmma_status st = elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
+    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     tcmma_buf_printf(out, "%s[%d] = *(const unsigned *)(%s + %s);\n", dst, reg, ptr, off);
     return TCMMA_OK;
   }
   tcmma_buf_printf(out, "%s[%d] =", dst, reg);
   for (int e = 0; e < per; e++) {
-    tcmma_status st = elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
+    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
     tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
@@ -218,10 +216,12 @@ static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
   const tcmma_plan *p = x->p;
   char dims[32] = "";
   if (buffers > 0) snprintf(dims, sizeof dims, "[%d]", buffers);
+  tcmma__reg_words r;
+  tcmma__reg_words_of(p, op, x->dl, &r);
   if (op == TCMMA_OPERAND_C)
-    tcmma__line(out, x->depth, "float %s[%d][%d][%d];", name, p->mt, p->nt, x->info->c_regs);
+    tcmma__line(out, x->depth, "%s %s[%d][%d][%d];", r.type, name, p->mt, p->nt, x->info->c_regs);
   else
-    tcmma__line(out, x->depth, "unsigned %s%s[%d][%d];", name, dims,
+    tcmma__line(out, x->depth, "%s %s%s[%d][%d];", r.type, name, dims,
                 tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
 }
 
@@ -319,6 +319,15 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
   return TCMMA_OK;
 }
 
+/* One asm operand: "+f"(c[0]), "r"(a[1]), "+r"(*(unsigned *)&c[0]) for a
+ * register that packs two elements. */
+static void asm_operand(tcmma_buf *out, const char *sep, const char *mod,
+                        const tcmma__reg_words *r, const char *array, int i) {
+  if (r->pun)
+    tcmma_buf_printf(out, "%s\"%s%s\"(*(unsigned *)&%s[%d])", sep, mod, r->constraint, array, i);
+  else tcmma_buf_printf(out, "%s\"%s%s\"(%s[%d])", sep, mod, r->constraint, array, i);
+}
+
 static tcmma_status mma(const ctx *x, const char *acc, const char *af, const char *bf,
                         tcmma_buf *out, tcmma_error *err) {
   char opcode[160], a[TCMMA__EXPR_TEXT + 64], b[TCMMA__EXPR_TEXT + 64],
@@ -354,104 +363,22 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
     tcmma_buf_printf(out, "};\\n\"\n");
     tcmma__indent(out, depth + 2);
+    tcmma__reg_words rc, ra, rb;
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_C, x->dl, &rc);
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_A, x->dl, &ra);
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_B, x->dl, &rb);
     tcmma_buf_printf(out, ":");
-    for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s \"+f\"(%s[%d])", i ? "," : "", c, i);
+    for (int i = 0; i < nc; i++) asm_operand(out, i ? ", " : " ", "+", &rc, c, i);
     tcmma_buf_printf(out, "\n");
     tcmma__indent(out, depth + 2);
     tcmma_buf_printf(out, ":");
-    for (int i = 0; i < na; i++) tcmma_buf_printf(out, "%s \"r\"(%s[%d])", i ? "," : "", a, i);
-    for (int i = 0; i < nb; i++) tcmma_buf_printf(out, ", \"r\"(%s[%d])", b, i);
+    for (int i = 0; i < na; i++) asm_operand(out, i ? ", " : " ", "", &ra, a, i);
+    for (int i = 0; i < nb; i++) asm_operand(out, ", ", "", &rb, b, i);
     tcmma_buf_printf(out, ");\n");
   }
   tcmma__close_tiles(x, out);
   return TCMMA_OK;
 }
 
-/* The d boundary: load widens d's storage to the f32 accumulator, store
- * narrows it back (tables/prec.def's intrinsics, in the dialect), a scaled
- * store reads d first (alpha * acc + beta * d). Where tcmma__d_vector holds,
- * each register pair moves as one access through a pointer of d's pair type
- * (x: the even register), so the alignment the plan proved reaches the
- * compiler whatever the base expression; else each register alone through
- * a byte pointer. */
-typedef enum { D_LOAD, D_STORE, D_SCALE } d_mode;
-
-static tcmma_status boundary(const ctx *x, const char *acc, const char *d, d_mode mode,
-                             tcmma_buf *out, tcmma_error *err) {
-  const tcmma_plan *p = x->p;
-  const char *P = x->prefix;
-  int depth = x->depth;
-  tcmma_prec dp = p->call.d.prec;
-  bool vec = tcmma__d_vector(p), load = mode == D_LOAD;
-  long vb = 2L * tcmma_prec_bytes(dp);
-  const tcmma__prec_words *w = tcmma__prec_words_of(dp);
-  const char *type = tcmma__spell(x->dl, vec ? w->pair : w->type);
-  const char *to = tcmma__spell(x->dl, vec ? w->pair_to : w->to_f32);
-  const char *from = tcmma__spell(x->dl, vec ? w->pair_from : w->from_f32);
-  const char *f2 = tcmma__spell(x->dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
-  const char *cst = load ? "const " : "";
-  /* dl loads, ds stores: a statement declares both in one block */
-  const char *dn = load ? "dl" : "ds";
-  if (vec) tcmma__line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", cst, type, P, dn, cst, type, d);
-  else tcmma__line(out, depth, "%sunsigned char *%s%s = (%sunsigned char *)(%s);", cst, P, dn,
-                   cst, d);
-  if (mode == D_SCALE) {
-    char al[TCMMA__EXPR_TEXT], be[TCMMA__EXPR_TEXT];
-    tcmma__expr(x->dl, p->call.alpha, al, sizeof al);
-    tcmma__expr(x->dl, p->call.beta, be, sizeof be);
-    tcmma__line(out, depth, "const float %salpha = (float)(%s), %sbeta = (float)(%s);", P, al,
-                P, be);
-  }
-  tcmma__open_tiles(x, out);
-  for (int r = 0; r < x->info->c_regs; r += vec ? 2 : 1) {
-    char off[TCMMA__ADDR_TEXT], reg[TCMMA__EXPR_TEXT + 64], at[TCMMA__ADDR_TEXT + 64];
-    tcmma_status st = elem_offset(x, TCMMA_OPERAND_C, NULL, r, 0, off, sizeof off, err);
-    if (st != TCMMA_OK) return st;
-    char fc[TCMMA__EXPR_TEXT];
-    tcmma__postfix(acc, fc, sizeof fc);
-    snprintf(reg, sizeof reg, "%s[%smi][%sni]", fc, P, P);
-    if (vec) snprintf(at, sizeof at, "%s%s[(%s) / %ld]", P, dn, off, vb);
-    else snprintf(at, sizeof at, "*(%s%s *)(%s%s + %s)", cst, type, P, dn, off);
-    if (mode == D_STORE && vec)
-      tcmma__line(out, depth + 2, "%s = %s(%s[%d], %s[%d]);", at, from, reg, r, reg, r + 1);
-    else if (mode == D_STORE)
-      tcmma__line(out, depth + 2, "%s = %s(%s[%d]);", at, from, reg, r);
-    else if (mode == D_SCALE && vec) {
-      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
-      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %sdv%d.x,", at, from, P,
-                  reg, r, P, P, r / 2);
-      tcmma__line(out, depth + 2 + 2, "%salpha * %s[%d] + %sbeta * %sdv%d.y);", P, reg, r + 1, P,
-                  P, r / 2);
-    } else if (mode == D_SCALE) {
-      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %s(%s));", at, from, P,
-                  reg, r, P, to, at);
-    } else if (vec) {
-      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
-      for (int e = 0; e < 2; e++)
-        tcmma__line(out, depth + 2, "%s[%d] = %sdv%d.%c;", reg, r + e, P, r / 2, "xy"[e]);
-    } else {
-      tcmma__line(out, depth + 2, "%s[%d] = %s(%s);", reg, r, to, at);
-    }
-  }
-  tcmma__close_tiles(x, out);
-  return TCMMA_OK;
-}
-
-static tcmma_status init(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
-                         tcmma_error *err) {
-  if (x->p->call.init == TCMMA_INIT_LOAD) return boundary(x, acc, d, D_LOAD, out, err);
-  tcmma__open_tiles(x, out);
-  char fc[TCMMA__EXPR_TEXT];
-  tcmma__postfix(acc, fc, sizeof fc);
-  for (int r = 0; r < x->info->c_regs; r++)
-    tcmma__line(out, x->depth + 2, "%s[%smi][%sni][%d] = 0.0f;", fc, x->prefix, x->prefix, r);
-  tcmma__close_tiles(x, out);
-  return TCMMA_OK;
-}
-
-static tcmma_status store(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
-                          tcmma_error *err) {
-  return boundary(x, acc, d, x->p->call.init == TCMMA_INIT_SCALE ? D_SCALE : D_STORE, out, err);
-}
-
-const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, init, store};
+const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, tcmma__ptx_acc_init,
+                                         tcmma__ptx_acc_store};

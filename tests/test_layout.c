@@ -76,6 +76,9 @@ static const struct {
     {"mma-f16-k8", "a", 4, 2, 16, 8, k8_a},  {"mma-f16-k8", "b", 2, 2, 8, 8, k8_b},
     {"mma-f16-k8", "c", 4, 1, 16, 8, mn_c},  {"mma-tf32", "a", 4, 1, 16, 8, tf32_a},
     {"mma-tf32", "b", 2, 1, 8, 8, tf32_b},   {"mma-tf32", "c", 4, 1, 16, 8, mn_c},
+    /* f16 accumulators: c0, c1 in one .f16x2 register, c2, c3 in the next */
+    {"mma-f16-acc16", "a", 8, 2, 16, 16, k16_a}, {"mma-f16-acc16", "c", 4, 2, 16, 8, mn_c},
+    {"mma-fp8-acc16", "b", 8, 4, 32, 8, k32_b},  {"mma-fp8-acc16", "c", 4, 2, 16, 8, mn_c},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

@@ -15,12 +15,13 @@ static const struct {
   const char *marker;
   int floor;
   bool family12;
-} arms[] = {{"mma-f16", 80, false},       {"mma-f16-k8", 75, false},    {"mma-bf16", 80, false},
-            {"mma-tf32", 80, false},      {"mma-fp8", 89, false},       {"mma-mxfp8", 120, true},
-            {"wmma-f16", 70, false},      {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false},
-            {"wmma-bf16", 80, false},     {"wmma-tf32", 80, false}};
-enum { MMA_F16, MMA_F16_K8, MMA_BF16, MMA_TF32, MMA_FP8, MMA_MXFP8, WMMA_F16, WMMA_F16F32,
-       WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, NONE = -1 };
+} arms[] = {{"mma-f16", 80, false},       {"mma-f16-k8", 75, false},    {"mma-f16-acc16", 80, false},
+            {"mma-bf16", 80, false},      {"mma-tf32", 80, false},      {"mma-fp8", 89, false},
+            {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
+            {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
+            {"wmma-tf32", 80, false}};
+enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
+       MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, NONE = -1 };
 enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
@@ -40,7 +41,8 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   set_list(list, NONE, NONE, NONE);
   bool fp8 = (a == E4M3 || a == E5M2) && (b == E4M3 || b == E5M2);
   if (d == F16 && a == F16 && b == F16) {
-    if (pol.narrow) return set_list(list, WMMA_F16, NONE, NONE);
+    if (pol.narrow && pol.wmma) return set_list(list, WMMA_F16, NONE, NONE);
+    if (pol.narrow) return set_list(list, MMA_F16_ACC16, WMMA_F16, NONE);
     return set_list(list, MMA_F16, MMA_F16_K8, frag ? WMMA_F16_WIDE : NONE);
   }
   if (d == F32 && a == F16 && b == F16) {
@@ -57,6 +59,7 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
     if (pol.wmma) return set_list(list, WMMA_TF32, NONE, NONE);
     return set_list(list, MMA_TF32, WMMA_TF32, NONE);
   }
+  if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
   if (d == F32 && a == MXFP8 && b == MXFP8) return set_list(list, MMA_MXFP8, NONE, NONE);
   return 0;
@@ -146,7 +149,12 @@ static void named_rows(void **state) {
       {F16, F16, F16, {false, false, false}, true, 70, "wmma-f16-wide"},
       {F16, F16, F16, {false, false, false}, false, 70, NULL},
       {F16, F16, F16, {false, false, false}, false, 75, "mma-f16-k8"},
-      {F16, F16, F16, {true, false, false}, false, 80, "wmma-f16"},
+      {F16, F16, F16, {true, false, false}, false, 80, "mma-f16-acc16"},
+      {F16, F16, F16, {true, false, false}, true, 75, "wmma-f16"},
+      {F16, F16, F16, {true, false, true}, false, 90, "wmma-f16"},
+      {F16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8-acc16"},
+      {F16, E4M3, E5M2, {false, false, false}, false, 89, "mma-fp8"},
+      {BF16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8"},
       {F32, F16, F16, {false, false, false}, false, 75, "mma-f16-k8"},
       {F32, F16, F16, {false, false, false}, true, 70, "wmma-f16f32"},
       {F32, F32, F32, {false, true, false}, false, 0, "mma-tf32"},

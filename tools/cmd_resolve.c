@@ -12,7 +12,7 @@ static const char help[] =
     "list whose floor the device meets.\n\n"
     "  --scope S     statement (default) or fragment\n"
     "  --cc N        device compute capability, major*10+minor; 0 (default): any device\n"
-    "  --fp16 M      uniform f16: wide (default, f32 accumulate) or narrow (f16 fragment)\n"
+    "  --fp16 M      f16 d: wide (default, f32 accumulate) or narrow (f16 accumulator)\n"
     "  --tf32        allow f32 operands to round to tf32 (default: not)\n"
     "  --prefer F    ptx (default) or wmma, where both forms fit\n"
     "  --json        {\"arm\": <marker or null>, \"reason\": <text when null>}\n\n"

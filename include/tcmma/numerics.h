@@ -10,8 +10,9 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-/* Uniform f16: wide accumulates at f32 and narrows d per lane (default);
- * narrow accumulates in an f16 wmma fragment. */
+/* Where d is f16: wide accumulates at f32 and narrows d per lane (default);
+ * narrow accumulates in f16 (inline mma.sync with an f16 accumulator, or an
+ * f16 wmma fragment). */
 typedef enum { TCMMA_FP16_WIDE, TCMMA_FP16_NARROW } tcmma_fp16_mode;
 
 /* Where both an inline-PTX and a wmma arm fit: which comes first. */

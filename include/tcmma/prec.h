@@ -11,7 +11,7 @@ extern "C" {
 
 typedef enum {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
-                   pair_from, header)                                              \
+                   pair_from, header, asm)                                              \
   TCMMA_PREC_##ID,
 #include "tables/prec.def"
 #undef TCMMA_PREC

@@ -71,8 +71,8 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
 /* The stores of d in the PTX (inline arms, d in global memory, where
  * nothing else writes global memory): one store of d's pair (8 bytes for
  * f32: st.global.v2.f32; 4 bytes for 16-bit elements: st.global.u32/b32)
- * per register pair when the census says d_vector, else one element store
- * (st.global.f32, .u16/.b16) per register: mt*nt*c_regs of them. */
+ * per pair of accumulator elements when the census says d_vector, else one
+ * element store (st.global.f32, .u16/.b16) per element. */
 static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
                            const tcmma_ptx_info *px, tcmma_case_result *r) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
@@ -81,7 +81,11 @@ static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
   static const char *const pair_f32[] = {".v2.f32", NULL}, *const pair_16[] = {".u32", ".b32", NULL};
   static const char *const elem_f32[] = {".f32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
   const char *const *pair = eb == 4 ? pair_f32 : pair_16, *const *elem = eb == 4 ? elem_f32 : elem_16;
-  size_t pairs = 0, elems = 0, regs = (size_t)plan->mt * plan->nt * info->c_regs;
+  /* the accumulator's elements: c_regs registers of one (f32) or two (f16
+   * pairs) elements per tile */
+  size_t pairs = 0, elems = 0,
+         regs = (size_t)plan->mt * plan->nt * info->c_regs *
+                (size_t)tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C);
   for (size_t i = 0; i < px->census_count; i++) {
     const char *op = px->census[i].opcode;
     if (strncmp(op, "st.global", 9) != 0) continue;
