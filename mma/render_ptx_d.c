@@ -24,6 +24,7 @@ typedef struct {
   const char *acc_pair; /* the accumulator's pair type (float2, int2, ...) */
   const char *scale_type; /* what alpha and beta are: the accumulator's
                            value type (float for f16 and f32) */
+  bool integer;        /* s32: alpha * acc + beta * d wraps in 32 bits */
 } d_words;
 
 /* Element i of the accumulator tile expression reg: reg[i], or a pair
@@ -33,10 +34,15 @@ static void acc_elem(const d_words *w, const char *reg, int i, char *buf, size_t
   else snprintf(buf, cap, "%s[%d].%c", reg, i / 2, "xy"[i % 2]);
 }
 
-/* alpha * a + beta * b in the scale's arithmetic. */
+/* alpha * a + beta * b in the scale's arithmetic: two's complement wrap
+ * for an s32 accumulator (through unsigned: C's signed overflow is
+ * undefined). */
 static void scaled(const d_words *w, const char *a, const char *b, char *buf, size_t cap) {
   const char *P = w->x->prefix;
-  snprintf(buf, cap, "%salpha * %s + %sbeta * %s", P, a, P, b);
+  if (w->integer)
+    snprintf(buf, cap, "(int)((unsigned)%salpha * (unsigned)%s + (unsigned)%sbeta * (unsigned)%s)",
+             P, a, P, b);
+  else snprintf(buf, cap, "%salpha * %s + %sbeta * %s", P, a, P, b);
 }
 
 /* One pair of elements (2j, 2j+1) through one access `at` of d's pair type. */
@@ -123,6 +129,7 @@ static tcmma_status boundary(const ctx *x, const char *acc, const char *d, int m
   w.acc_pair = tcmma__spell(x->dl, w.reg.per == 2 ? tcmma__prec_words_of(TCMMA_PREC_F32)->pair
                                                   : aw->pair);
   w.scale_type = tcmma__spell(x->dl, w.reg.per == 2 ? TCMMA__SPELL_FLOAT : aw->type);
+  w.integer = tcmma_prec_is_integer(ap);
   w.cst = w.load ? "const " : "";
   w.dn = w.load ? "dl" : "ds"; /* a statement declares both in one block */
   long vb = 2L * tcmma_prec_bytes(dp);

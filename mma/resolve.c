@@ -4,7 +4,7 @@
 #include "tcmma/resolve.h"
 
 enum cond { COND_ANY, COND_FP16_NARROW, COND_FP16_WIDE, COND_PREFER_PTX, COND_PREFER_WMMA,
-            COND_TF32_ON, COND_TF32_OFF };
+            COND_TF32_ON, COND_TF32_OFF, COND_SATURATE, COND_WRAP };
 
 
 typedef struct {
@@ -48,6 +48,8 @@ static bool cond_holds(enum cond c, const tcmma_numerics *p) {
   case COND_PREFER_WMMA: return p->prefer == TCMMA_PREFER_WMMA;
   case COND_TF32_ON: return p->tf32;
   case COND_TF32_OFF: return !p->tf32;
+  case COND_SATURATE: return p->saturate;
+  case COND_WRAP: return !p->saturate;
   }
   return false;
 }

@@ -26,11 +26,12 @@ static size_t resolved_pairs(arm_pair *out, size_t cap) {
   for (int d = 0; d < TCMMA_PREC_COUNT; d++)
     for (int a = 0; a < TCMMA_PREC_COUNT; a++)
       for (int b = 0; b < TCMMA_PREC_COUNT; b++)
-        for (int p = 0; p < 8; p++) {
+        for (int p = 0; p < 16; p++) {
           tcmma_numerics num = tcmma_numerics_default();
           num.fp16 = p & 1 ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE;
           num.tf32 = (p & 2) != 0;
           num.prefer = p & 4 ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX;
+          num.saturate = (p & 8) != 0;
           tcmma_triple t = {(tcmma_prec)d, (tcmma_prec)a, (tcmma_prec)b};
           for (int s = 0; s < 2; s++) {
             tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];

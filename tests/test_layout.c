@@ -79,6 +79,9 @@ static const struct {
     /* f16 accumulators: c0, c1 in one .f16x2 register, c2, c3 in the next */
     {"mma-f16-acc16", "a", 8, 2, 16, 16, k16_a}, {"mma-f16-acc16", "c", 4, 2, 16, 8, mn_c},
     {"mma-fp8-acc16", "b", 8, 4, 32, 8, k32_b},  {"mma-fp8-acc16", "c", 4, 2, 16, 8, mn_c},
+    /* m16n8k32 .s8/.u8 as fp8; s32 accumulators as f32 */
+    {"mma-s8", "a", 16, 4, 16, 32, k32_a},   {"mma-s8", "b", 8, 4, 32, 8, k32_b},
+    {"mma-s8", "c", 4, 1, 16, 8, mn_c},      {"mma-s8-sat", "a", 16, 4, 16, 32, k32_a},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

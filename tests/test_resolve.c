@@ -6,9 +6,9 @@
 #include "util.h"
 #include "tcmma/tcmma.h"
 
-enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, NPREC };
-static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2",
-                                              "mxfp8"};
+enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, S8, U8, S32, NPREC };
+static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3",
+                                              "e5m2", "mxfp8", "s8", "u8", "s32"};
 
 /* The arms with their floors (docs/design.md §3); mma-mxfp8 runs on 12.x only. */
 static const struct {
@@ -19,15 +19,16 @@ static const struct {
             {"mma-bf16", 80, false},      {"mma-tf32", 80, false},      {"mma-fp8", 89, false},
             {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
             {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
-            {"wmma-tf32", 80, false}};
+            {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false}};
 enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
-       MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, NONE = -1 };
+       MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, MMA_S8, MMA_S8_SAT,
+       NONE = -1 };
 enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
 
 typedef struct {
-  bool narrow, tf32, wmma;
+  bool narrow, tf32, wmma, saturate;
 } policy;
 
 static int set_list(int list[LIST_MAX], int a, int b, int c) {
@@ -62,6 +63,8 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
   if (d == F32 && a == MXFP8 && b == MXFP8) return set_list(list, MMA_MXFP8, NONE, NONE);
+  if (d == S32 && (a == S8 || a == U8) && (b == S8 || b == U8))
+    return set_list(list, pol.saturate ? MMA_S8_SAT : MMA_S8, NONE, NONE);
   return 0;
 }
 
@@ -83,12 +86,13 @@ static void every_triple_policy_scope_and_cc(void **state) {
   for (int d = 0; d < NPREC; d++)
     for (int a = 0; a < NPREC; a++)
       for (int b = 0; b < NPREC; b++)
-        for (int p = 0; p < 8; p++) {
-          policy pol = {p & 1, (p & 2) != 0, (p & 4) != 0};
+        for (int p = 0; p < 16; p++) {
+          policy pol = {p & 1, (p & 2) != 0, (p & 4) != 0, (p & 8) != 0};
           tcmma_numerics num = tcmma_numerics_default();
           num.fp16 = pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE;
           num.tf32 = pol.tf32;
           num.prefer = pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX;
+          num.saturate = pol.saturate;
           tcmma_triple t = {prec(d), prec(a), prec(b)};
           for (int frag = 0; frag < 2; frag++)
             for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++) {
@@ -155,6 +159,10 @@ static void named_rows(void **state) {
       {F16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8-acc16"},
       {F16, E4M3, E5M2, {false, false, false}, false, 89, "mma-fp8"},
       {BF16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8"},
+      {S32, S8, U8, {false, false, false}, false, 80, "mma-s8"},
+      {S32, U8, U8, {false, false, false, true}, true, 90, "mma-s8-sat"},
+      {S32, S8, S8, {false, false, false}, false, 75, NULL},
+      {F32, S8, S8, {false, false, false}, false, 80, NULL},
       {F32, F16, F16, {false, false, false}, false, 75, "mma-f16-k8"},
       {F32, F16, F16, {false, false, false}, true, 70, "wmma-f16f32"},
       {F32, F32, F32, {false, true, false}, false, 0, "mma-tf32"},
@@ -175,7 +183,8 @@ static void named_rows(void **state) {
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
-                          rows[i].pol.tf32, rows[i].pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX};
+                          rows[i].pol.tf32, rows[i].pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX,
+                          rows[i].pol.saturate};
     tcmma_arm got;
     tcmma_status s = tcmma_resolve((tcmma_triple){prec(rows[i].d), prec(rows[i].a), prec(rows[i].b)},
                                    &num, rows[i].frag ? TCMMA_SCOPE_FRAGMENT : TCMMA_SCOPE_STATEMENT,
@@ -205,6 +214,7 @@ static void default_policy_and_null_policy_agree(void **state) {
   assert_int_equal(def.fp16, TCMMA_FP16_WIDE);
   assert_false(def.tf32);
   assert_int_equal(def.prefer, TCMMA_PREFER_PTX);
+  assert_false(def.saturate);
   tcmma_triple t = {prec(F16), prec(F16), prec(F16)};
   tcmma_arm x, y;
   assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 70, &x, NULL), TCMMA_OK);

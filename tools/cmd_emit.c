@@ -9,7 +9,8 @@
 static const char help[] =
     "usage: tcmma emit --m M --n N --k K --d SPEC --a SPEC --b SPEC\n"
     "                  [--scope statement|fragment] [--outer R] [--cc N]\n"
-    "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--arm MARKER]\n"
+    "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--saturate]\n"
+    "                  [--arm MARKER]\n"
     "                  [--init load|zero|scale] [--alpha X --beta Y] [--registers N]\n"
     "                  [--lane EXPR] [--dialect cuda|host] [--pieces] [--kernel] [--json]\n\n"
     "Plans D[M x N] += A[M x K] B[K x N] and prints the rendering: a statement block\n"
@@ -22,18 +23,28 @@ static const char help[] =
     "(include/tcmma/sim.h).\n\n"
     "SPEC = PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]\n"
     "       [,at=ROW0:COL0]\n"
-    "  PREC: f64 f32 f16 bf16 e4m3 e5m2 mxfp8; t: stored as the transpose of its role;\n"
+    "  PREC: %s;\n"
+    "  t: stored as the transpose of its role;\n"
     "  ld: the parent's leading dimension in elements (default dense); swizzle: the\n"
     "  XOR of 16-byte units over spans of 32, 64 or 128 bytes (swizzled = 128);\n"
     "  at: the sub-tile's origin (stored row, column) in its parent tile.\n"
     "--init: load (D += A B, default), zero (D = A B) or scale (D = alpha A B + beta D,\n"
-    "  with --alpha and --beta as float C expressions).\n"
+    "  with --alpha and --beta as float C expressions; int for an s32 accumulator,\n"
+    "  in wrapping 32-bit arithmetic).\n"
+    "--saturate: s32 accumulation clamps on overflow (.satfinite) instead of wrapping.\n"
     "--registers N: register budget per lane for the accumulator and one k step of\n"
     "  fragments (default 192, at most 255).\n"
     "--cc N: device compute capability (major*10+minor; default 0: any device).\n"
     "--arm MARKER: use this arm (one resolution can choose for the precisions).\n"
     "--json: {\"accepted\", \"arm\", \"reason\", \"message\", \"ldmatrix\", \"census\", \"text\"}.\n\n"
     "Exit status: 0 accepted, 3 declined (the reason on stderr), 2 usage error.\n";
+
+/* The help, with the precisions of tables/prec.def. */
+static void print_help(void) {
+  char precs[256];
+  tcmma_prec_list(precs, sizeof precs);
+  printf(help, precs);
+}
 
 typedef struct {
   tcmma_call call;
@@ -52,8 +63,9 @@ static int parse(int argc, char **argv, emit_args *e) {
     const char *o = argv[i], *v = NULL;
     tcmma_error err = {0};
     long n;
-    if (cli_is_help(o)) return fputs(help, stdout), -1;
+    if (cli_is_help(o)) return print_help(), -1;
     if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
+    if (strcmp(o, "--saturate") == 0) { e->call.numerics.saturate = true; continue; }
     if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
     if (strcmp(o, "--json") == 0) { e->json = true; continue; }
     if (strcmp(o, "--pieces") == 0) { e->pieces = true; continue; }
@@ -66,8 +78,8 @@ static int parse(int argc, char **argv, emit_args *e) {
       if (strcmp(o, valued[j]) == 0) which = j;
     if (which < 0)
       return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
-                            "--outer --cc --fp16 --tf32 --prefer --arm --init --alpha --beta "
-                            "--registers --lane --dialect --pieces --kernel --json", o);
+                            "--outer --cc --fp16 --tf32 --prefer --saturate --arm --init --alpha "
+                            "--beta --registers --lane --dialect --pieces --kernel --json", o);
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     tcmma_status st = TCMMA_OK;
     switch (which) {

@@ -51,7 +51,9 @@ typedef struct {
 /* How the accumulator starts and how it is stored back (d's initial value
  * is d0): LOAD: acc = d0, d = acc (D += A B); ZERO: acc = 0, d = acc
  * (D = A B); SCALE: acc = 0, d = alpha * acc + beta * d0, in f32 with the
- * call's alpha and beta expressions (D = alpha A B + beta D). */
+ * call's alpha and beta expressions (D = alpha A B + beta D); an s32
+ * accumulator takes them as int and wraps in 32 bits, an f64 one computes
+ * in double. */
 typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
 
 /* The register budget per lane when the call gives none: the accumulator

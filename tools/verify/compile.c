@@ -69,18 +69,24 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
 }
 
 /* The stores of d in the PTX (inline arms, d in global memory, where
- * nothing else writes global memory): one store of d's pair (8 bytes for
- * f32: st.global.v2.f32; 4 bytes for 16-bit elements: st.global.u32/b32)
+ * nothing else writes global memory): one store of d's pair (st.global.v2
+ * of 32- or 64-bit elements; 4 bytes for 16-bit elements: st.global.u32/b32)
  * per pair of accumulator elements when the census says d_vector, else one
  * element store (st.global.f32, .u16/.b16) per element. */
 static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
                            const tcmma_ptx_info *px, tcmma_case_result *r) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (info->form != TCMMA_FORM_PTX || plan->call.d.space != TCMMA_SPACE_GLOBAL) return true;
+  /* the store opcodes' suffixes by d's element size: a pair of 16-bit
+   * elements is one 32-bit word; 32- and 64-bit pairs are .v2 vectors */
   int eb = tcmma_prec_bytes(plan->call.d.prec);
-  static const char *const pair_f32[] = {".v2.f32", NULL}, *const pair_16[] = {".u32", ".b32", NULL};
-  static const char *const elem_f32[] = {".f32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
-  const char *const *pair = eb == 4 ? pair_f32 : pair_16, *const *elem = eb == 4 ? elem_f32 : elem_16;
+  static const char *const pair_16[] = {".u32", ".b32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
+  static const char *const pair_32[] = {".v2.f32", ".v2.u32", ".v2.b32", ".v2.s32", NULL},
+                           *const elem_32[] = {".f32", ".u32", ".b32", ".s32", NULL};
+  static const char *const pair_64[] = {".v2.f64", ".v2.u64", ".v2.b64", NULL},
+                           *const elem_64[] = {".f64", ".u64", ".b64", NULL};
+  const char *const *pair = eb == 2 ? pair_16 : eb == 4 ? pair_32 : pair_64;
+  const char *const *elem = eb == 2 ? elem_16 : eb == 4 ? elem_32 : elem_64;
   /* the accumulator's elements: c_regs registers of one (f32) or two (f16
    * pairs) elements per tile */
   size_t pairs = 0, elems = 0,

@@ -23,6 +23,7 @@
  * is |got - ref| <= 2e + 2R*(u_d*(|ref| + 2e) + tiny_d), R the number of
  * roundings of d (1 in fragment scope, outer in statement scope), tiny_d the
  * smallest subnormal of d's storage. */
+#include <limits.h>
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -36,8 +37,12 @@ enum { POISON = 0xff, CANARY = 0x5a };
 void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v) {
   float f = (float)v;
   uint16_t h;
+  /* integers: two's complement, wrapped to the width (v is an integer) */
+  uint32_t u = (uint32_t)(int64_t)v;
   switch (p) {
   case TCMMA_PREC_F64: memcpy(at, &v, sizeof v); break;
+  case TCMMA_PREC_S8: case TCMMA_PREC_U8: *at = (unsigned char)u; break;
+  case TCMMA_PREC_S32: memcpy(at, &u, sizeof u); break;
   case TCMMA_PREC_F16: h = tcmma_sim_float2half_rn(f).bits, memcpy(at, &h, 2); break;
   case TCMMA_PREC_BF16: h = tcmma_sim_float2bfloat16_rn(f).bits, memcpy(at, &h, 2); break;
   case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: *at = tcmma_sim_float_to_e4m3(f); break;
@@ -50,8 +55,12 @@ double tcmma_storage_get(tcmma_prec p, const unsigned char *at) {
   uint16_t h;
   float f;
   double d;
+  int32_t i;
   switch (p) {
   case TCMMA_PREC_F64: memcpy(&d, at, sizeof d); return d;
+  case TCMMA_PREC_S8: return (signed char)*at;
+  case TCMMA_PREC_U8: return *at;
+  case TCMMA_PREC_S32: memcpy(&i, at, sizeof i); return i;
   case TCMMA_PREC_F16: memcpy(&h, at, 2); return tcmma_sim_half2float((tcmma_sim_half){h});
   case TCMMA_PREC_BF16: memcpy(&h, at, 2); return tcmma_sim_bfloat162float((tcmma_sim_bfloat16){h});
   case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: return tcmma_sim_e4m3_to_float(*at);
@@ -68,8 +77,12 @@ static double stored(tcmma_prec p, double v) {
 }
 
 static double exact_limit(tcmma_prec p) {
-  return p == TCMMA_PREC_F16 ? 2048 : p == TCMMA_PREC_BF16 ? 256 : 16777216;
+  return p == TCMMA_PREC_F16 ? 2048 : p == TCMMA_PREC_BF16 ? 256 : p == TCMMA_PREC_S32 ? 2147483648.0
+                                                                                  : 16777216;
 }
+
+/* Whether the case's arm accumulates integers (s32): both passes exact. */
+static bool integer_arm(const tcmma_case_data *x) { return tcmma_prec_is_integer(x->info->acc); }
 
 static double unit_roundoff(tcmma_prec p) {
   return p == TCMMA_PREC_F16 ? 0x1p-11 : p == TCMMA_PREC_BF16 ? 0x1p-8 : 0x1p-24;
@@ -90,6 +103,11 @@ static double uniform(uint64_t *s) {
 
 static int small_int(uint64_t *s, int v) {
   return (int)(next_random(s) % (uint64_t)(2 * v + 1)) - v;
+}
+
+/* An operand's integer in [-v, v], or [0, v] for unsigned storage. */
+static int operand_int(uint64_t *s, tcmma_prec p, int v) {
+  return p == TCMMA_PREC_U8 ? (int)(next_random(s) % (uint64_t)(v + 1)) : small_int(s, v);
 }
 
 /* ---- buffers ---- */
@@ -161,16 +179,36 @@ static void fill_integers(tcmma_case_data *x, uint64_t *seed) {
     for (long k = 0; k < x->K; k++) {
       bool take = x->K <= nnz || (long)(next_random(seed) % (uint64_t)(x->K - k)) < nnz - placed;
       placed += take;
-      set(x, 1, i, k, take ? small_int(seed, v) : 0);
+      set(x, 1, i, k, take ? operand_int(seed, x->buf[1].prec, v) : 0);
     }
   }
   for (long k = 0; k < x->K; k++)
-    for (long j = 0; j < x->n; j++) set(x, 2, k, j, small_int(seed, v));
+    for (long j = 0; j < x->n; j++) set(x, 2, k, j, operand_int(seed, x->buf[2].prec, v));
   for (long i = 0; i < x->m; i++)
     for (long j = 0; j < x->n; j++) set(x, 0, i, j, small_int(seed, w));
 }
 
+/* The whole range of an integer storage: s8, u8, s32; every other s32
+ * within 2^20 of INT32_MAX or INT32_MIN, so that sums overflow and the
+ * arm's wrap or saturation shows. */
+static double full_range(uint64_t *s, tcmma_prec p) {
+  uint64_t r = next_random(s);
+  if (p == TCMMA_PREC_S8) return (int8_t)r;
+  if (p == TCMMA_PREC_U8) return (uint8_t)r;
+  if (r & 1) return (int32_t)(uint32_t)(r >> 8);
+  return r & 2 ? (double)INT32_MAX - (double)(r >> 12 & 0xfffff)
+               : (double)INT32_MIN + (double)(r >> 12 & 0xfffff);
+}
+
 static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
+  if (integer_arm(x)) { /* every operand and d across its whole range */
+    for (int o = 0; o < 3; o++) {
+      long rows = o == 2 ? x->K : x->m, cols = o == 1 ? x->K : x->n;
+      for (long r = 0; r < rows; r++)
+        for (long c = 0; c < cols; c++) set(x, o, r, c, full_range(seed, x->buf[o].prec));
+    }
+    return;
+  }
   for (long i = 0; i < x->m; i++)
     for (long k = 0; k < x->K; k++) set(x, 1, i, k, uniform(seed));
   for (long k = 0; k < x->K; k++)
@@ -209,7 +247,38 @@ static double input(const tcmma_case_data *x, int o, long r, long c) {
  * accumulator's precision, then for init scale alpha * acc + beta * d0;
  * *mag gets S (see the top: the start's and the products' magnitudes, each
  * times its scale factor). */
+/* x + y in s32 as the arm accumulates: wrapped, or clamped (.satfinite). */
+static int64_t s32_add(int64_t x, int64_t y, bool saturate) {
+  int64_t s = x + y;
+  if (saturate) return s > INT32_MAX ? INT32_MAX : s < INT32_MIN ? INT32_MIN : s;
+  return (int32_t)(uint32_t)(uint64_t)s;
+}
+
+/* An s32 accumulator's reference: each mma instruction adds its tile_k
+ * exact products to the accumulator at once, wrapping or clamping
+ * (.satfinite, in the arm's opcode) per instruction; the scaled store is
+ * alpha * acc + beta * d0 in wrapping 32-bit arithmetic, alpha and beta
+ * converted to int as the text does. */
+static double integer_reference(const tcmma_case_data *x, long i, long j) {
+  double alpha, beta;
+  scales(x, &alpha, &beta);
+  bool saturate = strstr(x->info->instr, ".satfinite.") != NULL;
+  int64_t d0 = (int64_t)input(x, 0, i, j);
+  int64_t acc = x->plan->call.init == TCMMA_INIT_LOAD ? d0 : 0;
+  for (long k0 = 0; k0 < x->K; k0 += x->info->k) {
+    int64_t sum = 0;
+    for (long k = k0; k < k0 + x->info->k; k++)
+      sum += (int64_t)input(x, 1, i, k) * (int64_t)input(x, 2, k, j);
+    acc = s32_add(acc, sum, saturate);
+  }
+  if (x->plan->call.init == TCMMA_INIT_SCALE)
+    acc = (int32_t)(uint32_t)((uint64_t)(int64_t)alpha * (uint64_t)acc +
+                              (uint64_t)(int64_t)beta * (uint64_t)d0);
+  return (double)acc;
+}
+
 double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
+  if (integer_arm(x)) return *mag = 0, integer_reference(x, i, j);
   double alpha, beta, d0 = input(x, 0, i, j);
   scales(x, &alpha, &beta);
   bool load = x->plan->call.init == TCMMA_INIT_LOAD;
@@ -249,9 +318,16 @@ static bool outside_untouched(const tcmma_case_data *x) {
   return ok;
 }
 
+/* The pass in messages: an integer arm's second pass is full-range
+ * integers, compared exactly like the first. */
+static const char *pass_name(const tcmma_case_data *x, tcmma_pass pass) {
+  return pass == TCMMA_PASS_INTEGER ? "integer pass" : integer_arm(x) ? "full-range pass"
+                                                                      : "real pass";
+}
+
 /* After a run: the buffers, then every element of d against the reference. */
 static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_result *r) {
-  const char *name = pass == TCMMA_PASS_INTEGER ? "integer pass" : "real pass";
+  const char *name = pass_name(x, pass);
   const tcmma_operand_buf *d = &x->buf[0], *a = &x->buf[1], *b = &x->buf[2];
   if (!canary_intact(d) || !canary_intact(a) || !canary_intact(b))
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past the end of an operand",
@@ -269,7 +345,7 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
       const unsigned char *at = elem(x, d, d->mem, i, j);
       double got = tcmma_storage_get(d->prec, at);
       bool match;
-      if (pass == TCMMA_PASS_INTEGER) {
+      if (pass == TCMMA_PASS_INTEGER || integer_arm(x)) {
         unsigned char wb[8];
         tcmma_storage_put(d->prec, wb, want);
         match = memcmp(wb, at, (size_t)eb) == 0;
@@ -282,7 +358,7 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
         match = fabs(got - want) <= tol;
       }
       if (match || bad++ > 0) continue;
-      if (pass == TCMMA_PASS_INTEGER)
+      if (pass == TCMMA_PASS_INTEGER || integer_arm(x))
         tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit",
                        name, i, j, got, want);
       else tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g",
@@ -302,10 +378,13 @@ bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case
   bool ok = true;
   for (int p = TCMMA_PASS_INTEGER; ok && p <= TCMMA_PASS_REAL; p++) {
     tcmma_case_data_fill(&x, (tcmma_pass)p);
-    ok = run(&x, p == TCMMA_PASS_INTEGER ? "integer pass" : "real pass", ctx, r) &&
+    ok = run(&x, pass_name(&x, (tcmma_pass)p), ctx, r) &&
          data_check(&x, (tcmma_pass)p, r);
   }
+  bool integers = integer_arm(&x);
   tcmma_case_data_free(&x);
-  if (ok) tcmma_case_set(r, TCMMA_CASE_PASSED, "bit-exact on integers, within bound on reals");
+  if (ok)
+    tcmma_case_set(r, TCMMA_CASE_PASSED, integers ? "bit-exact on small and full-range integers"
+                                                  : "bit-exact on integers, within bound on reals");
   return ok;
 }

@@ -11,6 +11,7 @@
  * message, never passed; a driver that loads but fails (TCMMA_CUDA: cuInit,
  * a rejected module with its JIT log, a launch) FAILS the case. Declined
  * cases still check their decline. */
+#include <stdio.h>
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
 #include "tools/verify/data.h"
@@ -63,10 +64,12 @@ static void run_on_device(const tcmma_case *c, const tcmma_plan *p, const tcmma_
   if (st != TCMMA_OK)
     tcmma_case_set(r, TCMMA_CASE_FAILED, "on device %d (cc %d, %s): %s", dev->ordinal, dev->cc,
                    prog->target_arch, err.message);
-  else if (tcmma_case_data_run(c, p, gpu_runner, &g, r))
-    tcmma_case_set(r, TCMMA_CASE_PASSED,
-                   "bit-exact on integers, within bound on reals on device %d (cc %d), %s",
-                   dev->ordinal, dev->cc, prog->target_arch);
+  else if (tcmma_case_data_run(c, p, gpu_runner, &g, r)) {
+    char passed[sizeof r->reason];
+    snprintf(passed, sizeof passed, "%s", r->reason);
+    tcmma_case_set(r, TCMMA_CASE_PASSED, "%.300s on device %d (cc %d), %s", passed, dev->ordinal,
+                   dev->cc, prog->target_arch);
+  }
   for (int o = 0; o < 3; o++) tcmma_mem_free(&g.mem[o]);
   tcmma_module_unload(mod);
 }

@@ -69,6 +69,11 @@ static const matrix_row rows[] = {
      {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}},
     {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 3,
      {A(MMA_TF32), A(MMA_TF32)}, {OK_, OK_}},
+    /* integers: s8/u8 products into s32, wrapping or saturating */
+    {"s32=s8.s8", P(S32), P(S8), P(S8), W, false, PTX, 0, 3,
+     {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
+    {"s32=u8.s8/sat", P(S32), P(U8), P(S8), W, false, PTX, 0, 3,
+     {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
     /* f16 accumulators: the narrow policy's inline arms */
     {"f16=f16.f16/narrow", P(F16), P(F16), P(F16), N, false, PTX, 0, 3,
      {A(MMA_F16_ACC16), A(MMA_F16_ACC16)}, {OK_, OK_}},
@@ -110,6 +115,10 @@ static const matrix_row rows[] = {
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
     {"f16=e5m2.e4m3/narrow@90", P(F16), P(E5M2), P(E4M3), N, true, WMMA, 90, 2,
      {A(MMA_FP8_ACC16), A(MMA_FP8_ACC16)}, {OK_, OK_}},
+    {"s32=u8.u8@86", P(S32), P(U8), P(U8), W, false, WMMA, 86, 2,
+     {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
+    {"s32=s8.u8/sat@90", P(S32), P(S8), P(U8), N, true, PTX, 90, 2,
+     {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
     /* narrow lists wmma-f16 after the inline f16-accumulate arm: a call may name it */
     {"f16=f16.f16/narrow/arm=wmma-f16", P(F16), P(F16), P(F16), N, false, PTX, 86, 2,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}, "wmma-f16"},
@@ -134,6 +143,17 @@ static const matrix_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-fp8-acc16"},
     {"f16=e4m3.e4m3/narrow@88", P(F16), P(E4M3), P(E4M3), N, false, PTX, 88, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    /* the policy picks wrapping or saturating: naming the other is no-arm */
+    {"s32=s8.s8/arm=mma-s8-sat", P(S32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-s8-sat"},
+    {"s32=s8.s8/sat/arm=mma-s8", P(S32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-s8", true},
+    {"s32=s8.u8@75", P(S32), P(S8), P(U8), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=s8.s8", P(F32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"s32=s8.e4m3", P(S32), P(S8), P(E4M3), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
     {"f32=f32.f32/tf32/wmma/arm=mma-tf32", P(F32), P(F32), P(F32), W, true, WMMA, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-tf32"},
     {"f32=f16.f16/ptx@70/arm=mma-f16-k8", P(F32), P(F16), P(F16), W, false, PTX, 70, 0,
@@ -264,6 +284,7 @@ static const decline_row declines[] = {
      "a=swizzled.ld=72"},
     {D(STRIDE), "f32=e4m3.e4m3", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 48, SH,
      "b=t.swizzled.ld=48"},
+    {D(STRIDE), "s32=u8.s8/sat", STMT, MUT_LD, 'a', false, 0, 0, 0, 34, GL, "a.ld=34"},
     /* space: thread-space operands */
     {D(SPACE), "f32=f16.f16/ptx", STMT, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
     {D(SPACE), "f32=bf16.bf16/wmma", STMT, MUT_SPACE, 'b', false, 0, 0, 0, 0, TH, "b=thread"},
@@ -296,6 +317,8 @@ static const decline_row declines[] = {
      "b=t.swizzle=64.at=0:4", TCMMA_SWIZZLE_B64, 0, 4},
     {D(SUBTILE), "f32=e4m3.e4m3", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 64, GL, "a.at=0:2",
      TCMMA_SWIZZLE_NONE, 0, 2},
+    {D(SUBTILE), "s32=s8.s8", FRAG, MUT_ORIGIN, 'b', true, 0, 0, 0, 64, GL, "b=t.at=0:3",
+     TCMMA_SWIZZLE_NONE, 0, 3},
     {D(SUBTILE), "f32=f16.f16/wmma", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 24, GL,
      "a.ld=24.at=1:0", TCMMA_SWIZZLE_NONE, 1, 0},
     /* registers: accumulators beyond the default budget (192 per lane) */
@@ -328,6 +351,7 @@ tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   c.numerics.fp16 = r->fp16;
   c.numerics.tf32 = r->tf32;
   c.numerics.prefer = r->prefer;
+  c.numerics.saturate = r->saturate;
   c.lane = NULL;
   c.arm = r->force;
   return c;

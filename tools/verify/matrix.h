@@ -20,6 +20,7 @@ typedef struct {
   tcmma_arm arm[2];  /* expected arm per scope [statement, fragment] */
   tcmma_decline why[2]; /* expected decline per scope (OK_: accepted) */
   const char *force;  /* the arm the call asks for by marker (NULL: resolve) */
+  bool saturate;      /* policy: s32 accumulation saturates */
 } matrix_row;
 
 typedef struct {
