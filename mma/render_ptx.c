@@ -72,19 +72,21 @@ tcmma_status tcmma__ptx_elem_offset(const ctx *x, tcmma_operand op, const char *
   return TCMMA_OK;
 }
 
-/* One register of a or b gathered per lane: one 32-bit load when its
- * elements are contiguous (the plan checked the alignment), else one load
- * per element packed low element first. */
+/* One register of a or b gathered per lane: one load of the register
+ * (32-bit, or an f64) when its elements are contiguous (the plan checked
+ * the alignment), else one load per element packed low element first. */
 static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
                            const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
   int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
   int eb = tcmma_prec_bytes(tcmma__desc(&x->p->call, op)->prec);
   char off[TCMMA__ADDR_TEXT];
   tcmma__indent(out, depth);
-  if (tcmma__vector_loaded(x->p, op)) {
+  if (tcmma__vector_loaded(x->p, op)) { /* one load of the register's type */
+    tcmma__reg_words w;
+    tcmma__reg_words_of(x->p, op, x->dl, &w);
     tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
-    tcmma_buf_printf(out, "%s[%d] = *(const unsigned *)(%s + %s);\n", dst, reg, ptr, off);
+    tcmma_buf_printf(out, "%s[%d] = *(const %s *)(%s + %s);\n", dst, reg, w.type, ptr, off);
     return TCMMA_OK;
   }
   tcmma_buf_printf(out, "%s[%d] =", dst, reg);

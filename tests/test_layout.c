@@ -57,6 +57,20 @@ static void tf32_b(int lane, int i, int *row, int *col) {
   *col = lane >> 2;
 }
 
+/* m8n8k4 f64: A a0 (row laneid >> 2, col laneid % 4); B b0 (row laneid % 4,
+ * col laneid >> 2); C c0, c1 at row groupID, col 2q + i. */
+static void f64_a(int lane, int i, int *row, int *col) {
+  (void)i;
+  *row = lane >> 2, *col = lane % 4;
+}
+static void f64_b(int lane, int i, int *row, int *col) {
+  (void)i;
+  *row = lane % 4, *col = lane >> 2;
+}
+static void f64_c(int lane, int i, int *row, int *col) {
+  *row = lane >> 2, *col = 2 * (lane & 3) + i;
+}
+
 typedef void (*formula)(int lane, int i, int *row, int *col);
 
 static const struct {
@@ -82,6 +96,8 @@ static const struct {
     /* m16n8k32 .s8/.u8 as fp8; s32 accumulators as f32 */
     {"mma-s8", "a", 16, 4, 16, 32, k32_a},   {"mma-s8", "b", 8, 4, 32, 8, k32_b},
     {"mma-s8", "c", 4, 1, 16, 8, mn_c},      {"mma-s8-sat", "a", 16, 4, 16, 32, k32_a},
+    {"mma-f64", "a", 1, 1, 8, 4, f64_a},     {"mma-f64", "b", 1, 1, 4, 8, f64_b},
+    {"mma-f64", "c", 2, 1, 8, 8, f64_c},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

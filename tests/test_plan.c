@@ -47,7 +47,7 @@ static tcmma_plan expect_accept(tcmma_call c, const char *marker) {
 static void test_no_arm(void **s) {
   (void)s;
   expect_decline(call3("f32", "f32", "f32", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "tf32");
-  expect_decline(call3("f64", "f64", "f64", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "f64");
+  expect_decline(call3("f32", "f64", "f64", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "f64");
   tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
   c.arm = "mma-bf16"; /* not an arm of f32 = f16 x f16 */
   expect_decline(c, TCMMA_DECLINE_NO_ARM, "mma-bf16");

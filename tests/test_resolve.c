@@ -19,10 +19,11 @@ static const struct {
             {"mma-bf16", 80, false},      {"mma-tf32", 80, false},      {"mma-fp8", 89, false},
             {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
             {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
-            {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false}};
+            {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false},
+            {"mma-f64", 80, false}};
 enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
        MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, MMA_S8, MMA_S8_SAT,
-       NONE = -1 };
+       MMA_F64, NONE = -1 };
 enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
@@ -63,6 +64,7 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
   if (d == F32 && a == MXFP8 && b == MXFP8) return set_list(list, MMA_MXFP8, NONE, NONE);
+  if (d == F64 && a == F64 && b == F64) return set_list(list, MMA_F64, NONE, NONE);
   if (d == S32 && (a == S8 || a == U8) && (b == S8 || b == U8))
     return set_list(list, pol.saturate ? MMA_S8_SAT : MMA_S8, NONE, NONE);
   return 0;
@@ -178,7 +180,8 @@ static void named_rows(void **state) {
       {F32, MXFP8, MXFP8, {false, false, false}, false, 0, "mma-mxfp8"},
       {F32, MXFP8, MXFP8, {false, false, false}, true, 121, "mma-mxfp8"},
       {F32, MXFP8, MXFP8, {false, false, false}, false, 100, NULL},
-      {F64, F64, F64, {false, false, false}, false, 90, NULL},
+      {F64, F64, F64, {false, false, false}, false, 90, "mma-f64"},
+      {F64, F64, F64, {true, true, true}, true, 75, NULL},
       {F16, MXFP8, MXFP8, {false, false, false}, false, 120, NULL},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {

@@ -22,6 +22,7 @@
  *   __bfloat162float, __float2bfloat16_rn  tcmma_sim_bfloat162float, tcmma_sim_float2bfloat16_rn
  *   float2, __half2, __nv_bfloat162    tcmma_sim_float2, tcmma_sim_half2, tcmma_sim_bfloat162
  *   int2, make_int2                    tcmma_sim_int2, tcmma_sim_make_int2
+ *   double2, make_double2              tcmma_sim_double2, tcmma_sim_make_double2
  *   make_float2                        tcmma_sim_make_float2
  *   __half22float2, __floats2half2_rn  tcmma_sim_half22float2, tcmma_sim_floats2half2_rn
  *   __bfloat1622float2, __floats2bfloat162_rn
@@ -95,6 +96,7 @@ typedef struct { alignas(8) float x; float y; } tcmma_sim_float2;
 typedef struct { alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half2;
 typedef struct { alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
 typedef struct { alignas(8) int x; int y; } tcmma_sim_int2;
+typedef struct { alignas(16) double x; double y; } tcmma_sim_double2;
 
 /* ---- running a warp ---- */
 
@@ -183,6 +185,7 @@ float tcmma_sim_float_to_tf32(float f); /* cvt.rna.tf32.f32 */
  * functions above convert it (x: the first argument, the lower address). */
 tcmma_sim_float2 tcmma_sim_make_float2(float x, float y);
 tcmma_sim_int2 tcmma_sim_make_int2(int x, int y);
+tcmma_sim_double2 tcmma_sim_make_double2(double x, double y);
 tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h);
 tcmma_sim_half2 tcmma_sim_floats2half2_rn(float x, float y);
 tcmma_sim_float2 tcmma_sim_bfloat1622float2(tcmma_sim_bfloat162 h);

@@ -81,6 +81,7 @@ tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f) {
 
 tcmma_sim_float2 tcmma_sim_make_float2(float x, float y) { return (tcmma_sim_float2){x, y}; }
 tcmma_sim_int2 tcmma_sim_make_int2(int x, int y) { return (tcmma_sim_int2){x, y}; }
+tcmma_sim_double2 tcmma_sim_make_double2(double x, double y) { return (tcmma_sim_double2){x, y}; }
 
 tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h) {
   return (tcmma_sim_float2){tcmma_sim_half2float(h.x), tcmma_sim_half2float(h.y)};

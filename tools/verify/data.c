@@ -77,19 +77,27 @@ static double stored(tcmma_prec p, double v) {
 }
 
 static double exact_limit(tcmma_prec p) {
-  return p == TCMMA_PREC_F16 ? 2048 : p == TCMMA_PREC_BF16 ? 256 : p == TCMMA_PREC_S32 ? 2147483648.0
-                                                                                  : 16777216;
+  return p == TCMMA_PREC_F16 ? 2048 : p == TCMMA_PREC_BF16 ? 256 : p == TCMMA_PREC_S32 ? 0x1p31
+       : p == TCMMA_PREC_F64 ? 0x1p53 : 0x1p24;
 }
 
 /* Whether the case's arm accumulates integers (s32): both passes exact. */
 static bool integer_arm(const tcmma_case_data *x) { return tcmma_prec_is_integer(x->info->acc); }
 
 static double unit_roundoff(tcmma_prec p) {
-  return p == TCMMA_PREC_F16 ? 0x1p-11 : p == TCMMA_PREC_BF16 ? 0x1p-8 : 0x1p-24;
+  return p == TCMMA_PREC_F16 ? 0x1p-11 : p == TCMMA_PREC_BF16 ? 0x1p-8
+       : p == TCMMA_PREC_F64 ? 0x1p-53 : 0x1p-24;
 }
 
 static double tiny(tcmma_prec p) {
-  return p == TCMMA_PREC_F16 ? 0x1p-24 : p == TCMMA_PREC_BF16 ? 0x1p-133 : 0x1p-149;
+  return p == TCMMA_PREC_F16 ? 0x1p-24 : p == TCMMA_PREC_BF16 ? 0x1p-133
+       : p == TCMMA_PREC_F64 ? 0x1p-1074 : 0x1p-149;
+}
+
+/* acc + p rounded to the accumulator's precision. */
+static double accumulate(tcmma_prec acc, double sum) {
+  return acc == TCMMA_PREC_F16 ? stored(TCMMA_PREC_F16, sum)
+       : acc == TCMMA_PREC_F64 ? sum : (double)(float)sum;
 }
 
 static uint64_t next_random(uint64_t *s) {
@@ -286,7 +294,7 @@ double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, doubl
   for (long k = 0; k < x->K; k++) {
     double p = input(x, 1, i, k) * input(x, 2, k, j);
     s += fabs(p);
-    acc = x->info->acc == TCMMA_PREC_F16 ? stored(TCMMA_PREC_F16, acc + p) : (float)(acc + p);
+    acc = accumulate(x->info->acc, acc + p);
   }
   *mag = fabs(alpha) * s + fabs(beta) * fabs(d0);
   if (x->plan->call.init == TCMMA_INIT_SCALE) acc = alpha * acc + beta * d0;
@@ -350,9 +358,11 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
         tcmma_storage_put(d->prec, wb, want);
         match = memcmp(wb, at, (size_t)eb) == 0;
       } else {
-        /* init scale adds three f32 roundings (two products, one sum) */
+        /* init scale adds three roundings (two products, one sum) in the
+         * scale's arithmetic: f32, or f64 for an f64 accumulator */
+        double us = x->info->acc == TCMMA_PREC_F64 ? 0x1p-53 : 0x1p-24;
         double e = (double)(x->K + 2) * unit_roundoff(x->info->acc) * mag +
-                   (x->plan->call.init == TCMMA_INIT_SCALE ? 3 * 0x1p-24 * mag : 0);
+                   (x->plan->call.init == TCMMA_INIT_SCALE ? 3 * us * mag : 0);
         tol = 2 * e + 2 * x->d_roundings *
                           (unit_roundoff(d->prec) * (fabs(want) + 2 * e) + tiny(d->prec));
         match = fabs(got - want) <= tol;

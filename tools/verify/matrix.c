@@ -74,6 +74,9 @@ static const matrix_row rows[] = {
      {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
     {"s32=u8.s8/sat", P(S32), P(U8), P(S8), W, false, PTX, 0, 3,
      {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
+    /* f64: m8n8k4, fused multiply-adds */
+    {"f64=f64.f64", P(F64), P(F64), P(F64), W, false, PTX, 0, 3,
+     {A(MMA_F64), A(MMA_F64)}, {OK_, OK_}},
     /* f16 accumulators: the narrow policy's inline arms */
     {"f16=f16.f16/narrow", P(F16), P(F16), P(F16), N, false, PTX, 0, 3,
      {A(MMA_F16_ACC16), A(MMA_F16_ACC16)}, {OK_, OK_}},
@@ -115,6 +118,8 @@ static const matrix_row rows[] = {
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
     {"f16=e5m2.e4m3/narrow@90", P(F16), P(E5M2), P(E4M3), N, true, WMMA, 90, 2,
      {A(MMA_FP8_ACC16), A(MMA_FP8_ACC16)}, {OK_, OK_}},
+    {"f64=f64.f64@90", P(F64), P(F64), P(F64), N, true, WMMA, 90, 2,
+     {A(MMA_F64), A(MMA_F64)}, {OK_, OK_}},
     {"s32=u8.u8@86", P(S32), P(U8), P(U8), W, false, WMMA, 86, 2,
      {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
     {"s32=s8.u8/sat@90", P(S32), P(S8), P(U8), N, true, PTX, 90, 2,
@@ -161,8 +166,10 @@ static const matrix_row rows[] = {
     /* declines of resolution: no arm */
     {"f32=f32.f32/no-tf32", P(F32), P(F32), P(F32), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
-    {"f64=f64.f64", P(F64), P(F64), P(F64), W, false, PTX, 0, 0,
+    {"f32=f64.f64", P(F32), P(F64), P(F64), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f64=f64.f64@75", P(F64), P(F64), P(F64), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=f16.bf16", P(F32), P(F16), P(BF16), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
     {"f16=bf16.bf16", P(F16), P(BF16), P(BF16), W, false, PTX, 0, 0,
@@ -271,6 +278,7 @@ static const decline_row declines[] = {
     {D(EXTENTS), "f32=e4m3.e4m3", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "k=16"},
     {D(EXTENTS), "f16=f16.f16/narrow/wmma", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
     {D(EXTENTS), "f16=e4m3.e5m2/narrow", FRAG, MUT_EXTENTS, 0, false, 16, 8, 48, 0, GL, "k=48"},
+    {D(EXTENTS), "f64=f64.f64", STMT, MUT_EXTENTS, 0, false, 12, 8, 4, 0, GL, "m=12"},
     {D(EXTENTS), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 4, 0, GL, "k=4"},
     {D(EXTENTS), "f16=f16.f16/wide@70", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
     {D(EXTENTS), "f32=f16.f16/ptx@75", STMT, MUT_EXTENTS, 0, false, 16, 8, 12, 0, GL, "k=12"},
@@ -285,6 +293,7 @@ static const decline_row declines[] = {
     {D(STRIDE), "f32=e4m3.e4m3", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 48, SH,
      "b=t.swizzled.ld=48"},
     {D(STRIDE), "s32=u8.s8/sat", STMT, MUT_LD, 'a', false, 0, 0, 0, 34, GL, "a.ld=34"},
+    {D(STRIDE), "f64=f64.f64", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 12, SH, "b=t.swizzled.ld=12"},
     /* space: thread-space operands */
     {D(SPACE), "f32=f16.f16/ptx", STMT, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
     {D(SPACE), "f32=bf16.bf16/wmma", STMT, MUT_SPACE, 'b', false, 0, 0, 0, 0, TH, "b=thread"},
@@ -608,8 +617,9 @@ void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
     bool unit_origin = (o[i]->col0.value * eb) % 16 == 0 && (!o[i]->col0.expr || (cm * eb) % 16 == 0);
     /* A's k runs along a stored row when not transposed; B's when transposed */
     bool k_contiguous = i == 0 ? !o[i]->transposed : o[i]->transposed;
+    /* ldmatrix delivers 32-bit registers: 64-bit elements never */
     out[i] = inline_arm && o[i]->space == TCMMA_SPACE_SHARED && unit_origin &&
-             rows_conflict_free(o[i]->swizzle, ld * eb) &&
+             rows_conflict_free(o[i]->swizzle, ld * eb) && tcmma_prec_bits(o[i]->prec) <= 32 &&
              (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
   }
   if (a) *a = out[0];

@@ -25,7 +25,7 @@ const any_fn tcmma__sim_keep[] = {
     (any_fn)tcmma_sim_half2float,      (any_fn)tcmma_sim_float2half_rn,
     (any_fn)tcmma_sim_bfloat162float,  (any_fn)tcmma_sim_float2bfloat16_rn,
     (any_fn)tcmma_sim_float_to_tf32,   (any_fn)tcmma_sim_float_to_e4m3,
-    (any_fn)tcmma_sim_make_int2,
+    (any_fn)tcmma_sim_make_int2,       (any_fn)tcmma_sim_make_double2,
     (any_fn)tcmma_sim_float_to_e5m2,   (any_fn)tcmma_sim_e4m3_to_float,
     (any_fn)tcmma_sim_e5m2_to_float,
 };
