@@ -13,6 +13,14 @@ SONAME    := libtcmma.so.1
 ifeq ($(SAN),1)
 BUILD     ?= build-san
 SANFLAGS  := -fsanitize=address,undefined -fno-omit-frame-pointer -fno-sanitize-recover=all
+else ifeq ($(FUZZ),1)
+# libFuzzer targets (make fuzz): clang only; the library built for coverage.
+BUILD     ?= build-fuzz
+SANFLAGS  := -fsanitize=address,undefined,fuzzer-no-link -fno-omit-frame-pointer \
+             -fno-sanitize-recover=all
+else ifeq ($(TSAN),1)
+BUILD     ?= build-tsan
+SANFLAGS  := -fsanitize=thread -fno-omit-frame-pointer
 else
 BUILD     ?= build
 SANFLAGS  :=
@@ -40,7 +48,7 @@ TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c)) tools/tcmma.c
 BENCH_SRCS:= $(sort $(wildcard tools/bench_*.c))
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
-HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h \
+HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
                         tools/verify/*.h tests/*.h)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
@@ -53,7 +61,7 @@ UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 BENCHES   := $(BENCH_SRCS:tools/%.c=$(BUILD)/%)
 
-.PHONY: all run check memcheck deps install uninstall clean help bench golden
+.PHONY: all run check memcheck deps install uninstall clean help bench golden fuzz
 
 all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/libtcmma_sim.a $(BUILD)/tcmma \
      $(BUILD)/tcmma.pc
@@ -63,6 +71,8 @@ help:
 	@echo "make run        the main job: tables, emit -> options -> compile -> census"
 	@echo "make check      install test deps when missing, build and run every test"
 	@echo "make check SAN=1  the same under ASan + UBSan (in build-san/)"
+	@echo "make check TSAN=1 the same under ThreadSanitizer (in build-tsan/)"
+	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60; clang, build-fuzz/)"
 	@echo "make memcheck   the test binaries under valgrind"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
 
@@ -118,7 +128,7 @@ $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
 
-check: deps all $(TESTS)
+check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
 	  sh tests/run-tests.sh $(TESTS)
@@ -154,7 +164,38 @@ uninstall:
 	      $(DESTDIR)$(PREFIX)/bin/tcmma
 
 clean:
-	rm -rf build build-san build-clang
+	rm -rf build build-san build-clang build-tsan build-fuzz
+
+# libFuzzer targets (tests/fuzz/fuzz_*.c), each run for FUZZ_SECONDS on a
+# copy of its seed corpus (tests/fuzz/corpus/<target>/); any crash, leak or
+# sanitizer report fails. Needs clang and its fuzzer runtime, which
+# tests/ensure-fuzz-deps.sh installs when missing.
+FUZZ_SECONDS ?= 60
+FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
+FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
+
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libtcmma.a $(BUILD)/obj/tools/cli_parse.o $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itools -o $@ $< $(BUILD)/obj/tools/cli_parse.o \
+	  $(BUILD)/libtcmma.a $(LDLIBS)
+
+# Every check compiles the fuzz targets with the project's compiler (no
+# fuzzer runtime needed), so an API change cannot leave them behind until
+# `make fuzz` runs in CI.
+$(BUILD)/fuzz-compiles.stamp: $(FUZZ_SRCS) $(HEADERS) tools/cli_parse.h
+	@mkdir -p $(dir $@)
+	@for f in $(FUZZ_SRCS); do \
+	  $(CC) $(ALL_CFLAGS) -Itools -c $$f -o /dev/null || exit 1; done
+	@touch $@
+
+ifeq ($(FUZZ),1)
+fuzz: $(FUZZ_BINS)
+	@sh tests/fuzz/run.sh $(ABS_BUILD) $(FUZZ_SECONDS)
+else
+fuzz:
+	@CC=clang sh tests/ensure-fuzz-deps.sh
+	$(MAKE) FUZZ=1 CC=clang fuzz
+endif
 
 # Regenerate the golden CLI outputs from the tool itself (review the diff).
 golden: $(BUILD)/tcmma

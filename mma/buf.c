@@ -7,6 +7,8 @@
 
 static bool reserve(tcmma_buf *b, size_t extra) {
   if (b->failed) return false;
+  /* len + extra + 1 must not wrap: a wrapped sum would pass the test below */
+  if (extra > (size_t)-1 - b->len - 1) return b->failed = true, false;
   if (b->len + extra + 1 <= b->cap) return true;
   size_t cap = b->cap ? b->cap : 256;
   while (cap < b->len + extra + 1) {

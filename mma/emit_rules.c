@@ -1,4 +1,5 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
+#include <limits.h>
 #include "emit.h"
 
 /* Whether a coordinate's every value is a multiple of m. */
@@ -10,7 +11,8 @@ static bool coord_multiple(const tcmma_coord *c, long m) {
 bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
   long eb = tcmma_prec_bytes(o->prec), unit = TCMMA_SWIZZLE_UNIT;
   /* each lane's row is one whole 16-byte unit: aligned rows and origin */
-  return o->space == TCMMA_SPACE_SHARED && eb > 0 && unit % eb == 0 &&
+  /* an ld whose bytes overflow is declined by the stride rules later */
+  return o->space == TCMMA_SPACE_SHARED && eb > 0 && unit % eb == 0 && o->ld <= LONG_MAX / eb &&
          coord_multiple(&o->col0, unit / eb) &&
          tcmma_swizzle_conflict_free(o->swizzle, o->ld * eb);
 }

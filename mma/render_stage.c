@@ -1,6 +1,7 @@
 /* Staging a global tile into shared memory: cp.async (16-byte .cg where
  * aligned, smaller .ca copies otherwise) or ordinary copies, in any
  * swizzle atom. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
@@ -35,6 +36,14 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async
                       "stage: %ld x %ld tile of %d-byte elements, ld %ld/%ld: expected "
                       "positive sizes, 1-8 byte elements, ld >= cols", rows, cols, eb, dst_ld,
                       src_ld);
+  /* the text computes offsets, and counts chunks, in int: the span of each
+   * side, rows x ld x eb bytes, must be one (rows, ld <= 2^24: no overflow) */
+  long span = rows * (dst_ld > src_ld ? dst_ld : src_ld) * eb;
+  if (span > INT_MAX)
+    return tcmma_fail(err, TCMMA_OVERFLOW,
+                      "stage: %ld rows x ld %ld x %d bytes is %ld bytes, past the int range "
+                      "of the offsets the text computes (%d)", rows,
+                      dst_ld > src_ld ? dst_ld : src_ld, eb, span, INT_MAX);
   const tcmma_swizzle_info *sw = tcmma_swizzle_get(swizzle);
   if (!sw || !tcmma_swizzle_ld_ok(swizzle, dst_ld * eb))
     return tcmma_fail(err, TCMMA_INVALID,

@@ -1,6 +1,7 @@
 /* Swizzle atoms (tables/swizzles.def): the one byte map every shared tile
  * uses (staging, loads, stores), its C rendering, and the bank-group test
  * that decides ldmatrix. */
+#include <limits.h>
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -38,7 +39,8 @@ tcmma_status tcmma_swizzle_parse(const char *name, tcmma_swizzle *out, tcmma_err
 
 bool tcmma_swizzle_ld_ok(tcmma_swizzle sw, long ld_bytes) {
   const tcmma_swizzle_info *i = tcmma_swizzle_get(sw);
-  return i && ld_bytes > 0 && (!i->bytes || ld_bytes % i->bytes == 0);
+  /* the rendered map multiplies rows in int: a row's bytes must be one */
+  return i && ld_bytes > 0 && ld_bytes <= INT_MAX && (!i->bytes || ld_bytes % i->bytes == 0);
 }
 
 /* The XOR mask row r applies to its byte columns. */
@@ -48,8 +50,14 @@ static long row_mask(const tcmma_swizzle_info *i, long r) {
 }
 
 long tcmma_swizzle_offset(tcmma_swizzle sw, long r, long c, long ld_bytes) {
-  if (r < 0 || c < 0 || !tcmma_swizzle_ld_ok(sw, ld_bytes)) return -1;
-  return r * ld_bytes + (c ^ row_mask(tcmma_swizzle_get(sw), r));
+  long row, at;
+  if (r < 0 || c < 0 || !tcmma_swizzle_ld_ok(sw, ld_bytes) ||
+      __builtin_mul_overflow(r, ld_bytes, &row))
+    return -1;
+  /* the mask changes only bits below 128, so c ^ mask <= c | 127 */
+  long col = c ^ row_mask(tcmma_swizzle_get(sw), r);
+  if (col < 0 || __builtin_add_overflow(row, col, &at)) return -1;
+  return at;
 }
 
 bool tcmma_swizzle_conflict_free(tcmma_swizzle sw, long ld_bytes) {

@@ -35,20 +35,28 @@ static void hash_part(tcmma_sha256 *s, const void *data, size_t n) {
   tcmma_sha256_update(s, data, n);
 }
 
-/* Key: library version, NVRTC version, program name, every option, source;
- * each part length-prefixed so no two different inputs concatenate alike. */
-static void cache_key(const tcmma_program *p, const char *source, size_t len,
-                      unsigned char key[32]) {
+/* The cache key, the one place it is computed: everything a compile's
+ * output depends on. The library version, the exact NVRTC build (its
+ * library's and builtin headers' identity), the program name (it places the
+ * source's own include directory), every option (the include directories
+ * among them), the source, and every file its #includes read, by content
+ * (tcmma__include_deps); each part length-prefixed so no two different
+ * inputs concatenate alike. false when an include cannot be resolved for
+ * certain: then nothing may be cached, and note says why. */
+static bool cache_key(const tcmma_program *p, const char *source, size_t len,
+                      unsigned char key[32], char *note, size_t note_cap) {
   tcmma_sha256 s;
-  char versions[64];
-  int n = snprintf(versions, sizeof versions, "tcmma %s nvrtc %d.%d", TCMMA_VERSION,
-                   p->nvrtc_major, p->nvrtc_minor);
+  const char *nvrtc = tcmma__nvrtc_identity();
   tcmma_sha256_init(&s);
-  hash_part(&s, versions, (size_t)n);
+  hash_part(&s, "tcmma " TCMMA_VERSION, strlen("tcmma " TCMMA_VERSION));
+  hash_part(&s, nvrtc ? nvrtc : "", nvrtc ? strlen(nvrtc) : 0);
   hash_part(&s, p->name, strlen(p->name));
   for (size_t i = 0; i < p->n_options; i++) hash_part(&s, p->options[i], strlen(p->options[i]));
   hash_part(&s, source, len);
+  bool certain = tcmma__include_deps(source, len, p->name, (const char *const *)p->options,
+                                     p->n_options, &s, note, note_cap);
   tcmma_sha256_final(&s, key);
+  return certain;
 }
 
 /* opts->arch, checked against what NVRTC compiles for, into *out. */
@@ -222,8 +230,14 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     return st;
   }
   unsigned char key[32];
-  cache_key(out, source, len, key);
-  if (tcmma_cache_lookup(key, out)) {
+  char note[512], why[560];
+  bool cacheable = cache_key(out, source, len, key, note, sizeof note);
+  snprintf(why, sizeof why, "not cached: %s", note);
+  if (!cacheable && !(out->cache_note = tcmma_strdup(why))) {
+    tcmma_program_free(out);
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
+  }
+  if (cacheable && tcmma_cache_lookup(key, out)) {
     out->cache_hit = true;
     return check_ptx(out, err);
   }
@@ -236,7 +250,7 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
     return st;
   }
   st = check_ptx(out, err);
-  tcmma_cache_store(key, out);
+  if (cacheable) tcmma_cache_store(key, out);
   tcmma_target_scope_record(out);
   return st;
 }

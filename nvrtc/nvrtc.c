@@ -46,6 +46,7 @@ static struct {
 #undef FIELD
   void *handle;
   tcmma_nvrtc_info info;
+  char identity[3 * PATH_MAX];   /* the exact build: see find_identity */
   tcmma_status status;
   char message[TCMMA_ERROR_MAX];
   int archs[TCMMA_ARCH_MAX_ARCHS];
@@ -114,6 +115,73 @@ static void find_include_dir(void) {
   }
 }
 
+/* The exact NVRTC build, for the cache key: nvrtcVersion gives only
+ * major.minor, so the library file's identity (path, GNU build-id, size,
+ * mtime, inode), and that of the builtin-headers library it loads by soname
+ * at its first compile. tcmma opens that library itself, now, through the
+ * same loader search, and keeps it open: NVRTC's own dlopen of the soname
+ * then gets this very one. */
+static void find_identity(void) {
+  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64];
+  if (!tcmma__library_identity(api.info.library, lib, sizeof lib))
+    snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, api.info.library);
+  snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", api.info.major, api.info.minor);
+  void *b = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
+  struct link_map *lm = NULL;
+  if (b && dlinfo(b, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
+      !tcmma__library_identity(lm->l_name, builtins, sizeof builtins))
+    snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, lm->l_name);
+  snprintf(api.identity, sizeof api.identity, "nvrtc %d.%d %s; %s %s", api.info.major,
+           api.info.minor, lib, soname, builtins);
+}
+
+const char *tcmma__nvrtc_identity(void) {
+  return tcmma_nvrtc_load(NULL, NULL) == TCMMA_OK ? api.identity : NULL;
+}
+
+/* Appends "path (why)" to the list of candidates tried. */
+static void note_tried(char *tried, size_t cap, size_t *used, const char *path, const char *why) {
+  size_t n = strlen(path);
+  /* dlerror() usually starts with the path itself: say it once */
+  if (strncmp(why, path, n) == 0 && why[n] == ':') why += n + 1 + (why[n + 1] == ' ');
+  int w = snprintf(tried + *used, cap - *used, "%s%s (%s)", *used ? ", " : "", path, why);
+  if (w > 0) *used = (size_t)w < cap - *used ? *used + (size_t)w : cap - 1;
+}
+
+/* Opens path as NVRTC: every function resolved, version and archs read.
+ * NULL when it is not usable, with why (a static or dlerror() text). */
+static void *open_candidate(const char *path, char *why, size_t cap) {
+  void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+  if (!h) {
+    const char *e = dlerror();
+    snprintf(why, cap, "%s", e ? e : "dlopen failed");
+    return NULL;
+  }
+  api.handle = h;
+#define RESOLVE(name, ret, args)                                                           \
+  if (!(api.name = (name##_fn)dlsym(h, #name))) {                                          \
+    snprintf(why, cap, "lacks %s", #name);                                                 \
+    goto unusable;                                                                         \
+  }
+  NVRTC_FUNCTIONS(RESOLVE)
+#undef RESOLVE
+  int count = 0;
+  if (api.nvrtcVersion(&api.info.major, &api.info.minor) != NVRTC_SUCCESS ||
+      api.nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0 ||
+      count > TCMMA_ARCH_MAX_ARCHS || api.nvrtcGetSupportedArchs(api.archs) != NVRTC_SUCCESS) {
+    snprintf(why, cap, "did not report its version and supported archs (%d archs)", count);
+    goto unusable;
+  }
+  api.n_archs = (size_t)count;
+  return h;
+unusable:
+  dlclose(h);
+  api.handle = NULL;
+  return NULL;
+}
+
+/* Tries the candidates in order (docs/nvrtc.md); one that does not load or
+ * is not NVRTC is named with its reason and the next one is tried. */
 static void load(void) {
   char tried[TCMMA_ERROR_MAX] = "";
   size_t used = 0;
@@ -130,11 +198,9 @@ static void load(void) {
     snprintf(paths[n++], PATH_MAX, "libnvrtc.so");
   }
   for (int i = 0; i < n && !api.handle; i++) {
-    api.handle = dlopen(paths[i], RTLD_NOW | RTLD_LOCAL);
-    if (!api.handle) {
-      int w = snprintf(tried + used, sizeof tried - used, "%s%s", used ? ", " : "", paths[i]);
-      if (w > 0 && (size_t)w < sizeof tried - used) used += (size_t)w;
-    }
+    char why[512];
+    if (!open_candidate(paths[i], why, sizeof why))
+      note_tried(tried, sizeof tried, &used, paths[i], why);
   }
   if (!api.handle) {
     api.status = TCMMA_UNAVAILABLE;
@@ -142,26 +208,8 @@ static void load(void) {
              "cannot load NVRTC: tried %s (set TCMMA_NVRTC to the library's path)", tried);
     return;
   }
-#define RESOLVE(name, ret, args)                                                           \
-  if (!(api.name = (name##_fn)dlsym(api.handle, #name))) {                                 \
-    api.status = TCMMA_UNAVAILABLE;                                                        \
-    snprintf(api.message, sizeof api.message, "NVRTC library lacks %s", #name);           \
-    return;                                                                                \
-  }
-  NVRTC_FUNCTIONS(RESOLVE)
-#undef RESOLVE
-  int count = 0;
-  if (api.nvrtcVersion(&api.info.major, &api.info.minor) != NVRTC_SUCCESS ||
-      api.nvrtcGetNumSupportedArchs(&count) != NVRTC_SUCCESS || count <= 0 ||
-      count > TCMMA_ARCH_MAX_ARCHS ||
-      api.nvrtcGetSupportedArchs(api.archs) != NVRTC_SUCCESS) {
-    api.status = TCMMA_UNAVAILABLE;
-    snprintf(api.message, sizeof api.message,
-             "NVRTC did not report its version and supported archs (%d archs)", count);
-    return;
-  }
-  api.n_archs = (size_t)count;
   find_include_dir();
+  find_identity();
   api.status = TCMMA_OK;
 }
 

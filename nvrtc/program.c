@@ -8,6 +8,7 @@ void tcmma_program_free(tcmma_program *p) {
   if (!p) return;
   for (size_t i = 0; i < p->n_options; i++) free(p->options[i]);
   free(p->options), free(p->name), free(p->ptx), free(p->cubin), free(p->log);
+  free(p->cache_note);
   memset(p, 0, sizeof *p);
 }
 

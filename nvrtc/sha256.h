@@ -1,7 +1,9 @@
-/* SHA-256 (FIPS 180-4): the cache's key and its entries' checksum. Internal. */
+/* SHA-256 (FIPS 180-4): the cache's key; HMAC-SHA256: its entries'
+ * checksum. Internal. */
 #ifndef TCMMA_NVRTC_SHA256_H
 #define TCMMA_NVRTC_SHA256_H
 
+#include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
 
@@ -16,7 +18,23 @@ void tcmma_sha256_init(tcmma_sha256 *s);
 void tcmma_sha256_update(tcmma_sha256 *s, const void *data, size_t n);
 /* Writes the 32-byte digest. */
 void tcmma_sha256_final(tcmma_sha256 *s, unsigned char out[32]);
+/* Only the portable implementation from now on (true), or the fastest the
+ * CPU has (false, the default: the x86 SHA extensions where present). For
+ * tests that compare the two. */
+void tcmma__sha256_portable(bool on);
+
 /* Lower-case hex of a 32-byte digest into hex[65]. */
 void tcmma_sha256_hex(const unsigned char digest[32], char hex[65]);
+
+/* HMAC-SHA256 (RFC 2104) with a key of at most 64 bytes: the cache entries'
+ * checksum, keyed with a per-user secret so that no one else can forge one. */
+typedef struct {
+  tcmma_sha256 inner;
+  unsigned char outer_pad[64];
+} tcmma_hmac;
+
+void tcmma_hmac_init(tcmma_hmac *h, const unsigned char *key, size_t key_len);
+void tcmma_hmac_update(tcmma_hmac *h, const void *data, size_t n);
+void tcmma_hmac_final(tcmma_hmac *h, unsigned char out[32]);
 
 #endif

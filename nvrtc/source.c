@@ -176,7 +176,8 @@ static void skip_raw(lexer *lx, tcmma_buf *sink) {
   while (open + d < lx->len && lx->src[open + d] != '(' && d < 16) d++;
   char close[20];
   snprintf(close, sizeof close, ")%.*s\"", (int)d, lx->src + open);
-  const char *body = lx->src + open + d + 1, *end = NULL;
+  /* an unterminated delimiter at the end of the source: the body is empty */
+  const char *body = lx->src + (open + d < lx->len ? open + d + 1 : lx->len), *end = NULL;
   for (const char *p = body; p + strlen(close) <= lx->src + lx->len; p++)
     if (memcmp(p, close, strlen(close)) == 0) {
       end = p;

@@ -10,7 +10,8 @@ src=${TCMMA_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${TCMMA_BUILD:-$src/build}
 tmp=$(mktemp -d /tmp/tcmma-link-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-forbidden='nvrtc.o driver.o cache.o compile.o arch_options.o target.o sha256.o program.o'
+forbidden='nvrtc.o driver.o cache.o compile.o arch_options.o target.o sha256.o program.o
+           includes.o library_id.o cache_dir.o cache_upkeep.o'
 
 cat >"$tmp/arch.c" <<'C'
 #include <tcmma/arch.h>

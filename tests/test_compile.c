@@ -322,14 +322,14 @@ static void test_scope_records(void **state) {
   tcmma_records_free(&n.inner);
 }
 
-/* The single entry file in cache_dir, or "" (fails when there are several). */
+/* The files of cache_dir but its secret: how many, and the last one's path. */
 static void entry_file(char *path, size_t cap, int *count) {
   DIR *d = opendir(cache_dir);
   *count = 0;
   path[0] = '\0';
   if (!d) return;
   for (struct dirent *e; (e = readdir(d));) {
-    if (e->d_name[0] == '.') continue;
+    if (e->d_name[0] == '.' || strcmp(e->d_name, "secret") == 0) continue;
     (*count)++;
     snprintf(path, cap, "%s/%s", cache_dir, e->d_name);
   }
@@ -493,7 +493,7 @@ static void test_xdg_cache_home_cli(void **state) {
   r = run_cli(argv, source("xdg"));
   assert_int_equal(r.exit_code, 0);
   char want[400];
-  snprintf(want, sizeof want, "warning: cache directory %s/tcmma is not writable", file);
+  snprintf(want, sizeof want, "warning: cache directory %s/tcmma is not usable", file);
   assert_non_null(strstr(r.err, want));
   cli_result_free(&r);
   unlink(file);
@@ -537,6 +537,52 @@ static void test_cuda_home(void **state) {
   else unsetenv("CUDA_HOME");
   free(saved);
   unlink(lib), rmdir(lib64), rmdir(home);
+}
+
+/* A library that is not NVRTC: the message names it and dlopen's or dlsym's
+ * reason, and a CUDA_HOME candidate that lacks NVRTC's functions falls
+ * through to the next one (docs/nvrtc.md). */
+static void test_nvrtc_bad_libraries_cli(void **state) {
+  (void)state;
+  const char *not_nvrtc = fake_cuda_build(); /* a shared library without nvrtc* */
+  assert_non_null(not_nvrtc);
+  char text_file[300];
+  snprintf(text_file, sizeof text_file, "%s", src_path("README.md"));
+  char *saved = getenv("CUDA_HOME") ? strdup(getenv("CUDA_HOME")) : NULL;
+  const char *argv[] = {"compile", "-", "-o", "/dev/null", "--json", NULL};
+  setenv("TCMMA_NVRTC", text_file, 1);
+  cli_result r = run_cli(argv, source("badlib"));
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, text_file));
+  assert_non_null(strstr(r.err, "invalid ELF header")); /* dlerror()'s reason */
+  cli_result_free(&r);
+  setenv("TCMMA_NVRTC", not_nvrtc, 1);
+  r = run_cli(argv, source("badlib"));
+  assert_int_equal(r.exit_code, 1);
+  char want[600];
+  snprintf(want, sizeof want, "%s (lacks nvrtcGetErrorString)", not_nvrtc);
+  if (!strstr(r.err, want)) fail_msg("'%s' not in: %s", want, r.err);
+  cli_result_free(&r);
+  unsetenv("TCMMA_NVRTC");
+  /* CUDA_HOME/lib64/libnvrtc.so is that library: the next candidate loads */
+  char home[300], lib64[320], lib[360];
+  snprintf(home, sizeof home, "%s-badhome", cache_dir);
+  snprintf(lib64, sizeof lib64, "%s/lib64", home);
+  snprintf(lib, sizeof lib, "%s/libnvrtc.so", lib64);
+  assert_int_equal(mkdir(home, 0755), 0);
+  assert_int_equal(mkdir(lib64, 0755), 0);
+  assert_int_equal(symlink(not_nvrtc, lib), 0);
+  setenv("CUDA_HOME", home, 1);
+  r = run_cli(argv, source("badlib"));
+  if (saved) setenv("CUDA_HOME", saved, 1);
+  else unsetenv("CUDA_HOME");
+  free(saved);
+  if (r.exit_code != 0) fail_msg("exit %d: %s", r.exit_code, r.err);
+  assert_null(strstr(r.out, home)); /* not loaded from the bad home */
+  assert_non_null(strstr(r.out, "\"nvrtc_library\": \"/"));
+  cli_result_free(&r);
+  unlink(lib), rmdir(lib64), rmdir(home);
+  fake_cuda_remove();
 }
 
 static void test_unwritable_dir(void **state) {
@@ -888,6 +934,41 @@ static void test_sha256_vectors(void **state) {
     tcmma_sha256_hex(d, hex);
     assert_string_equal(hex, v[i].hex);
   }
+  /* The portable and the CPU's implementation agree on every length (and on
+   * an input fed in pieces); the vectors above ran on the default one. */
+  static unsigned char data[1200];
+  for (size_t i = 0; i < sizeof data; i++) data[i] = (unsigned char)(i * 131 + (i >> 3));
+  for (size_t len = 0; len <= sizeof data; len += 7) {
+    unsigned char one[32], two[32];
+    for (int portable = 0; portable < 2; portable++) {
+      tcmma__sha256_portable(portable);
+      tcmma_sha256 s;
+      tcmma_sha256_init(&s);
+      size_t half = len / 3;
+      tcmma_sha256_update(&s, data, half);
+      tcmma_sha256_update(&s, data + half, len - half);
+      tcmma_sha256_final(&s, portable ? two : one);
+    }
+    assert_memory_equal(one, two, 32);
+  }
+  tcmma__sha256_portable(false);
+  /* HMAC-SHA256, RFC 4231 test cases 1 and 2 */
+  static const struct { const char *key, *data, *hex; } h[] = {
+      {"\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b\x0b",
+       "Hi There", "b0344c61d8db38535ca8afceaf0bf12b881dc200c9833da726e9376c2e32cff7"},
+      {"Jefe", "what do ya want for nothing?",
+       "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
+  };
+  for (size_t i = 0; i < 2; i++) {
+    tcmma_hmac m;
+    unsigned char d[32];
+    char hex[65];
+    tcmma_hmac_init(&m, (const unsigned char *)h[i].key, strlen(h[i].key));
+    tcmma_hmac_update(&m, h[i].data, strlen(h[i].data));
+    tcmma_hmac_final(&m, d);
+    tcmma_sha256_hex(d, hex);
+    assert_string_equal(hex, h[i].hex);
+  }
 }
 
 int main(void) {
@@ -911,6 +992,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_cache_off, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cache_setting_values, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_cuda_home, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_nvrtc_bad_libraries_cli, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_xdg_cache_home_cli, fresh_cache, remove_cache),
       /* Last: it leaves this process's cache degraded by design. */
       cmocka_unit_test_setup_teardown(test_unwritable_dir, fresh_cache, remove_cache),

@@ -158,8 +158,32 @@ static void test_overflow(void **s) {
   (void)s;
   expect_decline(call3("f32", "f16,ld=1073741824", "f16", 16, 8, 16), TCMMA_DECLINE_OVERFLOW,
                  "1073741824");
+  /* a shared operand's ld whose bytes overflow a long (found by fuzz_plan:
+   * the ldmatrix rule multiplied it before the stride rules ran) */
+  tcmma_call huge = call3("f32", "f16", "f16", 16, 8, 16);
+  huge.a.space = TCMMA_SPACE_SHARED;
+  huge.a.ld = LONG_MAX;
+  expect_decline(huge, TCMMA_DECLINE_OVERFLOW, "9223372036854775807");
   /* 2^26 tiles of 16 rows of 8 f32: 2^35 bytes of d */
   expect_decline(call3("f32", "f16", "f16", 16 << 26, 8, 16), TCMMA_DECLINE_OVERFLOW, NULL);
+  /* every operand fits (23168^2 f16 is 1 GiB) but one statement would hold
+   * 1448 x 2896 x 1448 = 6072054784 products: the register and unroll
+   * budgets decline it long before the census could count past an int */
+  tcmma_plan p;
+  tcmma_call c = call3("f32", "f16", "f16", 23168, 23168, 23168);
+  assert_int_equal(tcmma_plan_call(&c, &p, NULL), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_DECLINE_REGISTERS);
+  c.registers = TCMMA_REGISTERS_MAX;
+  c.m = 16, c.n = 8; /* one accumulator tile: the k extent alone is too long */
+  assert_int_equal(tcmma_plan_call(&c, &p, NULL), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_DECLINE_UNROLL);
+  assert_non_null(strstr(p.message, "1448"));
+  /* the largest statement a plan accepts: its census is exact */
+  c.k = 16 * TCMMA_PRODUCTS_MAX;
+  p = expect_accept(c, "mma-f16");
+  tcmma_census cen;
+  assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
+  assert_int_equal(cen.mma_per_statement, TCMMA_PRODUCTS_MAX);
 }
 
 static void test_invalid(void **s) {
@@ -238,7 +262,7 @@ static void test_spec(void **s) {
                        /* swizzle atoms and origins */
                        "f16,swizzle=48", "f16,swizzle=", "f16,swizzle=none", "f16,at=1",
                        "f16,at=-1:0", "f16,at=1:2:3", "f16,at=:4", "f16,at=1:x",
-                       "f16,at=1234567890:0", NULL};
+                       "f16,at=2147483648:0", "f16,at=0:02", NULL};
   for (int i = 0; bad[i]; i++) {
     err.message[0] = '\0';
     if (cli_parse_operand_spec(bad[i], &o, &err) != TCMMA_INVALID)

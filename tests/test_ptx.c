@@ -5,6 +5,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
@@ -89,6 +92,37 @@ static void comments_inside_lines(void **state) {
   assert_int_equal(info.required_sm, 0);
   assert_null(info.required_by);
   tcmma_ptx_info_free(&info);
+}
+
+/* A block comment that spans lines ends a line directive (it counts as the
+ * line break) and the statement after it is still read. */
+static void block_comment_ends_line_directive(void **state) {
+  (void)state;
+  static const char *const texts[] = {
+      ".version 8.0 /* a\n b */ .target sm_80\n",
+      ".version 8.0 /* a\n b */.target sm_80\n",
+      ".version 8.0\n.target sm_80 /* x\n */ .address_size 64\n",
+      ".version /* x\n */ 8.0\n.target sm_80\n",
+  };
+  const int address_size[] = {0, 0, 64, -1};
+  for (size_t i = 0; i < sizeof texts / sizeof texts[0]; i++) {
+    tcmma_ptx_info info;
+    tcmma_error err;
+    tcmma_status st = parse_str(texts[i], &info, &err);
+    if (address_size[i] < 0) { /* the version's number is on the next line: malformed */
+      assert_int_equal(st, TCMMA_PARSE);
+      assert_non_null(strstr(err.message, "malformed .version at line 1"));
+      tcmma_ptx_info_free(&info);
+      continue;
+    }
+    if (st != TCMMA_OK) fail_msg("text %zu: %s", i, err.message);
+    assert_int_equal(info.version_major, 8);
+    assert_string_equal(info.target, "sm_80");
+    assert_int_equal(info.address_size, address_size[i]);
+    /* the modifier after a comment that breaks the line is not the target's */
+    assert_int_equal(info.modifier_count, 0);
+    tcmma_ptx_info_free(&info);
+  }
 }
 
 static void strings_and_line_directives(void **state) {
@@ -709,10 +743,59 @@ static void cli_stdin_and_errors(void **state) {
   cli_result_free(&r);
 }
 
+/* Runs `tcmma ptx -` with standard input a pipe that holds one NUL byte and
+ * stays open: the CLI must decide from that byte, not wait for the end of
+ * input. Returns its exit status; a CLI still waiting after a minute is
+ * killed and the test fails (a guard against hanging, not a time limit). */
+static int ptx_on_open_pipe(void) {
+  int fds[2];
+  assert_int_equal(pipe(fds), 0);
+  const char *bin = getenv("TCMMA_BIN");
+  pid_t pid = fork();
+  if (pid == 0) {
+    dup2(fds[0], 0);
+    close(fds[0]), close(fds[1]);
+    int null = open("/dev/null", O_WRONLY);
+    dup2(null, 1), dup2(null, 2);
+    execl(bin && *bin ? bin : "build/tcmma", "tcmma", "ptx", "-", (char *)NULL);
+    _exit(127);
+  }
+  close(fds[0]);
+  assert_int_equal(write(fds[1], "\0", 1), 1);
+  int status = 0;
+  pid_t done = 0;
+  for (int tenths = 0; tenths < 600 && (done = waitpid(pid, &status, WNOHANG)) == 0; tenths++)
+    usleep(100000);
+  if (done != pid) kill(pid, SIGKILL), waitpid(pid, &status, 0);
+  close(fds[1]);
+  if (done != pid) fail_msg("tcmma ptx - still reading after a NUL byte on an open pipe");
+  return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
+}
+
+/* Binary input is rejected at its first NUL byte, from the first bytes read
+ * (/dev/zero is endless; before, the CLI read 1 GiB of it), and a path is
+ * always named, quoted, even when empty. */
+static void cli_binary_and_empty_path(void **state) {
+  (void)state;
+  static const char *const commands[] = {"ptx", "options", "compile"};
+  for (size_t i = 0; i < 3; i++) {
+    cli_result r = run_cli((const char *const[]){commands[i], "/dev/zero", NULL}, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.err, "'/dev/zero': not text: a NUL byte at offset 0"));
+    cli_result_free(&r);
+    r = run_cli((const char *const[]){commands[i], "", NULL}, NULL);
+    assert_int_equal(r.exit_code, 1);
+    assert_non_null(strstr(r.err, "cannot read '': No such file or directory"));
+    cli_result_free(&r);
+  }
+  assert_int_equal(ptx_on_open_pipe(), 1);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(awkward_fixture),
       cmocka_unit_test(comments_inside_lines),
+      cmocka_unit_test(block_comment_ends_line_directive),
       cmocka_unit_test(strings_and_line_directives),
       cmocka_unit_test(huge_line),
       cmocka_unit_test(many_distinct_opcodes),
@@ -730,6 +813,7 @@ int main(void) {
       cmocka_unit_test(nvcc_sm80),
       cmocka_unit_test(nvcc_debug_sm89),
       cmocka_unit_test(cli_stdin_and_errors),
+      cmocka_unit_test(cli_binary_and_empty_path),
   };
   return cmocka_run_group_tests_name("ptx", tests, NULL, NULL);
 }

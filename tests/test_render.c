@@ -2,6 +2,8 @@
  * blocks, ldmatrix exactly when the census says), both dialects, the
  * swizzled_b128 map against its formula, and host-dialect text compiled as C. */
 #include "util.h"
+#include <ctype.h>
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -482,6 +484,77 @@ static void test_stage(void **s) {
   tcmma_buf_free(&out);
 }
 
+/* The largest integer literal in text (0 when none). */
+static long long largest_literal(const char *text) {
+  long long most = 0;
+  for (const char *p = text; *p; p++) {
+    if (*p < '0' || *p > '9' || (p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_')))
+      continue;
+    long long v = strtoll(p, NULL, 10);
+    if (v > most) most = v;
+    while (p[1] >= '0' && p[1] <= '9') p++;
+  }
+  return most;
+}
+
+/* Every constant the stage helper writes is an int, as its offsets are; a
+ * tile whose offsets would not fit is refused, never emitted. */
+static void test_stage_offsets_fit(void **s) {
+  (void)s;
+  tcmma_buf out = {0};
+  tcmma_error err = {0};
+  tcmma_names nm = {NULL, 0};
+  /* 2^24 x 2^24 of 8 bytes: 2^51 bytes */
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 1L << 24,
+                                      1L << 24, 1L << 24, 1L << 24, 8, TCMMA_SWIZZLE_NONE, NULL,
+                                      &out, &err),
+                   TCMMA_OVERFLOW);
+  assert_non_null(strstr(err.message, "16777216"));
+  assert_int_equal(out.len, 0);
+  /* one byte past INT_MAX in the source, then in the destination */
+  const long rows[2] = {65536, 32768}, ld[2][2] = {{16384, 16384}, {16384, 65536}};
+  for (int i = 0; i < 2; i++)
+    assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", rows[i], 128,
+                                        ld[i][0], ld[i][1], 2, TCMMA_SWIZZLE_NONE, NULL, &out,
+                                        NULL), TCMMA_OVERFLOW);
+  /* just inside: 2^30 bytes each way, every literal an int, in every atom */
+  const int ebs[4] = {1, 2, 4, 8};
+  for (int e = 0; e < 4; e++)
+    for (int sw = 0; sw < TCMMA_SWIZZLE_COUNT; sw++) {
+      long n = (1L << 15) / ebs[e];
+      tcmma_buf_free(&out);
+      tcmma_status st = tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, e % 2 == 0, "sa", "ga",
+                                           1L << 15, n, n, n, ebs[e], (tcmma_swizzle)sw, NULL,
+                                           &out, &err);
+      if (st != TCMMA_OK) fail_msg("%d-byte elements, swizzle %d: %s", ebs[e], sw, err.message);
+      assert_true(largest_literal(tcmma_buf_str(&out)) <= INT_MAX);
+    }
+  tcmma_buf_free(&out);
+}
+
+/* The swizzle map takes any input without undefined behaviour: -1 for
+ * negative or zero sizes and for offsets past a long. */
+static void test_swizzle_offset_range(void **s) {
+  (void)s;
+  const tcmma_swizzle b128 = TCMMA_SWIZZLE_B128;
+  assert_int_equal(tcmma_swizzle_offset(b128, LONG_MAX, 0, 128), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, 1, LONG_MAX, 128), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, 2, 0, (LONG_MAX / 2) & ~127L), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, (1L << 40), 0, 1L << 30), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, -1, 0, 128), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, 0, -1, 128), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, 0, 0, 0), -1);
+  assert_int_equal(tcmma_swizzle_offset((tcmma_swizzle)99, 0, 0, 128), -1);
+  assert_int_equal(tcmma_swizzle_offset(b128, 9, 6, 128), 9 * 128 + ((0 ^ 1) * 16) + 6);
+  /* rows whose byte size is past the int the expression computes in */
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_swizzle_offset(b128, "r", "c", LONG_MAX & ~127L, &out, NULL),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_render_swizzle_offset(b128, "r", "c", 1L << 32, &out, NULL),
+                   TCMMA_INVALID);
+  assert_int_equal(out.len, 0);
+}
+
 static void test_kernel_index(void **s) {
   (void)s;
   /* a stored transposed (k x m), ld 40: tile r at r*k*ld, (i, j) at j*ld + i */
@@ -553,6 +626,23 @@ static void test_errors(void **s) {
   tcmma_buf_free(&out);
 }
 
+/* A length that would wrap len + n + 1 marks the buffer failed instead of
+ * passing the capacity test with no storage (found by fuzz_arch). */
+static void test_buf_wrapping_length(void **state) {
+  (void)state;
+  tcmma_buf b = {0};
+  tcmma_buf_append(&b, "", (size_t)-1);
+  assert_true(b.failed);
+  assert_null(b.data);
+  tcmma_buf c = {0};
+  tcmma_buf_append(&c, "ab", 2);
+  tcmma_buf_append(&c, "x", (size_t)-2);
+  assert_true(c.failed);
+  assert_int_equal(c.len, 2);
+  assert_string_equal(c.data, "ab");
+  tcmma_buf_free(&c);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_title_and_prefix),  cmocka_unit_test(test_nest_repeat_compiles),
@@ -561,7 +651,8 @@ int main(void) {
       cmocka_unit_test(test_swizzle_formula),   cmocka_unit_test(test_swizzle_expression),
       cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),
       cmocka_unit_test(test_stage),             cmocka_unit_test(test_kernel_index),
-      cmocka_unit_test(test_errors),
+      cmocka_unit_test(test_stage_offsets_fit), cmocka_unit_test(test_swizzle_offset_range),
+      cmocka_unit_test(test_errors),            cmocka_unit_test(test_buf_wrapping_length),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -22,7 +22,12 @@ typedef struct {
 /* Runs $TCMMA_BIN (default build/tcmma) with argv (NULL-terminated, without
  * the program name) in the source root, with stdin from `input` (NULL: empty). */
 cli_result run_cli(const char *const *argv, const char *input);
+/* The same, run in directory dir (NULL: the source root). */
+cli_result run_cli_in(const char *dir, const char *const *argv, const char *input);
 void cli_result_free(cli_result *r);
+
+/* The integer after "key": in a JSON text; -1 when absent. */
+long json_int_of(const char *json, const char *key);
 
 /* Reads a whole file; NULL when it cannot. *len set when non-NULL. Owned. */
 char *read_file(const char *path, size_t *len);

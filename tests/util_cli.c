@@ -53,9 +53,19 @@ static char *temp_file(char *tmpl) {
 }
 
 cli_result run_cli(const char *const *argv, const char *input) {
+  return run_cli_in(NULL, argv, input);
+}
+
+cli_result run_cli_in(const char *dir, const char *const *argv, const char *input) {
   cli_result r = {.exit_code = -1};
   const char *bin = getenv("TCMMA_BIN");
   if (!bin || !*bin) bin = "build/tcmma";
+  char abs_bin[4096];
+  if (bin[0] != '/' && getcwd(abs_bin, sizeof abs_bin)) { /* before the child's chdir */
+    size_t n = strlen(abs_bin);
+    snprintf(abs_bin + n, sizeof abs_bin - n, "/%s", bin);
+    bin = abs_bin;
+  }
   char out_path[] = "/tmp/tcmma-test-out-XXXXXX", err_path[] = "/tmp/tcmma-test-err-XXXXXX",
        in_path[] = "/tmp/tcmma-test-in-XXXXXX";
   if (!temp_file(out_path) || !temp_file(err_path) || !temp_file(in_path)) return r;
@@ -73,7 +83,7 @@ cli_result run_cli(const char *const *argv, const char *input) {
     int in = open(in_path, O_RDONLY), out = open(out_path, O_WRONLY | O_TRUNC),
         err = open(err_path, O_WRONLY | O_TRUNC);
     dup2(in, 0), dup2(out, 1), dup2(err, 2);
-    const char *root = getenv("TCMMA_SRCDIR");
+    const char *root = dir ? dir : getenv("TCMMA_SRCDIR");
     if (root && *root && chdir(root) != 0) _exit(126);
     execv(bin, args);
     _exit(127);
@@ -92,4 +102,11 @@ void cli_result_free(cli_result *r) {
   free(r->out);
   free(r->err);
   r->out = r->err = NULL;
+}
+
+long json_int_of(const char *json, const char *key) {
+  char pat[64];
+  snprintf(pat, sizeof pat, "\"%s\": ", key);
+  const char *p = json ? strstr(json, pat) : NULL;
+  return p ? strtol(p + strlen(pat), NULL, 10) : -1;
 }

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 #include "cli_input.h"
 #include "tcmma/tcmma.h"
 
@@ -39,8 +40,9 @@ static double timed(const char *src, size_t len, const tcmma_compile_opts *o, in
 
 int main(int argc, char **argv) {
   if (argc < 2) return fprintf(stderr, "usage: bench_compile FILE [N] [--sass]\n"), 2;
-  int n = argc > 2 ? atoi(argv[2]) : 5;
-  if (n < 1 || n > 1000) n = 5;
+  long count = 5;
+  if (argc > 2 && !cli_int("bench_compile", "N", argv[2], 1, 1000, &count)) return 2;
+  int n = (int)count;
   tcmma_compile_opts o = {.sass = argc > 3 && strcmp(argv[3], "--sass") == 0};
   size_t len;
   char *src = cli_read_input("bench_compile", argv[1], &len);

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cli.h"
 #include "cli_input.h"
 #include "tcmma/tcmma.h"
 
@@ -20,7 +21,10 @@ int main(int argc, char **argv) {
     fprintf(stderr, "usage: bench_ptx FILE [MB=64] [REPEAT=5]\n");
     return 2;
   }
-  size_t mb = argc > 2 ? (size_t)atol(argv[2]) : 64, repeat = argc > 3 ? (size_t)atol(argv[3]) : 5;
+  long mb = 64, repeat = 5;
+  if ((argc > 2 && !cli_int("bench_ptx", "MB", argv[2], 1, 4096, &mb)) ||
+      (argc > 3 && !cli_int("bench_ptx", "REPEAT", argv[3], 1, 1000, &repeat)))
+    return 2;
   size_t n;
   char *src = cli_read_input("bench_ptx", argv[1], &n);
   if (!src) return 1;
@@ -28,7 +32,7 @@ int main(int argc, char **argv) {
   body = body ? strchr(body, '\n') : NULL;
   if (!body) return fprintf(stderr, "%s: no .address_size line\n", argv[1]), 1;
   body++;
-  size_t head = (size_t)(body - src), blen = strlen(body), want = mb << 20;
+  size_t head = (size_t)(body - src), blen = strlen(body), want = (size_t)mb << 20;
   size_t copies = want / (blen ? blen : 1) + 1, len = head + copies * blen;
   char *text = malloc(len + 1);
   if (!text) return fprintf(stderr, "out of memory\n"), 1;
@@ -37,7 +41,7 @@ int main(int argc, char **argv) {
   text[len] = '\0';
   double best = 1e30;
   size_t instructions = 0, distinct = 0;
-  for (size_t r = 0; r < repeat; r++) {
+  for (long r = 0; r < repeat; r++) {
     tcmma_ptx_info info;
     tcmma_error err;
     double t0 = now();
@@ -50,7 +54,7 @@ int main(int argc, char **argv) {
   }
   printf("%zu bytes (%zu copies of %s), %zu instructions, %zu distinct opcodes\n", len, copies,
          argv[1], instructions, distinct);
-  printf("best of %zu: %.3f s, %.1f MB/s, %.1f M instructions/s\n", repeat, best,
+  printf("best of %ld: %.3f s, %.1f MB/s, %.1f M instructions/s\n", repeat, best,
          (double)len / best / 1e6, (double)instructions / best / 1e6);
   free(text), free(src);
   return 0;

@@ -5,8 +5,10 @@
 #include <stdbool.h>
 #include <stdio.h>
 
-/* Exit codes of every command. */
-enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3 };
+/* Exit codes of every command. 4: something this machine lacks (a CUDA
+ * driver or device for tcmma devices; verify: cases skipped, none failed). */
+enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3, CLI_UNAVAILABLE = 4,
+       CLI_SKIPPED = CLI_UNAVAILABLE };
 
 /* A command: argv[0] is the command's own name. Returns an exit code. */
 typedef int (*cli_command_fn)(int argc, char **argv);
@@ -30,8 +32,9 @@ int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool
  * (after a usage message) when it is missing. */
 const char *cli_value(const char *cmd, int argc, char **argv, int *i);
 
-/* Parses a decimal integer in [lo, hi]; false (after a usage message naming
- * the option, the value and the range) otherwise. */
+/* Parses a decimal integer in [lo, hi] with the one number parser
+ * (mma/decimal.h); false (after a usage message naming the option, the value
+ * and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 
 /* Parses a compute capability for option opt (cli_parse_cc); false (after

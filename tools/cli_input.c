@@ -1,46 +1,69 @@
-/* Whole-file input for CLI commands, from a path or standard input. */
+/* Whole-file input for CLI commands, from a path or standard input. Read with
+ * read(2), chunk by chunk as bytes arrive: every input a command takes is
+ * text, so a NUL byte ends it as "not text" at once (binary files, /dev/zero,
+ * a pipe that stays open) instead of after the whole input. */
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "cli.h"
 #include "cli_input.h"
 
+/* The input's name in messages: quoted, so an empty or odd path shows. */
+static void name_of(const char *path, char *buf, size_t cap) {
+  if (strcmp(path, "-") == 0) snprintf(buf, cap, "standard input");
+  else snprintf(buf, cap, "'%s'", path);
+}
+
 char *cli_read_input(const char *cmd, const char *path, size_t *len) {
   bool is_stdin = strcmp(path, "-") == 0;
-  FILE *f = is_stdin ? stdin : fopen(path, "rb");
-  if (!f) {
-    cli_fail(cmd, "cannot read %s: %s", path, strerror(errno));
+  char what[512];
+  name_of(path, what, sizeof what);
+  int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  if (fd < 0) {
+    cli_fail(cmd, "cannot read %s: %s", what, strerror(errno));
     return NULL;
   }
   size_t cap = 1 << 16, n = 0;
   char *buf = malloc(cap);
-  bool too_big = false;
-  while (buf) {
-    size_t got = fread(buf + n, 1, cap - n - 1, f);
-    n += got;
+  const char *problem = buf ? NULL : "out of memory";
+  const char *nul = NULL;
+  int saved = 0;
+  while (!problem) {
+    ssize_t got = read(fd, buf + n, cap - n - 1);
+    if (got < 0 && errno == EINTR) continue;
+    if (got < 0) {
+      saved = errno;
+      problem = "read error";
+      break;
+    }
     if (got == 0) break;
-    if (n > CLI_INPUT_MAX) { /* an endless stream (a device, a pipe) ends here */
-      too_big = true;
+    if ((nul = memchr(buf + n, '\0', (size_t)got))) break;
+    n += (size_t)got;
+    if (n > CLI_INPUT_MAX) { /* an endless stream of text ends here */
+      problem = "too big";
       break;
     }
     if (cap - n < 2) {
       char *grown = realloc(buf, cap * 2);
-      if (!grown) free(buf);
-      buf = grown;
-      cap *= 2;
+      if (!grown) problem = "out of memory";
+      else buf = grown, cap *= 2;
     }
   }
-  bool failed = ferror(f), no_memory = !buf;
-  int saved = errno;
-  if (!is_stdin) fclose(f);
-  if (no_memory || failed || too_big) {
+  if (!is_stdin) close(fd);
+  if (nul)
+    cli_fail(cmd, "%s: not text: a NUL byte at offset %zu (binary input?)", what,
+             (size_t)(nul - buf));
+  else if (problem && saved)
+    cli_fail(cmd, "cannot read %s: %s", what, strerror(saved));
+  else if (problem && strcmp(problem, "too big") == 0)
+    cli_fail(cmd, "cannot read %s: larger than %d MiB", what, CLI_INPUT_MAX >> 20);
+  else if (problem)
+    cli_fail(cmd, "cannot read %s: %s", what, problem);
+  if (nul || problem) {
     free(buf);
-    const char *what = is_stdin ? "standard input" : path;
-    if (too_big)
-      cli_fail(cmd, "cannot read %s: larger than %d MiB", what, CLI_INPUT_MAX >> 20);
-    else
-      cli_fail(cmd, "cannot read %s: %s", what, no_memory ? "out of memory" : strerror(saved));
     return NULL;
   }
   buf[n] = '\0';

@@ -9,8 +9,9 @@
 
 /* Reads all of path ("-": stdin) into a NUL-terminated buffer the caller
  * frees; *len gets the byte count. NULL after printing "tcmma CMD: cannot
- * read PATH: reason" on stderr (unreadable, out of memory, over
- * CLI_INPUT_MAX). */
+ * read 'PATH': reason" on stderr (unreadable, out of memory, over
+ * CLI_INPUT_MAX), or "'PATH': not text: a NUL byte at offset N" as soon as
+ * a NUL byte arrives (every command's input is text). */
 char *cli_read_input(const char *cmd, const char *path, size_t *len);
 
 #endif

@@ -1,23 +1,24 @@
 /* The CLI's text forms: an operand SPEC
  * (PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]
  * [,at=ROW0:COL0]) and a decimal compute capability. */
-#include <errno.h>
+#include <limits.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 #include "cli_parse.h"
+#include "mma/decimal.h"
 
-/* "ROW0:COL0": two decimal integers from 0 to INT_MAX. */
+/* "ROW0:COL0": two decimal integers from 0 to INT_MAX, each read by the
+ * one number parser (tcmma__decimal). */
 static bool parse_at(const char *text, long *row, long *col) {
-  long v[2];
-  const char *s = text;
-  for (int i = 0; i < 2; i++) {
-    size_t n = strspn(s, "0123456789");
-    if (n == 0 || n > 9 || s[n] != (i ? '\0' : ':')) return false;
-    v[i] = strtol(s, NULL, 10);
-    s += n + 1;
-  }
-  *row = v[0], *col = v[1];
+  char buf[64];
+  const char *colon = strchr(text, ':');
+  if (!colon || (size_t)(colon - text) >= sizeof buf) return false;
+  memcpy(buf, text, (size_t)(colon - text));
+  buf[colon - text] = '\0';
+  long long r, c;
+  if (!tcmma__decimal(buf, 0, INT_MAX, &r) || !tcmma__decimal(colon + 1, 0, INT_MAX, &c))
+    return false;
+  *row = (long)r, *col = (long)c;
   return true;
 }
 
@@ -70,17 +71,15 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
     } else if (strncmp(piece, "at=", 3) == 0) {
       if (!parse_at(piece + 3, &o.row0.value, &o.col0.value))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "operand spec '%s': at '%s': expected ROW0:COL0, two non-negative "
-                          "integers (the sub-tile's origin in its parent)", spec, piece + 3);
+                          "operand spec '%s': at '%s': expected ROW0:COL0, two integers from 0 to "
+                          "2147483647 (the sub-tile's origin in its parent)", spec, piece + 3);
     } else if (strncmp(piece, "ld=", 3) == 0) {
-      char *end = NULL;
-      errno = 0;
-      long v = strtol(piece + 3, &end, 10);
-      if (errno || end == piece + 3 || *end || v <= 0)
+      long long v;
+      if (!tcmma__decimal(piece + 3, 1, LONG_MAX, &v))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "operand spec '%s': ld '%s' is not a positive integer", spec,
-                          piece + 3);
-      o.ld = v;
+                          "operand spec '%s': ld '%s': expected a decimal integer from 1 to %ld",
+                          spec, piece + 3, LONG_MAX);
+      o.ld = (long)v;
     } else {
       return tcmma_fail(err, TCMMA_INVALID,
                         "operand spec '%s': unknown piece '%s': expected t, ld=N, global, "
@@ -93,13 +92,12 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
 }
 
 tcmma_status cli_parse_cc(const char *text, int *out, tcmma_error *err) {
-  /* digits only: no sign, no spaces, at most 9 of them so the value fits */
-  size_t n = text ? strspn(text, "0123456789") : 0;
-  if (!text || n == 0 || text[n] != '\0' || n > 9 || tcmma_cc_check(atoi(text), NULL))
+  long long cc = -1;
+  if (!tcmma__decimal(text, 0, TCMMA_CC_MAX, &cc) || tcmma_cc_check((int)cc, NULL))
     return tcmma_fail(err, TCMMA_INVALID,
-                      "compute capability '%s': expected 0 (any device) or major*10+minor "
-                      "from %d to %d (80 for sm_80)",
+                      "compute capability '%s': expected a decimal integer, 0 (any device) or "
+                      "major*10+minor from %d to %d (80 for sm_80)",
                       text ? text : "(null)", TCMMA_CC_MIN, TCMMA_CC_MAX);
-  if (out) *out = atoi(text);
+  if (out) *out = (int)cc;
   return TCMMA_OK;
 }

@@ -1,10 +1,10 @@
 /* Argument helpers, the JSON writer and the text table of the CLI. */
-#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
 #include "cli.h"
 #include "cli_parse.h"
+#include "mma/decimal.h"
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
   fprintf(stderr, "tcmma %s: ", cmd);
@@ -52,14 +52,12 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
 }
 
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
-  char *end = NULL;
-  errno = 0;
-  long v = strtol(text, &end, 10);
-  if (errno || end == text || *end || v < lo || v > hi) {
-    cli_usage(cmd, "%s '%s': expected an integer from %ld to %ld", opt, text, lo, hi);
+  long long v;
+  if (!tcmma__decimal(text, lo, hi, &v)) {
+    cli_usage(cmd, "%s '%s': expected a decimal integer from %ld to %ld", opt, text, lo, hi);
     return false;
   }
-  *out = v;
+  *out = (long)v;
   return true;
 }
 
@@ -113,9 +111,38 @@ void json_end_object(json_writer *w) { close_(w, '}'); }
 void json_begin_array(json_writer *w) { open(w, '['); }
 void json_end_array(json_writer *w) { close_(w, ']'); }
 
+/* Length of the well-formed UTF-8 sequence at p (RFC 3629: shortest form,
+ * no surrogates, at most U+10FFFF), or 0 when p starts none. */
+static size_t utf8_length(const unsigned char *p) {
+  unsigned char c = p[0];
+  size_t n = c < 0x80 ? 1 : c >= 0xc2 && c <= 0xdf ? 2 : c >= 0xe0 && c <= 0xef ? 3
+           : c >= 0xf0 && c <= 0xf4 ? 4 : 0;
+  for (size_t i = 1; i < n; i++) /* stops at the NUL too: it is no continuation byte */
+    if ((p[i] & 0xc0) != 0x80) return 0;
+  if ((c == 0xe0 && p[1] < 0xa0) || (c == 0xf0 && p[1] < 0x90) || /* overlong */
+      (c == 0xed && p[1] >= 0xa0) ||                               /* a surrogate */
+      (c == 0xf4 && p[1] >= 0x90))                                 /* past U+10FFFF */
+    return 0;
+  return n;
+}
+
+/* A JSON string: escapes quotes, backslashes and control bytes; a byte that
+ * starts no well-formed UTF-8 sequence becomes U+FFFD, so the document is
+ * valid UTF-8 whatever a file name or an expression holds. */
 static void raw_string(FILE *out, const char *s) {
   fputc('"', out);
-  for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+  for (const unsigned char *p = (const unsigned char *)s; *p;) {
+    size_t n = utf8_length(p);
+    if (n == 0) {
+      fputs("\\ufffd", out);
+      p++;
+      continue;
+    }
+    if (n > 1) {
+      fwrite(p, 1, n, out);
+      p += n;
+      continue;
+    }
     switch (*p) {
     case '"': fputs("\\\"", out); break;
     case '\\': fputs("\\\\", out); break;
@@ -126,6 +153,7 @@ static void raw_string(FILE *out, const char *s) {
       if (*p < 0x20) fprintf(out, "\\u%04x", *p);
       else fputc(*p, out);
     }
+    p++;
   }
   fputc('"', out);
 }

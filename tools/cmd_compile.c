@@ -13,10 +13,13 @@ static const char help[] =
     "                     [-G] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
     "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
-    "TCMMA_CACHE=0: memory only), and prints the options, the PTX .target, the\n"
-    "instruction census and where the output went. The toolkit's include/ and\n"
-    "include/cccl are searched after the -I directories. NVRTC's log goes to stderr,\n"
-    "once.\n"
+    "TCMMA_CACHE=0: memory only; tcmma cache shows it), and prints the options, the PTX\n"
+    ".target, the instruction census and where the output went. The toolkit's\n"
+    "include/ and include/cccl are searched after the -I directories. The source's\n"
+    "\"quoted\" #includes are found next to FILE (for -, in the current directory);\n"
+    "the cache key covers every file they read, and a source whose includes tcmma\n"
+    "cannot follow for certain (#include MACRO) is compiled fresh with a note.\n"
+    "NVRTC's log goes to stderr, once.\n"
     "  --cc N        the device's compute capability; native without it asks the CUDA\n"
     "                driver for the lowest cc among attached devices\n"
     "  --target T    floor or native (default: $TCMMA_PTX_TARGET, else floor)\n"
@@ -82,6 +85,7 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_key(&w, "required_target"), json_string(&w, required);
   json_key(&w, "target_problem"), json_string(&w, problem);
   json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
+  json_key(&w, "cache_note"), json_string(&w, p->cache_note);
   json_key(&w, "output"), json_string(&w, out_path);
   json_key(&w, "ptx_bytes"), json_int(&w, (long long)p->ptx_len);
   json_key(&w, "cubin_bytes"), json_int(&w, (long long)p->cubin_len);
@@ -169,7 +173,6 @@ static const char *attached(const char *flag, int argc, char **argv, int *i) {
 }
 
 static int parse(int argc, char **argv, args *a) {
-  long cc = 0;
   for (int i = 1; i < argc; i++) {
     const char *v;
     tcmma_error err;
@@ -185,9 +188,8 @@ static int parse(int argc, char **argv, args *a) {
     else if (strcmp(argv[i], "-G") == 0) a->opts.debug = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
-          !cli_int("compile", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
+          !cli_cc("compile", "--cc", v, &a->opts.cc))
         return CLI_USAGE;
-      a->opts.cc = (int)cc;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
           !cli_target_option("compile", v, &a->opts.target))
@@ -241,8 +243,9 @@ static void print_log(const tcmma_program *p, const char *file, bool rejected) {
 }
 
 static int compile_file(args *a) {
-  const char *slash = strrchr(a->file, '/');
-  a->opts.name = strcmp(a->file, "-") == 0 ? "stdin.cu" : slash ? slash + 1 : a->file;
+  /* the path as given: NVRTC looks for the source's "includes" in its
+   * directory (stdin: the current one) */
+  a->opts.name = strcmp(a->file, "-") == 0 ? "stdin.cu" : a->file;
   size_t len = 0;
   char *source = cli_read_input("compile", a->file, &len);
   if (!source) return CLI_FAIL;
@@ -252,6 +255,7 @@ static int compile_file(args *a) {
   free(source);
   const char *warning = tcmma_cache_warning();
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
+  if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
   print_log(&p, a->file, st == TCMMA_COMPILE);
   if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all */
     tcmma_program_free(&p);

@@ -3,9 +3,8 @@
 #include "cli.h"
 #include "tcmma/tcmma.h"
 
-/* No driver or no device is not a failure of the tool: scripts tell it apart. */
-enum { CLI_NO_DEVICE = 4 };
-
+/* No driver or no device is not a failure of the tool: scripts tell it apart
+ * (CLI_UNAVAILABLE). */
 static const char help[] =
     "usage: tcmma devices [--json]\n\n"
     "Lists the attached CUDA devices: ordinal, name, compute capability, and the lowest\n"
@@ -26,7 +25,7 @@ int cmd_devices(int argc, char **argv) {
   if (s == TCMMA_OK) s = tcmma_device_lowest_cc(&lowest, &err);
   if (s != TCMMA_OK) {
     cli_fail("devices", "%s", err.message);
-    return s == TCMMA_UNAVAILABLE ? CLI_NO_DEVICE : CLI_FAIL;
+    return s == TCMMA_UNAVAILABLE ? CLI_UNAVAILABLE : CLI_FAIL;
   }
   tcmma_device_info *devs = calloc((size_t)count, sizeof *devs);
   if (!devs) return cli_fail("devices", "out of memory");

@@ -96,8 +96,7 @@ static int parse(int argc, char **argv, emit_args *e) {
       if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
       break;
     case 8:
-      if (!cli_int(cmd, o, v, 0, 1000, &n)) return CLI_USAGE;
-      e->call.cc = (int)n;
+      if (!cli_cc(cmd, o, v, &e->call.cc)) return CLI_USAGE;
       break;
     case 9: st = tcmma_fp16_mode_parse(v, &e->call.numerics.fp16, &err); break;
     case 10: st = tcmma_prefer_parse(v, &e->call.numerics.prefer, &err); break;

@@ -123,15 +123,14 @@ static void print_text(const tcmma_arch_options *o) {
 int cmd_options(int argc, char **argv) {
   bool json = false;
   const char *file = NULL;
-  long cc = 0;
+  int cc = 0;
   tcmma_target target = TCMMA_TARGET_CURRENT;
   for (int i = 1; i < argc; i++) {
     const char *v;
     if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
     if (strcmp(argv[i], "--json") == 0) json = true;
     else if (strcmp(argv[i], "--cc") == 0) {
-      if (!(v = cli_value("options", argc, argv, &i)) ||
-          !cli_int("options", "--cc", v, TCMMA_CC_MIN, TCMMA_CC_MAX, &cc))
+      if (!(v = cli_value("options", argc, argv, &i)) || !cli_cc("options", "--cc", v, &cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
       if (!(v = cli_value("options", argc, argv, &i)) || !cli_target_option("options", v, &target))
@@ -151,7 +150,7 @@ int cmd_options(int argc, char **argv) {
   if (!source) return CLI_FAIL;
   tcmma_arch_options o;
   tcmma_error err;
-  tcmma_status st = tcmma_gpu_arch_options(source, len, (int)cc, target, &o, &err);
+  tcmma_status st = tcmma_gpu_arch_options(source, len, cc, target, &o, &err);
   free(source);
   if (st != TCMMA_OK) return cli_fail("options", "%s", err.message);
   if (json) print_json(&o);

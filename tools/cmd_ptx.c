@@ -184,7 +184,8 @@ int cmd_ptx(int argc, char **argv) {
   free(text);
   if (s != TCMMA_OK) {
     tcmma_ptx_info_free(&info);
-    return cli_fail("ptx", "%s: %s", strcmp(path, "-") == 0 ? "standard input" : path, err.message);
+    if (strcmp(path, "-") == 0) return cli_fail("ptx", "standard input: %s", err.message);
+    return cli_fail("ptx", "'%s': %s", path, err.message);
   }
   char required[48];
   tcmma_ptx_required_text(&info, required, sizeof required);

@@ -1,5 +1,6 @@
 /* tcmma verify: runs the arm matrix (tools/verify/matrix.c) through one
- * executor and reports per arm; exit 0 if and only if no case failed. */
+ * executor and reports per arm; exit 0 if and only if every selected case
+ * passed (a skipped case checked nothing, so it has its own status). */
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -25,8 +26,11 @@ static const char help[] =
     "--list       print the selected case names and expectations; run nothing\n"
     "--json       {\"executor\", \"cases\", \"passed\", \"failed\", \"skipped\", \"arms\": [...],\n"
     "             \"failures\": [{\"case\", \"reason\"}], \"skips\": [{\"case\", \"reason\"}]}\n"
-    "A skipped case is never counted as passed. Exit 0 when no case failed, 1 otherwise,\n"
-    "2 on a usage error.\n";
+    "A skipped case is never counted as passed.\n\n"
+    "Exit status: 0 when every selected case passed; 1 when a case failed; 2 on a usage\n"
+    "error, including a selection of no case; 4 when none failed but some were skipped\n"
+    "(an executor could not run them here: no C compiler, no GPU, a device below the\n"
+    "arm's floor; the skip reasons say which).\n";
 
 static const struct {
   const char *name;
@@ -254,6 +258,14 @@ int cmd_verify(int argc, char **argv) {
     return cli_fail("verify", "out of memory for %zu cases", n_all);
   }
   size_t n = select_cases(&a, all, n_all, sel);
+  if (n == 0) {
+    free(sel), free(res);
+    char arm[64] = "", text[300] = "";
+    if (a.have_arm) snprintf(arm, sizeof arm, " --arm %s", tcmma_arm_marker(a.arm));
+    if (a.text) snprintf(text, sizeof text, " --case '%s'", a.text);
+    return cli_usage("verify", "no case matches%s%s%s: nothing would be checked (tcmma verify "
+                     "--list lists the cases)", arm, text, a.subset ? " --subset" : "");
+  }
   if (a.list) {
     rc = list_cases(sel, n, a.json);
     free(sel), free(res);
@@ -265,5 +277,5 @@ int cmd_verify(int argc, char **argv) {
   if (a.json) report_json(a.exec, sel, n, res, &total, per_arm);
   else report_text(a.exec, sel, n, res, &total, per_arm, secs);
   free(sel), free(res);
-  return total.failed ? CLI_FAIL : CLI_OK;
+  return total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
 }

@@ -50,6 +50,8 @@ typedef struct {
   int nvrtc_major, nvrtc_minor;
   char target_arch[24];    /* the PTX's .target arch without modifiers ("sm_80") */
   bool cache_hit;          /* served from the memory or disk cache */
+  char *cache_note;        /* why the compile bypassed the cache (an #include tcmma cannot
+                            * resolve for certain: docs/nvrtc.md), else NULL */
 } tcmma_program;
 
 /* What a compile asks for; zero-initialised means: the current target, no
@@ -150,16 +152,42 @@ void tcmma_records_free(tcmma_records *r);
 
 /* The disk cache directory in use ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma,
  * ~/.cache/tcmma) into buf; false when the disk cache is off (TCMMA_CACHE=0,
- * no home, or degraded after a write failure). TCMMA_CACHE other than unset,
- * empty, 0 or 1 is off here and makes tcmma_compile fail (TCMMA_INVALID). */
+ * no home, a path longer than PATH_MAX (with the warning), or refused or
+ * degraded after a failure), or the path does not fit cap. TCMMA_CACHE other
+ * than unset, empty, 0 or 1 is off here and makes tcmma_compile fail
+ * (TCMMA_INVALID). */
 bool tcmma_cache_dir(char *buf, size_t cap);
 
-/* The one warning the cache raised in this process (an unwritable directory:
- * memory-only from then on), or NULL. The library never prints it. */
+/* The one warning the cache raised in this process (a directory that is not
+ * the user's own, writable by others, unwritable, or a path longer than
+ * PATH_MAX: memory-only from then on), or NULL. The library never prints it. */
 const char *tcmma_cache_warning(void);
 
 /* Empties the in-memory cache (the disk cache is untouched). */
 void tcmma_cache_clear_memory(void);
+
+/* What the disk cache holds, for `tcmma cache`. */
+typedef struct {
+  char directory[4096];          /* the directory the settings name ("" when none) */
+  bool enabled;                  /* it is (or will be) used: on, and safe to use */
+  char problem[512];             /* why it is not used ("" when it is) */
+  size_t entries;                /* cached programs */
+  unsigned long long bytes;      /* their size */
+  size_t temp_files;             /* temporary files (a writer at work, or one killed) */
+  unsigned long long max_bytes;  /* the size bound: TCMMA_CACHE_MAX_BYTES, default 256 MiB */
+} tcmma_cache_info;
+
+/* Fills *out from the settings and the directory. TCMMA_INVALID for a bad
+ * TCMMA_CACHE or TCMMA_CACHE_MAX_BYTES; an unusable directory is not an
+ * error: out->problem says why. */
+tcmma_status tcmma_cache_info_get(tcmma_cache_info *out, tcmma_error *err);
+
+/* Removes every entry of the disk cache (and stale temporary files) and
+ * empties the memory cache; *removed (may be NULL) gets the directory and
+ * what was removed. TCMMA_IO when the directory is refused (nothing is
+ * removed from a directory that is not the user's), TCMMA_UNAVAILABLE when
+ * there is no disk cache (TCMMA_CACHE=0, no home). */
+tcmma_status tcmma_cache_clear(tcmma_cache_info *removed, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

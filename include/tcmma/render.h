@@ -169,8 +169,8 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
                                 long j);
 
 /* The most rows and the longest leading dimension tcmma_render_stage takes
- * (elements): far beyond any shared-memory tile, and small enough that the
- * constants it writes into the text stay ints. */
+ * (elements): far beyond any shared-memory tile. The tile's span,
+ * rows x ld x elem_bytes, must also fit an int (the text's offsets). */
 #define TCMMA_STAGE_EXTENT_MAX (1L << 24)
 
 /* Copies a rows x cols tile of elem_bytes elements from global memory (src,
@@ -184,7 +184,9 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
  * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
  * bad names, non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld
  * below cols or a swizzled row that is not whole spans
- * (tcmma_swizzle_ld_ok). */
+ * (tcmma_swizzle_ld_ok); TCMMA_OVERFLOW when rows x ld x elem_bytes (either
+ * ld) exceeds INT_MAX (the text computes offsets in int). Nothing is
+ * appended on an error. */
 tcmma_status tcmma_render_stage(tcmma_dialect dialect, tcmma_names *names, bool async,
                                 const char *dst, const char *src, long rows, long cols,
                                 long dst_ld, long src_ld, int elem_bytes, tcmma_swizzle swizzle,

@@ -51,7 +51,8 @@ bool tcmma_swizzle_ld_ok(tcmma_swizzle sw, long ld_bytes);
 /* Byte offset, from the parent tile's base, of byte c of stored row r in a
  * tile of sw with rows of ld_bytes bytes:
  * r*ld_bytes + (c ^ (((r >> (3 - B)) & (2^B - 1)) << 4)). -1 for negative
- * input, an out-of-range sw or rows that do not suit it. */
+ * input, an out-of-range sw, rows that do not suit it (or exceed INT_MAX
+ * bytes), or an offset past a long. */
 long tcmma_swizzle_offset(tcmma_swizzle sw, long r, long c, long ld_bytes);
 
 /* Whether the eight 16-byte rows of one ldmatrix matrix (8 consecutive

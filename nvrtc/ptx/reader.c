@@ -24,6 +24,7 @@ typedef struct {
   const char *truncated;  /* what ran into the end of input, when anything */
   size_t truncated_at;
   bool saw_version, saw_target;
+  size_t line_break_at;   /* just after the last block comment that spans lines */
   /* census hash: open addressing over census indices + 1 (0: empty) */
   size_t *slots, slot_cap, op_cap;
 } reader;
@@ -48,13 +49,15 @@ static void truncate_at(reader *r, const char *what, size_t at) {
   r->pos = r->len;
 }
 
-/* Skips blanks and comments; with stop_at_newline, stops before a '\n'
- * (a block comment that spans lines counts as the newline). */
-static void skip_space(reader *r, bool stop_at_newline) {
+/* Skips blanks and comments. With stop_at_newline it stops at a line end and
+ * returns true: before a '\n', or just after a block comment that spans lines
+ * (which counts as the line break, so what follows it starts a new line). */
+static bool skip_space(reader *r, bool stop_at_newline) {
+  if (stop_at_newline && r->pos == r->line_break_at) return true;
   while (!at_end(r)) {
     char c = peek(r, 0);
     if (c == '\n') {
-      if (stop_at_newline) return;
+      if (stop_at_newline) return true;
       r->pos++;
     } else if (c == ' ' || c == '\t' || c == '\r' || c == '\f' || c == '\v') {
       r->pos++;
@@ -68,17 +71,19 @@ static void skip_space(reader *r, bool stop_at_newline) {
           end = r->text + i;
           break;
         }
-      if (!end) return truncate_at(r, "a /* comment", start);
+      if (!end) {
+        truncate_at(r, "a /* comment", start);
+        return false;
+      }
       bool newline = memchr(r->text + start, '\n', (size_t)(end - (r->text + start))) != NULL;
       r->pos = (size_t)(end - r->text) + 2;
-      if (newline && stop_at_newline) {
-        r->pos--; /* leave the '/' as the "newline" the caller stops at */
-        return;
-      }
+      if (newline) r->line_break_at = r->pos;
+      if (newline && stop_at_newline) return true;
     } else {
-      return;
+      return false;
     }
   }
+  return false;
 }
 
 static bool word_char(char c) {
@@ -209,9 +214,9 @@ static tcmma_status bad(reader *r, size_t at, const char *fmt, const char *what)
 
 /* .version MAJOR.MINOR */
 static void read_version(reader *r, size_t at) {
-  skip_space(r, true);
+  bool line_end = skip_space(r, true);
   int major = 0, minor = 0, nd1 = 0, nd2 = 0;
-  while (!at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd1 < 4)
+  while (!line_end && !at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd1 < 4)
     major = major * 10 + (peek(r, 0) - '0'), r->pos++, nd1++;
   if (peek(r, 0) == '.') r->pos++;
   while (!at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd2 < 4)
@@ -231,9 +236,9 @@ static void read_version(reader *r, size_t at) {
 static void read_target(reader *r, size_t at) {
   if (r->saw_target) return (void)bad(r, at, "a second .target at line %d%s", "");
   for (int i = 0;; i++) {
-    skip_space(r, true);
+    bool line_end = skip_space(r, true);
     const char *w;
-    size_t n = read_ident(r, &w);
+    size_t n = line_end ? 0 : read_ident(r, &w);
     if (!n) {
       bad(r, at, "malformed .target at line %d: expected an arch such as sm_80%s",
           i ? " after ','" : "");
@@ -251,17 +256,16 @@ static void read_target(reader *r, size_t at) {
     } else if (!push_string(r, &r->info->modifiers, &r->info->modifier_count, w, n)) {
       return;
     }
-    skip_space(r, true);
-    if (peek(r, 0) != ',') break;
+    if (skip_space(r, true) || peek(r, 0) != ',') break;
     r->pos++;
   }
   r->saw_target = true;
 }
 
 static void read_address_size(reader *r, size_t at) {
-  skip_space(r, true);
+  bool line_end = skip_space(r, true);
   int v = 0, nd = 0;
-  while (!at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd < 4)
+  while (!line_end && !at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd < 4)
     v = v * 10 + (peek(r, 0) - '0'), r->pos++, nd++;
   if (v != 32 && v != 64) {
     bad(r, at, "malformed .address_size at line %d: expected 32 or 64%s", "");
@@ -283,15 +287,13 @@ static void read_directive(reader *r) {
   else if (word_is(w, n, "address_size")) read_address_size(r, at);
   bool initializer = false, want_entry = word_is(w, n, "entry");
   while (r->status == TCMMA_OK && !at_end(r)) {
-    skip_space(r, line);
+    if (skip_space(r, line)) return; /* a line directive ends with its line */
     if (at_end(r)) break;
     char c = peek(r, 0);
     if (want_entry && word_char(c)) {
       size_t n2 = read_ident(r, &w);
       push_string(r, &r->info->entries, &r->info->entry_count, w, n2);
       want_entry = false;
-    } else if (c == '\n' || (line && c == '/')) {
-      return;
     } else if (c == ';') {
       r->pos++;
       return;
@@ -418,7 +420,7 @@ tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
   if (!text && len) return tcmma_fail(err, TCMMA_INVALID, "tcmma_ptx_parse: text is NULL");
   tcmma_status s = check_text(text ? text : "", text ? len : 0, err);
   if (s != TCMMA_OK) return s;
-  reader r = {.text = text, .len = len, .info = info, .err = err};
+  reader r = {.text = text, .len = len, .info = info, .err = err, .line_break_at = SIZE_MAX};
   read_statements(&r);
   free(r.slots);
   if (r.status == TCMMA_NO_MEMORY)

@@ -5,12 +5,15 @@
  * (Makefile: -Wl,--export-dynamic-symbol=tcmma_sim_*). Under SAN=1 the module
  * is compiled with the program's own -fsanitize flags. A compile error is
  * charged to the cases whose lines it names; they are dropped and the rest
- * recompiled. */
+ * recompiled. The compiler runs through fork and execve with an argument
+ * vector: no shell reads TMPDIR, CC or the flags. */
 #include <dlfcn.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "tools/verify/sim.h"
 
@@ -34,6 +37,7 @@ typedef struct {
 
 struct sim_module {
   char dir[256];
+  char compiler[1024];   /* the compiler's executable */
   void *handle;
   size_t count;
   module_case *cases;
@@ -44,19 +48,21 @@ static const char *compiler(void) {
   return cc && *cc ? cc : "cc";
 }
 
-/* Whether the first word of the compiler command is an executable on PATH
- * (or a path that exists). */
-static bool have_compiler(const char *cc, char *first, size_t cap) {
+/* The executable the first word of the compiler command names, into full:
+ * the word itself when it holds a '/', else its first match on PATH. */
+static bool find_compiler(const char *cc, char *first, size_t cap, char *full, size_t full_cap) {
   size_t n = strcspn(cc, " \t");
   snprintf(first, cap, "%.*s", (int)n, cc);
-  if (strchr(first, '/')) return access(first, X_OK) == 0;
+  if (strchr(first, '/')) {
+    snprintf(full, full_cap, "%s", first);
+    return access(full, X_OK) == 0;
+  }
   const char *path = getenv("PATH");
-  if (!path) return false;
+  if (!path || !first[0]) return false;
   while (*path) {
     size_t len = strcspn(path, ":");
-    char full[1024];
-    snprintf(full, sizeof full, "%.*s/%s", (int)len, path, first);
-    if (access(full, X_OK) == 0) return true;
+    int w = snprintf(full, full_cap, "%.*s/%s", (int)len, path, first);
+    if (w > 0 && (size_t)w < full_cap && access(full, X_OK) == 0) return true;
     path += len + (path[len] == ':');
   }
   return false;
@@ -161,26 +167,125 @@ static char *read_all(const char *path) {
   return buf;
 }
 
+/* A growing argument vector. */
+typedef struct {
+  char **v;
+  size_t n, cap;
+  bool failed;
+} args;
+
+static void arg(args *a, const char *s) {
+  if (a->failed) return;
+  if (a->n + 2 > a->cap) {
+    size_t cap = a->cap ? 2 * a->cap : 32;
+    char **grown = realloc(a->v, cap * sizeof *grown);
+    if (!grown) return (void)(a->failed = true);
+    a->v = grown, a->cap = cap;
+  }
+  if (!(a->v[a->n] = strdup(s))) return (void)(a->failed = true);
+  a->v[++a->n] = NULL;
+}
+
+/* Each blank-separated word of text (CC, CFLAGS-style settings: no shell
+ * quoting, as make passes them). */
+static void words(args *a, const char *text) {
+  for (const char *p = text ? text : ""; *p;) {
+    p += strspn(p, " \t\n");
+    size_t n = strcspn(p, " \t\n");
+    if (!n) break;
+    char w[1024];
+    snprintf(w, sizeof w, "%.*s", (int)n, p);
+    arg(a, w);
+    p += n;
+  }
+}
+
+static void args_free(args *a) {
+  for (size_t i = 0; i < a->n; i++) free(a->v[i]);
+  free(a->v);
+}
+
+/* The compiler's command line, for messages. */
+static void command_text(const args *a, char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (size_t i = 0; i < a->n && used < cap; i++) {
+    int w = snprintf(buf + used, cap - used, "%s%s", i ? " " : "", a->v[i]);
+    if (w < 0) break;
+    used += (size_t)w;
+  }
+}
+
+extern char **environ;
+
+/* Runs the compiler (full: its path; a: its argv) in dir with LC_ALL=C and
+ * its output in dir/cc.log, through fork and execve: no shell ever reads
+ * TMPDIR, CC or the flags. Its exit status, or -1 when it could not run. */
+static int run_compiler(const char *dir, const char *full, const args *a) {
+  size_t n_env = 0;
+  while (environ[n_env]) n_env++;
+  char **env = calloc(n_env + 2, sizeof *env);
+  if (!env) return -1;
+  size_t k = 0;
+  for (size_t i = 0; i < n_env; i++)
+    if (strncmp(environ[i], "LC_ALL=", 7) != 0) env[k++] = environ[i];
+  env[k++] = "LC_ALL=C";
+  pid_t pid = fork();
+  if (pid == 0) { /* only async-signal-safe calls until execve */
+    int log = -1;
+    if (chdir(dir) != 0 ||
+        (log = open("cc.log", O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600)) < 0 ||
+        dup2(log, 1) < 0 || dup2(log, 2) < 0)
+      _exit(126);
+    execve(full, a->v, env);
+    _exit(127);
+  }
+  free(env);
+  int status = 0;
+  if (pid < 0) return -1;
+  while (waitpid(pid, &status, 0) < 0)
+    if (errno != EINTR) return -1;
+  return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+/* The compiler's argument vector for the module in m->dir. */
+static void compiler_args(args *a) {
+  words(a, compiler());
+  /* -O0: the module runs once per case, the compile dominates; no strict
+   * aliasing, as in CUDA where the gathers pun element bytes as words. */
+  words(a, "-std=c11 -O0 -fPIC -shared -fno-strict-aliasing "
+           "-Werror=implicit-function-declaration -Werror=int-conversion "
+           "-Werror=incompatible-pointer-types");
+  words(a, TCMMA_SANFLAGS);
+  words(a, getenv("TCMMA_SIM_CFLAGS"));
+  static const char *const roots[4][2] = {{TCMMA_SRC_ROOT, "/include"}, {TCMMA_SRC_ROOT, ""},
+                                          {TCMMA_PREFIX, "/include"},
+                                          {TCMMA_PREFIX, "/include/tcmma"}};
+  for (int i = 0; i < 4; i++) {
+    char inc[1200];
+    snprintf(inc, sizeof inc, "-I%s%s", roots[i][0], roots[i][1]);
+    arg(a, inc);
+  }
+  words(a, "-o module.so module.c");
+}
+
 static tcmma_status compile(sim_module *m, tcmma_error *err) {
   char src[300], so[300], log[300], cmd[4096];
   snprintf(src, sizeof src, "%s/module.c", m->dir);
   snprintf(so, sizeof so, "%s/module.so", m->dir);
   snprintf(log, sizeof log, "%s/cc.log", m->dir);
-  const char *extra = getenv("TCMMA_SIM_CFLAGS");
+  args a = {0};
+  compiler_args(&a);
+  if (a.failed) {
+    args_free(&a);
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  }
+  command_text(&a, cmd, sizeof cmd);
   bool built = false;
   for (size_t attempt = 0; attempt <= m->count && !built; attempt++) { /* each retry drops a case */
     tcmma_status st = write_source(m, src, err);
-    if (st != TCMMA_OK) return st;
-    /* -O0: the module runs once per case, the compile dominates; no strict
-     * aliasing, as in CUDA where the gathers pun element bytes as words. */
-    snprintf(cmd, sizeof cmd,
-             "cd '%s' && LC_ALL=C %s -std=c11 -O0 -fPIC -shared -fno-strict-aliasing "
-             "-Werror=implicit-function-declaration -Werror=int-conversion "
-             "-Werror=incompatible-pointer-types %s %s -I'%s/include' -I'%s' "
-             "-I'%s/include' -I'%s/include/tcmma' -o module.so module.c > cc.log 2>&1",
-             m->dir, compiler(), TCMMA_SANFLAGS, extra ? extra : "", TCMMA_SRC_ROOT,
-             TCMMA_SRC_ROOT, TCMMA_PREFIX, TCMMA_PREFIX);
-    if (system(cmd) == 0) {
+    if (st != TCMMA_OK) return args_free(&a), st;
+    if (run_compiler(m->dir, m->compiler, &a) == 0) {
       built = true;
       break;
     }
@@ -190,10 +295,12 @@ static tcmma_status compile(sim_module *m, tcmma_error *err) {
       tcmma_status fail = tcmma_fail(err, TCMMA_COMPILE, "the C compiler failed (%s): %.600s",
                                      cmd, text ? text : "(no log)");
       free(text);
+      args_free(&a);
       return fail;
     }
     free(text);
   }
+  args_free(&a);
   if (!built) return tcmma_fail(err, TCMMA_COMPILE, "the sim module still fails to compile "
                                 "after dropping the cases its errors named (%s)", cmd);
   m->handle = dlopen(so, RTLD_NOW | RTLD_LOCAL);
@@ -225,8 +332,8 @@ static void remove_dir(const char *dir) {
 tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
                               size_t count, sim_module **out, tcmma_error *err) {
   *out = NULL;
-  char first[256];
-  if (!have_compiler(compiler(), first, sizeof first))
+  char first[256], full[1024];
+  if (!find_compiler(compiler(), first, sizeof first, full, sizeof full))
     return tcmma_fail(err, TCMMA_UNAVAILABLE,
                       "no C compiler: '%s' (from $CC, default cc) is not on PATH", first);
   sim_module *m = calloc(1, sizeof *m);
@@ -235,6 +342,7 @@ tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *
     return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   }
   m->count = count;
+  snprintf(m->compiler, sizeof m->compiler, "%s", full);
   const char *tmp = getenv("TMPDIR");
   snprintf(m->dir, sizeof m->dir, "%s/tcmma-sim-XXXXXX", tmp && *tmp ? tmp : "/tmp");
   if (!mkdtemp(m->dir)) {
