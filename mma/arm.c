@@ -6,10 +6,9 @@
 
 static const tcmma_arm_info arms[] = {
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
-                  instr, a_regs, b_regs, c_regs, header, emitted)                             \
+                  instr, a_regs, b_regs, c_regs, header)                             \
   {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc,       \
-   TCMMA_LDMATRIX_##ldm, cvt, tf32, scale_block, instr, a_regs, b_regs, c_regs, header,      \
-   emitted},
+   TCMMA_LDMATRIX_##ldm, cvt, tf32, scale_block, instr, a_regs, b_regs, c_regs, header},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };

@@ -114,9 +114,10 @@ int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
   if (!info || bits == 0 || (unsigned)op > TCMMA_OPERAND_C) return 0;
   long elems = op == TCMMA_OPERAND_A ? info->m * info->k
              : op == TCMMA_OPERAND_B ? info->k * info->n : info->m * info->n;
-  /* a lane's share of the tile, at storage width, in whole 32-bit words */
+  /* a lane's share of the tile, at storage width, in whole 32-bit words,
+   * and a block-scaled operand's scale register */
   long lane_bits = elems / TCMMA_WARP_SIZE * bits;
-  return (int)((lane_bits + 31) / 32);
+  return (int)((lane_bits + 31) / 32) + (info->scale_block && op != TCMMA_OPERAND_C);
 }
 
 long tcmma__plan_registers(const tcmma_plan *plan) {

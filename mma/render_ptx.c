@@ -213,6 +213,13 @@ static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, o
 
 /* ---- the pieces ---- */
 
+/* Registers of one tile's a or b fragment array: the fragment's, then for a
+ * block-scaled arm the lane's scale register (frag[regs], read by the mma
+ * as scale-a-data or scale-b-data). */
+static int frag_words(const ctx *x, tcmma_operand op) {
+  return tcmma_fragment_regs(x->p->arm, op) + (x->info->scale_block ? 1 : 0);
+}
+
 static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
                  tcmma_buf *out) {
   const tcmma_plan *p = x->p;
@@ -224,7 +231,7 @@ static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
     tcmma__line(out, x->depth, "%s %s[%d][%d][%d];", r.type, name, p->mt, p->nt, x->info->c_regs);
   else
     tcmma__line(out, x->depth, "%s %s%s[%d][%d];", r.type, name, dims,
-                tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
+                tcmma__loads_per_k(p, op), frag_words(x, op));
 }
 
 /* The `count` matrices of one ldmatrix into the fragments of the tiles from
@@ -294,6 +301,56 @@ static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_bu
   close_brace(x->depth, out);
 }
 
+/* The selectors every block-scaled mma of this emitter gives, {byte-id,
+ * thread-id} of a and of b: byte 0 of the scale register, thread pair 0
+ * (a) and thread 0 (b) of each quad. With them (PTX ISA, "Block Scaling
+ * for mma.sync", .scale_vec::1X) row r of A takes its scale from lane
+ * 4 * (r % 8) + r / 8, column n of B from lane 4 * n: so every lane loads
+ * the scale of row g + 8 * (q & 1) of its a tile and of column g of its b
+ * tile (the other lanes' copies are never read), one byte zero-extended. */
+#define SCALE_SELECTORS "{0, 0}"
+#define SIM_SELECTORS "0, 0" /* the same, as tcmma_sim_mma_scaled's arguments */
+
+/* The scale registers of op's tiles at k step kstep: the byte of the
+ * lane's row of a (column of b) and k block, from the scale parent the
+ * call's scale expression points at, indexed by the role coordinates in
+ * the operand's parent (tcmma_operand_scale_shape). */
+static void load_scales(const ctx *x, tcmma_operand op, const char *f, const char *kstep,
+                        tcmma_buf *out) {
+  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+  const char *P = x->prefix, *n = tcmma_operand_name(op);
+  bool a = op == TCMMA_OPERAND_A;
+  const char *var = a ? "mi" : "ni";
+  int block = x->info->scale_block;
+  long ld;
+  const tcmma_coord *fc, *kc;
+  tcmma_operand_scale_shape(&x->p->call, op, block, NULL, NULL, &ld, &fc, &kc);
+  char e[TCMMA__EXPR_TEXT], k[TCMMA__EXPR_TEXT], kexpr[TCMMA__EXPR_TEXT], lane[64],
+      fo[TCMMA__EXPR_TEXT + 32], row[TCMMA__EXPR_TEXT + 128], kb[2 * TCMMA__EXPR_TEXT] = "";
+  tcmma__expr(x->dl, o->scale, e, sizeof e);
+  tcmma__postfix(kstep ? kstep : "0", k, sizeof k);
+  tcmma__coord_expr(x->dl, fc, fo, sizeof fo);
+  /* the lane's row of a (column of b) in the scale parent */
+  if (a) snprintf(lane, sizeof lane, "%sg + 8 * (%sq & 1)", P, P);
+  else snprintf(lane, sizeof lane, "%sg", P);
+  snprintf(row, sizeof row, "%s%s%d * %s%s + %s", fo, *fo ? " + " : "",
+           a ? x->info->m : x->info->n, P, var, lane);
+  /* its k block: the k origin is whole blocks (the plan checked), so its
+   * expression divides exactly */
+  if (kc->expr) {
+    tcmma__expr(x->dl, kc->expr, kexpr, sizeof kexpr);
+    snprintf(kb, sizeof kb, "(%s) / %d + ", kexpr, block);
+  }
+  if (kc->value) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%ld + ", kc->value / block);
+  snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
+  tcmma__line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
+              e);
+  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  tcmma__line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
+              tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
+  close_brace(x->depth, out);
+}
+
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
                          const char *kstep, tcmma_buf *out, tcmma_error *err) {
   const char *P = x->prefix, *n = tcmma_operand_name(op);
@@ -318,6 +375,7 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
     close_brace(x->depth, out);
   }
   if (x->info->tf32) round_tf32(x, op, dst, out);
+  if (x->info->scale_block) load_scales(x, op, f, kstep, out);
   return TCMMA_OK;
 }
 
@@ -348,7 +406,14 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
   snprintf(c, sizeof c, "%s[%smi][%sni]", fc, P, P);
   tcmma__open_tiles(x, out);
   tcmma__indent(out, depth);
-  if (x->dl == TCMMA_DIALECT_HOST) {
+  int sa = x->info->a_regs, sb = x->info->b_regs; /* the scale registers' index */
+  bool scaled = x->info->scale_block != 0;
+  if (x->dl == TCMMA_DIALECT_HOST && scaled) {
+    tcmma_buf_printf(out, "tcmma_sim_mma_scaled(\"%s\", %s, %s, %s, %s,\n", opcode, c, a, b, c);
+    tcmma__indent(out, depth + 2);
+    tcmma_buf_printf(out, "%s[%d], %s, %s[%d], %s);\n", a, sa, SIM_SELECTORS, b, sb,
+                     SIM_SELECTORS);
+  } else if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_mma(\"%s\", %s, %s, %s, %s);\n", opcode, c, a, b, c);
   } else {
     int nc = x->info->c_regs, na = x->info->a_regs, nb = x->info->b_regs, k = 0;
@@ -363,7 +428,10 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     }
     tcmma_buf_printf(out, "{");
     for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
-    tcmma_buf_printf(out, "};\\n\"\n");
+    tcmma_buf_printf(out, "}");
+    if (scaled)
+      tcmma_buf_printf(out, ", %%%d, %s, %%%d, %s", k, SCALE_SELECTORS, k + 1, SCALE_SELECTORS);
+    tcmma_buf_printf(out, ";\\n\"\n");
     tcmma__indent(out, depth + 2);
     tcmma__reg_words rc, ra, rb;
     tcmma__reg_words_of(x->p, TCMMA_OPERAND_C, x->dl, &rc);
@@ -376,6 +444,7 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     tcmma_buf_printf(out, ":");
     for (int i = 0; i < na; i++) asm_operand(out, i ? ", " : " ", "", &ra, a, i);
     for (int i = 0; i < nb; i++) asm_operand(out, ", ", "", &rb, b, i);
+    if (scaled) asm_operand(out, ", ", "", &ra, a, sa), asm_operand(out, ", ", "", &rb, b, sb);
     tcmma_buf_printf(out, ");\n");
   }
   tcmma__close_tiles(x, out);

@@ -51,7 +51,9 @@ static void test_no_arm(void **s) {
   tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
   c.arm = "mma-bf16"; /* not an arm of f32 = f16 x f16 */
   expect_decline(c, TCMMA_DECLINE_NO_ARM, "mma-bf16");
-  expect_decline(call3("f32", "mxfp8", "mxfp8", 16, 8, 32), TCMMA_DECLINE_NO_ARM, "mma-mxfp8");
+  tcmma_call mx = call3("f16", "mxe4m3", "mxe5m2", 16, 8, 32);
+  mx.a.scale = "sa", mx.b.scale = "sb"; /* block scales accumulate into f32 only */
+  expect_decline(mx, TCMMA_DECLINE_NO_ARM, "mxe5m2");
 }
 
 static void test_floor(void **s) {
@@ -486,6 +488,10 @@ static void test_budget(void **s) {
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "256"));
   assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_FP8, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 4);
+  /* a block-scaled tile holds its scale register too */
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_A, TCMMA_PREC_MXE4M3), 5);
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_B, TCMMA_PREC_MXE5M2), 3);
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_C, TCMMA_PREC_F32), 4);
   assert_int_equal(tcmma_tile_registers(TCMMA_ARM_NONE, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 0);
 }
 

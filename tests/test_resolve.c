@@ -6,9 +6,10 @@
 #include "util.h"
 #include "tcmma/tcmma.h"
 
-enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, S8, U8, S32, NPREC };
-static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3",
-                                              "e5m2", "mxfp8", "s8", "u8", "s32"};
+enum { F64, F32, F16, BF16, E4M3, E5M2, MXE4M3, MXE5M2, S8, U8, S32, NPREC };
+static const char *const prec_names[NPREC] = {"f64",  "f32",    "f16",    "bf16",
+                                              "e4m3", "e5m2",   "mxe4m3", "mxe5m2",
+                                              "s8",   "u8",     "s32"};
 
 /* The arms with their floors (docs/design.md §3); mma-mxfp8 runs on 12.x only. */
 static const struct {
@@ -42,6 +43,7 @@ static int set_list(int list[LIST_MAX], int a, int b, int c) {
 static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST_MAX]) {
   set_list(list, NONE, NONE, NONE);
   bool fp8 = (a == E4M3 || a == E5M2) && (b == E4M3 || b == E5M2);
+  bool mx = (a == MXE4M3 || a == MXE5M2) && (b == MXE4M3 || b == MXE5M2);
   if (d == F16 && a == F16 && b == F16) {
     if (pol.narrow && pol.wmma) return set_list(list, WMMA_F16, NONE, NONE);
     if (pol.narrow) return set_list(list, MMA_F16_ACC16, WMMA_F16, NONE);
@@ -63,7 +65,7 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   }
   if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
-  if (d == F32 && a == MXFP8 && b == MXFP8) return set_list(list, MMA_MXFP8, NONE, NONE);
+  if (d == F32 && mx) return set_list(list, MMA_MXFP8, NONE, NONE);
   if (d == F64 && a == F64 && b == F64) return set_list(list, MMA_F64, NONE, NONE);
   if (d == S32 && (a == S8 || a == U8) && (b == S8 || b == U8))
     return set_list(list, pol.saturate ? MMA_S8_SAT : MMA_S8, NONE, NONE);
@@ -177,12 +179,13 @@ static void named_rows(void **state) {
       {F32, F32, F32, {false, true, false}, true, 80, "mma-tf32"},
       {BF16, E5M2, E4M3, {false, false, false}, false, 89, "mma-fp8"},
       {F32, E4M3, E4M3, {false, false, false}, false, 86, NULL},
-      {F32, MXFP8, MXFP8, {false, false, false}, false, 0, "mma-mxfp8"},
-      {F32, MXFP8, MXFP8, {false, false, false}, true, 121, "mma-mxfp8"},
-      {F32, MXFP8, MXFP8, {false, false, false}, false, 100, NULL},
+      {F32, MXE4M3, MXE4M3, {false, false, false}, false, 0, "mma-mxfp8"},
+      {F32, MXE5M2, MXE4M3, {false, false, false}, true, 121, "mma-mxfp8"},
+      {F32, MXE4M3, MXE5M2, {false, false, false}, false, 100, NULL},
+      {F32, MXE4M3, E4M3, {false, false, false}, false, 120, NULL},
       {F64, F64, F64, {false, false, false}, false, 90, "mma-f64"},
       {F64, F64, F64, {true, true, true}, true, 75, NULL},
-      {F16, MXFP8, MXFP8, {false, false, false}, false, 120, NULL},
+      {F16, MXE5M2, MXE5M2, {false, false, false}, false, 120, NULL},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,

@@ -6,7 +6,7 @@
  *   - #include lines go (each dialect includes its own headers);
  *   - host only: the tcmma_kernel_entry wrapper the contract adds goes;
  *   - each collective becomes @COLL(opcode)@: CUDA `asm volatile("op …" …);`
- *     and the simulator calls (tcmma_sim_mma/ldmatrix/cp_async with the
+ *     and the simulator calls (tcmma_sim_mma[_scaled]/ldmatrix/cp_async with the
  *     opcode as first argument; commit/wait_all with the opcodes of
  *     tables/collectives.def); operands are dropped (the simulator checks
  *     them);
@@ -169,7 +169,9 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
       tcmma_buf_printf(out, "@FRAGMENT@");
       s += strlen(frag->host);
       continue;
-    } else if (!cuda && (word_at(text, s, "tcmma_sim_mma") || word_at(text, s, "tcmma_sim_ldmatrix") ||
+    } else if (!cuda && (word_at(text, s, "tcmma_sim_mma") ||
+                         word_at(text, s, "tcmma_sim_mma_scaled") ||
+                         word_at(text, s, "tcmma_sim_ldmatrix") ||
                          word_at(text, s, "tcmma_sim_cp_async"))) {
       open = strchr(s, '(');
       end = close_paren(open);

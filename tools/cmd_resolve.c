@@ -7,9 +7,9 @@
 static const char help[] =
     "usage: tcmma resolve D A B [--scope statement|fragment] [--cc N] [--fp16 wide|narrow]\n"
     "                     [--tf32] [--prefer ptx|wmma] [--saturate] [--json]\n\n"
-    "Resolves the storage triple D = A x B (precisions: f64 f32 f16 bf16 e4m3 e5m2 mxfp8)\n"
-    "to a tensor-core arm (tables/resolve.def): the first arm of the triple's preference\n"
-    "list whose floor the device meets.\n\n"
+    "Resolves the storage triple D = A x B to a tensor-core arm (tables/resolve.def):\n"
+    "the first arm of the triple's preference list whose floor the device meets.\n"
+    "Precisions: %s.\n\n"
     "  --scope S     statement (default) or fragment\n"
     "  --cc N        device compute capability, major*10+minor; 0 (default): any device\n"
     "  --fp16 M      f16 d: wide (default, f32 accumulate) or narrow (f16 accumulator)\n"
@@ -31,7 +31,7 @@ int cmd_resolve(int argc, char **argv) {
   tcmma_error err;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
-    if (cli_is_help(arg)) return fputs(help, stdout), CLI_OK;
+    if (cli_is_help(arg)) return cli_print_help_precs(help), CLI_OK;
     if (strcmp(arg, "--json") == 0) {
       json = true;
     } else if (strcmp(arg, "--tf32") == 0) {

@@ -14,7 +14,7 @@ extern "C" {
 typedef enum {
   TCMMA_ARM_NONE = -1,
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
-                  instr, a_regs, b_regs, c_regs, header, emitted)                          \
+                  instr, a_regs, b_regs, c_regs, header)                          \
   TCMMA_ARM_##ID,
 #include "tables/arms.def"
 #undef TCMMA_ARM
@@ -49,8 +49,6 @@ typedef struct {
   int a_regs, b_regs, c_regs; /* registers per lane (inline arms; 64-bit for f64
                              elements, else 32-bit), block-scale registers aside */
   const char *header;     /* CUDA header the body needs ("mma.h"; "" for none) */
-  bool emitted;           /* the emitters render it; false: tables, resolution and
-                             arch targeting only (plan declines it: no-arm) */
 } tcmma_arm_info;
 
 /* The row of arm; NULL when arm is out of range. */

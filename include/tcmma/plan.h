@@ -46,6 +46,18 @@ typedef struct {
   tcmma_space space;
   tcmma_swizzle swizzle; /* TCMMA_SWIZZLE_NONE: plain rows */
   tcmma_coord row0, col0; /* the sub-tile's origin; zero: the parent itself */
+  /* block-scaled precisions (tcmma_prec_is_scaled) only, NULL and 0
+   * otherwise: the ue8m0 scales, one byte per row of A (column of B) and
+   * block of the arm's scale_block consecutive k, in a parent of their own
+   * indexed by the operand's role coordinates in its parent: the scale of
+   * a's element (i, k) is scale[i * scale_ld + k / scale_block] (b's (k, j):
+   * scale[j * scale_ld + k / scale_block]), i, j and k counted from the
+   * parent's origin like the elements (so the sub-tile's origin places the
+   * scales too) */
+  const char *scale;  /* pointer expression (borrowed; `const unsigned char *`,
+                         at most TCMMA_EXPR_MAX characters) */
+  long scale_ld;      /* scales per row of the scale parent; 0: dense (the
+                         k origin's value plus k, over scale_block) */
 } tcmma_operand_desc;
 
 /* How the accumulator starts and how it is stored back (d's initial value
@@ -168,9 +180,9 @@ const char *tcmma_init_name(tcmma_init init);
 tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *err);
 
 /* The 32-bit registers one lane's share of operand op's tile of arm holds
- * (a, b: one k step of one tile; c: one accumulator tile): the tile's
- * elements over the warp at storage width (acc precision for c). 0 for an
- * out-of-range arm or op. */
+ * (a, b: one k step of one tile, plus the scale register of a block-scaled
+ * arm; c: one accumulator tile): the tile's elements over the warp at
+ * storage width (acc precision for c). 0 for an out-of-range arm or op. */
 int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec);
 
 /* The stored shape of operand op (a, b, or c for d) of call: rows x cols in
@@ -178,6 +190,15 @@ int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec);
  * its parent's leading dimension (call's ld, or col0's value + cols when 0). */
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld);
+
+/* The scale parent of a block-scaled operand op (a or b) of call with
+ * blocks of `block` k elements: its rows (the free axis's origin value
+ * plus m for a, n for b), its scales per row and its leading dimension
+ * (scale_ld, or dense: the k origin's value plus k, over block). The
+ * origin's coordinates along the free axis and along k come back too. */
+void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,
+                               long *cols, long *ld, const tcmma_coord **free_origin,
+                               const tcmma_coord **k_origin);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

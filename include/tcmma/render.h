@@ -138,7 +138,7 @@ typedef struct {
 } tcmma_kernel_opts;
 
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
- * in CUDA) that stages shared operands from global memory in their layout,
+ * in CUDA; a block-scaled plan adds sa, sb: tcmma_kernel_scale_elems) that stages shared operands from global memory in their layout,
  * runs the plan (fragment scope or pieces: start the accumulator, `outer`
  * updates over an outer reduction of outer*k, store; statement scope:
  * `outer` statements) and writes d back. Its global buffers are laid out as
@@ -167,6 +167,18 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect,
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                                 long j);
+
+/* A block-scaled plan's scale buffers, the kernel's parameters sa and sb
+ * (`const unsigned char *`, after b; the HOST entry's args then hold five):
+ * `outer` scale parents of op (a or b) one after another, each as the plan
+ * describes it (tcmma_operand_scale_shape: rows x scale_ld bytes).
+ * tcmma_kernel_scale_elems: bytes of op's scale buffer (0 for a plan
+ * without scales); tcmma_kernel_scale_index: the byte index of the scale of
+ * row i of a (column i of b) and k block kb (0 <= kb < k / scale_block) of
+ * tile step. -1 for bad input (a plan without scales: every index). */
+long tcmma_kernel_scale_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
+long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
+                              long kb);
 
 /* The most rows and the longest leading dimension tcmma_render_stage takes
  * (elements): far beyond any shared-memory tile. The tile's span,

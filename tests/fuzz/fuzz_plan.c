@@ -75,6 +75,10 @@ static void operand(bytes *b, tcmma_operand_desc *o) {
   o->swizzle = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
   o->row0 = coord(b);
   o->col0 = coord(b);
+  /* block scales: none, a pointer expression, an empty one; dense or any ld */
+  static const char *const scales[] = {NULL, "s", "(const unsigned char *)sp + 64", ""};
+  o->scale = scales[pick(b, 4)];
+  o->scale_ld = byte(b) & 1 ? 0 : ld(b);
 }
 
 /* A naming context: the default prefix, a custom one, or an invalid one. */

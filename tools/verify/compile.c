@@ -249,7 +249,8 @@ static int expected_target(const tcmma_buf *src, int floor, int lowest) {
 }
 
 /* Compiles src at the markers' floor to a CUBIN and checks the log, the
- * PTX's target (want) and its census; r PASSED with *stmts set, or final. */
+ * PTX's target (want, with the f suffix for a family arm) and its census;
+ * r PASSED with *stmts set, or final. */
 static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
                              const tcmma_census *cen, const tcmma_buf *src, int want,
                              size_t *stmts, tcmma_case_result *r) {
@@ -258,6 +259,10 @@ static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
   tcmma_compile_opts opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR, .sass = true};
   tcmma_program prog;
   char line[200];
+  /* a family arm's floor is its family target (sm_120f: every 12.x device) */
+  bool family = tcmma_arm_get(plan->arm)->family;
+  char suffix = family ? 'f' : 0;
+  const char *suffix_text = family ? "f" : "";
   tcmma_status st = tcmma_compile(tcmma_buf_str(src), src->len, &opts, &prog, &err);
   if (st == TCMMA_UNAVAILABLE) {
     tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
@@ -276,12 +281,12 @@ static void compile_at_floor(const tcmma_case *c, const tcmma_plan *plan,
     st = tcmma_ptx_parse(prog.ptx, prog.ptx_len, &px, &err);
     if (st != TCMMA_OK) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX reader: %s", err.message);
-    } else if (px.target_sm != want || px.target_suffix) {
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
-                     px.target ? px.target : "?", want);
+    } else if (px.target_sm != want || px.target_suffix != suffix) {
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d%s",
+                     px.target ? px.target : "?", want, suffix_text);
     } else if (tcmma_exec_compile_census(c, plan, cen, &px, r, stmts)) {
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", want, *stmts,
-                     *stmts == 1 ? "" : "s");
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d%s, %zu statement%s in PTX", want, suffix_text,
+                     *stmts, *stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }

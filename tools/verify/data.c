@@ -22,7 +22,14 @@
  * summation order is within e = (K+2)*u_acc*S of the exact sum, so the bound
  * is |got - ref| <= 2e + 2R*(u_d*(|ref| + 2e) + tiny_d), R the number of
  * roundings of d (1 in fragment scope, outer in statement scope), tiny_d the
- * smallest subnormal of d's storage. */
+ * smallest subnormal of d's storage.
+ *
+ * Block scales (block-scaled arms): every scale byte is a ue8m0 exponent
+ * e, the factor 2^(e-127); poisoned bytes (0xff) are NaN. Pass 1 draws
+ * factors in [1/2, 2], so products are multiples of 1/4 up to 4 v^2: the
+ * row's nonzeros shrink by 16 (a factor 4 in magnitude, 4 in granularity)
+ * and stay exact. Pass 2 draws factors in [1/8, 8]; the bound's S takes
+ * the scaled products. */
 #include <limits.h>
 #include <math.h>
 #include <stdint.h>
@@ -45,8 +52,8 @@ void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v) {
   case TCMMA_PREC_S32: memcpy(at, &u, sizeof u); break;
   case TCMMA_PREC_F16: h = tcmma_sim_float2half_rn(f).bits, memcpy(at, &h, 2); break;
   case TCMMA_PREC_BF16: h = tcmma_sim_float2bfloat16_rn(f).bits, memcpy(at, &h, 2); break;
-  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: *at = tcmma_sim_float_to_e4m3(f); break;
-  case TCMMA_PREC_E5M2: *at = tcmma_sim_float_to_e5m2(f); break;
+  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXE4M3: *at = tcmma_sim_float_to_e4m3(f); break;
+  case TCMMA_PREC_E5M2: case TCMMA_PREC_MXE5M2: *at = tcmma_sim_float_to_e5m2(f); break;
   default: memcpy(at, &f, sizeof f); break;
   }
 }
@@ -63,8 +70,8 @@ double tcmma_storage_get(tcmma_prec p, const unsigned char *at) {
   case TCMMA_PREC_S32: memcpy(&i, at, sizeof i); return i;
   case TCMMA_PREC_F16: memcpy(&h, at, 2); return tcmma_sim_half2float((tcmma_sim_half){h});
   case TCMMA_PREC_BF16: memcpy(&h, at, 2); return tcmma_sim_bfloat162float((tcmma_sim_bfloat16){h});
-  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXFP8: return tcmma_sim_e4m3_to_float(*at);
-  case TCMMA_PREC_E5M2: return tcmma_sim_e5m2_to_float(*at);
+  case TCMMA_PREC_E4M3: case TCMMA_PREC_MXE4M3: return tcmma_sim_e4m3_to_float(*at);
+  case TCMMA_PREC_E5M2: case TCMMA_PREC_MXE5M2: return tcmma_sim_e5m2_to_float(*at);
   default: memcpy(&f, at, sizeof f); return f;
   }
 }
@@ -121,23 +128,28 @@ static int operand_int(uint64_t *s, tcmma_prec p, int v) {
 /* ---- buffers ---- */
 
 void tcmma_case_data_free(tcmma_case_data *x) {
-  for (int o = 0; o < 3; o++) free(x->buf[o].mem), free(x->buf[o].before);
+  for (int o = 0; o < TCMMA_CASE_BUFS; o++) free(x->buf[o].mem), free(x->buf[o].before);
 }
 
 /* false with r FAILED when a buffer has no layout or no memory. */
 bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
                       tcmma_case_result *r) {
-  static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
+  static const tcmma_operand ops[TCMMA_CASE_BUFS] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A,
+                                                     TCMMA_OPERAND_B, TCMMA_OPERAND_A,
+                                                     TCMMA_OPERAND_B};
   const tcmma_call *call = &plan->call;
-  const tcmma_prec precs[3] = {call->d.prec, call->a.prec, call->b.prec};
+  const tcmma_prec precs[TCMMA_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec,
+                                             TCMMA_PREC_U8, TCMMA_PREC_U8};
   memset(x, 0, sizeof *x);
   x->c = c, x->plan = plan, x->info = tcmma_arm_get(plan->arm);
   x->m = call->m, x->n = call->n, x->K = (long)call->k * c->outer;
   x->d_roundings = call->scope == TCMMA_SCOPE_FRAGMENT ? 1 : c->outer;
-  for (int o = 0; o < 3; o++) {
+  x->nbuf = x->info->scale_block ? 5 : 3;
+  for (int o = 0; o < x->nbuf; o++) {
     tcmma_operand_buf *b = &x->buf[o];
     b->op = ops[o], b->prec = precs[o];
-    b->elems = tcmma_kernel_operand_elems(plan, c->outer, b->op);
+    b->elems = o < 3 ? tcmma_kernel_operand_elems(plan, c->outer, b->op)
+                     : tcmma_kernel_scale_elems(plan, c->outer, b->op);
     if (b->elems <= 0)
       return tcmma_case_data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "no kernel buffer layout for %s",
                                           tcmma_operand_name(b->op));
@@ -163,6 +175,35 @@ static unsigned char *elem(const tcmma_case_data *x, const tcmma_operand_buf *b,
   return at < 0 ? NULL : base + (size_t)at * (size_t)tcmma_prec_bytes(b->prec);
 }
 
+/* The scale byte of row i of a (o 3) or column i of b (o 4) for reduction
+ * index k of the whole outer reduction, in base (mem or before). */
+static unsigned char *scale_at(const tcmma_case_data *x, int o, unsigned char *base, long i,
+                               long k) {
+  long tk = x->plan->call.k, at = tcmma_kernel_scale_index(
+                                      x->plan, x->buf[o].op, (int)(k / tk), i,
+                                      k % tk / x->info->scale_block);
+  return at < 0 ? NULL : base + at;
+}
+
+/* Draws every scale byte: exponents 127 - span .. 127 + span. */
+static void fill_scales(tcmma_case_data *x, uint64_t *seed, int span) {
+  for (int o = 3; o < x->nbuf; o++) {
+    long rows = o == 3 ? x->m : x->n;
+    for (long i = 0; i < rows; i++)
+      for (long k = 0; k < x->K; k += x->info->scale_block)
+        *scale_at(x, o, x->buf[o].mem, i, k) =
+            (unsigned char)(127 + (int)(next_random(seed) % (uint64_t)(2 * span + 1)) - span);
+  }
+}
+
+/* The factor 2^(e-127) of the scale of a's (i, k) (o 1) or b's (k, j)
+ * (o 2) as filled; 1 without block scales. */
+static double scale_factor(const tcmma_case_data *x, int o, long r, long c) {
+  if (x->nbuf < 5 || o == 0) return 1;
+  unsigned e = *scale_at(x, o + 2, x->buf[o + 2].before, o == 1 ? r : c, o == 1 ? c : r);
+  return e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
+}
+
 static void set(tcmma_case_data *x, int o, long r, long c, double v) {
   tcmma_storage_put(x->buf[o].prec, elem(x, &x->buf[o], x->buf[o].mem, r, c), v);
 }
@@ -179,8 +220,11 @@ static void fill_integers(tcmma_case_data *x, uint64_t *seed) {
   double limit = fmin(exact_limit(x->info->acc), exact_limit(x->buf[0].prec)), alpha, beta;
   int v = 3, w = (int)fmin(8, limit / 4);
   scales(x, &alpha, &beta);
+  /* block scales in [1/2, 2]: products up to 4 v^2 in quarters */
+  double grain = x->nbuf == 5 ? 16 : 1;
+  if (x->nbuf == 5) fill_scales(x, seed, 1);
   /* |alpha * sum| + |beta * d0| stays below the limit */
-  long nnz = (long)((limit - fabs(beta) * w) / fmax(fabs(alpha), 1) / (v * v));
+  long nnz = (long)((limit - fabs(beta) * w) / fmax(fabs(alpha), 1) / (v * v) / grain);
   for (long i = 0; i < x->m; i++) {
     /* at most nnz nonzeros in this row of a, at random positions */
     long placed = 0;
@@ -217,6 +261,7 @@ static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
     }
     return;
   }
+  if (x->nbuf == 5) fill_scales(x, seed, 3);
   for (long i = 0; i < x->m; i++)
     for (long k = 0; k < x->K; k++) set(x, 1, i, k, uniform(seed));
   for (long k = 0; k < x->K; k++)
@@ -228,7 +273,7 @@ static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
 /* Poisons every buffer, writes the pass's inputs (seeded by the case's
  * name) and keeps a copy of them in `before`. */
 void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
-  for (int o = 0; o < 3; o++) {
+  for (int o = 0; o < x->nbuf; o++) {
     memset(x->buf[o].mem, POISON, x->buf[o].bytes);
     memset(x->buf[o].mem + x->buf[o].bytes, CANARY, x->buf[o].total - x->buf[o].bytes);
   }
@@ -237,17 +282,19 @@ void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
   if (!seed) seed = 1;
   if (pass == TCMMA_PASS_INTEGER) fill_integers(x, &seed);
   else fill_reals(x, &seed);
-  for (int o = 0; o < 3; o++) memcpy(x->buf[o].before, x->buf[o].mem, x->buf[o].bytes);
+  for (int o = 0; o < x->nbuf; o++) memcpy(x->buf[o].before, x->buf[o].mem, x->buf[o].bytes);
 }
 
 /* ---- reference and comparison ---- */
 
 /* Element (r, c) of buffer o as filled: an operand of a tf32 arm rounded as
- * its text converts it, d (o 0) as stored. */
+ * its text converts it, of a block-scaled arm times its block's factor, d
+ * (o 0) as stored. */
 static double input(const tcmma_case_data *x, int o, long r, long c) {
   const tcmma_operand_buf *b = &x->buf[o];
   double v = tcmma_storage_get(b->prec, elem(x, b, b->before, r, c));
-  return x->info->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v;
+  return (x->info->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v) *
+         scale_factor(x, o, r, c);
 }
 
 /* The reference for d[i][j]: the accumulator's start (d0 for init load,
@@ -336,12 +383,17 @@ static const char *pass_name(const tcmma_case_data *x, tcmma_pass pass) {
 /* After a run: the buffers, then every element of d against the reference. */
 static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_result *r) {
   const char *name = pass_name(x, pass);
-  const tcmma_operand_buf *d = &x->buf[0], *a = &x->buf[1], *b = &x->buf[2];
-  if (!canary_intact(d) || !canary_intact(a) || !canary_intact(b))
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past the end of an operand",
-                          name);
-  if (memcmp(a->before, a->mem, a->bytes) || memcmp(b->before, b->mem, b->bytes))
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel modified an input (a or b)", name);
+  static const char *const buf_name[TCMMA_CASE_BUFS] = {"d", "a", "b", "sa", "sb"};
+  const tcmma_operand_buf *d = &x->buf[0];
+  for (int o = 0; o < x->nbuf; o++) {
+    const tcmma_operand_buf *in = &x->buf[o];
+    if (!canary_intact(in))
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past the end of an "
+                            "operand (%s)", name, buf_name[o]);
+    if (o && memcmp(in->before, in->mem, in->bytes))
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel modified an input (%s)", name,
+                            buf_name[o]);
+  }
   if (!outside_untouched(x))
     return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote d outside its m x n tile",
                           name);

@@ -7,8 +7,7 @@
  * Tiles are read from the arm table (through tcmma_arm_get) so that the
  * extents axis counts in tiles of the expected arm.
  *
- * Accepted cases: each tier-1 row (one per rendered arm, so every arm but
- * mma-mxfp8, which the emitters do not render) runs the full product
+ * Accepted cases: each tier-1 row runs the full product
  *   scopes (statement; fragment with outer reduction 1 and 3)
  *   x orientations (a, b stored transposed or not)
  *   x storages (global; shared plain; shared swizzled_b128 and a mix, the
@@ -82,6 +81,10 @@ static const matrix_row rows[] = {
      {A(MMA_F16_ACC16), A(MMA_F16_ACC16)}, {OK_, OK_}},
     {"f16=e4m3.e5m2/narrow", P(F16), P(E4M3), P(E5M2), N, false, PTX, 0, 3,
      {A(MMA_FP8_ACC16), A(MMA_FP8_ACC16)}, {OK_, OK_}},
+    /* block-scaled fp8: one ue8m0 scale per 32 k of each row of a and
+     * column of b, given apart (the kernel's sa and sb) */
+    {"f32=mxe4m3.mxe4m3@120", P(F32), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 3,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
     /* tier 2: other destinations, mixes, policies, devices */
     {"f16=f16.f16/wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
@@ -124,6 +127,8 @@ static const matrix_row rows[] = {
      {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
     {"s32=s8.u8/sat@90", P(S32), P(S8), P(U8), N, true, PTX, 90, 2,
      {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
+    {"f32=mxe5m2.mxe4m3@121", P(F32), P(MXE5M2), P(MXE4M3), N, true, WMMA, 121, 2,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
     /* narrow lists wmma-f16 after the inline f16-accumulate arm: a call may name it */
     {"f16=f16.f16/narrow/arm=wmma-f16", P(F16), P(F16), P(F16), N, false, PTX, 86, 2,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}, "wmma-f16"},
@@ -193,12 +198,16 @@ static const matrix_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=f16.f16/wmma@61", P(F32), P(F16), P(F16), W, false, WMMA, 61, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
-    /* the family arm off its family: declined by floor (the emitters do
-     * not render it, so it appears only here) */
-    {"f32=mxfp8.mxfp8@90", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 90, 0,
+    /* the family arm off its family (12.x only): declined by floor; block
+     * scales only with block-scaled elements on both sides */
+    {"f32=mxe4m3.mxe4m3@90", P(F32), P(MXE4M3), P(MXE4M3), W, false, PTX, 90, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
-    {"f32=mxfp8.mxfp8@100", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 100, 0,
+    {"f32=mxe5m2.mxe5m2@100", P(F32), P(MXE5M2), P(MXE5M2), W, false, PTX, 100, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=mxe4m3.e4m3", P(F32), P(MXE4M3), P(E4M3), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f16=mxe4m3.mxe4m3", P(F16), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
 };
 
 /* ---- axis: scopes ---- */
@@ -363,6 +372,9 @@ tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   c.numerics.saturate = r->saturate;
   c.lane = NULL;
   c.arm = r->force;
+  /* block scales: the kernel renderer puts its own sa and sb in (dense) */
+  if (tcmma_prec_is_scaled(r->a)) c.a.scale = "sa";
+  if (tcmma_prec_is_scaled(r->b)) c.b.scale = "sb";
   return c;
 }
 

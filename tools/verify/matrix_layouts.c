@@ -6,7 +6,8 @@
  *     64x32 over a k-major B), the same split along k, in swizzle 64 and
  *     128 stages, origins given as values and as block/warp expressions
  *     (0 in the one-warp test kernel) with declared multiples; and origins
- *     off their period (declined: subtile);
+ *     off their period (declined: subtile); block-scaled sub-tiles whose
+ *     k origin is one scale block in, with wider scale rows;
  *   the pieces composed with double-buffered fragments, for every arm;
  *   zero and scaled (alpha 2, beta -1) accumulator starts, for every arm;
  *   wmma rows of an odd number of 16-byte units (ldm 16 bytes, not 32). */
@@ -215,6 +216,28 @@ static void add_wmma_ldm(const matrix_row *r, int i) {
   finish(&c, r, "ldm16", s);
 }
 
+/* Block scales of sub-tiles: a and b start 32 k in (one scale block), the
+ * k origin once as a value and once with a warp expression of multiple 32
+ * (0 in the test kernel), a's scales in rows longer than dense (scale_ld
+ * 5); a in plain shared rows (gathered), b in a swizzle-128 stage
+ * (ldmatrix from 32 bytes in). */
+static void add_scaled_placements(void) {
+  const matrix_row *r = matrix_find_row("f32=mxe4m3.mxe4m3@120");
+  for (int j = 0; r && j < 2; j++) {
+    tcmma_case c;
+    if (!start(&c, r, j ? 2 : 0, -1)) return;
+    c.call.m = 32, c.call.n = 16, c.call.k = 64;
+    c.call.a.space = TCMMA_SPACE_SHARED;
+    c.call.a.ld = 128, c.call.a.col0.value = 32, c.call.a.scale_ld = 5;
+    c.call.b.transposed = true;
+    matrix_set_swizzled(&c.call.b, TCMMA_SWIZZLE_B128, 96);
+    c.call.b.col0.value = 32;
+    if (j) c.call.a.col0.expr = "(threadIdx.x / 32) * 32", c.call.a.col0.multiple = 32;
+    c.indexed = j == 0;
+    finish(&c, r, "k-split", j ? 2 : 0);
+  }
+}
+
 void matrix_add_layout_cases(void) {
   for (int i = 0; matrix_row_at(i); i++) {
     const matrix_row *r = matrix_row_at(i);
@@ -225,5 +248,6 @@ void matrix_add_layout_cases(void) {
     add_wmma_ldm(r, i);
   }
   add_placements();
+  add_scaled_placements();
   add_origin_declines();
 }
