@@ -1,12 +1,13 @@
 /* libFuzzer target: the planner and the renderers with random calls. The
  * bytes decode into a tcmma_call (precisions, orientations, leading
- * dimensions, spaces, swizzles, sub-tile origins, extents, scope, cc,
- * policy, a forced arm, lane and warp expressions: mostly plausible values,
- * sometimes out of range); an accepted plan is rendered as statement,
- * fragment, pieces and kernel in both dialects under a decoded naming
- * context, with its census and kernel buffer layout; then the staging
- * helper and the swizzle map with decoded arguments. Every outcome must be
- * a status, never a crash, a leak or undefined behaviour. */
+ * dimensions, spaces, swizzles, sub-tile origins, block scales, extents,
+ * scope, cc, policy, a forced arm, lane and warp expressions: mostly
+ * plausible values, sometimes out of range); an accepted plan is rendered
+ * as statement, fragment, pieces and kernel in both dialects under a
+ * decoded naming context, with its census and kernel buffer layout (scale
+ * buffers too); then the staging helper and the swizzle map with decoded
+ * arguments. Every outcome must be a status, never a crash, a leak or
+ * undefined behaviour. */
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -146,6 +147,8 @@ static void render_all(const tcmma_plan *p, bytes *b) {
   for (int op = 0; op < 3; op++) {
     tcmma_kernel_operand_elems(p, outer, (tcmma_operand)op);
     tcmma_kernel_operand_index(p, (tcmma_operand)op, (int)pick(b, 8) - 1, wide(b), wide(b));
+    tcmma_kernel_scale_elems(p, outer, (tcmma_operand)op);
+    tcmma_kernel_scale_index(p, (tcmma_operand)op, (int)pick(b, 8) - 1, wide(b), wide(b));
   }
 }
 
