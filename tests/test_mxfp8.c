@@ -81,6 +81,9 @@ static void scale_operands_and_their_rules(void **state) {
   c.b.scale_ld = 1; /* k = 64 needs two scales per column */
   declined(c, TCMMA_DECLINE_STRIDE, "scale_ld = 1");
   c = mx_call("mxe4m3", "mxe4m3", 16, 8, 64);
+  c.a.scale_ld = 1L << 28; /* 16 rows of 2^28 scales: beyond int offsets */
+  declined(c, TCMMA_DECLINE_OVERFLOW, "scale_ld 268435456");
+  c = mx_call("mxe4m3", "mxe4m3", 16, 8, 64);
   c.cc = 100;
   declined(c, TCMMA_DECLINE_FLOOR, "mma-mxfp8");
 }
