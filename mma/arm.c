@@ -2,12 +2,13 @@
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arm.h"
+#include "tcmma/ptx.h" /* the floors: rows of tables/ptx_features.def, as constants */
 
 static const tcmma_arm_info arms[] = {
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, instr,  \
-                  a_regs, b_regs, c_regs, header, emitted)                             \
-  {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc, \
-   TCMMA_LDMATRIX_##ldm, cvt, tf32, instr, a_regs, b_regs, c_regs, header, emitted},
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
+                  instr, a_regs, b_regs, c_regs, header)                             \
+  {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc,       \
+   TCMMA_LDMATRIX_##ldm, cvt, tf32, scale_block, instr, a_regs, b_regs, c_regs, header},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };
@@ -27,7 +28,7 @@ tcmma_status tcmma_arm_parse(const char *marker, tcmma_arm *out, tcmma_error *er
       if (out) *out = (tcmma_arm)i;
       return TCMMA_OK;
     }
-  char names[256] = "";
+  char names[512] = "";
   size_t used = 0;
   for (int i = 0; i < TCMMA_ARM_COUNT; i++) {
     int n = snprintf(names + used, sizeof names - used, "%s%s", i ? " " : "", arms[i].marker);

@@ -50,6 +50,23 @@ tcmma_call tcmma_call_default(void) {
   return c;
 }
 
+void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,
+                               long *cols, long *ld, const tcmma_coord **free_origin,
+                               const tcmma_coord **k_origin) {
+  const tcmma_operand_desc *o = tcmma__desc(call, op);
+  /* the role's axes: a is m x k, b is k x n; transposed storage swaps them */
+  bool k_in_rows = (op == TCMMA_OPERAND_B) != o->transposed;
+  const tcmma_coord *kc = k_in_rows ? &o->row0 : &o->col0;
+  const tcmma_coord *fc = k_in_rows ? &o->col0 : &o->row0;
+  long extent = op == TCMMA_OPERAND_B ? call->n : call->m;
+  long per = block > 0 ? (kc->value + call->k) / block : 0;
+  if (rows) *rows = fc->value + extent;
+  if (cols) *cols = per;
+  if (ld) *ld = o->scale_ld ? o->scale_ld : per;
+  if (free_origin) *free_origin = fc;
+  if (k_origin) *k_origin = kc;
+}
+
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld) {
   long r = op == TCMMA_OPERAND_B ? call->k : call->m;

@@ -31,6 +31,10 @@ typedef struct {
 /* p's words; every one NONE when p is out of range. */
 const tcmma__prec_words *tcmma__prec_words_of(tcmma_prec p);
 
+/* The inline-asm constraint letter of a fragment register holding one
+ * element of p ("f", "d", "r"; tables/prec.def); "r" when out of range. */
+const char *tcmma__prec_asm(tcmma_prec p);
+
 /* The element type of storage p in dialect ("__half", "tcmma_sim_half"). */
 const char *tcmma__spell_type(tcmma_dialect dialect, tcmma_prec p);
 

@@ -27,9 +27,10 @@ bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed);
 bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op);
 
 /* Whether the d boundary (load and store) of an accepted inline plan moves
- * each pair of d's registers (2j, 2j+1) as one two-element access of d's pair
- * type: the pair lies next to each other along a stored row, and its byte
- * offset is a multiple of the pair's size for every lane, tile and origin. */
+ * each pair of accumulator elements (2j, 2j+1: two registers, or the halves
+ * of one) as one two-element access of d's pair type: the pair lies next to
+ * each other along a stored row, and its byte offset is a multiple of the
+ * pair's size for every lane, tile and origin. */
 bool tcmma__d_vector(const tcmma_plan *plan);
 
 /* The alignment rules of an operand, with their words for messages: the
@@ -66,14 +67,30 @@ long tcmma__stage_elems(const tcmma_plan *plan);
  * accumulator precision of the plan that needs it; 0 when none does. */
 long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 
+/* The words of an inline arm's fragment registers of operand op in dialect
+ * dl: the C type of one register (a, b: "unsigned" 32-bit words, or
+ * "double" for 64-bit elements; c: the accumulator's element type, or its
+ * pair type where a register packs two elements, e.g. __half2), the
+ * inline-asm constraint, whether the asm operand puns it as an unsigned
+ * word (*(unsigned *)&x), and its elements per register. */
+typedef struct {
+  const char *type, *constraint;
+  bool pun;
+  int per;
+} tcmma__reg_words;
+void tcmma__reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
+                         tcmma__reg_words *out);
+
 /* Fragment loads per k step of a and b, as the renderer's loops issue them. */
 int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 
 /* The ldmatrix instructions per k step that load op (a or b) of an accepted
- * inline plan: .x4 (one tile of a's 4 registers, or two tiles of b's 2) and
- * .x2 (a last odd tile of b); both 0 when op does not load through
+ * inline plan, one 8x8 matrix per fragment register: .x4 (4 / regs tiles:
+ * one tile of 4 registers, two of 2, four of 1), then the remaining
+ * matrices in one .x2 and one .x1; all 0 when op does not load through
  * ldmatrix. The renderer's loops and the census read this one rule. */
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2);
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                            int *x1);
 
 /* ---- text helpers ---- */
 
@@ -206,6 +223,19 @@ typedef struct {
 } tcmma__pieces;
 
 extern const tcmma__pieces tcmma__ptx_pieces, tcmma__wmma_pieces;
+
+/* Inline-PTX pieces of mma/render_ptx_d.c: the accumulator's start and
+ * store (tcmma__pieces init and store). */
+tcmma_status tcmma__ptx_acc_init(const tcmma__body *x, const char *acc, const char *d,
+                                 tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma__ptx_acc_store(const tcmma__body *x, const char *acc, const char *d,
+                                  tcmma_buf *out, tcmma_error *err);
+
+/* Byte offset expression, from the parent's base, of element elem of
+ * register reg of op's fragment at k step kstep (NULL for d), through
+ * tcmma_fragment_layout as affine expressions of the lane's g and q. */
+tcmma_status tcmma__ptx_elem_offset(const tcmma__body *x, tcmma_operand op, const char *kstep,
+                                    int reg, int elem, char *buf, size_t cap, tcmma_error *err);
 
 /* The pieces of the plan's arm form. */
 const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p);

@@ -48,10 +48,9 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   if (!info || info->form != TCMMA_FORM_PTX) return false;
   const tcmma_call *c = &plan->call;
   long eb = tcmma_prec_bytes(c->d.prec), vb = 2 * eb, ld;
-  int regs = tcmma_fragment_regs(plan->arm, TCMMA_OPERAND_C);
-  if (!tcmma_prec_pair_type(c->d.prec)[0] || regs % 2 ||
-      tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C) != 1)
-    return false;
+  int per = tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C);
+  int elems = tcmma_fragment_regs(plan->arm, TCMMA_OPERAND_C) * per;
+  if (!tcmma_prec_pair_type(c->d.prec)[0] || elems % 2) return false;
   /* offset = base + row*ld*eb + col*eb (swizzled: the same within a 16-byte
    * unit, which an aligned pair of at most 16 bytes never leaves): aligned
    * for every row when the base and the row pitch are, and col*eb is */
@@ -60,13 +59,14 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   if (TCMMA_POINTER_ALIGN % vb || (ld * eb) % vb || (tile_cols * eb) % vb) return false;
   /* the origin's columns move every pair alike (its rows: whole rows) */
   if (!coord_multiple(&c->d.col0, vb / eb)) return false;
+  /* elements 2j and 2j+1 (two registers, or the two halves of one) */
   for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
-    for (int r = 0; r < regs; r += 2) {
+    for (int i = 0; i < elems; i += 2) {
       int r0, c0, r1, c1;
-      if (tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, r, 0, &r0, &c0, NULL) !=
-              TCMMA_OK ||
-          tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, r + 1, 0, &r1, &c1, NULL) !=
-              TCMMA_OK)
+      if (tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, i / per, i % per, &r0, &c0,
+                                NULL) != TCMMA_OK ||
+          tcmma_fragment_layout(plan->arm, TCMMA_OPERAND_C, lane, (i + 1) / per, (i + 1) % per,
+                                &r1, &c1, NULL) != TCMMA_OK)
         return false;
       /* stored coordinates: transposed storage swaps the role's axes */
       int sr0 = c->d.transposed ? c0 : r0, sc0 = c->d.transposed ? r0 : c0;
@@ -95,15 +95,29 @@ void tcmma__operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__align
   if (sw && sw->bits) out->rows = sw->bytes, out->rows_why = "swizzled rows are whole spans of the atom";
 }
 
+void tcmma__reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
+                         tcmma__reg_words *out) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  tcmma_prec prec = op == TCMMA_OPERAND_C ? info->acc : tcmma__desc(&plan->call, op)->prec;
+  int per = tcmma_fragment_elems_per_reg(plan->arm, op);
+  const tcmma__prec_words *w = tcmma__prec_words_of(prec);
+  *out = (tcmma__reg_words){"unsigned", "r", false, per};
+  if (tcmma_prec_bits(prec) == 64 || (op == TCMMA_OPERAND_C && per == 1))
+    out->type = tcmma__spell(dl, w->type), out->constraint = tcmma__prec_asm(prec);
+  else if (op == TCMMA_OPERAND_C) /* packed accumulator elements: the pair type */
+    out->type = tcmma__spell(dl, w->pair), out->pun = true;
+}
+
 int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   long bits = tcmma_prec_bits(prec);
   if (!info || bits == 0 || (unsigned)op > TCMMA_OPERAND_C) return 0;
   long elems = op == TCMMA_OPERAND_A ? info->m * info->k
              : op == TCMMA_OPERAND_B ? info->k * info->n : info->m * info->n;
-  /* a lane's share of the tile, at storage width, in whole 32-bit words */
+  /* a lane's share of the tile, at storage width, in whole 32-bit words,
+   * and a block-scaled operand's scale register */
   long lane_bits = elems / TCMMA_WARP_SIZE * bits;
-  return (int)((lane_bits + 31) / 32);
+  return (int)((lane_bits + 31) / 32) + (info->scale_block && op != TCMMA_OPERAND_C);
 }
 
 long tcmma__plan_registers(const tcmma_plan *plan) {
@@ -141,15 +155,18 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
                                : fragment_loads(plan->nt, plan->mt);
 }
 
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2) {
+void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                            int *x1) {
   bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : op == TCMMA_OPERAND_B && plan->b_ldmatrix;
   int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__loads_per_k(plan, op);
-  *x4 = *x2 = 0;
+  *x4 = *x2 = *x1 = 0;
   if (!ldm || regs <= 0 || 4 % regs) return;
-  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time */
-  int per = 4 / regs;
-  *x4 = tiles / per;
-  *x2 = regs == 2 ? tiles % per : 0;
+  /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time, the
+   * rest's matrices in one .x2 and one .x1 */
+  int matrices = tiles * regs;
+  *x4 = matrices / 4;
+  *x2 = matrices % 4 / 2;
+  *x1 = matrices % 2;
 }
 
 bool tcmma_arm_reloads(tcmma_arm arm) {

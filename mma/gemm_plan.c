@@ -201,6 +201,16 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
   }
   const tcmma_arm_info *info = tcmma_arm_get(g->arm);
+  if (tcmma_prec_is_scaled(c.a.prec) || tcmma_prec_is_scaled(c.b.prec))
+    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: block-scaled operands (%s x %s) "
+                   "need scale operands, which the GEMM does not take", info->marker,
+                   tcmma_prec_name(c.a.prec), tcmma_prec_name(c.b.prec));
+  /* tf32 operands are rounded from f32 storage in registers; the GEMM's
+   * reference bound and staging are written for 1- and 2-byte elements */
+  if (tcmma_prec_bytes(c.a.prec) > 2 || tcmma_prec_bytes(c.b.prec) > 2)
+    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: %s x %s operands: the GEMM renders "
+                   "arms of 1- and 2-byte operands (f16, bf16, fp8)", info->marker,
+                   tcmma_prec_name(c.a.prec), tcmma_prec_name(c.b.prec));
   if (info->form != TCMMA_FORM_PTX || info->acc != TCMMA_PREC_F32)
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is %s with a %s accumulator: the "
                    "GEMM renders inline-PTX arms with f32 accumulators", info->marker,

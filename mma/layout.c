@@ -1,11 +1,11 @@
-/* Per-lane fragment layouts of the m16n8kK inline-PTX shapes (PTX ISA
- * "Matrix Fragments for mma.m16n8k16/k32"; docs/design.md §7). One rule
- * covers every inline arm of tables/arms.def: with g = lane>>2, q = lane&3
- * and e elements per register, A register r holds row g + 8*(r&1), columns
- * e*q .. e*q+e-1 offset by K/2 for r>=2; B register r holds k = e*q .. +
- * K/2*r at column g; C register r holds row g + 8*(r>>1), column 2q + (r&1).
- * Elements per register derive from the tile and the table's register
- * counts. */
+/* Per-lane fragment layouts of the inline-PTX shapes (PTX ISA "Matrix
+ * Fragments for mma.m16n8k8/k16/k32, mma.m8n8k4"; docs/design.md §7). One
+ * rule covers every inline arm of tables/arms.def: with g = lane>>2,
+ * q = lane&3 and e elements per register, A register r holds row
+ * g + 8*(r&1), columns e*q .. e*q+e-1 offset by K/2 for r>=2; B register r
+ * holds k = e*q .. + K/2*r at column g; C element i (register i/e) holds
+ * row g + 8*(i>>1), column 2q + (i&1). Elements per register derive from
+ * the tile and the table's register counts. */
 #include <string.h>
 #include "tcmma/layout.h"
 
@@ -71,9 +71,9 @@ tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, in
     r = per * q + elem + (a->k / 2) * reg;
     c = g;
     break;
-  default:
-    r = g + 8 * (reg >> 1);
-    c = 2 * q + (reg & 1);
+  default: /* element i = reg * per + elem: c0, c1 in row g, c2, c3 in g + 8 */
+    r = g + 8 * ((reg * per + elem) >> 1);
+    c = 2 * q + ((reg * per + elem) & 1);
     break;
   }
   if (row) *row = r;

@@ -3,7 +3,8 @@
 #include "tcmma/numerics.h"
 
 tcmma_numerics tcmma_numerics_default(void) {
-  return (tcmma_numerics){.fp16 = TCMMA_FP16_WIDE, .tf32 = false, .prefer = TCMMA_PREFER_PTX};
+  return (tcmma_numerics){.fp16 = TCMMA_FP16_WIDE, .tf32 = false, .prefer = TCMMA_PREFER_PTX,
+                          .saturate = false};
 }
 
 /* Both policy knobs are two-valued enums spelled by names[0] and names[1]. */

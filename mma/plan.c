@@ -52,6 +52,19 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
                           "%s: %s origin expression of %zu characters: expected 1 to %d",
                           op_name[i], j ? "column" : "row", strlen(at[j]->expr), TCMMA_EXPR_MAX);
     }
+    /* block scales: given exactly for block-scaled precisions (never for d) */
+    bool scaled = tcmma_prec_is_scaled(o->prec) && op_of[i] != TCMMA_OPERAND_C;
+    if (scaled && (!o->scale || !*o->scale || strlen(o->scale) > TCMMA_EXPR_MAX))
+      return tcmma_fail(err, TCMMA_INVALID, "%s: %s is block-scaled: expected its scales' "
+                        "pointer expression (scale, 1 to %d characters)", op_name[i],
+                        tcmma_prec_name(o->prec), TCMMA_EXPR_MAX);
+    if (!scaled && (o->scale || o->scale_ld))
+      return tcmma_fail(err, TCMMA_INVALID, "%s: scales given for %s storage, which has none "
+                        "(only a and b of a block-scaled precision take them)", op_name[i],
+                        tcmma_prec_name(o->prec));
+    if (o->scale_ld < 0)
+      return tcmma_fail(err, TCMMA_INVALID, "%s: scale_ld %ld: expected 0 (dense) or a positive "
+                        "count", op_name[i], o->scale_ld);
   }
   const char *exprs[4] = {c->lane, c->warp, c->alpha, c->beta};
   static const char *const expr_name[4] = {"lane", "warp", "alpha", "beta"};
@@ -82,9 +95,9 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
 static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
   tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
   for (int s = 0; s < 2; s++) {
-    tcmma_arm list[4];
-    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, 4);
-    for (size_t i = 0; i < n && i < 4; i++)
+    tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];
+    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
+    for (size_t i = 0; i < n && i < TCMMA_RESOLVE_LIST_MAX; i++)
       if (list[i] == arm) return true;
   }
   return false;
@@ -192,6 +205,32 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   return TCMMA_OK;
 }
 
+/* The block scales of a and b (docs/design.md §5): whole blocks from the
+ * k origin (a block's scale is one byte), rows long enough, offsets within
+ * int. Fills a dense scale_ld. */
+static tcmma_status check_scales(tcmma_plan *p, const tcmma_arm_info *info, tcmma_error *err) {
+  for (int i = 1; i < 3 && info->scale_block; i++) {
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&p->call, op_of[i]);
+    long rows, cols, ld, block = info->scale_block;
+    const tcmma_coord *kc;
+    tcmma_operand_scale_shape(&p->call, op_of[i], info->scale_block, &rows, &cols, &ld, NULL, &kc);
+    long mult = kc->multiple > 0 ? kc->multiple : 1;
+    if (kc->value % block || (kc->expr && mult % block))
+      return decline(p, TCMMA_DECLINE_SUBTILE, err,
+                     "%s: the k origin (%ld%s%s) is not a multiple of %ld: each block scale "
+                     "covers %ld consecutive k", op_name[i], kc->value, kc->expr ? " + " : "",
+                     kc->expr ? kc->expr : "", block, block);
+    if (ld < cols)
+      return decline(p, TCMMA_DECLINE_STRIDE, err, "%s: scale_ld = %ld is below the %ld scales a "
+                     "row needs up to the sub-tile's end", op_name[i], ld, cols);
+    if (rows > INT_MAX / ld)
+      return decline(p, TCMMA_DECLINE_OVERFLOW, err, "%s: %ld rows x scale_ld %ld scales "
+                     "exceed the int offset range (%d)", op_name[i], rows, ld, INT_MAX);
+    o->scale_ld = ld;
+  }
+  return TCMMA_OK;
+}
+
 tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_error *err) {
   if (!call || !out)
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_plan_call: call and out must not be NULL");
@@ -202,10 +241,6 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
   if (st == TCMMA_OK) st = choose_arm(call, out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *info = tcmma_arm_get(out->arm);
-  if (!info->emitted)
-    return decline(out, TCMMA_DECLINE_NO_ARM, err,
-                   "%s is not rendered by this emitter yet (tables/arms.def: emitted 0)",
-                   info->marker);
   if ((st = check_extents(call, info, out, err)) != TCMMA_OK) return st;
   if ((st = check_operands(call, info, out, err)) != TCMMA_OK) return st;
   /* fill the dense leading dimensions (and ldmatrix operands: the stride rule
@@ -218,6 +253,7 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
                               call->a.transposed, tcmma__ldmatrix_eligible(&out->call.b),
                               call->b.transposed, &out->a_ldmatrix, &out->b_ldmatrix);
   if ((st = check_strides(out, err)) != TCMMA_OK) return st;
+  if ((st = check_scales(out, info, err)) != TCMMA_OK) return st;
   char what[400];
   for (int i = 0; i < 3; i++)
     if (tcmma__origin_problem(out, op_of[i], op_name[i], what, sizeof what))
@@ -257,7 +293,9 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->d_vector = tcmma__d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
   out->registers = (int)tcmma__plan_registers(plan);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
+                         &out->a_ldmatrix_x1);
+  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
+                         &out->b_ldmatrix_x1);
   return TCMMA_OK;
 }

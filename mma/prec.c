@@ -6,14 +6,15 @@
 typedef struct {
   const char *name;
   int bits;
-  const char *ptx_type, *header;
+  const char *ptx_type, *header, *asm_constraint;
+  bool integer, scaled;
   tcmma__prec_words words;
 } prec_row;
 
 static const prec_row rows[] = {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to,  \
-                   pair_from, header)                                               \
-  {name, bits, ptx_type, header,                                                    \
+                   pair_from, header, asm, integer, scaled)                                               \
+  {name, bits, ptx_type, header, asm, integer, scaled,                              \
    {TCMMA__SPELL_##cuda_type, TCMMA__SPELL_##to_f32, TCMMA__SPELL_##from_f32,       \
     TCMMA__SPELL_##pair, TCMMA__SPELL_##pair_to, TCMMA__SPELL_##pair_from}},
 #include "tables/prec.def"
@@ -41,7 +42,7 @@ tcmma_status tcmma_prec_parse(const char *name, tcmma_prec *out, tcmma_error *er
       if (out) *out = (tcmma_prec)i;
       return TCMMA_OK;
     }
-  char names[128];
+  char names[256];
   tcmma_prec_list(names, sizeof names);
   return tcmma_fail(err, TCMMA_INVALID, "unknown precision '%s': expected one of %s",
                     name ? name : "(null)", names);
@@ -59,6 +60,9 @@ static const char *word(tcmma_prec p, tcmma__spelling w) {
 }
 
 const char *tcmma_prec_name(tcmma_prec p) { return row(p) ? row(p)->name : "?"; }
+const char *tcmma__prec_asm(tcmma_prec p) { return row(p) ? row(p)->asm_constraint : "r"; }
+bool tcmma_prec_is_integer(tcmma_prec p) { return row(p) && row(p)->integer; }
+bool tcmma_prec_is_scaled(tcmma_prec p) { return row(p) && row(p)->scaled; }
 int tcmma_prec_bits(tcmma_prec p) { return row(p) ? row(p)->bits : 0; }
 int tcmma_prec_bytes(tcmma_prec p) { return row(p) ? row(p)->bits / 8 : 0; }
 const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }

@@ -36,6 +36,37 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   return (long)step * parent_rows(plan, op) * ld + (o->row0.value + sr) * ld + o->col0.value + sc;
 }
 
+/* The scale parent of a block-scaled plan's operand op: rows and leading
+ * dimension, 0 for a plan without scales. */
+static long scale_parent(const tcmma_plan *plan, tcmma_operand op, long *ld) {
+  int block = tcmma_arm_get(plan->arm)->scale_block;
+  long rows = 0;
+  *ld = 0;
+  if (block) tcmma_operand_scale_shape(&plan->call, op, block, &rows, NULL, ld, NULL, NULL);
+  return rows;
+}
+
+long tcmma_kernel_scale_elems(const tcmma_plan *plan, int outer, tcmma_operand op) {
+  if (!plan || !plan->accepted || outer < 1 ||
+      (op != TCMMA_OPERAND_A && op != TCMMA_OPERAND_B))
+    return -1;
+  long ld, rows = scale_parent(plan, op, &ld);
+  return rows * ld * outer;
+}
+
+long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
+                              long kb) {
+  if (!plan || !plan->accepted || step < 0 || (op != TCMMA_OPERAND_A && op != TCMMA_OPERAND_B))
+    return -1;
+  long ld, rows = scale_parent(plan, op, &ld);
+  int block = tcmma_arm_get(plan->arm)->scale_block;
+  long extent = op == TCMMA_OPERAND_A ? plan->call.m : plan->call.n;
+  if (!rows || i < 0 || i >= extent || kb < 0 || kb >= plan->call.k / block) return -1;
+  const tcmma_coord *fc, *kc;
+  tcmma_operand_scale_shape(&plan->call, op, block, NULL, NULL, NULL, &fc, &kc);
+  return (long)step * rows * ld + (fc->value + i) * ld + kc->value / block + kb;
+}
+
 /* Indents body's text from byte start on by one level (a loop's contents). */
 static void indent_from(tcmma_buf *body, size_t start) {
   if (body->failed || start >= body->len) return;
@@ -62,6 +93,9 @@ typedef struct {
   long bytes[3];
   bool indexed;      /* bases offset by block and warp indices (0 at run time) */
   char expr[3][TCMMA__EXPR_TEXT];
+  bool scaled;       /* block scales: parameters sa and sb, read in place */
+  tcmma_plan own;    /* a scaled plan with the kernel's scale expressions */
+  char scale[2][TCMMA_EXPR_MAX + 1];
 } kernel;
 
 static const char *const names[3] = {"d", "a", "b"};
@@ -101,8 +135,9 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
                    k->outer);
   tcmma_status st = tcmma_render_includes(k->plan, k->dl, false, out, err);
   if (st != TCMMA_OK) return st;
-  tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b)\n{\n",
-                   tcmma__spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1], k->type[2]);
+  tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b%s)\n{\n",
+                   tcmma__spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1], k->type[2],
+                   k->scaled ? ", const unsigned char *sa, const unsigned char *sb" : "");
   st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
   if (st != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
@@ -268,11 +303,14 @@ static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out)
   tcmma_buf_printf(out, "}\n");
   if (k->dl == TCMMA_DIALECT_HOST)
     tcmma_buf_printf(out,
-                     "\n/* The simulator's entry: args is a void *[3] of d, a, b. */\n"
+                     "\n/* The simulator's entry: args is a void *[%d] of d, a, b%s. */\n"
                      "void tcmma_kernel_entry(void *args)\n{\n"
                      "  void **p = (void **)args;\n"
-                     "  tcmma_kernel((%s *)p[0], (const %s *)p[1], (const %s *)p[2]);\n}\n",
-                     k->type[0], k->type[1], k->type[2]);
+                     "  tcmma_kernel((%s *)p[0], (const %s *)p[1], (const %s *)p[2]%s);\n}\n",
+                     k->scaled ? 5 : 3, k->scaled ? ", sa, sb" : "", k->type[0], k->type[1],
+                     k->type[2],
+                     k->scaled ? ", (const unsigned char *)p[3], (const unsigned char *)p[4]"
+                               : "");
 }
 
 tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
@@ -290,6 +328,19 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
               .indexed = opts && opts->indexed_bases,
               .async = tcmma_arm_get(plan->arm)->floor >=
                        tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC)};
+  if (tcmma_arm_get(plan->arm)->scale_block) { /* scale parents: one per outer step */
+    k.scaled = true, k.own = *plan, k.plan = &k.own;
+    static const char *const sname[2] = {"sa", "sb"};
+    for (int i = 0; i < 2; i++) {
+      tcmma_operand op = i ? TCMMA_OPERAND_B : TCMMA_OPERAND_A;
+      long elems = tcmma_kernel_scale_elems(plan, outer, op);
+      if (elems > INT_MAX)
+        return tcmma_fail(err, TCMMA_OVERFLOW, "kernel: %s's %d scale tiles of %ld bytes "
+                          "overflow int", sname[i], outer, elems / outer);
+      snprintf(k.scale[i], sizeof k.scale[i], "%s + __tcmma_k_r * %ld", sname[i], elems / outer);
+    }
+    k.own.call.a.scale = k.scale[0], k.own.call.b.scale = k.scale[1];
+  }
   if ((st = size_operands(&k, err)) != TCMMA_OK || (st = open_kernel(&k, out, err)) != TCMMA_OK)
     return st;
   operand_exprs(&k);

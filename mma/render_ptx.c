@@ -57,10 +57,8 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
 
 typedef tcmma__body ctx;
 
-/* Byte offset expression of element (reg, elem) of op's fragment at k step
- * kstep, from the parent's base. */
-static tcmma_status elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
-                                int elem, char *buf, size_t cap, tcmma_error *err) {
+tcmma_status tcmma__ptx_elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
+                                    int elem, char *buf, size_t cap, tcmma_error *err) {
   const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
   affine ar, ac;
   tcmma_status st = stored_affine(x->p->arm, op, o->transposed, reg, elem, &ar, &ac, err);
@@ -74,24 +72,26 @@ static tcmma_status elem_offset(const ctx *x, tcmma_operand op, const char *kste
   return TCMMA_OK;
 }
 
-/* One register of a or b gathered per lane: one 32-bit load when its
- * elements are contiguous (the plan checked the alignment), else one load
- * per element packed low element first. */
+/* One register of a or b gathered per lane: one load of the register
+ * (32-bit, or an f64) when its elements are contiguous (the plan checked
+ * the alignment), else one load per element packed low element first. */
 static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
                            const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
   int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
   int eb = tcmma_prec_bytes(tcmma__desc(&x->p->call, op)->prec);
   char off[TCMMA__ADDR_TEXT];
   tcmma__indent(out, depth);
-  if (tcmma__vector_loaded(x->p, op)) {
-    tcmma_status st = elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
+  if (tcmma__vector_loaded(x->p, op)) { /* one load of the register's type */
+    tcmma__reg_words w;
+    tcmma__reg_words_of(x->p, op, x->dl, &w);
+    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
-    tcmma_buf_printf(out, "%s[%d] = *(const unsigned *)(%s + %s);\n", dst, reg, ptr, off);
+    tcmma_buf_printf(out, "%s[%d] = *(const %s *)(%s + %s);\n", dst, reg, w.type, ptr, off);
     return TCMMA_OK;
   }
   tcmma_buf_printf(out, "%s[%d] =", dst, reg);
   for (int e = 0; e < per; e++) {
-    tcmma_status st = elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
+    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
     tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
@@ -213,51 +213,142 @@ static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, o
 
 /* ---- the pieces ---- */
 
+/* Registers of one tile's a or b fragment array: the fragment's, then for a
+ * block-scaled arm the lane's scale register (frag[regs], read by the mma
+ * as scale-a-data or scale-b-data). */
+static int frag_words(const ctx *x, tcmma_operand op) {
+  return tcmma_fragment_regs(x->p->arm, op) + (x->info->scale_block ? 1 : 0);
+}
+
 static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
                  tcmma_buf *out) {
   const tcmma_plan *p = x->p;
   char dims[32] = "";
   if (buffers > 0) snprintf(dims, sizeof dims, "[%d]", buffers);
+  tcmma__reg_words r;
+  tcmma__reg_words_of(p, op, x->dl, &r);
   if (op == TCMMA_OPERAND_C)
-    tcmma__line(out, x->depth, "float %s[%d][%d][%d];", name, p->mt, p->nt, x->info->c_regs);
+    tcmma__line(out, x->depth, "%s %s[%d][%d][%d];", r.type, name, p->mt, p->nt, x->info->c_regs);
   else
-    tcmma__line(out, x->depth, "unsigned %s%s[%d][%d];", name, dims,
-                tcmma__loads_per_k(p, op), tcmma_fragment_regs(p->arm, op));
+    tcmma__line(out, x->depth, "%s %s%s[%d][%d];", r.type, name, dims,
+                tcmma__loads_per_k(p, op), frag_words(x, op));
 }
 
-/* op's tiles through ldmatrix (tcmma__ldmatrix_counts): one .x4 per tile
- * of a; for b (2 registers) one .x4 per pair of tiles, into a 4-register
- * temporary the pair's fragments copy from, and one .x2 for a last odd
- * tile. */
-static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
-                           const char *kstep, const char *ptr, tcmma_buf *out) {
+/* The `count` matrices of one ldmatrix into the fragments of the tiles from
+ * the one the local `var` names: straight into that tile's registers when
+ * they are exactly its fragment, else through a temporary the tiles copy
+ * from (matrix j: register j % regs of tile var + j / regs). */
+static void ldmatrix_group(const ctx *x, tcmma_operand op, const ldm_plan *lp, int count,
+                           const char *f, const char *kstep, const char *ptr, int depth,
+                           tcmma_buf *out) {
   const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
-  int x4, x2, depth = x->depth;
-  tcmma__ldmatrix_counts(x->p, op, &x4, &x2);
   char dst[TCMMA__EXPR_TEXT + 64], tmp[64];
   snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
-  if (lp->regs == 4) {
-    open_loop(x, var, x4, depth, out);
-    ldmatrix_load(x, op, lp, 4, kstep, ptr, dst, depth + 1, out);
-    close_brace(depth, out);
+  if (count == lp->regs) {
+    ldmatrix_load(x, op, lp, count, kstep, ptr, dst, depth, out);
     return;
   }
   snprintf(tmp, sizeof tmp, "%s%st", P, tcmma_operand_name(op));
-  if (x4) {
-    open_loop(x, "nj", x4, depth, out);
-    tcmma__line(out, depth + 1, "const int %s%s = 2 * %snj;", P, var, P);
-    tcmma__line(out, depth + 1, "unsigned %s[4];", tmp);
-    ldmatrix_load(x, op, lp, 4, kstep, ptr, tmp, depth + 1, out);
-    for (int j = 0; j < 4; j++)
-      tcmma__line(out, depth + 1, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / 2, j % 2, tmp, j);
+  tcmma__line(out, depth, "unsigned %s[%d];", tmp, count);
+  ldmatrix_load(x, op, lp, count, kstep, ptr, tmp, depth, out);
+  for (int j = 0; j < count; j++)
+    tcmma__line(out, depth, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / lp->regs,
+                j % lp->regs, tmp, j);
+}
+
+/* op's tiles through ldmatrix (tcmma__ldmatrix_counts), one 8x8 matrix per
+ * register: a loop of .x4 over groups of 4 / regs tiles, then the rest's
+ * matrices in one .x2 and one .x1. */
+static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
+                           const char *kstep, const char *ptr, tcmma_buf *out) {
+  const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  const char *group = op == TCMMA_OPERAND_A ? "mj" : "nj";
+  int x4, x2, x1, depth = x->depth, per = 4 / lp->regs;
+  tcmma__ldmatrix_counts(x->p, op, &x4, &x2, &x1);
+  if (x4 && per == 1) {
+    open_loop(x, var, x4, depth, out);
+    ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
+    close_brace(depth, out);
+  } else if (x4) {
+    open_loop(x, group, x4, depth, out);
+    tcmma__line(out, depth + 1, "const int %s%s = %d * %s%s;", P, var, per, P, group);
+    ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
     close_brace(depth, out);
   }
-  if (x2) {
+  /* the rest: tile x4 * per on, .x2 (two matrices) before .x1 (one) */
+  int tile = x4 * per;
+  for (int count = 2; count >= 1; count--) {
+    if (!(count == 2 ? x2 : x1)) continue;
     tcmma__line(out, depth, "{");
-    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, 2 * x4);
-    ldmatrix_load(x, op, lp, 2, kstep, ptr, dst, depth + 1, out);
+    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, tile);
+    ldmatrix_group(x, op, lp, count, f, kstep, ptr, depth + 1, out);
     tcmma__line(out, depth, "}");
+    tile += count / lp->regs;
   }
+}
+
+/* A tf32 arm's registers hold f32 bits as loaded: each is rounded with
+ * cvt.rna.tf32.f32 (tables/collectives.def) before any mma reads it. */
+static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_buf *out) {
+  const char *cvt = tcmma__collective_opcode(TCMMA__COLL_CVT_TF32);
+  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+    if (x->dl == TCMMA_DIALECT_HOST)
+      tcmma__line(out, x->depth + 1, "tcmma_sim_cvt(\"%s\", &%s[%d]);", cvt, dst, r);
+    else
+      tcmma__line(out, x->depth + 1, "asm(\"%s %%0, %%0;\" : \"+r\"(%s[%d]));", cvt, dst, r);
+  close_brace(x->depth, out);
+}
+
+/* The selectors every block-scaled mma of this emitter gives, {byte-id,
+ * thread-id} of a and of b: byte 0 of the scale register, thread pair 0
+ * (a) and thread 0 (b) of each quad. With them (PTX ISA, "Block Scaling
+ * for mma.sync", .scale_vec::1X) row r of A takes its scale from lane
+ * 4 * (r % 8) + r / 8, column n of B from lane 4 * n: so every lane loads
+ * the scale of row g + 8 * (q & 1) of its a tile and of column g of its b
+ * tile (the other lanes' copies are never read), one byte zero-extended. */
+#define SCALE_SELECTORS "{0, 0}"
+#define SIM_SELECTORS "0, 0" /* the same, as tcmma_sim_mma_scaled's arguments */
+
+/* The scale registers of op's tiles at k step kstep: the byte of the
+ * lane's row of a (column of b) and k block, from the scale parent the
+ * call's scale expression points at, indexed by the role coordinates in
+ * the operand's parent (tcmma_operand_scale_shape). */
+static void load_scales(const ctx *x, tcmma_operand op, const char *f, const char *kstep,
+                        tcmma_buf *out) {
+  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+  const char *P = x->prefix, *n = tcmma_operand_name(op);
+  bool a = op == TCMMA_OPERAND_A;
+  const char *var = a ? "mi" : "ni";
+  int block = x->info->scale_block;
+  long ld;
+  const tcmma_coord *fc, *kc;
+  tcmma_operand_scale_shape(&x->p->call, op, block, NULL, NULL, &ld, &fc, &kc);
+  char e[TCMMA__EXPR_TEXT], k[TCMMA__EXPR_TEXT], kexpr[TCMMA__EXPR_TEXT], lane[64],
+      fo[TCMMA__EXPR_TEXT + 32], row[TCMMA__EXPR_TEXT + 128], kb[2 * TCMMA__EXPR_TEXT] = "";
+  tcmma__expr(x->dl, o->scale, e, sizeof e);
+  tcmma__postfix(kstep ? kstep : "0", k, sizeof k);
+  tcmma__coord_expr(x->dl, fc, fo, sizeof fo);
+  /* the lane's row of a (column of b) in the scale parent */
+  if (a) snprintf(lane, sizeof lane, "%sg + 8 * (%sq & 1)", P, P);
+  else snprintf(lane, sizeof lane, "%sg", P);
+  snprintf(row, sizeof row, "%s%s%d * %s%s + %s", fo, *fo ? " + " : "",
+           a ? x->info->m : x->info->n, P, var, lane);
+  /* its k block: the k origin is whole blocks (the plan checked), so its
+   * expression divides exactly */
+  if (kc->expr) {
+    tcmma__expr(x->dl, kc->expr, kexpr, sizeof kexpr);
+    snprintf(kb, sizeof kb, "(%s) / %d + ", kexpr, block);
+  }
+  if (kc->value) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%ld + ", kc->value / block);
+  snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
+  tcmma__line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
+              e);
+  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  tcmma__line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
+              tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
+  close_brace(x->depth, out);
 }
 
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
@@ -273,17 +364,28 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
   char f[TCMMA__EXPR_TEXT];
   tcmma__postfix(frag, f, sizeof f);
   tcmma__line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr, base);
+  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
   if (ldm) {
     ldmatrix_locals(x, op, &lp, out);
     ldmatrix_tiles(x, op, &lp, f, kstep, ptr, out);
-    return TCMMA_OK;
+  } else {
+    open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+    for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+      if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
+    close_brace(x->depth, out);
   }
-  snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
-  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
-  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
-    if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
-  close_brace(x->depth, out);
+  if (x->info->tf32) round_tf32(x, op, dst, out);
+  if (x->info->scale_block) load_scales(x, op, f, kstep, out);
   return TCMMA_OK;
+}
+
+/* One asm operand: "+f"(c[0]), "r"(a[1]), "+r"(*(unsigned *)&c[0]) for a
+ * register that packs two elements. */
+static void asm_operand(tcmma_buf *out, const char *sep, const char *mod,
+                        const tcmma__reg_words *r, const char *array, int i) {
+  if (r->pun)
+    tcmma_buf_printf(out, "%s\"%s%s\"(*(unsigned *)&%s[%d])", sep, mod, r->constraint, array, i);
+  else tcmma_buf_printf(out, "%s\"%s%s\"(%s[%d])", sep, mod, r->constraint, array, i);
 }
 
 static tcmma_status mma(const ctx *x, const char *acc, const char *af, const char *bf,
@@ -304,7 +406,14 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
   snprintf(c, sizeof c, "%s[%smi][%sni]", fc, P, P);
   tcmma__open_tiles(x, out);
   tcmma__indent(out, depth);
-  if (x->dl == TCMMA_DIALECT_HOST) {
+  int sa = x->info->a_regs, sb = x->info->b_regs; /* the scale registers' index */
+  bool scaled = x->info->scale_block != 0;
+  if (x->dl == TCMMA_DIALECT_HOST && scaled) {
+    tcmma_buf_printf(out, "tcmma_sim_mma_scaled(\"%s\", %s, %s, %s, %s,\n", opcode, c, a, b, c);
+    tcmma__indent(out, depth + 2);
+    tcmma_buf_printf(out, "%s[%d], %s, %s[%d], %s);\n", a, sa, SIM_SELECTORS, b, sb,
+                     SIM_SELECTORS);
+  } else if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_mma(\"%s\", %s, %s, %s, %s);\n", opcode, c, a, b, c);
   } else {
     int nc = x->info->c_regs, na = x->info->a_regs, nb = x->info->b_regs, k = 0;
@@ -319,106 +428,28 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     }
     tcmma_buf_printf(out, "{");
     for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
-    tcmma_buf_printf(out, "};\\n\"\n");
+    tcmma_buf_printf(out, "}");
+    if (scaled)
+      tcmma_buf_printf(out, ", %%%d, %s, %%%d, %s", k, SCALE_SELECTORS, k + 1, SCALE_SELECTORS);
+    tcmma_buf_printf(out, ";\\n\"\n");
     tcmma__indent(out, depth + 2);
+    tcmma__reg_words rc, ra, rb;
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_C, x->dl, &rc);
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_A, x->dl, &ra);
+    tcmma__reg_words_of(x->p, TCMMA_OPERAND_B, x->dl, &rb);
     tcmma_buf_printf(out, ":");
-    for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s \"+f\"(%s[%d])", i ? "," : "", c, i);
+    for (int i = 0; i < nc; i++) asm_operand(out, i ? ", " : " ", "+", &rc, c, i);
     tcmma_buf_printf(out, "\n");
     tcmma__indent(out, depth + 2);
     tcmma_buf_printf(out, ":");
-    for (int i = 0; i < na; i++) tcmma_buf_printf(out, "%s \"r\"(%s[%d])", i ? "," : "", a, i);
-    for (int i = 0; i < nb; i++) tcmma_buf_printf(out, ", \"r\"(%s[%d])", b, i);
+    for (int i = 0; i < na; i++) asm_operand(out, i ? ", " : " ", "", &ra, a, i);
+    for (int i = 0; i < nb; i++) asm_operand(out, ", ", "", &rb, b, i);
+    if (scaled) asm_operand(out, ", ", "", &ra, a, sa), asm_operand(out, ", ", "", &rb, b, sb);
     tcmma_buf_printf(out, ");\n");
   }
   tcmma__close_tiles(x, out);
   return TCMMA_OK;
 }
 
-/* The d boundary: load widens d's storage to the f32 accumulator, store
- * narrows it back (tables/prec.def's intrinsics, in the dialect), a scaled
- * store reads d first (alpha * acc + beta * d). Where tcmma__d_vector holds,
- * each register pair moves as one access through a pointer of d's pair type
- * (x: the even register), so the alignment the plan proved reaches the
- * compiler whatever the base expression; else each register alone through
- * a byte pointer. */
-typedef enum { D_LOAD, D_STORE, D_SCALE } d_mode;
-
-static tcmma_status boundary(const ctx *x, const char *acc, const char *d, d_mode mode,
-                             tcmma_buf *out, tcmma_error *err) {
-  const tcmma_plan *p = x->p;
-  const char *P = x->prefix;
-  int depth = x->depth;
-  tcmma_prec dp = p->call.d.prec;
-  bool vec = tcmma__d_vector(p), load = mode == D_LOAD;
-  long vb = 2L * tcmma_prec_bytes(dp);
-  const tcmma__prec_words *w = tcmma__prec_words_of(dp);
-  const char *type = tcmma__spell(x->dl, vec ? w->pair : w->type);
-  const char *to = tcmma__spell(x->dl, vec ? w->pair_to : w->to_f32);
-  const char *from = tcmma__spell(x->dl, vec ? w->pair_from : w->from_f32);
-  const char *f2 = tcmma__spell(x->dl, tcmma__prec_words_of(TCMMA_PREC_F32)->pair);
-  const char *cst = load ? "const " : "";
-  /* dl loads, ds stores: a statement declares both in one block */
-  const char *dn = load ? "dl" : "ds";
-  if (vec) tcmma__line(out, depth, "%s%s *%s%s = (%s%s *)(%s);", cst, type, P, dn, cst, type, d);
-  else tcmma__line(out, depth, "%sunsigned char *%s%s = (%sunsigned char *)(%s);", cst, P, dn,
-                   cst, d);
-  if (mode == D_SCALE) {
-    char al[TCMMA__EXPR_TEXT], be[TCMMA__EXPR_TEXT];
-    tcmma__expr(x->dl, p->call.alpha, al, sizeof al);
-    tcmma__expr(x->dl, p->call.beta, be, sizeof be);
-    tcmma__line(out, depth, "const float %salpha = (float)(%s), %sbeta = (float)(%s);", P, al,
-                P, be);
-  }
-  tcmma__open_tiles(x, out);
-  for (int r = 0; r < x->info->c_regs; r += vec ? 2 : 1) {
-    char off[TCMMA__ADDR_TEXT], reg[TCMMA__EXPR_TEXT + 64], at[TCMMA__ADDR_TEXT + 64];
-    tcmma_status st = elem_offset(x, TCMMA_OPERAND_C, NULL, r, 0, off, sizeof off, err);
-    if (st != TCMMA_OK) return st;
-    char fc[TCMMA__EXPR_TEXT];
-    tcmma__postfix(acc, fc, sizeof fc);
-    snprintf(reg, sizeof reg, "%s[%smi][%sni]", fc, P, P);
-    if (vec) snprintf(at, sizeof at, "%s%s[(%s) / %ld]", P, dn, off, vb);
-    else snprintf(at, sizeof at, "*(%s%s *)(%s%s + %s)", cst, type, P, dn, off);
-    if (mode == D_STORE && vec)
-      tcmma__line(out, depth + 2, "%s = %s(%s[%d], %s[%d]);", at, from, reg, r, reg, r + 1);
-    else if (mode == D_STORE)
-      tcmma__line(out, depth + 2, "%s = %s(%s[%d]);", at, from, reg, r);
-    else if (mode == D_SCALE && vec) {
-      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
-      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %sdv%d.x,", at, from, P,
-                  reg, r, P, P, r / 2);
-      tcmma__line(out, depth + 2 + 2, "%salpha * %s[%d] + %sbeta * %sdv%d.y);", P, reg, r + 1, P,
-                  P, r / 2);
-    } else if (mode == D_SCALE) {
-      tcmma__line(out, depth + 2, "%s = %s(%salpha * %s[%d] + %sbeta * %s(%s));", at, from, P,
-                  reg, r, P, to, at);
-    } else if (vec) {
-      tcmma__line(out, depth + 2, "const %s %sdv%d = %s(%s);", f2, P, r / 2, to, at);
-      for (int e = 0; e < 2; e++)
-        tcmma__line(out, depth + 2, "%s[%d] = %sdv%d.%c;", reg, r + e, P, r / 2, "xy"[e]);
-    } else {
-      tcmma__line(out, depth + 2, "%s[%d] = %s(%s);", reg, r, to, at);
-    }
-  }
-  tcmma__close_tiles(x, out);
-  return TCMMA_OK;
-}
-
-static tcmma_status init(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
-                         tcmma_error *err) {
-  if (x->p->call.init == TCMMA_INIT_LOAD) return boundary(x, acc, d, D_LOAD, out, err);
-  tcmma__open_tiles(x, out);
-  char fc[TCMMA__EXPR_TEXT];
-  tcmma__postfix(acc, fc, sizeof fc);
-  for (int r = 0; r < x->info->c_regs; r++)
-    tcmma__line(out, x->depth + 2, "%s[%smi][%sni][%d] = 0.0f;", fc, x->prefix, x->prefix, r);
-  tcmma__close_tiles(x, out);
-  return TCMMA_OK;
-}
-
-static tcmma_status store(const ctx *x, const char *acc, const char *d, tcmma_buf *out,
-                          tcmma_error *err) {
-  return boundary(x, acc, d, x->p->call.init == TCMMA_INIT_SCALE ? D_SCALE : D_STORE, out, err);
-}
-
-const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, init, store};
+const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, tcmma__ptx_acc_init,
+                                         tcmma__ptx_acc_store};

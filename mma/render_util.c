@@ -144,9 +144,6 @@ tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
                       tcmma_decline_name(plan->reason));
   if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
     return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dialect);
-  if (!tcmma_arm_get(plan->arm)->emitted)
-    return tcmma_fail(err, TCMMA_INVALID, "%s is not rendered by this emitter",
-                      tcmma_arm_marker(plan->arm));
   for (int i = 0; i < count; i++) {
     if (!exprs[i] || !*exprs[i])
       return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);

@@ -4,21 +4,22 @@
 #include "tcmma/resolve.h"
 
 enum cond { COND_ANY, COND_FP16_NARROW, COND_FP16_WIDE, COND_PREFER_PTX, COND_PREFER_WMMA,
-            COND_TF32_ON, COND_TF32_OFF };
+            COND_TF32_ON, COND_TF32_OFF, COND_SATURATE, COND_WRAP };
 
 
 typedef struct {
   tcmma_prec d, a, b;
-  enum cond cond;
-  tcmma_arm list[2][2]; /* [scope][preference] */
+  enum cond cond[2];
+  tcmma_arm list[2][TCMMA_RESOLVE_LIST_MAX]; /* [scope][preference] */
   const char *why;
 } resolve_row;
 
 static const resolve_row rows[] = {
 #define ARM_OR_NONE(X) TCMMA_ARM_##X
-#define TCMMA_RESOLVE(D, A, B, COND, S1, S2, F1, F2, why)                              \
-  {TCMMA_PREC_##D, TCMMA_PREC_##A, TCMMA_PREC_##B, COND_##COND,                        \
-   {{ARM_OR_NONE(S1), ARM_OR_NONE(S2)}, {ARM_OR_NONE(F1), ARM_OR_NONE(F2)}}, why},
+#define TCMMA_RESOLVE(D, A, B, COND, COND2, S1, S2, S3, F1, F2, F3, why)                  \
+  {TCMMA_PREC_##D, TCMMA_PREC_##A, TCMMA_PREC_##B, {COND_##COND, COND_##COND2},          \
+   {{ARM_OR_NONE(S1), ARM_OR_NONE(S2), ARM_OR_NONE(S3)},                                 \
+    {ARM_OR_NONE(F1), ARM_OR_NONE(F2), ARM_OR_NONE(F3)}}, why},
 #include "tables/resolve.def"
 #undef TCMMA_RESOLVE
 };
@@ -47,6 +48,8 @@ static bool cond_holds(enum cond c, const tcmma_numerics *p) {
   case COND_PREFER_WMMA: return p->prefer == TCMMA_PREFER_WMMA;
   case COND_TF32_ON: return p->tf32;
   case COND_TF32_OFF: return !p->tf32;
+  case COND_SATURATE: return p->saturate;
+  case COND_WRAP: return !p->saturate;
   }
   return false;
 }
@@ -55,7 +58,9 @@ static bool cond_holds(enum cond c, const tcmma_numerics *p) {
 static const resolve_row *find_row(tcmma_triple t, const tcmma_numerics *policy) {
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     const resolve_row *r = &rows[i];
-    if (r->d == t.d && r->a == t.a && r->b == t.b && cond_holds(r->cond, policy)) return r;
+    if (r->d == t.d && r->a == t.a && r->b == t.b && cond_holds(r->cond[0], policy) &&
+        cond_holds(r->cond[1], policy))
+      return r;
   }
   return NULL;
 }
@@ -67,7 +72,8 @@ size_t tcmma_resolve_list(tcmma_triple t, const tcmma_numerics *policy, tcmma_sc
   if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT) return 0;
   const resolve_row *r = find_row(t, policy);
   size_t n = 0;
-  for (int j = 0; r && j < 2 && r->list[scope][j] != TCMMA_ARM_NONE; j++, n++)
+  for (int j = 0; r && j < TCMMA_RESOLVE_LIST_MAX && r->list[scope][j] != TCMMA_ARM_NONE;
+       j++, n++)
     if (out && n < cap) out[n] = r->list[scope][j];
   return n;
 }
@@ -98,9 +104,9 @@ tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_s
     if (list[0] == TCMMA_ARM_NONE)
       return tcmma_fail(err, TCMMA_NO_ARM, "no tensor-core arm for %s = %s x %s: %s", d, a, b,
                         r->why[0] ? r->why : "the numerics policy excludes it");
-    char tried[256] = "";
+    char tried[384] = "";
     size_t used = 0;
-    for (int j = 0; j < 2 && list[j] != TCMMA_ARM_NONE; j++) {
+    for (int j = 0; j < TCMMA_RESOLVE_LIST_MAX && list[j] != TCMMA_ARM_NONE; j++) {
       if (tcmma_arm_runs_on(list[j], cc)) {
         if (out) *out = list[j];
         return TCMMA_OK;

@@ -35,6 +35,42 @@ static void k32_b(int lane, int i, int *row, int *col) {
   *col = g;
 }
 
+/* m16n8k8 f16: A a0,a1 row g, a2,a3 row g+8, col 2q + (i & 1); B b0,b1 at
+ * k = 2q + i. tf32: A a0,a2 row g, a1,a3 g+8, col q (a0,a1) or q+4; B b0 at
+ * k = q, b1 at q+4. C/D as m16n8k16. */
+static void k8_a(int lane, int i, int *row, int *col) {
+  int g = lane >> 2, q = lane & 3;
+  *row = i < 2 ? g : g + 8;
+  *col = 2 * q + (i & 1);
+}
+static void k8_b(int lane, int i, int *row, int *col) {
+  *row = 2 * (lane & 3) + i;
+  *col = lane >> 2;
+}
+static void tf32_a(int lane, int i, int *row, int *col) {
+  int g = lane >> 2, q = lane & 3;
+  *row = (i == 0 || i == 2) ? g : g + 8;
+  *col = i < 2 ? q : q + 4;
+}
+static void tf32_b(int lane, int i, int *row, int *col) {
+  *row = (lane & 3) + (i ? 4 : 0);
+  *col = lane >> 2;
+}
+
+/* m8n8k4 f64: A a0 (row laneid >> 2, col laneid % 4); B b0 (row laneid % 4,
+ * col laneid >> 2); C c0, c1 at row groupID, col 2q + i. */
+static void f64_a(int lane, int i, int *row, int *col) {
+  (void)i;
+  *row = lane >> 2, *col = lane % 4;
+}
+static void f64_b(int lane, int i, int *row, int *col) {
+  (void)i;
+  *row = lane % 4, *col = lane >> 2;
+}
+static void f64_c(int lane, int i, int *row, int *col) {
+  *row = lane >> 2, *col = 2 * (lane & 3) + i;
+}
+
 typedef void (*formula)(int lane, int i, int *row, int *col);
 
 static const struct {
@@ -51,6 +87,17 @@ static const struct {
     {"mma-fp8", "a", 16, 4, 16, 32, k32_a},  {"mma-fp8", "b", 8, 4, 32, 8, k32_b},
     {"mma-fp8", "c", 4, 1, 16, 8, mn_c},     {"mma-mxfp8", "a", 16, 4, 16, 32, k32_a},
     {"mma-mxfp8", "b", 8, 4, 32, 8, k32_b},  {"mma-mxfp8", "c", 4, 1, 16, 8, mn_c},
+    {"mma-f16-k8", "a", 4, 2, 16, 8, k8_a},  {"mma-f16-k8", "b", 2, 2, 8, 8, k8_b},
+    {"mma-f16-k8", "c", 4, 1, 16, 8, mn_c},  {"mma-tf32", "a", 4, 1, 16, 8, tf32_a},
+    {"mma-tf32", "b", 2, 1, 8, 8, tf32_b},   {"mma-tf32", "c", 4, 1, 16, 8, mn_c},
+    /* f16 accumulators: c0, c1 in one .f16x2 register, c2, c3 in the next */
+    {"mma-f16-acc16", "a", 8, 2, 16, 16, k16_a}, {"mma-f16-acc16", "c", 4, 2, 16, 8, mn_c},
+    {"mma-fp8-acc16", "b", 8, 4, 32, 8, k32_b},  {"mma-fp8-acc16", "c", 4, 2, 16, 8, mn_c},
+    /* m16n8k32 .s8/.u8 as fp8; s32 accumulators as f32 */
+    {"mma-s8", "a", 16, 4, 16, 32, k32_a},   {"mma-s8", "b", 8, 4, 32, 8, k32_b},
+    {"mma-s8", "c", 4, 1, 16, 8, mn_c},      {"mma-s8-sat", "a", 16, 4, 16, 32, k32_a},
+    {"mma-f64", "a", 1, 1, 8, 4, f64_a},     {"mma-f64", "b", 1, 1, 4, 8, f64_b},
+    {"mma-f64", "c", 2, 1, 8, 8, f64_c},
 };
 #define NCASES (sizeof cases / sizeof cases[0])
 

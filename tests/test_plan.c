@@ -47,11 +47,13 @@ static tcmma_plan expect_accept(tcmma_call c, const char *marker) {
 static void test_no_arm(void **s) {
   (void)s;
   expect_decline(call3("f32", "f32", "f32", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "tf32");
-  expect_decline(call3("f64", "f64", "f64", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "f64");
+  expect_decline(call3("f32", "f64", "f64", 16, 16, 8), TCMMA_DECLINE_NO_ARM, "f64");
   tcmma_call c = call3("f32", "f16", "f16", 16, 8, 16);
   c.arm = "mma-bf16"; /* not an arm of f32 = f16 x f16 */
   expect_decline(c, TCMMA_DECLINE_NO_ARM, "mma-bf16");
-  expect_decline(call3("f32", "mxfp8", "mxfp8", 16, 8, 32), TCMMA_DECLINE_NO_ARM, "mma-mxfp8");
+  tcmma_call mx = call3("f16", "mxe4m3", "mxe5m2", 16, 8, 32);
+  mx.a.scale = "sa", mx.b.scale = "sb"; /* block scales accumulate into f32 only */
+  expect_decline(mx, TCMMA_DECLINE_NO_ARM, "mxe5m2");
 }
 
 static void test_floor(void **s) {
@@ -134,20 +136,24 @@ static void test_converted_dest(void **s) {
   /* one 16x16 f32 accumulator tile staged per warp */
   assert_int_equal(cen.shared_bytes, 16 * 16 * 4);
   /* statement scope on a device where only the converting arm runs: the
-   * statement list (mma-f16) is final, so floor, naming the scope that runs */
+   * statement list (mma-f16, mma-f16-k8) is final, so floor, naming the
+   * scope that runs */
   c.arm = NULL;
   c.scope = TCMMA_SCOPE_STATEMENT;
-  c.cc = 75;
+  c.cc = 70;
   expect_decline(c, TCMMA_DECLINE_FLOOR, "fragment scope would run it on wmma-f16-wide");
   /* naming an arm never lifts a numerics rule */
   c.arm = "wmma-f16";
   c.cc = 0;
   expect_decline(c, TCMMA_DECLINE_NO_ARM, "numerics policy");
   c.scope = TCMMA_SCOPE_FRAGMENT;
-  /* resolution picks it on a device below the inline arm's floor */
+  /* resolution picks it on a device below the inline arms' floors; on a
+   * Turing device the m16n8k8 arm comes first */
   c.arm = NULL;
-  c.cc = 75;
+  c.cc = 70;
   expect_accept(c, "wmma-f16-wide");
+  c.cc = 75;
+  expect_accept(c, "mma-f16-k8");
 }
 
 static void test_overflow(void **s) {
@@ -294,6 +300,7 @@ static void test_census(void **s) {
   /* wmma m16n16k8 tf32 */
   c = call3("f32", "f32", "f32", 32, 48, 24);
   c.numerics.tf32 = true;
+  c.numerics.prefer = TCMMA_PREFER_WMMA;
   p = expect_accept(c, "wmma-tf32");
   assert_int_equal(tcmma_plan_census(&p, &cen, NULL), TCMMA_OK);
   assert_int_equal(cen.mt * cen.nt * cen.kt, 2 * 3 * 3);
@@ -481,6 +488,10 @@ static void test_budget(void **s) {
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "256"));
   assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_FP8, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 4);
+  /* a block-scaled tile holds its scale register too */
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_A, TCMMA_PREC_MXE4M3), 5);
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_B, TCMMA_PREC_MXE5M2), 3);
+  assert_int_equal(tcmma_tile_registers(TCMMA_ARM_MMA_MXFP8, TCMMA_OPERAND_C, TCMMA_PREC_F32), 4);
   assert_int_equal(tcmma_tile_registers(TCMMA_ARM_NONE, TCMMA_OPERAND_A, TCMMA_PREC_E4M3), 0);
 }
 

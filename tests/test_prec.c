@@ -10,9 +10,15 @@ static const struct {
   const char *name;
   int bits;
   const char *ptx; /* the type suffix mma.sync spells */
+  bool integer;
+  bool scaled; /* OCP MX: e4m3/e5m2 elements with ue8m0 block scales apart */
 } want[] = {
-    {"f64", 64, "f64"},   {"f32", 32, "f32"},   {"f16", 16, "f16"},     {"bf16", 16, "bf16"},
-    {"e4m3", 8, "e4m3"},  {"e5m2", 8, "e5m2"},  {"mxfp8", 8, "e4m3"},
+    {"f64", 64, "f64", false, false},    {"f32", 32, "f32", false, false},
+    {"f16", 16, "f16", false, false},    {"bf16", 16, "bf16", false, false},
+    {"e4m3", 8, "e4m3", false, false},   {"e5m2", 8, "e5m2", false, false},
+    {"mxe4m3", 8, "e4m3", false, true},  {"mxe5m2", 8, "e5m2", false, true},
+    {"s8", 8, "s8", true, false},        {"u8", 8, "u8", true, false},
+    {"s32", 32, "s32", true, false},
 };
 #define NWANT (int)(sizeof want / sizeof want[0])
 
@@ -27,7 +33,11 @@ static void every_name_parses_and_prints_back(void **state) {
     assert_int_equal(tcmma_prec_bits(p), want[i].bits);
     assert_int_equal(tcmma_prec_bytes(p), want[i].bits / 8);
     assert_string_equal(tcmma_prec_ptx_type(p), want[i].ptx);
+    assert_int_equal(tcmma_prec_is_integer(p), want[i].integer);
+    assert_int_equal(tcmma_prec_is_scaled(p), want[i].scaled);
   }
+  assert_false(tcmma_prec_is_integer(TCMMA_PREC_COUNT));
+  assert_false(tcmma_prec_is_scaled(TCMMA_PREC_COUNT));
 }
 
 static void cuda_spellings(void **state) {
@@ -58,6 +68,17 @@ static void cuda_spellings(void **state) {
   assert_string_equal(tcmma_prec_pair_type(p), ""); /* no pair: element accesses */
   assert_string_equal(tcmma_prec_header(p), "cuda_fp8.h");
   assert_string_equal(tcmma_prec_header(TCMMA_PREC_F16), "cuda_fp16.h");
+  /* integers: built-in C types, int2 pairs of s32 */
+  assert_int_equal(tcmma_prec_parse("s8", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "signed char");
+  assert_string_equal(tcmma_prec_header(p), "");
+  assert_int_equal(tcmma_prec_parse("u8", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "unsigned char");
+  assert_int_equal(tcmma_prec_parse("s32", &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_prec_cuda_type(p), "int");
+  assert_string_equal(tcmma_prec_to_f32(p), "");
+  assert_string_equal(tcmma_prec_pair_type(p), "int2");
+  assert_string_equal(tcmma_prec_pair_from_f32(p), "make_int2");
   assert_string_equal(tcmma_prec_header(TCMMA_PREC_BF16), "cuda_bf16.h");
   assert_string_equal(tcmma_prec_header(TCMMA_PREC_F32), ""); /* built in */
   assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_F64), "double");
@@ -106,7 +127,7 @@ static void list_names_and_truncation(void **state) {
   (void)state;
   char buf[128];
   tcmma_prec_list(buf, sizeof buf);
-  assert_string_equal(buf, "f64 f32 f16 bf16 e4m3 e5m2 mxfp8");
+  assert_string_equal(buf, "f64 f32 f16 bf16 e4m3 e5m2 mxe4m3 mxe5m2 s8 u8 s32");
   char tiny[6] = "xxxxx";
   tcmma_prec_list(tiny, sizeof tiny); /* stops at a whole name, stays terminated */
   assert_true(strlen(tiny) < sizeof tiny);

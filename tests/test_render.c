@@ -118,14 +118,18 @@ static void test_nest_repeat_compiles(void **s) {
 static void test_ldmatrix_census(void **s) {
   (void)s;
   tcmma_names nm = {NULL, 0};
-  /* ldmatrix moves at most four 8x8 matrices: one A tile (4 registers) per
-   * .x4, two B tiles (2 registers each) per .x4, a last odd B tile by .x2;
-   * the text holds one instruction per loop (x4, x2: the loops) */
+  /* ldmatrix moves at most four 8x8 matrices, one per fragment register: one
+   * A tile (4 registers) per .x4, two B tiles (2 registers each) per .x4, a
+   * last odd B tile by .x2; m16n8k8 (A 2 registers, B 1): two A tiles or four
+   * B tiles per .x4, the rest by .x2 and .x1. The text holds one instruction
+   * per loop (x4, x2, x1: the loops and blocks) */
   struct {
     const char *a, *b;
     int m, n, k;
     int x4, x2, trans;                    /* instructions in the text */
     int a_x4, b_x4, b_x2;                 /* census, per k step */
+    const char *arm;
+    int x1, a_x2, b_x1;                   /* text; census */
   } cases[] = {
       {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 32, 16, 32, 2, 0, 0, 2, 1, 0},
       {"f16,t,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64", 32, 16, 32, 2, 0, 2, 2, 1, 0},
@@ -134,26 +138,33 @@ static void test_ldmatrix_census(void **s) {
       {"f16,shared", "f16,t", 16, 8, 16, 0, 0, 0, 0, 0, 0},
       {"e4m3,shared,swizzled,ld=128", "e5m2,t,shared,swizzled,ld=128", 16, 8, 32, 1, 1, 0, 1, 0, 1},
       {"e4m3,t,shared,swizzled,ld=128", "e5m2,shared,swizzled,ld=128", 16, 8, 32, 0, 0, 0, 0, 0, 0},
+      {"f16,shared,swizzled,ld=64", "f16,t,shared,swizzled,ld=64", 32, 40, 8, 2, 0, 0, 1, 1, 0,
+       "mma-f16-k8", 1, 0, 1},
+      {"f16,shared,swizzled,ld=64", "f16,shared,swizzled,ld=64", 48, 24, 16, 1, 2, 2, 1, 0, 1,
+       "mma-f16-k8", 1, 1, 1},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tcmma_plan p = plan_of("f32", cases[i].a, cases[i].b, cases[i].m, cases[i].n, cases[i].k,
-                           TCMMA_SCOPE_STATEMENT, NULL);
+                           TCMMA_SCOPE_STATEMENT, cases[i].arm);
     tcmma_census c;
     assert_int_equal(tcmma_plan_census(&p, &c, NULL), TCMMA_OK);
-    assert_int_equal(c.a_ldmatrix, cases[i].a_x4 > 0);
-    assert_int_equal(c.b_ldmatrix, cases[i].b_x4 + cases[i].b_x2 > 0);
-    assert_int_equal(c.a_ldmatrix_x4, cases[i].a_x4), assert_int_equal(c.a_ldmatrix_x2, 0);
+    assert_int_equal(c.a_ldmatrix, cases[i].a_x4 + cases[i].a_x2 > 0);
+    assert_int_equal(c.b_ldmatrix, cases[i].b_x4 + cases[i].b_x2 + cases[i].b_x1 > 0);
+    assert_int_equal(c.a_ldmatrix_x4, cases[i].a_x4);
+    assert_int_equal(c.a_ldmatrix_x2, cases[i].a_x2), assert_int_equal(c.a_ldmatrix_x1, 0);
     assert_int_equal(c.b_ldmatrix_x4, cases[i].b_x4);
     assert_int_equal(c.b_ldmatrix_x2, cases[i].b_x2);
+    assert_int_equal(c.b_ldmatrix_x1, cases[i].b_x1);
     for (int dl = 0; dl < 2; dl++) {
       tcmma_buf out = {0};
       assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, &nm, "d", "a", "b", &out, NULL),
                        TCMMA_OK);
       const char *t = tcmma_buf_str(&out);
-      int all = cases[i].x4 + cases[i].x2;
+      int all = cases[i].x4 + cases[i].x2 + cases[i].x1;
       assert_int_equal(count(t, "ldmatrix.sync"), all);
       assert_int_equal(count(t, ".x4"), cases[i].x4);
       assert_int_equal(count(t, ".x2"), cases[i].x2);
+      assert_int_equal(count(t, ".x1"), cases[i].x1);
       assert_int_equal(count(t, ".trans"), cases[i].trans);
       if (dl == TCMMA_DIALECT_HOST) {
         assert_null(strstr(t, "asm"));

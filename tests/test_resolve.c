@@ -6,50 +6,69 @@
 #include "util.h"
 #include "tcmma/tcmma.h"
 
-enum { F64, F32, F16, BF16, E4M3, E5M2, MXFP8, NPREC };
-static const char *const prec_names[NPREC] = {"f64", "f32", "f16", "bf16", "e4m3", "e5m2",
-                                              "mxfp8"};
+enum { F64, F32, F16, BF16, E4M3, E5M2, MXE4M3, MXE5M2, S8, U8, S32, NPREC };
+static const char *const prec_names[NPREC] = {"f64",  "f32",    "f16",    "bf16",
+                                              "e4m3", "e5m2",   "mxe4m3", "mxe5m2",
+                                              "s8",   "u8",     "s32"};
 
 /* The arms with their floors (docs/design.md §3); mma-mxfp8 runs on 12.x only. */
 static const struct {
   const char *marker;
   int floor;
   bool family12;
-} arms[] = {{"mma-f16", 80, false},     {"mma-bf16", 80, false},      {"mma-fp8", 89, false},
-            {"mma-mxfp8", 120, true},   {"wmma-f16", 70, false},      {"wmma-f16f32", 70, false},
-            {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},   {"wmma-tf32", 80, false}};
-enum { MMA_F16, MMA_BF16, MMA_FP8, MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16,
-       WMMA_TF32, NONE = -1 };
+} arms[] = {{"mma-f16", 80, false},       {"mma-f16-k8", 75, false},    {"mma-f16-acc16", 80, false},
+            {"mma-bf16", 80, false},      {"mma-tf32", 80, false},      {"mma-fp8", 89, false},
+            {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
+            {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
+            {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false},
+            {"mma-f64", 80, false}};
+enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
+       MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, MMA_S8, MMA_S8_SAT,
+       MMA_F64, NONE = -1 };
+enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
 
 typedef struct {
-  bool narrow, tf32, wmma;
+  bool narrow, tf32, wmma, saturate;
 } policy;
+
+static int set_list(int list[LIST_MAX], int a, int b, int c) {
+  list[0] = a, list[1] = b, list[2] = c;
+  return (a != NONE) + (b != NONE) + (c != NONE);
+}
 
 /* The design table: the preference list of (d, a, b) under pol in scope
  * (fragment when frag). Returns its length (0: "anything else"). */
-static int design_list(int d, int a, int b, policy pol, bool frag, int list[2]) {
-  list[0] = list[1] = NONE;
+static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST_MAX]) {
+  set_list(list, NONE, NONE, NONE);
   bool fp8 = (a == E4M3 || a == E5M2) && (b == E4M3 || b == E5M2);
+  bool mx = (a == MXE4M3 || a == MXE5M2) && (b == MXE4M3 || b == MXE5M2);
   if (d == F16 && a == F16 && b == F16) {
-    if (pol.narrow) return list[0] = WMMA_F16, 1;
-    list[0] = MMA_F16;
-    if (frag) return list[1] = WMMA_F16_WIDE, 2;
-    return 1;
+    if (pol.narrow && pol.wmma) return set_list(list, WMMA_F16, NONE, NONE);
+    if (pol.narrow) return set_list(list, MMA_F16_ACC16, WMMA_F16, NONE);
+    return set_list(list, MMA_F16, MMA_F16_K8, frag ? WMMA_F16_WIDE : NONE);
   }
   if (d == F32 && a == F16 && b == F16) {
-    if (pol.wmma) return list[0] = WMMA_F16F32, 1;
-    return list[0] = MMA_F16, list[1] = WMMA_F16F32, 2;
+    if (pol.wmma) return set_list(list, WMMA_F16F32, NONE, NONE);
+    return set_list(list, MMA_F16, MMA_F16_K8, WMMA_F16F32);
   }
-  if (d == BF16 && a == BF16 && b == BF16) return list[0] = MMA_BF16, 1;
+  if (d == BF16 && a == BF16 && b == BF16) return set_list(list, MMA_BF16, NONE, NONE);
   if (d == F32 && a == BF16 && b == BF16) {
-    if (pol.wmma) return list[0] = WMMA_BF16, 1;
-    return list[0] = MMA_BF16, list[1] = WMMA_BF16, 2;
+    if (pol.wmma) return set_list(list, WMMA_BF16, NONE, NONE);
+    return set_list(list, MMA_BF16, WMMA_BF16, NONE);
   }
-  if (d == F32 && a == F32 && b == F32) return pol.tf32 ? (list[0] = WMMA_TF32, 1) : 0;
-  if ((d == F32 || d == F16 || d == BF16) && fp8) return list[0] = MMA_FP8, 1;
-  if (d == F32 && a == MXFP8 && b == MXFP8) return list[0] = MMA_MXFP8, 1;
+  if (d == F32 && a == F32 && b == F32) {
+    if (!pol.tf32) return 0;
+    if (pol.wmma) return set_list(list, WMMA_TF32, NONE, NONE);
+    return set_list(list, MMA_TF32, WMMA_TF32, NONE);
+  }
+  if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
+  if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
+  if (d == F32 && mx) return set_list(list, MMA_MXFP8, NONE, NONE);
+  if (d == F64 && a == F64 && b == F64) return set_list(list, MMA_F64, NONE, NONE);
+  if (d == S32 && (a == S8 || a == U8) && (b == S8 || b == U8))
+    return set_list(list, pol.saturate ? MMA_S8_SAT : MMA_S8, NONE, NONE);
   return 0;
 }
 
@@ -71,16 +90,17 @@ static void every_triple_policy_scope_and_cc(void **state) {
   for (int d = 0; d < NPREC; d++)
     for (int a = 0; a < NPREC; a++)
       for (int b = 0; b < NPREC; b++)
-        for (int p = 0; p < 8; p++) {
-          policy pol = {p & 1, (p & 2) != 0, (p & 4) != 0};
+        for (int p = 0; p < 16; p++) {
+          policy pol = {p & 1, (p & 2) != 0, (p & 4) != 0, (p & 8) != 0};
           tcmma_numerics num = tcmma_numerics_default();
           num.fp16 = pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE;
           num.tf32 = pol.tf32;
           num.prefer = pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX;
+          num.saturate = pol.saturate;
           tcmma_triple t = {prec(d), prec(a), prec(b)};
           for (int frag = 0; frag < 2; frag++)
             for (size_t c = 0; c < sizeof ccs / sizeof ccs[0]; c++) {
-              int list[2], n = design_list(d, a, b, pol, frag, list), want = NONE;
+              int list[LIST_MAX], n = design_list(d, a, b, pol, frag, list), want = NONE;
               for (int i = 0; i < n && want == NONE; i++)
                 if (design_runs(list[i], ccs[c])) want = list[i];
               tcmma_status want_s = n == 0 ? TCMMA_NO_ARM : want == NONE ? TCMMA_FLOOR : TCMMA_OK;
@@ -136,25 +156,41 @@ static void named_rows(void **state) {
       {F16, F16, F16, {false, false, false}, false, 0, "mma-f16"},
       {F16, F16, F16, {false, false, false}, true, 70, "wmma-f16-wide"},
       {F16, F16, F16, {false, false, false}, false, 70, NULL},
-      {F16, F16, F16, {true, false, false}, false, 80, "wmma-f16"},
-      {F32, F16, F16, {false, false, false}, false, 75, "wmma-f16f32"},
+      {F16, F16, F16, {false, false, false}, false, 75, "mma-f16-k8"},
+      {F16, F16, F16, {true, false, false}, false, 80, "mma-f16-acc16"},
+      {F16, F16, F16, {true, false, false}, true, 75, "wmma-f16"},
+      {F16, F16, F16, {true, false, true}, false, 90, "wmma-f16"},
+      {F16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8-acc16"},
+      {F16, E4M3, E5M2, {false, false, false}, false, 89, "mma-fp8"},
+      {BF16, E4M3, E5M2, {true, false, false}, false, 89, "mma-fp8"},
+      {S32, S8, U8, {false, false, false}, false, 80, "mma-s8"},
+      {S32, U8, U8, {false, false, false, true}, true, 90, "mma-s8-sat"},
+      {S32, S8, S8, {false, false, false}, false, 75, NULL},
+      {F32, S8, S8, {false, false, false}, false, 80, NULL},
+      {F32, F16, F16, {false, false, false}, false, 75, "mma-f16-k8"},
+      {F32, F16, F16, {false, false, false}, true, 70, "wmma-f16f32"},
+      {F32, F32, F32, {false, true, false}, false, 0, "mma-tf32"},
+      {F32, F32, F32, {false, true, true}, true, 90, "wmma-tf32"},
       {F32, F16, F16, {false, false, false}, true, 86, "mma-f16"},
       {F32, F16, F16, {false, false, true}, false, 90, "wmma-f16f32"},
       {BF16, BF16, BF16, {false, false, true}, true, 75, NULL},
       {F32, BF16, BF16, {false, false, false}, false, 80, "mma-bf16"},
       {F32, F32, F32, {false, false, false}, false, 90, NULL},
-      {F32, F32, F32, {false, true, false}, true, 80, "wmma-tf32"},
+      {F32, F32, F32, {false, true, false}, true, 80, "mma-tf32"},
       {BF16, E5M2, E4M3, {false, false, false}, false, 89, "mma-fp8"},
       {F32, E4M3, E4M3, {false, false, false}, false, 86, NULL},
-      {F32, MXFP8, MXFP8, {false, false, false}, false, 0, "mma-mxfp8"},
-      {F32, MXFP8, MXFP8, {false, false, false}, true, 121, "mma-mxfp8"},
-      {F32, MXFP8, MXFP8, {false, false, false}, false, 100, NULL},
-      {F64, F64, F64, {false, false, false}, false, 90, NULL},
-      {F16, MXFP8, MXFP8, {false, false, false}, false, 120, NULL},
+      {F32, MXE4M3, MXE4M3, {false, false, false}, false, 0, "mma-mxfp8"},
+      {F32, MXE5M2, MXE4M3, {false, false, false}, true, 121, "mma-mxfp8"},
+      {F32, MXE4M3, MXE5M2, {false, false, false}, false, 100, NULL},
+      {F32, MXE4M3, E4M3, {false, false, false}, false, 120, NULL},
+      {F64, F64, F64, {false, false, false}, false, 90, "mma-f64"},
+      {F64, F64, F64, {true, true, true}, true, 75, NULL},
+      {F16, MXE5M2, MXE5M2, {false, false, false}, false, 120, NULL},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
-                          rows[i].pol.tf32, rows[i].pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX};
+                          rows[i].pol.tf32, rows[i].pol.wmma ? TCMMA_PREFER_WMMA : TCMMA_PREFER_PTX,
+                          rows[i].pol.saturate};
     tcmma_arm got;
     tcmma_status s = tcmma_resolve((tcmma_triple){prec(rows[i].d), prec(rows[i].a), prec(rows[i].b)},
                                    &num, rows[i].frag ? TCMMA_SCOPE_FRAGMENT : TCMMA_SCOPE_STATEMENT,
@@ -184,13 +220,14 @@ static void default_policy_and_null_policy_agree(void **state) {
   assert_int_equal(def.fp16, TCMMA_FP16_WIDE);
   assert_false(def.tf32);
   assert_int_equal(def.prefer, TCMMA_PREFER_PTX);
+  assert_false(def.saturate);
   tcmma_triple t = {prec(F16), prec(F16), prec(F16)};
   tcmma_arm x, y;
-  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 75, &x, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_resolve(t, &def, TCMMA_SCOPE_FRAGMENT, 75, &y, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 70, &x, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_resolve(t, &def, TCMMA_SCOPE_FRAGMENT, 70, &y, NULL), TCMMA_OK);
   assert_int_equal(x, y);
   assert_string_equal(tcmma_arm_marker(x), "wmma-f16-wide");
-  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 75, NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_resolve(t, NULL, TCMMA_SCOPE_FRAGMENT, 70, NULL, NULL), TCMMA_OK);
 }
 
 static void bad_input(void **state) {

@@ -7,7 +7,7 @@
  *     CUDA declarations of tables/cuda_words.def in place of the vendor's);
  *   - host only: the tcmma_kernel_entry wrapper the contract adds goes;
  *   - each collective becomes @COLL(opcode)@: CUDA `asm volatile("op …" …);`
- *     and the simulator calls (tcmma_sim_mma/ldmatrix/cp_async with the
+ *     and the simulator calls (tcmma_sim_mma[_scaled]/ldmatrix/cp_async with the
  *     opcode as first argument; commit/wait_all with the opcodes of
  *     tables/collectives.def); operands are dropped (the simulator checks
  *     them);
@@ -137,7 +137,22 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
   char args[8][512], op[128];
   for (const char *s = text; *s;) {
     const char *open = NULL, *end = NULL;
-    if (cuda && word_at(text, s, "asm") && strncmp(s, "asm volatile(", 13) == 0) {
+    if (cuda && word_at(text, s, "asm") && strncmp(s, "asm(", 4) == 0) {
+      /* a per-lane instruction on one "+r" register: @CVT(opcode, register)@ */
+      open = s + 3;
+      end = close_paren(open);
+      const char *reg = strstr(open, "\"+r\"(");
+      const char *reg_end = reg ? close_paren(reg + 4) : NULL;
+      opcode_of(open, op, sizeof op);
+      if (!reg_end || reg_end > end) fail_msg("asm without a \"+r\" operand: %.80s", s);
+      tcmma_buf_printf(out, "@CVT(%s, %.*s)@", op, (int)(reg_end - reg - 5), reg + 5);
+    } else if (!cuda && word_at(text, s, "tcmma_sim_cvt")) {
+      open = strchr(s, '(');
+      end = close_paren(open);
+      opcode_of(open, op, sizeof op);
+      if (split_args(open, end, args, 8) != 2) fail_msg("tcmma_sim_cvt takes 2 arguments: %.80s", s);
+      tcmma_buf_printf(out, "@CVT(%s, %s)@", op, strip_amp(args[1]));
+    } else if (cuda && word_at(text, s, "asm") && strncmp(s, "asm volatile(", 13) == 0) {
       open = s + 12;
       end = close_paren(open);
       opcode_of(open, op, sizeof op);
@@ -160,7 +175,9 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
       tcmma_buf_printf(out, "@FRAGMENT@");
       s += strlen(frag->host);
       continue;
-    } else if (!cuda && (word_at(text, s, "tcmma_sim_mma") || word_at(text, s, "tcmma_sim_ldmatrix") ||
+    } else if (!cuda && (word_at(text, s, "tcmma_sim_mma") ||
+                         word_at(text, s, "tcmma_sim_mma_scaled") ||
+                         word_at(text, s, "tcmma_sim_ldmatrix") ||
                          word_at(text, s, "tcmma_sim_cp_async") ||
                          word_at(text, s, "tcmma_sim_cp_async_zfill"))) {
       open = strchr(s, '(');

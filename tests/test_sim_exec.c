@@ -14,14 +14,25 @@
 /* The case under test, visible to the kernels below. */
 static const tcmma_plan *cur_plan;
 static int cur_outer;
-static enum { K_OK, K_NO_D0, K_ULP, K_PADDING, K_DIVERGE, K_PAST_END, K_INTO_B } cur_kind;
+static enum {
+  K_OK, K_NO_D0, K_ULP, K_PADDING, K_DIVERGE, K_PAST_END, K_INTO_B, K_NO_SCALES, K_INTO_SB
+} cur_kind;
 
 static double load(tcmma_prec p, const void *base, long idx) {
   return tcmma_storage_get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
 }
 
+/* The factor of a block scale byte (ue8m0: 2^(e-127)) of op's row or
+ * column i at k of step r; 1 without scales (or when told to ignore them). */
+static double scale(void **p, tcmma_operand op, int r, long i, long k) {
+  if (!tcmma_arm_get(cur_plan->arm)->scale_block || cur_kind == K_NO_SCALES) return 1;
+  const unsigned char *s = p[op == TCMMA_OPERAND_A ? 3 : 4];
+  return ldexp(1.0, s[tcmma_kernel_scale_index(cur_plan, op, r, i, k / 32)] - 127);
+}
+
 /* Lane 0 computes the whole tile in double, from the kernel buffer layout
- * (tcmma_kernel_operand_index), and stores d at its storage precision. */
+ * (tcmma_kernel_operand_index, tcmma_kernel_scale_index), and stores d at
+ * its storage precision. */
 static void scalar_kernel(void *args) {
   void **p = args;
   const tcmma_call *c = &cur_plan->call;
@@ -31,6 +42,7 @@ static void scalar_kernel(void *args) {
     ((unsigned char *)p[0])[tcmma_kernel_operand_elems(cur_plan, cur_outer, TCMMA_OPERAND_C) *
                             tcmma_prec_bytes(c->d.prec)] = 0;
   if (cur_kind == K_INTO_B) ((unsigned char *)p[2])[0] ^= 1;
+  if (cur_kind == K_INTO_SB) ((unsigned char *)p[4])[0] ^= 1;
   for (long i = 0; i < c->m; i++)
     for (long j = 0; j < c->n; j++) {
       long di = tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_C, 0, i, j);
@@ -38,7 +50,8 @@ static void scalar_kernel(void *args) {
       for (int r = 0; r < cur_outer; r++)
         for (long k = 0; k < c->k; k++)
           sum += load(c->a.prec, p[1], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_A, r, i, k)) *
-                 load(c->b.prec, p[2], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_B, r, k, j));
+                 load(c->b.prec, p[2], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_B, r, k, j)) *
+                 scale(p, TCMMA_OPERAND_A, r, i, k) * scale(p, TCMMA_OPERAND_B, r, j, k);
       unsigned char *at = (unsigned char *)p[0] + di * tcmma_prec_bytes(c->d.prec);
       tcmma_storage_put(c->d.prec, at, sum);
       if (cur_kind == K_ULP && i == 3 && j == 5) at[0] ^= 1;
@@ -103,7 +116,24 @@ static void broken_kernels_fail(void **state) {
   assert_non_null(strstr(r.reason, "past the end"));
   r = run(&c, K_INTO_B);
   assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
-  assert_non_null(strstr(r.reason, "modified an input"));
+  assert_non_null(strstr(r.reason, "modified an input (b)"));
+}
+
+/* Block scales: two more buffers; a kernel that ignores them, or writes
+ * into one, fails. */
+static void block_scales_count(void **state) {
+  (void)state;
+  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_MXE4M3, 0, 2);
+  c.call.b.prec = TCMMA_PREC_MXE5M2, c.call.b.transposed = true;
+  c.call.a.scale = "sa", c.call.b.scale = "sb", c.call.cc = 120;
+  tcmma_case_result r = run(&c, K_OK);
+  if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  r = run(&c, K_NO_SCALES);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "integer pass: d["));
+  r = run(&c, K_INTO_SB);
+  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_non_null(strstr(r.reason, "modified an input (sb)"));
 }
 
 static void padding_write_fails(void **state) {
@@ -121,6 +151,7 @@ int main(void) {
       cmocka_unit_test(correct_kernel_passes),
       cmocka_unit_test(broken_kernels_fail),
       cmocka_unit_test(padding_write_fails),
+      cmocka_unit_test(block_scales_count),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -134,7 +134,7 @@ static void usage_errors(void **state) {
   /* a selection of no case checks nothing: a usage error, not a pass */
   static const char *const empty[][8] = {
       {"verify", "--case", "zzz", NULL},
-      {"verify", "--arm", "mma-mxfp8", "--executor", "compile", NULL},
+      {"verify", "--arm", "mma-mxfp8", "--case", "s32=", "--executor", "compile", NULL},
       {"verify", "--arm", "wmma-tf32", "--case", "mma-bf16/", "--json", NULL},
       {"verify", "--case", "zzz", "--list", NULL},
   };

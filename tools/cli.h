@@ -23,6 +23,10 @@ int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf
 /* Whether arg is -h or --help. */
 bool cli_is_help(const char *arg);
 
+/* Prints help, a printf format whose one %s receives the precisions of
+ * tables/prec.def ("f64 f32 ..."), on stdout. */
+void cli_print_help_precs(const char *help);
+
 /* The arguments of a command whose only option is --json: sets *json;
  * returns -1 to go on, CLI_OK after printing help, or CLI_USAGE (after a
  * usage message) for anything else. */

@@ -1,6 +1,6 @@
 /* The CLI's text forms: an operand SPEC
  * (PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]
- * [,at=ROW0:COL0]) and a decimal compute capability. */
+ * [,at=ROW0:COL0][,sld=N]) and a decimal compute capability. */
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
@@ -35,13 +35,13 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
   if (!piece || buf[0] == ',')
     return tcmma_fail(err, TCMMA_INVALID,
                       "operand spec '%s': expected PREC[,t][,ld=N][,global|shared|thread]"
-                      "[,plain|swizzled|swizzle=32|64|128][,at=ROW0:COL0]", spec);
+                      "[,plain|swizzled|swizzle=32|64|128][,at=ROW0:COL0][,sld=N]", spec);
   tcmma_status st = tcmma_prec_parse(piece, &o.prec, err);
   if (st != TCMMA_OK) return st;
   /* each kind of piece at most once: "shared,global" has no meaning, and a
    * silent last-one-wins would plan something the caller did not write */
-  enum { KIND_T, KIND_SPACE, KIND_LAYOUT, KIND_LD, KIND_AT, KINDS };
-  static const char *const kind_name[KINDS] = {"t", "a space", "a layout", "ld=", "at="};
+  enum { KIND_T, KIND_SPACE, KIND_LAYOUT, KIND_LD, KIND_AT, KIND_SLD, KINDS };
+  static const char *const kind_name[KINDS] = {"t", "a space", "a layout", "ld=", "at=", "sld="};
   const char *seen[KINDS] = {NULL};
   while ((piece = strtok_r(NULL, ",", &save))) {
     int kind = strcmp(piece, "t") == 0 ? KIND_T
@@ -50,7 +50,8 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
              : (!strcmp(piece, "plain") || !strcmp(piece, "swizzled") ||
                 !strncmp(piece, "swizzle=", 8)) ? KIND_LAYOUT
              : strncmp(piece, "ld=", 3) == 0 ? KIND_LD
-             : strncmp(piece, "at=", 3) == 0 ? KIND_AT : KINDS;
+             : strncmp(piece, "at=", 3) == 0 ? KIND_AT
+             : strncmp(piece, "sld=", 4) == 0 ? KIND_SLD : KINDS;
     if (kind != KINDS && seen[kind])
       return tcmma_fail(err, TCMMA_INVALID,
                         "operand spec '%s': '%s' after '%s': give %s at most once", spec, piece,
@@ -73,17 +74,25 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
         return tcmma_fail(err, TCMMA_INVALID,
                           "operand spec '%s': at '%s': expected ROW0:COL0, two integers from 0 to "
                           "2147483647 (the sub-tile's origin in its parent)", spec, piece + 3);
-    } else if (strncmp(piece, "ld=", 3) == 0) {
+    } else if (strncmp(piece, "ld=", 3) == 0 || strncmp(piece, "sld=", 4) == 0) {
+      bool scales = piece[0] == 's';
+      const char *text = piece + (scales ? 4 : 3);
       long long v;
-      if (!tcmma__decimal(piece + 3, 1, LONG_MAX, &v))
+      if (!tcmma__decimal(text, 1, LONG_MAX, &v))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "operand spec '%s': ld '%s': expected a decimal integer from 1 to %ld",
-                          spec, piece + 3, LONG_MAX);
-      o.ld = (long)v;
+                          "operand spec '%s': %s '%s': expected a decimal integer from 1 to %ld",
+                          spec, scales ? "sld" : "ld", text, LONG_MAX);
+      if (scales && !tcmma_prec_is_scaled(o.prec))
+        return tcmma_fail(err, TCMMA_INVALID,
+                          "operand spec '%s': sld (the block scales' leading dimension) needs a "
+                          "block-scaled precision (mxe4m3, mxe5m2), not %s", spec,
+                          tcmma_prec_name(o.prec));
+      *(scales ? &o.scale_ld : &o.ld) = (long)v;
     } else {
       return tcmma_fail(err, TCMMA_INVALID,
                         "operand spec '%s': unknown piece '%s': expected t, ld=N, global, "
-                        "shared, thread, plain, swizzled, swizzle=32|64|128 or at=ROW0:COL0",
+                        "shared, thread, plain, swizzled, swizzle=32|64|128, at=ROW0:COL0 or "
+                        "sld=N",
                         spec, piece);
     }
   }

@@ -6,8 +6,10 @@
 #include "tcmma/plan.h"
 
 /* Parses an operand SPEC `PREC[,t][,ld=N][,global|shared|thread]
- * [,plain|swizzled|swizzle=32|64|128][,at=ROW0:COL0]` into *out (defaults: not
- * transposed, dense, global, plain, origin 0:0; swizzled is swizzle=128).
+ * [,plain|swizzled|swizzle=32|64|128][,at=ROW0:COL0][,sld=N]` into *out
+ * (defaults: not transposed, dense, global, plain, origin 0:0; swizzled is
+ * swizzle=128; sld, a block-scaled precision's scale_ld: dense; the scale
+ * pointer expression is the caller's).
  * TCMMA_INVALID naming the bad piece and the expected spellings otherwise. */
 tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err);
 

@@ -33,6 +33,12 @@ bool cli_is_help(const char *arg) {
   return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+void cli_print_help_precs(const char *help) {
+  char precs[256];
+  tcmma_prec_list(precs, sizeof precs);
+  printf(help, precs);
+}
+
 int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool *json) {
   *json = false;
   for (int i = 1; i < argc; i++) {

@@ -9,31 +9,38 @@
 static const char help[] =
     "usage: tcmma emit --m M --n N --k K --d SPEC --a SPEC --b SPEC\n"
     "                  [--scope statement|fragment] [--outer R] [--cc N]\n"
-    "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--arm MARKER]\n"
+    "                  [--fp16 wide|narrow] [--tf32] [--prefer ptx|wmma] [--saturate]\n"
+    "                  [--arm MARKER]\n"
     "                  [--init load|zero|scale] [--alpha X --beta Y] [--registers N]\n"
     "                  [--lane EXPR] [--dialect cuda|host] [--pieces] [--kernel] [--json]\n\n"
     "Plans D[M x N] += A[M x K] B[K x N] and prints the rendering: a statement block\n"
-    "(pointers d, a, b), or with --scope fragment the open/update/close of fragment\n"
-    "'frag'; --pieces prints the pieces instead (fragment declarations with two buffers,\n"
-    "accumulator init, loads of k step 0, mma, store); --kernel prints a complete\n"
-    "one-warp kernel tcmma_kernel(d, a, b) that stages shared operands and runs R\n"
-    "(--outer) update steps (with --pieces: from the pieces, fragments double-buffered\n"
-    "across k steps). --dialect host renders the C text the host warp simulator runs\n"
+    "(pointers d, a, b; block scales sa, sb), or with --scope fragment the\n"
+    "open/update/close of fragment 'frag'; --pieces prints the pieces instead\n"
+    "(fragment declarations with two buffers, accumulator init, loads of k step 0,\n"
+    "mma, store); --kernel prints a complete one-warp kernel tcmma_kernel(d, a, b\n"
+    "[, sa, sb]) that stages shared operands and runs R (--outer) update steps (with\n"
+    "--pieces: from the pieces, fragments double-buffered across k steps). --dialect\n"
+    "host renders the C text the host warp simulator runs\n"
     "(include/tcmma/sim.h).\n\n"
     "SPEC = PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]\n"
-    "       [,at=ROW0:COL0]\n"
-    "  PREC: f64 f32 f16 bf16 e4m3 e5m2 mxfp8; t: stored as the transpose of its role;\n"
+    "       [,at=ROW0:COL0][,sld=N]\n"
+    "  PREC: %s;\n"
+    "  t: stored as the transpose of its role;\n"
     "  ld: the parent's leading dimension in elements (default dense); swizzle: the\n"
     "  XOR of 16-byte units over spans of 32, 64 or 128 bytes (swizzled = 128);\n"
-    "  at: the sub-tile's origin (stored row, column) in its parent tile.\n"
+    "  at: the sub-tile's origin (stored row, column) in its parent tile.\n"    "  sld: a block-scaled operand's scales per row of a (column of b) in their\n"
+    "  parent: one ue8m0 byte per 32 k at sa[i * sld + k / 32] (default dense).\n"
     "--init: load (D += A B, default), zero (D = A B) or scale (D = alpha A B + beta D,\n"
-    "  with --alpha and --beta as float C expressions).\n"
+    "  with --alpha and --beta as float C expressions; int for an s32 accumulator,\n"
+    "  in wrapping 32-bit arithmetic).\n"
+    "--saturate: s32 accumulation clamps on overflow (.satfinite) instead of wrapping.\n"
     "--registers N: register budget per lane for the accumulator and one k step of\n"
     "  fragments (default 192, at most 255).\n"
     "--cc N: device compute capability (major*10+minor; default 0: any device).\n"
     "--arm MARKER: use this arm (one resolution can choose for the precisions).\n"
     "--json: {\"accepted\", \"arm\", \"reason\", \"message\", \"ldmatrix\", \"census\", \"text\"}.\n\n"
     "Exit status: 0 accepted, 3 declined (the reason on stderr), 2 usage error.\n";
+
 
 typedef struct {
   tcmma_call call;
@@ -52,8 +59,9 @@ static int parse(int argc, char **argv, emit_args *e) {
     const char *o = argv[i], *v = NULL;
     tcmma_error err = {0};
     long n;
-    if (cli_is_help(o)) return fputs(help, stdout), -1;
+    if (cli_is_help(o)) return cli_print_help_precs(help), -1;
     if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
+    if (strcmp(o, "--saturate") == 0) { e->call.numerics.saturate = true; continue; }
     if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
     if (strcmp(o, "--json") == 0) { e->json = true; continue; }
     if (strcmp(o, "--pieces") == 0) { e->pieces = true; continue; }
@@ -66,8 +74,8 @@ static int parse(int argc, char **argv, emit_args *e) {
       if (strcmp(o, valued[j]) == 0) which = j;
     if (which < 0)
       return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
-                            "--outer --cc --fp16 --tf32 --prefer --arm --init --alpha --beta "
-                            "--registers --lane --dialect --pieces --kernel --json", o);
+                            "--outer --cc --fp16 --tf32 --prefer --saturate --arm --init --alpha "
+                            "--beta --registers --lane --dialect --pieces --kernel --json", o);
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     tcmma_status st = TCMMA_OK;
     switch (which) {
@@ -77,8 +85,14 @@ static int parse(int argc, char **argv, emit_args *e) {
       have[which] = true;
       break;
     case 3: st = cli_parse_operand_spec(v, &e->call.d, &err); have[3] = true; break;
-    case 4: st = cli_parse_operand_spec(v, &e->call.a, &err); have[4] = true; break;
-    case 5: st = cli_parse_operand_spec(v, &e->call.b, &err); have[5] = true; break;
+    case 4: /* block scales at sa and sb, beside the pointers a and b */
+      st = cli_parse_operand_spec(v, &e->call.a, &err), have[4] = true;
+      if (tcmma_prec_is_scaled(e->call.a.prec)) e->call.a.scale = "sa";
+      break;
+    case 5:
+      st = cli_parse_operand_spec(v, &e->call.b, &err), have[5] = true;
+      if (tcmma_prec_is_scaled(e->call.b.prec)) e->call.b.scale = "sb";
+      break;
     case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
     case 7:
       if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
@@ -192,8 +206,10 @@ static void print_json(const tcmma_plan *p, const char *text) {
     json_key(&w, "ldmatrix_per_k"), json_begin_object(&w);
     json_key(&w, "a_x4"), json_int(&w, c.a_ldmatrix_x4);
     json_key(&w, "a_x2"), json_int(&w, c.a_ldmatrix_x2);
+    json_key(&w, "a_x1"), json_int(&w, c.a_ldmatrix_x1);
     json_key(&w, "b_x4"), json_int(&w, c.b_ldmatrix_x4);
     json_key(&w, "b_x2"), json_int(&w, c.b_ldmatrix_x2);
+    json_key(&w, "b_x1"), json_int(&w, c.b_ldmatrix_x1);
     json_end_object(&w);
     json_key(&w, "registers"), json_int(&w, c.registers);
     json_end_object(&w);

@@ -6,15 +6,16 @@
 
 static const char help[] =
     "usage: tcmma resolve D A B [--scope statement|fragment] [--cc N] [--fp16 wide|narrow]\n"
-    "                     [--tf32] [--prefer ptx|wmma] [--json]\n\n"
-    "Resolves the storage triple D = A x B (precisions: f64 f32 f16 bf16 e4m3 e5m2 mxfp8)\n"
-    "to a tensor-core arm (tables/resolve.def): the first arm of the triple's preference\n"
-    "list whose floor the device meets.\n\n"
+    "                     [--tf32] [--prefer ptx|wmma] [--saturate] [--json]\n\n"
+    "Resolves the storage triple D = A x B to a tensor-core arm (tables/resolve.def):\n"
+    "the first arm of the triple's preference list whose floor the device meets.\n"
+    "Precisions: %s.\n\n"
     "  --scope S     statement (default) or fragment\n"
     "  --cc N        device compute capability, major*10+minor; 0 (default): any device\n"
-    "  --fp16 M      uniform f16: wide (default, f32 accumulate) or narrow (f16 fragment)\n"
+    "  --fp16 M      f16 d: wide (default, f32 accumulate) or narrow (f16 accumulator)\n"
     "  --tf32        allow f32 operands to round to tf32 (default: not)\n"
     "  --prefer F    ptx (default) or wmma, where both forms fit\n"
+    "  --saturate    s32 accumulation clamps on overflow (.satfinite; default: wraps)\n"
     "  --json        {\"arm\": <marker or null>, \"reason\": <text when null>}\n\n"
     "Exit status: 0 an arm resolves; 3 none does (the reason says why: no arm for the\n"
     "triple and policy, or every candidate is above the cc); 2 usage error.\n";
@@ -30,11 +31,13 @@ int cmd_resolve(int argc, char **argv) {
   tcmma_error err;
   for (int i = 1; i < argc; i++) {
     const char *arg = argv[i], *v;
-    if (cli_is_help(arg)) return fputs(help, stdout), CLI_OK;
+    if (cli_is_help(arg)) return cli_print_help_precs(help), CLI_OK;
     if (strcmp(arg, "--json") == 0) {
       json = true;
     } else if (strcmp(arg, "--tf32") == 0) {
       policy.tf32 = true;
+    } else if (strcmp(arg, "--saturate") == 0) {
+      policy.saturate = true;
     } else if (strcmp(arg, "--scope") == 0) {
       if (!(v = cli_value(CMD, argc, argv, &i))) return CLI_USAGE;
       if (tcmma_scope_parse(v, &scope, &err)) return cli_usage(CMD, "--scope: %s", err.message);
@@ -50,7 +53,7 @@ int cmd_resolve(int argc, char **argv) {
       if (!(v = cli_value(CMD, argc, argv, &i)) || !cli_cc(CMD, "--cc", v, &cc)) return CLI_USAGE;
     } else if (arg[0] == '-' && arg[1] != '\0') {
       return cli_usage(CMD, "unknown option '%s': expected --scope, --cc, --fp16, --tf32, "
-                            "--prefer or --json", arg);
+                            "--prefer, --saturate or --json", arg);
     } else if (npos == 3) {
       return cli_usage(CMD, "unexpected argument '%s': expected three precisions D A B", arg);
     } else {
@@ -78,11 +81,12 @@ int cmd_resolve(int argc, char **argv) {
     json_end_object(&w);
     json_finish(&w);
   } else {
-    char triple[64], pol[96], ccs[32], tile[32] = "", floor[16] = "";
+    char triple[64], pol[128], ccs[32], tile[32] = "", floor[16] = "";
     snprintf(triple, sizeof triple, "%s = %s x %s", pos[0], pos[1], pos[2]);
-    snprintf(pol, sizeof pol, "fp16 %s, tf32 %s, prefer %s",
+    snprintf(pol, sizeof pol, "fp16 %s, tf32 %s, prefer %s, s32 %s",
              policy.fp16 == TCMMA_FP16_WIDE ? "wide" : "narrow", policy.tf32 ? "on" : "off",
-             policy.prefer == TCMMA_PREFER_PTX ? "ptx" : "wmma");
+             policy.prefer == TCMMA_PREFER_PTX ? "ptx" : "wmma",
+             policy.saturate ? "saturates" : "wraps");
     if (cc) snprintf(ccs, sizeof ccs, "%d", cc);
     else snprintf(ccs, sizeof ccs, "0 (any device)");
     text_table tb;

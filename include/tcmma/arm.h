@@ -13,8 +13,8 @@ extern "C" {
 
 typedef enum {
   TCMMA_ARM_NONE = -1,
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, instr, \
-                  a_regs, b_regs, c_regs, header, emitted)                          \
+#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
+                  instr, a_regs, b_regs, c_regs, header)                          \
   TCMMA_ARM_##ID,
 #include "tables/arms.def"
 #undef TCMMA_ARM
@@ -26,7 +26,8 @@ typedef enum { TCMMA_FORM_PTX, TCMMA_FORM_WMMA } tcmma_form;
 typedef enum {
   TCMMA_LDMATRIX_NEVER,     /* no operand ever loads through ldmatrix */
   TCMMA_LDMATRIX_BOTH,      /* A and B, either orientation (.trans as needed) */
-  TCMMA_LDMATRIX_A_ROW_B_T  /* A only row-major, B only stored transposed */
+  TCMMA_LDMATRIX_A_ROW_B_T  /* A only row-major, B only stored transposed (8- and
+                               32-bit elements: registers contiguous along k) */
 } tcmma_ldmatrix_rule;
 
 typedef struct {
@@ -40,12 +41,14 @@ typedef struct {
   tcmma_ldmatrix_rule ldmatrix;
   bool converted_dest;    /* d storage differs from the accumulator, staged */
   bool tf32;              /* multiplies f32 storage as tf32 (rounds each loaded
-                             element; A/B fragments are precision::tf32) */
+                             element: cvt.rna.tf32.f32 inline, precision::tf32
+                             fragments in wmma) */
+  int scale_block;        /* k elements per block scale of A's rows and B's columns
+                             (block-scaled arms); 0: none */
   const char *instr;      /* mma.sync template (%a/%b: operand ptx types) */
-  int a_regs, b_regs, c_regs; /* 32-bit registers per lane (inline arms) */
+  int a_regs, b_regs, c_regs; /* registers per lane (inline arms; 64-bit for f64
+                             elements, else 32-bit), block-scale registers aside */
   const char *header;     /* CUDA header the body needs ("mma.h"; "" for none) */
-  bool emitted;           /* the emitters render it; false: tables, resolution and
-                             arch targeting only (plan declines it: no-arm) */
 } tcmma_arm_info;
 
 /* The row of arm; NULL when arm is out of range. */

@@ -46,12 +46,26 @@ typedef struct {
   tcmma_space space;
   tcmma_swizzle swizzle; /* TCMMA_SWIZZLE_NONE: plain rows */
   tcmma_coord row0, col0; /* the sub-tile's origin; zero: the parent itself */
+  /* block-scaled precisions (tcmma_prec_is_scaled) only, NULL and 0
+   * otherwise: the ue8m0 scales, one byte per row of A (column of B) and
+   * block of the arm's scale_block consecutive k, in a parent of their own
+   * indexed by the operand's role coordinates in its parent: the scale of
+   * a's element (i, k) is scale[i * scale_ld + k / scale_block] (b's (k, j):
+   * scale[j * scale_ld + k / scale_block]), i, j and k counted from the
+   * parent's origin like the elements (so the sub-tile's origin places the
+   * scales too) */
+  const char *scale;  /* pointer expression (borrowed; `const unsigned char *`,
+                         at most TCMMA_EXPR_MAX characters) */
+  long scale_ld;      /* scales per row of the scale parent; 0: dense (the
+                         k origin's value plus k, over scale_block) */
 } tcmma_operand_desc;
 
 /* How the accumulator starts and how it is stored back (d's initial value
  * is d0): LOAD: acc = d0, d = acc (D += A B); ZERO: acc = 0, d = acc
  * (D = A B); SCALE: acc = 0, d = alpha * acc + beta * d0, in f32 with the
- * call's alpha and beta expressions (D = alpha A B + beta D). */
+ * call's alpha and beta expressions (D = alpha A B + beta D); an s32
+ * accumulator takes them as int and wraps in 32 bits, an f64 one computes
+ * in double. */
 typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
 
 /* The register budget per lane when the call gives none: the accumulator
@@ -125,12 +139,16 @@ typedef struct {
                                    (float2, __half2, ...) per register pair */
   size_t shared_bytes;          /* kernel-prologue shared bytes this plan needs */
   int a_ldmatrix_x4, a_ldmatrix_x2; /* ldmatrix.x4 / .x2 instructions per k step loading
-                                   a (one .x4 per tile) */
-  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b: one .x4 per pair of tiles, one .x2
-                                   for a last odd tile */
+                                   a: one 8x8 matrix per fragment register, four per
+                                   .x4, the rest in a .x2 and a .x1 (one .x4 per
+                                   m16n8k16 tile) */
+  int b_ldmatrix_x4, b_ldmatrix_x2; /* ... loading b (m16n8k16: one .x4 per pair of
+                                   tiles, one .x2 for a last odd tile) */
   int registers;                /* 32-bit registers per lane the accumulator and one k
                                    step of A and B fragments hold (wmma: the elements
                                    a lane's share of each tile needs at least) */
+  int a_ldmatrix_x1, b_ldmatrix_x1; /* ldmatrix.x1 per k step: a last single matrix
+                                   (fragments of one register) */
 } tcmma_census;
 
 /* Whether the renderers load an operand fragment of arm again for every tile
@@ -162,9 +180,9 @@ const char *tcmma_init_name(tcmma_init init);
 tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *err);
 
 /* The 32-bit registers one lane's share of operand op's tile of arm holds
- * (a, b: one k step of one tile; c: one accumulator tile): the tile's
- * elements over the warp at storage width (acc precision for c). 0 for an
- * out-of-range arm or op. */
+ * (a, b: one k step of one tile, plus the scale register of a block-scaled
+ * arm; c: one accumulator tile): the tile's elements over the warp at
+ * storage width (acc precision for c). 0 for an out-of-range arm or op. */
 int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec);
 
 /* The stored shape of operand op (a, b, or c for d) of call: rows x cols in
@@ -172,6 +190,15 @@ int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec);
  * its parent's leading dimension (call's ld, or col0's value + cols when 0). */
 void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *rows,
                                 long *cols, long *ld);
+
+/* The scale parent of a block-scaled operand op (a or b) of call with
+ * blocks of `block` k elements: its rows (the free axis's origin value
+ * plus m for a, n for b), its scales per row and its leading dimension
+ * (scale_ld, or dense: the k origin's value plus k, over block). The
+ * origin's coordinates along the free axis and along k come back too. */
+void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,
+                               long *cols, long *ld, const tcmma_coord **free_origin,
+                               const tcmma_coord **k_origin);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

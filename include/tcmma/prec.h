@@ -2,6 +2,7 @@
 #ifndef TCMMA_PREC_H
 #define TCMMA_PREC_H
 
+#include <stdbool.h>
 #include "tcmma/status.h"
 
 #ifdef __cplusplus
@@ -11,7 +12,7 @@ extern "C" {
 
 typedef enum {
 #define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
-                   pair_from, header)                                              \
+                   pair_from, header, asm, integer, scaled)                                              \
   TCMMA_PREC_##ID,
 #include "tables/prec.def"
 #undef TCMMA_PREC
@@ -24,6 +25,14 @@ tcmma_status tcmma_prec_parse(const char *name, tcmma_prec *out, tcmma_error *er
 
 /* The name of p; "?" when p is out of range. */
 const char *tcmma_prec_name(tcmma_prec p);
+
+/* Whether p holds integers (s8, u8, s32); false when out of range. */
+bool tcmma_prec_is_integer(tcmma_prec p);
+
+/* Whether p is block-scaled storage (mxe4m3, mxe5m2): its elements come with
+ * ue8m0 block scales given apart (tcmma_operand_desc scale); false when out
+ * of range. */
+bool tcmma_prec_is_scaled(tcmma_prec p);
 
 /* Storage width of one element in bits / bytes; 0 when p is out of range. */
 int tcmma_prec_bits(tcmma_prec p);

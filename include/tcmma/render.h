@@ -123,8 +123,9 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 /* What a source around the plan's blocks needs before them, appended to out:
  * in the HOST dialect the simulator's header; in CUDA the vendor headers
  * the blocks use (cuda_fp16.h, cuda_bf16.h, cuda_fp8.h, and the arm's:
- * mma.h for wmma arms) when vendor_headers is true or the arm has a header,
- * else, for inline-PTX arms, declarations of just the vendor words the
+ * mma.h for wmma arms) when vendor_headers is true, the arm has a header or
+ * accumulates in f16 (its __half2 halves are read as .x/.y), else, for
+ * inline-PTX arms, declarations of just the vendor words the
  * blocks use (tables/cuda_words.def: storage types that hold the bits,
  * conversions as the headers' own PTX), each guarded so that it is left out
  * after the vendor header or a second time: NVRTC compiles a small kernel
@@ -151,7 +152,7 @@ typedef struct {
 } tcmma_kernel_opts;
 
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
- * in CUDA) that stages shared operands from global memory in their layout,
+ * in CUDA; a block-scaled plan adds sa, sb: tcmma_kernel_scale_elems) that stages shared operands from global memory in their layout,
  * runs the plan (fragment scope or pieces: start the accumulator, `outer`
  * updates over an outer reduction of outer*k, store; statement scope:
  * `outer` statements) and writes d back. Its global buffers are laid out as
@@ -180,6 +181,18 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect,
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                                 long j);
+
+/* A block-scaled plan's scale buffers, the kernel's parameters sa and sb
+ * (`const unsigned char *`, after b; the HOST entry's args then hold five):
+ * `outer` scale parents of op (a or b) one after another, each as the plan
+ * describes it (tcmma_operand_scale_shape: rows x scale_ld bytes).
+ * tcmma_kernel_scale_elems: bytes of op's scale buffer (0 for a plan
+ * without scales); tcmma_kernel_scale_index: the byte index of the scale of
+ * row i of a (column i of b) and k block kb (0 <= kb < k / scale_block) of
+ * tile step. -1 for bad input (a plan without scales: every index). */
+long tcmma_kernel_scale_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
+long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
+                              long kb);
 
 /* The most rows and the longest leading dimension tcmma_render_stage takes
  * (elements): far beyond any shared-memory tile. The tile's span,

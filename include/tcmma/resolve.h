@@ -30,6 +30,9 @@ tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err
 tcmma_status tcmma_resolve(tcmma_triple triple, const tcmma_numerics *policy,
                            tcmma_scope scope, int cc, tcmma_arm *out, tcmma_error *err);
 
+/* The longest preference list a scope of tables/resolve.def holds. */
+#define TCMMA_RESOLVE_LIST_MAX 3
+
 /* The preference list of triple under policy in scope (tables/resolve.def),
  * before any floor: writes up to cap arms to out and returns how many the
  * list holds (0: no row covers the triple and policy). policy NULL: default. */

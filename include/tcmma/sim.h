@@ -21,6 +21,8 @@
  *   __half2float, __float2half_rn      tcmma_sim_half2float, tcmma_sim_float2half_rn
  *   __bfloat162float, __float2bfloat16_rn  tcmma_sim_bfloat162float, tcmma_sim_float2bfloat16_rn
  *   float2, __half2, __nv_bfloat162    tcmma_sim_float2, tcmma_sim_half2, tcmma_sim_bfloat162
+ *   int2, make_int2                    tcmma_sim_int2, tcmma_sim_make_int2
+ *   double2, make_double2              tcmma_sim_double2, tcmma_sim_make_double2
  *   make_float2                        tcmma_sim_make_float2
  *   __half22float2, __floats2half2_rn  tcmma_sim_half22float2, tcmma_sim_floats2half2_rn
  *   __bfloat1622float2, __floats2bfloat162_rn
@@ -33,6 +35,11 @@
  *   extern __shared__ __align__(128) unsigned char s[];
  *                                      unsigned char *const s = tcmma_sim_dynamic_shared();
  *   asm volatile("mma.sync… {…}" …)     tcmma_sim_mma("mma.sync…", d, a, b, c)
+ *   asm volatile("mma.sync.aligned.kind::mxf8f6f4.block_scale… {…}, sa, {0, 0}, sb, {0, 0}")
+ *                                      tcmma_sim_mma_scaled("mma.sync…", d, a, b, c, sa, 0, 0,
+ *                                                           sb, 0, 0)
+ *   asm("cvt.rna.tf32.f32 %0, %0;" : "+r"(x))
+ *                                      tcmma_sim_cvt("cvt.rna.tf32.f32", &x)
  *   asm volatile("ldmatrix.sync…" …)   tcmma_sim_ldmatrix("ldmatrix.sync…", regs, row_ptr)
  *   asm volatile("cp.async.cg…" …)     tcmma_sim_cp_async("cp.async.cg.shared.global", dst, src, 16)
  *   asm volatile("cp.async.cg… [%0], [%1], 16, %2;" …) (src-size: zero fill)
@@ -104,6 +111,8 @@ typedef struct { alignas(4) tcmma_sim_half x; tcmma_sim_half y; } tcmma_sim_half
 typedef struct { alignas(4) tcmma_sim_bfloat16 x; tcmma_sim_bfloat16 y; } tcmma_sim_bfloat162;
 /* CUDA's uint4: 16 bytes moved as one aligned access. */
 typedef struct { alignas(16) uint32_t x; uint32_t y, z, w; } tcmma_sim_uint4;
+typedef struct { alignas(8) int x; int y; } tcmma_sim_int2;
+typedef struct { alignas(16) double x; double y; } tcmma_sim_double2;
 
 /* ---- running a warp, a block, a grid ---- */
 
@@ -174,10 +183,26 @@ void tcmma_sim_syncthreads(void);
 
 /* ---- collectives (called by all 32 lanes) ---- */
 
-/* mma.sync per the PTX ISA fragment layouts: a, b: 32-bit registers of this
- * lane (a_regs, b_regs of the arm), c, d: its f32 accumulators. d may alias c. */
-void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32_t *b,
-                   const float *c);
+/* mma.sync per the PTX ISA fragment layouts: a, b: this lane's registers
+ * (a_regs, b_regs of the arm: uint32_t, or double for f64 elements), c, d:
+ * its accumulator registers (float, int32_t, double, or uint32_t holding two
+ * f16). d may alias c. The opcode says the types. */
+void tcmma_sim_mma(const char *opcode, void *d, const void *a, const void *b, const void *c);
+
+/* Block-scaled mma.sync (kind::mxf8f6f4.block_scale.scale_vec::1X): as
+ * tcmma_sim_mma, plus this lane's scale-a-data and scale-b-data (ue8m0
+ * bytes) and the selectors {byte-id, thread-id} of each, which pick the
+ * bytes and lanes that hold the row and column scales (PTX ISA, "Block
+ * Scaling for mma.sync"); selectors must be the same in every lane. */
+void tcmma_sim_mma_scaled(const char *opcode, void *d, const void *a, const void *b,
+                          const void *c, uint32_t scale_a, unsigned byte_a, unsigned thread_a,
+                          uint32_t scale_b, unsigned byte_b, unsigned thread_b);
+
+/* A per-lane conversion instruction on a 32-bit register, in place (the
+ * CUDA text's "+r" operand): only "cvt.rna.tf32.f32" (f32 bits in, tf32 bits
+ * out, cvt.rna); another opcode fails the launch (outside a launch: *x is
+ * left alone). */
+void tcmma_sim_cvt(const char *opcode, uint32_t *x);
 
 /* ldmatrix.sync.aligned.m8n8.x{1,2,4}[.trans].shared.b16: row is this lane's
  * row address (16 bytes); regs receives 1, 2 or 4 registers. */
@@ -230,6 +255,8 @@ float tcmma_sim_float_to_tf32(float f); /* cvt.rna.tf32.f32 */
 /* Pairs: make_float2, and each half of a pair converted as the scalar
  * functions above convert it (x: the first argument, the lower address). */
 tcmma_sim_float2 tcmma_sim_make_float2(float x, float y);
+tcmma_sim_int2 tcmma_sim_make_int2(int x, int y);
+tcmma_sim_double2 tcmma_sim_make_double2(double x, double y);
 tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h);
 tcmma_sim_half2 tcmma_sim_floats2half2_rn(float x, float y);
 tcmma_sim_float2 tcmma_sim_bfloat1622float2(tcmma_sim_bfloat162 h);

@@ -80,6 +80,8 @@ tcmma_sim_bfloat16 tcmma_sim_float2bfloat16_rn(float f) {
 }
 
 tcmma_sim_float2 tcmma_sim_make_float2(float x, float y) { return (tcmma_sim_float2){x, y}; }
+tcmma_sim_int2 tcmma_sim_make_int2(int x, int y) { return (tcmma_sim_int2){x, y}; }
+tcmma_sim_double2 tcmma_sim_make_double2(double x, double y) { return (tcmma_sim_double2){x, y}; }
 
 tcmma_sim_float2 tcmma_sim_half22float2(tcmma_sim_half2 h) {
   return (tcmma_sim_float2){tcmma_sim_half2float(h.x), tcmma_sim_half2float(h.y)};
@@ -123,4 +125,17 @@ float tcmma_sim_e4m3_to_float(uint8_t v) {
 }
 float tcmma_sim_e5m2_to_float(uint8_t v) {
   return (float)tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
+}
+
+void tcmma_sim_cvt(const char *opcode, uint32_t *x) {
+  if (!opcode || strcmp(opcode, "cvt.rna.tf32.f32") != 0) {
+    if (tcmma__sim_current_lane() >= 0)
+      tcmma__sim_fail_lane("unknown cvt opcode '%s': expected cvt.rna.tf32.f32",
+                           opcode ? opcode : "(null)");
+    return;
+  }
+  float f;
+  memcpy(&f, x, sizeof f);
+  f = tcmma_sim_float_to_tf32(f);
+  memcpy(x, &f, sizeof f);
 }

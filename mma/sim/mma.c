@@ -1,105 +1,313 @@
-/* mma.sync reference model: gathers the warp's A, B and C from the lanes'
- * registers per the PTX ISA fragment layouts (docs/design.md §7), computes
- * D = A*B + C with exact products summed in double and one rounding to f32,
- * and scatters D back. Integer-valued inputs in range are bit-exact on any
- * summation order, which is what the matrix checks compare. */
+/* mma.sync reference model (docs/design.md §7, §11). It gathers the warp's A,
+ * B and C from the lanes' registers by the PTX ISA's fragment layouts
+ * ("Matrix Fragments for mma.m16n8k8 / m16n8k16 / m16n8k32 / m8n8k4", written
+ * here element by element, apart from the renderer's mma/layout.c), computes
+ * D = A*B + C and scatters D back:
+ *   f16, bf16, tf32, fp8 inputs: exact products summed in double, one
+ *     rounding to the accumulator (f32, or f16 to nearest even);
+ *   block-scaled fp8 (kind::mxf8f6f4): the same with each product scaled by
+ *     2^(SF_A - 127) * 2^(SF_B - 127), the ue8m0 scales chosen by the
+ *     selectors of "Block Scaling for mma.sync";
+ *   s8/u8: exact in 64 bits, then wrapped to s32, or clamped with .satfinite;
+ *   f64: fused multiply-adds in k order from C.
+ * Integer-valued inputs in range are bit-exact on any summation order, which
+ * is what the matrix checks compare. */
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 #include "mma/sim/internal.h"
 
-typedef struct {
-  float *d;
-  const uint32_t *a, *b;
-  const float *c;
-} mma_args;
+typedef enum { EL_F16, EL_BF16, EL_TF32, EL_E4M3, EL_E5M2, EL_S8, EL_U8, EL_F32, EL_S32, EL_F64 } elem;
+
+static const struct {
+  const char *name;
+  int bits; /* storage width inside a register */
+} elems[] = {[EL_F16] = {"f16", 16}, [EL_BF16] = {"bf16", 16}, [EL_TF32] = {"tf32", 32},
+             [EL_E4M3] = {"e4m3", 8}, [EL_E5M2] = {"e5m2", 8},  [EL_S8] = {"s8", 8},
+             [EL_U8] = {"u8", 8},     [EL_F32] = {"f32", 32},   [EL_S32] = {"s32", 32},
+             [EL_F64] = {"f64", 64}};
+#define NELEMS (int)(sizeof elems / sizeof elems[0])
 
 typedef struct {
-  int k;                       /* 16 or 32 */
-  const sim_format *ta, *tb;   /* operand element formats */
+  int m, n, k;
+  bool satfinite, scaled;
+  elem d, a, b, c;
 } mma_shape;
 
-static const sim_format *elem_format(const char *t, int k) {
-  if (k == 16 && strcmp(t, "f16") == 0) return &tcmma__sim_fmt_f16;
-  if (k == 16 && strcmp(t, "bf16") == 0) return &tcmma__sim_fmt_bf16;
-  if (k == 32 && strcmp(t, "e4m3") == 0) return &tcmma__sim_fmt_e4m3;
-  if (k == 32 && strcmp(t, "e5m2") == 0) return &tcmma__sim_fmt_e5m2;
-  return NULL;
+static const char scaled_kind[] = "kind::mxf8f6f4.block_scale.scale_vec::1X.";
+
+/* The element type named by the '.'-ended word at *s; advances past it. */
+static bool take_elem(const char **s, elem *out) {
+  size_t n = strcspn(*s, ".");
+  for (int e = 0; e < NELEMS; e++)
+    if (strlen(elems[e].name) == n && strncmp(*s, elems[e].name, n) == 0) {
+      *out = (elem)e;
+      *s += n + ((*s)[n] == '.');
+      return true;
+    }
+  return false;
 }
 
-/* Accepts exactly mma.sync.aligned.m16n8k16.row.col.f32.{f16,bf16}x2.f32
- * (same type for a and b) and mma.sync.aligned.m16n8k32.row.col.f32.
- * {e4m3,e5m2}.{e4m3,e5m2}.f32. */
-static bool parse_opcode(const char *op, mma_shape *out) {
-  char at[8], bt[8], tail[2];
-  int k;
-  if (!op || sscanf(op, "mma.sync.aligned.m16n8k%d.row.col.f32.%7[a-z0-9].%7[a-z0-9].f32%1s", &k,
-                    at, bt, tail) != 3)
+static bool is_fp8(elem e) { return e == EL_E4M3 || e == EL_E5M2; }
+static bool is_int8(elem e) { return e == EL_S8 || e == EL_U8; }
+
+/* Whether the shape and types form an instruction of the PTX ISA this model
+ * knows (the "Syntax" of mma: half, alternate floating point, integer and
+ * double precision forms). */
+static bool valid(const mma_shape *s) {
+  bool f16acc = s->d == s->c && (s->d == EL_F32 || s->d == EL_F16);
+  if (s->scaled)
+    return s->m == 16 && s->n == 8 && s->k == 32 && !s->satfinite && s->d == EL_F32 &&
+           s->c == EL_F32 && is_fp8(s->a) && is_fp8(s->b);
+  if (s->satfinite && s->d != EL_S32) return false;
+  if (s->m == 8 && s->n == 8 && s->k == 4)
+    return s->d == EL_F64 && s->a == EL_F64 && s->b == EL_F64 && s->c == EL_F64;
+  if (s->m != 16 || s->n != 8) return false;
+  switch (s->k) {
+  case 8:
+    if (s->a == EL_TF32 && s->b == EL_TF32) return s->d == EL_F32 && s->c == EL_F32;
+    return s->a == EL_F16 && s->b == EL_F16 && f16acc;
+  case 16:
+    if (s->a == EL_BF16 && s->b == EL_BF16) return s->d == EL_F32 && s->c == EL_F32;
+    return s->a == EL_F16 && s->b == EL_F16 && f16acc;
+  case 32:
+    if (is_int8(s->a) && is_int8(s->b)) return s->d == EL_S32 && s->c == EL_S32;
+    return is_fp8(s->a) && is_fp8(s->b) && f16acc;
+  }
+  return false;
+}
+
+/* mma.sync.aligned[.kind::mxf8f6f4.block_scale.scale_vec::1X].mMnNkK.row.col
+ * [.satfinite].D.A.B.C[.ue8m0]: parsed, checked, and rebuilt to compare with
+ * the text, so nothing else passes. */
+static bool parse_opcode(const char *op, bool scaled, mma_shape *s) {
+  static const char head[] = "mma.sync.aligned.";
+  memset(s, 0, sizeof *s);
+  s->scaled = scaled;
+  if (!op || strncmp(op, head, sizeof head - 1) != 0) return false;
+  const char *p = op + sizeof head - 1;
+  if (scaled) {
+    if (strncmp(p, scaled_kind, sizeof scaled_kind - 1) != 0) return false;
+    p += sizeof scaled_kind - 1;
+  }
+  int used = 0;
+  if (sscanf(p, "m%dn%dk%d.row.col.%n", &s->m, &s->n, &s->k, &used) != 3 || !used) return false;
+  p += used;
+  if (strncmp(p, "satfinite.", 10) == 0) s->satfinite = true, p += 10;
+  if (!take_elem(&p, &s->d) || !take_elem(&p, &s->a) || !take_elem(&p, &s->b) ||
+      !take_elem(&p, &s->c) || !valid(s))
     return false;
-  char canon[96];
-  snprintf(canon, sizeof canon, "mma.sync.aligned.m16n8k%d.row.col.f32.%s.%s.f32", k, at, bt);
-  if (strcmp(canon, op) != 0) return false;
-  out->k = k;
-  out->ta = elem_format(at, k);
-  out->tb = elem_format(bt, k);
-  if (!out->ta || !out->tb) return false;
-  if (k == 16 && out->ta != out->tb) return false;
+  char canon[192];
+  snprintf(canon, sizeof canon, "%s%sm%dn%dk%d.row.col.%s%s.%s.%s.%s%s", head,
+           scaled ? scaled_kind : "", s->m, s->n, s->k, s->satfinite ? "satfinite." : "",
+           elems[s->d].name, elems[s->a].name, elems[s->b].name, elems[s->c].name,
+           scaled ? ".ue8m0" : "");
+  return strcmp(canon, op) == 0;
+}
+
+/* ---- fragment layouts, from the PTX ISA (g = lane >> 2, q = lane & 3) ---- */
+
+/* Element i of a lane's A fragment: (row m, column k). */
+static void a_at(const mma_shape *s, int lane, int i, int *row, int *col) {
+  int g = lane >> 2, q = lane & 3;
+  if (s->k == 4) { /* m8n8k4 f64: a0 */
+    *row = g, *col = q;
+  } else if (s->k == 8 && s->a == EL_TF32) { /* a0 (g,q) a1 (g+8,q) a2 (g,q+4) a3 (g+8,q+4) */
+    *row = g + 8 * (i & 1), *col = q + 4 * (i >> 1);
+  } else if (s->k == 8) { /* f16: a0,a1 row g; a2,a3 row g+8; col 2q + (i&1) */
+    *row = g + 8 * (i >> 1), *col = 2 * q + (i & 1);
+  } else if (s->k == 16) { /* a0,a1,a4,a5 row g; col 2q + (i&1) + 8 for i >= 4 */
+    *row = (i == 0 || i == 1 || i == 4 || i == 5) ? g : g + 8;
+    *col = 2 * q + (i & 1) + 8 * (i >= 4);
+  } else { /* k32 8-bit: a0..a3, a8..a11 row g; col 4q + (i&3) + 16 for i >= 8 */
+    *row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
+    *col = 4 * q + (i & 3) + 16 * (i >= 8);
+  }
+}
+
+/* Element i of a lane's B fragment: (row k, column n = g). */
+static int b_k(const mma_shape *s, int lane, int i) {
+  int q = lane & 3;
+  if (s->k == 4) return q;                                  /* b0 */
+  if (s->k == 8 && s->b == EL_TF32) return q + 4 * i;       /* b0 q, b1 q+4 */
+  if (s->k == 8) return 2 * q + i;                          /* b0, b1 */
+  if (s->k == 16) return 2 * q + (i & 1) + 8 * (i >= 2);    /* b0..b3 */
+  return 4 * q + (i & 3) + 16 * (i >= 4);                   /* b0..b7 */
+}
+
+/* Element i of a lane's C/D fragment: (row m, column n). */
+static void c_at(const mma_shape *s, int lane, int i, int *row, int *col) {
+  int g = lane >> 2, q = lane & 3;
+  *row = s->m == 8 ? g : g + 8 * (i >= 2);
+  *col = 2 * q + (i & 1);
+}
+
+/* ---- element values ---- */
+
+/* Element i of a lane's registers of type e: packed low element first in
+ * 32-bit registers, or one f64 per 64-bit register. */
+static double get(const void *regs, elem e, int i) {
+  if (e == EL_F64) return ((const double *)regs)[i];
+  int bits = elems[e].bits, per = 32 / bits;
+  uint32_t word = ((const uint32_t *)regs)[i / per];
+  uint32_t v = bits == 32 ? word : (word >> (bits * (i % per))) & ((1u << bits) - 1);
+  float f;
+  switch (e) {
+  case EL_F16: return tcmma__sim_decode(&tcmma__sim_fmt_f16, v);
+  case EL_BF16: return tcmma__sim_decode(&tcmma__sim_fmt_bf16, v);
+  case EL_E4M3: return tcmma__sim_decode(&tcmma__sim_fmt_e4m3, v);
+  case EL_E5M2: return tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
+  case EL_S8: return (int8_t)v;
+  case EL_U8: return (uint8_t)v;
+  case EL_S32: return (int32_t)v;
+  case EL_TF32: v &= ~0x1fffu; /* the tensor core reads the top 19 bits */
+    /* fall through */
+  default: memcpy(&f, &v, sizeof f); return f;
+  }
+}
+
+static void put(void *regs, elem e, int i, double x, bool satfinite) {
+  uint32_t *w = regs;
+  float f = (float)x;
+  switch (e) {
+  case EL_F64: ((double *)regs)[i] = x; return;
+  case EL_F32: memcpy(&w[i], &f, sizeof f); return;
+  case EL_F16: {
+    uint32_t h = tcmma__sim_encode(&tcmma__sim_fmt_f16, x, false), sh = 16 * (unsigned)(i % 2);
+    w[i / 2] = (w[i / 2] & ~(0xffffu << sh)) | h << sh;
+    return;
+  }
+  default: /* s32: x holds an exact 64-bit sum */
+    if (satfinite) x = fmax(-2147483648.0, fmin(2147483647.0, x));
+    w[i] = (uint32_t)(int64_t)x; /* two's complement: wraps mod 2^32 */
+    return;
+  }
+}
+
+/* ---- the warp's operation ---- */
+
+typedef struct {
+  void *d;
+  const void *a, *b, *c;
+  uint32_t scale[2];    /* scale-a-data, scale-b-data */
+  unsigned byte_id[2];  /* byte-id-a, byte-id-b */
+  unsigned thread_id[2]; /* thread-id-a, thread-id-b */
+} mma_args;
+
+/* The scale factors of the warp's block-scaled operands (PTX ISA, "Block
+ * Scaling for mma.sync", .scale_vec::1X): SF_A of row r from lane
+ * 4*(r%8) + 2*thread-id-a + r/8 (the selected thread pair of the row's quad:
+ * its lower thread holds row g, the upper row g+8), SF_B of column n from
+ * lane 4*n + thread-id-b; byte byte-id of that lane's scale data. The
+ * selectors must be valid and the same in every lane. */
+static bool scales(void *const lane_args[SIM_LANES], double sf_a[16], double sf_b[8]) {
+  const mma_args *l0 = lane_args[0];
+  static const unsigned thread_max[2] = {1, 3};
+  for (int o = 0; o < 2; o++) {
+    for (int l = 1; l < SIM_LANES; l++) {
+      const mma_args *x = lane_args[l];
+      if (x->byte_id[o] != l0->byte_id[o] || x->thread_id[o] != l0->thread_id[o]) {
+        tcmma__sim_fail("block-scaled mma: lane %d's %s selectors {%u, %u} differ from lane "
+                        "0's {%u, %u}", l, o ? "b" : "a", x->byte_id[o], x->thread_id[o],
+                        l0->byte_id[o], l0->thread_id[o]);
+        return false;
+      }
+    }
+    if (l0->byte_id[o] > 3 || l0->thread_id[o] > thread_max[o]) {
+      tcmma__sim_fail("block-scaled mma: %s selectors {byte-id %u, thread-id %u}: expected "
+                      "byte-id 0..3 and thread-id 0..%u (scale_vec::1X)", o ? "b" : "a",
+                      l0->byte_id[o], l0->thread_id[o], thread_max[o]);
+      return false;
+    }
+  }
+  for (int r = 0; r < 16; r++) {
+    const mma_args *x = lane_args[4 * (r % 8) + 2 * (int)l0->thread_id[0] + r / 8];
+    uint32_t e = (x->scale[0] >> (8 * l0->byte_id[0])) & 0xffu;
+    sf_a[r] = e == 0xff ? NAN : ldexp(1.0, (int)e - 127); /* ue8m0: 2^(e-127), 0xff NaN */
+  }
+  for (int n = 0; n < 8; n++) {
+    const mma_args *x = lane_args[4 * n + (int)l0->thread_id[1]];
+    uint32_t e = (x->scale[1] >> (8 * l0->byte_id[1])) & 0xffu;
+    sf_b[n] = e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
+  }
   return true;
 }
 
-/* Element i of a lane's fragment registers: 16-bit halves or bytes, lowest
- * first. */
-static uint32_t element(const uint32_t *regs, int i, int k) {
-  if (k == 16) return (regs[i / 2] >> (16 * (i % 2))) & 0xffffu;
-  return (regs[i / 4] >> (8 * (i % 4))) & 0xffu;
+/* The warp's D = A * B + C for shape s, scales applied when given. */
+static void multiply(const mma_shape *s, void *const lane_args[SIM_LANES], const double *sf_a,
+                     const double *sf_b) {
+  double A[16][32], B[32][8], C[16][8];
+  int a_per = s->m * s->k / SIM_LANES, b_per = s->k * s->n / SIM_LANES;
+  int c_per = s->m * s->n / SIM_LANES;
+  for (int lane = 0; lane < SIM_LANES; lane++) {
+    const mma_args *x = lane_args[lane];
+    int row, col;
+    for (int i = 0; i < a_per; i++) {
+      a_at(s, lane, i, &row, &col);
+      A[row][col] = get(x->a, s->a, i);
+    }
+    for (int i = 0; i < b_per; i++) B[b_k(s, lane, i)][lane >> 2] = get(x->b, s->b, i);
+    for (int i = 0; i < c_per; i++) {
+      c_at(s, lane, i, &row, &col);
+      C[row][col] = get(x->c, s->c, i);
+    }
+  }
+  double D[16][8];
+  for (int r = 0; r < s->m; r++)
+    for (int c = 0; c < s->n; c++) {
+      double sum = C[r][c];
+      for (int kk = 0; kk < s->k; kk++) {
+        if (s->d == EL_F64) sum = fma(A[r][kk], B[kk][c], sum);
+        else if (sf_a) sum += A[r][kk] * B[kk][c] * sf_a[r] * sf_b[c];
+        else sum += A[r][kk] * B[kk][c];
+      }
+      D[r][c] = sum;
+    }
+  for (int lane = 0; lane < SIM_LANES; lane++) {
+    const mma_args *x = lane_args[lane];
+    for (int i = 0; i < c_per; i++) {
+      int row, col;
+      c_at(s, lane, i, &row, &col);
+      put(x->d, s->d, i, D[row][col], s->satfinite);
+    }
+  }
 }
+
+static const char known[] =
+    "mma.sync.aligned.{m16n8k8,m16n8k16}.row.col.{f32,f16}.f16.f16.{f32,f16}, "
+    "m16n8k16.row.col.f32.bf16.bf16.f32, m16n8k8.row.col.f32.tf32.tf32.f32, "
+    "m16n8k32.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}, "
+    "m16n8k32.row.col[.satfinite].s32.{s8,u8}.{s8,u8}.s32 or m8n8k4.row.col.f64.f64.f64.f64";
 
 static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
   mma_shape s;
-  if (!parse_opcode(opcode, &s)) {
-    tcmma__sim_fail("unknown mma opcode '%s': expected mma.sync.aligned.m16n8k16.row.col.f32."
-                    "{f16.f16,bf16.bf16}.f32 or mma.sync.aligned.m16n8k32.row.col.f32."
-                    "{e4m3,e5m2}.{e4m3,e5m2}.f32",
-                    opcode);
+  if (!parse_opcode(opcode, false, &s)) {
+    tcmma__sim_fail("unknown mma opcode '%s': expected %s", opcode, known);
     return;
   }
-  double A[16][32], B[32][8], C[16][8];
-  int per = s.k == 16 ? 8 : 16; /* A elements per lane; B has half as many */
-  for (int lane = 0; lane < SIM_LANES; lane++) {
-    const mma_args *x = lane_args[lane];
-    int g = lane >> 2, q = lane & 3;
-    for (int i = 0; i < per; i++) {
-      int row, col;
-      if (s.k == 16) {
-        row = (i == 0 || i == 1 || i == 4 || i == 5) ? g : g + 8;
-        col = 2 * q + (i & 1) + 8 * (i >= 4);
-      } else {
-        row = (i < 4 || (i >= 8 && i < 12)) ? g : g + 8;
-        col = 4 * q + (i & 3) + 16 * (i >= 8);
-      }
-      A[row][col] = tcmma__sim_decode(s.ta, element(x->a, i, s.k));
-    }
-    for (int i = 0; i < per / 2; i++) {
-      int kk = s.k == 16 ? 2 * q + (i & 1) + 8 * (i >= 2) : 4 * q + (i & 3) + 16 * (i >= 4);
-      B[kk][g] = tcmma__sim_decode(s.tb, element(x->b, i, s.k));
-    }
-    for (int i = 0; i < 4; i++) C[g + 8 * (i >= 2)][2 * q + (i & 1)] = x->c[i];
-  }
-  float D[16][8];
-  for (int r = 0; r < 16; r++)
-    for (int c = 0; c < 8; c++) {
-      double sum = C[r][c];
-      for (int kk = 0; kk < s.k; kk++) sum += A[r][kk] * B[kk][c];
-      D[r][c] = (float)sum;
-    }
-  for (int lane = 0; lane < SIM_LANES; lane++) {
-    const mma_args *x = lane_args[lane];
-    int g = lane >> 2, q = lane & 3;
-    for (int i = 0; i < 4; i++) x->d[i] = D[g + 8 * (i >= 2)][2 * q + (i & 1)];
-  }
+  multiply(&s, lane_args, NULL, NULL);
 }
 
-void tcmma_sim_mma(const char *opcode, float *d, const uint32_t *a, const uint32_t *b,
-                   const float *c) {
-  mma_args args = {d, a, b, c};
+static void exec_mma_scaled(const char *opcode, void *const lane_args[SIM_LANES]) {
+  mma_shape s;
+  double sf_a[16], sf_b[8];
+  if (!parse_opcode(opcode, true, &s)) {
+    tcmma__sim_fail("unknown block-scaled mma opcode '%s': expected mma.sync.aligned.%s"
+                    "m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32.ue8m0",
+                    opcode, scaled_kind);
+    return;
+  }
+  if (scales(lane_args, sf_a, sf_b)) multiply(&s, lane_args, sf_a, sf_b);
+}
+
+void tcmma_sim_mma(const char *opcode, void *d, const void *a, const void *b, const void *c) {
+  mma_args args = {d, a, b, c, {0, 0}, {0, 0}, {0, 0}};
   tcmma__sim_collective(opcode, exec_mma, &args);
+}
+
+void tcmma_sim_mma_scaled(const char *opcode, void *d, const void *a, const void *b,
+                          const void *c, uint32_t scale_a, unsigned byte_a, unsigned thread_a,
+                          uint32_t scale_b, unsigned byte_b, unsigned thread_b) {
+  mma_args args = {d, a, b, c, {scale_a, scale_b}, {byte_a, byte_b}, {thread_a, thread_b}};
+  tcmma__sim_collective(opcode, exec_mma_scaled, &args);
 }

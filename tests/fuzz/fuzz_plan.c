@@ -1,12 +1,13 @@
 /* libFuzzer target: the planner and the renderers with random calls. The
  * bytes decode into a tcmma_call (precisions, orientations, leading
- * dimensions, spaces, swizzles, sub-tile origins, extents, scope, cc,
- * policy, a forced arm, lane and warp expressions: mostly plausible values,
- * sometimes out of range); an accepted plan is rendered as statement,
- * fragment, pieces and kernel in both dialects under a decoded naming
- * context, with its census and kernel buffer layout; then the staging
- * helper and the swizzle map with decoded arguments. Every outcome must be
- * a status, never a crash, a leak or undefined behaviour. */
+ * dimensions, spaces, swizzles, sub-tile origins, block scales, extents,
+ * scope, cc, policy, a forced arm, lane and warp expressions: mostly
+ * plausible values, sometimes out of range); an accepted plan is rendered
+ * as statement, fragment, pieces and kernel in both dialects under a
+ * decoded naming context, with its census and kernel buffer layout (scale
+ * buffers too); then the staging helper and the swizzle map with decoded
+ * arguments. Every outcome must be a status, never a crash, a leak or
+ * undefined behaviour. */
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -75,6 +76,10 @@ static void operand(bytes *b, tcmma_operand_desc *o) {
   o->swizzle = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
   o->row0 = coord(b);
   o->col0 = coord(b);
+  /* block scales: none, a pointer expression, an empty one; dense or any ld */
+  static const char *const scales[] = {NULL, "s", "(const unsigned char *)sp + 64", ""};
+  o->scale = scales[pick(b, 4)];
+  o->scale_ld = byte(b) & 1 ? 0 : ld(b);
 }
 
 /* A naming context: the default prefix, a custom one, or an invalid one. */
@@ -142,6 +147,8 @@ static void render_all(const tcmma_plan *p, bytes *b) {
   for (int op = 0; op < 3; op++) {
     tcmma_kernel_operand_elems(p, outer, (tcmma_operand)op);
     tcmma_kernel_operand_index(p, (tcmma_operand)op, (int)pick(b, 8) - 1, wide(b), wide(b));
+    tcmma_kernel_scale_elems(p, outer, (tcmma_operand)op);
+    tcmma_kernel_scale_index(p, (tcmma_operand)op, (int)pick(b, 8) - 1, wide(b), wide(b));
   }
 }
 

@@ -20,6 +20,7 @@
  * storage is the transpose of the register layout (A stored transposed, B
  * not stored transposed: PTX ISA ldmatrix and m16n8k16 fragment layouts). */
 #include <ctype.h>
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -68,19 +69,29 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
 }
 
 /* The stores of d in the PTX (inline arms, d in global memory, where
- * nothing else writes global memory): one store of d's pair (8 bytes for
- * f32: st.global.v2.f32; 4 bytes for 16-bit elements: st.global.u32/b32)
- * per register pair when the census says d_vector, else one element store
- * (st.global.f32, .u16/.b16) per register: mt*nt*c_regs of them. */
+ * nothing else writes global memory): one store of d's pair (st.global.v2
+ * of 32- or 64-bit elements; 4 bytes for 16-bit elements: st.global.u32/b32)
+ * per pair of accumulator elements when the census says d_vector, else one
+ * element store (st.global.f32, .u16/.b16) per element. */
 static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
                            const tcmma_ptx_info *px, tcmma_case_result *r) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (info->form != TCMMA_FORM_PTX || plan->call.d.space != TCMMA_SPACE_GLOBAL) return true;
+  /* the store opcodes' suffixes by d's element size: a pair of 16-bit
+   * elements is one 32-bit word; 32- and 64-bit pairs are .v2 vectors */
   int eb = tcmma_prec_bytes(plan->call.d.prec);
-  static const char *const pair_f32[] = {".v2.f32", NULL}, *const pair_16[] = {".u32", ".b32", NULL};
-  static const char *const elem_f32[] = {".f32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
-  const char *const *pair = eb == 4 ? pair_f32 : pair_16, *const *elem = eb == 4 ? elem_f32 : elem_16;
-  size_t pairs = 0, elems = 0, regs = (size_t)plan->mt * plan->nt * info->c_regs;
+  static const char *const pair_16[] = {".u32", ".b32", NULL}, *const elem_16[] = {".u16", ".b16", NULL};
+  static const char *const pair_32[] = {".v2.f32", ".v2.u32", ".v2.b32", ".v2.s32", NULL},
+                           *const elem_32[] = {".f32", ".u32", ".b32", ".s32", NULL};
+  static const char *const pair_64[] = {".v2.f64", ".v2.u64", ".v2.b64", NULL},
+                           *const elem_64[] = {".f64", ".u64", ".b64", NULL};
+  const char *const *pair = eb == 2 ? pair_16 : eb == 4 ? pair_32 : pair_64;
+  const char *const *elem = eb == 2 ? elem_16 : eb == 4 ? elem_32 : elem_64;
+  /* the accumulator's elements: c_regs registers of one (f32) or two (f16
+   * pairs) elements per tile */
+  size_t pairs = 0, elems = 0,
+         regs = (size_t)plan->mt * plan->nt * info->c_regs *
+                (size_t)tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C);
   for (size_t i = 0; i < px->census_count; i++) {
     const char *op = px->census[i].opcode;
     if (strncmp(op, "st.global", 9) != 0) continue;
@@ -141,32 +152,54 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
       return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
-    /* the census's ldmatrix instructions per k step (a: one .x4 per tile;
-     * b: one .x4 per pair of tiles, one .x2 for an odd one), .trans where
-     * the storage is the transpose of the register layout */
+    /* the census's ldmatrix instructions per k step (one 8x8 matrix per
+     * fragment register: .x4 for four, the rest in a .x2 and a .x1), .trans
+     * where the storage is the transpose of the register layout */
     bool at = c->call.a.transposed, bt = !c->call.b.transposed;
-    size_t steps = stmts * kt;
-    size_t x4 = steps * (size_t)(cen->a_ldmatrix_x4 + cen->b_ldmatrix_x4);
-    size_t x2 = steps * (size_t)(cen->a_ldmatrix_x2 + cen->b_ldmatrix_x2);
-    size_t x4t = steps * (size_t)((at ? cen->a_ldmatrix_x4 : 0) + (bt ? cen->b_ldmatrix_x4 : 0));
-    size_t x2t = steps * (size_t)((at ? cen->a_ldmatrix_x2 : 0) + (bt ? cen->b_ldmatrix_x2 : 0));
-    /* and the counts cover the fragments each k step loads */
-    if (cen->a_ldmatrix && cen->a_ldmatrix_x4 + cen->a_ldmatrix_x2 == 0)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: a loads through ldmatrix, no instruction");
-    if (cen->b_ldmatrix && 2 * cen->b_ldmatrix_x4 + cen->b_ldmatrix_x2 != cen->b_loads_per_k)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4 and %d .x2 per k step do not "
-                            "load b's %d tiles", cen->b_ldmatrix_x4, cen->b_ldmatrix_x2,
-                            cen->b_loads_per_k);
-    size_t got4 = count_ops(px, "ldmatrix.", ".x4", NULL), got2 = count_ops(px, "ldmatrix.", ".x2", NULL);
-    size_t got4t = count_ops(px, "ldmatrix.", ".x4.trans", NULL),
-           got2t = count_ops(px, "ldmatrix.", ".x2.trans", NULL);
-    size_t all = count_ops(px, "ldmatrix.", NULL, NULL);
-    if (got4 != x4 || got2 != x2 || got4t != x4t || got2t != x2t || all != x4 + x2)
+    size_t steps = stmts * kt, need[3][2] = {{0}}; /* [x4, x2, x1][all, .trans] */
+    const int a_n[3] = {cen->a_ldmatrix_x4, cen->a_ldmatrix_x2, cen->a_ldmatrix_x1};
+    const int b_n[3] = {cen->b_ldmatrix_x4, cen->b_ldmatrix_x2, cen->b_ldmatrix_x1};
+    static const char *const width[3] = {".x4", ".x2", ".x1"}, *const trans[3] = {
+        ".x4.trans", ".x2.trans", ".x1.trans"};
+    for (int w = 0; w < 3; w++) {
+      need[w][0] = steps * (size_t)(a_n[w] + b_n[w]);
+      need[w][1] = steps * (size_t)((at ? a_n[w] : 0) + (bt ? b_n[w] : 0));
+    }
+    /* and the counts cover the fragments each k step loads, one matrix per
+     * register */
+    const bool ldm[2] = {cen->a_ldmatrix, cen->b_ldmatrix};
+    const int loads[2] = {cen->a_loads_per_k, cen->b_loads_per_k};
+    const int regs[2] = {info->a_regs, info->b_regs};
+    for (int o = 0; o < 2; o++) {
+      const int *n = o ? b_n : a_n;
+      int matrices = 4 * n[0] + 2 * n[1] + n[2];
+      if (ldm[o] && matrices != regs[o] * loads[o])
+        return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4, %d .x2 and %d .x1 per k "
+                              "step do not load %s's %d tiles of %d registers", n[0], n[1], n[2],
+                              o ? "b" : "a", loads[o], regs[o]);
+    }
+    size_t got[3][2], all = count_ops(px, "ldmatrix.", NULL, NULL), total = 0;
+    bool same = true;
+    for (int w = 0; w < 3; w++) {
+      got[w][0] = count_ops(px, "ldmatrix.", width[w], NULL);
+      got[w][1] = count_ops(px, "ldmatrix.", trans[w], NULL);
+      same = same && got[w][0] == need[w][0] && got[w][1] == need[w][1];
+      total += need[w][0];
+    }
+    if (!same || all != total)
       return tcmma_case_set(
           r, TCMMA_CASE_FAILED,
-          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu .trans), %zu in all; "
-          "expected %zu (%zu), %zu (%zu) from census a=%d b=%d",
-          got4, got4t, got2, got2t, all, x4, x4t, x2, x2t, cen->a_ldmatrix, cen->b_ldmatrix);
+          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu), %zu .x1 (%zu), %zu in all; "
+          "expected %zu (%zu), %zu (%zu), %zu (%zu) from census a=%d b=%d",
+          got[0][0], got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], all, need[0][0],
+          need[0][1], need[1][0], need[1][1], need[2][0], need[2][1], cen->a_ldmatrix,
+          cen->b_ldmatrix);
+    /* a tf32 arm rounds every register it loads, once */
+    size_t cvt = count_ops(px, "cvt.rna.tf32.f32", NULL, NULL);
+    size_t want_cvt = info->tf32 ? steps * (size_t)(regs[0] * loads[0] + regs[1] * loads[1]) : 0;
+    if (cvt != want_cvt)
+      return tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
+                            cvt, want_cvt);
     if (!d_stores_match(plan, cen, px, r)) return false;
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
@@ -215,12 +248,17 @@ static int expected_target(const tcmma_buf *src, int floor, int lowest) {
   return want;
 }
 
-/* The floor compile's outcome: a CUBIN at want with no warning, and the PTX
- * census the plan promises; r PASSED with *stmts set, or final. */
+/* The floor compile's outcome: a CUBIN at want (with the f suffix for a
+ * family arm: its floor is its family target, sm_120f for every 12.x
+ * device) with no warning, and the PTX census the plan promises; r PASSED
+ * with *stmts set, or final. */
 static void check_floor(const compile_case *k, const verify_job *j, size_t *stmts,
                         tcmma_case_result *r) {
   char line[200];
   tcmma_error err;
+  bool family = k->info->family;
+  char suffix = family ? 'f' : 0;
+  const char *suffix_text = family ? "f" : "";
   if (j->status == TCMMA_UNAVAILABLE) {
     tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", j->err.message);
   } else if (j->status != TCMMA_OK) {
@@ -238,23 +276,32 @@ static void check_floor(const compile_case *k, const verify_job *j, size_t *stmt
     tcmma_error_clear(&err);
     if (tcmma_ptx_parse(j->prog.ptx, j->prog.ptx_len, &px, &err) != TCMMA_OK) {
       tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX reader: %s", err.message);
-    } else if (px.target_sm != k->want || px.target_suffix) {
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d",
-                     px.target ? px.target : "?", k->want);
+    } else if (px.target_sm != k->want || px.target_suffix != suffix) {
+      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d%s",
+                     px.target ? px.target : "?", k->want, suffix_text);
     } else if (tcmma_exec_compile_census(k->c, &k->plan, &k->cen, &px, r, stmts)) {
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX", k->want, *stmts,
-                     *stmts == 1 ? "" : "s");
+      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d%s, %zu statement%s in PTX", k->want,
+                     suffix_text, *stmts, *stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
 }
 
+/* What ptxas says when it refuses an arm's instruction below the floor: a
+ * family arm's instruction is "not supported" on the target, any other
+ * "requires" the floor's. */
+static void refusal_text(const tcmma_arm_info *info, int below, char *buf, size_t cap) {
+  if (info->family) snprintf(buf, cap, "not supported on .target 'sm_%d'", below);
+  else snprintf(buf, cap, "requires .target sm_%d", info->floor);
+}
+
 /* Inline PTX below its floor: ptxas must have refused the very same source
- * at the arch below, naming the floor's target. */
+ * at the arch below, naming the floor's target (or, for a family arm, the
+ * target below). */
 static void check_below(const compile_case *k, const verify_job *j, size_t stmts,
                         tcmma_case_result *r) {
-  char needs[48];
-  snprintf(needs, sizeof needs, "requires .target sm_%d", k->info->floor);
+  char needs[64];
+  refusal_text(k->info, k->below, needs, sizeof needs);
   if (j->status == TCMMA_OK)
     tcmma_case_set(r, TCMMA_CASE_FAILED,
                    "ptxas accepted the kernel at sm_%d, below the arm's floor %d", k->below,

@@ -33,17 +33,23 @@ typedef struct {
   unsigned char *mem, *before;
 } tcmma_operand_buf;
 
-/* A case's buffers, in the kernel's argument order d, a, b. */
+/* The most buffers a kernel takes: d, a, b, then a block-scaled arm's
+ * scales of a and b (sa, sb: bytes, tcmma_kernel_scale_index). */
+enum { TCMMA_CASE_BUFS = 5 };
+
+/* A case's buffers, in the kernel's argument order d, a, b[, sa, sb]. */
 typedef struct {
   const tcmma_case *c;
   const tcmma_plan *plan;
   const tcmma_arm_info *info;
   long m, n, K;          /* K = outer * k: the whole reduction */
   int d_roundings;       /* d is rounded once per update statement stored */
-  tcmma_operand_buf buf[3];
+  int nbuf;              /* 3, or 5 with block scales */
+  tcmma_operand_buf buf[TCMMA_CASE_BUFS];
 } tcmma_case_data;
 
-/* Runs the kernel over x's buffers (buf[i].mem, total bytes each; d, a, b)
+/* Runs the kernel over x's buffers (buf[i].mem, total bytes each; d, a, b
+ * and for block scales sa, sb: nbuf of them)
  * and leaves what it wrote there. false with r FAILED saying why (prefixed
  * with pass, "integer pass" or "real pass") when it could not run. */
 typedef bool (*tcmma_case_runner)(tcmma_case_data *x, const char *pass, void *ctx,

@@ -16,6 +16,7 @@ typedef struct {
   int cc, registers;
   const char *arm;
   tcmma_gemm_decline expect;
+  bool tf32; /* the numerics policy allows tf32 */
 } row;
 
 static const row rows[] = {
@@ -42,11 +43,17 @@ static const row rows[] = {
      false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"f32", "bf16", "bf16", false, true, 640, 192, 32, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* 10x3 blocks: two groups of rows */
+    {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, "mma-f16-k8", TCMMA_GEMM_DECLINE_NONE}, /* Turing's shape */
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
     {"f32", "f16", "f16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, "wmma-f16f32", TCMMA_GEMM_DECLINE_ARM},
+    {"f32", "f32", "f32", true, false, 64, 64, 64, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ARM, true},
+    {"f32", "mxe4m3", "mxe4m3", false, true, 128, 128, 128, 128, 128, 64, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_ARM},
     {"f32", "bf16", "bf16", false, false, 256, 128, 64, 256, 128, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_WARP_TILE},
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 3, 1, 3, 0, 0, 0, 1, 0,
@@ -84,17 +91,22 @@ static void build(void) {
     g->warps_m = w->wm, g->warps_n = w->wn, g->stages = w->stages;
     g->unpredicated = w->unpredicated, g->cc = w->cc, g->registers = w->registers;
     g->arm = w->arm;
+    g->numerics.tf32 = w->tf32;
     g->name = "tcmma_kernel";
     c->alpha = w->alpha, c->beta = w->beta, c->c_is_d = w->c_is_d;
     c->expect = w->expect;
     char ld[64] = "";
     if (w->lda || w->ldb || w->ldd)
       snprintf(ld, sizeof ld, "/ld=%ld,%ld,%ld", w->lda, w->ldb, w->ldd);
+    /* an accepted case is named by the arm its plan runs (a plan that
+     * declines after all fails the case when it runs) */
+    tcmma_gemm_plan plan;
+    const char *arm = "declined";
+    if (!w->expect && tcmma_gemm_plan_call(g, &plan, NULL) == TCMMA_OK)
+      arm = tcmma_arm_marker(plan.arm);
     snprintf(c->name, sizeof c->name,
              "gemm/%s%s/%dx%dx%d/w%dx%d/s%d/d=%s/a=%s%s/b=%s%s/%dx%dx%d%s/alpha=%g,beta=%g%s",
-             w->expect ? "decline-" : "", w->expect ? tcmma_gemm_decline_name(w->expect)
-                                                    : (w->cc >= 89 && w->a[0] == 'e' ? "mma-fp8"
-                                                       : w->a[0] == 'b' ? "mma-bf16" : "mma-f16"),
+             w->expect ? "decline-" : "", w->expect ? tcmma_gemm_decline_name(w->expect) : arm,
              w->bm, w->bn, w->bk, w->wm, w->wn, w->stages, w->d, w->a, w->at ? ",t" : "", w->b,
              w->bt ? ",t" : "", w->m, w->n, w->k, ld, w->alpha, w->beta,
              w->c_is_d ? "/c=d" : "");

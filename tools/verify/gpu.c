@@ -11,6 +11,7 @@
  * message, never passed; a driver that loads but fails (TCMMA_CUDA: cuInit,
  * a rejected module with its JIT log, a launch) FAILS the case. Declined
  * cases still check their decline. */
+#include <stdio.h>
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
 #include "tools/verify/data.h"
@@ -23,7 +24,7 @@ typedef struct {
   const tcmma_device_info *dev;
   const tcmma_program *prog;
   tcmma_kernel fn;
-  tcmma_devmem mem[3]; /* d, a, b; allocated on the first pass */
+  tcmma_devmem mem[TCMMA_CASE_BUFS]; /* d, a, b[, sa, sb]; allocated on the first pass */
 } gpu_ctx;
 
 /* Copies the buffers in, launches one warp, copies them back; every driver
@@ -33,17 +34,18 @@ static bool gpu_runner(tcmma_case_data *x, const char *pass, void *ctx, tcmma_ca
   tcmma_error err;
   tcmma_error_clear(&err);
   tcmma_status st = TCMMA_OK;
-  for (int o = 0; o < 3 && st == TCMMA_OK; o++) {
+  for (int o = 0; o < x->nbuf && st == TCMMA_OK; o++) {
     if (!g->mem[o].ptr) st = tcmma_mem_alloc(g->dev->ordinal, x->buf[o].total, &g->mem[o], &err);
     if (st == TCMMA_OK)
       st = tcmma_mem_to_device(&g->mem[o], 0, x->buf[o].mem, x->buf[o].total, &err);
   }
   if (st == TCMMA_OK) {
-    void *args[3] = {&g->mem[0].ptr, &g->mem[1].ptr, &g->mem[2].ptr};
+    void *args[TCMMA_CASE_BUFS];
+    for (int o = 0; o < x->nbuf; o++) args[o] = &g->mem[o].ptr;
     st = tcmma_launch(&g->fn, (const unsigned[3]){1, 1, 1}, (const unsigned[3]){TCMMA_WARP_SIZE, 1, 1}, 0, args,
                       &err);
   }
-  for (int o = 0; o < 3 && st == TCMMA_OK; o++)
+  for (int o = 0; o < x->nbuf && st == TCMMA_OK; o++)
     st = tcmma_mem_to_host(x->buf[o].mem, &g->mem[o], 0, x->buf[o].total, &err);
   if (st == TCMMA_OK) return true;
   return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s on device %d (cc %d, %s): %s", pass,
@@ -63,11 +65,13 @@ static void run_on_device(const tcmma_case *c, const tcmma_plan *p, const tcmma_
   if (st != TCMMA_OK)
     tcmma_case_set(r, TCMMA_CASE_FAILED, "on device %d (cc %d, %s): %s", dev->ordinal, dev->cc,
                    prog->target_arch, err.message);
-  else if (tcmma_case_data_run(c, p, gpu_runner, &g, r))
-    tcmma_case_set(r, TCMMA_CASE_PASSED,
-                   "bit-exact on integers, within bound on reals on device %d (cc %d), %s",
-                   dev->ordinal, dev->cc, prog->target_arch);
-  for (int o = 0; o < 3; o++) tcmma_mem_free(&g.mem[o]);
+  else if (tcmma_case_data_run(c, p, gpu_runner, &g, r)) {
+    char passed[sizeof r->reason];
+    snprintf(passed, sizeof passed, "%s", r->reason);
+    tcmma_case_set(r, TCMMA_CASE_PASSED, "%.300s on device %d (cc %d), %s", passed, dev->ordinal,
+                   dev->cc, prog->target_arch);
+  }
+  for (int o = 0; o < TCMMA_CASE_BUFS; o++) tcmma_mem_free(&g.mem[o]);
   tcmma_module_unload(mod);
 }
 
@@ -92,8 +96,14 @@ void tcmma_exec_gpu(const tcmma_case *c, tcmma_case_result *r) {
   tcmma_device_info dev;
   if (!gpu_device(&dev, r)) return;
   if (!tcmma_arm_runs_on(plan.arm, dev.cc)) {
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s", dev.cc,
-                   tcmma_arm_marker(plan.arm));
+    const tcmma_arm_info *info = tcmma_arm_get(plan.arm);
+    if (info->family) /* e.g. mma-mxfp8: sm_120/121 only, not a later major */
+      tcmma_case_set(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s: a family arm "
+                     "runs only on %d.x devices (floor %d)", dev.cc, info->marker,
+                     info->floor / 10, info->floor);
+    else
+      tcmma_case_set(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s", dev.cc,
+                     info->marker);
     return;
   }
   tcmma_error err;

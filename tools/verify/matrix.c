@@ -7,8 +7,7 @@
  * Tiles are read from the arm table (through tcmma_arm_get) so that the
  * extents axis counts in tiles of the expected arm.
  *
- * Accepted cases: each tier-1 row (one per rendered arm, so every arm but
- * mma-mxfp8, which the emitters do not render) runs the full product
+ * Accepted cases: each tier-1 row runs the full product
  *   scopes (statement; fragment with outer reduction 1 and 3)
  *   x orientations (a, b stored transposed or not)
  *   x storages (global; shared plain; shared swizzled_b128 and a mix, the
@@ -49,19 +48,43 @@ static const matrix_row rows[] = {
      {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
     {"f32=e4m3.e4m3", P(F32), P(E4M3), P(E4M3), W, false, PTX, 0, 1,
      {A(MMA_FP8), A(MMA_FP8)}, {OK_, OK_}},
-    {"f16=f16.f16/narrow", P(F16), P(F16), P(F16), N, false, PTX, 0, 1,
+    {"f16=f16.f16/narrow/wmma", P(F16), P(F16), P(F16), N, false, WMMA, 0, 1,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
     {"f32=f16.f16/wmma", P(F32), P(F16), P(F16), W, false, WMMA, 0, 1,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
-    /* uniform f16, wide, below the inline arm's floor: the statement list
-     * holds only the inline arm (a statement never converts its
-     * destination); the fragment list falls back to the staged wmma arm */
-    {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 1,
+    /* uniform f16, wide, below every inline arm's floor: the statement list
+     * holds only inline arms (a statement never converts its destination);
+     * the fragment list falls back to the staged wmma arm */
+    {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 1,
      {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
     {"f32=bf16.bf16/wmma", P(F32), P(BF16), P(BF16), W, false, WMMA, 0, 1,
      {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}},
-    {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 1,
+    {"f32=f32.f32/tf32/wmma", P(F32), P(F32), P(F32), W, true, WMMA, 0, 1,
      {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}},
+    /* tier 3: the newer arms, one row each (the reduced product plus the
+     * layout and composition cases) */
+    /* Turing: below sm_80 an f16 product still gets inline PTX (m16n8k8) */
+    {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 3,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}},
+    {"f32=f32.f32/tf32", P(F32), P(F32), P(F32), W, true, PTX, 0, 3,
+     {A(MMA_TF32), A(MMA_TF32)}, {OK_, OK_}},
+    /* integers: s8/u8 products into s32, wrapping or saturating */
+    {"s32=s8.s8", P(S32), P(S8), P(S8), W, false, PTX, 0, 3,
+     {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
+    {"s32=u8.s8/sat", P(S32), P(U8), P(S8), W, false, PTX, 0, 3,
+     {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
+    /* f64: m8n8k4, fused multiply-adds */
+    {"f64=f64.f64", P(F64), P(F64), P(F64), W, false, PTX, 0, 3,
+     {A(MMA_F64), A(MMA_F64)}, {OK_, OK_}},
+    /* f16 accumulators: the narrow policy's inline arms */
+    {"f16=f16.f16/narrow", P(F16), P(F16), P(F16), N, false, PTX, 0, 3,
+     {A(MMA_F16_ACC16), A(MMA_F16_ACC16)}, {OK_, OK_}},
+    {"f16=e4m3.e5m2/narrow", P(F16), P(E4M3), P(E5M2), N, false, PTX, 0, 3,
+     {A(MMA_FP8_ACC16), A(MMA_FP8_ACC16)}, {OK_, OK_}},
+    /* block-scaled fp8: one ue8m0 scale per 32 k of each row of a and
+     * column of b, given apart (the kernel's sa and sb) */
+    {"f32=mxe4m3.mxe4m3@120", P(F32), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 3,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
     /* tier 2: other destinations, mixes, policies, devices */
     {"f16=f16.f16/wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
@@ -69,9 +92,10 @@ static const matrix_row rows[] = {
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
     {"f16=f16.f16/narrow@75", P(F16), P(F16), P(F16), N, false, PTX, 75, 2,
      {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}},
-    {"f16=f16.f16/wide@70", P(F16), P(F16), P(F16), W, false, PTX, 70, 2,
-     {NONE_ARM, A(WMMA_F16_WIDE)}, {D(FLOOR), OK_}},
-    {"f32=f16.f16/ptx@75", P(F32), P(F16), P(F16), W, false, PTX, 75, 2,
+    /* a Turing device: the statement gets inline PTX too, at f32 */
+    {"f16=f16.f16/wide@75", P(F16), P(F16), P(F16), W, false, PTX, 75, 2,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}},
+    {"f32=f16.f16/ptx@70", P(F32), P(F16), P(F16), W, false, PTX, 70, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}},
     {"bf16=bf16.bf16", P(BF16), P(BF16), P(BF16), W, false, PTX, 0, 2,
      {A(MMA_BF16), A(MMA_BF16)}, {OK_, OK_}},
@@ -95,6 +119,24 @@ static const matrix_row rows[] = {
      {NONE_ARM, A(WMMA_F16_WIDE)}, {D(CONVERTED_DEST), OK_}, "wmma-f16-wide"},
     {"f32=f16.f16/ptx/arm=wmma-f16f32", P(F32), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(WMMA_F16F32), A(WMMA_F16F32)}, {OK_, OK_}, "wmma-f16f32"},
+    {"f16=e5m2.e4m3/narrow@90", P(F16), P(E5M2), P(E4M3), N, true, WMMA, 90, 2,
+     {A(MMA_FP8_ACC16), A(MMA_FP8_ACC16)}, {OK_, OK_}},
+    {"f64=f64.f64@90", P(F64), P(F64), P(F64), N, true, WMMA, 90, 2,
+     {A(MMA_F64), A(MMA_F64)}, {OK_, OK_}},
+    {"s32=u8.u8@86", P(S32), P(U8), P(U8), W, false, WMMA, 86, 2,
+     {A(MMA_S8), A(MMA_S8)}, {OK_, OK_}},
+    {"s32=s8.u8/sat@90", P(S32), P(S8), P(U8), N, true, PTX, 90, 2,
+     {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
+    {"f32=mxe5m2.mxe4m3@121", P(F32), P(MXE5M2), P(MXE4M3), N, true, WMMA, 121, 2,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
+    /* narrow lists wmma-f16 after the inline f16-accumulate arm: a call may name it */
+    {"f16=f16.f16/narrow/arm=wmma-f16", P(F16), P(F16), P(F16), N, false, PTX, 86, 2,
+     {A(WMMA_F16), A(WMMA_F16)}, {OK_, OK_}, "wmma-f16"},
+    /* the Turing arm on a newer device, and wmma-tf32 under prefer ptx */
+    {"f32=f16.f16/ptx/arm=mma-f16-k8", P(F32), P(F16), P(F16), W, false, PTX, 90, 2,
+     {A(MMA_F16_K8), A(MMA_F16_K8)}, {OK_, OK_}, "mma-f16-k8"},
+    {"f32=f32.f32/tf32/arm=wmma-tf32", P(F32), P(F32), P(F32), W, true, PTX, 86, 2,
+     {A(WMMA_TF32), A(WMMA_TF32)}, {OK_, OK_}, "wmma-tf32"},
     /* prefer-ptx lists wmma-bf16 after the inline arm: a call may name it */
     {"f32=bf16.bf16/ptx/arm=wmma-bf16", P(F32), P(BF16), P(BF16), W, false, PTX, 90, 2,
      {A(WMMA_BF16), A(WMMA_BF16)}, {OK_, OK_}, "wmma-bf16"},
@@ -107,11 +149,32 @@ static const matrix_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-f16"},
     {"f32=e4m3.e4m3/arm=mma-fp8@80", P(F32), P(E4M3), P(E4M3), W, false, PTX, 80, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}, "mma-fp8"},
+    {"f16=e5m2.e5m2/wide/arm=mma-fp8-acc16", P(F16), P(E5M2), P(E5M2), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-fp8-acc16"},
+    {"f16=e4m3.e4m3/narrow@88", P(F16), P(E4M3), P(E4M3), N, false, PTX, 88, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    /* the policy picks wrapping or saturating: naming the other is no-arm */
+    {"s32=s8.s8/arm=mma-s8-sat", P(S32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-s8-sat"},
+    {"s32=s8.s8/sat/arm=mma-s8", P(S32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-s8", true},
+    {"s32=s8.u8@75", P(S32), P(S8), P(U8), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=s8.s8", P(F32), P(S8), P(S8), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"s32=s8.e4m3", P(S32), P(S8), P(E4M3), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f32=f32.f32/tf32/wmma/arm=mma-tf32", P(F32), P(F32), P(F32), W, true, WMMA, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}, "mma-tf32"},
+    {"f32=f16.f16/ptx@70/arm=mma-f16-k8", P(F32), P(F16), P(F16), W, false, PTX, 70, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}, "mma-f16-k8"},
     /* declines of resolution: no arm */
     {"f32=f32.f32/no-tf32", P(F32), P(F32), P(F32), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
-    {"f64=f64.f64", P(F64), P(F64), P(F64), W, false, PTX, 0, 0,
+    {"f32=f64.f64", P(F32), P(F64), P(F64), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f64=f64.f64@75", P(F64), P(F64), P(F64), W, false, PTX, 75, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=f16.bf16", P(F32), P(F16), P(BF16), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
     {"f16=bf16.bf16", P(F16), P(BF16), P(BF16), W, false, PTX, 0, 0,
@@ -135,12 +198,16 @@ static const matrix_row rows[] = {
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
     {"f32=f16.f16/wmma@61", P(F32), P(F16), P(F16), W, false, WMMA, 61, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
-    /* the family arm off its family: declined by floor (the emitters do
-     * not render it, so it appears only here) */
-    {"f32=mxfp8.mxfp8@90", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 90, 0,
+    /* the family arm off its family (12.x only): declined by floor; block
+     * scales only with block-scaled elements on both sides */
+    {"f32=mxe4m3.mxe4m3@90", P(F32), P(MXE4M3), P(MXE4M3), W, false, PTX, 90, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
-    {"f32=mxfp8.mxfp8@100", P(F32), P(MXFP8), P(MXFP8), W, false, PTX, 100, 0,
+    {"f32=mxe5m2.mxe5m2@100", P(F32), P(MXE5M2), P(MXE5M2), W, false, PTX, 100, 0,
      {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=mxe4m3.e4m3", P(F32), P(MXE4M3), P(E4M3), W, false, PTX, 0, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f16=mxe4m3.mxe4m3", P(F16), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
 };
 
 /* ---- axis: scopes ---- */
@@ -218,31 +285,38 @@ static const decline_row declines[] = {
     {D(EXTENTS), "f32=bf16.bf16/ptx", FRAG, MUT_EXTENTS, 0, false, 8, 8, 16, 0, GL, "m=8"},
     {D(EXTENTS), "f32=bf16.bf16/ptx", STMT, MUT_EXTENTS, 0, false, 0, 8, 16, 0, GL, "m=0"},
     {D(EXTENTS), "f32=e4m3.e4m3", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "k=16"},
-    {D(EXTENTS), "f16=f16.f16/narrow", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
+    {D(EXTENTS), "f16=f16.f16/narrow/wmma", STMT, MUT_EXTENTS, 0, false, 16, 8, 16, 0, GL, "n=8"},
+    {D(EXTENTS), "f16=e4m3.e5m2/narrow", FRAG, MUT_EXTENTS, 0, false, 16, 8, 48, 0, GL, "k=48"},
+    {D(EXTENTS), "f64=f64.f64", STMT, MUT_EXTENTS, 0, false, 12, 8, 4, 0, GL, "m=12"},
     {D(EXTENTS), "f32=f32.f32/tf32", FRAG, MUT_EXTENTS, 0, false, 16, 16, 4, 0, GL, "k=4"},
-    {D(EXTENTS), "f16=f16.f16/wide@75", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
+    {D(EXTENTS), "f16=f16.f16/wide@70", FRAG, MUT_EXTENTS, 0, false, 16, 24, 16, 0, GL, "n=24"},
+    {D(EXTENTS), "f32=f16.f16/ptx@75", STMT, MUT_EXTENTS, 0, false, 16, 8, 12, 0, GL, "k=12"},
     /* stride: wmma's ldm must be a multiple of 16 bytes (PTX ISA); the rows
      * of a swizzled tile are whole spans of the atom (128 bytes here) */
-    {D(STRIDE), "f16=f16.f16/narrow", STMT, MUT_LD, 'a', false, 0, 0, 0, 20, GL, "a.ld=20"},
-    {D(STRIDE), "f32=f32.f32/tf32", STMT, MUT_LD, 'b', true, 0, 0, 0, 10, GL, "b=t.ld=10"},
+    {D(STRIDE), "f16=f16.f16/narrow/wmma", STMT, MUT_LD, 'a', false, 0, 0, 0, 20, GL, "a.ld=20"},
+    {D(STRIDE), "f32=f32.f32/tf32/wmma", STMT, MUT_LD, 'b', true, 0, 0, 0, 10, GL, "b=t.ld=10"},
     {D(STRIDE), "f32=f16.f16/wmma", FRAG, MUT_LD, 'd', false, 0, 0, 0, 18, GL, "d.ld=18"},
     {D(STRIDE), "f32=bf16.bf16/wmma", STMT, MUT_LD, 'a', true, 0, 0, 0, 20, SH, "a=t.shared.ld=20"},
     {D(STRIDE), "f32=f16.f16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 72, SH,
      "a=swizzled.ld=72"},
     {D(STRIDE), "f32=e4m3.e4m3", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 48, SH,
      "b=t.swizzled.ld=48"},
+    {D(STRIDE), "s32=u8.s8/sat", STMT, MUT_LD, 'a', false, 0, 0, 0, 34, GL, "a.ld=34"},
+    {D(STRIDE), "f64=f64.f64", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 12, SH, "b=t.swizzled.ld=12"},
     /* space: thread-space operands */
     {D(SPACE), "f32=f16.f16/ptx", STMT, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
     {D(SPACE), "f32=bf16.bf16/wmma", STMT, MUT_SPACE, 'b', false, 0, 0, 0, 0, TH, "b=thread"},
     {D(SPACE), "bf16=bf16.bf16", STMT, MUT_SPACE, 'd', false, 0, 0, 0, 0, TH, "d=thread"},
     {D(SPACE), "f32=e4m3.e4m3", FRAG, MUT_SPACE, 'a', false, 0, 0, 0, 0, TH, "a=thread"},
     /* layout: a swizzled operand the arm cannot load */
-    {D(LAYOUT), "f16=f16.f16/narrow", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, SH,
+    {D(LAYOUT), "f16=f16.f16/narrow/wmma", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, SH,
      "a=swizzled"},
-    {D(LAYOUT), "f32=f32.f32/tf32", FRAG, MUT_LAYOUT, 'b', false, 0, 0, 0, 32, SH,
+    {D(LAYOUT), "f32=f32.f32/tf32/wmma", FRAG, MUT_LAYOUT, 'b', false, 0, 0, 0, 32, SH,
      "b=swizzled"},
-    {D(LAYOUT), "f16=f16.f16/wide@75", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 64, SH,
+    {D(LAYOUT), "f16=f16.f16/wide@70", FRAG, MUT_LAYOUT, 'b', true, 0, 0, 0, 64, SH,
      "b=t.swizzled"},
+    {D(LAYOUT), "f32=f32.f32/tf32", STMT, MUT_LAYOUT, 'a', true, 0, 0, 0, 64, GL,
+     "a=t.global.swizzled"},
     {D(LAYOUT), "f32=bf16.bf16/ptx", STMT, MUT_LAYOUT, 'a', false, 0, 0, 0, 64, GL,
      "a=global.swizzled"},
     /* overflow: offsets that would not fit */
@@ -261,6 +335,8 @@ static const decline_row declines[] = {
      "b=t.swizzle=64.at=0:4", TCMMA_SWIZZLE_B64, 0, 4},
     {D(SUBTILE), "f32=e4m3.e4m3", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 64, GL, "a.at=0:2",
      TCMMA_SWIZZLE_NONE, 0, 2},
+    {D(SUBTILE), "s32=s8.s8", FRAG, MUT_ORIGIN, 'b', true, 0, 0, 0, 64, GL, "b=t.at=0:3",
+     TCMMA_SWIZZLE_NONE, 0, 3},
     {D(SUBTILE), "f32=f16.f16/wmma", STMT, MUT_ORIGIN, 'a', false, 0, 0, 0, 24, GL,
      "a.ld=24.at=1:0", TCMMA_SWIZZLE_NONE, 1, 0},
     /* registers: accumulators beyond the default budget (192 per lane) */
@@ -293,8 +369,12 @@ tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   c.numerics.fp16 = r->fp16;
   c.numerics.tf32 = r->tf32;
   c.numerics.prefer = r->prefer;
+  c.numerics.saturate = r->saturate;
   c.lane = NULL;
   c.arm = r->force;
+  /* block scales: the kernel renderer puts its own sa and sb in (dense) */
+  if (tcmma_prec_is_scaled(r->a)) c.a.scale = "sa";
+  if (tcmma_prec_is_scaled(r->b)) c.b.scale = "sb";
   return c;
 }
 
@@ -491,7 +571,7 @@ static void build(void) {
         if (r->tier == 1) {
           for (int o = 0; o < COUNT(matrix_orients); o++)
             add_accepted(r, s, o, st, (o + st + s) % COUNT(matrix_extents));
-        } else if (r->tier == 2) {
+        } else if (r->tier >= 2) {
           add_accepted(r, s, (s + st + i) % COUNT(matrix_orients), st, (s + 2 * st + i) % COUNT(matrix_extents));
         }
       }
@@ -549,8 +629,9 @@ void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
     bool unit_origin = (o[i]->col0.value * eb) % 16 == 0 && (!o[i]->col0.expr || (cm * eb) % 16 == 0);
     /* A's k runs along a stored row when not transposed; B's when transposed */
     bool k_contiguous = i == 0 ? !o[i]->transposed : o[i]->transposed;
+    /* ldmatrix delivers 32-bit registers: 64-bit elements never */
     out[i] = inline_arm && o[i]->space == TCMMA_SPACE_SHARED && unit_origin &&
-             rows_conflict_free(o[i]->swizzle, ld * eb) &&
+             rows_conflict_free(o[i]->swizzle, ld * eb) && tcmma_prec_bits(o[i]->prec) <= 32 &&
              (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
   }
   if (a) *a = out[0];

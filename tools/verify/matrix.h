@@ -15,10 +15,12 @@ typedef struct {
   bool tf32;
   tcmma_prefer prefer;
   int cc;
-  int tier;          /* 1: full geometry, 2: reduced geometry, 0: declines only */
+  int tier;          /* 1: full geometry, 2: reduced geometry, 3: reduced geometry plus
+                        the layout and composition cases, 0: declines only */
   tcmma_arm arm[2];  /* expected arm per scope [statement, fragment] */
   tcmma_decline why[2]; /* expected decline per scope (OK_: accepted) */
   const char *force;  /* the arm the call asks for by marker (NULL: resolve) */
+  bool saturate;      /* policy: s32 accumulation saturates */
 } matrix_row;
 
 typedef struct {

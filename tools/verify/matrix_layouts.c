@@ -6,7 +6,8 @@
  *     64x32 over a k-major B), the same split along k, in swizzle 64 and
  *     128 stages, origins given as values and as block/warp expressions
  *     (0 in the one-warp test kernel) with declared multiples; and origins
- *     off their period (declined: subtile);
+ *     off their period (declined: subtile); block-scaled sub-tiles whose
+ *     k origin is one scale block in, with wider scale rows;
  *   the pieces composed with double-buffered fragments, for every arm;
  *   zero and scaled (alpha 2, beta -1) accumulator starts, for every arm;
  *   wmma rows of an odd number of 16-byte units (ldm 16 bytes, not 32). */
@@ -62,12 +63,14 @@ static void finish(tcmma_case *c, const matrix_row *r, const char *group, int s)
 
 static bool is_inline(const tcmma_arm_info *info) { return info->form == TCMMA_FORM_PTX; }
 
-/* Every atom x orientation, on each tier-1 inline row; odd orientations
- * pad the rows by one more span (swizzle 32 and 64 then collide in the
- * banks: gathered, not ldmatrix). */
+/* Every atom x orientation, on each inline row of tier 1 (tier 3: two
+ * orientations per atom, one of each padding); odd orientations pad the
+ * rows by one more span (swizzle 32 and 64 then collide in the banks:
+ * gathered, not ldmatrix). */
 static void add_atoms(const matrix_row *r, int i) {
   for (int at = 0; at < COUNT(atoms); at++)
-    for (int o = 0; o < COUNT(matrix_orients); o++) {
+    for (int j = 0; j < (r->tier == 1 ? COUNT(matrix_orients) : 2); j++) {
+      int o = r->tier == 1 ? j : ((i + at) & 2) | j;
       tcmma_case c;
       int s = (i + at + o) % COUNT(matrix_scopes);
       const tcmma_arm_info *info = start(&c, r, s, (at + 2 * o + 1) % COUNT(matrix_extents));
@@ -213,15 +216,38 @@ static void add_wmma_ldm(const matrix_row *r, int i) {
   finish(&c, r, "ldm16", s);
 }
 
+/* Block scales of sub-tiles: a and b start 32 k in (one scale block), the
+ * k origin once as a value and once with a warp expression of multiple 32
+ * (0 in the test kernel), a's scales in rows longer than dense (scale_ld
+ * 5); a in plain shared rows (gathered), b in a swizzle-128 stage
+ * (ldmatrix from 32 bytes in). */
+static void add_scaled_placements(void) {
+  const matrix_row *r = matrix_find_row("f32=mxe4m3.mxe4m3@120");
+  for (int j = 0; r && j < 2; j++) {
+    tcmma_case c;
+    if (!start(&c, r, j ? 2 : 0, -1)) return;
+    c.call.m = 32, c.call.n = 16, c.call.k = 64;
+    c.call.a.space = TCMMA_SPACE_SHARED;
+    c.call.a.ld = 128, c.call.a.col0.value = 32, c.call.a.scale_ld = 5;
+    c.call.b.transposed = true;
+    matrix_set_swizzled(&c.call.b, TCMMA_SWIZZLE_B128, 96);
+    c.call.b.col0.value = 32;
+    if (j) c.call.a.col0.expr = "(threadIdx.x / 32) * 32", c.call.a.col0.multiple = 32;
+    c.indexed = j == 0;
+    finish(&c, r, "k-split", j ? 2 : 0);
+  }
+}
+
 void matrix_add_layout_cases(void) {
   for (int i = 0; matrix_row_at(i); i++) {
     const matrix_row *r = matrix_row_at(i);
-    if (r->tier != 1) continue;
+    if (r->tier != 1 && r->tier != 3) continue;
     add_atoms(r, i);
     add_pieces(r, i);
     add_inits(r, i);
     add_wmma_ldm(r, i);
   }
   add_placements();
+  add_scaled_placements();
   add_origin_declines();
 }

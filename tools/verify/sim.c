@@ -16,7 +16,8 @@ typedef void (*any_fn)(void);
 const any_fn tcmma__sim_keep[] = {
     (any_fn)tcmma_sim_launch,          (any_fn)tcmma_sim_lane,
     (any_fn)tcmma_sim_block,
-    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_ldmatrix,
+    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_mma_scaled,
+    (any_fn)tcmma_sim_cvt,             (any_fn)tcmma_sim_ldmatrix,
     (any_fn)tcmma_sim_cp_async,        (any_fn)tcmma_sim_cp_async_commit,
     (any_fn)tcmma_sim_cp_async_wait_all, (any_fn)tcmma_sim_syncwarp,
     (any_fn)tcmma_sim_wmma_fill,       (any_fn)tcmma_sim_wmma_load,
@@ -24,6 +25,7 @@ const any_fn tcmma__sim_keep[] = {
     (any_fn)tcmma_sim_half2float,      (any_fn)tcmma_sim_float2half_rn,
     (any_fn)tcmma_sim_bfloat162float,  (any_fn)tcmma_sim_float2bfloat16_rn,
     (any_fn)tcmma_sim_float_to_tf32,   (any_fn)tcmma_sim_float_to_e4m3,
+    (any_fn)tcmma_sim_make_int2,       (any_fn)tcmma_sim_make_double2,
     (any_fn)tcmma_sim_float_to_e5m2,   (any_fn)tcmma_sim_e4m3_to_float,
     (any_fn)tcmma_sim_e5m2_to_float,
 };

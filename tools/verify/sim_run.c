@@ -6,7 +6,8 @@
 /* The kernel runs in place on the buffers (the simulator's memory is the
  * host's). */
 static bool sim_runner(tcmma_case_data *x, const char *pass, void *ctx, tcmma_case_result *r) {
-  void *args[3] = {x->buf[0].mem, x->buf[1].mem, x->buf[2].mem};
+  void *args[TCMMA_CASE_BUFS];
+  for (int o = 0; o < x->nbuf; o++) args[o] = x->buf[o].mem;
   tcmma_error err;
   tcmma_error_clear(&err);
   if (tcmma_sim_launch(*(sim_entry *)ctx, args, &err) == TCMMA_OK) return true;

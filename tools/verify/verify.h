@@ -23,7 +23,7 @@ typedef struct {
 tcmma_kernel_opts tcmma_case_kernel_opts(const tcmma_case *c);
 
 /* The most cases the matrix holds; building more fails tests/test_matrix.c. */
-#define TCMMA_MATRIX_MAX 1024
+#define TCMMA_MATRIX_MAX 2048
 
 /* The whole matrix, built once (accepted cases and declined cases). */
 size_t tcmma_matrix(const tcmma_case **cases);
