@@ -1,6 +1,9 @@
 /* tcmma gemm: plan a whole GEMM kernel and print its plan, its JSON or the
  * kernel itself (docs/emit.md, GEMM kernels). */
+#include <errno.h>
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tcmma/tcmma.h"
 #include "tools/cli.h"
@@ -16,8 +19,9 @@ static const char *const help =
     "bytes, registers expected, per-k-tile census), with --kernel the kernel,\n"
     "with --json the plan as JSON. SPEC = PREC[,t][,ld=N] (t: stored as the\n"
     "transpose of its role; ld: leading dimension in elements, 0 = dense).\n"
-    "Defaults: --tile 128x128x32 --warps 2x2 --stages 3. --alpha/--beta only\n"
-    "name the launch's values in the plan (the kernel takes them as arguments).\n"
+    "Defaults: --tile 128x128x32 --warps 2x2 --stages 3. --alpha/--beta (finite\n"
+    "decimal numbers, default 1 and 0) are the values the plan shows for the\n"
+    "launch: the kernel takes them as arguments, so they never change its text.\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -39,7 +43,20 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
   return true;
 }
 
-static void json_plan(const tcmma_gemm_plan *p, const char *text) {
+/* A finite decimal number for --alpha/--beta; false after a usage message. */
+static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
+  char *end = NULL;
+  errno = 0;
+  double v = strtod(text, &end);
+  if (!*text || *end || errno || !isfinite(v)) {
+    cli_usage(cmd, "%s '%s': expected a finite decimal number", opt, text);
+    return false;
+  }
+  *out = v;
+  return true;
+}
+
+static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -52,6 +69,8 @@ static void json_plan(const tcmma_gemm_plan *p, const char *text) {
   json_int(&w, p->call.warps_m), json_int(&w, p->call.warps_n);
   json_end_array(&w);
   json_key(&w, "stages"), json_int(&w, p->call.stages);
+  json_key(&w, "alpha"), json_double(&w, alpha);
+  json_key(&w, "beta"), json_double(&w, beta);
   if (p->accepted) {
     json_key(&w, "threads"), json_int(&w, p->threads);
     json_key(&w, "grid"), json_begin_array(&w);
@@ -78,14 +97,15 @@ static void json_plan(const tcmma_gemm_plan *p, const char *text) {
   json_finish(&w);
 }
 
-static void text_plan(const tcmma_gemm_plan *p) {
+static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
   const tcmma_gemm_call *c = &p->call;
   printf("gemm %dx%dx%d: %s, block %dx%dx%d, warps %dx%d (warp tile %dx%d), %d stages%s\n",
          c->m, c->n, c->k, tcmma_arm_marker(p->arm), c->block_m, c->block_n, c->block_k,
          c->warps_m, c->warps_n, p->warp_m, p->warp_n, c->stages,
          p->predicated ? ", predicated edges" : "");
-  printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu)\n",
-         p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes, p->shared_max);
+  printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu), "
+         "alpha %g, beta %g\n", p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes,
+         p->shared_max, alpha, beta);
   printf("registers per thread expected: %d; stages swizzled a %s, b %s\n", p->registers,
          tcmma_swizzle_name(p->a_swizzle), tcmma_swizzle_name(p->b_swizzle));
   printf("per k tile: %d mma.sync and %d ldmatrix per warp, %d 16-byte cp.async per thread "
@@ -98,6 +118,7 @@ int cmd_gemm(int argc, char **argv) {
   tcmma_gemm_call c = tcmma_gemm_call_default();
   c.m = c.n = c.k = 0;
   bool kernel = false, json = false, have[6] = {false};
+  double alpha = 1, beta = 0;
   tcmma_dialect dialect = TCMMA_DIALECT_CUDA;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -144,8 +165,10 @@ int cmd_gemm(int argc, char **argv) {
       c.arm = v;
     } else if (strcmp(a, "--name") == 0) {
       c.name = v;
-    } else if (strcmp(a, "--alpha") == 0 || strcmp(a, "--beta") == 0) {
-      /* the kernel takes alpha and beta at launch; accepted for symmetry with emit */
+    } else if (strcmp(a, "--alpha") == 0) {
+      if (!parse_scalar(cmd, a, v, &alpha)) return CLI_USAGE;
+    } else if (strcmp(a, "--beta") == 0) {
+      if (!parse_scalar(cmd, a, v, &beta)) return CLI_USAGE;
     } else if (strcmp(a, "--dialect") == 0) {
       if (strcmp(v, "cuda") == 0) dialect = TCMMA_DIALECT_CUDA;
       else if (strcmp(v, "host") == 0) dialect = TCMMA_DIALECT_HOST;
@@ -168,9 +191,9 @@ int cmd_gemm(int argc, char **argv) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
-  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL);
+  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
   else if (plan.accepted && kernel) fputs(tcmma_buf_str(&text), stdout);
-  else if (plan.accepted) text_plan(&plan);
+  else if (plan.accepted) text_plan(&plan, alpha, beta);
   tcmma_buf_free(&text);
   if (!plan.accepted) {
     fprintf(stderr, "tcmma gemm: declined: %s\n", plan.message);
