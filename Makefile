@@ -133,10 +133,11 @@ check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 
 # The test binaries under valgrind (leaks and invalid accesses fail; what
 # valgrind finds inside NVRTC itself is suppressed: tests/valgrind.supp).
+# A simulated block runs up to 1024 threads: above valgrind's default 500.
 memcheck: deps all $(TESTS)
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
-	  TCMMA_WRAP="valgrind -q --leak-check=full --error-exitcode=1 --suppressions=$(CURDIR)/tests/valgrind.supp" \
+	  TCMMA_WRAP="valgrind -q --max-threads=2048 --leak-check=full --error-exitcode=1 --suppressions=$(CURDIR)/tests/valgrind.supp" \
 	  sh tests/run-tests.sh $(TESTS)
 
 run: all
