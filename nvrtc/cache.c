@@ -63,6 +63,7 @@ static void facts_to(tcmma_program *p, const uint32_t f[FACTS]) {
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static entry memory[MEMORY_ENTRIES];
 static size_t memory_next; /* ring: the oldest entry is replaced first */
+static size_t memory_used; /* memory[0..memory_used) hold entries: a fresh process reads no more */
 static char degraded_dir[PATH_MAX];
 static char warning[PATH_MAX + 512];
 
@@ -124,8 +125,8 @@ static void entry_free(entry *e) {
 
 void tcmma_cache_clear_memory(void) {
   pthread_mutex_lock(&lock);
-  for (size_t i = 0; i < MEMORY_ENTRIES; i++) entry_free(&memory[i]);
-  memory_next = 0;
+  for (size_t i = 0; i < memory_used; i++) entry_free(&memory[i]);
+  memory_next = memory_used = 0;
   pthread_mutex_unlock(&lock);
 }
 
@@ -325,7 +326,7 @@ static void memory_store(const entry *e) {
   entry copy;
   if (!entry_copy(e, &copy)) return;
   pthread_mutex_lock(&lock);
-  for (size_t i = 0; i < MEMORY_ENTRIES; i++)
+  for (size_t i = 0; i < memory_used; i++)
     if (memory[i].log && memcmp(memory[i].key, e->key, 32) == 0) {
       pthread_mutex_unlock(&lock);
       entry_free(&copy);
@@ -333,6 +334,7 @@ static void memory_store(const entry *e) {
     }
   entry *slot = &memory[memory_next];
   memory_next = (memory_next + 1) % MEMORY_ENTRIES;
+  if (memory_used < MEMORY_ENTRIES) memory_used++;
   entry_free(slot);
   *slot = copy;
   pthread_mutex_unlock(&lock);
@@ -354,7 +356,7 @@ bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_s
                         char *message, size_t cap) {
   bool hit = false;
   pthread_mutex_lock(&lock);
-  for (size_t i = 0; i < MEMORY_ENTRIES && !hit; i++)
+  for (size_t i = 0; i < memory_used && !hit; i++)
     if (memory[i].log && memcmp(memory[i].key, key, 32) == 0)
       hit = entry_to_program(&memory[i], out, status, message, cap);
   pthread_mutex_unlock(&lock);

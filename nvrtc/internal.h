@@ -56,18 +56,20 @@ bool tcmma__nvrtc_facts_current(void);
 #define TCMMA__NVRTC_CANDIDATES 6
 int tcmma__nvrtc_candidates(char paths[TCMMA__NVRTC_CANDIDATES][4096]);
 
-/* The toolkit's include/ and include/cccl for NVRTC at library (next to
- * it, else under the toolkit roots) into info's include fields. */
-void tcmma__nvrtc_include_dirs(const char *library, tcmma_nvrtc_info *info);
+/* The toolkit's include/ and include/cccl for NVRTC at real_library (its
+ * real path, or NULL: next to it, else under the toolkit roots) into info's
+ * include fields. */
+void tcmma__nvrtc_include_dirs(const char *real_library, tcmma_nvrtc_info *info);
 
 /* NVRTC version major.minor at library's exact build into out: the
- * library's identity and that of libnvrtc-builtins.so.<major>.<minor>, the
- * one beside library's real path, else (pin only) the one the loader finds.
- * With pin that library is opened and kept open, so that NVRTC's own load
- * of it gets this very one. false when it cannot be told without the
- * loader (no builtins beside library, pin false) or does not fit. */
-bool tcmma__nvrtc_identity_of(const char *library, int major, int minor, bool pin, char *out,
-                              size_t cap);
+ * library's identity (real_library: its real path, NULL when it has none)
+ * and that of libnvrtc-builtins.so.<major>.<minor>, the one beside the real
+ * path, else (pin only) the one the loader finds. With pin that library is
+ * opened and kept open, so that NVRTC's own load of it gets this very one.
+ * false when it cannot be told without the loader (no builtins beside
+ * library, pin false) or does not fit. */
+bool tcmma__nvrtc_identity_of(const char *library, const char *real_library, int major,
+                              int minor, bool pin, char *out, size_t cap);
 
 /* Whether the loaded NVRTC compiles an empty program for
  * compute_<arch><suffix> (loading it). */
@@ -76,6 +78,9 @@ bool tcmma__nvrtc_probe_arch(int arch, char suffix);
 /* The identity of the library file at path (its real path, GNU build-id,
  * size, mtime, inode) into out; false when it cannot be read. */
 bool tcmma__library_identity(const char *path, char *out, size_t cap);
+
+/* The same for a path realpath has resolved (no lookups of its parts). */
+bool tcmma__resolved_library_identity(const char *real, char *out, size_t cap);
 
 /* Adds to key every file a compile of source (program name, option list)
  * reads through #include, as NVRTC resolves it: the spelling, the path it

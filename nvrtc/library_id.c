@@ -23,18 +23,19 @@ static uint64_t le(const unsigned char *p, int n) {
 /* The GNU build-id note of a 64-bit little-endian ELF file, as hex into
  * out[cap] (at least 2 * 20 + 1); false when it has none. */
 static bool build_id(int fd, char *out, size_t cap) {
-  unsigned char eh[64];
-  if (pread(fd, eh, sizeof eh, 0) != (ssize_t)sizeof eh || memcmp(eh, "\177ELF", 4) != 0 ||
-      eh[4] != 2 || eh[5] != 1)
-    return false;
-  uint64_t phoff = le(eh + 32, 8);
-  unsigned phentsize = (unsigned)le(eh + 54, 2), phnum = (unsigned)le(eh + 56, 2);
+  /* the header and, in every library seen, the program headers: one read */
+  unsigned char head[64 + PHDRS_MAX * 56];
+  ssize_t got = pread(fd, head, sizeof head, 0);
+  if (got < 64 || memcmp(head, "\177ELF", 4) != 0 || head[4] != 2 || head[5] != 1) return false;
+  uint64_t phoff = le(head + 32, 8);
+  unsigned phentsize = (unsigned)le(head + 54, 2), phnum = (unsigned)le(head + 56, 2);
   if (phentsize != 56 || phnum > PHDRS_MAX || phoff > (uint64_t)1 << 40) return false;
   for (unsigned i = 0; i < phnum; i++) {
     unsigned char ph[56], note[NOTE_BYTES_MAX];
-    if (pread(fd, ph, sizeof ph, (off_t)(phoff + (uint64_t)i * 56)) != (ssize_t)sizeof ph ||
-        le(ph, 4) != 4 /* PT_NOTE */)
-      continue;
+    uint64_t at_ph = phoff + (uint64_t)i * 56;
+    if (at_ph + 56 <= (uint64_t)got) memcpy(ph, head + at_ph, 56);
+    else if (pread(fd, ph, sizeof ph, (off_t)at_ph) != (ssize_t)sizeof ph) continue;
+    if (le(ph, 4) != 4 /* PT_NOTE */) continue;
     uint64_t off = le(ph + 8, 8), size = le(ph + 32, 8);
     if (size > sizeof note || off > (uint64_t)1 << 40 ||
         pread(fd, note, (size_t)size, (off_t)off) != (ssize_t)size)
@@ -56,11 +57,10 @@ static bool build_id(int fd, char *out, size_t cap) {
   return false;
 }
 
-bool tcmma__library_identity(const char *path, char *out, size_t cap) {
-  char real[PATH_MAX], id[2 * 64 + 1] = "none";
+bool tcmma__resolved_library_identity(const char *real, char *out, size_t cap) {
+  char id[2 * 64 + 1] = "none";
   struct stat st;
-  if (!path || !realpath(path, real)) return false;
-  int fd = open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK);
+  int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
   if (fd < 0) return false;
   bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
   if (ok && !build_id(fd, id, sizeof id)) snprintf(id, sizeof id, "none");
@@ -70,4 +70,9 @@ bool tcmma__library_identity(const char *path, char *out, size_t cap) {
                    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
                    (unsigned long long)st.st_ino);
   return w > 0 && (size_t)w < cap;
+}
+
+bool tcmma__library_identity(const char *path, char *out, size_t cap) {
+  char real[PATH_MAX];
+  return path && realpath(path, real) && tcmma__resolved_library_identity(real, out, cap);
 }

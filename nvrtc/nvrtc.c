@@ -71,18 +71,14 @@ static int toolkit_roots(const char *roots[3]) {
   return n;
 }
 
-void tcmma__nvrtc_include_dirs(const char *library, tcmma_nvrtc_info *info) {
+void tcmma__nvrtc_include_dirs(const char *real_library, tcmma_nvrtc_info *info) {
   char candidates[4][PATH_MAX + 32];
   int n = 0;
-  char real[PATH_MAX];
   info->include_dir[0] = info->cccl_include_dir[0] = '\0';
-  if (library && realpath(library, real)) {
-    char *slash = strrchr(real, '/');
-    if (slash) {
-      *slash = '\0';
-      snprintf(candidates[n++], sizeof candidates[0], "%s/../include", real);
-    }
-  }
+  const char *slash = real_library ? strrchr(real_library, '/') : NULL;
+  if (slash)
+    snprintf(candidates[n++], sizeof candidates[0], "%.*s/../include",
+             (int)(slash - real_library), real_library);
   const char *roots[3];
   for (int i = 0, count = toolkit_roots(roots); i < count; i++)
     snprintf(candidates[n++], sizeof candidates[0], "%s/include", roots[i]);
@@ -116,17 +112,16 @@ static void loaded_library(void) {
     api.facts.info.library[0] = '\0';
 }
 
-bool tcmma__nvrtc_identity_of(const char *library, int major, int minor, bool pin, char *out,
-                              size_t cap) {
-  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64], real[PATH_MAX];
+bool tcmma__nvrtc_identity_of(const char *library, const char *real_library, int major,
+                              int minor, bool pin, char *out, size_t cap) {
+  char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64];
   char beside[PATH_MAX + 64] = "";
-  if (!tcmma__library_identity(library, lib, sizeof lib))
+  if (!real_library || !tcmma__resolved_library_identity(real_library, lib, sizeof lib))
     snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, library);
   snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", major, minor);
-  if (realpath(library, real) && strrchr(real, '/')) {
-    *strrchr(real, '/') = '\0';
-    snprintf(beside, sizeof beside, "%s/%s", real, soname);
-  }
+  const char *slash = real_library ? strrchr(real_library, '/') : NULL;
+  if (slash)
+    snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - real_library), real_library, soname);
   if (beside[0] && is_file(beside)) {
     if (pin) dlopen(beside, RTLD_LAZY | RTLD_LOCAL); /* kept open: see below */
     if (!tcmma__library_identity(beside, builtins, sizeof builtins))
@@ -152,9 +147,10 @@ bool tcmma__nvrtc_identity_of(const char *library, int major, int minor, bool pi
  * beside NVRTC's real path where there is one (so that its identity can be
  * known from the files alone, nvrtc/nvrtc_facts.c), else the one the loader
  * finds. */
-static void find_identity(void) {
-  if (!tcmma__nvrtc_identity_of(api.facts.info.library, api.facts.info.major, api.facts.info.minor, true,
-                                api.facts.identity, sizeof api.facts.identity))
+static void find_identity(const char *real) {
+  if (!tcmma__nvrtc_identity_of(api.facts.info.library, real, api.facts.info.major,
+                                api.facts.info.minor, true, api.facts.identity,
+                                sizeof api.facts.identity))
     api.facts.identity[0] = '\0';
 }
 
@@ -233,8 +229,10 @@ static void load(void) {
     return;
   }
   loaded_library();
-  tcmma__nvrtc_include_dirs(api.facts.info.library, &api.facts.info);
-  find_identity();
+  char real[PATH_MAX];
+  bool resolved = realpath(api.facts.info.library, real) != NULL;
+  tcmma__nvrtc_include_dirs(resolved ? real : NULL, &api.facts.info);
+  find_identity(resolved ? real : NULL);
   api.status = TCMMA_OK;
 }
 

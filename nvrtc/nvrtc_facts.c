@@ -42,10 +42,12 @@ static struct {
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 
-/* The facts file's key: the library path as tried and its file's identity. */
-static bool facts_key(const char *library, unsigned char key[32]) {
+/* The facts file's key: the library path as tried and its file's identity
+ * (real: its real path, NULL for none). */
+static bool facts_key(const char *library, const char *real, unsigned char key[32]) {
   char id[PATH_MAX + 256];
-  if (!strchr(library, '/') || !tcmma__library_identity(library, id, sizeof id)) return false;
+  if (!strchr(library, '/') || !real || !tcmma__resolved_library_identity(real, id, sizeof id))
+    return false;
   tcmma_sha256 s;
   tcmma_sha256_init(&s);
   static const char domain[] = "tcmma " TCMMA_VERSION " nvrtc facts";
@@ -114,7 +116,8 @@ static bool from_disk(void) {
     if (stat(paths[i], &st) != 0 || !S_ISREG(st.st_mode)) continue; /* dlopen would fail */
     void *data = NULL;
     size_t len = 0;
-    if (!facts_key(paths[i], known.key) ||
+    char real[PATH_MAX];
+    if (!realpath(paths[i], real) || !facts_key(paths[i], real, known.key) ||
         !tcmma__cache_blob_get(known.key, TCMMA__CACHE_FACTS_SUFFIX, &data, &len))
       return false;
     char *text = malloc(len + 1);
@@ -125,8 +128,8 @@ static bool from_disk(void) {
     tcmma__nvrtc_facts *f = &known.facts;
     ok = ok && (size_t)snprintf(f->info.library, sizeof f->info.library, "%s", paths[i]) <
                    sizeof f->info.library;
-    if (ok) tcmma__nvrtc_include_dirs(paths[i], &f->info);
-    ok = ok && tcmma__nvrtc_identity_of(paths[i], f->info.major, f->info.minor, false,
+    if (ok) tcmma__nvrtc_include_dirs(real, &f->info);
+    ok = ok && tcmma__nvrtc_identity_of(paths[i], real, f->info.major, f->info.minor, false,
                                         f->identity, sizeof f->identity);
     known.keyed = ok;
     return ok;
@@ -150,7 +153,9 @@ static void find(void) {
   }
   known.facts = *loaded;
   known.status = TCMMA_OK;
-  known.keyed = facts_key(loaded->info.library, known.key);
+  char real[PATH_MAX];
+  known.keyed = facts_key(loaded->info.library,
+                          realpath(loaded->info.library, real) ? real : NULL, known.key);
   store();
 }
 

@@ -86,11 +86,9 @@ static bool add_hit(tcmma__scan *s, tcmma_hit_kind kind, const char *text, size_
 
 /* ---- tags: "(marker)" outside strings ---- */
 
-/* Whether text[0..n) holds pat at i, in parentheses. */
-static bool tag_at(const char *text, size_t n, size_t i, const char *pat) {
-  size_t k = strlen(pat);
-  return i + k + 2 <= n && text[i] == '(' && text[i + k + 1] == ')' &&
-         memcmp(text + i + 1, pat, k) == 0;
+/* Whether the k bytes of text after its '(' at i are pat. */
+static bool tag_is(const char *text, size_t i, size_t k, const char *pat) {
+  return strlen(pat) == k && memcmp(text + i + 1, pat, k) == 0;
 }
 
 /* Looks for the arms' markers and the TAG rows in text (a comment or code). */
@@ -100,18 +98,22 @@ static bool scan_tags(tcmma__scan *s, const char *text, size_t n, int line) {
   const char *open = memchr(text, '(', n);
   for (; open; open = memchr(open + 1, '(', n - (size_t)(open + 1 - text))) {
     size_t i = (size_t)(open - text);
+    /* a tag is "(" name ")": no row can match without the ')' */
+    const char *close = memchr(open + 1, ')', n - i - 1);
+    if (!close || memchr(open + 1, '(', (size_t)(close - open - 1))) continue;
+    size_t k = (size_t)(close - open - 1);
     for (; counted < i; counted++) at += text[counted] == '\n';
     for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
       const tcmma_arm_info *arm = tcmma_arm_get((tcmma_arm)a);
-      if (!tag_at(text, n, i, arm->marker)) continue;
+      if (!tag_is(text, i, k, arm->marker)) continue;
       char tag[48];
-      int k = snprintf(tag, sizeof tag, "(%s)", arm->marker);
-      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)k, arm->floor,
+      int w = snprintf(tag, sizeof tag, "(%s)", arm->marker);
+      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)w, arm->floor,
                    arm->family ? TCMMA_PTX_SUFFIX_A_OR_F : TCMMA_PTX_SUFFIX_ANY, at))
         return false;
     }
     for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
-      if (marker_rows[m].tag && tag_at(text, n, i, marker_rows[m].text) &&
+      if (marker_rows[m].tag && tag_is(text, i, k, marker_rows[m].text) &&
           !add_hit(s, TCMMA_HIT_MARKER, marker_rows[m].text, strlen(marker_rows[m].text),
                    marker_rows[m].floor, TCMMA_PTX_SUFFIX_ANY, at))
         return false;
@@ -222,12 +224,14 @@ static void skip_blanks(lexer *lx) {
   }
 }
 
+/* (the first byte first: every name of the source meets every word) */
 static bool name_is(const char *name, size_t n, const char *word) {
-  return strlen(word) == n && strncmp(name, word, n) == 0;
+  return n && name[0] == word[0] && strlen(word) == n && strncmp(name, word, n) == 0;
 }
 
 /* Whether name starts with prefix as whole parts ("nvcuda::wmma::x"). */
 static bool name_starts(const char *name, size_t n, const char *prefix) {
+  if (!n || name[0] != prefix[0]) return false;
   size_t k = strlen(prefix);
   return n >= k && strncmp(name, prefix, k) == 0 && (n == k || name[k] == ':');
 }

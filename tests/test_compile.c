@@ -3,6 +3,7 @@
  * writers) and the records of target scopes. */
 #include "util.h"
 #include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -658,14 +659,20 @@ static void test_two_writers_one_key(void **state) {
   tcmma_program_free(&p);
 }
 
+/* Beside the cache directory: src (a file holding source(tag)) and out. */
+static void cli_files(const char *tag, char src[300], char out[300]) {
+  snprintf(src, 300, "%s-src.cu", cache_dir);
+  snprintf(out, 300, "%s-out.ptx", cache_dir);
+  FILE *f = fopen(src, "w");
+  assert_non_null(f);
+  fputs(source(tag), f);
+  fclose(f);
+}
+
 static void test_hit_across_processes_cli(void **state) {
   (void)state;
   char src_path_buf[300], out[300];
-  snprintf(src_path_buf, sizeof src_path_buf, "%s-src.cu", cache_dir);
-  snprintf(out, sizeof out, "%s-out.ptx", cache_dir);
-  FILE *f = fopen(src_path_buf, "w");
-  fputs(source("cli"), f);
-  fclose(f);
+  cli_files("cli", src_path_buf, out);
   const char *argv[] = {"compile", src_path_buf, "-o", out, "--json", NULL};
   cli_result r1 = run_cli(argv, NULL);
   assert_int_equal(r1.exit_code, 0);
@@ -679,6 +686,49 @@ static void test_hit_across_processes_cli(void **state) {
   free(ptx);
   cli_result_free(&r1), cli_result_free(&r2);
   unlink(src_path_buf), unlink(out);
+}
+
+/* -o onto a file that already holds the output leaves its bytes alone and
+ * sets its mtime (what a build tool reads); any other content is rewritten,
+ * a same-sized one included. */
+static void test_output_rewritten_only_when_different(void **state) {
+  (void)state;
+  char src[300], out[300];
+  cli_files("output", src, out);
+  const char *argv[] = {"compile", src, "-o", out, NULL};
+  cli_result r = run_cli(argv, NULL);
+  assert_int_equal(r.exit_code, 0);
+  cli_result_free(&r);
+  size_t len = 0;
+  char *want = read_file(out, &len);
+  assert_non_null(want);
+  struct stat before, after;
+  struct timespec old[2] = {{.tv_sec = 1000000000}, {.tv_sec = 1000000000}};
+  assert_int_equal(utimensat(AT_FDCWD, out, old, 0), 0);
+  assert_int_equal(stat(out, &before), 0);
+  r = run_cli(argv, NULL);
+  assert_int_equal(r.exit_code, 0);
+  cli_result_free(&r);
+  assert_int_equal(stat(out, &after), 0);
+  assert_int_equal(after.st_ino, before.st_ino);
+  assert_true(after.st_mtime > before.st_mtime);
+  char *got = read_file(out, NULL);
+  assert_string_equal(got, want);
+  free(got);
+  for (int way = 0; way < 2; way++) { /* the same size, then a shorter file */
+    FILE *f = fopen(out, "w");
+    for (size_t i = 0; way == 0 && i < len; i++) fputc('x', f);
+    if (way == 1) fputs("stale", f);
+    fclose(f);
+    r = run_cli(argv, NULL);
+    assert_int_equal(r.exit_code, 0);
+    cli_result_free(&r);
+    got = read_file(out, NULL);
+    assert_string_equal(got, want);
+    free(got);
+  }
+  free(want);
+  unlink(src), unlink(out);
 }
 
 static void test_nvrtc_missing_cli(void **state) {
@@ -993,6 +1043,8 @@ int main(void) {
       cmocka_unit_test_setup_teardown(test_disk_cache_entry, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_two_writers_one_key, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_hit_across_processes_cli, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_output_rewritten_only_when_different, fresh_cache,
+                                      remove_cache),
       cmocka_unit_test_setup_teardown(test_nvrtc_missing_cli, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_threads_share_scope, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_compile_cli_report, fresh_cache, remove_cache),

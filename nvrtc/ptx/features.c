@@ -1,6 +1,7 @@
 /* What PTX instructions need: tables/ptx_features.def, matched by tokens,
  * and the requirement and target checks of a parsed module built on it
  * (docs/design.md §10). An opcode needs what every row it matches needs. */
+#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,18 +46,50 @@ static bool has_part(const char *parts, const char *part, size_t n) {
   return false;
 }
 
-bool tcmma_ptx_feature_matches(const tcmma_ptx_feature *f, const char *opcode) {
-  if (!f || !opcode) return false;
-  size_t first = part_len(f->tokens);
-  if (part_len(opcode) != first || strncmp(opcode, f->tokens, first) != 0) return false;
+/* Whether row f matches opcode, whose first part is `first` bytes long (the
+ * callers scan every row for one opcode: the first byte turns most away). */
+static bool matches(const tcmma_ptx_feature *f, const char *opcode, size_t first) {
+  const char *t = f->tokens;
+  if (t[0] != opcode[0] || strncmp(t, opcode, first) != 0 || (t[first] != '.' && t[first]))
+    return false;
   const char *rest = opcode[first] ? opcode + first + 1 : "";
-  for (const char *t = f->tokens + first; *t;) {
+  for (t += first; *t;) {
     t++; /* the '.' before the token */
     size_t n = part_len(t);
     if (!has_part(rest, t, n)) return false;
     t += n;
   }
   return true;
+}
+
+/* The rows grouped by the first byte of their tokens, in table order within
+ * a group (so the first of equally strict rows still wins): an opcode is
+ * matched against its group only. A counting sort, built once: a fresh
+ * process that checks one PTX pays for it. */
+static unsigned char by_byte[TCMMA_PTX_FEATURE_COUNT];
+static unsigned char group_start[257];
+static pthread_once_t index_once = PTHREAD_ONCE_INIT;
+_Static_assert(TCMMA_PTX_FEATURE_COUNT <= 255, "row indices fit in a byte");
+
+static void build_index(void) {
+  unsigned char count[256] = {0};
+  for (size_t i = 0; i < TCMMA_PTX_FEATURE_COUNT; i++) count[(unsigned char)features[i].tokens[0]]++;
+  for (int c = 0; c < 256; c++) group_start[c + 1] = (unsigned char)(group_start[c] + count[c]);
+  unsigned char at[256];
+  memcpy(at, group_start, sizeof at);
+  for (size_t i = 0; i < TCMMA_PTX_FEATURE_COUNT; i++)
+    by_byte[at[(unsigned char)features[i].tokens[0]]++] = (unsigned char)i;
+}
+
+/* The rows that may match opcode: the table indices by_byte[*lo..*hi). */
+static void rows_of(const char *opcode, size_t *lo, size_t *hi) {
+  pthread_once(&index_once, build_index);
+  unsigned char c = (unsigned char)opcode[0];
+  *lo = group_start[c], *hi = group_start[c + 1];
+}
+
+bool tcmma_ptx_feature_matches(const tcmma_ptx_feature *f, const char *opcode) {
+  return f && opcode && matches(f, opcode, part_len(opcode));
 }
 
 bool tcmma_ptx_feature_holds(const tcmma_ptx_feature *f, int sm, char suffix) {
@@ -93,16 +126,21 @@ static bool stricter(const tcmma_ptx_feature *a, const tcmma_ptx_feature *b) {
 
 const tcmma_ptx_feature *tcmma_ptx_feature_for(const char *opcode) {
   const tcmma_ptx_feature *best = NULL;
-  for (size_t i = 0; opcode && i < TCMMA_PTX_FEATURE_COUNT; i++)
-    if (tcmma_ptx_feature_matches(&features[i], opcode) && stricter(&features[i], best))
-      best = &features[i];
+  size_t lo = 0, hi = 0, first = opcode ? part_len(opcode) : 0;
+  if (opcode) rows_of(opcode, &lo, &hi);
+  for (size_t k = lo; k < hi; k++) {
+    const tcmma_ptx_feature *f = &features[by_byte[k]];
+    if (matches(f, opcode, first) && stricter(f, best)) best = f;
+  }
   return best;
 }
 
 bool tcmma_ptx_opcode_holds(const char *opcode, int sm, char suffix) {
-  for (size_t i = 0; opcode && i < TCMMA_PTX_FEATURE_COUNT; i++)
-    if (tcmma_ptx_feature_matches(&features[i], opcode) &&
-        !tcmma_ptx_feature_holds(&features[i], sm, suffix))
+  size_t lo = 0, hi = 0, first = opcode ? part_len(opcode) : 0;
+  if (opcode) rows_of(opcode, &lo, &hi);
+  for (size_t k = lo; k < hi; k++)
+    if (matches(&features[by_byte[k]], opcode, first) &&
+        !tcmma_ptx_feature_holds(&features[by_byte[k]], sm, suffix))
       return false;
   return true;
 }
@@ -116,8 +154,11 @@ typedef struct {
 } row_set;
 
 static void add_opcode(row_set *set, const char *opcode) {
-  for (size_t i = 0; i < TCMMA_PTX_FEATURE_COUNT; i++) {
-    if (!tcmma_ptx_feature_matches(&features[i], opcode)) continue;
+  size_t lo, hi, first = part_len(opcode);
+  rows_of(opcode, &lo, &hi);
+  for (size_t k = lo; k < hi; k++) {
+    size_t i = by_byte[k];
+    if (!matches(&features[i], opcode, first)) continue;
     set->row[i] = true;
     if (stricter(&features[i], set->top)) set->top = &features[i];
     if (features[i].min_ptx > set->ptx) set->ptx = features[i].min_ptx;
