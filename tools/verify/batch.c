@@ -151,9 +151,19 @@ static void *worker(void *arg) {
   }
 }
 
-/* The jobs grouped by options and arch, cut into units of at most
- * BATCH_MAX, and at least as many units as there are threads where the jobs
- * allow. */
+/* qsort's order of units: the largest first (then as planned), so that the
+ * threads take the long ones early and finish together. */
+static int larger_first(const void *pa, const void *pb) {
+  const unit *a = pa, *b = pb;
+  if (a->count != b->count) return a->count < b->count ? 1 : -1;
+  return (a->jobs > b->jobs) - (a->jobs < b->jobs);
+}
+
+/* The jobs grouped by options and arch, each group cut into even units of
+ * at most `per` jobs: the jobs' share of a thread, BATCH_MAX at most. A
+ * group within its share stays one program, since every cut costs a
+ * program's start-up (CPU) and the groups themselves spread over the
+ * threads. */
 static unit *plan_units(verify_job *jobs, size_t n, size_t threads, size_t *count,
                         verify_job **slots) {
   unit *units = calloc(n ? n : 1, sizeof *units);
@@ -165,6 +175,9 @@ static unit *plan_units(verify_job *jobs, size_t n, size_t threads, size_t *coun
     return NULL;
   }
   for (size_t i = 0; i < n; i++) arch[i] = arch_of(&jobs[i], &suffix[i]);
+  size_t per = (n + threads - 1) / threads;
+  if (per > BATCH_MAX) per = BATCH_MAX;
+  if (per < 1) per = 1;
   size_t at = 0, k = 0;
   for (size_t i = 0; i < n; i++) {
     if (placed[i]) continue;
@@ -176,17 +189,15 @@ static unit *plan_units(verify_job *jobs, size_t n, size_t threads, size_t *coun
         slots[at++] = &jobs[j];
         members++;
       }
-    /* spread the group over the threads, BATCH_MAX at most per unit */
-    size_t per = (members + threads - 1) / threads;
-    if (per > BATCH_MAX) per = BATCH_MAX;
-    if (per < 1) per = 1;
-    for (size_t s = 0; s < members; s += per) {
-      units[k] = (unit){&slots[start + s], members - s < per ? members - s : per, arch[i],
-                        suffix[i]};
-      k++;
+    size_t pieces = (members + per - 1) / per;
+    for (size_t p = 0, s = 0; p < pieces; p++) {
+      size_t size = members / pieces + (p < members % pieces);
+      units[k++] = (unit){&slots[start + s], size, arch[i], suffix[i]};
+      s += size;
     }
   }
   free(placed), free(arch), free(suffix);
+  qsort(units, k, sizeof *units, larger_first);
   *count = k;
   return units;
 }
