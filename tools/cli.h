@@ -13,6 +13,20 @@ enum { CLI_OK = 0, CLI_FAIL = 1, CLI_USAGE = 2, CLI_DECLINED = 3, CLI_UNAVAILABL
 /* A command: argv[0] is the command's own name. Returns an exit code. */
 typedef int (*cli_command_fn)(int argc, char **argv);
 
+/* A row of a table of subcommands (tools/commands.def, tools/bench.def). */
+typedef struct {
+  const char *name;
+  cli_command_fn fn;
+  const char *summary;
+} cli_subcommand;
+
+/* Runs the subcommand argv[1] names among table[0..n) with argv from it on.
+ * No argument prints usage on stderr (CLI_USAGE), -h/--help on stdout
+ * (CLI_OK); an unknown name is CLI_USAGE after "WHO: unknown KIND 'x':
+ * expected one of ..." on stderr. */
+int cli_dispatch(const char *who, const char *kind, const cli_subcommand *table, size_t n,
+                 void (*usage)(FILE *out), int argc, char **argv);
+
 /* Prints "tcmma CMD: <message>" and a pointer to --help on stderr; returns
  * CLI_USAGE. */
 int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

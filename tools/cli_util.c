@@ -33,6 +33,24 @@ bool cli_is_help(const char *arg) {
   return strcmp(arg, "-h") == 0 || strcmp(arg, "--help") == 0;
 }
 
+int cli_dispatch(const char *who, const char *kind, const cli_subcommand *table, size_t n,
+                 void (*usage)(FILE *out), int argc, char **argv) {
+  if (argc < 2) {
+    usage(stderr);
+    return CLI_USAGE;
+  }
+  if (cli_is_help(argv[1])) {
+    usage(stdout);
+    return CLI_OK;
+  }
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(argv[1], table[i].name) == 0) return table[i].fn(argc - 1, argv + 1);
+  fprintf(stderr, "%s: unknown %s '%s': expected one of", who, kind, argv[1]);
+  for (size_t i = 0; i < n; i++) fprintf(stderr, " %s", table[i].name);
+  fprintf(stderr, "\n");
+  return CLI_USAGE;
+}
+
 void cli_print_help_precs(const char *help) {
   char precs[256];
   tcmma_prec_list(precs, sizeof precs);
