@@ -260,6 +260,40 @@ static int first_line_len(const char *log) {
   return n > 600 ? 600 : (int)n;
 }
 
+/* NVRTC's log of prog (malloc'ed, "" when it has none); NULL on no memory. */
+static char *program_log(nvrtcProgram prog) {
+  size_t n = 0;
+  char *log = NULL;
+  if (api.nvrtcGetProgramLogSize(prog, &n) == NVRTC_SUCCESS && (log = malloc(n + 1))) {
+    if (api.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) n = 0;
+    log[n] = '\0';
+  }
+  return log ? log : tcmma_strdup("");
+}
+
+/* ptxas -v keeps some errors out of NVRTC's log (CUDA 13.0: an entry's "uses
+ * too much shared data" leaves only the figures), so a rejection whose log
+ * holds nothing once the figures are out is compiled again without -v for
+ * the log that names the error; NULL when that gives none either. */
+static char *log_without_v(const char *text, const char *name, const char *const *options,
+                           size_t n_options) {
+  const char **kept = malloc((n_options ? n_options : 1) * sizeof *kept);
+  if (!kept) return NULL;
+  int n = 0;
+  for (size_t i = 0; i < n_options; i++)
+    if (strcmp(options[i], "--ptxas-options=-v") != 0) kept[n++] = options[i];
+  char *log = NULL;
+  nvrtcProgram prog = NULL;
+  if ((size_t)n < n_options && api.nvrtcCreateProgram(&prog, text, name, 0, NULL, NULL) ==
+                                   NVRTC_SUCCESS) {
+    if (api.nvrtcCompileProgram(prog, n, kept) != NVRTC_SUCCESS) log = program_log(prog);
+    api.nvrtcDestroyProgram(&prog);
+  }
+  free(kept);
+  if (log && !log[0]) free(log), log = NULL;
+  return log;
+}
+
 tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
                                      const char *const *options, size_t n_options,
                                      bool want_cubin, tcmma_program *out, bool *rejected,
@@ -281,16 +315,14 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
                       "nvrtcCreateProgram: %s", api.nvrtcGetErrorString(r));
   }
   nvrtcResult compiled = api.nvrtcCompileProgram(prog, (int)n_options, options);
-  size_t log_size = 0;
   st = TCMMA_OK;
-  if (api.nvrtcGetProgramLogSize(prog, &log_size) == NVRTC_SUCCESS &&
-      (out->log = malloc(log_size + 1))) {
-    if (api.nvrtcGetProgramLog(prog, out->log) != NVRTC_SUCCESS) log_size = 0;
-    out->log[log_size] = '\0';
-  }
-  if (!out->log) out->log = tcmma_strdup("");
+  out->log = program_log(prog);
   /* ptxas -v's figures into the fields, before the log names an error */
-  tcmma__ptxas_info(out);
+  if (out->log) tcmma__ptxas_info(out);
+  char *named = compiled == NVRTC_ERROR_COMPILATION && out->log && !out->log[0]
+                    ? log_without_v(text, name, options, n_options)
+                    : NULL;
+  if (named) free(out->log), out->log = named;
   size_t n = 0;
   if (compiled != NVRTC_SUCCESS) {
     const char *log = out->log ? out->log : "";

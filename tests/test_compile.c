@@ -145,6 +145,27 @@ static void test_sm75_rejected_by_ptxas(void **state) {
   tcmma_program_free(&p);
 }
 
+/* ptxas -v (added to every CUBIN compile for the figures) leaves some
+ * errors out of NVRTC's log: the error must still name them. */
+static void test_sass_error_named_with_figures(void **state) {
+  (void)state;
+  static const char src[] =
+      "extern \"C\" __global__ void k_big(float *d) {\n"
+      "  __shared__ float s[30000];\n"
+      "  s[threadIdx.x] = 1; __syncthreads(); d[threadIdx.x] = s[threadIdx.x ^ 1];\n"
+      "}\n";
+  tcmma_compile_opts o = {.arch = 80, .sass = true};
+  tcmma_program p;
+  tcmma_error err;
+  assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_COMPILE);
+  if (!strstr(err.message, "'k_big' uses too much shared data"))
+    fail_msg("the error names nothing: '%s'; log '%s'", err.message, p.log);
+  assert_non_null(strstr(p.log, "'k_big' uses too much shared data"));
+  assert_true(p.ptxas_info);
+  assert_int_equal(p.shared_bytes, 120000);
+  tcmma_program_free(&p);
+}
+
 static size_t arch_options(const tcmma_program *p) {
   size_t n = 0;
   for (size_t i = 0; i < p->n_options; i++) n += strncmp(p->options[i], "--gpu-architecture", 18) == 0;
@@ -1036,6 +1057,8 @@ int main(void) {
       cmocka_unit_test(test_sha256_vectors),
       cmocka_unit_test_setup_teardown(test_sm80_compiles, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_sm75_rejected_by_ptxas, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(test_sass_error_named_with_figures, fresh_cache,
+                                      remove_cache),
       cmocka_unit_test_setup_teardown(test_pins_and_headers, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_explicit_arch, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(test_gpu_arch_options_real, fresh_cache, remove_cache),

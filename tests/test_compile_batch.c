@@ -149,6 +149,100 @@ static void rejection_charged_to_its_kernel(void **state) {
   }
 }
 
+/* The text of line n (from 1) of text, into line[cap]; false past the end. */
+static bool line_of(const char *text, long n, char *line, size_t cap) {
+  for (long at = 1; text && at < n; at++)
+    if ((text = strchr(text, '\n'))) text++;
+  if (!text || !*text) return false;
+  snprintf(line, cap, "%.*s", (int)strcspn(text, "\n"), text);
+  return true;
+}
+
+/* Every "ptx input, line N" of p's log points at a line of p's own PTX that
+ * holds what: the log reads against the kernel's part as it would against
+ * the kernel compiled alone. Returns how many lines it checked. */
+static int lines_point_into_own_ptx(const tcmma_program *p, const char *what) {
+  int checked = 0;
+  for (const char *at = p->log; (at = strstr(at, "ptx input, line ")); at++) {
+    char line[512];
+    long n = strtol(at + strlen("ptx input, line "), NULL, 10);
+    if (!line_of(p->ptx, n, line, sizeof line) || !strstr(line, what))
+      fail_msg("log line %ld does not point at '%s' in the kernel's PTX:\n%s", n, what, p->ptx);
+    checked++;
+  }
+  return checked;
+}
+
+/* ptxas's line numbers count lines of the whole module; each kernel's log
+ * counts them in its own part. */
+static void log_lines_point_into_the_part(void **state) {
+  (void)state;
+  char src[sizeof batch_src + sizeof bf16_kernel];
+  snprintf(src, sizeof src, "%s%s", batch_src, bf16_kernel);
+  const char *names[] = {"k_mma", "k_bf16"};
+  tcmma_compile_opts o = {.arch = 75, .sass = true};
+  tcmma_program out[2];
+  tcmma_error err;
+  assert_int_equal(tcmma_compile_batch(src, strlen(src), names, 2, &o, out, &err), TCMMA_COMPILE);
+  assert_true(lines_point_into_own_ptx(&out[1], "bf16") > 0);
+  tcmma_program_free(&out[0]), tcmma_program_free(&out[1]);
+}
+
+/* An error in a .func only k_bf16 calls is k_bf16's: k_add's log, which
+ * compiled alone is clean, holds none of it. */
+static const char helper_bf16_src[] =
+    "#define MMA_BF16 \"mma.sync.aligned.m16n8k16.row.col.f32.bf16.bf16.f32 \"\n"
+    "__device__ __noinline__ float bad(const unsigned *a, const unsigned *b) {\n"
+    "  float c0 = 0, c1 = 0, c2 = 0, c3 = 0;\n"
+    "  asm volatile(MMA_BF16 \"{%0,%1,%2,%3}, {%4,%5,%6,%7}, {%8,%9}, {%0,%1,%2,%3};\"\n"
+    "    : \"+f\"(c0), \"+f\"(c1), \"+f\"(c2), \"+f\"(c3)\n"
+    "    : \"r\"(a[0]), \"r\"(a[1]), \"r\"(a[2]), \"r\"(a[3]), \"r\"(b[0]), \"r\"(b[1]));\n"
+    "  return c0 + c1 + c2 + c3;\n"
+    "}\n"
+    "extern \"C\" __global__ void k_add(const float *a, float *d) {\n"
+    "  d[threadIdx.x] = a[threadIdx.x] + 1.0f;\n"
+    "}\n"
+    "extern \"C\" __global__ void k_bf16(const unsigned *a, const unsigned *b, float *d) {\n"
+    "  d[threadIdx.x] = bad(a, b);\n"
+    "}\n";
+
+static void func_error_charged_to_its_caller(void **state) {
+  (void)state;
+  const char *names[] = {"k_add", "k_bf16"};
+  tcmma_compile_opts o = {.arch = 75, .sass = true};
+  tcmma_program out[2];
+  tcmma_error err;
+  assert_int_equal(tcmma_compile_batch(helper_bf16_src, strlen(helper_bf16_src), names, 2, &o,
+                                       out, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(out[1].log, "requires .target sm_80"));
+  assert_true(lines_point_into_own_ptx(&out[1], "bf16") > 0);
+  if (strstr(out[0].log, "ptx input"))
+    fail_msg("k_add's log holds k_bf16's helper's errors:\n%s", out[0].log);
+  tcmma_program_free(&out[0]), tcmma_program_free(&out[1]);
+}
+
+/* A ptxas error that names an entry without a PTX line is that kernel's. */
+static void named_entry_error_charged_to_it(void **state) {
+  (void)state;
+  static const char src[] =
+      "extern \"C\" __global__ void k_add(const float *a, float *d) {\n"
+      "  d[threadIdx.x] = a[threadIdx.x] + 1.0f;\n"
+      "}\n"
+      "extern \"C\" __global__ void k_big(float *d) {\n"
+      "  __shared__ float s[30000];\n"
+      "  s[threadIdx.x] = 1; __syncthreads(); d[threadIdx.x] = s[threadIdx.x ^ 1];\n"
+      "}\n";
+  const char *names[] = {"k_add", "k_big"};
+  tcmma_compile_opts o = {.arch = 80, .sass = true};
+  tcmma_program out[2];
+  tcmma_error err;
+  assert_int_equal(tcmma_compile_batch(src, strlen(src), names, 2, &o, out, &err), TCMMA_COMPILE);
+  assert_non_null(strstr(out[1].log, "'k_big' uses too much shared data"));
+  if (strstr(out[0].log, "k_big"))
+    fail_msg("k_add's log names k_big's error:\n%s", out[0].log);
+  tcmma_program_free(&out[0]), tcmma_program_free(&out[1]);
+}
+
 static void bad_kernel_lists(void **state) {
   (void)state;
   tcmma_program out[3];
@@ -176,6 +270,9 @@ int main(void) {
       cmocka_unit_test_setup_teardown(split_per_kernel, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(rejection_charged_to_its_kernel, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(bad_kernel_lists, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(log_lines_point_into_the_part, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(func_error_charged_to_its_caller, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(named_entry_error_charged_to_it, fresh_cache, remove_cache),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
