@@ -9,47 +9,101 @@
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
 
-/* The PTX line a ptxas log line points at ("ptx input, line N"), or 0. */
-static long ptx_line_of(const char *line, size_t n) {
+/* Where the number of the PTX line a ptxas log line points at ("ptx input,
+ * line N") starts in line[0..n), or NULL. */
+static const char *ptx_line_at(const char *line, size_t n) {
   static const char mark[] = "ptx input, line ";
   for (size_t i = 0; i + sizeof mark - 1 < n; i++)
-    if (memcmp(line + i, mark, sizeof mark - 1) == 0) {
-      long v = 0;
-      for (size_t j = i + sizeof mark - 1; j < n && line[j] >= '0' && line[j] <= '9'; j++)
-        v = v * 10 + (line[j] - '0');
-      return v;
-    }
-  return 0;
+    if (memcmp(line + i, mark, sizeof mark - 1) == 0) return line + i + sizeof mark - 1;
+  return NULL;
 }
 
-/* log less the lines that point into another kernel's entry (lines outside
- * [first, last] that fall in some kernel's entry). */
-static char *kernel_log(const char *log, long first, long last, const long (*ranges)[2],
-                        size_t n) {
+/* The length of the line at s, without its newline. */
+static size_t line_len(const char *s) {
+  const char *nl = strchr(s, '\n');
+  return nl ? (size_t)(nl - s) : strlen(s);
+}
+
+/* For each line L (from 1) of module, map[L]: its line in part, 0 when part
+ * does not hold it. part is module's kept items in order, each made of whole
+ * lines of module (tcmma__ptx_slice), so its lines are found in order among
+ * module's. *lines gets module's line count. NULL on no memory. */
+static long *line_map(const char *module, const char *part, long *lines) {
+  long count = 1;
+  for (const char *p = module; (p = strchr(p, '\n')); p++) count++;
+  long *map = calloc((size_t)count + 1, sizeof *map);
+  if (!map) return NULL;
+  long at = 1, line = 0;
+  const char *q = part;
+  for (const char *p = module; at <= count && q; at++) {
+    size_t n = line_len(p), m = line_len(q);
+    if (*q && n == m && memcmp(p, q, n) == 0) {
+      map[at] = ++line;
+      q = q[m] ? q + m + 1 : NULL;
+    }
+    p += n + (p[n] != '\0');
+  }
+  *lines = count;
+  return map;
+}
+
+/* Whether line[0..n) quotes one of the batch's kernels other than kernels[self]
+ * ('name': ptxas names entries so) and not kernels[self]. */
+static bool names_other_kernel(const char *line, size_t n, const char *const *kernels,
+                               size_t count, size_t self) {
+  bool other = false;
+  for (size_t i = 0; i < count; i++) {
+    size_t k = strlen(kernels[i]);
+    bool quoted = false;
+    for (size_t j = 0; j + k + 2 <= n && !quoted; j++)
+      quoted = line[j] == '\'' && memcmp(line + j + 1, kernels[i], k) == 0 && line[j + k + 1] == '\'';
+    if (quoted && i == self) return false;
+    other = other || quoted;
+  }
+  return other;
+}
+
+/* log less its ptxas lines that point outside kernel self's part of the PTX
+ * (map: the module's lines into the part) or name another kernel of the
+ * batch, and with the line numbers of the part. */
+static char *kernel_log(const char *log, const long *map, long lines, const char *const *kernels,
+                        size_t count, size_t self) {
   size_t len = strlen(log), at = 0;
   char *out = malloc(len + 1);
   if (!out) return NULL;
   for (const char *p = log; *p;) {
-    const char *nl = strchr(p, '\n');
-    size_t k = nl ? (size_t)(nl - p) + 1 : strlen(p);
-    long line = ptx_line_of(p, k);
-    bool other = false;
-    if (line && (line < first || line > last))
-      for (size_t i = 0; i < n && !other; i++) other = line >= ranges[i][0] && line <= ranges[i][1];
-    if (!other) memcpy(out + at, p, k), at += k;
+    size_t k = line_len(p);
+    k += p[k] == '\n';
+    const char *number = ptx_line_at(p, k);
+    if (number) {
+      long line = 0;
+      const char *digits = number;
+      for (; digits < p + k && *digits >= '0' && *digits <= '9'; digits++)
+        line = line > lines ? line : line * 10 + (*digits - '0'); /* past the module: dropped */
+      if (line >= 1 && line <= lines && map[line]) {
+        /* the part's line number is never longer than the module's */
+        at += (size_t)sprintf(out + at, "%.*s%ld", (int)(number - p), p, map[line]);
+        memcpy(out + at, digits, (size_t)(p + k - digits)), at += (size_t)(p + k - digits);
+      }
+    } else if (!names_other_kernel(p, k, kernels, count, self)) {
+      memcpy(out + at, p, k), at += k;
+    }
     p += k;
   }
   out[at] = '\0';
   return out;
 }
 
-/* out[i] from the whole program: its copies and kernel i's PTX and log. */
-static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len, long first,
-                      long last, const long (*ranges)[2], size_t n, tcmma_program *out) {
+/* out[i] from the whole program: its copies and kernel i's PTX (NULL after
+ * NVRTC's front end rejected the source) and log. */
+static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len,
+                      const char *const *kernels, size_t n, size_t self, tcmma_program *out) {
   memset(out, 0, sizeof *out);
   out->ptx = ptx, out->ptx_len = ptx_len;
   out->name = tcmma_strdup(whole->name);
-  out->log = kernel_log(whole->log ? whole->log : "", first, last, ranges, n);
+  long lines = 0, *map = ptx ? line_map(whole->ptx, ptx, &lines) : calloc(1, sizeof *map);
+  if (map) out->log = kernel_log(whole->log ? whole->log : "", map, lines, kernels, n, self);
+  free(map);
   out->cache_note = tcmma_strdup(whole->cache_note);
   out->options = calloc(whole->n_options ? whole->n_options : 1, sizeof *out->options);
   bool ok = out->name && out->log && out->options && (!whole->cache_note || out->cache_note);
@@ -111,11 +165,11 @@ tcmma_status tcmma_compile_batch(const char *source, size_t len, const char *con
   }
   char **ptx = calloc(n, sizeof *ptx);
   size_t *ptx_len = calloc(n, sizeof *ptx_len);
-  long (*ranges)[2] = calloc(n, sizeof *ranges);
-  tcmma_status split = ptx && ptx_len && ranges ? TCMMA_OK : TCMMA_NO_MEMORY;
+  tcmma_status split = ptx && ptx_len ? TCMMA_OK : TCMMA_NO_MEMORY;
   for (size_t i = 0; split == TCMMA_OK && whole.ptx && i < n; i++) {
+    long first, last;
     int got = tcmma__ptx_slice(whole.ptx, whole.ptx_len, kernels[i], &ptx[i], &ptx_len[i],
-                               &ranges[i][0], &ranges[i][1]);
+                               &first, &last);
     if (got == 0)
       split = tcmma_fail(err, TCMMA_INVALID, "tcmma_compile_batch: the PTX has no .entry %s",
                          kernels[i]);
@@ -123,14 +177,13 @@ tcmma_status tcmma_compile_batch(const char *source, size_t len, const char *con
       split = TCMMA_NO_MEMORY;
   }
   for (size_t i = 0; split == TCMMA_OK && i < n; i++) {
-    if (!split_one(&whole, ptx[i], ptx_len[i], ranges[i][0], ranges[i][1],
-                   (const long (*)[2])ranges, n, &out[i]))
+    if (!split_one(&whole, ptx[i], ptx_len[i], kernels, n, i, &out[i]))
       split = TCMMA_NO_MEMORY;
     ptx[i] = NULL; /* out[i] owns it now */
   }
   if (split == TCMMA_NO_MEMORY) tcmma_fail(err, TCMMA_NO_MEMORY, "no memory to split a batch");
   for (size_t i = 0; ptx && i < n; i++) free(ptx[i]);
-  free(ptx), free(ptx_len), free(ranges);
+  free(ptx), free(ptx_len);
   tcmma_program_free(&whole);
   if (split != TCMMA_OK) {
     for (size_t i = 0; i < n; i++) tcmma_program_free(&out[i]);

@@ -128,8 +128,9 @@ void tcmma_program_free(tcmma_program *p);
  * declarations with kernels[i]'s .entry and the .func definitions it calls
  * (the PTX reader's census of it is that kernel's alone); its cubin is the
  * whole module's (load it and look kernels[i] up by name); its log is
- * NVRTC's log less the ptxas lines that point into another kernel's entry
- * (front-end lines name no kernel and stay in every log); name, options,
+ * NVRTC's log less the ptxas lines that point outside out[i]'s ptx or name
+ * another of the kernels, with their "ptx input, line N" counted in out[i]'s
+ * ptx (front-end lines name no kernel and stay in every log); name, options,
  * NVRTC version and cache facts are the compile's. Kernels of one arch
  * share the compiler's start-up and headers: many small kernels compile in
  * a fraction of their separate time. Returns tcmma_compile's status; out[]

@@ -26,8 +26,8 @@ typedef struct {
  * around its text, its program the batch's split: its own PTX); the batches
  * run on every online core. A batch that compiles with an empty log gives
  * each job its split, TCMMA_OK. A batch that fails gives a job its split,
- * TCMMA_COMPILE, when ptxas blamed the job's own PTX (an error line inside
- * its entry); every other job of a failed batch, and every job of a batch
+ * TCMMA_COMPILE, when ptxas blamed the job's own PTX (an error line in its
+ * part: its entry or a .func it calls); every other job of a failed batch, and every job of a batch
  * whose log is not empty (a warning), is compiled alone, so that its
  * outcome and log are its own. A lone job is compiled alone. */
 void verify_compile_jobs(verify_job *jobs, size_t n);
