@@ -130,6 +130,17 @@ static void bad_configs(void **state) {
   assert_non_null(strstr(err.message, "block 6"));
   assert_int_equal(tcmma_sim_launch_grid(NULL, NULL, &cfg, &err), TCMMA_INVALID);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, NULL, &err), TCMMA_INVALID);
+  /* dimensions whose product is 2^64: a count that wraps to 0 must not pass */
+  cfg = (tcmma_sim_config){{1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "block 4194304x4194304x1048576"));
+  cfg = (tcmma_sim_config){{1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "grid 4194304x4194304x1048576"));
+  /* dynamic shared memory no allocation can hold (its size rounded up wraps) */
+  cfg = (tcmma_sim_config){{1, 1, 1}, {32, 1, 1}, SIZE_MAX - 100, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_NO_MEMORY);
+  assert_non_null(strstr(err.message, "dynamic shared memory"));
   /* outside a launch */
   assert_null(tcmma_sim_dynamic_shared());
   assert_int_equal(tcmma_sim_block_dim(0), 0);

@@ -9,9 +9,11 @@
  * of hanging. Threads (not coroutines) keep ASan, UBSan, TSan and valgrind
  * exact without stack-switching annotations. A failure stops every thread
  * by longjmp back to its thread body, so a broken run ends. */
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -404,23 +406,29 @@ static void *thread_main(void *p) {
   return NULL;
 }
 
+/* d[0]*d[1]*d[2], or ULLONG_MAX when that exceeds 64 bits (three 32-bit
+ * factors can: a wrapped count would pass the limits below). */
+static unsigned long long count_of(const unsigned d[3]) {
+  unsigned long long n = 1;
+  for (int i = 0; i < 3; i++) n = d[i] && n > ULLONG_MAX / d[i] ? ULLONG_MAX : n * d[i];
+  return n;
+}
+
 static tcmma_status check_config(const tcmma_sim_config *cfg, tcmma_error *err) {
-  unsigned long long threads = 1, blocks = 1;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++)
     if (cfg->grid[i] == 0 || cfg->block[i] == 0)
       return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u, block %ux%ux%u: every dimension must "
                         "be at least 1", cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0],
                         cfg->block[1], cfg->block[2]);
-    threads *= cfg->block[i];
-    blocks *= cfg->grid[i];
-  }
+  unsigned long long threads = count_of(cfg->block), blocks = count_of(cfg->grid);
   if (threads > TCMMA_SIM_BLOCK_THREADS_MAX)
-    return tcmma_fail(err, TCMMA_INVALID, "block %ux%ux%u has %llu threads: at most %d",
+    return tcmma_fail(err, TCMMA_INVALID, "block %ux%ux%u has %llu%s threads: at most %d",
                       cfg->block[0], cfg->block[1], cfg->block[2], threads,
-                      TCMMA_SIM_BLOCK_THREADS_MAX);
+                      threads == ULLONG_MAX ? " or more" : "", TCMMA_SIM_BLOCK_THREADS_MAX);
   if (blocks > 0xffffffffull)
-    return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u has %llu blocks: at most 2^32 - 1",
-                      cfg->grid[0], cfg->grid[1], cfg->grid[2], blocks);
+    return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u has %llu%s blocks: at most 2^32 - 1",
+                      cfg->grid[0], cfg->grid[1], cfg->grid[2], blocks,
+                      blocks == ULLONG_MAX ? " or more" : "");
   if (cfg->n_blocks && !cfg->blocks)
     return tcmma_fail(err, TCMMA_INVALID, "n_blocks %zu without a list of blocks", cfg->n_blocks);
   for (size_t i = 0; cfg->blocks && i < cfg->n_blocks; i++)
@@ -445,7 +453,10 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   blk.generation = 0;
   blk.dyn_bytes = cfg->dynamic_shared;
   blk.dyn = NULL;
-  if (blk.dyn_bytes && !(blk.dyn = aligned_alloc(128, (blk.dyn_bytes + 127) / 128 * 128)))
+  /* rounded up to whole 128-byte units (aligned_alloc's rule); a size that
+   * rounding would wrap is no more to be had than one malloc refuses */
+  if (blk.dyn_bytes && (blk.dyn_bytes > SIZE_MAX - 127 ||
+                        !(blk.dyn = aligned_alloc(128, (blk.dyn_bytes + 127) / 128 * 128))))
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for %zu bytes of dynamic shared memory",
                       blk.dyn_bytes);
   return TCMMA_OK;
