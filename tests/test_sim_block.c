@@ -364,6 +364,60 @@ static void zfill_bad_size(void **state) {
   assert_non_null(strstr(err.message, "src-size 17"));
 }
 
+/* ---- dynamic shared memory is bounded ---- */
+
+enum { OOB_LDMATRIX, OOB_CP_ASYNC, OOB_WMMA_STORE, OOB_PLAIN_WRITE, OOB_NONE };
+static int oob_mode;
+
+/* 256 bytes of dynamic shared memory (16 rows of 16 bytes); each mode
+ * touches the bytes after them, except OOB_NONE, which uses all 256. */
+static void past_the_end(void *arg) {
+  (void)arg;
+  unsigned char *sh = tcmma_sim_dynamic_shared();
+  unsigned l = tcmma_sim_lane();
+  static unsigned char src[32 * 16] __attribute__((aligned(16)));
+  uint32_t r[4];
+  tcmma_sim_fragment f;
+  switch (oob_mode) {
+  case OOB_LDMATRIX: /* x4: 32 rows, the last 16 past the end */
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x4.shared.b16", r, sh + l * 16);
+    break;
+  case OOB_CP_ASYNC: /* lane 16 copies into the first row after the end */
+    tcmma_sim_cp_async("cp.async.cg.shared.global", sh + l * 16, src + l * 16, 16);
+    tcmma_sim_cp_async_wait_all();
+    break;
+  case OOB_WMMA_STORE: /* a 16x16 f32 tile: 1024 bytes */
+    tcmma_sim_wmma_fill(&f, "c.m16n16k16.f32", 1.0f);
+    tcmma_sim_wmma_store(sh, &f, 16, 0);
+    break;
+  case OOB_PLAIN_WRITE:
+    if (l == 3) sh[256 + 5] = 0;
+    break;
+  case OOB_NONE:
+    if (l < 16) tcmma_sim_cp_async("cp.async.cg.shared.global", sh + l * 16, src + l * 16, 16);
+    tcmma_sim_cp_async_wait_all();
+    tcmma_sim_syncthreads();
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x2.shared.b16", r, sh + (l % 16) * 16);
+    sh[l * 8] = (unsigned char)l;
+    break;
+  }
+}
+
+static void dynamic_shared_out_of_bounds(void **state) {
+  (void)state;
+  static const char *const want[] = {"ldmatrix", "cp.async", "wmma store", "wrote past the end"};
+  tcmma_sim_config cfg = {{1, 1, 1}, {32, 1, 1}, 256, NULL, 0};
+  tcmma_error err;
+  for (int m = OOB_LDMATRIX; m <= OOB_PLAIN_WRITE; m++) {
+    oob_mode = m;
+    assert_int_equal(tcmma_sim_launch_grid(past_the_end, NULL, &cfg, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, want[m]));
+    assert_non_null(strstr(err.message, "256 bytes of dynamic shared memory"));
+  }
+  oob_mode = OOB_NONE;
+  assert_int_equal(tcmma_sim_launch_grid(past_the_end, NULL, &cfg, &err), TCMMA_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(blocks_of_many_threads),
@@ -373,6 +427,7 @@ int main(void) {
       cmocka_unit_test(partial_warps),
       cmocka_unit_test(cp_async_groups_and_races),
       cmocka_unit_test(zfill_bad_size),
+      cmocka_unit_test(dynamic_shared_out_of_bounds),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
