@@ -364,6 +364,48 @@ static void zfill_bad_size(void **state) {
   assert_non_null(strstr(err.message, "src-size 17"));
 }
 
+/* Two warps land 8-byte halves of one 16-byte row; warp 0 (the last to
+ * land) reads it after a __syncwarp (*arg 0: warp 1's half needs a
+ * __syncthreads) or a __syncthreads (*arg 1: fine). */
+static unsigned halves_flag;
+static void halves_of_a_row(void *arg) {
+  bool barrier = *(const int *)arg;
+  static unsigned char src[16] __attribute__((aligned(16)));
+  unsigned char *sh = tcmma_sim_dynamic_shared();
+  unsigned t = tcmma_sim_lane();
+  const char *ca = "cp.async.ca.shared.global";
+  if (t == 32) {
+    tcmma_sim_cp_async(ca, sh + 8, src + 8, 8);
+    tcmma_sim_cp_async_wait_all();
+    __atomic_store_n(&halves_flag, 1, __ATOMIC_SEQ_CST);
+  }
+  if (t == 0) {
+    while (!__atomic_load_n(&halves_flag, __ATOMIC_SEQ_CST)) sched_yield();
+    tcmma_sim_cp_async(ca, sh, src, 8);
+    tcmma_sim_cp_async_wait_all();
+  }
+  if (barrier) tcmma_sim_syncthreads();
+  else if (t < 32) tcmma_sim_syncwarp();
+  if (t < 32) {
+    uint32_t r;
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x1.shared.b16", &r, sh + (t % 8) * 16);
+  }
+}
+
+static void row_landed_by_two_warps(void **state) {
+  (void)state;
+  tcmma_sim_config cfg = {{1, 1, 1}, {64, 1, 1}, 128, NULL, 0};
+  tcmma_error err;
+  int barrier = 0;
+  halves_flag = 0;
+  assert_int_equal(tcmma_sim_launch_grid(halves_of_a_row, &barrier, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "more than one warp"));
+  assert_non_null(strstr(err.message, "no __syncthreads since"));
+  barrier = 1;
+  halves_flag = 0;
+  assert_int_equal(tcmma_sim_launch_grid(halves_of_a_row, &barrier, &cfg, &err), TCMMA_OK);
+}
+
 /* ---- dynamic shared memory is bounded ---- */
 
 enum { OOB_LDMATRIX, OOB_CP_ASYNC, OOB_WMMA_STORE, OOB_PLAIN_WRITE, OOB_NONE };
@@ -428,6 +470,7 @@ int main(void) {
       cmocka_unit_test(cp_async_groups_and_races),
       cmocka_unit_test(zfill_bad_size),
       cmocka_unit_test(dynamic_shared_out_of_bounds),
+      cmocka_unit_test(row_landed_by_two_warps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
