@@ -130,6 +130,17 @@ static void bad_configs(void **state) {
   assert_non_null(strstr(err.message, "block 6"));
   assert_int_equal(tcmma_sim_launch_grid(NULL, NULL, &cfg, &err), TCMMA_INVALID);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, NULL, &err), TCMMA_INVALID);
+  /* dimensions whose product is 2^64: a count that wraps to 0 must not pass */
+  cfg = (tcmma_sim_config){{1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "block 4194304x4194304x1048576"));
+  cfg = (tcmma_sim_config){{1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "grid 4194304x4194304x1048576"));
+  /* dynamic shared memory no allocation can hold (its size rounded up wraps) */
+  cfg = (tcmma_sim_config){{1, 1, 1}, {32, 1, 1}, SIZE_MAX - 100, NULL, 0};
+  assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_NO_MEMORY);
+  assert_non_null(strstr(err.message, "dynamic shared memory"));
   /* outside a launch */
   assert_null(tcmma_sim_dynamic_shared());
   assert_int_equal(tcmma_sim_block_dim(0), 0);
@@ -353,6 +364,102 @@ static void zfill_bad_size(void **state) {
   assert_non_null(strstr(err.message, "src-size 17"));
 }
 
+/* Two warps land 8-byte halves of one 16-byte row; warp 0 (the last to
+ * land) reads it after a __syncwarp (*arg 0: warp 1's half needs a
+ * __syncthreads) or a __syncthreads (*arg 1: fine). */
+static unsigned halves_flag;
+static void halves_of_a_row(void *arg) {
+  bool barrier = *(const int *)arg;
+  static unsigned char src[16] __attribute__((aligned(16)));
+  unsigned char *sh = tcmma_sim_dynamic_shared();
+  unsigned t = tcmma_sim_lane();
+  const char *ca = "cp.async.ca.shared.global";
+  if (t == 32) {
+    tcmma_sim_cp_async(ca, sh + 8, src + 8, 8);
+    tcmma_sim_cp_async_wait_all();
+    __atomic_store_n(&halves_flag, 1, __ATOMIC_SEQ_CST);
+  }
+  if (t == 0) {
+    while (!__atomic_load_n(&halves_flag, __ATOMIC_SEQ_CST)) sched_yield();
+    tcmma_sim_cp_async(ca, sh, src, 8);
+    tcmma_sim_cp_async_wait_all();
+  }
+  if (barrier) tcmma_sim_syncthreads();
+  else if (t < 32) tcmma_sim_syncwarp();
+  if (t < 32) {
+    uint32_t r;
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x1.shared.b16", &r, sh + (t % 8) * 16);
+  }
+}
+
+static void row_landed_by_two_warps(void **state) {
+  (void)state;
+  tcmma_sim_config cfg = {{1, 1, 1}, {64, 1, 1}, 128, NULL, 0};
+  tcmma_error err;
+  int barrier = 0;
+  halves_flag = 0;
+  assert_int_equal(tcmma_sim_launch_grid(halves_of_a_row, &barrier, &cfg, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "more than one warp"));
+  assert_non_null(strstr(err.message, "no __syncthreads since"));
+  barrier = 1;
+  halves_flag = 0;
+  assert_int_equal(tcmma_sim_launch_grid(halves_of_a_row, &barrier, &cfg, &err), TCMMA_OK);
+}
+
+/* ---- dynamic shared memory is bounded ---- */
+
+enum { OOB_LDMATRIX, OOB_CP_ASYNC, OOB_WMMA_STORE, OOB_PLAIN_WRITE, OOB_NONE };
+static int oob_mode;
+
+/* 256 bytes of dynamic shared memory (16 rows of 16 bytes); each mode
+ * touches the bytes after them, except OOB_NONE, which uses all 256. */
+static void past_the_end(void *arg) {
+  (void)arg;
+  unsigned char *sh = tcmma_sim_dynamic_shared();
+  unsigned l = tcmma_sim_lane();
+  static unsigned char src[32 * 16] __attribute__((aligned(16)));
+  uint32_t r[4];
+  tcmma_sim_fragment f;
+  switch (oob_mode) {
+  case OOB_LDMATRIX: /* x4: 32 rows, the last 16 past the end */
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x4.shared.b16", r, sh + l * 16);
+    break;
+  case OOB_CP_ASYNC: /* lane 16 copies into the first row after the end */
+    tcmma_sim_cp_async("cp.async.cg.shared.global", sh + l * 16, src + l * 16, 16);
+    tcmma_sim_cp_async_wait_all();
+    break;
+  case OOB_WMMA_STORE: /* a 16x16 f32 tile: 1024 bytes */
+    tcmma_sim_wmma_fill(&f, "c.m16n16k16.f32", 1.0f);
+    tcmma_sim_wmma_store(sh, &f, 16, 0);
+    break;
+  case OOB_PLAIN_WRITE:
+    if (l == 3) sh[256 + 5] = 0;
+    break;
+  case OOB_NONE:
+    if (l < 16) tcmma_sim_cp_async("cp.async.cg.shared.global", sh + l * 16, src + l * 16, 16);
+    tcmma_sim_cp_async_wait_all();
+    tcmma_sim_syncthreads();
+    tcmma_sim_ldmatrix("ldmatrix.sync.aligned.m8n8.x2.shared.b16", r, sh + (l % 16) * 16);
+    sh[l * 8] = (unsigned char)l;
+    break;
+  }
+}
+
+static void dynamic_shared_out_of_bounds(void **state) {
+  (void)state;
+  static const char *const want[] = {"ldmatrix", "cp.async", "wmma store", "wrote past the end"};
+  tcmma_sim_config cfg = {{1, 1, 1}, {32, 1, 1}, 256, NULL, 0};
+  tcmma_error err;
+  for (int m = OOB_LDMATRIX; m <= OOB_PLAIN_WRITE; m++) {
+    oob_mode = m;
+    assert_int_equal(tcmma_sim_launch_grid(past_the_end, NULL, &cfg, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, want[m]));
+    assert_non_null(strstr(err.message, "256 bytes of dynamic shared memory"));
+  }
+  oob_mode = OOB_NONE;
+  assert_int_equal(tcmma_sim_launch_grid(past_the_end, NULL, &cfg, &err), TCMMA_OK);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(blocks_of_many_threads),
@@ -362,6 +469,8 @@ int main(void) {
       cmocka_unit_test(partial_warps),
       cmocka_unit_test(cp_async_groups_and_races),
       cmocka_unit_test(zfill_bad_size),
+      cmocka_unit_test(dynamic_shared_out_of_bounds),
+      cmocka_unit_test(row_landed_by_two_warps),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

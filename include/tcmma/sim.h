@@ -153,7 +153,9 @@ typedef struct {
  * cp.async into it has not landed (issued, not yet waited for with
  * cp.async.wait_group/wait_all) or landed by another warp without a
  * __syncthreads() since, and a cp.async into bytes another warp read since
- * the last __syncthreads(). TCMMA_INVALID also for a bad cfg (zero or
+ * the last __syncthreads(). So are ldmatrix, wmma and cp.async reaching past
+ * the end of the dynamic shared memory, and plain writes found in the 4 KiB
+ * after it when the block ends. TCMMA_INVALID also for a bad cfg (zero or
  * oversized dimensions, a sampled block outside the grid); TCMMA_NO_MEMORY
  * when the threads or the shared memory cannot be had. */
 tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,

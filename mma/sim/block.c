@@ -9,9 +9,11 @@
  * of hanging. Threads (not coroutines) keep ASan, UBSan, TSan and valgrind
  * exact without stack-switching annotations. A failure stops every thread
  * by longjmp back to its thread body, so a broken run ends. */
+#include <limits.h>
 #include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -22,6 +24,12 @@
 /* Each thread's stack: the host kernels keep a few kilobytes of locals;
  * a fixed size keeps a 1024-thread block's address space modest. */
 enum { THREAD_STACK = 1 << 20 };
+
+/* Bytes kept after a block's dynamic shared memory (and its rounding up to
+ * 128 bytes), owned by the simulator: ldmatrix, wmma and cp.async that reach
+ * into them, and plain writes found there when the block ends, are reported
+ * instead of landing in other host memory (a GPU faults on them). */
+enum { SHARED_GUARD = 4096 };
 
 typedef struct {
   pthread_cond_t cv;
@@ -50,7 +58,7 @@ static struct {
   const unsigned *list;
   size_t nlist, pos;       /* blocks to run (list NULL: all, in order) and the next */
   unsigned char *dyn;
-  size_t dyn_bytes;
+  size_t dyn_bytes, dyn_alloc; /* asked for; allocated (rounded, plus SHARED_GUARD) */
   bool done;
   /* the block */
   unsigned long generation; /* blocks started */
@@ -100,6 +108,17 @@ unsigned tcmma_sim_grid_dim(unsigned axis) {
   return tls_thread && axis < 3 ? blk.dim_grid[axis] : 0u;
 }
 void *tcmma_sim_dynamic_shared(void) { return tls_thread ? blk.dyn : NULL; }
+
+bool tcmma__sim_shared_check(const void *p, size_t bytes, const char *what, int warp, int lane) {
+  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)blk.dyn;
+  if (!blk.dyn || a + bytes <= lo || a >= lo + blk.dyn_alloc ||
+      (a >= lo && a + bytes <= lo + blk.dyn_bytes))
+    return true;
+  tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu, outside the %zu bytes of "
+                  "dynamic shared memory at %p", what, lane, warp, p, bytes, blk.dyn_bytes,
+                  (void *)blk.dyn);
+  return false;
+}
 
 /* ---- failure ---- */
 
@@ -357,7 +376,7 @@ static void next_block_locked(void) {
   blk.exited = blk.blocked = blk.finished = blk.bar_arrived = 0;
   blk.bar_generation = 0;
   memset(blk.bar_waiting, 0, sizeof blk.bar_waiting);
-  if (blk.dyn) memset(blk.dyn, 0xff, blk.dyn_bytes); /* uninitialized: NaN in every format */
+  if (blk.dyn) memset(blk.dyn, 0xff, blk.dyn_alloc); /* uninitialized: NaN in every format */
   tcmma__sim_track_reset();
   blk.generation++;
   pthread_cond_broadcast(&blk.block_cv);
@@ -375,6 +394,17 @@ static void thread_exit_locked(const sim_thread *t) {
   if (blk.bar_arrived > 0 && blk.bar_arrived + blk.exited == blk.nthreads)
     complete_barrier_locked(false);
   check_deadlock_locked();
+}
+
+/* The block has ended (blk.mu held): fail when a thread wrote into the
+ * bytes after its dynamic shared memory (still 0xff unless written). */
+static void check_guard_locked(void) {
+  for (size_t i = blk.dyn_bytes; blk.dyn && i < blk.dyn_alloc; i++)
+    if (blk.dyn[i] != 0xff) {
+      fail_locked("block %u wrote past the end of its %zu bytes of dynamic shared memory (byte "
+                  "%zu)", blk.block_idx[0], blk.dyn_bytes, i);
+      return;
+    }
 }
 
 static void *thread_main(void *p) {
@@ -396,7 +426,10 @@ static void *thread_main(void *p) {
                   "for (expected cp.async.wait_group or wait_all before the data is used)",
                   t->tid, t->tid % SIM_LANES, blk.block_idx[0], pending);
     thread_exit_locked(t);
-    if (++blk.finished == blk.nthreads) next_block_locked();
+    if (++blk.finished == blk.nthreads) {
+      if (!blk.failed) check_guard_locked();
+      next_block_locked();
+    }
   }
   pthread_mutex_unlock(&blk.mu);
   tls_thread = NULL;
@@ -404,23 +437,29 @@ static void *thread_main(void *p) {
   return NULL;
 }
 
+/* d[0]*d[1]*d[2], or ULLONG_MAX when that exceeds 64 bits (three 32-bit
+ * factors can: a wrapped count would pass the limits below). */
+static unsigned long long count_of(const unsigned d[3]) {
+  unsigned long long n = 1;
+  for (int i = 0; i < 3; i++) n = d[i] && n > ULLONG_MAX / d[i] ? ULLONG_MAX : n * d[i];
+  return n;
+}
+
 static tcmma_status check_config(const tcmma_sim_config *cfg, tcmma_error *err) {
-  unsigned long long threads = 1, blocks = 1;
-  for (int i = 0; i < 3; i++) {
+  for (int i = 0; i < 3; i++)
     if (cfg->grid[i] == 0 || cfg->block[i] == 0)
       return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u, block %ux%ux%u: every dimension must "
                         "be at least 1", cfg->grid[0], cfg->grid[1], cfg->grid[2], cfg->block[0],
                         cfg->block[1], cfg->block[2]);
-    threads *= cfg->block[i];
-    blocks *= cfg->grid[i];
-  }
+  unsigned long long threads = count_of(cfg->block), blocks = count_of(cfg->grid);
   if (threads > TCMMA_SIM_BLOCK_THREADS_MAX)
-    return tcmma_fail(err, TCMMA_INVALID, "block %ux%ux%u has %llu threads: at most %d",
+    return tcmma_fail(err, TCMMA_INVALID, "block %ux%ux%u has %llu%s threads: at most %d",
                       cfg->block[0], cfg->block[1], cfg->block[2], threads,
-                      TCMMA_SIM_BLOCK_THREADS_MAX);
+                      threads == ULLONG_MAX ? " or more" : "", TCMMA_SIM_BLOCK_THREADS_MAX);
   if (blocks > 0xffffffffull)
-    return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u has %llu blocks: at most 2^32 - 1",
-                      cfg->grid[0], cfg->grid[1], cfg->grid[2], blocks);
+    return tcmma_fail(err, TCMMA_INVALID, "grid %ux%ux%u has %llu%s blocks: at most 2^32 - 1",
+                      cfg->grid[0], cfg->grid[1], cfg->grid[2], blocks,
+                      blocks == ULLONG_MAX ? " or more" : "");
   if (cfg->n_blocks && !cfg->blocks)
     return tcmma_fail(err, TCMMA_INVALID, "n_blocks %zu without a list of blocks", cfg->n_blocks);
   for (size_t i = 0; cfg->blocks && i < cfg->n_blocks; i++)
@@ -445,7 +484,12 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   blk.generation = 0;
   blk.dyn_bytes = cfg->dynamic_shared;
   blk.dyn = NULL;
-  if (blk.dyn_bytes && !(blk.dyn = aligned_alloc(128, (blk.dyn_bytes + 127) / 128 * 128)))
+  /* rounded up to whole 128-byte units (aligned_alloc's rule); a size that
+   * rounding would wrap is no more to be had than one malloc refuses */
+  blk.dyn_alloc = blk.dyn_bytes > SIZE_MAX - 127 - SHARED_GUARD
+                      ? 0
+                      : (blk.dyn_bytes + 127) / 128 * 128 + SHARED_GUARD;
+  if (blk.dyn_bytes && (!blk.dyn_alloc || !(blk.dyn = aligned_alloc(128, blk.dyn_alloc))))
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for %zu bytes of dynamic shared memory",
                       blk.dyn_bytes);
   return TCMMA_OK;

@@ -7,6 +7,7 @@
 #define TCMMA_SIM_INTERNAL_H
 
 #include <stdbool.h>
+#include <stddef.h>
 #include <stdint.h>
 #include "tcmma/arm.h"
 #include "tcmma/sim.h"
@@ -36,6 +37,12 @@ _Noreturn void tcmma__sim_fail_lane(const char *fmt, ...) __attribute__((format(
 int tcmma__sim_current_lane(void);
 int tcmma__sim_current_warp(void);
 int tcmma__sim_current_thread(void);
+
+/* Whether [p, p+bytes) (what: the instruction, warp and lane: whose address
+ * it is, for the message) keeps out of the bytes after the block's dynamic
+ * shared memory: else fails (tcmma__sim_fail, false). Memory elsewhere
+ * (global, static shared) passes. */
+bool tcmma__sim_shared_check(const void *p, size_t bytes, const char *what, int warp, int lane);
 
 /* Per-thread cp.async state, released when the thread ends its block:
  * returns how many copies were still pending (never waited for). */

@@ -23,7 +23,7 @@ typedef struct {
   int pending_thread;       /* one of them, for messages */
   unsigned long pending_group;
   bool landed;
-  int land_thread, land_warp;
+  int land_thread, land_warp; /* land_warp -1: several warps landed in one block epoch */
   unsigned long land_block_epoch, land_warp_epoch;
   unsigned long read_epoch; /* the block epoch of the reads below */
   uint32_t read_warps;      /* warps that read the chunk in read_epoch */
@@ -89,6 +89,7 @@ static void warp_names(char *buf, size_t cap_, uint32_t mask, int warp) {
 bool tcmma__sim_track_issue(const void *dst, unsigned bytes, int thread, int warp,
                             unsigned long group) {
   unsigned long epoch = tcmma__sim_block_epoch();
+  if (!tcmma__sim_shared_check(dst, bytes, "cp.async", warp, thread % SIM_LANES)) return false;
   for (uintptr_t a = (uintptr_t)dst / CHUNK * CHUNK; a < (uintptr_t)dst + bytes; a += CHUNK) {
     chunk *c = find(a, true);
     if (!c) return false;
@@ -112,8 +113,12 @@ void tcmma__sim_track_land(const void *dst, unsigned bytes, int thread, int warp
     chunk *c = find(a, false);
     if (!c) continue;
     if (c->pending) c->pending--;
+    /* a chunk landed in parts by several warps (4- or 8-byte copies) is
+     * visible to none of them before a __syncthreads(), whatever lands last */
+    bool mixed = c->landed && c->land_block_epoch == tcmma__sim_block_epoch() &&
+                 c->land_warp != warp;
     c->landed = true;
-    c->land_thread = thread, c->land_warp = warp;
+    c->land_thread = thread, c->land_warp = mixed ? -1 : warp;
     c->land_block_epoch = tcmma__sim_block_epoch();
     c->land_warp_epoch = tcmma__sim_warp_epoch(warp);
   }
@@ -121,6 +126,7 @@ void tcmma__sim_track_land(const void *dst, unsigned bytes, int thread, int warp
 
 bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, const char *what) {
   unsigned long epoch = tcmma__sim_block_epoch();
+  if (!tcmma__sim_shared_check(p, bytes, what, warp, lane)) return false;
   for (uintptr_t a = (uintptr_t)p / CHUNK * CHUNK; a < (uintptr_t)p + bytes; a += CHUNK) {
     chunk *c = find(a, true); /* reads are remembered for the next copy's check */
     if (!c) {
@@ -136,6 +142,12 @@ bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, co
     }
     bool visible = !c->landed || c->land_block_epoch < epoch ||
                    (c->land_warp == warp && c->land_warp_epoch < tcmma__sim_warp_epoch(warp));
+    if (!visible && c->land_warp < 0) {
+      tcmma__sim_fail("%s by lane %d of warp %d reads shared bytes %p..+%d that threads of more "
+                      "than one warp landed (thread %d last) with no __syncthreads since", what,
+                      lane, warp, (void *)a, CHUNK, c->land_thread);
+      return false;
+    }
     if (!visible) {
       tcmma__sim_fail("%s by lane %d of warp %d reads shared bytes %p..+%d that thread %d (warp "
                       "%d) landed with no %s since", what, lane, warp, (void *)a, CHUNK,

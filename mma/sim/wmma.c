@@ -307,6 +307,10 @@ static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
   }
   if (!check_memory("wmma store", &d, x0->ptr, x0->ldm, x0->layout)) return;
   int eb = elem_bytes(d.elem), count = d.rows * d.cols / SIM_LANES;
+  /* the stored rows span from ptr to the end of the last one */
+  int rows = x0->layout == 0 ? d.rows : d.cols, inner = x0->layout == 0 ? d.cols : d.rows;
+  size_t span = ((size_t)(rows - 1) * x0->ldm + (size_t)inner) * (size_t)eb;
+  if (!tcmma__sim_shared_check(x0->ptr, span, "wmma store", tcmma__sim_current_warp(), 0)) return;
   for (int l = 0; l < SIM_LANES; l++) {
     const wmma_args *x = lane_args[l];
     for (int t = 0; t < count; t++) {
