@@ -196,6 +196,13 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   if (c.arm) {
     if (tcmma_arm_parse(c.arm, &g->arm, &rerr) != TCMMA_OK)
       return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
+    /* the warp tile's call checks the arm against f32 = a x b; d's storage
+     * (the epilogue's conversion) is the GEMM's to check, as tcmma_plan_call
+     * checks a forced arm against its own triple */
+    if (!tcmma__arm_is_candidate(t, &c.numerics, g->arm))
+      return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is not on the preference list of "
+                     "%s = %s x %s under the numerics policy", c.arm, tcmma_prec_name(t.d),
+                     tcmma_prec_name(t.a), tcmma_prec_name(t.b));
   } else if (tcmma_resolve(t, &c.numerics, TCMMA_SCOPE_FRAGMENT, c.cc, &g->arm, &rerr) !=
              TCMMA_OK) {
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);

@@ -81,6 +81,40 @@ static void bad_input(void **s) {
   tcmma_buf_free(&out);
 }
 
+/* A forced arm must serve the caller's whole triple, d's storage included:
+ * the epilogue converts the f32 accumulator to d with the words of d's
+ * precision, which fp8 and integer storage do not have. */
+static void forced_arm_serves_the_triple(void **s) {
+  (void)s;
+  static const struct { tcmma_prec d, ab; bool bt; const char *arm; int cc; } rows[] = {
+      {TCMMA_PREC_E4M3, TCMMA_PREC_E4M3, true, "mma-fp8", 89},
+      {TCMMA_PREC_E5M2, TCMMA_PREC_E4M3, true, "mma-fp8", 89},
+      {TCMMA_PREC_S32, TCMMA_PREC_F16, false, "mma-f16", 80},
+      {TCMMA_PREC_F64, TCMMA_PREC_F16, false, "mma-f16", 80},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_gemm_call c = tcmma_gemm_call_default();
+    c.m = c.n = c.k = 64, c.block_m = c.block_n = 64, c.block_k = 64;
+    c.d.prec = rows[i].d, c.a.prec = c.b.prec = rows[i].ab, c.b.transposed = rows[i].bt;
+    c.arm = rows[i].arm, c.cc = rows[i].cc;
+    tcmma_gemm_plan p;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+    assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ARM);
+    char want[96];
+    snprintf(want, sizeof want, "arm %s is not on the preference list of %s = %s x %s",
+             rows[i].arm, tcmma_prec_name(rows[i].d), tcmma_prec_name(rows[i].ab),
+             tcmma_prec_name(rows[i].ab));
+    if (!strstr(p.message, want)) fail_msg("expected '%s' in: %s", want, p.message);
+  }
+  /* the arm that serves the triple is still taken when forced */
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.d.prec = TCMMA_PREC_BF16, c.arm = "mma-bf16", c.cc = 80;
+  tcmma_gemm_plan p;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_arm_marker(p.arm), "mma-bf16");
+}
+
 /* Every decline case declines with its reason; every accepted case renders
  * CUDA text that carries its markers and the ring's waits. */
 static void matrix_plans_and_text(void **s) {
@@ -325,6 +359,7 @@ int main(void) {
       cmocka_unit_test(default_plan_figures),
       cmocka_unit_test(shared_memory_table),
       cmocka_unit_test(bad_input),
+      cmocka_unit_test(forced_arm_serves_the_triple),
       cmocka_unit_test(matrix_plans_and_text),
       cmocka_unit_test(cli),
       cmocka_unit_test(gpu_executor_on_the_fake_driver),
