@@ -3,6 +3,7 @@
  * over them (so its arm, ldmatrix use, census and registers are the
  * planner's own), shared memory against the device, registers against the
  * budget, and the bounds the sizes need. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -274,6 +275,13 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   g->grid[0] = (unsigned)((c.n + c.block_n - 1) / c.block_n);
   g->grid[1] = (unsigned)((c.m + c.block_m - 1) / c.block_m);
   g->grid[2] = 1;
+  /* the launch must take the grid, and the kernel's int block index (the
+   * grouped order of render_gemm.c) must hold every block */
+  if (g->grid[1] > TCMMA_GEMM_GRID_Y_MAX || (long)g->grid[0] * g->grid[1] > INT_MAX)
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "m %d over block_m %d, n %d over block_n %d: "
+                   "%ux%u blocks, %u rows of blocks; expected at most %d rows (CUDA's grid y) "
+                   "and %d blocks", c.m, c.block_m, c.n, c.block_n, g->grid[0], g->grid[1],
+                   g->grid[1], TCMMA_GEMM_GRID_Y_MAX, INT_MAX);
   g->k_tiles = (c.k + c.block_k - 1) / c.block_k;
 
   g->stage_bytes = (size_t)(a_chunks + b_chunks) * 16;

@@ -115,6 +115,30 @@ static void forced_arm_serves_the_triple(void **s) {
   assert_string_equal(tcmma_arm_marker(p.arm), "mma-bf16");
 }
 
+/* The grid a plan reports must launch: CUDA allows 65535 blocks in grid y
+ * (the rows of blocks), and the kernel numbers its blocks with an int. */
+static void grid_within_launch_limits(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = TCMMA_GEMM_EXTENT_MAX, c.n = 64, c.k = 32, c.cc = 80;
+  c.block_m = 16, c.block_n = 64, c.block_k = 32, c.warps_m = c.warps_n = 1;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  if (!strstr(p.message, "65536 rows of blocks") || !strstr(p.message, "65535"))
+    fail_msg("expected the rows of blocks and the limit in: %s", p.message);
+  c.m = TCMMA_GEMM_GRID_Y_MAX * 16; /* the most rows of blocks */
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  assert_int_equal(p.grid[1], TCMMA_GEMM_GRID_Y_MAX);
+  /* 131072 x 65535 blocks: their index would wrap an int */
+  c.n = TCMMA_GEMM_EXTENT_MAX, c.block_n = 8;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  if (!strstr(p.message, "131072x65535 blocks"))
+    fail_msg("expected the grid in: %s", p.message);
+}
+
 /* Every decline case declines with its reason; every accepted case renders
  * CUDA text that carries its markers and the ring's waits. */
 static void matrix_plans_and_text(void **s) {
@@ -360,6 +384,7 @@ int main(void) {
       cmocka_unit_test(shared_memory_table),
       cmocka_unit_test(bad_input),
       cmocka_unit_test(forced_arm_serves_the_triple),
+      cmocka_unit_test(grid_within_launch_limits),
       cmocka_unit_test(matrix_plans_and_text),
       cmocka_unit_test(cli),
       cmocka_unit_test(gpu_executor_on_the_fake_driver),
