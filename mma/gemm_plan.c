@@ -128,7 +128,8 @@ static bool call_problem(const tcmma_gemm_call *c, char *msg, size_t cap) {
       c->block_n > 1024 || c->block_k > 1024)
     return snprintf(msg, cap, "block tile %dx%dx%d: expected 1..1024 each", c->block_m,
                     c->block_n, c->block_k), true;
-  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
+  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m > TCMMA_WARPS_MAX ||
+      c->warps_n > TCMMA_WARPS_MAX || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
     return snprintf(msg, cap, "warp grid %dx%d: expected at least 1x1 and at most %d warps",
                     c->warps_m, c->warps_n, TCMMA_WARPS_MAX), true;
   if (c->stages < 1 || c->stages > TCMMA_GEMM_STAGES_MAX)

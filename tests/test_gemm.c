@@ -79,6 +79,12 @@ static void bad_input(void **s) {
   tcmma_buf out = {0};
   assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_INVALID);
   tcmma_buf_free(&out);
+  /* a warp grid whose product overflows an int is out of range, not a tile */
+  c = tcmma_gemm_call_default();
+  c.warps_m = c.warps_n = 65536;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  assert_non_null(strstr(p.message, "warp grid 65536x65536"));
 }
 
 /* A forced arm must serve the caller's whole triple, d's storage included:
