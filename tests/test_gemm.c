@@ -382,6 +382,18 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 2);
   assert_non_null(strstr(r.err, "--tile '64x64'"));
   cli_result_free(&r);
+  /* the kernel takes alpha and beta as floats: a value no float holds is a
+   * usage error, not a launch value shown as if it were passed */
+  bad[13] = "--alpha", bad[14] = "1e39";
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--alpha '1e39'"));
+  cli_result_free(&r);
+  bad[13] = "--beta", bad[14] = "-3.5e38";
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--beta '-3.5e38'"));
+  cli_result_free(&r);
 }
 
 int main(void) {
