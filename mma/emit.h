@@ -92,6 +92,10 @@ int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
                             int *x1);
 
+/* Whether a forced arm is on triple's preference list (either scope) under
+ * policy (mma/plan.c): the check tcmma_plan_call and the GEMM plan share. */
+bool tcmma__arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm);
+
 /* ---- text helpers ---- */
 
 /* Opcodes of tables/collectives.def. */

@@ -3,6 +3,7 @@
  * over them (so its arm, ldmatrix use, census and registers are the
  * planner's own), shared memory against the device, registers against the
  * budget, and the bounds the sizes need. */
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -127,7 +128,8 @@ static bool call_problem(const tcmma_gemm_call *c, char *msg, size_t cap) {
       c->block_n > 1024 || c->block_k > 1024)
     return snprintf(msg, cap, "block tile %dx%dx%d: expected 1..1024 each", c->block_m,
                     c->block_n, c->block_k), true;
-  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
+  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m > TCMMA_WARPS_MAX ||
+      c->warps_n > TCMMA_WARPS_MAX || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
     return snprintf(msg, cap, "warp grid %dx%d: expected at least 1x1 and at most %d warps",
                     c->warps_m, c->warps_n, TCMMA_WARPS_MAX), true;
   if (c->stages < 1 || c->stages > TCMMA_GEMM_STAGES_MAX)
@@ -196,6 +198,13 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   if (c.arm) {
     if (tcmma_arm_parse(c.arm, &g->arm, &rerr) != TCMMA_OK)
       return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
+    /* the warp tile's call checks the arm against f32 = a x b; d's storage
+     * (the epilogue's conversion) is the GEMM's to check, as tcmma_plan_call
+     * checks a forced arm against its own triple */
+    if (!tcmma__arm_is_candidate(t, &c.numerics, g->arm))
+      return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is not on the preference list of "
+                     "%s = %s x %s under the numerics policy", c.arm, tcmma_prec_name(t.d),
+                     tcmma_prec_name(t.a), tcmma_prec_name(t.b));
   } else if (tcmma_resolve(t, &c.numerics, TCMMA_SCOPE_FRAGMENT, c.cc, &g->arm, &rerr) !=
              TCMMA_OK) {
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
@@ -267,6 +276,13 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   g->grid[0] = (unsigned)((c.n + c.block_n - 1) / c.block_n);
   g->grid[1] = (unsigned)((c.m + c.block_m - 1) / c.block_m);
   g->grid[2] = 1;
+  /* the launch must take the grid, and the kernel's int block index (the
+   * grouped order of render_gemm.c) must hold every block */
+  if (g->grid[1] > TCMMA_GEMM_GRID_Y_MAX || (long)g->grid[0] * g->grid[1] > INT_MAX)
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "m %d over block_m %d, n %d over block_n %d: "
+                   "%ux%u blocks, %u rows of blocks; expected at most %d rows (CUDA's grid y) "
+                   "and %d blocks", c.m, c.block_m, c.n, c.block_n, g->grid[0], g->grid[1],
+                   g->grid[1], TCMMA_GEMM_GRID_Y_MAX, INT_MAX);
   g->k_tiles = (c.k + c.block_k - 1) / c.block_k;
 
   g->stage_bytes = (size_t)(a_chunks + b_chunks) * 16;

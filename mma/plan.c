@@ -92,11 +92,10 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
  * call's own policy: forcing picks among the arms the policy allows (it never
  * lifts a numerics rule such as tf32 off or fp16 narrow) and leaves scope
  * rules (a converted destination) to the plan's own checks. */
-static bool arm_is_candidate(const tcmma_call *c, tcmma_arm arm) {
-  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+bool tcmma__arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm) {
   for (int s = 0; s < 2; s++) {
     tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];
-    size_t n = tcmma_resolve_list(t, &c->numerics, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
+    size_t n = tcmma_resolve_list(t, policy, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
     for (size_t i = 0; i < n && i < TCMMA_RESOLVE_LIST_MAX; i++)
       if (list[i] == arm) return true;
   }
@@ -109,7 +108,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   if (c->arm) {
     tcmma_status st = tcmma_arm_parse(c->arm, &p->arm, err);
     if (st != TCMMA_OK) return st;
-    if (!arm_is_candidate(c, p->arm))
+    if (!tcmma__arm_is_candidate(t, &c->numerics, p->arm))
       return decline(p, TCMMA_DECLINE_NO_ARM, err,
                      "arm %s is not on the preference list of %s = %s x %s under the numerics policy",
                      c->arm, d, a, b);

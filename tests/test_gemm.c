@@ -79,6 +79,70 @@ static void bad_input(void **s) {
   tcmma_buf out = {0};
   assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_INVALID);
   tcmma_buf_free(&out);
+  /* a warp grid whose product overflows an int is out of range, not a tile */
+  c = tcmma_gemm_call_default();
+  c.warps_m = c.warps_n = 65536;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  assert_non_null(strstr(p.message, "warp grid 65536x65536"));
+}
+
+/* A forced arm must serve the caller's whole triple, d's storage included:
+ * the epilogue converts the f32 accumulator to d with the words of d's
+ * precision, which fp8 and integer storage do not have. */
+static void forced_arm_serves_the_triple(void **s) {
+  (void)s;
+  static const struct { tcmma_prec d, ab; bool bt; const char *arm; int cc; } rows[] = {
+      {TCMMA_PREC_E4M3, TCMMA_PREC_E4M3, true, "mma-fp8", 89},
+      {TCMMA_PREC_E5M2, TCMMA_PREC_E4M3, true, "mma-fp8", 89},
+      {TCMMA_PREC_S32, TCMMA_PREC_F16, false, "mma-f16", 80},
+      {TCMMA_PREC_F64, TCMMA_PREC_F16, false, "mma-f16", 80},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_gemm_call c = tcmma_gemm_call_default();
+    c.m = c.n = c.k = 64, c.block_m = c.block_n = 64, c.block_k = 64;
+    c.d.prec = rows[i].d, c.a.prec = c.b.prec = rows[i].ab, c.b.transposed = rows[i].bt;
+    c.arm = rows[i].arm, c.cc = rows[i].cc;
+    tcmma_gemm_plan p;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+    assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ARM);
+    char want[96];
+    snprintf(want, sizeof want, "arm %s is not on the preference list of %s = %s x %s",
+             rows[i].arm, tcmma_prec_name(rows[i].d), tcmma_prec_name(rows[i].ab),
+             tcmma_prec_name(rows[i].ab));
+    if (!strstr(p.message, want)) fail_msg("expected '%s' in: %s", want, p.message);
+  }
+  /* the arm that serves the triple is still taken when forced */
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.d.prec = TCMMA_PREC_BF16, c.arm = "mma-bf16", c.cc = 80;
+  tcmma_gemm_plan p;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, NULL), TCMMA_OK);
+  assert_string_equal(tcmma_arm_marker(p.arm), "mma-bf16");
+}
+
+/* The grid a plan reports must launch: CUDA allows 65535 blocks in grid y
+ * (the rows of blocks), and the kernel numbers its blocks with an int. */
+static void grid_within_launch_limits(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = TCMMA_GEMM_EXTENT_MAX, c.n = 64, c.k = 32, c.cc = 80;
+  c.block_m = 16, c.block_n = 64, c.block_k = 32, c.warps_m = c.warps_n = 1;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  if (!strstr(p.message, "65536 rows of blocks") || !strstr(p.message, "65535"))
+    fail_msg("expected the rows of blocks and the limit in: %s", p.message);
+  c.m = TCMMA_GEMM_GRID_Y_MAX * 16; /* the most rows of blocks */
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  assert_int_equal(p.grid[1], TCMMA_GEMM_GRID_Y_MAX);
+  /* 131072 x 65535 blocks: their index would wrap an int */
+  c.n = TCMMA_GEMM_EXTENT_MAX, c.block_n = 8;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
+  if (!strstr(p.message, "131072x65535 blocks"))
+    fail_msg("expected the grid in: %s", p.message);
 }
 
 /* Every decline case declines with its reason; every accepted case renders
@@ -318,6 +382,18 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 2);
   assert_non_null(strstr(r.err, "--tile '64x64'"));
   cli_result_free(&r);
+  /* the kernel takes alpha and beta as floats: a value no float holds is a
+   * usage error, not a launch value shown as if it were passed */
+  bad[13] = "--alpha", bad[14] = "1e39";
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--alpha '1e39'"));
+  cli_result_free(&r);
+  bad[13] = "--beta", bad[14] = "-3.5e38";
+  r = run_cli(bad, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "--beta '-3.5e38'"));
+  cli_result_free(&r);
 }
 
 int main(void) {
@@ -325,6 +401,8 @@ int main(void) {
       cmocka_unit_test(default_plan_figures),
       cmocka_unit_test(shared_memory_table),
       cmocka_unit_test(bad_input),
+      cmocka_unit_test(forced_arm_serves_the_triple),
+      cmocka_unit_test(grid_within_launch_limits),
       cmocka_unit_test(matrix_plans_and_text),
       cmocka_unit_test(cli),
       cmocka_unit_test(gpu_executor_on_the_fake_driver),

@@ -1,6 +1,7 @@
 /* tcmma gemm: plan a whole GEMM kernel and print its plan, its JSON or the
  * kernel itself (docs/emit.md, GEMM kernels). */
 #include <errno.h>
+#include <float.h>
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -20,8 +21,9 @@ static const char *const help =
     "with --json the plan as JSON. SPEC = PREC[,t][,ld=N] (t: stored as the\n"
     "transpose of its role; ld: leading dimension in elements, 0 = dense).\n"
     "Defaults: --tile 128x128x32 --warps 2x2 --stages 3. --alpha/--beta (finite\n"
-    "decimal numbers, default 1 and 0) are the values the plan shows for the\n"
-    "launch: the kernel takes them as arguments, so they never change its text.\n"
+    "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
+    "shows for the launch: the kernel takes them as float arguments, so they\n"
+    "never change its text.\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -43,13 +45,14 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
   return true;
 }
 
-/* A finite decimal number for --alpha/--beta; false after a usage message. */
+/* A finite decimal number for --alpha/--beta that a float (the kernel's
+ * argument) holds; false after a usage message. */
 static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
   char *end = NULL;
   errno = 0;
   double v = strtod(text, &end);
-  if (!*text || *end || errno || !isfinite(v)) {
-    cli_usage(cmd, "%s '%s': expected a finite decimal number", opt, text);
+  if (!*text || *end || errno || !isfinite(v) || fabs(v) > FLT_MAX) {
+    cli_usage(cmd, "%s '%s': expected a finite decimal number within a float's range", opt, text);
     return false;
   }
   *out = v;

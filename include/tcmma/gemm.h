@@ -40,6 +40,9 @@ typedef enum {
  * computes stays an int. */
 #define TCMMA_GEMM_EXTENT_MAX (1 << 20)
 
+/* The most rows of blocks a grid may have: CUDA's limit on gridDim.y. */
+#define TCMMA_GEMM_GRID_Y_MAX 65535
+
 /* The registers per thread the plan expects beyond the accumulator and two
  * k steps of A and B fragments: addresses, loop counters and the copies'
  * predicates, plus the fragment addresses each unrolled k step of a k tile
