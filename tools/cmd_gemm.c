@@ -123,6 +123,7 @@ int cmd_gemm(int argc, char **argv) {
   bool kernel = false, json = false, have[6] = {false};
   double alpha = 1, beta = 0;
   tcmma_dialect dialect = TCMMA_DIALECT_CUDA;
+  bool dialect_given = false;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (cli_is_help(a)) return fputs(help, stdout), CLI_OK;
@@ -176,6 +177,7 @@ int cmd_gemm(int argc, char **argv) {
       if (strcmp(v, "cuda") == 0) dialect = TCMMA_DIALECT_CUDA;
       else if (strcmp(v, "host") == 0) dialect = TCMMA_DIALECT_HOST;
       else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
+      dialect_given = true;
     } else {
       return cli_usage(cmd, "unknown option '%s'", a);
     }
@@ -184,6 +186,8 @@ int cmd_gemm(int argc, char **argv) {
   for (int i = 0; i < 6; i++)
     if (!have[i]) return cli_usage(cmd, "%s is required", need[i]);
   if (kernel && json) return cli_usage(cmd, "--kernel and --json exclude each other");
+  if (dialect_given && !kernel && !json)
+    return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
   tcmma_gemm_plan plan;
   tcmma_error err = {0};
   tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);

@@ -81,7 +81,8 @@ void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
   tcmma_buf_free(&src);
   if (st != TCMMA_OK || !prog.cubin) {
     tcmma_case_set(r, st == TCMMA_UNAVAILABLE ? TCMMA_CASE_SKIPPED : TCMMA_CASE_FAILED,
-                   "compile for cc %d: %s", g.dev.cc, err.message);
+                   "compile for cc %d: %s", g.dev.cc,
+                   st == TCMMA_OK ? "compiled, but NVRTC gave no CUBIN" : err.message);
     if (st == TCMMA_OK || st == TCMMA_COMPILE || st == TCMMA_FLOOR) tcmma_program_free(&prog);
     return;
   }
