@@ -29,15 +29,20 @@ static size_t n_programs;
 static long hits, misses, differ;
 static atomic_int stop_clearing;
 
-static const char *source(int i) {
-  static char text[SOURCES][200];
-  if (!text[i][0])
-    snprintf(text[i], sizeof text[i],
+static char texts[SOURCES][200];
+
+/* Written before the threads start: filled lazily, a thread could read a
+ * text another was still writing (and compile a cut source: a different
+ * program under the same index). */
+static void make_sources(void) {
+  for (int i = 0; i < SOURCES; i++)
+    snprintf(texts[i], sizeof texts[i],
              "#include <cuda_fp16.h>\n"
              "extern \"C\" __global__ void k%d(__half *p) { p[threadIdx.x] = __float2half(%d.0f); }\n",
              i, i);
-  return text[i];
 }
+
+static const char *source(int i) { return texts[i]; }
 
 /* Records p's PTX under its source and options; a different PTX for the
  * same pair counts in differ. */
@@ -55,7 +60,13 @@ static void check(int src, const tcmma_program *p) {
     programs[n_programs].what = strdup(what);
     programs[n_programs++].ptx = strdup(p->ptx);
   } else if (i < n_programs && strcmp(programs[i].ptx, p->ptx) != 0) {
-    differ++;
+    if (!differ++) { /* say where, once: a failure here is rare and must be readable */
+      const char *a = programs[i].ptx, *b = p->ptx;
+      size_t at = 0, line = 1;
+      for (; a[at] && a[at] == b[at]; at++) line += a[at] == '\n';
+      print_message("differ (%s, %s): line %zu: first '%.80s' then '%.80s'\n", what,
+                    p->cache_hit ? "hit" : "compiled", line, a + at, b + at);
+    }
   }
   pthread_mutex_unlock(&seen_lock);
 }
@@ -118,6 +129,7 @@ static void threads_compile_in_nested_scopes(void **state) {
   setenv("TCMMA_CACHE_DIR", dir, 1);
   unsetenv("TCMMA_CACHE");
   unsetenv("TCMMA_PTX_TARGET");
+  make_sources();
   tcmma_nvrtc_info info; /* load NVRTC once before the threads race for it */
   assert_int_equal(tcmma_nvrtc_load(&info, NULL), TCMMA_OK);
   pthread_t th[THREADS], clear;
