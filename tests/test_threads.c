@@ -31,9 +31,10 @@ static atomic_int stop_clearing;
 
 static char texts[SOURCES][200];
 
-/* Written before the threads start: filled lazily, a thread could read a
- * text another was still writing (and compile a cut source: a different
- * program under the same index). */
+/* Written before the threads start. Filled lazily, a second writer's
+ * snprintf first sets text[0] to NUL (glibc), so another thread could read
+ * the text as "" and compile an empty program under this index: the 13
+ * "differing" programs CI saw once. */
 static void make_sources(void) {
   for (int i = 0; i < SOURCES; i++)
     snprintf(texts[i], sizeof texts[i],
