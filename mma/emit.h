@@ -125,8 +125,8 @@ tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma
 /* Whether s is a C identifier of at most max characters. */
 bool tcmma__is_ident(const char *s, size_t max);
 
-/* The unsigned type of a 1-, 2- or 4-byte word (larger: unsigned), through
- * which the text copies storage bits. */
+/* The unsigned type of a 1-, 2-, 4- or 8-byte word (other sizes: unsigned),
+ * through which the text copies storage bits. */
 const char *tcmma__bits_type(int bytes);
 
 /* The comment every rendered block opens with. */

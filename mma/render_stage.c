@@ -53,7 +53,8 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async
   int chunk = async ? chunk_bytes(async_sizes, 3, cols, dst_ld, src_ld, eb) : 0;
   bool use_async = chunk != 0;
   if (!use_async) chunk = chunk_bytes(plain_sizes, 3, cols, dst_ld, src_ld, eb);
-  if (!use_async && chunk > eb && chunk % eb) chunk = eb;
+  /* a copy moves whole elements: the column advances chunk / eb per copy */
+  if (!use_async && chunk < eb) chunk = eb;
   long per_row = cols * eb / chunk;
   char P[64], lanebuf[TCMMA__EXPR_TEXT], i[96], r[160], c[160], soff[400],
       doff[TCMMA__ADDR_TEXT];

@@ -38,7 +38,8 @@ tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma
 }
 
 const char *tcmma__bits_type(int bytes) {
-  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short" : "unsigned";
+  return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short"
+       : bytes == 8 ? "unsigned long long" : "unsigned";
 }
 
 void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {

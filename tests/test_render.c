@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "tcmma/tcmma.h"
 #include "tools/cli_parse.h"
+#include "tools/verify/verify.h"
 
 static tcmma_plan plan_of(const char *d, const char *a, const char *b, int m, int n, int k,
                           tcmma_scope scope, const char *arm) {
@@ -484,6 +485,44 @@ static void test_stage(void **s) {
   tcmma_buf_free(&out);
 }
 
+/* 8-byte elements (f64) copied without cp.async: each copy moves one
+ * whole element, the column advancing one element per copy (a 4-byte copy
+ * advanced the column by 4 / 8 = 0 elements and moved half of each). */
+static void test_stage_f64_plain(void **s) {
+  (void)s;
+  tcmma_names nm = {NULL, 0};
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 8, 16, 16, 16,
+                                      8, TCMMA_SWIZZLE_B128, NULL, &out, NULL), TCMMA_OK);
+  const char *t = tcmma_buf_str(&out);
+  assert_non_null(strstr(t, "__tcmma_0_i < 128;"));
+  assert_non_null(strstr(t, "__tcmma_0_c = __tcmma_0_i % 16 * 1;"));
+  assert_non_null(strstr(t, "*(unsigned long long *)(__tcmma_0_dst + "));
+  tcmma_buf_free(&out);
+}
+
+/* An f64 d in shared memory (plain and swizzled) round-trips through the
+ * kernel's shared copy: the write-back copied 4 of each element's 8 bytes. */
+static void test_f64_shared_d_on_the_simulator(void **s) {
+  (void)s;
+  static const char *const specs[2] = {"f64,shared", "f64,shared,swizzle=128,ld=16"};
+  for (int i = 0; i < 2; i++) {
+    tcmma_case c;
+    memset(&c, 0, sizeof c);
+    c.call = tcmma_call_default();
+    assert_int_equal(cli_parse_operand_spec(specs[i], &c.call.d, NULL), TCMMA_OK);
+    assert_int_equal(cli_parse_operand_spec("f64", &c.call.a, NULL), TCMMA_OK);
+    assert_int_equal(cli_parse_operand_spec("f64", &c.call.b, NULL), TCMMA_OK);
+    c.call.m = 16, c.call.n = 16, c.call.k = 8;
+    c.outer = 1;
+    c.expect = TCMMA_DECLINE_NONE, c.expect_arm = TCMMA_ARM_MMA_F64;
+    snprintf(c.name, sizeof c.name, "mma-f64/d=%s", specs[i]);
+    tcmma_case_result r;
+    tcmma_exec_sim(&c, &r);
+    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  }
+}
+
 /* The largest integer literal in text (0 when none). */
 static long long largest_literal(const char *text) {
   long long most = 0;
@@ -651,6 +690,8 @@ int main(void) {
       cmocka_unit_test(test_swizzle_formula),   cmocka_unit_test(test_swizzle_expression),
       cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),
       cmocka_unit_test(test_stage),             cmocka_unit_test(test_kernel_index),
+      cmocka_unit_test(test_stage_f64_plain),
+      cmocka_unit_test(test_f64_shared_d_on_the_simulator),
       cmocka_unit_test(test_stage_offsets_fit), cmocka_unit_test(test_swizzle_offset_range),
       cmocka_unit_test(test_errors),            cmocka_unit_test(test_buf_wrapping_length),
   };
