@@ -224,9 +224,16 @@ int bench_gemm(int argc, char **argv) {
     long v;
     if (cli_is_help(argv[i])) return fputs(gemm_usage, stdout), CLI_OK;
     if (strcmp(argv[i], "--json") == 0) json = true;
-    else if (strcmp(argv[i], "--sizes") == 0 && i + 1 < argc) {
+    else if (strcmp(argv[i], "--sizes") == 0) {
+      const char *list = cli_value("bench gemm", argc, argv, &i);
+      if (!list) return CLI_USAGE;
+      /* an empty piece ("4096,,8192", ",4096") is a typo, not a size to skip */
+      size_t len = strlen(list);
+      if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+        return fprintf(stderr, "tcmma bench gemm: --sizes '%s': expected N[,N...] with no empty "
+                               "piece\n", list), CLI_USAGE;
       n_sizes = 0;
-      for (char *s = strtok(argv[++i], ","); s; s = strtok(NULL, ",")) {
+      for (char *s = strtok(argv[i], ","); s; s = strtok(NULL, ",")) {
         if (n_sizes == 8)
           return fprintf(stderr, "tcmma bench gemm: --sizes: at most 8 sizes\n"), CLI_USAGE;
         if (!cli_int("bench gemm", "--sizes", s, 128, 16384, &v)) return CLI_USAGE;
@@ -235,9 +242,9 @@ int bench_gemm(int argc, char **argv) {
                  CLI_USAGE;
         sizes[n_sizes++] = (int)v;
       }
-      if (!n_sizes) return fprintf(stderr, "tcmma bench gemm: --sizes: no size\n"), CLI_USAGE;
-    } else if (strcmp(argv[i], "--repeats") == 0 && i + 1 < argc) {
-      if (!cli_int("bench gemm", "--repeats", argv[++i], 1, 1000, &v)) return CLI_USAGE;
+    } else if (strcmp(argv[i], "--repeats") == 0) {
+      const char *r = cli_value("bench gemm", argc, argv, &i);
+      if (!r || !cli_int("bench gemm", "--repeats", r, 1, 1000, &v)) return CLI_USAGE;
       repeats = (int)v;
     } else {
       return fprintf(stderr, "tcmma bench gemm: unknown option '%s'\n%s", argv[i], gemm_usage),

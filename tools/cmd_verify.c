@@ -258,18 +258,42 @@ static int verify_gemm(const verify_args *a) {
   const tcmma_gemm_case *all;
   size_t n_all = tcmma_gemm_matrix(&all);
   tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
-  if (!res) return cli_fail("verify", "out of memory for %zu cases", n_all);
+  bool *sel = calloc(n_all ? n_all : 1, sizeof *sel);
+  if (!res || !sel) return free(res), free(sel), cli_fail("verify", "out of memory");
+  size_t n = 0;
+  for (size_t i = 0; i < n_all; i++) n += sel[i] = strstr(all[i].name, a->text) != NULL;
+  /* as for the arm matrix: a selection of no case checks nothing */
+  if (n == 0) {
+    free(sel), free(res);
+    return cli_usage("verify", "no GEMM case matches --case '%s': nothing would be checked "
+                     "(tcmma verify --case gemm --list lists them)", a->text);
+  }
+  if (a->list) {
+    json_writer w;
+    if (a->json) json_init(&w, stdout), json_begin_array(&w);
+    for (size_t i = 0; i < n_all; i++) {
+      if (!sel[i]) continue;
+      if (!a->json) {
+        printf("%s\n", all[i].name);
+        continue;
+      }
+      char expect[64] = "accept";
+      if (all[i].expect != TCMMA_GEMM_DECLINE_NONE)
+        snprintf(expect, sizeof expect, "decline %s", tcmma_gemm_decline_name(all[i].expect));
+      json_begin_object(&w);
+      json_key(&w, "case"), json_string(&w, all[i].name);
+      json_key(&w, "expect"), json_string(&w, expect);
+      json_end_object(&w);
+    }
+    if (a->json) json_end_array(&w), json_finish(&w);
+    free(sel), free(res);
+    return CLI_OK;
+  }
   tally total = {0};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  bool *sel = calloc(n_all ? n_all : 1, sizeof *sel);
-  for (size_t i = 0; sel && i < n_all; i++) {
-    if (!strstr(all[i].name, a->text)) continue;
-    sel[i] = true;
-    if (a->list) {
-      printf("%s\n", all[i].name);
-      continue;
-    }
+  for (size_t i = 0; i < n_all; i++) {
+    if (!sel[i]) continue;
     tcmma_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
     total.cases++;
     if (res[i].outcome == TCMMA_CASE_PASSED) total.passed++;
@@ -277,10 +301,8 @@ static int verify_gemm(const verify_args *a) {
     else total.failed++;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (!sel) return free(res), cli_fail("verify", "out of memory");
   int rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
-  if (a->list) rc = CLI_OK;
-  else if (a->json) {
+  if (a->json) {
     json_writer w;
     json_init(&w, stdout);
     json_begin_object(&w);
@@ -313,8 +335,6 @@ static int verify_gemm(const verify_args *a) {
            total.skipped,
            (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
   }
-  if (!a->list && total.cases == 0)
-    rc = cli_usage("verify", "no GEMM case matches --case '%s'", a->text);
   free(sel), free(res);
   return rc;
 }
@@ -323,7 +343,14 @@ int cmd_verify(int argc, char **argv) {
   verify_args a;
   int rc = parse(argc, argv, &a);
   if (rc >= 0) return rc;
-  if (a.text && strncmp(a.text, "gemm", 4) == 0) return verify_gemm(&a);
+  if (a.text && strncmp(a.text, "gemm", 4) == 0) {
+    /* silently running every GEMM case would check what was not asked for */
+    if (a.have_arm || a.subset)
+      return cli_usage("verify", "%s selects from the arm matrix, not from the GEMM matrix "
+                       "--case '%s' selects: narrow the GEMM cases with the --case text",
+                       a.have_arm ? "--arm" : "--subset", a.text);
+    return verify_gemm(&a);
+  }
   const tcmma_case *all;
   size_t n_all = tcmma_matrix(&all);
   const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
