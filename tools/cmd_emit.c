@@ -102,7 +102,12 @@ static int parse(int argc, char **argv, emit_args *e) {
       break;
     case 9: st = tcmma_fp16_mode_parse(v, &e->call.numerics.fp16, &err); break;
     case 10: st = tcmma_prefer_parse(v, &e->call.numerics.prefer, &err); break;
-    case 11: e->call.lane = v; break;
+    case 11:
+      if (!v[strspn(v, " \t")])
+        return cli_usage(cmd, "--lane '%s': expected a C expression for the lane (without "
+                         "--lane: threadIdx.x %% 32)", v);
+      e->call.lane = v;
+      break;
     case 12:
       if (strcmp(v, "cuda") == 0) e->dialect = TCMMA_DIALECT_CUDA;
       else if (strcmp(v, "host") == 0) e->dialect = TCMMA_DIALECT_HOST;
