@@ -122,6 +122,8 @@ deps:
 # The tests also read the CLI's text forms (operand SPECs, --cc values), and
 # export the simulator as the CLI does for the host modules some of them open.
 TEST_OBJS := $(UTIL_OBJS) $(BUILD)/obj/tools/cli_parse.o
+# The test helpers include cmocka.h too: under make -j they must wait for deps.
+$(UTIL_OBJS): | deps
 $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
