@@ -81,10 +81,41 @@ static bool ptxas_blames(const char *log) {
   return false;
 }
 
-/* The unit's source: each job's kernel renamed tcmma_kernel_<i> (48 bytes
- * hold any size_t). */
+/* Whether head[0..n) holds line[0..len) as a line of its own. */
+static bool holds_line(const char *head, size_t n, const char *line, size_t len) {
+  for (size_t at = 0; at + len < n + 1; at++)
+    if ((at == 0 || head[at - 1] == '\n') && memcmp(head + at, line, len) == 0 &&
+        (at + len == n || head[at + len] == '\n'))
+      return true;
+  return false;
+}
+
+/* Appends to head every system #include line of src[0..len) (the vendor
+ * headers tcmma_render_includes writes) it does not hold yet. */
+static void hoist_includes(tcmma_buf *head, const char *src, size_t len) {
+  static const char system_include[] = "#include <";
+  const size_t mark = sizeof system_include - 1;
+  for (size_t at = 0; at < len;) {
+    const char *nl = memchr(src + at, '\n', len - at);
+    size_t n = nl ? (size_t)(nl - (src + at)) : len - at;
+    if (n > mark && memcmp(src + at, system_include, mark) == 0 &&
+        !holds_line(head->data ? head->data : "", head->len, src + at, n)) {
+      tcmma_buf_append(head, src + at, n);
+      tcmma_buf_printf(head, "\n");
+    }
+    at += n + 1;
+  }
+}
+
+/* The unit's source: the vendor headers any job includes, first, then each
+ * job's kernel renamed tcmma_kernel_<i> (48 bytes hold any size_t). The
+ * headers lead because an inline-PTX kernel declares the few vendor words
+ * it uses only where the header defining them is not in yet (their guards,
+ * tables/cuda_words.def): a header after such a kernel would define its
+ * words again and fail the whole program. */
 static char *compose(const unit *u, size_t *len, char (*names)[48]) {
   tcmma_buf b = {0};
+  for (size_t i = 0; i < u->count; i++) hoist_includes(&b, u->jobs[i]->source, u->jobs[i]->len);
   for (size_t i = 0; i < u->count; i++) {
     snprintf(names[i], sizeof names[i], "tcmma_kernel_%zu", i);
     tcmma_buf_printf(&b, "#define tcmma_kernel %s\n", names[i]);
@@ -204,7 +235,11 @@ static unit *plan_units(verify_job *jobs, size_t n, size_t threads, size_t *coun
 
 void verify_compile_jobs(verify_job *jobs, size_t n) {
   long online = sysconf(_SC_NPROCESSORS_ONLN);
-  size_t threads = online > 0 ? (size_t)online : 1;
+  verify_compile_jobs_on(jobs, n, online > 0 ? (size_t)online : 1);
+}
+
+void verify_compile_jobs_on(verify_job *jobs, size_t n, size_t threads) {
+  if (threads < 1) threads = 1;
   verify_job **slots = calloc(n ? n : 1, sizeof *slots);
   queue q = {.mu = PTHREAD_MUTEX_INITIALIZER};
   q.units = slots ? plan_units(jobs, n, threads, &q.count, slots) : NULL;

@@ -22,8 +22,10 @@ typedef struct {
 } verify_job;
 
 /* Compiles every job. Jobs of equal options go up to a batch's worth at a
- * time into one tcmma_compile_batch (each kernel renamed by a #define
- * around its text, its program the batch's split: its own PTX); the batches
+ * time into one tcmma_compile_batch (the system headers any of them
+ * includes first, so that an inline-PTX kernel's declared vendor words step
+ * aside for them; each kernel renamed by a #define around its text, its
+ * program the batch's split: its own PTX); the batches
  * run on every online core. A batch that compiles with an empty log gives
  * each job its split, TCMMA_OK. A batch that fails gives a job its split,
  * TCMMA_COMPILE, when ptxas blamed the job's own PTX (an error line in its
@@ -31,5 +33,9 @@ typedef struct {
  * whose log is not empty (a warning), is compiled alone, so that its
  * outcome and log are its own. A lone job is compiled alone. */
 void verify_compile_jobs(verify_job *jobs, size_t n);
+
+/* The same on `threads` threads (at least 1) instead of one per online core:
+ * the jobs' share of a thread sets how big a batch gets. */
+void verify_compile_jobs_on(verify_job *jobs, size_t n, size_t threads);
 
 #endif
