@@ -31,8 +31,10 @@ static const char help[] =
     "  process   `tcmma --version` in a fresh process, once per kernel: the floor under\n"
     "            warm (starting and ending a process that does no work)\n"
     "and each one's ratio to naive (CPU). Uses a scratch cache directory, never yours.\n"
-    "--json  {\"kernels\", \"inline_kernels\", \"wmma_kernels\", \"repeat\", \"naive_s\",\n"
-    "        \"cold_s\", \"warm_s\", \"warm_mem_s\", \"batch_s\", \"process_s\" (CPU), \"wall\":\n"
+    "(--naive and --batch, as a first argument, are the child modes it spawns itself.)\n"
+    "--json  {\"kernels\", \"inline_kernels\", \"wmma_kernels\", \"repeat\", \"batched\" (kernels\n"
+    "        the batch compiled in a program with others; the rest were compiled alone),\n"
+    "        \"naive_s\", \"cold_s\", \"warm_s\", \"warm_mem_s\", \"batch_s\", \"process_s\" (CPU), \"wall\":\n"
     "        {the same}, \"ratio\": {\"cold\", \"warm\", \"warm_mem\", \"batch\", \"process\"},\n"
     "        \"inline\" and \"wmma\": {\"naive_s\", \"cold_s\", \"warm_s\"}}\n"
     "Exit status: 0 measured; 1 a compile failed; 2 usage error; 4 no NVRTC here.\n";
@@ -89,7 +91,9 @@ static int naive_child(int argc, char **argv) {
 /* ---- the batch, run in a child: tcmma bench compile --batch ---- */
 
 /* The kernels through tools/verify/batch.c: one program per arch (a few
- * where the cores want more), on every core. */
+ * where the cores want more), on every core. Prints how many outcomes came
+ * from a batch (the rest were compiled alone: a batch that failed, or a
+ * lone kernel of its arch), which the parent reports. */
 static bool batch_compile(char **src, const size_t *len, size_t n) {
   verify_job *jobs = calloc(n ? n : 1, sizeof *jobs);
   if (!jobs) return false;
@@ -99,12 +103,14 @@ static bool batch_compile(char **src, const size_t *len, size_t n) {
                                     .minimal = true}};
   verify_compile_jobs(jobs, n);
   bool ok = true;
+  size_t batched = 0;
   for (size_t i = 0; i < n; i++) {
     ok = ok && jobs[i].status == TCMMA_OK;
+    batched += jobs[i].batched;
     tcmma_program_free(&jobs[i].prog);
   }
   free(jobs);
-  return ok;
+  return printf("batched %zu\n", batched) > 0 && ok;
 }
 
 /* --batch FILE...: every file's kernel through tcmma_compile_batch. */
@@ -130,6 +136,7 @@ typedef struct {
   tcmma_nvrtc_info nvrtc;
   /* per repeat: totals (all kernels, and inline and wmma ones) */
   double cpu[MODES][3][64], wall[MODES][64];
+  long batched; /* kernels whose outcome came from a batch, in the last batch run */
 } bench;
 
 static void path_of(const bench *b, char *buf, size_t cap, const char *what, size_t i) {
@@ -201,10 +208,17 @@ static bool run_batch(bench *b, int r) {
     path_of(b, files[i], sizeof files[i], "kernel", i);
     argv[4 + i] = files[i];
   }
+  char out[4400];
+  snprintf(out, sizeof out, "%s/batch-out", b->dir);
+  int fd = open(out, O_RDWR | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   bench_time t;
-  bool ok = bench_spawn(NULL, argv, env, -1, &t);
+  bool ok = fd >= 0 && bench_spawn(NULL, argv, env, fd, &t);
+  if (fd >= 0) close(fd);
   b->cpu[BATCH][0][r] = t.cpu, b->wall[BATCH][r] = t.wall;
-  free(argv), free(files);
+  size_t len = 0;
+  char *said = ok ? cli_read_input("bench", out, &len) : NULL;
+  ok = said && sscanf(said, "batched %ld", &b->batched) == 1;
+  free(said), free(argv), free(files);
   return ok;
 }
 
@@ -244,6 +258,7 @@ static void report_json(const bench *b, const medians *m, int repeat) {
   json_key(&w, "inline_kernels"), json_int(&w, (long long)(b->n - wmma));
   json_key(&w, "wmma_kernels"), json_int(&w, (long long)wmma);
   json_key(&w, "repeat"), json_int(&w, repeat);
+  json_key(&w, "batched"), json_int(&w, b->batched);
   char key[32];
   for (int mode = 0; mode < MODES; mode++) {
     snprintf(key, sizeof key, "%s_s", mode_key[mode]);
@@ -283,6 +298,7 @@ static void report_text(const bench *b, const medians *m, int repeat) {
            ratio(m->cpu[mode][0], m->cpu[NAIVE][0]));
   printf("one file, cold/naive (CPU): inline-PTX kernels %.3f, wmma kernels %.3f\n",
          ratio(m->cpu[COLD][1], m->cpu[NAIVE][1]), ratio(m->cpu[COLD][2], m->cpu[NAIVE][2]));
+  printf("batch: %ld of %zu kernels compiled in a batch, the rest alone\n", b->batched, b->n);
 }
 
 static int measure(bench *b, int repeat, bool json) {
