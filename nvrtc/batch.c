@@ -94,8 +94,24 @@ static char *kernel_log(const char *log, const long *map, long lines, const char
   return out;
 }
 
-/* out[i] from the whole program: its copies and kernel i's PTX (NULL after
- * NVRTC's front end rejected the source) and log. */
+/* Which functions' ptxas figures are kernel self's: its entry and the .func
+ * definitions of its part of the PTX, never another kernel of the batch. */
+typedef struct {
+  const char *const *kernels;
+  size_t count, self;
+  const char *part;
+  size_t part_len;
+} own_functions;
+
+static bool is_own(const char *name, size_t len, const void *ctx) {
+  const own_functions *o = ctx;
+  for (size_t i = 0; i < o->count; i++)
+    if (strlen(o->kernels[i]) == len && memcmp(o->kernels[i], name, len) == 0) return i == o->self;
+  return o->part && tcmma__ptx_defines_func(o->part, o->part_len, name, len);
+}
+
+/* out[i] from the whole program: its copies, kernel i's PTX (NULL after
+ * NVRTC's front end rejected the source), log and ptxas figures. */
 static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len,
                       const char *const *kernels, size_t n, size_t self, tcmma_program *out) {
   memset(out, 0, sizeof *out);
@@ -116,6 +132,11 @@ static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len,
   out->nvrtc_major = whole->nvrtc_major, out->nvrtc_minor = whole->nvrtc_minor;
   memcpy(out->target_arch, whole->target_arch, sizeof out->target_arch);
   out->cache_hit = whole->cache_hit;
+  if (ok && whole->ptxas_info) {
+    own_functions own = {kernels, n, self, ptx, ptx_len};
+    tcmma__ptxas_figures(whole->log, is_own, &own, out);
+  }
+  if (out->log) tcmma__ptxas_drop(out->log);
   return ok;
 }
 
@@ -158,7 +179,7 @@ tcmma_status tcmma_compile_batch(const char *source, size_t len, const char *con
   if (st != TCMMA_OK) return st;
   tcmma_program whole;
   tcmma_error compiled;
-  st = tcmma_compile(source, len, opts, &whole, &compiled);
+  st = tcmma__compile_keeping_figures(source, len, opts, &whole, &compiled);
   if (st != TCMMA_OK && st != TCMMA_COMPILE && st != TCMMA_FLOOR) {
     if (err) *err = compiled;
     return st;

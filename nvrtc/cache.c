@@ -20,10 +20,12 @@
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
 
-static const char magic[] = "TCMMA-CACHE-4\n";
+/* 5: the log keeps ptxas -v's lines (a batch reads each kernel's figures
+ * from them); 4 had them dropped, so its entries are misses */
+static const char magic[] = "TCMMA-CACHE-5\n";
 #define MAGIC_LEN (sizeof magic - 1)
 /* ptxas's figures of a CUBIN compile (tcmma_program's ptxas fields), kept
- * with the entry because a hit has no log to read them from */
+ * with the entry so that a hit need not read them from its log again */
 #define FACTS 6
 /* after the magic: the key, then little-endian u64: the status, the lengths
  * of the PTX (+1, 0 for none), the CUBIN, the log and the message, then the

@@ -214,6 +214,14 @@ static tcmma_status check_ptx(tcmma_program *p, tcmma_error *err) {
 
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
                            tcmma_program *out, tcmma_error *err) {
+  tcmma_status st = tcmma__compile_keeping_figures(source, len, opts, out, err);
+  if (out && out->log) tcmma__ptxas_drop(out->log);
+  return st;
+}
+
+tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
+                                            const tcmma_compile_opts *opts, tcmma_program *out,
+                                            tcmma_error *err) {
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "no output program");
   memset(out, 0, sizeof *out);
   if (!source) return tcmma_fail(err, TCMMA_INVALID, "NULL source");

@@ -10,8 +10,9 @@
 #include "nvrtc/sha256.h"
 
 /* One raw NVRTC compile (one nvrtcProgram): fills out->ptx, ->cubin (when
- * want_cubin), ->log, ->nvrtc_major/minor. TCMMA_COMPILE with the log's first
- * line in err when NVRTC rejects the source (*rejected then true: the
+ * want_cubin), ->log (as NVRTC gave it, ptxas -v's lines included: their
+ * figures are read into out's ptxas fields), ->nvrtc_major/minor.
+ * TCMMA_COMPILE with the log's first diagnostic line in err when NVRTC rejects the source (*rejected then true: the
  * outcome is the source's, worth caching; a ptxas rejection keeps the PTX
  * it rejected in out->ptx). rejected may be NULL. */
 tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
@@ -94,10 +95,25 @@ bool tcmma__include_deps(const char *source, size_t len, const char *name,
 /* strdup that returns NULL on NULL. */
 char *tcmma_strdup(const char *s);
 
-/* Reads ptxas -v's figures from p->log into p's ptxas fields and drops
- * their lines from the log (nvrtc/ptxas_info.c); p->ptxas_info says whether
- * the log had them. Called once, on the log as NVRTC gave it. */
-void tcmma__ptxas_info(tcmma_program *p);
+/* ptxas -v's lines in a log (nvrtc/ptxas_info.c). The log NVRTC gives and
+ * the cache keeps holds them; tcmma_compile drops them from the log it
+ * returns. */
+/* Whether the function name[0..len) is one whose figures count. */
+typedef bool (*tcmma__ptxas_filter)(const char *name, size_t len, const void *ctx);
+/* Reads the figures of log into p's ptxas fields: of every function when
+ * wanted is NULL, else of the functions wanted(ctx) takes (an entry's
+ * registers and shared memory, any function's stack and spills).
+ * p->ptxas_info says whether a register count was taken. */
+void tcmma__ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const void *ctx,
+                          tcmma_program *p);
+/* tcmma_compile with ptxas -v's lines left in out->log (nvrtc/compile.c). */
+tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
+                                            const tcmma_compile_opts *opts, tcmma_program *out,
+                                            tcmma_error *err);
+/* Drops ptxas -v's lines from log, in place. */
+void tcmma__ptxas_drop(char *log);
+/* The first line of log that is not one of ptxas -v's (its end when none). */
+const char *tcmma__log_first_diagnostic(const char *log);
 
 /* Cache: look up / store a compile's outcome under key (32 bytes): status
  * TCMMA_OK, or TCMMA_COMPILE (NVRTC or ptxas rejected the source; message is
@@ -202,5 +218,9 @@ void tcmma__ptx_requirement(tcmma_ptx_info *info);
  * 0 the module has no such entry; -1 no memory. */
 int tcmma__ptx_slice(const char *ptx, size_t len, const char *kernel, char **out,
                      size_t *out_len, long *first, long *last);
+
+/* Whether ptx[0..len) defines (with a body) the .func name[0..name_len);
+ * false on no memory. */
+bool tcmma__ptx_defines_func(const char *ptx, size_t len, const char *name, size_t name_len);
 
 #endif

@@ -317,18 +317,22 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
   nvrtcResult compiled = api.nvrtcCompileProgram(prog, (int)n_options, options);
   st = TCMMA_OK;
   out->log = program_log(prog);
-  /* ptxas -v's figures into the fields, before the log names an error */
-  if (out->log) tcmma__ptxas_info(out);
-  char *named = compiled == NVRTC_ERROR_COMPILATION && out->log && !out->log[0]
+  /* ptxas -v's figures into the fields; their lines stay in the log (the
+   * cache keeps them for a batch's per-kernel figures) */
+  if (out->log) tcmma__ptxas_figures(out->log, NULL, NULL, out);
+  char *named = compiled == NVRTC_ERROR_COMPILATION && out->log &&
+                        !*tcmma__log_first_diagnostic(out->log)
                     ? log_without_v(text, name, options, n_options)
                     : NULL;
   if (named) free(out->log), out->log = named;
   size_t n = 0;
   if (compiled != NVRTC_SUCCESS) {
-    const char *log = out->log ? out->log : "";
+    const char *log = out->log ? tcmma__log_first_diagnostic(out->log) : "";
+    const char *rest = strchr(log, '\n');
+    bool more = rest && *tcmma__log_first_diagnostic(rest + 1);
     st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s", api.facts.info.major,
                     api.facts.info.minor, api.nvrtcGetErrorString(compiled), first_line_len(log),
-                    log, strchr(log, '\n') ? " (full log in the program)" : "");
+                    log, more ? " (full log in the program)" : "");
     if (rejected) *rejected = compiled == NVRTC_ERROR_COMPILATION;
     /* ptxas rejected PTX that NVRTC made: keep it (the log's lines point into it) */
     if (api.nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (out->ptx = malloc(n + 1))) {

@@ -265,9 +265,86 @@ static void bad_kernel_lists(void **state) {
   assert_int_equal(tcmma_compile_batch(batch_src, len, twice, 2, &o, NULL, &err), TCMMA_INVALID);
 }
 
+/* Three kernels whose ptxas figures differ: k_regs spills under the
+ * register cap, k_smem declares 4 KiB of shared memory, k_stack calls a
+ * .func of its own with a local array. */
+static const char *const figure_kernels[3] = {
+    "extern \"C\" __global__ void k_regs(const float *a, float *d) {\n"
+    "  float v[48];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 48; i++) v[i] = a[threadIdx.x + 32 * i];\n"
+    "  float s = 0;\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 48; i++) s += v[i] * v[47 - i];\n"
+    "#pragma unroll\n"
+    "  for (int i = 0; i < 48; i++) d[threadIdx.x + 32 * i] = v[i] * s;\n"
+    "}\n",
+    "extern \"C\" __global__ void k_smem(const float *a, float *d) {\n"
+    "  __shared__ float tile[1024];\n"
+    "  for (int i = threadIdx.x; i < 1024; i += blockDim.x) tile[i] = a[i];\n"
+    "  __syncthreads();\n"
+    "  d[threadIdx.x] = tile[1023 - threadIdx.x];\n"
+    "}\n",
+    "__device__ __noinline__ float pick(const float *a, int i) {\n"
+    "  float local[64];\n"
+    "  for (int j = 0; j < 64; j++) local[j] = a[j];\n"
+    "  return local[i & 63];\n"
+    "}\n"
+    "extern \"C\" __global__ void k_stack(const float *a, float *d) {\n"
+    "  d[threadIdx.x] = pick(a, (int)threadIdx.x);\n"
+    "}\n",
+};
+
+static void same_figures(const tcmma_program *p, const tcmma_program *q) {
+  assert_true(p->ptxas_info && q->ptxas_info);
+  assert_int_equal(p->registers, q->registers);
+  assert_int_equal(p->spill_store_bytes, q->spill_store_bytes);
+  assert_int_equal(p->spill_load_bytes, q->spill_load_bytes);
+  assert_int_equal(p->stack_bytes, q->stack_bytes);
+  assert_int_equal(p->shared_bytes, q->shared_bytes);
+}
+
+/* A batched CUBIN compile gives each kernel its own ptxas figures, those of
+ * the kernel compiled alone (not the program's: the most registers, every
+ * spill), from a fresh compile and from a disk hit; no log keeps ptxas's
+ * lines. */
+static void figures_per_kernel(void **state) {
+  (void)state;
+  const char *names[] = {"k_regs", "k_smem", "k_stack"};
+  const char *const cap[] = {"--maxrregcount=40"};
+  tcmma_compile_opts o = {.arch = 80, .sass = true, .extra = cap, .n_extra = 1};
+  char src[4096];
+  snprintf(src, sizeof src, "%s%s%s", figure_kernels[0], figure_kernels[1], figure_kernels[2]);
+  tcmma_program alone[3];
+  tcmma_error err;
+  for (int i = 0; i < 3; i++)
+    if (tcmma_compile(figure_kernels[i], strlen(figure_kernels[i]), &o, &alone[i], &err) !=
+        TCMMA_OK)
+      fail_msg("%s alone: %s", names[i], err.message);
+  /* the premise: the kernels' figures differ from the whole program's */
+  assert_true(alone[0].spill_store_bytes > 0 && alone[1].spill_store_bytes == 0);
+  assert_true(alone[1].shared_bytes == 4096 && alone[0].shared_bytes == 0);
+  assert_true(alone[1].registers < alone[0].registers);
+  assert_true(alone[2].stack_bytes > 0 && alone[1].stack_bytes == 0);
+  for (int round = 0; round < 2; round++) {
+    tcmma_program out[3];
+    if (tcmma_compile_batch(src, strlen(src), names, 3, &o, out, &err) != TCMMA_OK)
+      fail_msg("batch: %s", err.message);
+    for (int i = 0; i < 3; i++) {
+      assert_int_equal(out[i].cache_hit, round == 1);
+      same_figures(&out[i], &alone[i]);
+      assert_null(strstr(out[i].log, "ptxas"));
+      tcmma_program_free(&out[i]);
+    }
+    tcmma_cache_clear_memory(); /* round 1: a disk hit */
+  }
+  for (int i = 0; i < 3; i++) tcmma_program_free(&alone[i]);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test_setup_teardown(split_per_kernel, fresh_cache, remove_cache),
+      cmocka_unit_test_setup_teardown(figures_per_kernel, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(rejection_charged_to_its_kernel, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(bad_kernel_lists, fresh_cache, remove_cache),
       cmocka_unit_test_setup_teardown(log_lines_point_into_the_part, fresh_cache, remove_cache),

@@ -131,9 +131,10 @@ void tcmma_program_free(tcmma_program *p);
  * NVRTC's log less the ptxas lines that point outside out[i]'s ptx or name
  * another of the kernels, with their "ptx input, line N" counted in out[i]'s
  * ptx (front-end lines name no kernel and stay in every log); name, options,
- * NVRTC version and cache facts are the compile's; ptxas's figures
- * (ptxas_info and the counts) are not split by kernel and stay unset.
- * Kernels of one arch
+ * NVRTC version and cache facts are the compile's; a CUBIN compile's ptxas
+ * figures are the kernel's own (its entry's registers and shared memory,
+ * the stack and spills of its entry and of the .funcs its part defines), as
+ * when it compiles alone. Kernels of one arch
  * share the compiler's start-up and headers: many small kernels compile in
  * a fraction of their separate time. Returns tcmma_compile's status; out[]
  * is filled (free each with tcmma_program_free) on TCMMA_OK, TCMMA_FLOOR

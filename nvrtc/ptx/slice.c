@@ -182,3 +182,14 @@ int tcmma__ptx_slice(const char *ptx, size_t len, const char *kernel, char **out
   *out = text, *out_len = at;
   return 1;
 }
+
+bool tcmma__ptx_defines_func(const char *ptx, size_t len, const char *name, size_t name_len) {
+  size_t n = 0;
+  item *items = items_of(ptx, len, &n);
+  bool defined = false;
+  for (size_t i = 0; items && i < n && !defined; i++)
+    defined = items[i].kind == ITEM_FUNC && items[i].name_len == name_len &&
+              memcmp(ptx + items[i].name_at, name, name_len) == 0;
+  free(items);
+  return defined;
+}
