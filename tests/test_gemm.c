@@ -217,8 +217,10 @@ static void matrix_runs_on_the_simulator(void **s) {
 
 /* Every case through the compile executor: a CUBIN at its floor with no
  * spills, registers within the plan's figure and the plan's census per k
- * tile (tcmma_gemm_compile_check); and the check fails a program that
- * spills, needs more registers, or holds another plan's census. */
+ * tile (tcmma_gemm_compile_check), compiled in batches (prepared: kernels of
+ * one arch in one program) with the outcome and figures of each compiled
+ * alone; and the check fails a program that spills, needs more registers,
+ * or holds another plan's census. */
 static void matrix_compiles_as_planned(void **s) {
   (void)s;
   tcmma_error err = {0};
@@ -228,6 +230,13 @@ static void matrix_compiles_as_planned(void **s) {
   }
   const tcmma_gemm_case *cs;
   size_t n = tcmma_gemm_matrix(&cs);
+  const tcmma_gemm_case **list = calloc(n, sizeof *list);
+  tcmma_case_result *batched = calloc(n, sizeof *batched);
+  assert_non_null(list), assert_non_null(batched);
+  for (size_t i = 0; i < n; i++) list[i] = &cs[i];
+  tcmma_gemm_compile_prepare(list, n);
+  for (size_t i = 0; i < n; i++) tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &batched[i]);
+  tcmma_gemm_compile_finish(); /* from here on each case compiles alone */
   tcmma_program kept = {0};
   tcmma_gemm_plan kept_plan;
   for (size_t i = 0; i < n; i++) {
@@ -235,6 +244,9 @@ static void matrix_compiles_as_planned(void **s) {
     tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &r);
     if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
     printf("compile %s: %s\n", cs[i].name, r.reason);
+    /* the reason states ptxas's registers: the batch's are the kernel's own */
+    if (batched[i].outcome != r.outcome || strcmp(batched[i].reason, r.reason) != 0)
+      fail_msg("%s: batched '%s', alone '%s'", cs[i].name, batched[i].reason, r.reason);
     tcmma_gemm_plan p;
     if (kept.ptx || !tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
@@ -258,6 +270,7 @@ static void matrix_compiles_as_planned(void **s) {
   assert_false(tcmma_gemm_compile_check(&other, &kept, why, sizeof why));
   assert_non_null(strstr(why, "ldmatrix"));
   tcmma_program_free(&kept);
+  free(list), free(batched);
 }
 
 /* Replaces the first occurrence of from after `after` in text by to. */

@@ -292,6 +292,13 @@ static int verify_gemm(const verify_args *a) {
   tally total = {0};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
+  const tcmma_gemm_case **list = NULL;
+  if (executors[a->exec].executor == TCMMA_EXEC_COMPILE && (list = calloc(n, sizeof *list))) {
+    size_t k = 0;
+    for (size_t i = 0; i < n_all; i++)
+      if (sel[i]) list[k++] = &all[i];
+    tcmma_gemm_compile_prepare(list, k); /* every compile at once, in batches */
+  }
   for (size_t i = 0; i < n_all; i++) {
     if (!sel[i]) continue;
     tcmma_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
@@ -301,6 +308,7 @@ static int verify_gemm(const verify_args *a) {
     else total.failed++;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (list) tcmma_gemm_compile_finish(), free(list);
   int rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
   if (a->json) {
     json_writer w;

@@ -58,6 +58,17 @@ void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_resu
 bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
                               size_t cap);
 
+/* The compile executor over many cases (tools/verify/gemm_compile.c):
+ * prepare renders every case of list[0..count) the plan accepts and
+ * compiles them all in batches on every core; finish frees what prepare
+ * kept. tcmma_gemm_exec_compile checks accepted case c (plan p) with
+ * tcmma_gemm_compile_check: from its prepared compile, else compiling it
+ * alone. */
+void tcmma_gemm_compile_prepare(const tcmma_gemm_case *const *list, size_t count);
+void tcmma_gemm_compile_finish(void);
+void tcmma_gemm_exec_compile(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
+                             tcmma_case_result *r);
+
 /* The gpu executor for an accepted case: device 0, compiled for its cc,
  * SKIPPED without a driver or a device, or when the device does not run the
  * arm or lacks the shared memory. */

@@ -1,7 +1,7 @@
 /* The executors of the GEMM matrix (tools/verify/gemm.h, docs/verify.md):
  * sim (the host text on the block simulator), compile (CUBIN at the floor:
- * no spills, registers within the plan, the plan's census per k tile) and
- * gpu (the kernel on device 0, with the same data and checks as sim). */
+ * no spills, registers within the plan, the plan's census per k tile;
+ * batched in tools/verify/gemm_compile.c) and gpu (the kernel on device 0, with the same data and checks as sim). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -45,29 +45,6 @@ bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *pro
   return true;
 }
 
-static void exec_compile(const tcmma_gemm_plan *p, const char *name, tcmma_case_result *r) {
-  tcmma_buf text = {0};
-  tcmma_error err = {0};
-  if (tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &text, &err) != TCMMA_OK) {
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "render: %s", err.message);
-    tcmma_buf_free(&text);
-    return;
-  }
-  tcmma_compile_opts opts = {.name = name, .sass = true};
-  tcmma_program prog;
-  tcmma_status st = tcmma_compile(text.data, text.len, &opts, &prog, &err);
-  char why[400];
-  if (st == TCMMA_UNAVAILABLE) tcmma_case_set(r, TCMMA_CASE_SKIPPED, "%s", err.message);
-  else if (st != TCMMA_OK) tcmma_case_set(r, TCMMA_CASE_FAILED, "compile: %s", err.message);
-  else if (!tcmma_gemm_compile_check(p, &prog, why, sizeof why))
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "%s", why);
-  else
-    tcmma_case_set(r, TCMMA_CASE_PASSED, "%d registers (plan %d), no spills, census as planned",
-                   prog.registers, p->registers);
-  if (st == TCMMA_OK || st == TCMMA_COMPILE || st == TCMMA_FLOOR) tcmma_program_free(&prog);
-  tcmma_buf_free(&text);
-}
-
 static void exec_sim(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, tcmma_case_result *r) {
   tcmma_buf text = {0};
   tcmma_error err = {0};
@@ -98,7 +75,7 @@ static void exec_sim(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, tcmma_c
 void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_result *r) {
   tcmma_gemm_plan p;
   if (!tcmma_gemm_case_plan(c, &p, r)) return; /* declined: r says whether as expected */
-  if (e == TCMMA_EXEC_COMPILE) exec_compile(&p, c->name, r);
+  if (e == TCMMA_EXEC_COMPILE) tcmma_gemm_exec_compile(c, &p, r);
   else if (e == TCMMA_EXEC_SIM) exec_sim(c, &p, r);
   else tcmma_gemm_exec_gpu(c, &p, r);
 }
