@@ -48,11 +48,8 @@ void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dia
     return;
   }
   bool need[N_WORDS];
-  /* an f16 accumulator is a __half2 register whose halves the d boundary
-   * reads as .x and .y: members only the vendor's type has */
   const tcmma_arm_info *info = tcmma_arm_get(arm);
-  if (vendor_headers_wanted || *info->header || info->acc == TCMMA_PREC_F16 ||
-      !needed_words(precs, need)) {
+  if (vendor_headers_wanted || *info->header || !needed_words(precs, need)) {
     tcmma__cuda_includes(precs, 3, arm, out);
     return;
   }

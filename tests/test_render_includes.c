@@ -29,16 +29,20 @@ static char *includes(const tcmma_plan *plan, tcmma_dialect dialect, bool vendor
 static void inline_ptx_declares_words(void **state) {
   (void)state;
   static const struct {
-    const char *d, *a, *b, *has, *lacks;
+    const char *d, *a, *b, *has, *lacks, *arm;
   } rows[] = {
-      {"f32", "bf16", "bf16,t", "struct __align__(2) __nv_bfloat16", "__half"},
-      {"bf16", "bf16", "bf16,t", "__floats2bfloat162_rn", "__half"},
-      {"f16", "f16", "f16,t", "struct __align__(4) __half2", "bfloat16"},
-      {"f32", "e4m3", "e5m2,t", "struct __align__(1) __nv_fp8_e5m2", "bfloat16"},
+      {"f32", "bf16", "bf16,t", "struct __align__(2) __nv_bfloat16", "__half", NULL},
+      {"bf16", "bf16", "bf16,t", "__floats2bfloat162_rn", "__half", NULL},
+      {"f16", "f16", "f16,t", "struct __align__(4) __half2", "bfloat16", NULL},
+      {"f32", "e4m3", "e5m2,t", "struct __align__(1) __nv_fp8_e5m2", "bfloat16", NULL},
+      /* f16 accumulators: __half2 registers, halves x and y (d one element
+       * at a time: ld 9 pairs no columns) */
+      {"f16,ld=9", "f16", "f16,t", "__half2 { __half x, y; }", "bfloat16", "mma-f16-acc16"},
+      {"f16", "e4m3", "e5m2,t", "__half2 { __half x, y; }", "bfloat16", "mma-fp8-acc16"},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_plan plan = test_plan(rows[i].d, rows[i].a, rows[i].b, 16, 8, 32,
-                                TCMMA_SCOPE_STATEMENT, NULL);
+                                TCMMA_SCOPE_STATEMENT, rows[i].arm);
     assert_int_equal(tcmma_arm_get(plan.arm)->form, TCMMA_FORM_PTX);
     char *text = kernel(&plan, TCMMA_DIALECT_CUDA);
     if (strstr(text, "#include")) fail_msg("row %zu includes a header:\n%s", i, text);
@@ -97,16 +101,20 @@ static void compiles_with_and_without_vendor_headers(void **state) {
   (void)state;
   setenv("TCMMA_CACHE", "0", 1);
   static const struct {
-    const char *d, *a, *b, *header;
+    const char *d, *a, *b, *header, *arm;
   } rows[] = {
-      {"bf16", "bf16", "bf16,t", "cuda_bf16.h"},
-      {"f16", "f16", "f16,t", "cuda_fp16.h"},
-      {"f16", "e4m3", "e5m2,t", "cuda_fp8.h"},
+      {"bf16", "bf16", "bf16,t", "cuda_bf16.h", NULL},
+      {"f16", "f16", "f16,t", "cuda_fp16.h", NULL},
+      {"f16", "e4m3", "e5m2,t", "cuda_fp8.h", NULL},
+      {"f16,ld=9", "f16", "f16,t", "cuda_fp16.h", "mma-f16-acc16"},
+      {"f16,ld=9", "e4m3", "e5m2,t", "cuda_fp8.h", "mma-fp8-acc16"},
   };
   for (size_t r = 0; r < sizeof rows / sizeof rows[0]; r++) {
     tcmma_plan plan = test_plan(rows[r].d, rows[r].a, rows[r].b, 16, 8, 32,
-                                TCMMA_SCOPE_STATEMENT, NULL);
+                                TCMMA_SCOPE_STATEMENT, rows[r].arm);
     char *text = kernel(&plan, TCMMA_DIALECT_CUDA);
+    /* the premise of the f16 accumulator rows: d's elements one by one */
+    if (rows[r].arm && !strstr(text, "].x = ")) fail_msg("row %zu: no .x:\n%s", r, text);
     tcmma_buf both = {0};
     tcmma_buf_printf(&both, "#include <%s>\n%s", rows[r].header, text);
     const char *sources[2] = {text, tcmma_buf_str(&both)};
