@@ -46,6 +46,7 @@ typedef struct {
   tcmma_call call;
   long outer;
   bool kernel, json, pieces;
+  bool outer_given; /* --outer: the kernel's steps, nothing without --kernel */
   tcmma_dialect dialect;
 } emit_args;
 
@@ -96,6 +97,7 @@ static int parse(int argc, char **argv, emit_args *e) {
     case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
     case 7:
       if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
+      e->outer_given = true;
       break;
     case 8:
       if (!cli_cc(cmd, o, v, &e->call.cc)) return CLI_USAGE;
@@ -135,6 +137,10 @@ static int parse(int argc, char **argv, emit_args *e) {
     return cli_usage(cmd, "--init scale needs --alpha and --beta");
   if (e->call.init != TCMMA_INIT_SCALE && (e->call.alpha || e->call.beta))
     return cli_usage(cmd, "--alpha and --beta need --init scale");
+  if (e->outer_given && !e->kernel)
+    return cli_usage(cmd, "--outer %ld: the number of update steps of the --kernel's loop; "
+                     "without --kernel there is no loop (a generator runs the block in its own)",
+                     e->outer);
   return 0;
 }
 

@@ -14,10 +14,10 @@ trap 'rm -rf "$out"' EXIT
 sample=${TCMMA_RUN_SAMPLE:-}
 if [ -z "$sample" ]; then
   sample=$out/tile.cu
-  emit="--m 32 --n 16 --k 32 --d bf16 --a bf16,shared,swizzled,ld=64 --b bf16,t,shared,swizzled,ld=64 --scope fragment --outer 2"
-  echo "== tcmma emit $emit --kernel"
+  emit="--m 32 --n 16 --k 32 --d bf16 --a bf16,shared,swizzled,ld=64 --b bf16,t,shared,swizzled,ld=64 --scope fragment"
+  echo "== tcmma emit $emit --kernel --outer 2"
   # shellcheck disable=SC2086
-  "$tcmma" emit $emit --kernel > "$sample"
+  "$tcmma" emit $emit --kernel --outer 2 > "$sample"
   echo "kernel: $(wc -l < "$sample") lines, $(grep -c 'tile-mma' "$sample") tile-mma blocks -> $sample"
   # shellcheck disable=SC2086
   "$tcmma" emit $emit --json | sed -n '/"census"/,/^  }/p'
