@@ -60,9 +60,37 @@ static void mixed_kernels_share_a_program(void **state) {
   for (int i = 0; i < 2; i++) tcmma_program_free(&jobs[i].prog), tcmma_buf_free(&src[i]);
 }
 
+/* Two kernels ptxas refuses at sm_75 for different reasons (bf16 needs
+ * sm_80, fp8 sm_89) in one batch: each job's error is its own ptxas line,
+ * not the batch's first. */
+static void each_blamed_job_names_its_own_error(void **state) {
+  (void)state;
+  tcmma_plan bf16 = test_plan("f32", "bf16", "bf16,t", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
+  tcmma_plan fp8 = test_plan("f32", "e4m3", "e4m3,t", 16, 8, 32, TCMMA_SCOPE_STATEMENT, NULL);
+  tcmma_buf src[2] = {kernel_of(&bf16), kernel_of(&fp8)};
+  const char *needs[2] = {"sm_80", "sm_89"};
+  verify_job jobs[2];
+  memset(jobs, 0, sizeof jobs);
+  for (int i = 0; i < 2; i++) {
+    jobs[i].source = src[i].data, jobs[i].len = src[i].len;
+    jobs[i].opts = (tcmma_compile_opts){.arch = 75, .sass = true, .minimal = true};
+  }
+  verify_compile_jobs_on(jobs, 2, 1);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(jobs[i].status, TCMMA_COMPILE);
+    assert_true(jobs[i].batched);
+    if (!strstr(jobs[i].err.message, "ptx input, line") ||
+        !strstr(jobs[i].err.message, needs[i]) || strstr(jobs[i].err.message, needs[1 - i]))
+      fail_msg("job %d: expected its own ptxas error naming %s, got: %s", i, needs[i],
+               jobs[i].err.message);
+    tcmma_program_free(&jobs[i].prog), tcmma_buf_free(&src[i]);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(mixed_kernels_share_a_program),
+      cmocka_unit_test(each_blamed_job_names_its_own_error),
   };
   return cmocka_run_group_tests(tests, fresh_cache, remove_cache);
 }

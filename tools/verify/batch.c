@@ -68,17 +68,19 @@ static void alone(verify_job *j) {
   finish(j);
 }
 
-/* Whether log holds a line of ptxas's naming an error in a PTX line. */
-static bool ptxas_blames(const char *log) {
+/* The first line of log where ptxas names an error in a PTX line (*len its
+ * length, at most 511), or NULL. */
+static const char *ptxas_blame(const char *log, int *len) {
   for (const char *p = log; p && *p;) {
     const char *nl = strchr(p, '\n');
     size_t n = nl ? (size_t)(nl - p) : strlen(p);
     char line[512];
-    snprintf(line, sizeof line, "%.*s", (int)(n < sizeof line ? n : sizeof line - 1), p);
-    if (strstr(line, "ptx input, line ") && strstr(line, "error")) return true;
+    *len = (int)(n < sizeof line ? n : sizeof line - 1);
+    snprintf(line, sizeof line, "%.*s", *len, p);
+    if (strstr(line, "ptx input, line ") && strstr(line, "error")) return p;
     p += n + (nl != NULL);
   }
-  return false;
+  return NULL;
 }
 
 /* Whether head[0..n) holds line[0..len) as a line of its own. */
@@ -150,11 +152,18 @@ static void run_unit(const unit *u) {
   bool clean = st == TCMMA_OK && progs[0].log && !progs[0].log[0];
   for (size_t i = 0; i < u->count; i++) {
     verify_job *j = u->jobs[i];
-    bool take = clean || (st == TCMMA_COMPILE && progs[i].ptx && ptxas_blames(progs[i].log));
+    const char *blame = NULL;
+    int blame_len = 0;
+    bool take = clean || (st == TCMMA_COMPILE && progs[i].ptx &&
+                          (blame = ptxas_blame(progs[i].log, &blame_len)));
     if (take) {
       j->prog = progs[i];
       j->status = st;
-      j->err = err;
+      /* the job's own error, not the batch's first (another kernel's) */
+      tcmma_error_clear(&j->err);
+      if (blame)
+        tcmma_fail(&j->err, st, "ptxas rejected the kernel's PTX (compiled in a batch): %.*s",
+                   blame_len, blame);
       j->batched = true;
       finish(j);
     } else {
