@@ -273,6 +273,49 @@ static void matrix_compiles_as_planned(void **s) {
   free(list), free(batched);
 }
 
+/* Two GEMM variants, named apart, joined into one source and compiled as
+ * one batch: each kernel's ptxas figures and census are those of the
+ * variant compiled alone (a 128x128 tile takes about twice the registers
+ * of a 64x64 one, so a program-wide figure would fail the smaller). */
+static void variants_compile_in_one_batch(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
+    printf("no NVRTC here: %s\n", err.message);
+    skip();
+  }
+  const char *names[2] = {"gemm_big", "gemm_small"};
+  tcmma_gemm_plan plans[2];
+  tcmma_buf joined = {0}, alone[2] = {{0}, {0}};
+  for (int i = 0; i < 2; i++) {
+    tcmma_gemm_call c = tcmma_gemm_call_default();
+    c.m = c.n = c.k = 256;
+    c.d.prec = TCMMA_PREC_F32, c.a.prec = c.b.prec = TCMMA_PREC_BF16, c.b.transposed = true;
+    if (i == 1) c.block_m = c.block_n = 64;
+    c.name = names[i];
+    assert_int_equal(tcmma_gemm_plan_call(&c, &plans[i], &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(&plans[i], TCMMA_DIALECT_CUDA, &alone[i], &err), TCMMA_OK);
+    tcmma_buf_append(&joined, alone[i].data, alone[i].len);
+  }
+  tcmma_compile_opts o = {.sass = true};
+  tcmma_program out[2], solo[2];
+  assert_int_equal(tcmma_compile_batch(joined.data, joined.len, names, 2, &o, out, &err), TCMMA_OK);
+  for (int i = 0; i < 2; i++) {
+    assert_int_equal(tcmma_compile(alone[i].data, alone[i].len, &o, &solo[i], &err), TCMMA_OK);
+    assert_true(out[i].ptxas_info && solo[i].ptxas_info);
+    assert_int_equal(out[i].registers, solo[i].registers);
+    assert_int_equal(out[i].spill_store_bytes, solo[i].spill_store_bytes);
+    assert_int_equal(out[i].stack_bytes, solo[i].stack_bytes);
+    char why[400];
+    if (!tcmma_gemm_compile_check(&plans[i], &out[i], why, sizeof why))
+      fail_msg("%s in the batch: %s", names[i], why);
+  }
+  assert_true(solo[0].registers > solo[1].registers); /* the premise */
+  for (int i = 0; i < 2; i++)
+    tcmma_program_free(&out[i]), tcmma_program_free(&solo[i]), tcmma_buf_free(&alone[i]);
+  tcmma_buf_free(&joined);
+}
+
 /* Replaces the first occurrence of from after `after` in text by to. */
 static char *replaced(const char *text, const char *after, const char *from, const char *to) {
   const char *a = strstr(text, after);
@@ -422,6 +465,7 @@ int main(void) {
       cmocka_unit_test(broken_pipelines_are_caught),
       cmocka_unit_test(matrix_runs_on_the_simulator),
       cmocka_unit_test(matrix_compiles_as_planned),
+      cmocka_unit_test(variants_compile_in_one_batch),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
