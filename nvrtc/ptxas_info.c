@@ -86,15 +86,18 @@ void tcmma__ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const voi
   p->ptxas_info = false;
   p->registers = p->spill_store_bytes = p->spill_load_bytes = p->stack_bytes = 0;
   p->shared_bytes = 0;
-  const char *fn = NULL;
-  size_t fn_len = 0;
+  /* the lines before any function's block count only without a filter;
+   * wanted is asked once per block (it may read a whole PTX part) */
+  bool take = !wanted;
   for (const char *s = log; s && *s;) {
     const char *e = strchr(s, '\n');
     if (!e) e = s + strlen(s);
     bool info = info_line(s);
-    if (info) block_name(s, e, &fn, &fn_len);
+    const char *fn;
+    size_t fn_len;
+    if (info && wanted && block_name(s, e, &fn, &fn_len)) take = wanted(fn, fn_len, ctx);
     long v;
-    if (info && (!wanted || (fn && wanted(fn, fn_len, ctx)))) {
+    if (info && take) {
       if ((v = number_before(s, e, "registers")) >= 0 && strstr(s, "Used") &&
           strstr(s, "Used") < e) {
         p->ptxas_info = true;
