@@ -12,9 +12,10 @@
 /* One raw NVRTC compile (one nvrtcProgram): fills out->ptx, ->cubin (when
  * want_cubin), ->log (as NVRTC gave it, ptxas -v's lines included: their
  * figures are read into out's ptxas fields), ->nvrtc_major/minor.
- * TCMMA_COMPILE with the log's first diagnostic line in err when NVRTC rejects the source (*rejected then true: the
- * outcome is the source's, worth caching; a ptxas rejection keeps the PTX
- * it rejected in out->ptx). rejected may be NULL. */
+ * TCMMA_COMPILE with the log's first diagnostic line in err when NVRTC
+ * rejects the source (*rejected then true: the outcome is the source's,
+ * worth caching; a ptxas rejection keeps the PTX it rejected in out->ptx).
+ * rejected may be NULL. */
 tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
                                      const char *const *options, size_t n_options,
                                      bool want_cubin, tcmma_program *out, bool *rejected,

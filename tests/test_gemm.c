@@ -215,6 +215,15 @@ static void matrix_runs_on_the_simulator(void **s) {
   assert_true(ran >= 8);
 }
 
+/* Skips the test where NVRTC does not load, saying why. */
+static void skip_without_nvrtc(void) {
+  tcmma_error err = {0};
+  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
+    printf("no NVRTC here: %s\n", err.message);
+    skip();
+  }
+}
+
 /* Every case through the compile executor: a CUBIN at its floor with no
  * spills, registers within the plan's figure and the plan's census per k
  * tile (tcmma_gemm_compile_check), compiled in batches (prepared: kernels of
@@ -224,10 +233,7 @@ static void matrix_runs_on_the_simulator(void **s) {
 static void matrix_compiles_as_planned(void **s) {
   (void)s;
   tcmma_error err = {0};
-  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
-    printf("no NVRTC here: %s\n", err.message);
-    skip();
-  }
+  skip_without_nvrtc();
   const tcmma_gemm_case *cs;
   size_t n = tcmma_gemm_matrix(&cs);
   const tcmma_gemm_case **list = calloc(n, sizeof *list);
@@ -280,10 +286,7 @@ static void matrix_compiles_as_planned(void **s) {
 static void variants_compile_in_one_batch(void **s) {
   (void)s;
   tcmma_error err = {0};
-  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
-    printf("no NVRTC here: %s\n", err.message);
-    skip();
-  }
+  skip_without_nvrtc();
   const char *names[2] = {"gemm_big", "gemm_small"};
   tcmma_gemm_plan plans[2];
   tcmma_buf joined = {0}, alone[2] = {{0}, {0}};

@@ -11,8 +11,11 @@ tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, 
   assert_int_equal(cli_parse_operand_spec(b, &c.b, NULL), TCMMA_OK);
   c.m = m, c.n = n, c.k = k, c.scope = scope, c.arm = arm;
   if (arm && strcmp(arm, "wmma-tf32") == 0) c.numerics.tf32 = true;
-  if (arm && (strcmp(arm, "wmma-f16") == 0 || strstr(arm, "-acc16")))
-    c.numerics.fp16 = TCMMA_FP16_NARROW; /* the arms of f16 accumulation */
+  tcmma_arm id;
+  /* an arm accumulating in f16 is on the narrow policy's list only */
+  if (arm && tcmma_arm_parse(arm, &id, NULL) == TCMMA_OK &&
+      tcmma_arm_get(id)->acc == TCMMA_PREC_F16)
+    c.numerics.fp16 = TCMMA_FP16_NARROW;
   tcmma_plan p;
   tcmma_error err = {0};
   if (tcmma_plan_call(&c, &p, &err) != TCMMA_OK) fail_msg("plan: %s", err.message);

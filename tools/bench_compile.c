@@ -32,10 +32,10 @@ static const char help[] =
     "            warm (starting and ending a process that does no work)\n"
     "and each one's ratio to naive (CPU). Uses a scratch cache directory, never yours.\n"
     "(--naive and --batch, as a first argument, are the child modes it spawns itself.)\n"
-    "--json  {\"kernels\", \"inline_kernels\", \"wmma_kernels\", \"repeat\", \"batched\" (kernels\n"
-    "        the batch compiled in a program with others; the rest were compiled alone),\n"
-    "        \"naive_s\", \"cold_s\", \"warm_s\", \"warm_mem_s\", \"batch_s\", \"process_s\" (CPU), \"wall\":\n"
-    "        {the same}, \"ratio\": {\"cold\", \"warm\", \"warm_mem\", \"batch\", \"process\"},\n"
+    "--json  {\"kernels\", \"inline_kernels\", \"wmma_kernels\", \"repeat\",\n"
+    "        \"batched\" (kernels the batch compiled in a program with others; the rest\n"
+    "        were compiled alone), \"naive_s\", \"cold_s\", \"warm_s\", \"warm_mem_s\",\n"
+    "        \"batch_s\", \"process_s\" (CPU), \"wall\": {the same}, \"ratio\": {\"cold\", \"warm\", \"warm_mem\", \"batch\", \"process\"},\n"
     "        \"inline\" and \"wmma\": {\"naive_s\", \"cold_s\", \"warm_s\"}}\n"
     "Exit status: 0 measured; 1 a compile failed; 2 usage error; 4 no NVRTC here.\n";
 

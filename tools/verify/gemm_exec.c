@@ -1,7 +1,8 @@
 /* The executors of the GEMM matrix (tools/verify/gemm.h, docs/verify.md):
  * sim (the host text on the block simulator), compile (CUBIN at the floor:
  * no spills, registers within the plan, the plan's census per k tile;
- * batched in tools/verify/gemm_compile.c) and gpu (the kernel on device 0, with the same data and checks as sim). */
+ * batched in tools/verify/gemm_compile.c) and gpu (the kernel on device 0,
+ * with the same data and checks as sim). */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
