@@ -27,7 +27,7 @@ static const char *const op_name[3] = {"d", "a", "b"};
 
 static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if ((unsigned)o->prec >= TCMMA_PREC_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "%s: precision %d is out of range", op_name[i],
                         (int)o->prec);
@@ -92,7 +92,7 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
  * call's own policy: forcing picks among the arms the policy allows (it never
  * lifts a numerics rule such as tf32 off or fp16 narrow) and leaves scope
  * rules (a converted destination) to the plan's own checks. */
-bool tcmma__arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm) {
+bool tcmma__emit_arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm) {
   for (int s = 0; s < 2; s++) {
     tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];
     size_t n = tcmma_resolve_list(t, policy, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
@@ -108,7 +108,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   if (c->arm) {
     tcmma_status st = tcmma_arm_parse(c->arm, &p->arm, err);
     if (st != TCMMA_OK) return st;
-    if (!tcmma__arm_is_candidate(t, &c->numerics, p->arm))
+    if (!tcmma__emit_arm_is_candidate(t, &c->numerics, p->arm))
       return decline(p, TCMMA_DECLINE_NO_ARM, err,
                      "arm %s is not on the preference list of %s = %s x %s under the numerics policy",
                      c->arm, d, a, b);
@@ -148,7 +148,7 @@ static tcmma_status check_extents(const tcmma_call *c, const tcmma_arm_info *inf
 static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *info,
                                    tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if (o->space == TCMMA_SPACE_THREAD)
       return decline(p, TCMMA_DECLINE_SPACE, err, "%s is in thread space", op_name[i]);
     if (o->col0.expr && !o->ld)
@@ -156,7 +156,7 @@ static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *in
                      "parent's ld (ld 0 means dense: the sub-tile's own rows)", op_name[i]);
   }
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if (o->swizzle == TCMMA_SWIZZLE_NONE) continue;
     if (info->form == TCMMA_FORM_WMMA)
       return decline(p, TCMMA_DECLINE_LAYOUT, err,
@@ -179,7 +179,7 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
     long rows, cols, ld;
     tcmma_operand_stored_shape(&p->call, op_of[i], &rows, &cols, &ld);
-    const tcmma_operand_desc *o = tcmma__desc(&p->call, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(&p->call, op_of[i]);
     if (ld < o->col0.value + cols)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
                      "%s: ld = %ld is below its stored row length %ld%s", op_name[i], ld,
@@ -192,10 +192,10 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
                      op_name[i], rows, ld, eb, INT_MAX);
   }
   for (int i = 0; i < 3; i++) {
-    long ld, eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
+    long ld, eb = tcmma_prec_bytes(tcmma__emit_desc(&p->call, op_of[i])->prec);
     tcmma_operand_stored_shape(&p->call, op_of[i], NULL, NULL, &ld);
-    tcmma__align al;
-    tcmma__operand_align(p, op_of[i], &al);
+    tcmma__emit_align al;
+    tcmma__emit_operand_align(p, op_of[i], &al);
     if ((ld * eb) % al.rows != 0)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
                      "%s: ld = %ld (%ld bytes) is not a multiple of %ld bytes: %s", op_name[i],
@@ -209,7 +209,7 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
  * int. Fills a dense scale_ld. */
 static tcmma_status check_scales(tcmma_plan *p, const tcmma_arm_info *info, tcmma_error *err) {
   for (int i = 1; i < 3 && info->scale_block; i++) {
-    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&p->call, op_of[i]);
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__emit_desc(&p->call, op_of[i]);
     long rows, cols, ld, block = info->scale_block;
     const tcmma_coord *kc;
     tcmma_operand_scale_shape(&p->call, op_of[i], info->scale_block, &rows, &cols, &ld, NULL, &kc);
@@ -245,23 +245,23 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
   /* fill the dense leading dimensions (and ldmatrix operands: the stride rule
    * depends on them) before the stride rules */
   for (int i = 0; i < 3; i++) {
-    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&out->call, op_of[i]);
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__emit_desc(&out->call, op_of[i]);
     tcmma_operand_stored_shape(&out->call, op_of[i], NULL, NULL, &o->ld);
   }
-  tcmma_arm_ldmatrix_operands(out->arm, tcmma__ldmatrix_eligible(&out->call.a),
-                              call->a.transposed, tcmma__ldmatrix_eligible(&out->call.b),
+  tcmma_arm_ldmatrix_operands(out->arm, tcmma__emit_ldmatrix_eligible(&out->call.a),
+                              call->a.transposed, tcmma__emit_ldmatrix_eligible(&out->call.b),
                               call->b.transposed, &out->a_ldmatrix, &out->b_ldmatrix);
   if ((st = check_strides(out, err)) != TCMMA_OK) return st;
   if ((st = check_scales(out, info, err)) != TCMMA_OK) return st;
   char what[400];
   for (int i = 0; i < 3; i++)
-    if (tcmma__origin_problem(out, op_of[i], op_name[i], what, sizeof what))
+    if (tcmma__emit_origin_problem(out, op_of[i], op_name[i], what, sizeof what))
       return decline(out, TCMMA_DECLINE_SUBTILE, err, "%s", what);
   out->mt = call->m / info->m;
   out->nt = call->n / info->n;
   out->kt = call->k / info->k;
   tcmma_decline why;
-  if (tcmma__budget_problem(out, &why, what, sizeof what)) {
+  if (tcmma__emit_budget_problem(out, &why, what, sizeof what)) {
     out->mt = out->nt = out->kt = 0;
     return decline(out, why, err, "%s", what);
   }
@@ -283,18 +283,18 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->b_ldmatrix = plan->b_ldmatrix;
   out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
   out->reloads = tcmma_arm_reloads(plan->arm);
-  out->a_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_A);
-  out->b_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_B);
+  out->a_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_A);
+  out->b_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_B);
   out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;
   out->mma_per_statement = plan->mt * plan->nt * plan->kt;
-  out->a_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_A);
-  out->b_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_B);
-  out->d_vector = tcmma__d_vector(plan);
+  out->a_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_A);
+  out->b_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_B);
+  out->d_vector = tcmma__emit_d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
-  out->registers = (int)tcmma__plan_registers(plan);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
-                         &out->a_ldmatrix_x1);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
-                         &out->b_ldmatrix_x1);
+  out->registers = (int)tcmma__emit_plan_registers(plan);
+  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
+                              &out->a_ldmatrix_x1);
+  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
+                              &out->b_ldmatrix_x1);
   return TCMMA_OK;
 }

@@ -51,7 +51,7 @@ int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool
 const char *cli_value(const char *cmd, int argc, char **argv, int *i);
 
 /* Parses a decimal integer in [lo, hi] with the one number parser
- * (mma/decimal.h); false (after a usage message naming the option, the value
+ * (tables/decimal.h); false (after a usage message naming the option, the value
  * and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 

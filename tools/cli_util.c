@@ -2,9 +2,10 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "cli.h"
 #include "cli_parse.h"
-#include "mma/decimal.h"
+#include "tables/decimal.h"
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
   fprintf(stderr, "tcmma %s: ", cmd);
@@ -77,7 +78,7 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
 
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
   long long v;
-  if (!tcmma__decimal(text, lo, hi, &v)) {
+  if (!tcmma__table_decimal(text, lo, hi, &v)) {
     cli_usage(cmd, "%s '%s': expected a decimal integer from %ld to %ld", opt, text, lo, hi);
     return false;
   }

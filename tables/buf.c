@@ -1,9 +1,10 @@
 /* Growable text buffer. */
+#include "tcmma/buf.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcmma/buf.h"
 
 static bool reserve(tcmma_buf *b, size_t extra) {
   if (b->failed) return false;
