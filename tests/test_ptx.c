@@ -223,6 +223,15 @@ static void not_ptx(void **state) {
   expect_parse_error(text, strlen(text), "no .version or .target");
   text = ".version eight\n.target sm_80\n";
   expect_parse_error(text, strlen(text), ".version at line 1");
+  /* a version with more digits than PTX has, or junk after it, is malformed:
+   * not read as a shorter version that a check would pass */
+  static const char *const bad_versions[] = {
+      ".version 12345.6\n.target sm_80\n", ".version 8.12345\n.target sm_80\n",
+      ".version 8.0x\n.target sm_80\n",    ".version 8.0 junk\n.target sm_80\n",
+      ".version 8\n.target sm_80\n",       ".version 8.\n.target sm_80\n",
+      ".version 8,0\n.target sm_80\n"};
+  for (size_t i = 0; i < sizeof bad_versions / sizeof bad_versions[0]; i++)
+    expect_parse_error(bad_versions[i], strlen(bad_versions[i]), "malformed .version at line 1");
   text = ".version 8.0\n.target sm_80\n.target sm_90\n";
   expect_parse_error(text, strlen(text), "second .target at line 3");
   text = ".version 8.0\n.target\n";
