@@ -311,4 +311,10 @@ void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
                                tcmma_buf *out);
 
+/* Whether a caller's C expression is usable text: 1 to TCMMA_EXPR_MAX
+ * characters, not all blank (a blank one would render "(int)(   )"). NULL
+ * is not an expression: callers that take NULL as "the default" test it
+ * first. */
+bool tcmma__emit_expr_ok(const char *expr);
+
 #endif

@@ -1,5 +1,6 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
 #include <limits.h>
+#include <string.h>
 #include "emit.h"
 
 /* Whether a coordinate's every value is a multiple of m. */
@@ -189,4 +190,10 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
   tcmma_prec prec = TCMMA_PREC_F32;
   long elems = tcmma__emit_stage_need(plans, count, &prec);
   return (size_t)elems * (size_t)tcmma_prec_bytes(prec);
+}
+
+bool tcmma__emit_expr_ok(const char *expr) {
+  if (!expr) return false;
+  size_t n = strlen(expr);
+  return n >= 1 && n <= TCMMA_EXPR_MAX && expr[strspn(expr, " \t\r\n\f\v")] != '\0';
 }

@@ -47,14 +47,15 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
                           "%s: %s origin %ld (multiple %ld): expected a value from 0 to %d and "
                           "a multiple of at least 0", op_name[i], j ? "column" : "row",
                           at[j]->value, at[j]->multiple, INT_MAX);
-      if (at[j]->expr && (!*at[j]->expr || strlen(at[j]->expr) > TCMMA_EXPR_MAX))
+      if (at[j]->expr && !tcmma__emit_expr_ok(at[j]->expr))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "%s: %s origin expression of %zu characters: expected 1 to %d",
-                          op_name[i], j ? "column" : "row", strlen(at[j]->expr), TCMMA_EXPR_MAX);
+                          "%s: %s origin expression '%.40s' of %zu characters: expected 1 to %d "
+                          "characters, not all blank", op_name[i], j ? "column" : "row",
+                          at[j]->expr, strlen(at[j]->expr), TCMMA_EXPR_MAX);
     }
     /* block scales: given exactly for block-scaled precisions (never for d) */
     bool scaled = tcmma_prec_is_scaled(o->prec) && op_of[i] != TCMMA_OPERAND_C;
-    if (scaled && (!o->scale || !*o->scale || strlen(o->scale) > TCMMA_EXPR_MAX))
+    if (scaled && (!o->scale || !tcmma__emit_expr_ok(o->scale)))
       return tcmma_fail(err, TCMMA_INVALID, "%s: %s is block-scaled: expected its scales' "
                         "pointer expression (scale, 1 to %d characters)", op_name[i],
                         tcmma_prec_name(o->prec), TCMMA_EXPR_MAX);
@@ -69,12 +70,13 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   const char *exprs[4] = {c->lane, c->warp, c->alpha, c->beta};
   static const char *const expr_name[4] = {"lane", "warp", "alpha", "beta"};
   for (int i = 0; i < 4; i++)
-    if (exprs[i] && strlen(exprs[i]) > TCMMA_EXPR_MAX)
-      return tcmma_fail(err, TCMMA_INVALID, "%s expression of %zu characters: expected at most %d",
-                        expr_name[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
+    if (exprs[i] && !tcmma__emit_expr_ok(exprs[i]))
+      return tcmma_fail(err, TCMMA_INVALID, "%s expression '%.40s' of %zu characters: expected "
+                        "1 to %d characters, not all blank (or none for the default)",
+                        expr_name[i], exprs[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
   if ((unsigned)c->init > TCMMA_INIT_SCALE)
     return tcmma_fail(err, TCMMA_INVALID, "init %d: expected load, zero or scale", (int)c->init);
-  if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !*c->alpha || !c->beta || !*c->beta))
+  if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !c->beta))
     return tcmma_fail(err, TCMMA_INVALID, "init scale needs alpha and beta expressions");
   if (c->registers < 0 || c->registers > TCMMA_REGISTERS_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "registers %d: expected 0 (default %d) to %d",
