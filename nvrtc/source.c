@@ -375,7 +375,10 @@ static void finish_group(lexer *lx) {
   for (size_t k = g->first_guard; k < lx->n_guards && lx->ok; k++) {
     struct guard *gd = &lx->guards[k];
     if (gd->group_depth != lx->depth) continue;
-    bool raises = gd->first_branch && (gd->op == '>' ? !g->has_else : g->error_in_first);
+    /* a threshold at or below the lowest real cc (__CUDA_ARCH__ >= 0 .. 100)
+     * holds on every device: it raises nothing */
+    bool raises = gd->first_branch && gd->cc > TCMMA_CC_MIN &&
+                  (gd->op == '>' ? !g->has_else : g->error_in_first);
     tcmma_marker_hit *h = hit(lx->out, TCMMA_HIT_GUARD, gd->text, strlen(gd->text),
                               raises ? gd->cc : 0, TCMMA_PTX_SUFFIX_ANY, gd->line);
     if (!h) lx->ok = false;
