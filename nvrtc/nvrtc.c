@@ -294,6 +294,20 @@ static char *log_without_v(const char *text, const char *name, const char *const
   return log;
 }
 
+/* The hint of tables/nvrtc_hints.def whose phrase the log holds; "" when none. */
+static const char *hint_for(const char *log) {
+  static const struct {
+    const char *phrase, *hint;
+  } hints[] = {
+#define TCMMA_NVRTC_HINT(ID, phrase, hint) {phrase, hint},
+#include "tables/nvrtc_hints.def"
+#undef TCMMA_NVRTC_HINT
+  };
+  for (size_t i = 0; log && i < sizeof hints / sizeof hints[0]; i++)
+    if (strstr(log, hints[i].phrase)) return hints[i].hint;
+  return "";
+}
+
 tcmma_status tcmma__nvrtc_compile_raw(const char *source, size_t len, const char *name,
                                       const char *const *options, size_t n_options, bool want_cubin,
                                       tcmma_program *out, bool *rejected, tcmma_error *err) {
@@ -329,9 +343,11 @@ tcmma_status tcmma__nvrtc_compile_raw(const char *source, size_t len, const char
     const char *log = out->log ? tcmma__compile_log_first_diagnostic(out->log) : "";
     const char *rest = strchr(log, '\n');
     bool more = rest && *tcmma__compile_log_first_diagnostic(rest + 1);
-    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s", api.facts.info.major,
+    const char *hint = hint_for(out->log);
+    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s%s%s", api.facts.info.major,
                     api.facts.info.minor, api.nvrtcGetErrorString(compiled), first_line_len(log),
-                    log, more ? " (full log in the program)" : "");
+                    log, more ? " (full log in the program)" : "", *hint ? ". Hint: " : "",
+                    hint);
     if (rejected) *rejected = compiled == NVRTC_ERROR_COMPILATION;
     /* ptxas rejected PTX that NVRTC made: keep it (the log's lines point into it) */
     if (api.nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (out->ptx = malloc(n + 1))) {

@@ -319,7 +319,9 @@ static int compile_file(args *a) {
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
   if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
   print_log(&p, a->file, st == TCMMA_COMPILE);
-  if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all */
+  if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all, but not why */
+    const char *hint = strstr(err.message, ". Hint: ");
+    if (hint) fprintf(stderr, "tcmma compile: hint: %s\n", hint + 8);
     cli_note_failure("%s", err.message);
     tcmma_program_free(&p);
     return CLI_FAIL;
