@@ -41,13 +41,13 @@ LDLIBS    := -ldl -lpthread -lm
 # One archive per stage group, linked in pipeline order: the library (arms,
 # resolution, plan, render; arch options, NVRTC, cache; the PTX reader; the
 # driver API), the host warp simulator, the verify harness (matrix + executors).
-LIB_SRCS  := $(sort $(wildcard mma/*.c nvrtc/*.c nvrtc/ptx/*.c nvrtc/driver/*.c))
+LIB_SRCS  := $(sort $(wildcard tables/*.c mma/*.c nvrtc/*.c nvrtc/ptx/*.c nvrtc/driver/*.c))
 SIM_SRCS  := $(sort $(wildcard mma/sim/*.c))
 VERIFY_SRCS := $(sort $(wildcard tools/verify/*.c))
 TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c tools/bench_*.c)) tools/tcmma.c
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
-HEADERS   := $(wildcard include/tcmma/*.h tables/*.def mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
+HEADERS   := $(wildcard include/tcmma/*.h tables/*.def tables/*.h mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
                         tools/verify/*.h tests/*.h)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)

@@ -4,7 +4,7 @@
 #include <string.h>
 #include "emit.h"
 
-const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op) {
+const tcmma_operand_desc *tcmma__emit_desc(const tcmma_call *call, tcmma_operand op) {
   return op == TCMMA_OPERAND_A ? &call->a : op == TCMMA_OPERAND_B ? &call->b : &call->d;
 }
 
@@ -53,7 +53,7 @@ tcmma_call tcmma_call_default(void) {
 void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,
                                long *cols, long *ld, const tcmma_coord **free_origin,
                                const tcmma_coord **k_origin) {
-  const tcmma_operand_desc *o = tcmma__desc(call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(call, op);
   /* the role's axes: a is m x k, b is k x n; transposed storage swaps them */
   bool k_in_rows = (op == TCMMA_OPERAND_B) != o->transposed;
   const tcmma_coord *kc = k_in_rows ? &o->row0 : &o->col0;
@@ -71,7 +71,7 @@ void tcmma_operand_stored_shape(const tcmma_call *call, tcmma_operand op, long *
                                 long *cols, long *ld) {
   long r = op == TCMMA_OPERAND_B ? call->k : call->m;
   long c = op == TCMMA_OPERAND_A ? call->k : call->n;
-  const tcmma_operand_desc *o = tcmma__desc(call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(call, op);
   if (o->transposed) {
     long t = r;
     r = c, c = t;

@@ -4,34 +4,34 @@
 #ifndef TCMMA_MMA_EMIT_H
 #define TCMMA_MMA_EMIT_H
 
+#include "tables/dialect.h"
 #include "tcmma/render.h"
-#include "dialect.h"
 
 /* The descriptor of operand op (TCMMA_OPERAND_C is d). */
-const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op);
+const tcmma_operand_desc *tcmma__emit_desc(const tcmma_call *call, tcmma_operand op);
 
 /* Whether the plan may load operand o (a or b) through ldmatrix as far as
  * its storage goes: shared memory, 16-byte rows, a 16-byte-aligned column
  * origin, and the eight rows of each 8x8 matrix in distinct bank groups
  * (tcmma_swizzle_conflict_free). The arm's own rule decides the rest
  * (tcmma_arm_ldmatrix_operands). */
-bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o);
+bool tcmma__emit_ldmatrix_eligible(const tcmma_operand_desc *o);
 
 /* Whether every register of op's fragment holds elements that lie next to
  * each other along a stored row (so one 32-bit load fills it), for an inline
  * arm and an operand stored transposed or not. From tcmma_fragment_layout. */
-bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed);
+bool tcmma__emit_regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed);
 
 /* Whether the renderer gathers op (a or b) of an accepted inline plan with one
  * 32-bit load per register (contiguous, not through ldmatrix). */
-bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op);
+bool tcmma__emit_vector_loaded(const tcmma_plan *plan, tcmma_operand op);
 
 /* Whether the d boundary (load and store) of an accepted inline plan moves
  * each pair of accumulator elements (2j, 2j+1: two registers, or the halves
  * of one) as one two-element access of d's pair type: the pair lies next to
  * each other along a stored row, and its byte offset is a multiple of the
  * pair's size for every lane, tile and origin. */
-bool tcmma__d_vector(const tcmma_plan *plan);
+bool tcmma__emit_d_vector(const tcmma_plan *plan);
 
 /* The alignment rules of an operand, with their words for messages: the
  * byte multiple its rows must be (ld*eb: 16 for wmma's ldm, a swizzle's
@@ -43,29 +43,29 @@ typedef struct {
   const char *rows_why;
   long origin;
   const char *origin_why;
-} tcmma__align;
-void tcmma__operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__align *out);
+} tcmma__emit_align;
+void tcmma__emit_operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__emit_align *out);
 
 /* Registers per lane the plan's accumulator and one k step of its A and B
  * fragments hold (tcmma_tile_registers over the plan's tiles). */
-long tcmma__plan_registers(const tcmma_plan *plan);
+long tcmma__emit_plan_registers(const tcmma_plan *plan);
 
 /* The plan's rules for sub-tile origins and budgets (mma/plan_subtile.c):
  * true when operand op (named name in messages) breaks the origin rule of
  * docs/design.md §5, or the plan's tiles break the register budget or the
  * unroll bound (*reason set), with the message in msg. */
-bool tcmma__origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
-                           size_t cap);
-bool tcmma__budget_problem(const tcmma_plan *p, tcmma_decline *reason, char *msg, size_t cap);
+bool tcmma__emit_origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
+                                size_t cap);
+bool tcmma__emit_budget_problem(const tcmma_plan *p, tcmma_decline *reason, char *msg, size_t cap);
 
 /* Whether a plan stages its converted destination through the kernel's
  * per-warp shared tile, and that tile's element count (f32). The one
  * predicate behind the prologue text and its byte count. */
-bool tcmma__needs_stage(const tcmma_plan *plan);
-long tcmma__stage_elems(const tcmma_plan *plan);
+bool tcmma__emit_needs_stage(const tcmma_plan *plan);
+long tcmma__emit_stage_elems(const tcmma_plan *plan);
 /* The largest stage tile any of plans needs (elements), at *prec, the
  * accumulator precision of the plan that needs it; 0 when none does. */
-long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
+long tcmma__emit_stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec);
 
 /* The words of an inline arm's fragment registers of operand op in dialect
  * dl: the C type of one register (a, b: "unsigned" 32-bit words, or
@@ -77,24 +77,24 @@ typedef struct {
   const char *type, *constraint;
   bool pun;
   int per;
-} tcmma__reg_words;
-void tcmma__reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
-                         tcmma__reg_words *out);
+} tcmma__emit_reg_words;
+void tcmma__emit_reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
+                              tcmma__emit_reg_words *out);
 
 /* Fragment loads per k step of a and b, as the renderer's loops issue them. */
-int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op);
+int tcmma__emit_loads_per_k(const tcmma_plan *plan, tcmma_operand op);
 
 /* The ldmatrix instructions per k step that load op (a or b) of an accepted
  * inline plan, one 8x8 matrix per fragment register: .x4 (4 / regs tiles:
  * one tile of 4 registers, two of 2, four of 1), then the remaining
  * matrices in one .x2 and one .x1; all 0 when op does not load through
  * ldmatrix. The renderer's loops and the census read this one rule. */
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
-                            int *x1);
+void tcmma__emit_ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                                 int *x1);
 
 /* Whether a forced arm is on triple's preference list (either scope) under
  * policy (mma/plan.c): the check tcmma_plan_call and the GEMM plan share. */
-bool tcmma__arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm);
+bool tcmma__emit_arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm);
 
 /* ---- text helpers ---- */
 
@@ -104,8 +104,8 @@ typedef enum {
 #include "tables/collectives.def"
 #undef TCMMA_COLLECTIVE
   TCMMA__COLL_COUNT
-} tcmma__collective;
-const char *tcmma__collective_opcode(tcmma__collective c);
+} tcmma__emit_collective;
+const char *tcmma__emit_collective_opcode(tcmma__emit_collective c);
 
 /* The comments rendered blocks open with: tile-MMA blocks and staged tiles. */
 #define TCMMA__MMA_TITLE "/* tile-mma "
@@ -120,92 +120,92 @@ const char *tcmma__collective_opcode(tcmma__collective c);
  * most TCMMA_PREFIX_MAX characters, a non-negative counter below INT_MAX),
  * then writes the next block's local prefix ("__tcmma_3_") into buf and
  * advances the counter. */
-tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err);
+tcmma_status tcmma__emit_next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err);
 
 /* Whether s is a C identifier of at most max characters. */
-bool tcmma__is_ident(const char *s, size_t max);
+bool tcmma__emit_is_ident(const char *s, size_t max);
 
 /* The unsigned type of a 1-, 2-, 4- or 8-byte word (other sizes: unsigned),
  * through which the text copies storage bits. */
-const char *tcmma__bits_type(int bytes);
+const char *tcmma__emit_bits_type(int bytes);
 
 /* The comment every rendered block opens with. */
-void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
+void tcmma__emit_title(tcmma_buf *out, const tcmma_plan *plan, const char *what);
 
 /* Writes indentation of depth levels (two spaces each). */
-void tcmma__indent(tcmma_buf *out, int depth);
+void tcmma__emit_indent(tcmma_buf *out, int depth);
 
 /* One indented line of printf text (at most TCMMA__ADDR_TEXT + 512
  * characters). */
-void tcmma__line(tcmma_buf *out, int depth, const char *fmt, ...)
+void tcmma__emit_line(tcmma_buf *out, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
 /* `#pragma unroll` + `for (int <prefix><var> = 0; ... < count; ...) {` at
  * depth, so register arrays indexed by the variable stay constant-indexed;
  * and the matching closing brace. */
-void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                      int depth, tcmma_buf *out);
-void tcmma__close_brace(int depth, tcmma_buf *out);
+void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
+                           int depth, tcmma_buf *out);
+void tcmma__emit_close_brace(int depth, tcmma_buf *out);
 
 /* Appends text s to dst `depth` levels deeper; preprocessor lines other
  * than pragmas (which belong to the loop below them) stay in column 0. */
-void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth);
+void tcmma__emit_append_indented(tcmma_buf *dst, const char *s, int depth);
 
 /* The #include lines of a CUDA kernel: the headers of precs (tables/prec.def,
  * in table order, each once), then arm's. */
-void tcmma__cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out);
+void tcmma__emit_cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out);
 
 /* What a kernel over operands of precs (d, a, b) on arm includes in
  * dialect: the simulator's header (HOST), the vendor headers (wmma arms,
  * or when vendor_headers is set), else only the vendor words the inline
  * blocks use (tables/cuda_words.def; mma/render_words.c). */
-void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
-                     bool vendor_headers, tcmma_buf *out);
+void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
+                          bool vendor_headers, tcmma_buf *out);
 
 /* Copies a caller's expression into buf with threadIdx.x and blockIdx.x
  * spelled in dialect. */
-void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
+void tcmma__emit_expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);
 
 /* Copies expr into buf in dialect; when expr is NULL or empty, the one-block
  * default `threadIdx.x <op> TCMMA_WARP_SIZE` (op '%': the lane, '/': the
  * warp). */
-void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap);
+void tcmma__emit_warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap);
 
 /* Copies the lane expression in dialect into buf. */
-void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
+void tcmma__emit_lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 
 /* Checks the common render preconditions (accepted plan, dialect, non-empty
  * expressions of at most TCMMA_EXPR_MAX characters, a buffer that has not
  * failed). */
-tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
-                          const char *const *exprs, int count, tcmma_buf *out,
-                          tcmma_error *err);
+tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
+                               const char *const *exprs, int count, tcmma_buf *out,
+                               tcmma_error *err);
 
 /* What a piece renderer needs: the plan, its arm, the dialect, the local
  * prefix of the block it writes into and the indentation depth. Pieces
  * write statements (no braces of their own) whose locals carry the prefix
  * and a role (ap, bp, dl, ds, ...), so that the pieces of one composition
  * share one block; the lane, g and q locals are the block's
- * (tcmma__lane_locals). */
+ * (tcmma__emit_lane_locals). */
 typedef struct {
   const tcmma_plan *p;
   const tcmma_arm_info *info;
   tcmma_dialect dl;
   const char *prefix;
   int depth;
-} tcmma__body;
+} tcmma__emit_body;
 
 /* The loops over the mt x nt accumulator tiles (prefix + "mi", "ni") at
  * x's depth, under `#pragma unroll`; the body goes at depth + 2. */
-void tcmma__open_tiles(const tcmma__body *x, tcmma_buf *out);
-void tcmma__close_tiles(const tcmma__body *x, tcmma_buf *out);
+void tcmma__emit_open_tiles(const tcmma__emit_body *x, tcmma_buf *out);
+void tcmma__emit_close_tiles(const tcmma__emit_body *x, tcmma_buf *out);
 
 /* The tile coordinates of operand op along its stored rows (*rv, times the
  * tile extent *rt) and columns (*cv, *ct): the role's axes (prefix + "mi",
  * prefix + "ni", or the k step expression kstep for k), swapped for
  * transposed storage. rv and cv hold TCMMA__EXPR_TEXT characters. */
-void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char *kstep, char *rv,
-                      int *rt, char *cv, int *ct);
+void tcmma__emit_tile_axes(const tcmma__emit_body *x, tcmma_operand op, const char *kstep, char *rv,
+                           int *rt, char *cv, int *ct);
 
 /* The pieces of one arm form (render_ptx.c, render_wmma.c). decl declares
  * op's fragment array `name` (a, b: [buffers] when buffers > 0, then the
@@ -214,65 +214,66 @@ void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char *kstep,
  * init starts acc (d's value for TCMMA_INIT_LOAD, else zero); store writes
  * acc to d (alpha*acc + beta*d for TCMMA_INIT_SCALE). */
 typedef struct {
-  void (*decl)(const tcmma__body *x, tcmma_operand op, const char *name, int buffers,
+  void (*decl)(const tcmma__emit_body *x, tcmma_operand op, const char *name, int buffers,
                tcmma_buf *out);
-  tcmma_status (*load)(const tcmma__body *x, tcmma_operand op, const char *frag,
+  tcmma_status (*load)(const tcmma__emit_body *x, tcmma_operand op, const char *frag,
                        const char *base, const char *kstep, tcmma_buf *out, tcmma_error *err);
-  tcmma_status (*mma)(const tcmma__body *x, const char *acc, const char *a, const char *b,
+  tcmma_status (*mma)(const tcmma__emit_body *x, const char *acc, const char *a, const char *b,
                       tcmma_buf *out, tcmma_error *err);
-  tcmma_status (*init)(const tcmma__body *x, const char *acc, const char *d, tcmma_buf *out,
+  tcmma_status (*init)(const tcmma__emit_body *x, const char *acc, const char *d, tcmma_buf *out,
                        tcmma_error *err);
-  tcmma_status (*store)(const tcmma__body *x, const char *acc, const char *d, tcmma_buf *out,
+  tcmma_status (*store)(const tcmma__emit_body *x, const char *acc, const char *d, tcmma_buf *out,
                         tcmma_error *err);
-} tcmma__pieces;
+} tcmma__emit_pieces;
 
-extern const tcmma__pieces tcmma__ptx_pieces, tcmma__wmma_pieces;
+extern const tcmma__emit_pieces tcmma__emit_ptx_pieces, tcmma__emit_wmma_pieces;
 
 /* Inline-PTX pieces of mma/render_ptx_d.c: the accumulator's start and
- * store (tcmma__pieces init and store). */
-tcmma_status tcmma__ptx_acc_init(const tcmma__body *x, const char *acc, const char *d,
-                                 tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma__ptx_acc_store(const tcmma__body *x, const char *acc, const char *d,
-                                  tcmma_buf *out, tcmma_error *err);
+ * store (tcmma__emit_pieces init and store). */
+tcmma_status tcmma__emit_ptx_acc_init(const tcmma__emit_body *x, const char *acc, const char *d,
+                                      tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma__emit_ptx_acc_store(const tcmma__emit_body *x, const char *acc, const char *d,
+                                       tcmma_buf *out, tcmma_error *err);
 
 /* Byte offset expression, from the parent's base, of element elem of
  * register reg of op's fragment at k step kstep (NULL for d), through
  * tcmma_fragment_layout as affine expressions of the lane's g and q. */
-tcmma_status tcmma__ptx_elem_offset(const tcmma__body *x, tcmma_operand op, const char *kstep,
-                                    int reg, int elem, char *buf, size_t cap, tcmma_error *err);
+tcmma_status tcmma__emit_ptx_elem_offset(const tcmma__emit_body *x, tcmma_operand op,
+                                         const char *kstep, int reg, int elem, char *buf,
+                                         size_t cap, tcmma_error *err);
 
 /* The pieces of the plan's arm form. */
-const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p);
+const tcmma__emit_pieces *tcmma__emit_pieces_of(const tcmma_plan *p);
 
 /* A caller's array expression ready to subscript: itself when it is an
  * identifier followed by subscripts ("af", "af[(ks + 1) & 1]"), else
  * parenthesized. */
-void tcmma__postfix(const char *e, char *buf, size_t cap);
+void tcmma__emit_postfix(const char *e, char *buf, size_t cap);
 
 /* The XOR mask expression of stored row r (counted from a multiple of
  * TCMMA_SWIZZLE_ROWS) in swizzle sw, e.g. "(((r) & 7) << 4)"; "" for none. */
-void tcmma__swizzle_mask_expr(tcmma_swizzle sw, const char *r, char *buf, size_t cap);
+void tcmma__emit_swizzle_mask_expr(tcmma_swizzle sw, const char *r, char *buf, size_t cap);
 
 /* The byte offset expression of stored element (sr, sc) of a tile with
  * leading dimension ld elements of eb bytes in swizzle sw (no origin). */
-void tcmma__offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
-                        const char *sr, const char *sc);
+void tcmma__emit_offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
+                             const char *sr, const char *sc);
 
 /* The byte offset, from the parent's base, of stored element (sr, sc) of
  * operand o's sub-tile (ld filled): its origin (spelled in dl) plus (sr, sc),
  * through its swizzle with the mask of sr (the plan keeps row0 a multiple
  * of the swizzle's rows, so the origin's rows leave the mask alone). */
-void tcmma__operand_offset(char *buf, size_t cap, tcmma_dialect dl, const tcmma_operand_desc *o,
-                           const char *sr, const char *sc);
+void tcmma__emit_operand_offset(char *buf, size_t cap, tcmma_dialect dl,
+                                const tcmma_operand_desc *o, const char *sr, const char *sc);
 
 /* An origin coordinate as C text in dialect dl: "(expr) + value", "value"
  * or "" for zero. */
-void tcmma__coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap);
+void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap);
 
 /* Declares the lane, g and q locals the text body uses (by name), then
  * appends body: so no block declares a local it never reads. */
-void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                        const char *body, int depth, tcmma_buf *out);
+void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                             const char *body, int depth, tcmma_buf *out);
 
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 
@@ -282,14 +283,14 @@ void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefi
  * of the warp grid, times its tile), owned by the caller of the warp call. */
 typedef struct {
   char row[96], col[96];
-} tcmma__gemm_exprs;
+} tcmma__emit_gemm_exprs;
 
 /* The tile-MMA call of one warp of g (its arm, stages and warp tile set):
  * a, b read from the shared stages at the warp's origin, d the epilogue's
  * f32 shared tile, init zero, fragment scope. Its origin expressions point
  * into *x, which must outlive the call. */
-tcmma_status tcmma__gemm_warp_call(const tcmma_gemm_plan *g, tcmma__gemm_exprs *x,
-                                   tcmma_call *out);
+tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
+                                        tcmma_call *out);
 
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */
@@ -303,10 +304,17 @@ tcmma_status tcmma__gemm_warp_call(const tcmma_gemm_plan *g, tcmma__gemm_exprs *
  * predicated); commit and wait(n) are cp.async.commit_group and
  * cp.async.wait_group n; epilogue reads the f32 block tile from shared
  * memory and stores d = alpha * acc + beta * c. */
-void tcmma__gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
-                            const char *ktile, int depth, tcmma_buf *out);
-void tcmma__gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out);
-void tcmma__gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
-void tcmma__gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
+                                 const char *ktile, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
+                               tcmma_buf *out);
+
+/* Whether a caller's C expression is usable text: 1 to TCMMA_EXPR_MAX
+ * characters, not all blank (a blank one would render "(int)(   )"). NULL
+ * is not an expression: callers that take NULL as "the default" test it
+ * first. */
+bool tcmma__emit_expr_ok(const char *expr);
 
 #endif

@@ -1,5 +1,6 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
 #include <limits.h>
+#include <string.h>
 #include "emit.h"
 
 /* Whether a coordinate's every value is a multiple of m. */
@@ -8,7 +9,7 @@ static bool coord_multiple(const tcmma_coord *c, long m) {
   return c->value % m == 0 && (!c->expr || mult % m == 0);
 }
 
-bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
+bool tcmma__emit_ldmatrix_eligible(const tcmma_operand_desc *o) {
   long eb = tcmma_prec_bytes(o->prec), unit = TCMMA_SWIZZLE_UNIT;
   /* each lane's row is one whole 16-byte unit: aligned rows and origin */
   /* an ld whose bytes overflow is declined by the stride rules later */
@@ -17,7 +18,7 @@ bool tcmma__ldmatrix_eligible(const tcmma_operand_desc *o) {
          tcmma_swizzle_conflict_free(o->swizzle, o->ld * eb);
 }
 
-bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
+bool tcmma__emit_regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
   if (regs == 0) return false;
   for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
@@ -35,15 +36,15 @@ bool tcmma__regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
   return true;
 }
 
-bool tcmma__vector_loaded(const tcmma_plan *plan, tcmma_operand op) {
+bool tcmma__emit_vector_loaded(const tcmma_plan *plan, tcmma_operand op) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (!info || info->form != TCMMA_FORM_PTX || op == TCMMA_OPERAND_C) return false;
   bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : plan->b_ldmatrix;
-  return !ldm && tcmma__regs_contiguous(plan->arm, op,
-                                        tcmma__desc(&plan->call, op)->transposed);
+  return !ldm &&
+         tcmma__emit_regs_contiguous(plan->arm, op, tcmma__emit_desc(&plan->call, op)->transposed);
 }
 
-bool tcmma__d_vector(const tcmma_plan *plan) {
+bool tcmma__emit_d_vector(const tcmma_plan *plan) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (!info || info->form != TCMMA_FORM_PTX) return false;
   const tcmma_call *c = &plan->call;
@@ -76,36 +77,36 @@ bool tcmma__d_vector(const tcmma_plan *plan) {
   return true;
 }
 
-void tcmma__operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__align *out) {
+void tcmma__emit_operand_align(const tcmma_plan *plan, tcmma_operand op, tcmma__emit_align *out) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
-  const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);
-  *out = (tcmma__align){1, "no rule", 1, "no rule"};
+  const tcmma_operand_desc *o = tcmma__emit_desc(&plan->call, op);
+  *out = (tcmma__emit_align){1, "no rule", 1, "no rule"};
   if (!info) return;
   if (info->form == TCMMA_FORM_WMMA) {
     /* the converted destination is gathered element by element */
     if (op == TCMMA_OPERAND_C && info->converted_dest) return;
-    *out = (tcmma__align){TCMMA_WMMA_LDM_BYTES, "wmma's ldm is a multiple of 16 bytes",
-                          TCMMA_WMMA_ALIGN, "wmma loads and stores start 32-byte aligned"};
+    *out = (tcmma__emit_align){TCMMA_WMMA_LDM_BYTES, "wmma's ldm is a multiple of 16 bytes",
+                               TCMMA_WMMA_ALIGN, "wmma loads and stores start 32-byte aligned"};
     return;
   }
-  if (op != TCMMA_OPERAND_C && tcmma__regs_contiguous(plan->arm, op, o->transposed))
-    *out = (tcmma__align){4, "each fragment register is one aligned 32-bit load", 4,
-                          "each fragment register is one aligned 32-bit load"};
+  if (op != TCMMA_OPERAND_C && tcmma__emit_regs_contiguous(plan->arm, op, o->transposed))
+    *out = (tcmma__emit_align){4, "each fragment register is one aligned 32-bit load", 4,
+                               "each fragment register is one aligned 32-bit load"};
   const tcmma_swizzle_info *sw = tcmma_swizzle_get(o->swizzle);
   if (sw && sw->bits) out->rows = sw->bytes, out->rows_why = "swizzled rows are whole spans of the atom";
 }
 
-void tcmma__reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
-                         tcmma__reg_words *out) {
+void tcmma__emit_reg_words_of(const tcmma_plan *plan, tcmma_operand op, tcmma_dialect dl,
+                              tcmma__emit_reg_words *out) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
-  tcmma_prec prec = op == TCMMA_OPERAND_C ? info->acc : tcmma__desc(&plan->call, op)->prec;
+  tcmma_prec prec = op == TCMMA_OPERAND_C ? info->acc : tcmma__emit_desc(&plan->call, op)->prec;
   int per = tcmma_fragment_elems_per_reg(plan->arm, op);
-  const tcmma__prec_words *w = tcmma__prec_words_of(prec);
-  *out = (tcmma__reg_words){"unsigned", "r", false, per};
+  const tcmma__table_prec_words *w = tcmma__table_prec_words_of(prec);
+  *out = (tcmma__emit_reg_words){"unsigned", "r", false, per};
   if (tcmma_prec_bits(prec) == 64 || (op == TCMMA_OPERAND_C && per == 1))
-    out->type = tcmma__spell(dl, w->type), out->constraint = tcmma__prec_asm(prec);
+    out->type = tcmma__table_spell(dl, w->type), out->constraint = tcmma__table_prec_asm(prec);
   else if (op == TCMMA_OPERAND_C) /* packed accumulator elements: the pair type */
-    out->type = tcmma__spell(dl, w->pair), out->pun = true;
+    out->type = tcmma__table_spell(dl, w->pair), out->pun = true;
 }
 
 int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
@@ -120,7 +121,7 @@ int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
   return (int)((lane_bits + 31) / 32) + (info->scale_block && op != TCMMA_OPERAND_C);
 }
 
-long tcmma__plan_registers(const tcmma_plan *plan) {
+long tcmma__emit_plan_registers(const tcmma_plan *plan) {
   const tcmma_call *c = &plan->call;
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (!info) return 0;
@@ -129,13 +130,13 @@ long tcmma__plan_registers(const tcmma_plan *plan) {
          (long)plan->nt * tcmma_tile_registers(plan->arm, TCMMA_OPERAND_B, c->b.prec);
 }
 
-bool tcmma__needs_stage(const tcmma_plan *plan) {
+bool tcmma__emit_needs_stage(const tcmma_plan *plan) {
   const tcmma_arm_info *info = plan && plan->accepted ? tcmma_arm_get(plan->arm) : NULL;
   return info && info->form == TCMMA_FORM_WMMA && info->converted_dest;
 }
 
-long tcmma__stage_elems(const tcmma_plan *plan) {
-  if (!tcmma__needs_stage(plan)) return 0;
+long tcmma__emit_stage_elems(const tcmma_plan *plan) {
+  if (!tcmma__emit_needs_stage(plan)) return 0;
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   /* one accumulator tile per warp, converted one tile at a time */
   return (long)info->m * info->n * (plan->call.warps > 1 ? plan->call.warps : 1);
@@ -149,16 +150,16 @@ static int fragment_loads(int own, int other) {
   return own;
 }
 
-int tcmma__loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
+int tcmma__emit_loads_per_k(const tcmma_plan *plan, tcmma_operand op) {
   /* the renderers' load loops run to this bound */
   return op == TCMMA_OPERAND_A ? fragment_loads(plan->mt, plan->nt)
                                : fragment_loads(plan->nt, plan->mt);
 }
 
-void tcmma__ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
-                            int *x1) {
+void tcmma__emit_ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *x4, int *x2,
+                                 int *x1) {
   bool ldm = op == TCMMA_OPERAND_A ? plan->a_ldmatrix : op == TCMMA_OPERAND_B && plan->b_ldmatrix;
-  int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__loads_per_k(plan, op);
+  int regs = tcmma_fragment_regs(plan->arm, op), tiles = tcmma__emit_loads_per_k(plan, op);
   *x4 = *x2 = *x1 = 0;
   if (!ldm || regs <= 0 || 4 % regs) return;
   /* ldmatrix moves four 8x8 matrices at most: 4 / regs tiles at a time, the
@@ -176,10 +177,10 @@ bool tcmma_arm_reloads(tcmma_arm arm) {
 
 /* The one predicate behind the prologue and its byte count: the largest
  * stage tile any plan needs, at its accumulator precision. */
-long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec) {
+long tcmma__emit_stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec) {
   long elems = 0;
   for (size_t i = 0; plans && i < count; i++) {
-    long e = tcmma__stage_elems(&plans[i]);
+    long e = tcmma__emit_stage_elems(&plans[i]);
     if (e > elems) elems = e, *prec = tcmma_arm_get(plans[i].arm)->acc;
   }
   return elems;
@@ -187,6 +188,12 @@ long tcmma__stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *prec) 
 
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
   tcmma_prec prec = TCMMA_PREC_F32;
-  long elems = tcmma__stage_need(plans, count, &prec);
+  long elems = tcmma__emit_stage_need(plans, count, &prec);
   return (size_t)elems * (size_t)tcmma_prec_bytes(prec);
+}
+
+bool tcmma__emit_expr_ok(const char *expr) {
+  if (!expr) return false;
+  size_t n = strlen(expr);
+  return n >= 1 && n <= TCMMA_EXPR_MAX && expr[strspn(expr, " \t\r\n\f\v")] != '\0';
 }

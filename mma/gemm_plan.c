@@ -85,8 +85,8 @@ static tcmma_swizzle pick_swizzle(long row_bytes) {
   return TCMMA_SWIZZLE_NONE;
 }
 
-tcmma_status tcmma__gemm_warp_call(const tcmma_gemm_plan *g, tcmma__gemm_exprs *x,
-                                   tcmma_call *out) {
+tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
+                                        tcmma_call *out) {
   const tcmma_gemm_call *c = &g->call;
   tcmma_call w = tcmma_call_default();
   int warps = c->warps_m * c->warps_n;
@@ -138,7 +138,7 @@ static bool call_problem(const tcmma_gemm_call *c, char *msg, size_t cap) {
   if (c->registers < 1 || c->registers > TCMMA_REGISTERS_MAX)
     return snprintf(msg, cap, "register budget %d: expected 1..%d", c->registers,
                     TCMMA_REGISTERS_MAX), true;
-  if (c->name && !tcmma__is_ident(c->name, 64))
+  if (c->name && !tcmma__emit_is_ident(c->name, 64))
     return snprintf(msg, cap, "kernel name '%s': expected a C identifier of at most 64 "
                     "characters", c->name), true;
   const tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
@@ -201,7 +201,7 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
     /* the warp tile's call checks the arm against f32 = a x b; d's storage
      * (the epilogue's conversion) is the GEMM's to check, as tcmma_plan_call
      * checks a forced arm against its own triple */
-    if (!tcmma__arm_is_candidate(t, &c.numerics, g->arm))
+    if (!tcmma__emit_arm_is_candidate(t, &c.numerics, g->arm))
       return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is not on the preference list of "
                      "%s = %s x %s under the numerics policy", c.arm, tcmma_prec_name(t.d),
                      tcmma_prec_name(t.a), tcmma_prec_name(t.b));
@@ -249,9 +249,9 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   g->epilogue_ld = c.block_n + EPILOGUE_PAD;
 
   /* the warp tile, planned as a tile-MMA call over the stages */
-  tcmma__gemm_exprs x;
+  tcmma__emit_gemm_exprs x;
   tcmma_call w;
-  tcmma__gemm_warp_call(g, &x, &w);
+  tcmma__emit_gemm_warp_call(g, &x, &w);
   tcmma_plan wp;
   tcmma_error werr = {0};
   if (tcmma_plan_call(&w, &wp, &werr) != TCMMA_OK)

@@ -27,7 +27,7 @@ static const char *const op_name[3] = {"d", "a", "b"};
 
 static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if ((unsigned)o->prec >= TCMMA_PREC_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "%s: precision %d is out of range", op_name[i],
                         (int)o->prec);
@@ -47,14 +47,15 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
                           "%s: %s origin %ld (multiple %ld): expected a value from 0 to %d and "
                           "a multiple of at least 0", op_name[i], j ? "column" : "row",
                           at[j]->value, at[j]->multiple, INT_MAX);
-      if (at[j]->expr && (!*at[j]->expr || strlen(at[j]->expr) > TCMMA_EXPR_MAX))
+      if (at[j]->expr && !tcmma__emit_expr_ok(at[j]->expr))
         return tcmma_fail(err, TCMMA_INVALID,
-                          "%s: %s origin expression of %zu characters: expected 1 to %d",
-                          op_name[i], j ? "column" : "row", strlen(at[j]->expr), TCMMA_EXPR_MAX);
+                          "%s: %s origin expression '%.40s' of %zu characters: expected 1 to %d "
+                          "characters, not all blank", op_name[i], j ? "column" : "row",
+                          at[j]->expr, strlen(at[j]->expr), TCMMA_EXPR_MAX);
     }
     /* block scales: given exactly for block-scaled precisions (never for d) */
     bool scaled = tcmma_prec_is_scaled(o->prec) && op_of[i] != TCMMA_OPERAND_C;
-    if (scaled && (!o->scale || !*o->scale || strlen(o->scale) > TCMMA_EXPR_MAX))
+    if (scaled && (!o->scale || !tcmma__emit_expr_ok(o->scale)))
       return tcmma_fail(err, TCMMA_INVALID, "%s: %s is block-scaled: expected its scales' "
                         "pointer expression (scale, 1 to %d characters)", op_name[i],
                         tcmma_prec_name(o->prec), TCMMA_EXPR_MAX);
@@ -69,12 +70,13 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
   const char *exprs[4] = {c->lane, c->warp, c->alpha, c->beta};
   static const char *const expr_name[4] = {"lane", "warp", "alpha", "beta"};
   for (int i = 0; i < 4; i++)
-    if (exprs[i] && strlen(exprs[i]) > TCMMA_EXPR_MAX)
-      return tcmma_fail(err, TCMMA_INVALID, "%s expression of %zu characters: expected at most %d",
-                        expr_name[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
+    if (exprs[i] && !tcmma__emit_expr_ok(exprs[i]))
+      return tcmma_fail(err, TCMMA_INVALID, "%s expression '%.40s' of %zu characters: expected "
+                        "1 to %d characters, not all blank (or none for the default)",
+                        expr_name[i], exprs[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
   if ((unsigned)c->init > TCMMA_INIT_SCALE)
     return tcmma_fail(err, TCMMA_INVALID, "init %d: expected load, zero or scale", (int)c->init);
-  if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !*c->alpha || !c->beta || !*c->beta))
+  if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !c->beta))
     return tcmma_fail(err, TCMMA_INVALID, "init scale needs alpha and beta expressions");
   if (c->registers < 0 || c->registers > TCMMA_REGISTERS_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "registers %d: expected 0 (default %d) to %d",
@@ -92,7 +94,7 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
  * call's own policy: forcing picks among the arms the policy allows (it never
  * lifts a numerics rule such as tf32 off or fp16 narrow) and leaves scope
  * rules (a converted destination) to the plan's own checks. */
-bool tcmma__arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm) {
+bool tcmma__emit_arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm) {
   for (int s = 0; s < 2; s++) {
     tcmma_arm list[TCMMA_RESOLVE_LIST_MAX];
     size_t n = tcmma_resolve_list(t, policy, (tcmma_scope)s, list, TCMMA_RESOLVE_LIST_MAX);
@@ -108,7 +110,7 @@ static tcmma_status choose_arm(const tcmma_call *c, tcmma_plan *p, tcmma_error *
   if (c->arm) {
     tcmma_status st = tcmma_arm_parse(c->arm, &p->arm, err);
     if (st != TCMMA_OK) return st;
-    if (!tcmma__arm_is_candidate(t, &c->numerics, p->arm))
+    if (!tcmma__emit_arm_is_candidate(t, &c->numerics, p->arm))
       return decline(p, TCMMA_DECLINE_NO_ARM, err,
                      "arm %s is not on the preference list of %s = %s x %s under the numerics policy",
                      c->arm, d, a, b);
@@ -148,7 +150,7 @@ static tcmma_status check_extents(const tcmma_call *c, const tcmma_arm_info *inf
 static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *info,
                                    tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if (o->space == TCMMA_SPACE_THREAD)
       return decline(p, TCMMA_DECLINE_SPACE, err, "%s is in thread space", op_name[i]);
     if (o->col0.expr && !o->ld)
@@ -156,7 +158,7 @@ static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *in
                      "parent's ld (ld 0 means dense: the sub-tile's own rows)", op_name[i]);
   }
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(c, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if (o->swizzle == TCMMA_SWIZZLE_NONE) continue;
     if (info->form == TCMMA_FORM_WMMA)
       return decline(p, TCMMA_DECLINE_LAYOUT, err,
@@ -179,7 +181,7 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   for (int i = 0; i < 3; i++) {
     long rows, cols, ld;
     tcmma_operand_stored_shape(&p->call, op_of[i], &rows, &cols, &ld);
-    const tcmma_operand_desc *o = tcmma__desc(&p->call, op_of[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(&p->call, op_of[i]);
     if (ld < o->col0.value + cols)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
                      "%s: ld = %ld is below its stored row length %ld%s", op_name[i], ld,
@@ -192,10 +194,10 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
                      op_name[i], rows, ld, eb, INT_MAX);
   }
   for (int i = 0; i < 3; i++) {
-    long ld, eb = tcmma_prec_bytes(tcmma__desc(&p->call, op_of[i])->prec);
+    long ld, eb = tcmma_prec_bytes(tcmma__emit_desc(&p->call, op_of[i])->prec);
     tcmma_operand_stored_shape(&p->call, op_of[i], NULL, NULL, &ld);
-    tcmma__align al;
-    tcmma__operand_align(p, op_of[i], &al);
+    tcmma__emit_align al;
+    tcmma__emit_operand_align(p, op_of[i], &al);
     if ((ld * eb) % al.rows != 0)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
                      "%s: ld = %ld (%ld bytes) is not a multiple of %ld bytes: %s", op_name[i],
@@ -209,7 +211,7 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
  * int. Fills a dense scale_ld. */
 static tcmma_status check_scales(tcmma_plan *p, const tcmma_arm_info *info, tcmma_error *err) {
   for (int i = 1; i < 3 && info->scale_block; i++) {
-    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&p->call, op_of[i]);
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__emit_desc(&p->call, op_of[i]);
     long rows, cols, ld, block = info->scale_block;
     const tcmma_coord *kc;
     tcmma_operand_scale_shape(&p->call, op_of[i], info->scale_block, &rows, &cols, &ld, NULL, &kc);
@@ -245,23 +247,23 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
   /* fill the dense leading dimensions (and ldmatrix operands: the stride rule
    * depends on them) before the stride rules */
   for (int i = 0; i < 3; i++) {
-    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__desc(&out->call, op_of[i]);
+    tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__emit_desc(&out->call, op_of[i]);
     tcmma_operand_stored_shape(&out->call, op_of[i], NULL, NULL, &o->ld);
   }
-  tcmma_arm_ldmatrix_operands(out->arm, tcmma__ldmatrix_eligible(&out->call.a),
-                              call->a.transposed, tcmma__ldmatrix_eligible(&out->call.b),
+  tcmma_arm_ldmatrix_operands(out->arm, tcmma__emit_ldmatrix_eligible(&out->call.a),
+                              call->a.transposed, tcmma__emit_ldmatrix_eligible(&out->call.b),
                               call->b.transposed, &out->a_ldmatrix, &out->b_ldmatrix);
   if ((st = check_strides(out, err)) != TCMMA_OK) return st;
   if ((st = check_scales(out, info, err)) != TCMMA_OK) return st;
   char what[400];
   for (int i = 0; i < 3; i++)
-    if (tcmma__origin_problem(out, op_of[i], op_name[i], what, sizeof what))
+    if (tcmma__emit_origin_problem(out, op_of[i], op_name[i], what, sizeof what))
       return decline(out, TCMMA_DECLINE_SUBTILE, err, "%s", what);
   out->mt = call->m / info->m;
   out->nt = call->n / info->n;
   out->kt = call->k / info->k;
   tcmma_decline why;
-  if (tcmma__budget_problem(out, &why, what, sizeof what)) {
+  if (tcmma__emit_budget_problem(out, &why, what, sizeof what)) {
     out->mt = out->nt = out->kt = 0;
     return decline(out, why, err, "%s", what);
   }
@@ -283,18 +285,18 @@ tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_
   out->b_ldmatrix = plan->b_ldmatrix;
   out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
   out->reloads = tcmma_arm_reloads(plan->arm);
-  out->a_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_A);
-  out->b_loads_per_k = tcmma__loads_per_k(plan, TCMMA_OPERAND_B);
+  out->a_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_A);
+  out->b_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_B);
   out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;
   out->mma_per_statement = plan->mt * plan->nt * plan->kt;
-  out->a_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_A);
-  out->b_vector = tcmma__vector_loaded(plan, TCMMA_OPERAND_B);
-  out->d_vector = tcmma__d_vector(plan);
+  out->a_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_A);
+  out->b_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_B);
+  out->d_vector = tcmma__emit_d_vector(plan);
   out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
-  out->registers = (int)tcmma__plan_registers(plan);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
-                         &out->a_ldmatrix_x1);
-  tcmma__ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
-                         &out->b_ldmatrix_x1);
+  out->registers = (int)tcmma__emit_plan_registers(plan);
+  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
+                              &out->a_ldmatrix_x1);
+  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
+                              &out->b_ldmatrix_x1);
   return TCMMA_OK;
 }

@@ -16,9 +16,9 @@ static bool coord_ok(const tcmma_coord *c, long m, const char *axis, char *what,
   return true;
 }
 
-bool tcmma__origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
-                           size_t cap) {
-  const tcmma_operand_desc *o = tcmma__desc(&p->call, op);
+bool tcmma__emit_origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
+                                size_t cap) {
+  const tcmma_operand_desc *o = tcmma__emit_desc(&p->call, op);
   long eb = tcmma_prec_bytes(o->prec), ld;
   tcmma_operand_stored_shape(&p->call, op, NULL, NULL, &ld);
   char what[TCMMA_EXPR_MAX + 96];
@@ -34,8 +34,8 @@ bool tcmma__origin_problem(const tcmma_plan *p, tcmma_operand op, const char *na
                       "%d-byte units whole)", name, what, TCMMA_SWIZZLE_UNIT / eb, sw->name,
                       TCMMA_SWIZZLE_UNIT), true;
   }
-  tcmma__align al;
-  tcmma__operand_align(p, op, &al);
+  tcmma__emit_align al;
+  tcmma__emit_operand_align(p, op, &al);
   const char *why = al.origin_why;
   long align = al.origin, rb = ld * eb % align, cb = eb % align;
   /* row0*ld*eb + col0*eb must be a multiple of align, whatever the
@@ -59,10 +59,10 @@ bool tcmma__origin_problem(const tcmma_plan *p, tcmma_operand op, const char *na
   return false;
 }
 
-bool tcmma__budget_problem(const tcmma_plan *p, tcmma_decline *reason, char *msg, size_t cap) {
+bool tcmma__emit_budget_problem(const tcmma_plan *p, tcmma_decline *reason, char *msg, size_t cap) {
   const tcmma_arm_info *info = tcmma_arm_get(p->arm);
   int limit = p->call.registers ? p->call.registers : TCMMA_REGISTERS_DEFAULT;
-  long regs = tcmma__plan_registers(p);
+  long regs = tcmma__emit_plan_registers(p);
   if (regs > limit) {
     *reason = TCMMA_DECLINE_REGISTERS;
     snprintf(msg, cap, "%s's accumulator of %dx%d tiles and one k step of fragments need %ld "

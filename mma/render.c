@@ -14,7 +14,7 @@ static tcmma_status finish(tcmma_buf *body, tcmma_status st, const tcmma_plan *p
   if (st == TCMMA_OK && body->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   if (st == TCMMA_OK) {
     tcmma_buf_printf(out, "{\n");
-    tcmma__lane_locals(p, dl, prefix, tcmma_buf_str(body), 1, out);
+    tcmma__emit_lane_locals(p, dl, prefix, tcmma_buf_str(body), 1, out);
     tcmma_buf_printf(out, "}\n");
     if (out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   }
@@ -23,7 +23,7 @@ static tcmma_status finish(tcmma_buf *body, tcmma_status st, const tcmma_plan *p
 }
 
 static tcmma_status check_frag(const char *frag, tcmma_error *err) {
-  if (!tcmma__is_ident(frag, TCMMA_FRAG_NAME_MAX))
+  if (!tcmma__emit_is_ident(frag, TCMMA_FRAG_NAME_MAX))
     return tcmma_fail(err, TCMMA_INVALID, "fragment name '%.60s': expected a C identifier of at "
                       "most %d characters", frag ? frag : "(null)", TCMMA_FRAG_NAME_MAX);
   return TCMMA_OK;
@@ -33,36 +33,36 @@ static tcmma_status check_frag(const char *frag, tcmma_error *err) {
 static tcmma_status open_block(const tcmma_plan *plan, tcmma_dialect dl, tcmma_names *names,
                                const char *const *exprs, int count, const char *what,
                                char *prefix, size_t cap, tcmma_buf *out, tcmma_error *err) {
-  tcmma_status st = tcmma__check(plan, dl, exprs, count, out, err);
-  if (st == TCMMA_OK) st = tcmma__next_prefix(names, prefix, cap, err);
-  if (st == TCMMA_OK) tcmma__title(out, plan, what);
+  tcmma_status st = tcmma__emit_check(plan, dl, exprs, count, out, err);
+  if (st == TCMMA_OK) st = tcmma__emit_next_prefix(names, prefix, cap, err);
+  if (st == TCMMA_OK) tcmma__emit_title(out, plan, what);
   return st;
 }
 
-static tcmma__body body_of(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                           int depth) {
-  return (tcmma__body){p, tcmma_arm_get(p->arm), dl, prefix, depth};
+static tcmma__emit_body body_of(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                                int depth) {
+  return (tcmma__emit_body){p, tcmma_arm_get(p->arm), dl, prefix, depth};
 }
 
 /* One k loop of the composition: per k step, declare the step's fragments,
  * load them and multiply them into acc. */
-static tcmma_status update_body(const tcmma__body *x, const char *acc, const char *a,
+static tcmma_status update_body(const tcmma__emit_body *x, const char *acc, const char *a,
                                 const char *b, tcmma_buf *out, tcmma_error *err) {
-  const tcmma__pieces *pc = tcmma__pieces_of(x->p);
+  const tcmma__emit_pieces *pc = tcmma__emit_pieces_of(x->p);
   const char *P = x->prefix;
   char ki[64], af[64], bf[64];
   snprintf(ki, sizeof ki, "%ski", P);
   snprintf(af, sizeof af, "%saf", P);
   snprintf(bf, sizeof bf, "%sbf", P);
-  tcmma__open_loop(x->dl, P, "ki", x->p->kt, x->depth, out);
-  tcmma__body in = *x;
+  tcmma__emit_open_loop(x->dl, P, "ki", x->p->kt, x->depth, out);
+  tcmma__emit_body in = *x;
   in.depth++;
   pc->decl(&in, TCMMA_OPERAND_A, af, 0, out);
   pc->decl(&in, TCMMA_OPERAND_B, bf, 0, out);
   tcmma_status st = pc->load(&in, TCMMA_OPERAND_A, af, a, ki, out, err);
   if (st == TCMMA_OK) st = pc->load(&in, TCMMA_OPERAND_B, bf, b, ki, out, err);
   if (st == TCMMA_OK) st = pc->mma(&in, acc, af, bf, out, err);
-  tcmma__close_brace(x->depth, out);
+  tcmma__emit_close_brace(x->depth, out);
   return st;
 }
 
@@ -71,8 +71,8 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
                                     const char *b, tcmma_buf *out, tcmma_error *err) {
   const char *exprs[3] = {d, a, b};
   char prefix[64], acc[96];
-  tcmma_status st = tcmma__check(plan, dialect, exprs, 3, out, err);
-  if (st == TCMMA_OK && tcmma__needs_stage(plan))
+  tcmma_status st = tcmma__emit_check(plan, dialect, exprs, 3, out, err);
+  if (st == TCMMA_OK && tcmma__emit_needs_stage(plan))
     return tcmma_fail(err, TCMMA_INVALID,
                       "%s converts its destination: render it as a fragment scope",
                       tcmma_arm_marker(plan->arm));
@@ -80,8 +80,8 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
                                       sizeof prefix, out, err);
   if (st != TCMMA_OK) return st;
   snprintf(acc, sizeof acc, "%sacc", prefix);
-  tcmma__body x = body_of(plan, dialect, prefix, 1);
-  const tcmma__pieces *pc = tcmma__pieces_of(plan);
+  tcmma__emit_body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__emit_pieces *pc = tcmma__emit_pieces_of(plan);
   tcmma_buf body = {0};
   pc->decl(&x, TCMMA_OPERAND_C, acc, 0, &body);
   st = pc->init(&x, acc, d, &body, err);
@@ -103,10 +103,10 @@ static tcmma_status fragment_part(const tcmma_plan *plan, tcmma_dialect dialect,
   st = open_block(plan, dialect, names, exprs, part == 1 ? 2 : 1, title, prefix, sizeof prefix,
                   out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__body x = body_of(plan, dialect, prefix, 1);
-  const tcmma__pieces *pc = tcmma__pieces_of(plan);
+  tcmma__emit_body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__emit_pieces *pc = tcmma__emit_pieces_of(plan);
   if (part == 0) {
-    tcmma__body top = body_of(plan, dialect, prefix, 0);
+    tcmma__emit_body top = body_of(plan, dialect, prefix, 0);
     pc->decl(&top, TCMMA_OPERAND_C, frag, 0, out);
   }
   tcmma_buf body = {0};
@@ -139,7 +139,7 @@ tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect d
 tcmma_status tcmma_render_frag_decl(const tcmma_plan *plan, tcmma_dialect dialect,
                                     tcmma_operand op, const char *name, int buffers,
                                     tcmma_buf *out, tcmma_error *err) {
-  tcmma_status st = tcmma__check(plan, dialect, NULL, 0, out, err);
+  tcmma_status st = tcmma__emit_check(plan, dialect, NULL, 0, out, err);
   if (st == TCMMA_OK) st = check_frag(name, err);
   if (st != TCMMA_OK) return st;
   if ((unsigned)op > TCMMA_OPERAND_C)
@@ -148,9 +148,9 @@ tcmma_status tcmma_render_frag_decl(const tcmma_plan *plan, tcmma_dialect dialec
     return tcmma_fail(err, TCMMA_INVALID, "%d buffers of %s fragments: expected 0 to %d (0 for "
                       "the accumulator)", buffers, tcmma_operand_name(op), TCMMA_FRAG_BUFFERS_MAX);
   static const char *const what[3] = {"a fragments", "b fragments", "accumulator"};
-  tcmma__title(out, plan, what[op]);
-  tcmma__body x = body_of(plan, dialect, "", 0);
-  tcmma__pieces_of(plan)->decl(&x, op, name, buffers, out);
+  tcmma__emit_title(out, plan, what[op]);
+  tcmma__emit_body x = body_of(plan, dialect, "", 0);
+  tcmma__emit_pieces_of(plan)->decl(&x, op, name, buffers, out);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }
 
@@ -170,9 +170,9 @@ tcmma_status tcmma_render_frag_load(const tcmma_plan *plan, tcmma_dialect dialec
   tcmma_status st = open_block(plan, dialect, names, exprs, 3, what, prefix, sizeof prefix,
                                out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  tcmma__emit_body x = body_of(plan, dialect, prefix, 1);
   tcmma_buf body = {0};
-  st = tcmma__pieces_of(plan)->load(&x, op, frag, base, kstep, &body, err);
+  st = tcmma__emit_pieces_of(plan)->load(&x, op, frag, base, kstep, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
 }
 
@@ -184,9 +184,9 @@ tcmma_status tcmma_render_frag_mma(const tcmma_plan *plan, tcmma_dialect dialect
   tcmma_status st = open_block(plan, dialect, names, exprs, 3, "mma", prefix, sizeof prefix,
                                out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__body x = body_of(plan, dialect, prefix, 1);
+  tcmma__emit_body x = body_of(plan, dialect, prefix, 1);
   tcmma_buf body = {0};
-  st = tcmma__pieces_of(plan)->mma(&x, acc, a, b, &body, err);
+  st = tcmma__emit_pieces_of(plan)->mma(&x, acc, a, b, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
 }
 
@@ -201,8 +201,8 @@ static tcmma_status acc_part(const tcmma_plan *plan, tcmma_dialect dialect, tcmm
   tcmma_status st = open_block(plan, dialect, names, exprs, 2, what, prefix, sizeof prefix,
                                out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__body x = body_of(plan, dialect, prefix, 1);
-  const tcmma__pieces *pc = tcmma__pieces_of(plan);
+  tcmma__emit_body x = body_of(plan, dialect, prefix, 1);
+  const tcmma__emit_pieces *pc = tcmma__emit_pieces_of(plan);
   tcmma_buf body = {0};
   st = store ? pc->store(&x, acc, d, &body, err) : pc->init(&x, acc, d, &body, err);
   return finish(&body, st, plan, dialect, prefix, out, err);
@@ -225,10 +225,10 @@ tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
   if (!out || (count && !plans))
     return tcmma_fail(err, TCMMA_INVALID, "plans and out must not be NULL");
   tcmma_prec prec = TCMMA_PREC_F32;
-  long elems = tcmma__stage_need(plans, count, &prec);
+  long elems = tcmma__emit_stage_need(plans, count, &prec);
   if (elems)
     tcmma_buf_printf(out, "  %s %s __tcmma_stage[%ld]; /* per-warp converted-d stage */\n",
-                     tcmma__spell(dialect, TCMMA__SPELL_SHARED),
-                     tcmma__spell_type(dialect, prec), elems);
+                     tcmma__table_spell(dialect, TCMMA__SPELL_SHARED),
+                     tcmma__table_spell_type(dialect, prec), elems);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

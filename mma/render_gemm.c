@@ -12,7 +12,7 @@
 typedef struct {
   const tcmma_gemm_plan *g;
   tcmma_plan warp;
-  tcmma__gemm_exprs x;
+  tcmma__emit_gemm_exprs x;
   tcmma_dialect dl;
   tcmma_names names;
   const char *name;
@@ -27,13 +27,14 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   const tcmma_plan *w = &k->warp;
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
-  const char *ta = tcmma__spell_type(dl, g->call.a.prec), *tb = tcmma__spell_type(dl, g->call.b.prec);
-  tcmma__line(out, depth, "{");
-  tcmma__line(out, depth + 1, "const %s *const %sas = (const %s *)(%ssmem + (%s) * %zu);", ta, P,
-              ta, P, stage, g->stage_bytes);
-  tcmma__line(out, depth + 1, "const %s *const %sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);",
-              tb, P, tb, P, stage, g->stage_bytes,
-              g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
+  const char *ta = tcmma__table_spell_type(dl, g->call.a.prec),
+             *tb = tcmma__table_spell_type(dl, g->call.b.prec);
+  tcmma__emit_line(out, depth, "{");
+  tcmma__emit_line(out, depth + 1, "const %s *const %sas = (const %s *)(%ssmem + (%s) * %zu);", ta,
+                   P, ta, P, stage, g->stage_bytes);
+  tcmma__emit_line(out, depth + 1,
+                   "const %s *const %sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);", tb, P, tb, P,
+                   stage, g->stage_bytes, g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
   tcmma_buf body = {0};
   tcmma_status st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_A, P "af[0]", P "as",
                                            "0", &body, err);
@@ -42,7 +43,7 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
                                 err);
   if (st == TCMMA_OK) {
     tcmma_buf_printf(&body, "%s\nfor (int %ss = 0; %ss < %d; ++%ss) {\n",
-                     tcmma__spell(dl, TCMMA__SPELL_UNROLL), P, P, w->kt, P);
+                     tcmma__table_spell(dl, TCMMA__SPELL_UNROLL), P, P, w->kt, P);
     tcmma_buf_printf(&body, "if (%ss + 1 < %d) {\n", P, w->kt);
     st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]",
                                 P "as", P "s + 1", &body, err);
@@ -56,9 +57,9 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
                                &body, err);
     tcmma_buf_printf(&body, "}\n");
   }
-  if (st == TCMMA_OK) tcmma__append_indented(out, tcmma_buf_str(&body), depth + 1);
+  if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&body), depth + 1);
   tcmma_buf_free(&body);
-  tcmma__line(out, depth, "}");
+  tcmma__emit_line(out, depth, "}");
   return st;
 }
 
@@ -67,47 +68,50 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
   int S = g->call.stages, KT = g->k_tiles;
-  const char *sync = tcmma__spell(dl, TCMMA__SPELL_SYNCTHREADS);
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
   if (S == 1) {
-    tcmma__line(out, 1, "/* one stage: copy, wait, compute, and a barrier before the next copy */");
-    tcmma__line(out, 1, "%s", tcmma__spell(dl, TCMMA__SPELL_KEEP_LOOP));
-    tcmma__line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
-    tcmma__gemm_load_stage(g, dl, "0", P "kt", 2, out);
-    tcmma__gemm_commit(dl, 2, out);
-    tcmma__gemm_wait(dl, 0, 2, out);
-    tcmma__line(out, 2, "%s;", sync);
+    tcmma__emit_line(out, 1,
+                     "/* one stage: copy, wait, compute, and a barrier before the next copy */");
+    tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+    tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
+    tcmma__emit_gemm_load_stage(g, dl, "0", P "kt", 2, out);
+    tcmma__emit_gemm_commit(dl, 2, out);
+    tcmma__emit_gemm_wait(dl, 0, 2, out);
+    tcmma__emit_line(out, 2, "%s;", sync);
     tcmma_status st = compute(k, "0", 2, out, err);
     if (st != TCMMA_OK) return st;
-    tcmma__line(out, 2, "%s;", sync);
-    tcmma__line(out, 1, "}");
+    tcmma__emit_line(out, 2, "%s;", sync);
+    tcmma__emit_line(out, 1, "}");
     return TCMMA_OK;
   }
-  tcmma__line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
+  tcmma__emit_line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
   for (int s = 0; s < S - 1; s++) {
     char t[16];
     snprintf(t, sizeof t, "%d", s);
-    if (s < KT) tcmma__gemm_load_stage(g, dl, t, t, 1, out);
-    tcmma__gemm_commit(dl, 1, out);
+    if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
+    tcmma__emit_gemm_commit(dl, 1, out);
   }
-  tcmma__line(out, 1, "%s", tcmma__spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
-  tcmma__line(out, 2, "/* k tile kt has landed (%d younger groups may be in flight); the "
-              "barrier also ends every warp's reads of the stage refilled next */", S - 2);
-  tcmma__gemm_wait(dl, S - 2, 2, out);
-  tcmma__line(out, 2, "%s;", sync);
-  tcmma__line(out, 2, "if (%skt + %d < %d)", P, S - 1, KT);
+  tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, 2,
+                   "/* k tile kt has landed (%d younger groups may be in flight); the "
+                   "barrier also ends every warp's reads of the stage refilled next */",
+                   S - 2);
+  tcmma__emit_gemm_wait(dl, S - 2, 2, out);
+  tcmma__emit_line(out, 2, "%s;", sync);
+  tcmma__emit_line(out, 2, "if (%skt + %d < %d)", P, S - 1, KT);
   char stage[64], tile[64];
   snprintf(stage, sizeof stage, "(%skt + %d) %% %d", P, S - 1, S);
   snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
-  tcmma__gemm_load_stage(g, dl, stage, tile, 3, out);
-  tcmma__gemm_commit(dl, 2, out);
+  tcmma__emit_gemm_load_stage(g, dl, stage, tile, 3, out);
+  tcmma__emit_gemm_commit(dl, 2, out);
   snprintf(stage, sizeof stage, "%skt %% %d", P, S);
   tcmma_status st = compute(k, stage, 2, out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__line(out, 1, "}");
-  tcmma__gemm_wait(dl, 0, 1, out);
-  tcmma__line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
-              sync);
+  tcmma__emit_line(out, 1, "}");
+  tcmma__emit_gemm_wait(dl, 0, 1, out);
+  tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
+                   sync);
   return TCMMA_OK;
 }
 
@@ -117,8 +121,8 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
  * instead of sweeping all of B for every row of blocks. */
 static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
-  const char *bx = tcmma__spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
-             *by = tcmma__spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
+  const char *bx = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
+             *by = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
   unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
   if (gx == 1 || gy == 1) {
     tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
@@ -140,8 +144,9 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   tcmma_dialect dl = k->dl;
-  const char *td = tcmma__spell_type(dl, c->d.prec), *ta = tcmma__spell_type(dl, c->a.prec),
-             *tb = tcmma__spell_type(dl, c->b.prec);
+  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+             *ta = tcmma__table_spell_type(dl, c->a.prec),
+             *tb = tcmma__table_spell_type(dl, c->b.prec);
   tcmma_buf_printf(out, "/* %s: D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s): d %s, a %s%s, "
                    "b %s%s; block %dx%dx%d, warps %dx%d, %d stage%s, %s; %d threads, grid "
                    "%ux%u, %zu bytes of dynamic shared memory */\n",
@@ -153,14 +158,17 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
                    g->predicated ? "predicated edges" : "whole tiles", g->threads, g->grid[0],
                    g->grid[1], g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
-  tcmma__includes(precs, g->arm, dl, true, out);
-  tcmma_buf_printf(out, "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
-                   "float alpha, float beta)\n{\n", tcmma__spell(dl, TCMMA__SPELL_KERNEL),
-                   tcmma__spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta, tb,
-                   td);
-  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__spell(dl, TCMMA__SPELL_DYN_SHARED), P,
-                   tcmma__spell(dl, TCMMA__SPELL_DYN_SHARED_END));
-  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P, tcmma__spell(dl, TCMMA__SPELL_THREAD_IDX));
+  tcmma__emit_includes(precs, g->arm, dl, true, out);
+  tcmma_buf_printf(out,
+                   "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
+                   "float alpha, float beta)\n{\n",
+                   tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
+                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta,
+                   tb, td);
+  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
+  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
   block_origin(k, out);
   tcmma_buf decls = {0};
   tcmma_status st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_C, P "acc", 0, &decls, err);
@@ -170,17 +178,17 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
     st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_B, P "bf", 2, &decls, err);
   if (st == TCMMA_OK)
     st = tcmma_render_acc_init(&k->warp, dl, &k->names, P "acc", "(float *)" P "smem", &decls, err);
-  if (st == TCMMA_OK) tcmma__append_indented(out, tcmma_buf_str(&decls), 1);
+  if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&decls), 1);
   tcmma_buf_free(&decls);
   if (st == TCMMA_OK) st = main_loop(k, out, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf store = {0};
   st = tcmma_render_acc_store(&k->warp, dl, &k->names, P "acc", "(float *)" P "smem", &store, err);
-  if (st == TCMMA_OK) tcmma__append_indented(out, tcmma_buf_str(&store), 1);
+  if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&store), 1);
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
-  tcmma__line(out, 1, "%s;", tcmma__spell(dl, TCMMA__SPELL_SYNCTHREADS));
-  tcmma__gemm_epilogue(g, dl, 1, out);
+  tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
+  tcmma__emit_gemm_epilogue(g, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
   if (dl == TCMMA_DIALECT_HOST)
     tcmma_buf_printf(out,
@@ -205,7 +213,7 @@ tcmma_status tcmma_render_gemm(const tcmma_gemm_plan *plan, tcmma_dialect dialec
   k.g = plan, k.dl = dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
-  tcmma__gemm_warp_call(plan, &k.x, &w);
+  tcmma__emit_gemm_warp_call(plan, &k.x, &w);
   tcmma_plan wp;
   tcmma_status st = tcmma_plan_call(&w, &wp, err);
   if (st != TCMMA_OK) return st; /* an accepted GEMM plan's warp call plans */

@@ -31,15 +31,19 @@ static void origin(const tcmma_gemm_plan *g, tcmma_operand op, const char *k0, c
  * a global byte pointer, n the bytes to read (NULL: all 16). */
 static void copy16(tcmma_dialect dl, int depth, const char *dst, const char *src, const char *n,
                    tcmma_buf *out) {
-  const char *op = tcmma__collective_opcode(TCMMA__COLL_CP_CG);
+  const char *op = tcmma__emit_collective_opcode(TCMMA__COLL_CP_CG);
   if (dl == TCMMA_DIALECT_HOST) {
-    if (n) tcmma__line(out, depth, "tcmma_sim_cp_async_zfill(\"%s\", %s, %s, 16, %s);", op, dst, src, n);
-    else tcmma__line(out, depth, "tcmma_sim_cp_async(\"%s\", %s, %s, 16);", op, dst, src);
+    if (n)
+      tcmma__emit_line(out, depth, "tcmma_sim_cp_async_zfill(\"%s\", %s, %s, 16, %s);", op, dst,
+                       src, n);
+    else
+      tcmma__emit_line(out, depth, "tcmma_sim_cp_async(\"%s\", %s, %s, 16);", op, dst, src);
     return;
   }
-  tcmma__line(out, depth, "asm volatile(\"%s [%%0], [%%1], 16%s;\\n\"", op, n ? ", %2" : "");
-  tcmma__line(out, depth + 2, ":: \"r\"((unsigned)__cvta_generic_to_shared(%s)), \"l\"(%s)%s%s%s);",
-              dst, src, n ? ", \"r\"(" : "", n ? n : "", n ? ")" : "");
+  tcmma__emit_line(out, depth, "asm volatile(\"%s [%%0], [%%1], 16%s;\\n\"", op, n ? ", %2" : "");
+  tcmma__emit_line(out, depth + 2,
+                   ":: \"r\"((unsigned)__cvta_generic_to_shared(%s)), \"l\"(%s)%s%s%s);", dst, src,
+                   n ? ", \"r\"(" : "", n ? n : "", n ? ")" : "");
 }
 
 /* Copies operand op's k tile k0 (an int expression: the tile's first k)
@@ -58,20 +62,21 @@ static void load_operand(const tcmma_gemm_plan *g, tcmma_dialect dl, tcmma_opera
   long rows, cols;
   origin(g, op, k0, row0, col0, sizeof row0, &rows, &cols);
   const char *P = TCMMA__GEMM_P, *v = is_a ? "a" : "b";
-  tcmma__line(out, depth, "/* %s: %ldx%ld %s tile, %s, %ld 16-byte copies per thread */",
-              v, srows, scols, tcmma_prec_name(o->prec),
-              sw ? "swizzled" : "plain", iters);
-  tcmma__line(out, depth, "%s", tcmma__spell(dl, TCMMA__SPELL_UNROLL));
-  tcmma__line(out, depth, "for (int %s%si = 0; %s%si < %ld; ++%s%si) {", P, v, P, v, iters, P, v);
-  tcmma__line(out, depth + 1, "const int %sx = %stid + %s%si * %d;", P, P, P, v, g->threads);
-  tcmma__line(out, depth + 1, "const int %sr = %sx / %ld, %sc = %sx %% %ld * %d;", P, P,
-              chunks_per_row, P, P, chunks_per_row, per);
+  tcmma__emit_line(out, depth, "/* %s: %ldx%ld %s tile, %s, %ld 16-byte copies per thread */", v,
+                   srows, scols, tcmma_prec_name(o->prec), sw ? "swizzled" : "plain", iters);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, depth, "for (int %s%si = 0; %s%si < %ld; ++%s%si) {", P, v, P, v, iters, P,
+                   v);
+  tcmma__emit_line(out, depth + 1, "const int %sx = %stid + %s%si * %d;", P, P, P, v, g->threads);
+  tcmma__emit_line(out, depth + 1, "const int %sr = %sx / %ld, %sc = %sx %% %ld * %d;", P, P,
+                   chunks_per_row, P, P, chunks_per_row, per);
   char r[48], col[48];
   snprintf(r, sizeof r, "%sr", P);
   snprintf(col, sizeof col, "%sc", P);
-  tcmma__offset_expr(soff, sizeof soff, sw, scols, eb, r, col);
-  tcmma__line(out, depth + 1, "unsigned char *%sdst = %s + %s;", P, stage, soff);
-  tcmma__line(out, depth + 1, "const int %sgr = %s + %sr, %sgc = %s + %sc;", P, row0, P, P, col0, P);
+  tcmma__emit_offset_expr(soff, sizeof soff, sw, scols, eb, r, col);
+  tcmma__emit_line(out, depth + 1, "unsigned char *%sdst = %s + %s;", P, stage, soff);
+  tcmma__emit_line(out, depth + 1, "const int %sgr = %s + %sr, %sgc = %s + %sc;", P, row0, P, P,
+                   col0, P);
   char src[400], dst[64];
   snprintf(dst, sizeof dst, "%sdst", P);
   snprintf(src, sizeof src, "(const unsigned char *)(%s + (size_t)%sgr * %ld + %sgc)", ptr, P,
@@ -80,90 +85,99 @@ static void load_operand(const tcmma_gemm_plan *g, tcmma_dialect dl, tcmma_opera
     copy16(dl, depth + 1, dst, src, NULL, out);
   } else {
     /* bytes inside the matrix: whole rows past its edge read nothing */
-    tcmma__line(out, depth + 1, "int %sn = %sgr < %ld ? (%ld - %sgc) * %d : 0;", P, P, rows,
-                cols, P, eb);
-    tcmma__line(out, depth + 1, "%sn = %sn < 0 ? 0 : %sn > 16 ? 16 : %sn;", P, P, P, P);
+    tcmma__emit_line(out, depth + 1, "int %sn = %sgr < %ld ? (%ld - %sgc) * %d : 0;", P, P, rows,
+                     cols, P, eb);
+    tcmma__emit_line(out, depth + 1, "%sn = %sn < 0 ? 0 : %sn > 16 ? 16 : %sn;", P, P, P, P);
     char guarded[480];
     snprintf(guarded, sizeof guarded, "%sn ? %s : (const unsigned char *)%s", P, src, ptr);
     copy16(dl, depth + 1, dst, guarded, "(unsigned)" TCMMA__GEMM_P "n", out);
   }
-  tcmma__line(out, depth, "}");
+  tcmma__emit_line(out, depth, "}");
 }
 
-void tcmma__gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
-                            const char *ktile, int depth, tcmma_buf *out) {
+void tcmma__emit_gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
+                                 const char *ktile, int depth, tcmma_buf *out) {
   char k0[96], a_stage[160], b_stage[200];
   snprintf(k0, sizeof k0, "(%s) * %d", ktile, g->call.block_k);
   snprintf(a_stage, sizeof a_stage, "%ssmem + (%s) * %zu", TCMMA__GEMM_P, stage, g->stage_bytes);
   snprintf(b_stage, sizeof b_stage, "%s + %ld", a_stage,
            g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
-  tcmma__line(out, depth, "{ /* stage k tile %s (%s) */", ktile,
-              tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
+  tcmma__emit_line(out, depth, "{ /* stage k tile %s (%s) */", ktile,
+                   tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
   load_operand(g, dl, TCMMA_OPERAND_A, "a", a_stage, k0, depth + 1, out);
   load_operand(g, dl, TCMMA_OPERAND_B, "b", b_stage, k0, depth + 1, out);
-  tcmma__line(out, depth, "}");
+  tcmma__emit_line(out, depth, "}");
 }
 
-void tcmma__gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out) {
-  if (dl == TCMMA_DIALECT_HOST) tcmma__line(out, depth, "tcmma_sim_cp_async_commit();");
-  else tcmma__line(out, depth, "asm volatile(\"%s;\\n\" ::);",
-                   tcmma__collective_opcode(TCMMA__COLL_CP_COMMIT));
+void tcmma__emit_gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out) {
+  if (dl == TCMMA_DIALECT_HOST)
+    tcmma__emit_line(out, depth, "tcmma_sim_cp_async_commit();");
+  else
+    tcmma__emit_line(out, depth, "asm volatile(\"%s;\\n\" ::);",
+                     tcmma__emit_collective_opcode(TCMMA__COLL_CP_COMMIT));
 }
 
-void tcmma__gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out) {
-  if (dl == TCMMA_DIALECT_HOST) tcmma__line(out, depth, "tcmma_sim_cp_async_wait_group(%d);", n);
-  else tcmma__line(out, depth, "asm volatile(\"%s %d;\\n\" ::: \"memory\");",
-                   tcmma__collective_opcode(TCMMA__COLL_CP_WAIT_GROUP), n);
+void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out) {
+  if (dl == TCMMA_DIALECT_HOST)
+    tcmma__emit_line(out, depth, "tcmma_sim_cp_async_wait_group(%d);", n);
+  else
+    tcmma__emit_line(out, depth, "asm volatile(\"%s %d;\\n\" ::: \"memory\");",
+                     tcmma__emit_collective_opcode(TCMMA__COLL_CP_WAIT_GROUP), n);
 }
 
 /* One element of the epilogue: x = alpha * acc (+ beta * c), converted. */
-void tcmma__gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth, tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
+                               tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   const char *P = TCMMA__GEMM_P;
   int ed = tcmma_prec_bytes(c->d.prec), vec = 16 / ed;
-  const tcmma__prec_words *w = tcmma__prec_words_of(c->d.prec);
-  const char *T = tcmma__spell(dl, w->type), *to = tcmma__spell(dl, w->to_f32),
-             *from = tcmma__spell(dl, w->from_f32), *u4 = tcmma__spell(dl, TCMMA__SPELL_VEC16),
-             *al = tcmma__spell(dl, TCMMA__SPELL_ALIGN16);
+  const tcmma__table_prec_words *w = tcmma__table_prec_words_of(c->d.prec);
+  const char *T = tcmma__table_spell(dl, w->type), *to = tcmma__table_spell(dl, w->to_f32),
+             *from = tcmma__table_spell(dl, w->from_f32),
+             *u4 = tcmma__table_spell(dl, TCMMA__SPELL_VEC16),
+             *al = tcmma__table_spell(dl, TCMMA__SPELL_ALIGN16);
   long per_row = c->block_n / vec, total = (long)c->block_m * per_row;
   bool ragged_n = c->n % c->block_n != 0, ragged_m = c->m % c->block_m != 0;
-  tcmma__line(out, depth, "/* epilogue: d = alpha * acc + beta * c, %d elements (16 bytes) per "
-              "store */", vec);
-  tcmma__line(out, depth, "%s", tcmma__spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__line(out, depth, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, total, P,
-              g->threads);
+  tcmma__emit_line(out, depth,
+                   "/* epilogue: d = alpha * acc + beta * c, %d elements (16 bytes) per "
+                   "store */",
+                   vec);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, depth, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, total, P,
+                   g->threads);
   int d1 = depth + 1;
-  tcmma__line(out, d1, "const int %sr = %se / %ld, %sc = %se %% %ld * %d;", P, P, per_row, P, P,
-              per_row, vec);
-  tcmma__line(out, d1, "const int %sgr = %s + %sr, %sgc = %s + %sc;", P, TCMMA__GEMM_M0, P, P,
-              TCMMA__GEMM_N0, P);
-  if (ragged_m) tcmma__line(out, d1, "if (%sgr >= %d) continue;", P, c->m);
-  tcmma__line(out, d1, "const float *%ss = (const float *)%ssmem + %sr * %ld + %sc;", P, P, P,
-              g->epilogue_ld, P);
-  tcmma__line(out, d1, "const size_t %so = (size_t)%sgr * %ld + %sgc;", P, P, c->d.ld, P);
-  tcmma__line(out, d1, "%s %s %sv[%d], %scv[%d];", al, T, P, vec, P, vec);
+  tcmma__emit_line(out, d1, "const int %sr = %se / %ld, %sc = %se %% %ld * %d;", P, P, per_row, P,
+                   P, per_row, vec);
+  tcmma__emit_line(out, d1, "const int %sgr = %s + %sr, %sgc = %s + %sc;", P, TCMMA__GEMM_M0, P, P,
+                   TCMMA__GEMM_N0, P);
+  if (ragged_m) tcmma__emit_line(out, d1, "if (%sgr >= %d) continue;", P, c->m);
+  tcmma__emit_line(out, d1, "const float *%ss = (const float *)%ssmem + %sr * %ld + %sc;", P, P, P,
+                   g->epilogue_ld, P);
+  tcmma__emit_line(out, d1, "const size_t %so = (size_t)%sgr * %ld + %sgc;", P, P, c->d.ld, P);
+  tcmma__emit_line(out, d1, "%s %s %sv[%d], %scv[%d];", al, T, P, vec, P, vec);
   int d2 = d1;
   if (ragged_n) {
-    tcmma__line(out, d1, "if (%sgc + %d <= %d) {", P, vec, c->n);
+    tcmma__emit_line(out, d1, "if (%sgc + %d <= %d) {", P, vec, c->n);
     d2 = d1 + 1;
   }
-  tcmma__line(out, d2, "if (beta != 0.0f) *(%s *)%scv = *(const %s *)(c + %so);", u4, P, u4, P);
-  tcmma__line(out, d2, "%s", tcmma__spell(dl, TCMMA__SPELL_UNROLL));
-  tcmma__line(out, d2, "for (int %sj = 0; %sj < %d; ++%sj) {", P, P, vec, P);
-  tcmma__line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
-  tcmma__line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(%scv[%sj]);", P, to, P, P);
-  tcmma__line(out, d2 + 1, "%sv[%sj] = %s(%sx);", P, P, from, P);
-  tcmma__line(out, d2, "}");
-  tcmma__line(out, d2, "*(%s *)(d + %so) = *(const %s *)%sv;", u4, P, u4, P);
+  tcmma__emit_line(out, d2, "if (beta != 0.0f) *(%s *)%scv = *(const %s *)(c + %so);", u4, P, u4,
+                   P);
+  tcmma__emit_line(out, d2, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d; ++%sj) {", P, P, vec, P);
+  tcmma__emit_line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
+  tcmma__emit_line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(%scv[%sj]);", P, to, P, P);
+  tcmma__emit_line(out, d2 + 1, "%sv[%sj] = %s(%sx);", P, P, from, P);
+  tcmma__emit_line(out, d2, "}");
+  tcmma__emit_line(out, d2, "*(%s *)(d + %so) = *(const %s *)%sv;", u4, P, u4, P);
   if (ragged_n) {
-    tcmma__line(out, d1, "} else {");
-    tcmma__line(out, d2, "for (int %sj = 0; %sj < %d && %sgc + %sj < %d; ++%sj) {", P, P, vec, P,
-                P, c->n, P);
-    tcmma__line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
-    tcmma__line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(c[%so + %sj]);", P, to, P, P);
-    tcmma__line(out, d2 + 1, "d[%so + %sj] = %s(%sx);", P, P, from, P);
-    tcmma__line(out, d2, "}");
-    tcmma__line(out, d1, "}");
+    tcmma__emit_line(out, d1, "} else {");
+    tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d && %sgc + %sj < %d; ++%sj) {", P, P, vec,
+                     P, P, c->n, P);
+    tcmma__emit_line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
+    tcmma__emit_line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(c[%so + %sj]);", P, to, P, P);
+    tcmma__emit_line(out, d2 + 1, "d[%so + %sj] = %s(%sx);", P, P, from, P);
+    tcmma__emit_line(out, d2, "}");
+    tcmma__emit_line(out, d1, "}");
   }
-  tcmma__line(out, depth, "}");
+  tcmma__emit_line(out, depth, "}");
 }

@@ -14,7 +14,7 @@ static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPE
 static long parent_rows(const tcmma_plan *plan, tcmma_operand op) {
   long rows;
   tcmma_operand_stored_shape(&plan->call, op, &rows, NULL, NULL);
-  return tcmma__desc(&plan->call, op)->row0.value + rows;
+  return tcmma__emit_desc(&plan->call, op)->row0.value + rows;
 }
 
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op) {
@@ -29,7 +29,7 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
   if (!plan || !plan->accepted || step < 0 || (unsigned)op > TCMMA_OPERAND_C) return -1;
   long rows, cols, ld;
   tcmma_operand_stored_shape(&plan->call, op, &rows, &cols, &ld);
-  const tcmma_operand_desc *o = tcmma__desc(&plan->call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(&plan->call, op);
   long sr = o->transposed ? j : i, sc = o->transposed ? i : j;
   if (i < 0 || j < 0 || sr >= rows || sc >= cols || (op == TCMMA_OPERAND_C && step != 0))
     return -1;
@@ -71,7 +71,7 @@ long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step
 static void indent_from(tcmma_buf *body, size_t start) {
   if (body->failed || start >= body->len) return;
   tcmma_buf tail = {0};
-  tcmma__append_indented(&tail, body->data + start, 1);
+  tcmma__emit_append_indented(&tail, body->data + start, 1);
   body->len = start;
   body->data[start] = '\0';
   tcmma_buf_append(body, tcmma_buf_str(&tail), tail.len);
@@ -106,10 +106,10 @@ static tcmma_status size_operands(kernel *k, tcmma_error *err) {
   const tcmma_call *call = &k->plan->call;
   long total = (long)tcmma_kernel_shared_bytes(k->plan, 1);
   for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = tcmma__desc(call, ops[i]);
+    const tcmma_operand_desc *o = tcmma__emit_desc(call, ops[i]);
     long ld;
     tcmma_operand_stored_shape(call, ops[i], NULL, NULL, &ld);
-    k->type[i] = tcmma__spell_type(k->dl, o->prec);
+    k->type[i] = tcmma__table_spell_type(k->dl, o->prec);
     k->bytes[i] = o->space == TCMMA_SPACE_SHARED
                       ? parent_rows(k->plan, ops[i]) * ld * tcmma_prec_bytes(o->prec) : 0;
     total += k->bytes[i];
@@ -136,14 +136,15 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
   tcmma_status st = tcmma_render_includes(k->plan, k->dl, false, out, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b%s)\n{\n",
-                   tcmma__spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1], k->type[2],
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1],
+                   k->type[2],
                    k->scaled ? ", const unsigned char *sa, const unsigned char *sb" : "");
   st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
   if (st != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
     if (k->bytes[i])
       tcmma_buf_printf(out, "  %s unsigned char __tcmma_k_%ss[%ld];\n",
-                       tcmma__spell(k->dl, TCMMA__SPELL_SHARED), names[i], k->bytes[i]);
+                       tcmma__table_spell(k->dl, TCMMA__SPELL_SHARED), names[i], k->bytes[i]);
   return TCMMA_OK;
 }
 
@@ -174,7 +175,7 @@ static void operand_exprs(kernel *k) {
      * elements: the pointer contract's alignment holds, and the compiler
      * cannot see it from the kernel's parameters); 0 in a one-warp launch */
     char idx[160];
-    tcmma__expr(k->dl, "blockIdx.x * 128 + (threadIdx.x / 64) * 64", idx, sizeof idx);
+    tcmma__emit_expr(k->dl, "blockIdx.x * 128 + (threadIdx.x / 64) * 64", idx, sizeof idx);
     snprintf(k->expr[i], sizeof k->expr[i], "%s + %s", base, idx);
   }
 }
@@ -182,7 +183,7 @@ static void operand_exprs(kernel *k) {
 /* Copies operand i's global parent tile (up to the sub-tile's end) into its
  * shared copy. */
 static tcmma_status stage(kernel *k, int i, tcmma_buf *body, tcmma_error *err) {
-  const tcmma_operand_desc *o = tcmma__desc(&k->plan->call, ops[i]);
+  const tcmma_operand_desc *o = tcmma__emit_desc(&k->plan->call, ops[i]);
   long cols, ld;
   tcmma_operand_stored_shape(&k->plan->call, ops[i], NULL, &cols, &ld);
   char dst[64], src[96];
@@ -208,7 +209,7 @@ static tcmma_status pieces_update(kernel *k, const char *acc, tcmma_buf *body,
                                 "0", body, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_s = 0; __tcmma_k_s < %d; ++__tcmma_k_s) {\n",
-                   tcmma__spell(k->dl, TCMMA__SPELL_UNROLL), p->kt);
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL), p->kt);
   size_t loop_start = body->len;
   char next[2][64], cur[2][64];
   for (int i = 0; i < 2; i++) {
@@ -255,7 +256,7 @@ static tcmma_status reduction(kernel *k, tcmma_buf *body, tcmma_error *err) {
   }
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
-                   tcmma__spell(k->dl, TCMMA__SPELL_KEEP_LOOP), k->outer);
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP), k->outer);
   size_t loop_start = body->len;
   for (int i = 1; i < 3 && st == TCMMA_OK; i++)
     if (k->bytes[i]) st = stage(k, i, body, err);
@@ -267,7 +268,7 @@ static tcmma_status reduction(kernel *k, tcmma_buf *body, tcmma_error *err) {
     st = tcmma_render_statement(plan, k->dl, nm, k->expr[0], k->expr[1], k->expr[2], body, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s; /* the next step restages shared operands */\n",
-                   tcmma__spell(k->dl, TCMMA__SPELL_SYNCWARP));
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_SYNCWARP));
   indent_from(body, loop_start);
   tcmma_buf_printf(body, "}\n");
   if (k->pieces) return tcmma_render_acc_store(plan, k->dl, nm, F, k->expr[0], body, err);
@@ -283,23 +284,24 @@ static void write_back_d(const kernel *k, tcmma_buf *body) {
   cols += plan->call.d.col0.value; /* the parent's columns up to the sub-tile's end */
   int eb = tcmma_prec_bytes(plan->call.d.prec);
   char laneb[TCMMA__EXPR_TEXT], off[TCMMA__ADDR_TEXT], r[64], c[64];
-  tcmma__lane_expr(plan, k->dl, laneb, sizeof laneb);
+  tcmma__emit_lane_expr(plan, k->dl, laneb, sizeof laneb);
   snprintf(r, sizeof r, "__tcmma_k_i / %ld", cols);
   snprintf(c, sizeof c, "__tcmma_k_i %% %ld", cols);
-  tcmma__offset_expr(off, sizeof off, plan->call.d.swizzle, ld, eb, r, c);
-  tcmma_buf_printf(body, "%s;\n", tcmma__spell(k->dl, TCMMA__SPELL_SYNCWARP));
+  tcmma__emit_offset_expr(off, sizeof off, plan->call.d.swizzle, ld, eb, r, c);
+  tcmma_buf_printf(body, "%s;\n", tcmma__table_spell(k->dl, TCMMA__SPELL_SYNCWARP));
   tcmma_buf_printf(body, "for (int __tcmma_k_i = (int)(%s); __tcmma_k_i < %ld; "
                          "__tcmma_k_i += %d) {\n", laneb, rows * cols, TCMMA_WARP_SIZE);
-  tcmma_buf_printf(body, "  *(%s *)((unsigned char *)d + ((__tcmma_k_i / %ld) * %ld + "
-                         "__tcmma_k_i %% %ld) * %d) =\n"
-                         "      *(const %s *)(__tcmma_k_ds + %s);\n}\n",
-                   tcmma__bits_type(eb), cols, ld, cols, eb, tcmma__bits_type(eb), off);
+  tcmma_buf_printf(body,
+                   "  *(%s *)((unsigned char *)d + ((__tcmma_k_i / %ld) * %ld + "
+                   "__tcmma_k_i %% %ld) * %d) =\n"
+                   "      *(const %s *)(__tcmma_k_ds + %s);\n}\n",
+                   tcmma__emit_bits_type(eb), cols, ld, cols, eb, tcmma__emit_bits_type(eb), off);
 }
 
 /* The body one level inside the kernel, the closing brace, and in the host
  * dialect the simulator's entry trampoline. */
 static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out) {
-  tcmma__append_indented(out, tcmma_buf_str(body), 1);
+  tcmma__emit_append_indented(out, tcmma_buf_str(body), 1);
   tcmma_buf_printf(out, "}\n");
   if (k->dl == TCMMA_DIALECT_HOST)
     tcmma_buf_printf(out,
@@ -316,7 +318,7 @@ static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out)
 tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
                                  const tcmma_kernel_opts *opts, tcmma_buf *out,
                                  tcmma_error *err) {
-  tcmma_status st = tcmma__check(plan, dl, NULL, 0, out, err);
+  tcmma_status st = tcmma__emit_check(plan, dl, NULL, 0, out, err);
   if (st != TCMMA_OK) return st;
   int outer = opts && opts->outer ? opts->outer : 1;
   if (outer < 1 || outer > TCMMA_KERNEL_OUTER_MAX)

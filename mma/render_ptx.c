@@ -55,20 +55,20 @@ static void coord(char *buf, size_t cap, const char *prefix, const char *var, in
   if (!buf[0]) snprintf(buf, cap, "0");
 }
 
-typedef tcmma__body ctx;
+typedef tcmma__emit_body ctx;
 
-tcmma_status tcmma__ptx_elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
-                                    int elem, char *buf, size_t cap, tcmma_error *err) {
-  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+tcmma_status tcmma__emit_ptx_elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
+                                         int elem, char *buf, size_t cap, tcmma_error *err) {
+  const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
   affine ar, ac;
   tcmma_status st = stored_affine(x->p->arm, op, o->transposed, reg, elem, &ar, &ac, err);
   if (st != TCMMA_OK) return st;
   char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT];
   int rt, ct;
-  tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
+  tcmma__emit_tile_axes(x, op, kstep, rv, &rt, cv, &ct);
   coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
   coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
-  tcmma__operand_offset(buf, cap, x->dl, o, r, c);
+  tcmma__emit_operand_offset(buf, cap, x->dl, o, r, c);
   return TCMMA_OK;
 }
 
@@ -78,23 +78,24 @@ tcmma_status tcmma__ptx_elem_offset(const ctx *x, tcmma_operand op, const char *
 static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
                            const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
   int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
-  int eb = tcmma_prec_bytes(tcmma__desc(&x->p->call, op)->prec);
+  int eb = tcmma_prec_bytes(tcmma__emit_desc(&x->p->call, op)->prec);
   char off[TCMMA__ADDR_TEXT];
-  tcmma__indent(out, depth);
-  if (tcmma__vector_loaded(x->p, op)) { /* one load of the register's type */
-    tcmma__reg_words w;
-    tcmma__reg_words_of(x->p, op, x->dl, &w);
-    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
+  tcmma__emit_indent(out, depth);
+  if (tcmma__emit_vector_loaded(x->p, op)) { /* one load of the register's type */
+    tcmma__emit_reg_words w;
+    tcmma__emit_reg_words_of(x->p, op, x->dl, &w);
+    tcmma_status st = tcmma__emit_ptx_elem_offset(x, op, kstep, reg, 0, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
     tcmma_buf_printf(out, "%s[%d] = *(const %s *)(%s + %s);\n", dst, reg, w.type, ptr, off);
     return TCMMA_OK;
   }
   tcmma_buf_printf(out, "%s[%d] =", dst, reg);
   for (int e = 0; e < per; e++) {
-    tcmma_status st = tcmma__ptx_elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
+    tcmma_status st = tcmma__emit_ptx_elem_offset(x, op, kstep, reg, e, off, sizeof off, err);
     if (st != TCMMA_OK) return st;
-    if (e) tcmma_buf_printf(out, "\n"), tcmma__indent(out, depth + 2), tcmma_buf_printf(out, "|");
-    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__bits_type(eb), ptr, off);
+    if (e)
+      tcmma_buf_printf(out, "\n"), tcmma__emit_indent(out, depth + 2), tcmma_buf_printf(out, "|");
+    tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__emit_bits_type(eb), ptr, off);
     if (e) tcmma_buf_printf(out, " << %d", 8 * eb * e);
   }
   tcmma_buf_printf(out, ";\n");
@@ -113,10 +114,10 @@ typedef struct {
 
 static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
                                   tcmma_error *err) {
-  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
   int eb = tcmma_prec_bytes(o->prec), per = tcmma_fragment_elems_per_reg(x->p->arm, op);
   lp->regs = tcmma_fragment_regs(x->p->arm, op);
-  lp->trans = !tcmma__regs_contiguous(x->p->arm, op, o->transposed);
+  lp->trans = !tcmma__emit_regs_contiguous(x->p->arm, op, o->transposed);
   /* the free axis (m of a, n of b) runs along stored rows unless transposed */
   int step = op == TCMMA_OPERAND_A ? x->info->m : x->info->n;
   bool rows = (op == TCMMA_OPERAND_A) != o->transposed;
@@ -152,11 +153,11 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
 static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp,
                             tcmma_buf *out) {
   const char *n = tcmma_operand_name(op), *P = x->prefix;
-  tcmma__indent(out, x->depth);
+  tcmma__emit_indent(out, x->depth);
   tcmma_buf_printf(out, "const int %s%sj = %slane >> 3;\n", P, n, P);
   /* row (l & 7) of matrix j, whose origin the fragment layout fixed */
   for (int rc = 0; rc < 2; rc++) {
-    tcmma__indent(out, x->depth);
+    tcmma__emit_indent(out, x->depth);
     tcmma_buf_printf(out, "const int %s%sl%c = ", P, n, rc ? 'c' : 'r');
     if (!rc) tcmma_buf_printf(out, "(%slane & 7) + ", P);
     tcmma_buf_printf(out, "(");
@@ -174,21 +175,21 @@ static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp,
 static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, int count,
                           const char *kstep, const char *ptr, const char *dst, int depth,
                           tcmma_buf *out) {
-  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
   const char *n = tcmma_operand_name(op), *P = x->prefix;
   char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT];
   int rt, ct;
-  tcmma__tile_axes(x, op, kstep, rv, &rt, cv, &ct);
+  tcmma__emit_tile_axes(x, op, kstep, rv, &rt, cv, &ct);
   char extra_r[64], extra_c[64], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT], off[TCMMA__ADDR_TEXT],
       opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
   coord(r, sizeof r, P, rv, rt, (affine){0, 0, 0}, extra_r);
   coord(c, sizeof c, P, cv, ct, (affine){0, 0, 0}, extra_c);
-  tcmma__operand_offset(off, sizeof off, x->dl, o, r, c);
-  snprintf(opcode, sizeof opcode, tcmma__collective_opcode(TCMMA__COLL_LDMATRIX), count,
+  tcmma__emit_operand_offset(off, sizeof off, x->dl, o, r, c);
+  snprintf(opcode, sizeof opcode, tcmma__emit_collective_opcode(TCMMA__COLL_LDMATRIX), count,
            lp->trans ? ".trans" : "");
-  tcmma__indent(out, depth);
+  tcmma__emit_indent(out, depth);
   if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_ldmatrix(\"%s\", %s, %s + %s);\n", opcode, dst, ptr, off);
     return;
@@ -196,20 +197,20 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, in
   tcmma_buf_printf(out, "asm volatile(\"%s {", opcode);
   for (int j = 0; j < count; j++) tcmma_buf_printf(out, "%s%%%d", j ? ", " : "", j);
   tcmma_buf_printf(out, "}, [%%%d];\\n\"\n", count);
-  tcmma__indent(out, depth + 2);
+  tcmma__emit_indent(out, depth + 2);
   tcmma_buf_printf(out, ":");
   for (int j = 0; j < count; j++)
     tcmma_buf_printf(out, "%s \"=r\"(%s[%d])", j ? "," : "", dst, j);
   tcmma_buf_printf(out, "\n");
-  tcmma__indent(out, depth + 2);
+  tcmma__emit_indent(out, depth + 2);
   tcmma_buf_printf(out, ": \"r\"((unsigned)__cvta_generic_to_shared(%s + %s)));\n", ptr, off);
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
-  tcmma__open_loop(x->dl, x->prefix, var, count, depth, out);
+  tcmma__emit_open_loop(x->dl, x->prefix, var, count, depth, out);
 }
 
-static void close_brace(int depth, tcmma_buf *out) { tcmma__close_brace(depth, out); }
+static void close_brace(int depth, tcmma_buf *out) { tcmma__emit_close_brace(depth, out); }
 
 /* ---- the pieces ---- */
 
@@ -225,13 +226,14 @@ static void decl(const ctx *x, tcmma_operand op, const char *name, int buffers,
   const tcmma_plan *p = x->p;
   char dims[32] = "";
   if (buffers > 0) snprintf(dims, sizeof dims, "[%d]", buffers);
-  tcmma__reg_words r;
-  tcmma__reg_words_of(p, op, x->dl, &r);
+  tcmma__emit_reg_words r;
+  tcmma__emit_reg_words_of(p, op, x->dl, &r);
   if (op == TCMMA_OPERAND_C)
-    tcmma__line(out, x->depth, "%s %s[%d][%d][%d];", r.type, name, p->mt, p->nt, x->info->c_regs);
+    tcmma__emit_line(out, x->depth, "%s %s[%d][%d][%d];", r.type, name, p->mt, p->nt,
+                     x->info->c_regs);
   else
-    tcmma__line(out, x->depth, "%s %s%s[%d][%d];", r.type, name, dims,
-                tcmma__loads_per_k(p, op), frag_words(x, op));
+    tcmma__emit_line(out, x->depth, "%s %s%s[%d][%d];", r.type, name, dims,
+                     tcmma__emit_loads_per_k(p, op), frag_words(x, op));
 }
 
 /* The `count` matrices of one ldmatrix into the fragments of the tiles from
@@ -249,14 +251,14 @@ static void ldmatrix_group(const ctx *x, tcmma_operand op, const ldm_plan *lp, i
     return;
   }
   snprintf(tmp, sizeof tmp, "%s%st", P, tcmma_operand_name(op));
-  tcmma__line(out, depth, "unsigned %s[%d];", tmp, count);
+  tcmma__emit_line(out, depth, "unsigned %s[%d];", tmp, count);
   ldmatrix_load(x, op, lp, count, kstep, ptr, tmp, depth, out);
   for (int j = 0; j < count; j++)
-    tcmma__line(out, depth, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / lp->regs,
-                j % lp->regs, tmp, j);
+    tcmma__emit_line(out, depth, "%s[%s%s + %d][%d] = %s[%d];", f, P, var, j / lp->regs,
+                     j % lp->regs, tmp, j);
 }
 
-/* op's tiles through ldmatrix (tcmma__ldmatrix_counts), one 8x8 matrix per
+/* op's tiles through ldmatrix (tcmma__emit_ldmatrix_counts), one 8x8 matrix per
  * register: a loop of .x4 over groups of 4 / regs tiles, then the rest's
  * matrices in one .x2 and one .x1. */
 static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, const char *f,
@@ -264,14 +266,14 @@ static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, c
   const char *P = x->prefix, *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
   const char *group = op == TCMMA_OPERAND_A ? "mj" : "nj";
   int x4, x2, x1, depth = x->depth, per = 4 / lp->regs;
-  tcmma__ldmatrix_counts(x->p, op, &x4, &x2, &x1);
+  tcmma__emit_ldmatrix_counts(x->p, op, &x4, &x2, &x1);
   if (x4 && per == 1) {
     open_loop(x, var, x4, depth, out);
     ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
     close_brace(depth, out);
   } else if (x4) {
     open_loop(x, group, x4, depth, out);
-    tcmma__line(out, depth + 1, "const int %s%s = %d * %s%s;", P, var, per, P, group);
+    tcmma__emit_line(out, depth + 1, "const int %s%s = %d * %s%s;", P, var, per, P, group);
     ldmatrix_group(x, op, lp, 4, f, kstep, ptr, depth + 1, out);
     close_brace(depth, out);
   }
@@ -279,10 +281,10 @@ static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, c
   int tile = x4 * per;
   for (int count = 2; count >= 1; count--) {
     if (!(count == 2 ? x2 : x1)) continue;
-    tcmma__line(out, depth, "{");
-    tcmma__line(out, depth + 1, "const int %s%s = %d;", P, var, tile);
+    tcmma__emit_line(out, depth, "{");
+    tcmma__emit_line(out, depth + 1, "const int %s%s = %d;", P, var, tile);
     ldmatrix_group(x, op, lp, count, f, kstep, ptr, depth + 1, out);
-    tcmma__line(out, depth, "}");
+    tcmma__emit_line(out, depth, "}");
     tile += count / lp->regs;
   }
 }
@@ -290,14 +292,14 @@ static void ldmatrix_tiles(const ctx *x, tcmma_operand op, const ldm_plan *lp, c
 /* A tf32 arm's registers hold f32 bits as loaded: each is rounded with
  * cvt.rna.tf32.f32 (tables/collectives.def) before any mma reads it. */
 static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_buf *out) {
-  const char *cvt = tcmma__collective_opcode(TCMMA__COLL_CVT_TF32);
+  const char *cvt = tcmma__emit_collective_opcode(TCMMA__COLL_CVT_TF32);
   const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
-  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+  open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
   for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
     if (x->dl == TCMMA_DIALECT_HOST)
-      tcmma__line(out, x->depth + 1, "tcmma_sim_cvt(\"%s\", &%s[%d]);", cvt, dst, r);
+      tcmma__emit_line(out, x->depth + 1, "tcmma_sim_cvt(\"%s\", &%s[%d]);", cvt, dst, r);
     else
-      tcmma__line(out, x->depth + 1, "asm(\"%s %%0, %%0;\" : \"+r\"(%s[%d]));", cvt, dst, r);
+      tcmma__emit_line(out, x->depth + 1, "asm(\"%s %%0, %%0;\" : \"+r\"(%s[%d]));", cvt, dst, r);
   close_brace(x->depth, out);
 }
 
@@ -317,7 +319,7 @@ static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_bu
  * the operand's parent (tcmma_operand_scale_shape). */
 static void load_scales(const ctx *x, tcmma_operand op, const char *f, const char *kstep,
                         tcmma_buf *out) {
-  const tcmma_operand_desc *o = tcmma__desc(&x->p->call, op);
+  const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
   const char *P = x->prefix, *n = tcmma_operand_name(op);
   bool a = op == TCMMA_OPERAND_A;
   const char *var = a ? "mi" : "ni";
@@ -327,9 +329,9 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
   tcmma_operand_scale_shape(&x->p->call, op, block, NULL, NULL, &ld, &fc, &kc);
   char e[TCMMA__EXPR_TEXT], k[TCMMA__EXPR_TEXT], kexpr[TCMMA__EXPR_TEXT], lane[64],
       fo[TCMMA__EXPR_TEXT + 32], row[TCMMA__EXPR_TEXT + 128], kb[2 * TCMMA__EXPR_TEXT] = "";
-  tcmma__expr(x->dl, o->scale, e, sizeof e);
-  tcmma__postfix(kstep ? kstep : "0", k, sizeof k);
-  tcmma__coord_expr(x->dl, fc, fo, sizeof fo);
+  tcmma__emit_expr(x->dl, o->scale, e, sizeof e);
+  tcmma__emit_postfix(kstep ? kstep : "0", k, sizeof k);
+  tcmma__emit_coord_expr(x->dl, fc, fo, sizeof fo);
   /* the lane's row of a (column of b) in the scale parent */
   if (a) snprintf(lane, sizeof lane, "%sg + 8 * (%sq & 1)", P, P);
   else snprintf(lane, sizeof lane, "%sg", P);
@@ -338,16 +340,16 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
   /* its k block: the k origin is whole blocks (the plan checked), so its
    * expression divides exactly */
   if (kc->expr) {
-    tcmma__expr(x->dl, kc->expr, kexpr, sizeof kexpr);
+    tcmma__emit_expr(x->dl, kc->expr, kexpr, sizeof kexpr);
     snprintf(kb, sizeof kb, "(%s) / %d + ", kexpr, block);
   }
   if (kc->value) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%ld + ", kc->value / block);
   snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
-  tcmma__line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
-              e);
-  open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
-  tcmma__line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
-              tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
+  tcmma__emit_line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
+                   e);
+  open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
+  tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
+                   tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
   close_brace(x->depth, out);
 }
 
@@ -362,14 +364,15 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
   char ptr[64], dst[TCMMA__EXPR_TEXT + 64];
   snprintf(ptr, sizeof ptr, "%s%sp", P, n);
   char f[TCMMA__EXPR_TEXT];
-  tcmma__postfix(frag, f, sizeof f);
-  tcmma__line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr, base);
+  tcmma__emit_postfix(frag, f, sizeof f);
+  tcmma__emit_line(out, x->depth, "const unsigned char *%s = (const unsigned char *)(%s);", ptr,
+                   base);
   snprintf(dst, sizeof dst, "%s[%s%s]", f, P, var);
   if (ldm) {
     ldmatrix_locals(x, op, &lp, out);
     ldmatrix_tiles(x, op, &lp, f, kstep, ptr, out);
   } else {
-    open_loop(x, var, tcmma__loads_per_k(x->p, op), x->depth, out);
+    open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
     for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
       if ((st = gather(x, op, kstep, ptr, dst, r, out, err)) != TCMMA_OK) return st;
     close_brace(x->depth, out);
@@ -382,7 +385,7 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
 /* One asm operand: "+f"(c[0]), "r"(a[1]), "+r"(*(unsigned *)&c[0]) for a
  * register that packs two elements. */
 static void asm_operand(tcmma_buf *out, const char *sep, const char *mod,
-                        const tcmma__reg_words *r, const char *array, int i) {
+                        const tcmma__emit_reg_words *r, const char *array, int i) {
   if (r->pun)
     tcmma_buf_printf(out, "%s\"%s%s\"(*(unsigned *)&%s[%d])", sep, mod, r->constraint, array, i);
   else tcmma_buf_printf(out, "%s\"%s%s\"(%s[%d])", sep, mod, r->constraint, array, i);
@@ -398,19 +401,19 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
   const char *P = x->prefix;
   int depth = x->depth + 2;
   char fa[TCMMA__EXPR_TEXT], fb[TCMMA__EXPR_TEXT], fc[TCMMA__EXPR_TEXT];
-  tcmma__postfix(af, fa, sizeof fa);
-  tcmma__postfix(bf, fb, sizeof fb);
-  tcmma__postfix(acc, fc, sizeof fc);
+  tcmma__emit_postfix(af, fa, sizeof fa);
+  tcmma__emit_postfix(bf, fb, sizeof fb);
+  tcmma__emit_postfix(acc, fc, sizeof fc);
   snprintf(a, sizeof a, "%s[%smi]", fa, P);
   snprintf(b, sizeof b, "%s[%sni]", fb, P);
   snprintf(c, sizeof c, "%s[%smi][%sni]", fc, P, P);
-  tcmma__open_tiles(x, out);
-  tcmma__indent(out, depth);
+  tcmma__emit_open_tiles(x, out);
+  tcmma__emit_indent(out, depth);
   int sa = x->info->a_regs, sb = x->info->b_regs; /* the scale registers' index */
   bool scaled = x->info->scale_block != 0;
   if (x->dl == TCMMA_DIALECT_HOST && scaled) {
     tcmma_buf_printf(out, "tcmma_sim_mma_scaled(\"%s\", %s, %s, %s, %s,\n", opcode, c, a, b, c);
-    tcmma__indent(out, depth + 2);
+    tcmma__emit_indent(out, depth + 2);
     tcmma_buf_printf(out, "%s[%d], %s, %s[%d], %s);\n", a, sa, SIM_SELECTORS, b, sb,
                      SIM_SELECTORS);
   } else if (x->dl == TCMMA_DIALECT_HOST) {
@@ -419,7 +422,7 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     int nc = x->info->c_regs, na = x->info->a_regs, nb = x->info->b_regs, k = 0;
     tcmma_buf_printf(out, "asm volatile(\"%s\"\n", opcode);
     const int counts[3] = {nc, na, nb};
-    tcmma__indent(out, depth + 2);
+    tcmma__emit_indent(out, depth + 2);
     tcmma_buf_printf(out, "\" ");
     for (int g = 0; g < 3; g++) {
       tcmma_buf_printf(out, "{");
@@ -432,24 +435,24 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     if (scaled)
       tcmma_buf_printf(out, ", %%%d, %s, %%%d, %s", k, SCALE_SELECTORS, k + 1, SCALE_SELECTORS);
     tcmma_buf_printf(out, ";\\n\"\n");
-    tcmma__indent(out, depth + 2);
-    tcmma__reg_words rc, ra, rb;
-    tcmma__reg_words_of(x->p, TCMMA_OPERAND_C, x->dl, &rc);
-    tcmma__reg_words_of(x->p, TCMMA_OPERAND_A, x->dl, &ra);
-    tcmma__reg_words_of(x->p, TCMMA_OPERAND_B, x->dl, &rb);
+    tcmma__emit_indent(out, depth + 2);
+    tcmma__emit_reg_words rc, ra, rb;
+    tcmma__emit_reg_words_of(x->p, TCMMA_OPERAND_C, x->dl, &rc);
+    tcmma__emit_reg_words_of(x->p, TCMMA_OPERAND_A, x->dl, &ra);
+    tcmma__emit_reg_words_of(x->p, TCMMA_OPERAND_B, x->dl, &rb);
     tcmma_buf_printf(out, ":");
     for (int i = 0; i < nc; i++) asm_operand(out, i ? ", " : " ", "+", &rc, c, i);
     tcmma_buf_printf(out, "\n");
-    tcmma__indent(out, depth + 2);
+    tcmma__emit_indent(out, depth + 2);
     tcmma_buf_printf(out, ":");
     for (int i = 0; i < na; i++) asm_operand(out, i ? ", " : " ", "", &ra, a, i);
     for (int i = 0; i < nb; i++) asm_operand(out, ", ", "", &rb, b, i);
     if (scaled) asm_operand(out, ", ", "", &ra, a, sa), asm_operand(out, ", ", "", &rb, b, sb);
     tcmma_buf_printf(out, ");\n");
   }
-  tcmma__close_tiles(x, out);
+  tcmma__emit_close_tiles(x, out);
   return TCMMA_OK;
 }
 
-const tcmma__pieces tcmma__ptx_pieces = {decl, load, mma, tcmma__ptx_acc_init,
-                                         tcmma__ptx_acc_store};
+const tcmma__emit_pieces tcmma__emit_ptx_pieces = {decl, load, mma, tcmma__emit_ptx_acc_init,
+                                                   tcmma__emit_ptx_acc_store};

@@ -58,9 +58,9 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async
   long per_row = cols * eb / chunk;
   char P[64], lanebuf[TCMMA__EXPR_TEXT], i[96], r[160], c[160], soff[400],
       doff[TCMMA__ADDR_TEXT];
-  tcmma_status st = tcmma__next_prefix(names, P, sizeof P, err);
+  tcmma_status st = tcmma__emit_next_prefix(names, P, sizeof P, err);
   if (st != TCMMA_OK) return st;
-  tcmma__warp_expr(dl, lane, '%', lanebuf, sizeof lanebuf);
+  tcmma__emit_warp_expr(dl, lane, '%', lanebuf, sizeof lanebuf);
   /* the title carries cp.async's marker (tables/markers.def) for the arch options */
   char marker[48] = "";
   if (use_async) snprintf(marker, sizeof marker, " (%s)", tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
@@ -78,11 +78,11 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async
   tcmma_buf_printf(out, "    const int %sr = %s, %sc = %s;\n", P, r, P, c);
   snprintf(r, sizeof r, "%sr", P);
   snprintf(c, sizeof c, "%sc", P);
-  tcmma__offset_expr(doff, sizeof doff, swizzle, dst_ld, eb, r, c);
+  tcmma__emit_offset_expr(doff, sizeof doff, swizzle, dst_ld, eb, r, c);
   snprintf(soff, sizeof soff, "(%s * %ld + %s) * %d", r, src_ld, c, eb);
   if (use_async) {
-    const char *op = tcmma__collective_opcode(chunk == 16 ? TCMMA__COLL_CP_CG
-                                                            : TCMMA__COLL_CP_CA);
+    const char *op =
+        tcmma__emit_collective_opcode(chunk == 16 ? TCMMA__COLL_CP_CG : TCMMA__COLL_CP_CA);
     if (dl == TCMMA_DIALECT_HOST)
       tcmma_buf_printf(out, "    tcmma_sim_cp_async(\"%s\", %sdst + %s, %ssrc + %s, %d);\n", op,
                        P, doff, P, soff, chunk);
@@ -93,18 +93,18 @@ tcmma_status tcmma_render_stage(tcmma_dialect dl, tcmma_names *names, bool async
                        "           \"l\"(%ssrc + %s));\n", op, chunk, P, doff, P, soff);
   } else {
     tcmma_buf_printf(out, "    *(%s *)(%sdst + %s) = *(const %s *)(%ssrc + %s);\n",
-                     tcmma__bits_type(chunk), P, doff, tcmma__bits_type(chunk), P, soff);
+                     tcmma__emit_bits_type(chunk), P, doff, tcmma__emit_bits_type(chunk), P, soff);
   }
   tcmma_buf_printf(out, "  }\n");
   if (use_async) {
-    const char *commit = tcmma__collective_opcode(TCMMA__COLL_CP_COMMIT);
-    const char *wait = tcmma__collective_opcode(TCMMA__COLL_CP_WAIT);
+    const char *commit = tcmma__emit_collective_opcode(TCMMA__COLL_CP_COMMIT);
+    const char *wait = tcmma__emit_collective_opcode(TCMMA__COLL_CP_WAIT);
     if (dl == TCMMA_DIALECT_HOST)
       tcmma_buf_printf(out, "  tcmma_sim_cp_async_commit();\n  tcmma_sim_cp_async_wait_all();\n");
     else
       tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::);\n"
                             "  asm volatile(\"%s;\\n\" ::: \"memory\");\n", commit, wait);
   }
-  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__spell(dl, TCMMA__SPELL_SYNCWARP));
+  tcmma_buf_printf(out, "  %s;\n}\n", tcmma__table_spell(dl, TCMMA__SPELL_SYNCWARP));
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

@@ -13,21 +13,21 @@ static const char *const collectives[] = {
 #undef TCMMA_COLLECTIVE
 };
 
-const char *tcmma__collective_opcode(tcmma__collective c) {
+const char *tcmma__emit_collective_opcode(tcmma__emit_collective c) {
   return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
 }
 
-bool tcmma__is_ident(const char *s, size_t max) {
+bool tcmma__emit_is_ident(const char *s, size_t max) {
   bool ok = s && (isalpha((unsigned char)*s) || *s == '_') && strlen(s) <= max;
   for (const char *c = s; ok && *c; c++) ok = isalnum((unsigned char)*c) || *c == '_';
   return ok;
 }
 
-tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err) {
+tcmma_status tcmma__emit_next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma_error *err) {
   if (!names)
     return tcmma_fail(err, TCMMA_INVALID, "names must not be NULL: pass a tcmma_names the caller "
                       "owns ({NULL, 0} to start)");
-  if (names->prefix && !tcmma__is_ident(names->prefix, TCMMA_PREFIX_MAX))
+  if (names->prefix && !tcmma__emit_is_ident(names->prefix, TCMMA_PREFIX_MAX))
     return tcmma_fail(err, TCMMA_INVALID, "name prefix '%.40s': expected a C identifier of at "
                       "most %d characters", names->prefix, TCMMA_PREFIX_MAX);
   if (names->next < 0 || names->next == INT_MAX)
@@ -37,76 +37,77 @@ tcmma_status tcmma__next_prefix(tcmma_names *names, char *buf, size_t cap, tcmma
   return TCMMA_OK;
 }
 
-const char *tcmma__bits_type(int bytes) {
+const char *tcmma__emit_bits_type(int bytes) {
   return bytes == 1 ? "unsigned char" : bytes == 2 ? "unsigned short"
        : bytes == 8 ? "unsigned long long" : "unsigned";
 }
 
-void tcmma__title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
+void tcmma__emit_title(tcmma_buf *out, const tcmma_plan *plan, const char *what) {
   tcmma_buf_printf(out, TCMMA__MMA_TITLE "%dx%dx%d (%s)%s%s */\n", plan->call.m, plan->call.n,
                    plan->call.k, tcmma_arm_marker(plan->arm), what && *what ? " " : "",
                    what ? what : "");
 }
 
-void tcmma__tile_axes(const tcmma__body *x, tcmma_operand op, const char *kstep, char *rv,
-                      int *rt, char *cv, int *ct) {
+void tcmma__emit_tile_axes(const tcmma__emit_body *x, tcmma_operand op, const char *kstep, char *rv,
+                           int *rt, char *cv, int *ct) {
   char mi[64], ni[64], k[TCMMA__EXPR_TEXT];
   snprintf(mi, sizeof mi, "%smi", x->prefix);
   snprintf(ni, sizeof ni, "%sni", x->prefix);
-  tcmma__postfix(kstep ? kstep : "0", k, sizeof k);
+  tcmma__emit_postfix(kstep ? kstep : "0", k, sizeof k);
   const char *role_r = op == TCMMA_OPERAND_B ? k : mi;
   const char *role_c = op == TCMMA_OPERAND_A ? k : ni;
   int tr = op == TCMMA_OPERAND_B ? x->info->k : x->info->m;
   int tc = op == TCMMA_OPERAND_A ? x->info->k : x->info->n;
-  bool t = tcmma__desc(&x->p->call, op)->transposed;
+  bool t = tcmma__emit_desc(&x->p->call, op)->transposed;
   snprintf(rv, TCMMA__EXPR_TEXT, "%s", t ? role_c : role_r);
   snprintf(cv, TCMMA__EXPR_TEXT, "%s", t ? role_r : role_c);
   *rt = t ? tc : tr;
   *ct = t ? tr : tc;
 }
 
-void tcmma__indent(tcmma_buf *out, int depth) {
+void tcmma__emit_indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }
 
-void tcmma__open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                      int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__spell(dialect, TCMMA__SPELL_UNROLL));
-  tcmma__indent(out, depth);
+void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
+                           int depth, tcmma_buf *out) {
+  tcmma__emit_indent(out, depth);
+  tcmma_buf_printf(out, "%s\n", tcmma__table_spell(dialect, TCMMA__SPELL_UNROLL));
+  tcmma__emit_indent(out, depth);
   tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
                    count, prefix, var);
 }
 
-void tcmma__open_tiles(const tcmma__body *x, tcmma_buf *out) {
-  tcmma__open_loop(x->dl, x->prefix, "mi", x->p->mt, x->depth, out);
-  tcmma__open_loop(x->dl, x->prefix, "ni", x->p->nt, x->depth + 1, out);
+void tcmma__emit_open_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
+  tcmma__emit_open_loop(x->dl, x->prefix, "mi", x->p->mt, x->depth, out);
+  tcmma__emit_open_loop(x->dl, x->prefix, "ni", x->p->nt, x->depth + 1, out);
 }
 
-void tcmma__close_tiles(const tcmma__body *x, tcmma_buf *out) {
-  tcmma__close_brace(x->depth + 1, out);
-  tcmma__close_brace(x->depth, out);
+void tcmma__emit_close_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
+  tcmma__emit_close_brace(x->depth + 1, out);
+  tcmma__emit_close_brace(x->depth, out);
 }
 
-void tcmma__close_brace(int depth, tcmma_buf *out) {
-  tcmma__indent(out, depth);
+void tcmma__emit_close_brace(int depth, tcmma_buf *out) {
+  tcmma__emit_indent(out, depth);
   tcmma_buf_printf(out, "}\n");
 }
 
-void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
-  static const tcmma__spelling words[] = {
-      TCMMA__SPELL_THREAD_IDX,   TCMMA__SPELL_BLOCK_IDX,    TCMMA__SPELL_THREAD_IDX_Y,
-      TCMMA__SPELL_THREAD_IDX_Z, TCMMA__SPELL_BLOCK_IDX_Y,  TCMMA__SPELL_BLOCK_IDX_Z,
-      TCMMA__SPELL_BLOCK_DIM_X,  TCMMA__SPELL_BLOCK_DIM_Y,  TCMMA__SPELL_BLOCK_DIM_Z,
-      TCMMA__SPELL_GRID_DIM_X,   TCMMA__SPELL_GRID_DIM_Y,   TCMMA__SPELL_GRID_DIM_Z};
+void tcmma__emit_expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap) {
+  static const tcmma__table_spelling words[] = {
+      TCMMA__SPELL_THREAD_IDX,   TCMMA__SPELL_BLOCK_IDX,   TCMMA__SPELL_THREAD_IDX_Y,
+      TCMMA__SPELL_THREAD_IDX_Z, TCMMA__SPELL_BLOCK_IDX_Y, TCMMA__SPELL_BLOCK_IDX_Z,
+      TCMMA__SPELL_BLOCK_DIM_X,  TCMMA__SPELL_BLOCK_DIM_Y, TCMMA__SPELL_BLOCK_DIM_Z,
+      TCMMA__SPELL_GRID_DIM_X,   TCMMA__SPELL_GRID_DIM_Y,  TCMMA__SPELL_GRID_DIM_Z};
   size_t used = 0;
   buf[0] = '\0';
   for (const char *p = text; *p && used + 1 < cap;) {
     const char *host = NULL;
     size_t len = 0;
     for (size_t w = 0; w < sizeof words / sizeof *words && !host; w++) {
-      const char *cuda = tcmma__spell(TCMMA_DIALECT_CUDA, words[w]);
-      if (strncmp(p, cuda, strlen(cuda)) == 0) host = tcmma__spell(dialect, words[w]), len = strlen(cuda);
+      const char *cuda = tcmma__table_spell(TCMMA_DIALECT_CUDA, words[w]);
+      if (strncmp(p, cuda, strlen(cuda)) == 0)
+        host = tcmma__table_spell(dialect, words[w]), len = strlen(cuda);
     }
     if (host) {
       int n = snprintf(buf + used, cap - used, "%s", host);
@@ -125,20 +126,21 @@ void tcmma__expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap)
  * the CUDA one ("gridDim.x": "tcmma_sim_grid_dim(0)"). */
 _Static_assert(TCMMA_EXPR_MAX * 3 + 1 <= TCMMA__EXPR_TEXT, "expression buffers too small");
 
-void tcmma__warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf, size_t cap) {
+void tcmma__emit_warp_expr(tcmma_dialect dialect, const char *expr, char op, char *buf,
+                           size_t cap) {
   char dflt[64];
-  snprintf(dflt, sizeof dflt, "%s %c %d", tcmma__spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX),
-           op, TCMMA_WARP_SIZE);
-  tcmma__expr(dialect, expr && *expr ? expr : dflt, buf, cap);
+  snprintf(dflt, sizeof dflt, "%s %c %d",
+           tcmma__table_spell(TCMMA_DIALECT_CUDA, TCMMA__SPELL_THREAD_IDX), op, TCMMA_WARP_SIZE);
+  tcmma__emit_expr(dialect, expr && *expr ? expr : dflt, buf, cap);
 }
 
-void tcmma__lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
-  tcmma__warp_expr(dialect, plan->call.lane, '%', buf, cap);
+void tcmma__emit_lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap) {
+  tcmma__emit_warp_expr(dialect, plan->call.lane, '%', buf, cap);
 }
 
-tcmma_status tcmma__check(const tcmma_plan *plan, tcmma_dialect dialect,
-                          const char *const *exprs, int count, tcmma_buf *out,
-                          tcmma_error *err) {
+tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
+                               const char *const *exprs, int count, tcmma_buf *out,
+                               tcmma_error *err) {
   if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
   if (!plan->accepted || !tcmma_arm_get(plan->arm))
     return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): nothing to render",
@@ -166,28 +168,23 @@ static bool uses(const char *body, const char *prefix, const char *name) {
   return false;
 }
 
-void tcmma__lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                        const char *body, int depth, tcmma_buf *out) {
+void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
+                             const char *body, int depth, tcmma_buf *out) {
   bool g = uses(body, prefix, "g"), q = uses(body, prefix, "q");
   bool lane = g || q || uses(body, prefix, "lane");
   char expr[256];
-  tcmma__lane_expr(p, dl, expr, sizeof expr);
-  if (lane) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %slane = (int)(%s);\n",
-                                                       prefix, expr);
+  tcmma__emit_lane_expr(p, dl, expr, sizeof expr);
+  if (lane)
+    tcmma__emit_indent(out, depth),
+        tcmma_buf_printf(out, "const int %slane = (int)(%s);\n", prefix, expr);
   /* PTX fragment layouts: groupID g = lane >> 2, thread-in-group q = lane & 3 */
-  if (g) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %sg = %slane >> 2;\n",
-                                                    prefix, prefix);
-  if (q) tcmma__indent(out, depth), tcmma_buf_printf(out, "const int %sq = %slane & 3;\n",
-                                                    prefix, prefix);
+  if (g)
+    tcmma__emit_indent(out, depth),
+        tcmma_buf_printf(out, "const int %sg = %slane >> 2;\n", prefix, prefix);
+  if (q)
+    tcmma__emit_indent(out, depth),
+        tcmma_buf_printf(out, "const int %sq = %slane & 3;\n", prefix, prefix);
   tcmma_buf_printf(out, "%s", body);
-}
-
-void tcmma__swizzle_mask_expr(tcmma_swizzle sw, const char *r, char *buf, size_t cap) {
-  const tcmma_swizzle_info *i = tcmma_swizzle_get(sw);
-  int bits = i ? i->bits : 0;
-  if (!bits) snprintf(buf, cap, "%s", "");
-  else if (bits == 3) snprintf(buf, cap, "(((%s) & 7) << 4)", r);
-  else snprintf(buf, cap, "((((%s) >> %d) & %d) << 4)", r, 3 - bits, (1 << bits) - 1);
 }
 
 /* Byte offset of (sr, sc) + origin (or, oc: "" or "expr + value") with the
@@ -197,46 +194,46 @@ static void offset_at(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb, 
   char r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT], mask[TCMMA__ADDR_TEXT];
   snprintf(r, sizeof r, "%s%s%s", *or_ ? or_ : "", *or_ ? " + " : "", sr);
   snprintf(c, sizeof c, "%s%s%s", *oc ? oc : "", *oc ? " + " : "", sc);
-  tcmma__swizzle_mask_expr(sw, sr, mask, sizeof mask);
+  tcmma__emit_swizzle_mask_expr(sw, sr, mask, sizeof mask);
   if (!*mask && eb == 1) snprintf(buf, cap, "(%s) * %ld + (%s)", r, ld, c);
   else if (!*mask) snprintf(buf, cap, "((%s) * %ld + (%s)) * %d", r, ld, c, eb);
   else if (eb == 1) snprintf(buf, cap, "(%s) * %ld + ((%s) ^ %s)", r, ld, c, mask);
   else snprintf(buf, cap, "(%s) * %ld + (((%s) * %d) ^ %s)", r, ld * eb, c, eb, mask);
 }
 
-void tcmma__offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
-                        const char *sr, const char *sc) {
+void tcmma__emit_offset_expr(char *buf, size_t cap, tcmma_swizzle sw, long ld, int eb,
+                             const char *sr, const char *sc) {
   offset_at(buf, cap, sw, ld, eb, "", "", sr, sc);
 }
 
-void tcmma__coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap) {
+void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap) {
   char e[TCMMA__EXPR_TEXT] = "";
-  if (c->expr) tcmma__expr(dl, c->expr, e, sizeof e);
+  if (c->expr) tcmma__emit_expr(dl, c->expr, e, sizeof e);
   if (c->expr && c->value) snprintf(buf, cap, "(%s) + %ld", e, c->value);
   else if (c->expr) snprintf(buf, cap, "(%s)", e);
   else if (c->value) snprintf(buf, cap, "%ld", c->value);
   else snprintf(buf, cap, "%s", "");
 }
 
-void tcmma__operand_offset(char *buf, size_t cap, tcmma_dialect dl, const tcmma_operand_desc *o,
-                           const char *sr, const char *sc) {
+void tcmma__emit_operand_offset(char *buf, size_t cap, tcmma_dialect dl,
+                                const tcmma_operand_desc *o, const char *sr, const char *sc) {
   char r0[TCMMA__EXPR_TEXT + 32], c0[TCMMA__EXPR_TEXT + 32];
-  tcmma__coord_expr(dl, &o->row0, r0, sizeof r0);
-  tcmma__coord_expr(dl, &o->col0, c0, sizeof c0);
+  tcmma__emit_coord_expr(dl, &o->row0, r0, sizeof r0);
+  tcmma__emit_coord_expr(dl, &o->col0, c0, sizeof c0);
   offset_at(buf, cap, o->swizzle, o->ld, tcmma_prec_bytes(o->prec), r0, c0, sr, sc);
 }
 
-void tcmma__line(tcmma_buf *out, int depth, const char *fmt, ...) {
+void tcmma__emit_line(tcmma_buf *out, int depth, const char *fmt, ...) {
   char text[TCMMA__ADDR_TEXT + 512];
   va_list ap;
   va_start(ap, fmt);
   vsnprintf(text, sizeof text, fmt, ap);
   va_end(ap);
-  tcmma__indent(out, depth);
+  tcmma__emit_indent(out, depth);
   tcmma_buf_printf(out, "%s\n", text);
 }
 
-void tcmma__postfix(const char *e, char *buf, size_t cap) {
+void tcmma__emit_postfix(const char *e, char *buf, size_t cap) {
   const char *s = e;
   while (isalnum((unsigned char)*s) || *s == '_') s++;
   bool simple = s > e && (!isdigit((unsigned char)*e) || strspn(e, "0123456789") == strlen(e));
@@ -249,12 +246,12 @@ void tcmma__postfix(const char *e, char *buf, size_t cap) {
   snprintf(buf, cap, simple && !*s ? "%s" : "(%s)", e);
 }
 
-const tcmma__pieces *tcmma__pieces_of(const tcmma_plan *p) {
+const tcmma__emit_pieces *tcmma__emit_pieces_of(const tcmma_plan *p) {
   const tcmma_arm_info *info = tcmma_arm_get(p->arm);
-  return info && info->form == TCMMA_FORM_WMMA ? &tcmma__wmma_pieces : &tcmma__ptx_pieces;
+  return info && info->form == TCMMA_FORM_WMMA ? &tcmma__emit_wmma_pieces : &tcmma__emit_ptx_pieces;
 }
 
-void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth) {
+void tcmma__emit_append_indented(tcmma_buf *dst, const char *s, int depth) {
   while (*s) {
     const char *nl = strchr(s, '\n');
     size_t n = nl ? (size_t)(nl - s + 1) : strlen(s);
@@ -265,7 +262,7 @@ void tcmma__append_indented(tcmma_buf *dst, const char *s, int depth) {
   }
 }
 
-void tcmma__cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out) {
+void tcmma__emit_cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tcmma_buf *out) {
   const char *done[TCMMA_PREC_COUNT];
   int count = 0;
   for (int p = 0; p < TCMMA_PREC_COUNT; p++) {

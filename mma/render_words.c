@@ -8,7 +8,7 @@
 #include "emit.h"
 
 static const struct {
-  tcmma__spelling id;
+  tcmma__table_spelling id;
   const char *guard, *definition;
 } words[] = {
 #define TCMMA_CUDA_WORD(ID, guard, definition) {TCMMA__SPELL_##ID, guard, definition},
@@ -27,9 +27,9 @@ static bool needed_words(const tcmma_prec precs[3], bool need[N_WORDS]) {
   for (int i = 0; i < 3; i++) {
     tcmma_prec p = precs[i];
     if (!*tcmma_prec_header(p)) continue; /* NVRTC's own words (float, float2) */
-    const tcmma__prec_words *w = tcmma__prec_words_of(p);
-    const tcmma__spelling ids[6] = {w->type, w->to_f32, w->from_f32, w->pair, w->pair_to,
-                                    w->pair_from};
+    const tcmma__table_prec_words *w = tcmma__table_prec_words_of(p);
+    const tcmma__table_spelling ids[6] = {w->type, w->to_f32,  w->from_f32,
+                                          w->pair, w->pair_to, w->pair_from};
     for (int k = 0; k < 6; k++) {
       if (ids[k] == TCMMA__SPELL_NONE) continue;
       size_t row = 0;
@@ -41,8 +41,8 @@ static bool needed_words(const tcmma_prec precs[3], bool need[N_WORDS]) {
   return true;
 }
 
-void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
-                     bool vendor_headers_wanted, tcmma_buf *out) {
+void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
+                          bool vendor_headers_wanted, tcmma_buf *out) {
   if (dialect == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
     return;
@@ -50,7 +50,7 @@ void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dia
   bool need[N_WORDS];
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   if (vendor_headers_wanted || *info->header || !needed_words(precs, need)) {
-    tcmma__cuda_includes(precs, 3, arm, out);
+    tcmma__emit_cuda_includes(precs, 3, arm, out);
     return;
   }
   bool any = false;
@@ -61,7 +61,7 @@ void tcmma__includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dia
                           "(tables/cuda_words.def) */\n");
   for (size_t i = 0; i < N_WORDS; i++) {
     if (!need[i]) continue;
-    const char *name = tcmma__spell(TCMMA_DIALECT_CUDA, words[i].id);
+    const char *name = tcmma__table_spell(TCMMA_DIALECT_CUDA, words[i].id);
     tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
                           "%s\n#endif\n",
                      words[i].guard, name, name, words[i].definition);
@@ -77,8 +77,8 @@ tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect
                       (int)dialect);
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "render_includes: no output buffer");
   tcmma_prec precs[3];
-  for (int i = 0; i < 3; i++) precs[i] = tcmma__desc(&plan->call, ops[i])->prec;
-  tcmma__includes(precs, plan->arm, dialect, vendor_headers_wanted, out);
+  for (int i = 0; i < 3; i++) precs[i] = tcmma__emit_desc(&plan->call, ops[i])->prec;
+  tcmma__emit_includes(precs, plan->arm, dialect, vendor_headers_wanted, out);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "render_includes: out of memory")
                      : TCMMA_OK;
 }

@@ -65,7 +65,7 @@ static bool hit_holds(const tcmma_marker_hit *h, int arch, char suffix) {
   }
 }
 
-static bool all_hold(const tcmma__scan *s, int arch, char suffix) {
+static bool all_hold(const tcmma__arch_scan *s, int arch, char suffix) {
   for (size_t i = 0; i < s->count; i++)
     if (!hit_holds(&s->hits[i], arch, suffix)) return false;
   return true;
@@ -93,7 +93,7 @@ static void where(const tcmma_marker_hit *h, char *buf, size_t cap) {
 
 /* The first hit a device of compute capability cc cannot run under any
  * target suffix, or NULL. */
-static const tcmma_marker_hit *unrunnable(const tcmma__scan *s, int cc) {
+static const tcmma_marker_hit *unrunnable(const tcmma__arch_scan *s, int cc) {
   for (size_t i = 0; i < s->count; i++) {
     const tcmma_marker_hit *h = &s->hits[i];
     if (!hit_holds(h, cc, 0) && !hit_holds(h, cc, 'a') && !hit_holds(h, cc, 'f')) return h;
@@ -101,7 +101,7 @@ static const tcmma_marker_hit *unrunnable(const tcmma__scan *s, int cc) {
   return NULL;
 }
 
-static bool needs_family(const tcmma__scan *s) {
+static bool needs_family(const tcmma__arch_scan *s) {
   for (size_t i = 0; i < s->count; i++)
     if (s->hits[i].suffix == TCMMA_PTX_SUFFIX_A_OR_F) return true;
   return false;
@@ -109,7 +109,7 @@ static bool needs_family(const tcmma__scan *s) {
 
 /* The native target: the device's own arch, arch-specific when a marker
  * needs a suffix, else clamped to the highest NVRTC arch <= cc. */
-static tcmma_status decide_native(const tcmma__scan *scan, int cc, const tcmma_arch_support *s,
+static tcmma_status decide_native(const tcmma__arch_scan *scan, int cc, const tcmma_arch_support *s,
                                   tcmma_arch_options *out, tcmma_error *err) {
   if (all_hold(scan, cc, 0)) {
     int best = 0;
@@ -139,7 +139,7 @@ static tcmma_status decide_native(const tcmma__scan *scan, int cc, const tcmma_a
 /* The floor target: the lowest NVRTC arch at or above the floor whose plain,
  * family or arch-specific target (in that order) holds every marker; an
  * arch-specific target is the device's own when a cc is given. */
-static tcmma_status decide_floor(const tcmma__scan *scan, int cc, const tcmma_arch_support *s,
+static tcmma_status decide_floor(const tcmma__arch_scan *scan, int cc, const tcmma_arch_support *s,
                                  int highest, tcmma_arch_options *out, tcmma_error *err) {
   if (scan->floor == 0 && all_hold(scan, 0, 0)) return TCMMA_OK;
   bool suffix_seen = false;
@@ -202,7 +202,7 @@ static void mark_guards(tcmma_arch_options *out, int arch) {
   }
 }
 
-static tcmma_status decide(const tcmma__scan *scan, int cc, tcmma_target target,
+static tcmma_status decide(const tcmma__arch_scan *scan, int cc, tcmma_target target,
                            const tcmma_arch_support *support, tcmma_arch_options *out,
                            tcmma_error *err) {
   int lowest = tcmma_arch_support_lowest(support), highest = support->archs[0];
@@ -248,14 +248,14 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
   if (st != TCMMA_OK) return st;
   if (!support || support->count == 0)
     return tcmma_fail(err, TCMMA_UNAVAILABLE, "NVRTC reported no supported architectures");
-  tcmma__scan scan;
-  if (tcmma__scan_source(source, source ? len : 0, &scan) != TCMMA_OK)
+  tcmma__arch_scan scan;
+  if (tcmma__arch_scan_source(source, source ? len : 0, &scan) != TCMMA_OK)
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory to scan a %zu-byte source", len);
   out->floor = scan.floor;
   out->n_markers = scan.count < TCMMA_ARCH_MAX_MARKERS ? scan.count : TCMMA_ARCH_MAX_MARKERS;
   if (out->n_markers) memcpy(out->markers, scan.hits, out->n_markers * sizeof *out->markers);
   st = decide(&scan, cc, target, support, out, err);
-  tcmma__scan_free(&scan);
+  tcmma__arch_scan_free(&scan);
   return st;
 }
 

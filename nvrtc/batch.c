@@ -116,15 +116,15 @@ static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len,
                       const char *const *kernels, size_t n, size_t self, tcmma_program *out) {
   memset(out, 0, sizeof *out);
   out->ptx = ptx, out->ptx_len = ptx_len;
-  out->name = tcmma_strdup(whole->name);
+  out->name = tcmma__compile_strdup(whole->name);
   long lines = 0, *map = ptx ? line_map(whole->ptx, ptx, &lines) : calloc(1, sizeof *map);
   if (map) out->log = kernel_log(whole->log ? whole->log : "", map, lines, kernels, n, self);
   free(map);
-  out->cache_note = tcmma_strdup(whole->cache_note);
+  out->cache_note = tcmma__compile_strdup(whole->cache_note);
   out->options = calloc(whole->n_options ? whole->n_options : 1, sizeof *out->options);
   bool ok = out->name && out->log && out->options && (!whole->cache_note || out->cache_note);
   for (size_t i = 0; ok && i < whole->n_options; i++)
-    ok = (out->options[out->n_options++] = tcmma_strdup(whole->options[i])) != NULL;
+    ok = (out->options[out->n_options++] = tcmma__compile_strdup(whole->options[i])) != NULL;
   if (ok && whole->cubin_len) {
     ok = (out->cubin = malloc(whole->cubin_len)) != NULL;
     if (ok) memcpy(out->cubin, whole->cubin, whole->cubin_len), out->cubin_len = whole->cubin_len;
@@ -134,9 +134,9 @@ static bool split_one(const tcmma_program *whole, char *ptx, size_t ptx_len,
   out->cache_hit = whole->cache_hit;
   if (ok && whole->ptxas_info) {
     own_functions own = {kernels, n, self, ptx, ptx_len};
-    tcmma__ptxas_figures(whole->log, is_own, &own, out);
+    tcmma__compile_ptxas_figures(whole->log, is_own, &own, out);
   }
-  if (out->log) tcmma__ptxas_drop(out->log);
+  if (out->log) tcmma__compile_ptxas_drop(out->log);
   return ok;
 }
 

@@ -69,7 +69,7 @@ static size_t memory_used; /* memory[0..memory_used) hold entries: a fresh proce
 static char degraded_dir[PATH_MAX];
 static char warning[PATH_MAX + 512];
 
-tcmma_status tcmma_cache_check_setting(tcmma_error *err) {
+tcmma_status tcmma__cache_check_setting(tcmma_error *err) {
   if (tcmma__cache_setting() < 0)
     return tcmma_fail(err, TCMMA_INVALID,
                       "TCMMA_CACHE='%s': expected 0 (memory cache only) or 1 (disk too, the "
@@ -164,7 +164,7 @@ static bool entry_to_program(const entry *e, tcmma_program *out, tcmma_status *s
   free(out->ptx), free(out->cubin), free(out->log);
   out->ptx = copy.ptx, out->ptx_len = copy.ptx ? copy.ptx_len : 0;
   out->cubin = copy.cubin, out->cubin_len = copy.cubin_len;
-  out->log = copy.log ? copy.log : tcmma_strdup("");
+  out->log = copy.log ? copy.log : tcmma__compile_strdup("");
   facts_to(out, copy.facts);
   *status = copy.status;
   snprintf(message, cap, "%s", copy.message ? copy.message : "");
@@ -174,7 +174,7 @@ static bool entry_to_program(const entry *e, tcmma_program *out, tcmma_status *s
 
 static void entry_name(const unsigned char key[32], const char *suffix, char name[96]) {
   char hex[65];
-  tcmma_sha256_hex(key, hex);
+  tcmma__sha256_hex(key, hex);
   snprintf(name, 96, "%s%s", hex, suffix);
 }
 
@@ -229,12 +229,12 @@ static parts parts_of(const entry *e) {
 
 static void mac(const tcmma__cache_dir *d, const unsigned char *head, const parts *p,
                 unsigned char out[32]) {
-  tcmma_hmac h;
-  tcmma_hmac_init(&h, d->secret, sizeof d->secret);
-  tcmma_hmac_update(&h, head, MAC_AT);
+  tcmma__sha256_hmac_state h;
+  tcmma__sha256_hmac_init(&h, d->secret, sizeof d->secret);
+  tcmma__sha256_hmac_update(&h, head, MAC_AT);
   for (int i = 0; i < 4; i++)
-    if (p->len[i]) tcmma_hmac_update(&h, p->part[i], (size_t)p->len[i]);
-  tcmma_hmac_final(&h, out);
+    if (p->len[i]) tcmma__sha256_hmac_update(&h, p->part[i], (size_t)p->len[i]);
+  tcmma__sha256_hmac_final(&h, out);
 }
 
 /* Reads the entry named by key and suffix into *out; anything amiss (not a
@@ -299,7 +299,7 @@ done:
 static bool disk_store(const tcmma__cache_dir *d, const char *suffix, const entry *e) {
   char name[96], tmp[128], hex[17];
   entry_name(e->key, suffix, name);
-  tcmma__random_hex(hex, 8);
+  tcmma__cache_random_hex(hex, 8);
   snprintf(tmp, sizeof tmp, "%s.tmp.%s", name, hex);
   int fd = openat(d->fd, tmp, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
   if (fd < 0) return false;
@@ -354,8 +354,8 @@ static bool open_disk(bool create, char *path, size_t cap, tcmma__cache_dir *d) 
   return got > 0;
 }
 
-bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
-                        char *message, size_t cap) {
+bool tcmma__cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
+                         char *message, size_t cap) {
   bool hit = false;
   pthread_mutex_lock(&lock);
   for (size_t i = 0; i < memory_used && !hit; i++)
@@ -392,8 +392,8 @@ static void store_on_disk(const entry *e, const char *suffix) {
   tcmma__cache_close(&d);
 }
 
-void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
-                       const char *message) {
+void tcmma__cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
+                        const char *message) {
   if (status != TCMMA_OK && status != TCMMA_COMPILE) return;
   entry e = {.status = status, .ptx = p->ptx, .ptx_len = p->ptx_len, .cubin = p->cubin,
              .cubin_len = p->cubin_len, .log = p->log ? p->log : "",
@@ -432,7 +432,7 @@ void tcmma__cache_blob_put(const unsigned char key[32], const char *suffix, cons
 tcmma_status tcmma_cache_info_get(tcmma_cache_info *out, tcmma_error *err) {
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "tcmma_cache_info_get: out is NULL");
   memset(out, 0, sizeof *out);
-  tcmma_status st = tcmma_cache_check_setting(err);
+  tcmma_status st = tcmma__cache_check_setting(err);
   if (st != TCMMA_OK) return st;
   tcmma__cache_max_bytes(&out->max_bytes);
   int got = tcmma__cache_path(out->directory, sizeof out->directory);

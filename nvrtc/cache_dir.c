@@ -64,7 +64,7 @@ static bool random_bytes(unsigned char *out, size_t n) {
   return true;
 }
 
-void tcmma__random_hex(char *out, size_t bytes) {
+void tcmma__cache_random_hex(char *out, size_t bytes) {
   unsigned char raw[32];
   if (bytes > sizeof raw) bytes = sizeof raw;
   if (!random_bytes(raw, bytes)) { /* unlikely; a clock-and-pid name still differs */
@@ -102,7 +102,7 @@ static int read_secret(int dirfd, unsigned char secret[32], char *why, size_t ca
  * place, which fails if another process got there first (its one is read). */
 static int make_secret(int dirfd, unsigned char secret[32], char *why, size_t cap) {
   char tmp[64], hex[17];
-  tcmma__random_hex(hex, 8);
+  tcmma__cache_random_hex(hex, 8);
   snprintf(tmp, sizeof tmp, SECRET_FILE ".tmp.%s", hex);
   if (!random_bytes(secret, 32)) {
     snprintf(why, cap, "no random bytes for its secret (%s)", strerror(errno));

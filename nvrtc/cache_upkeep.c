@@ -11,8 +11,9 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "mma/decimal.h"
+
 #include "nvrtc/internal.h"
+#include "tables/decimal.h"
 
 #define STALE_TEMP_SECONDS 600 /* a writer takes milliseconds; ten minutes is dead */
 #define TEMP_MARK ".tmp."
@@ -20,7 +21,7 @@
 bool tcmma__cache_max_bytes(unsigned long long *out) {
   const char *v = getenv("TCMMA_CACHE_MAX_BYTES");
   long long n = TCMMA__CACHE_MAX_BYTES_DEFAULT;
-  if (v && *v && !tcmma__decimal(v, 1, LLONG_MAX, &n)) return false;
+  if (v && *v && !tcmma__table_decimal(v, 1, LLONG_MAX, &n)) return false;
   if (out) *out = (unsigned long long)n;
   return true;
 }

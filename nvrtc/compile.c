@@ -28,11 +28,11 @@ static bool add_option(tcmma_program *p, const char *text) {
   return true;
 }
 
-static void hash_part(tcmma_sha256 *s, const void *data, size_t n) {
+static void hash_part(tcmma__sha256_state *s, const void *data, size_t n) {
   unsigned char len[8];
   for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-  tcmma_sha256_update(s, len, sizeof len);
-  tcmma_sha256_update(s, data, n);
+  tcmma__sha256_update(s, len, sizeof len);
+  tcmma__sha256_update(s, data, n);
 }
 
 /* The cache key, the one place it is computed: everything a compile's
@@ -40,22 +40,22 @@ static void hash_part(tcmma_sha256 *s, const void *data, size_t n) {
  * library's and builtin headers' identity), the program name (it places the
  * source's own include directory), every option (the include directories
  * among them), the source, and every file its #includes read, by content
- * (tcmma__include_deps); each part length-prefixed so no two different
+ * (tcmma__cache_include_deps); each part length-prefixed so no two different
  * inputs concatenate alike. false when an include cannot be resolved for
  * certain: then nothing may be cached, and note says why. */
 static bool cache_key(const tcmma_program *p, const char *source, size_t len,
                       unsigned char key[32], char *note, size_t note_cap) {
-  tcmma_sha256 s;
+  tcmma__sha256_state s;
   const char *nvrtc = tcmma__nvrtc_identity();
-  tcmma_sha256_init(&s);
+  tcmma__sha256_init(&s);
   hash_part(&s, "tcmma " TCMMA_VERSION, strlen("tcmma " TCMMA_VERSION));
   hash_part(&s, nvrtc ? nvrtc : "", nvrtc ? strlen(nvrtc) : 0);
   hash_part(&s, p->name, strlen(p->name));
   for (size_t i = 0; i < p->n_options; i++) hash_part(&s, p->options[i], strlen(p->options[i]));
   hash_part(&s, source, len);
-  bool certain = tcmma__include_deps(source, len, p->name, (const char *const *)p->options,
-                                     p->n_options, &s, note, note_cap);
-  tcmma_sha256_final(&s, key);
+  bool certain = tcmma__cache_include_deps(source, len, p->name, (const char *const *)p->options,
+                                           p->n_options, &s, note, note_cap);
+  tcmma__sha256_final(&s, key);
   return certain;
 }
 
@@ -215,7 +215,7 @@ static tcmma_status check_ptx(tcmma_program *p, tcmma_error *err) {
 tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_opts *opts,
                            tcmma_program *out, tcmma_error *err) {
   tcmma_status st = tcmma__compile_keeping_figures(source, len, opts, out, err);
-  if (out && out->log) tcmma__ptxas_drop(out->log);
+  if (out && out->log) tcmma__compile_ptxas_drop(out->log);
   return st;
 }
 
@@ -231,13 +231,13 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
                       (size_t)(nul - source), len);
   tcmma_compile_opts none = {0};
   const tcmma_compile_opts *o = opts ? opts : &none;
-  tcmma_status st = tcmma_cache_check_setting(err);
+  tcmma_status st = tcmma__cache_check_setting(err);
   if (st != TCMMA_OK) return st;
   tcmma_nvrtc_info info;
   if ((st = tcmma_nvrtc_facts(&info, err)) != TCMMA_OK) return st;
   out->nvrtc_major = info.major, out->nvrtc_minor = info.minor;
-  out->name = tcmma_strdup(o->name && *o->name ? o->name : "tcmma.cu");
-  out->log = tcmma_strdup("");
+  out->name = tcmma__compile_strdup(o->name && *o->name ? o->name : "tcmma.cu");
+  out->log = tcmma__compile_strdup("");
   if (!out->name || !out->log) {
     tcmma_program_free(out);
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
@@ -250,13 +250,13 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
   char note[512], why[560];
   bool cacheable = cache_key(out, source, len, key, note, sizeof note);
   snprintf(why, sizeof why, "not cached: %s", note);
-  if (!cacheable && !(out->cache_note = tcmma_strdup(why))) {
+  if (!cacheable && !(out->cache_note = tcmma__compile_strdup(why))) {
     tcmma_program_free(out);
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a program");
   }
   tcmma_status cached;
   char message[TCMMA_ERROR_MAX];
-  if (cacheable && tcmma_cache_lookup(key, out, &cached, message, sizeof message)) {
+  if (cacheable && tcmma__cache_lookup(key, out, &cached, message, sizeof message)) {
     out->cache_hit = true; /* the entry kept ptxas's figures */
     if (cached != TCMMA_OK) return tcmma_fail(err, cached, "%s", message);
     return check_ptx(out, err);
@@ -265,18 +265,18 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
   out->log = NULL;
   bool rejected = false;
   tcmma_error raw;
-  st = tcmma_nvrtc_compile_raw(source, len, out->name, (const char *const *)out->options,
-                               out->n_options, o->sass, out, &rejected, &raw);
+  st = tcmma__nvrtc_compile_raw(source, len, out->name, (const char *const *)out->options,
+                                out->n_options, o->sass, out, &rejected, &raw);
   /* the key holds the facts' NVRTC: store only what that very one compiled */
   cacheable = cacheable && tcmma__nvrtc_facts_current();
   if (st != TCMMA_OK) {
-    if (cacheable && rejected) tcmma_cache_store(key, out, st, raw.message);
+    if (cacheable && rejected) tcmma__cache_store(key, out, st, raw.message);
     if (err) *err = raw;
     if (st != TCMMA_COMPILE) tcmma_program_free(out);
     return st;
   }
-  if (cacheable) tcmma_cache_store(key, out, TCMMA_OK, NULL);
+  if (cacheable) tcmma__cache_store(key, out, TCMMA_OK, NULL);
   st = check_ptx(out, err);
-  tcmma_target_scope_record(out);
+  tcmma__arch_target_scope_record(out);
   return st;
 }

@@ -61,7 +61,7 @@ typedef struct {
 typedef struct {
   char **dirs;       /* the -I directories, absolute, in order */
   size_t n_dirs;
-  tcmma_sha256 *key;
+  tcmma__sha256_state *key;
   char *note;
   size_t note_cap;
   bool certain;
@@ -84,8 +84,8 @@ static void uncertain(scan *s, const char *fmt, ...) {
 static void add_part(scan *s, const void *data, size_t n) {
   unsigned char len[8];
   for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-  tcmma_sha256_update(s->key, len, sizeof len);
-  tcmma_sha256_update(s->key, data, n);
+  tcmma__sha256_update(s->key, len, sizeof len);
+  tcmma__sha256_update(s->key, data, n);
 }
 
 static void add_text(scan *s, const char *text) { add_part(s, text, strlen(text)); }
@@ -289,7 +289,7 @@ static bool copy_scan(const file_scan *from, file_scan *to) {
   if (from->count && !to->items) return false;
   for (size_t i = 0; i < from->count; i++) {
     to->items[i] = from->items[i];
-    if (!(to->items[i].name = tcmma_strdup(from->items[i].name))) {
+    if (!(to->items[i].name = tcmma__compile_strdup(from->items[i].name))) {
       to->count = i;
       return false;
     }
@@ -316,7 +316,7 @@ static void memo_put(const char *path, const struct stat *st, struct timespec at
                      const file_scan *f) {
   memo_entry e = {.st = *st, .at = at};
   if (!memo_trusted(&e)) return; /* not settled: read it again next time */
-  if (!(e.path = tcmma_strdup(path))) return;
+  if (!(e.path = tcmma__compile_strdup(path))) return;
   if (!copy_scan(f, &e.result)) {
     file_scan_free(&e.result);
     free(e.path);
@@ -346,10 +346,10 @@ static void memo_put(const char *path, const struct stat *st, struct timespec at
 
 static void memo_disk_key(unsigned char key[32]) {
   static const char domain[] = "tcmma " TCMMA_VERSION " include memo 1";
-  tcmma_sha256 h;
-  tcmma_sha256_init(&h);
-  tcmma_sha256_update(&h, domain, sizeof domain);
-  tcmma_sha256_final(&h, key);
+  tcmma__sha256_state h;
+  tcmma__sha256_init(&h);
+  tcmma__sha256_update(&h, domain, sizeof domain);
+  tcmma__sha256_final(&h, key);
 }
 
 typedef struct {
@@ -497,10 +497,10 @@ static void read_file_scan(const char *path, file_scan *f) {
     free(text);
     return;
   }
-  tcmma_sha256 h;
-  tcmma_sha256_init(&h);
-  tcmma_sha256_update(&h, text, len);
-  tcmma_sha256_final(&h, f->digest);
+  tcmma__sha256_state h;
+  tcmma__sha256_init(&h);
+  tcmma__sha256_update(&h, text, len);
+  tcmma__sha256_final(&h, f->digest);
   scan_directives(text, len, path, f);
   free(text);
   if (!f->problem[0]) memo_put(path, &st, at, f);
@@ -517,7 +517,8 @@ static bool seen_before(scan *s, const char *path) {
     if (!grown) return uncertain(s, "out of memory scanning includes"), true;
     s->seen = grown, s->seen_cap = cap;
   }
-  if (!(s->seen[s->n_seen] = tcmma_strdup(path))) return uncertain(s, "out of memory"), true;
+  if (!(s->seen[s->n_seen] = tcmma__compile_strdup(path)))
+    return uncertain(s, "out of memory"), true;
   s->n_seen++;
   return false;
 }
@@ -595,7 +596,7 @@ static bool add_dir(scan *s, const char *cwd, const char *dir) {
   char **grown = realloc(s->dirs, (s->n_dirs + 1) * sizeof *grown);
   if (!grown) return false;
   s->dirs = grown;
-  return (s->dirs[s->n_dirs] = tcmma_strdup(abs)) ? (s->n_dirs++, true) : false;
+  return (s->dirs[s->n_dirs] = tcmma__compile_strdup(abs)) ? (s->n_dirs++, true) : false;
 }
 
 /* The -I directories, in order; options that read files another way make
@@ -624,9 +625,9 @@ static void read_options(scan *s, const char *cwd, const char *const *options, s
   }
 }
 
-bool tcmma__include_deps(const char *source, size_t len, const char *name,
-                         const char *const *options, size_t n_options, tcmma_sha256 *key,
-                         char *note, size_t note_cap) {
+bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
+                               const char *const *options, size_t n_options,
+                               tcmma__sha256_state *key, char *note, size_t note_cap) {
   scan s = {.key = key, .note = note, .note_cap = note_cap, .certain = true};
   if (note && note_cap) note[0] = '\0';
   char cwd[PATH_MAX], dir[PATH_MAX];

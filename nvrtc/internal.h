@@ -16,10 +16,9 @@
  * rejects the source (*rejected then true: the outcome is the source's,
  * worth caching; a ptxas rejection keeps the PTX it rejected in out->ptx).
  * rejected may be NULL. */
-tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
-                                     const char *const *options, size_t n_options,
-                                     bool want_cubin, tcmma_program *out, bool *rejected,
-                                     tcmma_error *err);
+tcmma_status tcmma__nvrtc_compile_raw(const char *source, size_t len, const char *name,
+                                      const char *const *options, size_t n_options, bool want_cubin,
+                                      tcmma_program *out, bool *rejected, tcmma_error *err);
 
 /* The --gpu-architecture option for arch with suffix 0, 'a' or 'f':
  * compute_<arch><suffix> (PTX), or sm_<arch><suffix> when sass (a CUBIN). */
@@ -79,22 +78,22 @@ bool tcmma__nvrtc_probe_arch(int arch, char suffix);
 
 /* The identity of the library file at path (its real path, GNU build-id,
  * size, mtime, inode) into out; false when it cannot be read. */
-bool tcmma__library_identity(const char *path, char *out, size_t cap);
+bool tcmma__nvrtc_library_identity(const char *path, char *out, size_t cap);
 
 /* The same for a path realpath has resolved (no lookups of its parts). */
-bool tcmma__resolved_library_identity(const char *real, char *out, size_t cap);
+bool tcmma__nvrtc_resolved_library_identity(const char *real, char *out, size_t cap);
 
 /* Adds to key every file a compile of source (program name, option list)
  * reads through #include, as NVRTC resolves it: the spelling, the path it
  * resolved to, and the SHA-256 of the file (nvrtc/includes.c). false when
  * some include cannot be resolved for certain: the compile must not be
  * cached, and note says why. */
-bool tcmma__include_deps(const char *source, size_t len, const char *name,
-                         const char *const *options, size_t n_options, tcmma_sha256 *key,
-                         char *note, size_t note_cap);
+bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
+                               const char *const *options, size_t n_options,
+                               tcmma__sha256_state *key, char *note, size_t note_cap);
 
 /* strdup that returns NULL on NULL. */
-char *tcmma_strdup(const char *s);
+char *tcmma__compile_strdup(const char *s);
 
 /* ptxas -v's lines in a log (nvrtc/ptxas_info.c). The log NVRTC gives and
  * the cache keeps holds them; tcmma_compile drops them from the log it
@@ -105,26 +104,26 @@ typedef bool (*tcmma__ptxas_filter)(const char *name, size_t len, const void *ct
  * wanted is NULL, else of the functions wanted(ctx) takes (an entry's
  * registers and shared memory, any function's stack and spills).
  * p->ptxas_info says whether a register count was taken. */
-void tcmma__ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const void *ctx,
-                          tcmma_program *p);
+void tcmma__compile_ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const void *ctx,
+                                  tcmma_program *p);
 /* tcmma_compile with ptxas -v's lines left in out->log (nvrtc/compile.c). */
 tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
                                             const tcmma_compile_opts *opts, tcmma_program *out,
                                             tcmma_error *err);
 /* Drops ptxas -v's lines from log, in place. */
-void tcmma__ptxas_drop(char *log);
+void tcmma__compile_ptxas_drop(char *log);
 /* The first line of log that is not one of ptxas -v's (its end when none). */
-const char *tcmma__log_first_diagnostic(const char *log);
+const char *tcmma__compile_log_first_diagnostic(const char *log);
 
 /* Cache: look up / store a compile's outcome under key (32 bytes): status
  * TCMMA_OK, or TCMMA_COMPILE (NVRTC or ptxas rejected the source; message is
  * the error's), with the program's PTX (when any), CUBIN and log. Lookup
  * fills out's ptx, cubin and log, *status and message[cap] on a hit and
  * returns true. Other statuses are never stored. */
-bool tcmma_cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
-                        char *message, size_t cap);
-void tcmma_cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
-                       const char *message);
+bool tcmma__cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_status *status,
+                         char *message, size_t cap);
+void tcmma__cache_store(const unsigned char key[32], const tcmma_program *p, tcmma_status status,
+                        const char *message);
 
 /* The disk cache's file names: <key hex><suffix>, a compile's outcome or
  * NVRTC's facts (nvrtc/nvrtc_facts.c); both are entries to the size bound,
@@ -145,7 +144,7 @@ void tcmma__cache_blob_put(const unsigned char key[32], const char *suffix, cons
 
 /* TCMMA_INVALID naming the value when TCMMA_CACHE is neither unset, 0 nor 1,
  * or TCMMA_CACHE_MAX_BYTES is not a positive decimal number. */
-tcmma_status tcmma_cache_check_setting(tcmma_error *err);
+tcmma_status tcmma__cache_check_setting(tcmma_error *err);
 
 /* TCMMA_CACHE: 1 (unset, empty or "1": disk too), 0 ("0"), -1 anything else. */
 int tcmma__cache_setting(void);
@@ -177,7 +176,7 @@ int tcmma__cache_open(const char *path, bool create, tcmma__cache_dir *out, char
 void tcmma__cache_close(tcmma__cache_dir *d);
 
 /* 2 * bytes random lower-case hex digits (bytes <= 32) into out. */
-void tcmma__random_hex(char *out, size_t bytes);
+void tcmma__cache_random_hex(char *out, size_t bytes);
 
 /* Removes temporary files older than ten minutes, then, while the entries
  * exceed max_bytes, the least recently used (oldest mtime) entry. */
@@ -189,10 +188,10 @@ void tcmma__cache_survey(int dirfd, bool remove, size_t *entries, unsigned long 
                          size_t *temps);
 
 /* The target of the innermost open scope, or CURRENT when none is open. */
-tcmma_target tcmma_target_scope_innermost(void);
+tcmma_target tcmma__arch_target_scope_innermost(void);
 
 /* Appends a record of p to every open scope (a compile, not a cache hit). */
-void tcmma_target_scope_record(const tcmma_program *p);
+void tcmma__arch_target_scope_record(const tcmma_program *p);
 
 /* Every marker of a source (nvrtc/source.c): hits in source order (first
  * occurrences, no cap: the decision checks a target against all of them)
@@ -201,12 +200,12 @@ typedef struct {
   tcmma_marker_hit *hits;
   size_t count, cap;
   int floor;
-} tcmma__scan;
+} tcmma__arch_scan;
 
-/* Reads source[0..len) (NULL: none) into *out, freed with tcmma__scan_free;
+/* Reads source[0..len) (NULL: none) into *out, freed with tcmma__arch_scan_free;
  * TCMMA_NO_MEMORY (out then empty). */
-tcmma_status tcmma__scan_source(const char *source, size_t len, tcmma__scan *out);
-void tcmma__scan_free(tcmma__scan *s);
+tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch_scan *out);
+void tcmma__arch_scan_free(tcmma__arch_scan *s);
 
 /* Fills info's required_* fields and no_target from its census
  * (nvrtc/ptx/features.c, called by the reader). */

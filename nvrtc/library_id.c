@@ -57,7 +57,7 @@ static bool build_id(int fd, char *out, size_t cap) {
   return false;
 }
 
-bool tcmma__resolved_library_identity(const char *real, char *out, size_t cap) {
+bool tcmma__nvrtc_resolved_library_identity(const char *real, char *out, size_t cap) {
   char id[2 * 64 + 1] = "none";
   struct stat st;
   int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
@@ -72,7 +72,7 @@ bool tcmma__resolved_library_identity(const char *real, char *out, size_t cap) {
   return w > 0 && (size_t)w < cap;
 }
 
-bool tcmma__library_identity(const char *path, char *out, size_t cap) {
+bool tcmma__nvrtc_library_identity(const char *path, char *out, size_t cap) {
   char real[PATH_MAX];
-  return path && realpath(path, real) && tcmma__resolved_library_identity(real, out, cap);
+  return path && realpath(path, real) && tcmma__nvrtc_resolved_library_identity(real, out, cap);
 }

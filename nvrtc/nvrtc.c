@@ -116,7 +116,7 @@ bool tcmma__nvrtc_identity_of(const char *library, const char *real_library, int
                               int minor, bool pin, char *out, size_t cap) {
   char lib[PATH_MAX + 256], builtins[PATH_MAX + 256] = "none", soname[64];
   char beside[PATH_MAX + 64] = "";
-  if (!real_library || !tcmma__resolved_library_identity(real_library, lib, sizeof lib))
+  if (!real_library || !tcmma__nvrtc_resolved_library_identity(real_library, lib, sizeof lib))
     snprintf(lib, sizeof lib, "%.*s (unreadable)", PATH_MAX, library);
   snprintf(soname, sizeof soname, "libnvrtc-builtins.so.%d.%d", major, minor);
   const char *slash = real_library ? strrchr(real_library, '/') : NULL;
@@ -124,7 +124,7 @@ bool tcmma__nvrtc_identity_of(const char *library, const char *real_library, int
     snprintf(beside, sizeof beside, "%.*s/%s", (int)(slash - real_library), real_library, soname);
   if (beside[0] && is_file(beside)) {
     if (pin) dlopen(beside, RTLD_LAZY | RTLD_LOCAL); /* kept open: see below */
-    if (!tcmma__library_identity(beside, builtins, sizeof builtins))
+    if (!tcmma__nvrtc_library_identity(beside, builtins, sizeof builtins))
       snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, beside);
   } else if (!pin) {
     return false; /* only the loader knows which one NVRTC would get */
@@ -132,7 +132,7 @@ bool tcmma__nvrtc_identity_of(const char *library, const char *real_library, int
     void *b = dlopen(soname, RTLD_LAZY | RTLD_LOCAL);
     struct link_map *lm = NULL;
     if (b && dlinfo(b, RTLD_DI_LINKMAP, &lm) == 0 && lm && lm->l_name &&
-        !tcmma__library_identity(lm->l_name, builtins, sizeof builtins))
+        !tcmma__nvrtc_library_identity(lm->l_name, builtins, sizeof builtins))
       snprintf(builtins, sizeof builtins, "%.*s (unreadable)", PATH_MAX, lm->l_name);
   }
   int w = snprintf(out, cap, "nvrtc %d.%d %s; %s %s", major, minor, lib, soname, builtins);
@@ -268,7 +268,7 @@ static char *program_log(nvrtcProgram prog) {
     if (api.nvrtcGetProgramLog(prog, log) != NVRTC_SUCCESS) n = 0;
     log[n] = '\0';
   }
-  return log ? log : tcmma_strdup("");
+  return log ? log : tcmma__compile_strdup("");
 }
 
 /* ptxas -v keeps some errors out of NVRTC's log (CUDA 13.0: an entry's "uses
@@ -294,10 +294,23 @@ static char *log_without_v(const char *text, const char *name, const char *const
   return log;
 }
 
-tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char *name,
-                                     const char *const *options, size_t n_options,
-                                     bool want_cubin, tcmma_program *out, bool *rejected,
-                                     tcmma_error *err) {
+/* The hint of tables/nvrtc_hints.def whose phrase the log holds; "" when none. */
+static const char *hint_for(const char *log) {
+  static const struct {
+    const char *phrase, *hint;
+  } hints[] = {
+#define TCMMA_NVRTC_HINT(ID, phrase, hint) {phrase, hint},
+#include "tables/nvrtc_hints.def"
+#undef TCMMA_NVRTC_HINT
+  };
+  for (size_t i = 0; log && i < sizeof hints / sizeof hints[0]; i++)
+    if (strstr(log, hints[i].phrase)) return hints[i].hint;
+  return "";
+}
+
+tcmma_status tcmma__nvrtc_compile_raw(const char *source, size_t len, const char *name,
+                                      const char *const *options, size_t n_options, bool want_cubin,
+                                      tcmma_program *out, bool *rejected, tcmma_error *err) {
   if (rejected) *rejected = false;
   tcmma_status st = tcmma_nvrtc_load(NULL, err);
   if (st != TCMMA_OK) return st;
@@ -319,20 +332,22 @@ tcmma_status tcmma_nvrtc_compile_raw(const char *source, size_t len, const char 
   out->log = program_log(prog);
   /* ptxas -v's figures into the fields; their lines stay in the log (the
    * cache keeps them for a batch's per-kernel figures) */
-  if (out->log) tcmma__ptxas_figures(out->log, NULL, NULL, out);
+  if (out->log) tcmma__compile_ptxas_figures(out->log, NULL, NULL, out);
   char *named = compiled == NVRTC_ERROR_COMPILATION && out->log &&
-                        !*tcmma__log_first_diagnostic(out->log)
+                        !*tcmma__compile_log_first_diagnostic(out->log)
                     ? log_without_v(text, name, options, n_options)
                     : NULL;
   if (named) free(out->log), out->log = named;
   size_t n = 0;
   if (compiled != NVRTC_SUCCESS) {
-    const char *log = out->log ? tcmma__log_first_diagnostic(out->log) : "";
+    const char *log = out->log ? tcmma__compile_log_first_diagnostic(out->log) : "";
     const char *rest = strchr(log, '\n');
-    bool more = rest && *tcmma__log_first_diagnostic(rest + 1);
-    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s", api.facts.info.major,
+    bool more = rest && *tcmma__compile_log_first_diagnostic(rest + 1);
+    const char *hint = hint_for(out->log);
+    st = tcmma_fail(err, TCMMA_COMPILE, "NVRTC %d.%d: %s: %.*s%s%s%s", api.facts.info.major,
                     api.facts.info.minor, api.nvrtcGetErrorString(compiled), first_line_len(log),
-                    log, more ? " (full log in the program)" : "");
+                    log, more ? " (full log in the program)" : "", *hint ? ". Hint: " : "",
+                    hint);
     if (rejected) *rejected = compiled == NVRTC_ERROR_COMPILATION;
     /* ptxas rejected PTX that NVRTC made: keep it (the log's lines point into it) */
     if (api.nvrtcGetPTXSize(prog, &n) == NVRTC_SUCCESS && n > 1 && (out->ptx = malloc(n + 1))) {
@@ -371,7 +386,7 @@ bool tcmma__nvrtc_probe_arch(int arch, char suffix) {
   tcmma__arch_option(option, sizeof option, false, arch, suffix);
   const char *opts[] = {option};
   tcmma_program p = {0};
-  bool ok = tcmma_nvrtc_compile_raw("", 0, "probe.cu", opts, 1, false, &p, NULL, NULL) == TCMMA_OK;
+  bool ok = tcmma__nvrtc_compile_raw("", 0, "probe.cu", opts, 1, false, &p, NULL, NULL) == TCMMA_OK;
   tcmma_program_free(&p);
   return ok;
 }

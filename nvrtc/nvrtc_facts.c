@@ -46,15 +46,16 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
  * (real: its real path, NULL for none). */
 static bool facts_key(const char *library, const char *real, unsigned char key[32]) {
   char id[PATH_MAX + 256];
-  if (!strchr(library, '/') || !real || !tcmma__resolved_library_identity(real, id, sizeof id))
+  if (!strchr(library, '/') || !real ||
+      !tcmma__nvrtc_resolved_library_identity(real, id, sizeof id))
     return false;
-  tcmma_sha256 s;
-  tcmma_sha256_init(&s);
+  tcmma__sha256_state s;
+  tcmma__sha256_init(&s);
   static const char domain[] = "tcmma " TCMMA_VERSION " nvrtc facts";
-  tcmma_sha256_update(&s, domain, sizeof domain);
-  tcmma_sha256_update(&s, library, strlen(library) + 1);
-  tcmma_sha256_update(&s, id, strlen(id) + 1);
-  tcmma_sha256_final(&s, key);
+  tcmma__sha256_update(&s, domain, sizeof domain);
+  tcmma__sha256_update(&s, library, strlen(library) + 1);
+  tcmma__sha256_update(&s, id, strlen(id) + 1);
+  tcmma__sha256_final(&s, key);
   return true;
 }
 

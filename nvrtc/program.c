@@ -12,7 +12,7 @@ void tcmma_program_free(tcmma_program *p) {
   memset(p, 0, sizeof *p);
 }
 
-char *tcmma_strdup(const char *s) {
+char *tcmma__compile_strdup(const char *s) {
   if (!s) return NULL;
   size_t n = strlen(s) + 1;
   char *d = malloc(n);

@@ -35,7 +35,7 @@ static bool info_line(const char *s) {
   return strncmp(s, "info", 4) == 0 || *s == '.';
 }
 
-void tcmma__ptxas_drop(char *log) {
+void tcmma__compile_ptxas_drop(char *log) {
   char *w = log;
   for (const char *s = log; s && *s;) {
     const char *e = strchr(s, '\n');
@@ -49,7 +49,7 @@ void tcmma__ptxas_drop(char *log) {
   if (w) *w = '\0';
 }
 
-const char *tcmma__log_first_diagnostic(const char *log) {
+const char *tcmma__compile_log_first_diagnostic(const char *log) {
   const char *s = log;
   while (*s && info_line(s)) {
     const char *e = strchr(s, '\n');
@@ -81,8 +81,8 @@ static bool block_name(const char *s, const char *e, const char **name, size_t *
   return false;
 }
 
-void tcmma__ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const void *ctx,
-                          tcmma_program *p) {
+void tcmma__compile_ptxas_figures(const char *log, tcmma__ptxas_filter wanted, const void *ctx,
+                                  tcmma_program *p) {
   p->ptxas_info = false;
   p->registers = p->spill_store_bytes = p->spill_load_bytes = p->stack_bytes = 0;
   p->shared_bytes = 0;

@@ -107,7 +107,7 @@ static void compress(uint32_t state[8], const unsigned char *p, size_t blocks) {
   compress_c(state, p, blocks);
 }
 
-void tcmma_sha256_init(tcmma_sha256 *s) {
+void tcmma__sha256_init(tcmma__sha256_state *s) {
   static const uint32_t iv[8] = {0x6a09e667, 0xbb67ae85, 0x3c6ef372, 0xa54ff53a,
                                  0x510e527f, 0x9b05688c, 0x1f83d9ab, 0x5be0cd19};
   memcpy(s->h, iv, sizeof iv);
@@ -115,7 +115,7 @@ void tcmma_sha256_init(tcmma_sha256 *s) {
   s->used = 0;
 }
 
-void tcmma_sha256_update(tcmma_sha256 *s, const void *data, size_t n) {
+void tcmma__sha256_update(tcmma__sha256_state *s, const void *data, size_t n) {
   const unsigned char *p = data;
   s->bytes += n;
   if (s->used) { /* fill the pending block first */
@@ -134,42 +134,43 @@ void tcmma_sha256_update(tcmma_sha256 *s, const void *data, size_t n) {
   s->used = n;
 }
 
-void tcmma_sha256_final(tcmma_sha256 *s, unsigned char out[32]) {
+void tcmma__sha256_final(tcmma__sha256_state *s, unsigned char out[32]) {
   uint64_t bits = s->bytes * 8;
   unsigned char pad = 0x80, zero = 0, len[8];
-  tcmma_sha256_update(s, &pad, 1);
-  while (s->used != 56) tcmma_sha256_update(s, &zero, 1);
+  tcmma__sha256_update(s, &pad, 1);
+  while (s->used != 56) tcmma__sha256_update(s, &zero, 1);
   for (int i = 0; i < 8; i++) len[i] = (unsigned char)(bits >> (56 - 8 * i));
-  tcmma_sha256_update(s, len, 8);
+  tcmma__sha256_update(s, len, 8);
   for (int i = 0; i < 8; i++)
     for (int j = 0; j < 4; j++) out[4 * i + j] = (unsigned char)(s->h[i] >> (24 - 8 * j));
 }
 
-void tcmma_sha256_hex(const unsigned char digest[32], char hex[65]) {
+void tcmma__sha256_hex(const unsigned char digest[32], char hex[65]) {
   for (int i = 0; i < 32; i++) snprintf(hex + 2 * i, 3, "%02x", digest[i]);
 }
 
-void tcmma_hmac_init(tcmma_hmac *h, const unsigned char *key, size_t key_len) {
+void tcmma__sha256_hmac_init(tcmma__sha256_hmac_state *h, const unsigned char *key,
+                             size_t key_len) {
   unsigned char inner_pad[64];
   for (size_t i = 0; i < 64; i++) {
     unsigned char k = i < key_len ? key[i] : 0;
     inner_pad[i] = k ^ 0x36;
     h->outer_pad[i] = k ^ 0x5c;
   }
-  tcmma_sha256_init(&h->inner);
-  tcmma_sha256_update(&h->inner, inner_pad, sizeof inner_pad);
+  tcmma__sha256_init(&h->inner);
+  tcmma__sha256_update(&h->inner, inner_pad, sizeof inner_pad);
 }
 
-void tcmma_hmac_update(tcmma_hmac *h, const void *data, size_t n) {
-  tcmma_sha256_update(&h->inner, data, n);
+void tcmma__sha256_hmac_update(tcmma__sha256_hmac_state *h, const void *data, size_t n) {
+  tcmma__sha256_update(&h->inner, data, n);
 }
 
-void tcmma_hmac_final(tcmma_hmac *h, unsigned char out[32]) {
+void tcmma__sha256_hmac_final(tcmma__sha256_hmac_state *h, unsigned char out[32]) {
   unsigned char inner[32];
-  tcmma_sha256_final(&h->inner, inner);
-  tcmma_sha256 outer;
-  tcmma_sha256_init(&outer);
-  tcmma_sha256_update(&outer, h->outer_pad, sizeof h->outer_pad);
-  tcmma_sha256_update(&outer, inner, sizeof inner);
-  tcmma_sha256_final(&outer, out);
+  tcmma__sha256_final(&h->inner, inner);
+  tcmma__sha256_state outer;
+  tcmma__sha256_init(&outer);
+  tcmma__sha256_update(&outer, h->outer_pad, sizeof h->outer_pad);
+  tcmma__sha256_update(&outer, inner, sizeof inner);
+  tcmma__sha256_final(&outer, out);
 }

@@ -14,20 +14,6 @@
 #include "nvrtc/internal.h"
 
 static const struct {
-  const char *text;
-  bool tag;
-  int floor;
-} marker_rows[] = {
-#define TCMMA_MARKER(ID, text, where, floor) {text, TCMMA__WHERE_##where, floor},
-#define TCMMA__WHERE_CODE false
-#define TCMMA__WHERE_TAG true
-#include "tables/markers.def"
-#undef TCMMA__WHERE_CODE
-#undef TCMMA__WHERE_TAG
-#undef TCMMA_MARKER
-};
-
-static const struct {
   const char *type;
   tcmma_ptx_feature_id row;
 } fragment_rows[] = {
@@ -36,18 +22,6 @@ static const struct {
 #undef TCMMA_WMMA_FRAGMENT
 };
 #define FRAGMENT_ROWS (sizeof fragment_rows / sizeof fragment_rows[0])
-
-const char *tcmma_marker_text(tcmma_marker m) {
-  return (unsigned)m < TCMMA_MARKER_COUNT ? marker_rows[m].text : "";
-}
-
-int tcmma_marker_floor(tcmma_marker m) {
-  return (unsigned)m < TCMMA_MARKER_COUNT ? marker_rows[m].floor : 0;
-}
-
-bool tcmma_marker_is_tag(tcmma_marker m) {
-  return (unsigned)m < TCMMA_MARKER_COUNT && marker_rows[m].tag;
-}
 
 /* ---- hits ---- */
 
@@ -58,7 +32,7 @@ static bool ident_char(char c) {
 
 /* Adds a hit unless one with the same kind, text and floor exists (the
  * first occurrence is kept); the hit, or NULL on no memory. */
-static tcmma_marker_hit *hit(tcmma__scan *s, tcmma_hit_kind kind, const char *text, size_t n,
+static tcmma_marker_hit *hit(tcmma__arch_scan *s, tcmma_hit_kind kind, const char *text, size_t n,
                              int floor, tcmma_ptx_suffix suffix, int line) {
   for (size_t i = 0; i < s->count; i++)
     if (s->hits[i].kind == kind && s->hits[i].floor == floor && strlen(s->hits[i].text) == n &&
@@ -79,7 +53,7 @@ static tcmma_marker_hit *hit(tcmma__scan *s, tcmma_hit_kind kind, const char *te
   return h;
 }
 
-static bool add_hit(tcmma__scan *s, tcmma_hit_kind kind, const char *text, size_t n, int floor,
+static bool add_hit(tcmma__arch_scan *s, tcmma_hit_kind kind, const char *text, size_t n, int floor,
                     tcmma_ptx_suffix suffix, int line) {
   return hit(s, kind, text, n, floor, suffix, line) != NULL;
 }
@@ -92,7 +66,7 @@ static bool tag_is(const char *text, size_t i, size_t k, const char *pat) {
 }
 
 /* Looks for the arms' markers and the TAG rows in text (a comment or code). */
-static bool scan_tags(tcmma__scan *s, const char *text, size_t n, int line) {
+static bool scan_tags(tcmma__arch_scan *s, const char *text, size_t n, int line) {
   int at = line;
   size_t counted = 0; /* text[0..counted) holds at - line newlines */
   const char *open = memchr(text, '(', n);
@@ -113,9 +87,9 @@ static bool scan_tags(tcmma__scan *s, const char *text, size_t n, int line) {
         return false;
     }
     for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
-      if (marker_rows[m].tag && tag_is(text, i, k, marker_rows[m].text) &&
-          !add_hit(s, TCMMA_HIT_MARKER, marker_rows[m].text, strlen(marker_rows[m].text),
-                   marker_rows[m].floor, TCMMA_PTX_SUFFIX_ANY, at))
+      if (tcmma_marker_is_tag(m) && tag_is(text, i, k, tcmma_marker_text(m)) &&
+          !add_hit(s, TCMMA_HIT_MARKER, tcmma_marker_text(m), strlen(tcmma_marker_text(m)),
+                   tcmma_marker_floor(m), TCMMA_PTX_SUFFIX_ANY, at))
         return false;
   }
   return true;
@@ -127,7 +101,7 @@ typedef struct {
   const char *src;
   size_t len, i;
   int line;
-  tcmma__scan *out;
+  tcmma__arch_scan *out;
   bool ok;
   bool nvcuda_ns, wmma_ns; /* using namespace nvcuda / nvcuda::wmma seen */
   /* #if groups: the guards each holds, whether it has another branch, and
@@ -378,9 +352,9 @@ static void code_name(lexer *lx, const char *name, size_t n, int line) {
     name = w, n = k;
   }
   for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
-    if (!marker_rows[m].tag && name_starts(name, n, marker_rows[m].text))
-      lx->ok = lx->ok && add_hit(lx->out, TCMMA_HIT_MARKER, marker_rows[m].text,
-                                 strlen(marker_rows[m].text), marker_rows[m].floor,
+    if (!tcmma_marker_is_tag(m) && name_starts(name, n, tcmma_marker_text(m)))
+      lx->ok = lx->ok && add_hit(lx->out, TCMMA_HIT_MARKER, tcmma_marker_text(m),
+                                 strlen(tcmma_marker_text(m)), tcmma_marker_floor(m),
                                  TCMMA_PTX_SUFFIX_ANY, line);
   /* wmma::x where nvcuda's names are in scope counts as nvcuda::wmma */
   bool wmma = name_starts(name, n, "nvcuda::wmma") || (lx->nvcuda_ns && name_starts(name, n, "wmma"));
@@ -401,7 +375,10 @@ static void finish_group(lexer *lx) {
   for (size_t k = g->first_guard; k < lx->n_guards && lx->ok; k++) {
     struct guard *gd = &lx->guards[k];
     if (gd->group_depth != lx->depth) continue;
-    bool raises = gd->first_branch && (gd->op == '>' ? !g->has_else : g->error_in_first);
+    /* a threshold at or below the lowest real cc (__CUDA_ARCH__ >= 0 .. 100)
+     * holds on every device: it raises nothing */
+    bool raises = gd->first_branch && gd->cc > TCMMA_CC_MIN &&
+                  (gd->op == '>' ? !g->has_else : g->error_in_first);
     tcmma_marker_hit *h = hit(lx->out, TCMMA_HIT_GUARD, gd->text, strlen(gd->text),
                               raises ? gd->cc : 0, TCMMA_PTX_SUFFIX_ANY, gd->line);
     if (!h) lx->ok = false;
@@ -500,7 +477,7 @@ static bool line_start(const lexer *lx) {
   return true;
 }
 
-tcmma_status tcmma__scan_source(const char *source, size_t len, tcmma__scan *out) {
+tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch_scan *out) {
   memset(out, 0, sizeof *out);
   lexer lx = {.src = source ? source : "", .len = source ? len : 0, .line = 1, .out = out, .ok = true};
   while (lx.i < lx.len && lx.ok) {
@@ -543,13 +520,13 @@ tcmma_status tcmma__scan_source(const char *source, size_t len, tcmma__scan *out
       out->hits[j] = out->hits[j - 1], out->hits[j - 1] = t;
     }
   if (!lx.ok) {
-    tcmma__scan_free(out);
+    tcmma__arch_scan_free(out);
     return TCMMA_NO_MEMORY;
   }
   return TCMMA_OK;
 }
 
-void tcmma__scan_free(tcmma__scan *s) {
+void tcmma__arch_scan_free(tcmma__arch_scan *s) {
   if (!s) return;
   free(s->hits);
   memset(s, 0, sizeof *s);
@@ -557,14 +534,14 @@ void tcmma__scan_free(tcmma__scan *s) {
 
 size_t tcmma_source_markers(const char *source, size_t len, tcmma_marker_hit *hits, size_t cap,
                             int *floor) {
-  tcmma__scan s;
-  if (tcmma__scan_source(source, len, &s) != TCMMA_OK) {
+  tcmma__arch_scan s;
+  if (tcmma__arch_scan_source(source, len, &s) != TCMMA_OK) {
     if (floor) *floor = 0;
     return 0;
   }
   for (size_t i = 0; hits && i < s.count && i < cap; i++) hits[i] = s.hits[i];
   if (floor) *floor = s.floor;
   size_t n = s.count;
-  tcmma__scan_free(&s);
+  tcmma__arch_scan_free(&s);
   return n;
 }

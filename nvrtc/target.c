@@ -16,7 +16,7 @@ static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
 static tcmma_target_scope *innermost;
 static tcmma_target programmatic = TCMMA_TARGET_CURRENT;
 
-tcmma_target tcmma_target_scope_innermost(void) {
+tcmma_target tcmma__arch_target_scope_innermost(void) {
   pthread_mutex_lock(&lock);
   tcmma_target t = innermost ? innermost->target : programmatic;
   pthread_mutex_unlock(&lock);
@@ -24,7 +24,7 @@ tcmma_target tcmma_target_scope_innermost(void) {
 }
 
 tcmma_status tcmma_target_current(tcmma_target *out, tcmma_error *err) {
-  tcmma_target t = tcmma_target_scope_innermost();
+  tcmma_target t = tcmma__arch_target_scope_innermost();
   if (t == TCMMA_TARGET_CURRENT) {
     const char *env = getenv("TCMMA_PTX_TARGET");
     if (!env || !*env) {
@@ -119,7 +119,7 @@ static char *join_options(const tcmma_program *p) {
   return s;
 }
 
-void tcmma_target_scope_record(const tcmma_program *p) {
+void tcmma__arch_target_scope_record(const tcmma_program *p) {
   pthread_mutex_lock(&lock);
   for (tcmma_target_scope *s = innermost; s; s = s->outer) {
     if (s->records.count == s->cap) {
@@ -128,7 +128,8 @@ void tcmma_target_scope_record(const tcmma_program *p) {
       if (!grown) continue; /* a record lost to no memory; the compile stands */
       s->records.items = grown, s->cap = cap;
     }
-    tcmma_record r = {tcmma_strdup(p->name), join_options(p), tcmma_strdup(p->ptx), ""};
+    tcmma_record r = {tcmma__compile_strdup(p->name), join_options(p),
+                      tcmma__compile_strdup(p->ptx), ""};
     memcpy(r.target_arch, p->target_arch, sizeof r.target_arch);
     s->records.items[s->records.count++] = r;
   }

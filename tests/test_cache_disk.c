@@ -167,18 +167,18 @@ static void forge(const char *entry, int way) {
   memcpy(at, "%r1, 6;", 7); /* same length: the header's lengths stay right */
   unsigned char sum[32];
   if (way == 0) {
-    tcmma_sha256 s;
-    tcmma_sha256_init(&s);
-    tcmma_sha256_update(&s, bytes, mac_at);
-    tcmma_sha256_update(&s, bytes + head, len - head);
-    tcmma_sha256_final(&s, sum);
+    tcmma__sha256_state s;
+    tcmma__sha256_init(&s);
+    tcmma__sha256_update(&s, bytes, mac_at);
+    tcmma__sha256_update(&s, bytes + head, len - head);
+    tcmma__sha256_final(&s, sum);
   } else {
     unsigned char key[32] = "the attacker's own key";
-    tcmma_hmac h;
-    tcmma_hmac_init(&h, key, sizeof key);
-    tcmma_hmac_update(&h, bytes, mac_at);
-    tcmma_hmac_update(&h, bytes + head, len - head);
-    tcmma_hmac_final(&h, sum);
+    tcmma__sha256_hmac_state h;
+    tcmma__sha256_hmac_init(&h, key, sizeof key);
+    tcmma__sha256_hmac_update(&h, bytes, mac_at);
+    tcmma__sha256_hmac_update(&h, bytes + head, len - head);
+    tcmma__sha256_hmac_final(&h, sum);
   }
   memcpy(bytes + mac_at, sum, 32);
   FILE *f = fopen(entry, "wb");

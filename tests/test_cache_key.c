@@ -58,16 +58,16 @@ static const char *key_of(const char *source, const char *name, const char *cons
   char *o = out[next++ % 8];
   size_t n = 0;
   while (options && options[n]) n++;
-  tcmma_sha256 s;
-  tcmma_sha256_init(&s);
+  tcmma__sha256_state s;
+  tcmma__sha256_init(&s);
   char note[512];
-  if (!tcmma__include_deps(source, strlen(source), name, options, n, &s, note, sizeof note)) {
+  if (!tcmma__cache_include_deps(source, strlen(source), name, options, n, &s, note, sizeof note)) {
     snprintf(o, sizeof out[0], "uncertain: %s", note);
     return o;
   }
   unsigned char d[32];
-  tcmma_sha256_final(&s, d);
-  tcmma_sha256_hex(d, o);
+  tcmma__sha256_final(&s, d);
+  tcmma__sha256_hex(d, o);
   return o;
 }
 

@@ -23,7 +23,7 @@ static void store(int i) {
   key_of(i, key);
   int n = snprintf(ptx, sizeof ptx, "// program %d\n", i);
   tcmma_program p = {.ptx = ptx, .ptx_len = (size_t)n, .log = ""};
-  tcmma_cache_store(key, &p, TCMMA_OK, NULL);
+  tcmma__cache_store(key, &p, TCMMA_OK, NULL);
 }
 
 /* Whether entry i is cached, and then that it holds program i. */
@@ -33,7 +33,7 @@ static bool cached(int i) {
   tcmma_program p = {0};
   tcmma_status status;
   char message[64];
-  bool hit = tcmma_cache_lookup(key, &p, &status, message, sizeof message);
+  bool hit = tcmma__cache_lookup(key, &p, &status, message, sizeof message);
   if (hit) {
     char want[64];
     snprintf(want, sizeof want, "// program %d\n", i);

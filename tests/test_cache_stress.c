@@ -59,8 +59,8 @@ static bool agree(const char *source, const char *name, const char *const *extra
     fail_msg("compile: %s\n%s", err.message, p.log ? p.log : "");
   *hit = p.cache_hit;
   if (p.cache_note) fail_msg("not cached: %s", p.cache_note);
-  if (tcmma_nvrtc_compile_raw(source, strlen(source), name, (const char *const *)p.options,
-                              p.n_options, false, &q, NULL, &err) != TCMMA_OK)
+  if (tcmma__nvrtc_compile_raw(source, strlen(source), name, (const char *const *)p.options,
+                               p.n_options, false, &q, NULL, &err) != TCMMA_OK)
     fail_msg("fresh compile: %s", err.message);
   bool same = p.ptx_len == q.ptx_len && memcmp(p.ptx, q.ptx, p.ptx_len) == 0;
   if (!same) print_message("cached and fresh PTX differ:\n%s\n---\n%s\n", p.ptx, q.ptx);

@@ -2,12 +2,13 @@
  * parser: digits only (no '+', no spaces, no leading zeros, '-' only where a
  * range holds negatives, never "-0"), within the option's range; anything
  * else is a usage error (exit 2) naming the option and the value. */
-#include "util.h"
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <limits.h>
 #include <string.h>
-#include "mma/decimal.h"
+
+#include "tables/decimal.h"
+#include "util.h"
 
 /* The argument vectors of each command with a numeric option, @ standing for
  * the value under test. */
@@ -87,12 +88,12 @@ static void decimal_parser(void **state) {
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     long long v = 12345;
-    bool ok = tcmma__decimal(cases[i].text, cases[i].lo, cases[i].hi, &v);
+    bool ok = tcmma__table_decimal(cases[i].text, cases[i].lo, cases[i].hi, &v);
     if (ok != cases[i].ok) fail_msg("'%s': %s", cases[i].text, ok ? "accepted" : "rejected");
     assert_true(ok ? v == cases[i].want : v == 12345); /* nothing written on failure */
   }
-  assert_false(tcmma__decimal(NULL, 0, 10, NULL));
-  assert_true(tcmma__decimal("7", 0, 10, NULL));
+  assert_false(tcmma__table_decimal(NULL, 0, 10, NULL));
+  assert_true(tcmma__table_decimal("7", 0, 10, NULL));
 }
 
 int main(void) {

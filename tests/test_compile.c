@@ -1006,13 +1006,13 @@ static void test_sha256_vectors(void **state) {
        "248d6a61d20638b8e5c026930c3e6039a33ce45964ff2167f6ecedd419db06c1"},
   };
   for (size_t i = 0; i < 2; i++) {
-    tcmma_sha256 s;
+    tcmma__sha256_state s;
     unsigned char d[32];
     char hex[65];
-    tcmma_sha256_init(&s);
-    tcmma_sha256_update(&s, v[i].in, strlen(v[i].in));
-    tcmma_sha256_final(&s, d);
-    tcmma_sha256_hex(d, hex);
+    tcmma__sha256_init(&s);
+    tcmma__sha256_update(&s, v[i].in, strlen(v[i].in));
+    tcmma__sha256_final(&s, d);
+    tcmma__sha256_hex(d, hex);
     assert_string_equal(hex, v[i].hex);
   }
   /* The portable and the CPU's implementation agree on every length (and on
@@ -1023,12 +1023,12 @@ static void test_sha256_vectors(void **state) {
     unsigned char one[32], two[32];
     for (int portable = 0; portable < 2; portable++) {
       tcmma__sha256_portable(portable);
-      tcmma_sha256 s;
-      tcmma_sha256_init(&s);
+      tcmma__sha256_state s;
+      tcmma__sha256_init(&s);
       size_t half = len / 3;
-      tcmma_sha256_update(&s, data, half);
-      tcmma_sha256_update(&s, data + half, len - half);
-      tcmma_sha256_final(&s, portable ? two : one);
+      tcmma__sha256_update(&s, data, half);
+      tcmma__sha256_update(&s, data + half, len - half);
+      tcmma__sha256_final(&s, portable ? two : one);
     }
     assert_memory_equal(one, two, 32);
   }
@@ -1041,13 +1041,13 @@ static void test_sha256_vectors(void **state) {
        "5bdcc146bf60754e6a042426089575c75a003f089d2739839dec58b964ec3843"},
   };
   for (size_t i = 0; i < 2; i++) {
-    tcmma_hmac m;
+    tcmma__sha256_hmac_state m;
     unsigned char d[32];
     char hex[65];
-    tcmma_hmac_init(&m, (const unsigned char *)h[i].key, strlen(h[i].key));
-    tcmma_hmac_update(&m, h[i].data, strlen(h[i].data));
-    tcmma_hmac_final(&m, d);
-    tcmma_sha256_hex(d, hex);
+    tcmma__sha256_hmac_init(&m, (const unsigned char *)h[i].key, strlen(h[i].key));
+    tcmma__sha256_hmac_update(&m, h[i].data, strlen(h[i].data));
+    tcmma__sha256_hmac_final(&m, d);
+    tcmma__sha256_hex(d, hex);
     assert_string_equal(hex, h[i].hex);
   }
 }

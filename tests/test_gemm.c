@@ -14,7 +14,7 @@
 #include "tools/verify/sim.h"
 
 typedef void (*any_fn)(void);
-extern const any_fn tcmma__sim_keep[];
+extern const any_fn verify_sim_keep[];
 
 static void default_plan_figures(void **s) {
   (void)s;
@@ -149,14 +149,14 @@ static void grid_within_launch_limits(void **s) {
  * CUDA text that carries its markers and the ring's waits. */
 static void matrix_plans_and_text(void **s) {
   (void)s;
-  const tcmma_gemm_case *cs;
-  size_t n = tcmma_gemm_matrix(&cs);
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs);
   bool seen[TCMMA_GEMM_DECLINE_COUNT] = {false};
   for (size_t i = 0; i < n; i++) {
     tcmma_gemm_plan p;
-    tcmma_case_result r = {0};
-    if (!tcmma_gemm_case_plan(&cs[i], &p, &r)) {
-      if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+    verify_case_result r = {0};
+    if (!verify_gemm_case_plan(&cs[i], &p, &r)) {
+      if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
       seen[p.reason] = true;
       continue;
     }
@@ -191,13 +191,13 @@ static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
 
 static void matrix_runs_on_the_simulator(void **s) {
   (void)s;
-  assert_non_null(tcmma__sim_keep);
-  const tcmma_gemm_case *cs;
-  size_t n = tcmma_gemm_matrix(&cs), ran = 0;
+  assert_non_null(verify_sim_keep);
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs), ran = 0;
   for (size_t i = 0; i < n; i++) {
     tcmma_gemm_plan p;
-    tcmma_case_result r = {0};
-    if (!tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
+    verify_case_result r = {0};
+    if (!verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
     render_host(&p, &text);
     void *h;
@@ -205,7 +205,7 @@ static void matrix_runs_on_the_simulator(void **s) {
     if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
     sim_entry entry;
     memcpy(&entry, &sym, sizeof sym);
-    if (!tcmma_gemm_case_run(&cs[i], &p, tcmma_gemm_sim_runner, &entry, &r))
+    if (!verify_gemm_case_run(&cs[i], &p, verify_gemm_sim_runner, &entry, &r))
       fail_msg("%s: %s", cs[i].name, r.reason);
     printf("passed %s\n", cs[i].name);
     dlclose(h);
@@ -226,7 +226,7 @@ static void skip_without_nvrtc(void) {
 
 /* Every case through the compile executor: a CUBIN at its floor with no
  * spills, registers within the plan's figure and the plan's census per k
- * tile (tcmma_gemm_compile_check), compiled in batches (prepared: kernels of
+ * tile (verify_gemm_compile_check), compiled in batches (prepared: kernels of
  * one arch in one program) with the outcome and figures of each compiled
  * alone; and the check fails a program that spills, needs more registers,
  * or holds another plan's census. */
@@ -234,27 +234,27 @@ static void matrix_compiles_as_planned(void **s) {
   (void)s;
   tcmma_error err = {0};
   skip_without_nvrtc();
-  const tcmma_gemm_case *cs;
-  size_t n = tcmma_gemm_matrix(&cs);
-  const tcmma_gemm_case **list = calloc(n, sizeof *list);
-  tcmma_case_result *batched = calloc(n, sizeof *batched);
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs);
+  const verify_gemm_case **list = calloc(n, sizeof *list);
+  verify_case_result *batched = calloc(n, sizeof *batched);
   assert_non_null(list), assert_non_null(batched);
   for (size_t i = 0; i < n; i++) list[i] = &cs[i];
-  tcmma_gemm_compile_prepare(list, n);
-  for (size_t i = 0; i < n; i++) tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &batched[i]);
-  tcmma_gemm_compile_finish(); /* from here on each case compiles alone */
+  verify_gemm_compile_prepare(list, n);
+  for (size_t i = 0; i < n; i++) verify_gemm_exec(VERIFY_EXEC_COMPILE, &cs[i], &batched[i]);
+  verify_gemm_compile_finish(); /* from here on each case compiles alone */
   tcmma_program kept = {0};
   tcmma_gemm_plan kept_plan;
   for (size_t i = 0; i < n; i++) {
-    tcmma_case_result r = {0};
-    tcmma_gemm_exec(TCMMA_EXEC_COMPILE, &cs[i], &r);
-    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+    verify_case_result r = {0};
+    verify_gemm_exec(VERIFY_EXEC_COMPILE, &cs[i], &r);
+    if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
     printf("compile %s: %s\n", cs[i].name, r.reason);
     /* the reason states ptxas's registers: the batch's are the kernel's own */
     if (batched[i].outcome != r.outcome || strcmp(batched[i].reason, r.reason) != 0)
       fail_msg("%s: batched '%s', alone '%s'", cs[i].name, batched[i].reason, r.reason);
     tcmma_gemm_plan p;
-    if (kept.ptx || !tcmma_gemm_case_plan(&cs[i], &p, &r)) continue;
+    if (kept.ptx || !verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
     assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &text, &err), TCMMA_OK);
     tcmma_compile_opts opts = {.sass = true};
@@ -263,17 +263,17 @@ static void matrix_compiles_as_planned(void **s) {
     tcmma_buf_free(&text);
   }
   char why[400];
-  assert_true(tcmma_gemm_compile_check(&kept_plan, &kept, why, sizeof why));
+  assert_true(verify_gemm_compile_check(&kept_plan, &kept, why, sizeof why));
   tcmma_program bad = kept;
   bad.spill_store_bytes = 4;
-  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
   assert_non_null(strstr(why, "spilled"));
   bad = kept;
   bad.registers = kept_plan.registers + 1;
-  assert_false(tcmma_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
   tcmma_gemm_plan other = kept_plan;
   other.ldmatrix_per_k_tile++;
-  assert_false(tcmma_gemm_compile_check(&other, &kept, why, sizeof why));
+  assert_false(verify_gemm_compile_check(&other, &kept, why, sizeof why));
   assert_non_null(strstr(why, "ldmatrix"));
   tcmma_program_free(&kept);
   free(list), free(batched);
@@ -310,7 +310,7 @@ static void variants_compile_in_one_batch(void **s) {
     assert_int_equal(out[i].spill_store_bytes, solo[i].spill_store_bytes);
     assert_int_equal(out[i].stack_bytes, solo[i].stack_bytes);
     char why[400];
-    if (!tcmma_gemm_compile_check(&plans[i], &out[i], why, sizeof why))
+    if (!verify_gemm_compile_check(&plans[i], &out[i], why, sizeof why))
       fail_msg("%s in the batch: %s", names[i], why);
   }
   assert_true(solo[0].registers > solo[1].registers); /* the premise */
@@ -356,10 +356,10 @@ static void broken_pipelines_are_caught(void **s) {
     if (!sym) fail_msg("broken text does not compile:\n%s", broken);
     sim_entry entry;
     memcpy(&entry, &sym, sizeof sym);
-    tcmma_gemm_case cs = {.call = c, .alpha = 1, .beta = 0};
+    verify_gemm_case cs = {.call = c, .alpha = 1, .beta = 0};
     snprintf(cs.name, sizeof cs.name, "broken/%zu", b);
-    tcmma_case_result r = {0};
-    assert_false(tcmma_gemm_case_run(&cs, &p, tcmma_gemm_sim_runner, &entry, &r));
+    verify_case_result r = {0};
+    assert_false(verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, &r));
     /* without the barrier, which race shows first depends on how the
      * threads run: a read of another warp's (or its own unsynced) landed
      * bytes, a read before another thread's copy landed, or a refill of a
@@ -386,20 +386,20 @@ static void gpu_executor_on_the_fake_driver(void **s) {
   fake_cuda_use(lib);
   setenv("FAKE_CUDA_KERNEL", "noop", 1);
   setenv("FAKE_CUDA_CCS", "80", 1);
-  const tcmma_gemm_case *cs;
-  size_t n = tcmma_gemm_matrix(&cs);
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs);
   bool failed = false, skipped = false;
   for (size_t i = 0; i < n; i++) {
     bool fp8 = strstr(cs[i].name, "mma-fp8") != NULL;
     if (cs[i].expect || (fp8 ? skipped : failed)) continue;
-    tcmma_case_result r = {0};
-    tcmma_gemm_exec(TCMMA_EXEC_GPU, &cs[i], &r);
+    verify_case_result r = {0};
+    verify_gemm_exec(VERIFY_EXEC_GPU, &cs[i], &r);
     if (fp8) {
-      assert_int_equal(r.outcome, TCMMA_CASE_SKIPPED);
+      assert_int_equal(r.outcome, VERIFY_CASE_SKIPPED);
       assert_non_null(strstr(r.reason, "does not run mma-fp8"));
       skipped = true;
     } else {
-      assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+      assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
       if (!strstr(r.reason, "integer pass: d[")) fail_msg("%s: %s", cs[i].name, r.reason);
       failed = true;
     }

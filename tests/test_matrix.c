@@ -7,7 +7,7 @@
 #include "util.h"
 #include "tools/verify/verify.h"
 
-static size_t count_accepted(const tcmma_case *cs, size_t n) {
+static size_t count_accepted(const verify_case *cs, size_t n) {
   size_t k = 0;
   for (size_t i = 0; i < n; i++) k += cs[i].expect == TCMMA_DECLINE_NONE;
   return k;
@@ -15,9 +15,9 @@ static size_t count_accepted(const tcmma_case *cs, size_t n) {
 
 static void at_least_200_accepted(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
-  assert_true(n < TCMMA_MATRIX_MAX); /* nothing was dropped */
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
+  assert_true(n < VERIFY_MATRIX_MAX); /* nothing was dropped */
   size_t acc = count_accepted(cs, n);
   if (acc < 200) fail_msg("only %zu accepted cases", acc);
   assert_true(n > acc);
@@ -25,8 +25,8 @@ static void at_least_200_accepted(void **state) {
 
 static void every_arm(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++)
@@ -39,15 +39,15 @@ static void every_arm(void **state) {
  * destination), with outer reductions 1 and 3, each extent and orientation. */
 static void every_arm_in_every_scope(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
     if (a == TCMMA_ARM_MMA_MXFP8) continue;
     const tcmma_arm_info *info = tcmma_arm_get((tcmma_arm)a);
     bool seen_stmt = false, seen_r1 = false, seen_r3 = false, seen_multi = false;
     int orient = 0;
     for (size_t i = 0; i < n; i++) {
-      const tcmma_case *c = &cs[i];
+      const verify_case *c = &cs[i];
       if (c->expect != TCMMA_DECLINE_NONE || c->expect_arm != (tcmma_arm)a) continue;
       if (c->call.scope == TCMMA_SCOPE_STATEMENT) seen_stmt = true;
       else if (c->outer == 1) seen_r1 = true;
@@ -63,8 +63,8 @@ static void every_arm_in_every_scope(void **state) {
 
 static void every_decline_reason(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (int d = 1; d < TCMMA_DECLINE_COUNT; d++) {
     size_t k = 0;
     for (size_t i = 0; i < n; i++) k += cs[i].expect == (tcmma_decline)d;
@@ -78,8 +78,8 @@ static int by_name(const void *x, const void *y) {
 
 static void names_unique_and_readable(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   const char **names = malloc(n * sizeof *names);
   assert_non_null(names);
   for (size_t i = 0; i < n; i++) {
@@ -105,8 +105,8 @@ static void names_unique_and_readable(void **state) {
  * row's pair is misaligned; transposed d: a pair spans two stored rows). */
 static void inline_d_paths_covered(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
     const tcmma_arm_info *info = tcmma_arm_get((tcmma_arm)a);
     if (a == TCMMA_ARM_MMA_MXFP8 || info->form != TCMMA_FORM_PTX) continue;
@@ -126,7 +126,7 @@ static void inline_d_paths_covered(void **state) {
 }
 
 /* The length of a stored row of operand op. */
-static long row_length(const tcmma_case *c, char op) {
+static long row_length(const verify_case *c, char op) {
   if (op == 'a') return c->call.a.transposed ? c->call.m : c->call.k;
   if (op == 'b') return c->call.b.transposed ? c->call.k : c->call.n;
   return c->call.d.transposed ? c->call.m : c->call.n;
@@ -139,10 +139,10 @@ static long row_length(const tcmma_case *c, char op) {
  * space. */
 static void accepted_cases_are_well_formed(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (size_t i = 0; i < n; i++) {
-    const tcmma_case *c = &cs[i];
+    const verify_case *c = &cs[i];
     if (c->expect != TCMMA_DECLINE_NONE) continue;
     const tcmma_arm_info *info = tcmma_arm_get(c->expect_arm);
     assert_non_null(info);
@@ -177,18 +177,18 @@ static void accepted_cases_are_well_formed(void **state) {
 }
 
 /* The planner agrees with every expectation: decline reasons, arms, tiling,
- * ldmatrix operands (tcmma_case_check_plan, shared by the executors). */
+ * ldmatrix operands (verify_case_check_plan, shared by the executors). */
 static void every_plan_agrees(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs), bad = 0;
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs), bad = 0;
   for (size_t i = 0; i < n; i++) {
     tcmma_plan plan;
-    tcmma_case_result r;
+    verify_case_result r;
     memset(&r, 0, sizeof r);
-    bool go_on = tcmma_case_check_plan(&cs[i], &plan, &r);
+    bool go_on = verify_case_check_plan(&cs[i], &plan, &r);
     if (go_on != (cs[i].expect == TCMMA_DECLINE_NONE) ||
-        (!go_on && r.outcome != TCMMA_CASE_PASSED)) {
+        (!go_on && r.outcome != VERIFY_CASE_PASSED)) {
       print_message("%s: %s\n", cs[i].name, r.reason);
       bad++;
     }
@@ -200,25 +200,25 @@ static void every_plan_agrees(void **state) {
  * another decline reason, accepted instead of declined) is a failure. */
 static void wrong_expectations_fail(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (size_t i = 0; i < n; i++) {
-    tcmma_case c = cs[i];
+    verify_case c = cs[i];
     if (c.expect == TCMMA_DECLINE_NONE)
       c.expect_arm = (tcmma_arm)((c.expect_arm + 1) % TCMMA_ARM_COUNT);
     else c.expect = (tcmma_decline)(c.expect % (TCMMA_DECLINE_COUNT - 1) + 1);
     tcmma_plan plan;
-    tcmma_case_result r;
+    verify_case_result r;
     memset(&r, 0, sizeof r);
-    assert_false(tcmma_case_check_plan(&c, &plan, &r));
-    assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+    assert_false(verify_case_check_plan(&c, &plan, &r));
+    assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
     assert_true(r.reason[0] != '\0');
     if (cs[i].expect != TCMMA_DECLINE_NONE) {
       c = cs[i];
       c.expect = TCMMA_DECLINE_NONE; /* a decline where acceptance is expected */
       memset(&r, 0, sizeof r);
-      assert_false(tcmma_case_check_plan(&c, &plan, &r));
-      assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+      assert_false(verify_case_check_plan(&c, &plan, &r));
+      assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
     }
   }
 }

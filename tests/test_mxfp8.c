@@ -199,13 +199,13 @@ static void family_targets_by_ptxas(void **state) {
  * a reference that applies the scales (tools/verify/data.c). */
 static void matrix_cases_on_the_simulator(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs), ran = 0;
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs), ran = 0;
   for (size_t i = 0; i < n && ran < 4; i++) {
     if (cs[i].expect != TCMMA_DECLINE_NONE || cs[i].expect_arm != TCMMA_ARM_MMA_MXFP8) continue;
-    tcmma_case_result r;
-    tcmma_exec_sim(&cs[i], &r);
-    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
+    verify_case_result r;
+    verify_exec_sim(&cs[i], &r);
+    if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", cs[i].name, r.reason);
     ran++;
   }
   assert_int_equal(ran, 4);

@@ -17,7 +17,7 @@
 /* Links every simulator entry into this program (tools/verify/sim.c) so
  * that the modules it opens find them (the Makefile exports tcmma_sim_*). */
 typedef void (*any_fn)(void);
-extern const any_fn tcmma__sim_keep[];
+extern const any_fn verify_sim_keep[];
 
 static tcmma_plan plan_of(const char *d, const char *a, const char *b, int m, int n, int k) {
   return test_plan(d, a, b, m, n, k, TCMMA_SCOPE_FRAGMENT, NULL);
@@ -83,16 +83,16 @@ static void kernel_text(const tcmma_plan *p, tcmma_dialect dl, tcmma_buf *out) {
   assert_null(strstr(tcmma_buf_str(out), "__tcmma_7_"));
 }
 
-static bool sim_runner(tcmma_case_data *x, const char *pass, void *ctx, tcmma_case_result *r) {
+static bool sim_runner(verify_case_data *x, const char *pass, void *ctx, verify_case_result *r) {
   void *args[3] = {x->buf[0].mem, x->buf[1].mem, x->buf[2].mem};
   tcmma_error err = {0};
   if (tcmma_sim_launch(*(sim_entry *)ctx, args, &err) == TCMMA_OK) return true;
-  return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: simulator: %s", pass, err.message);
+  return verify_case_set(r, VERIFY_CASE_FAILED, "%s: simulator: %s", pass, err.message);
 }
 
 static void test_spliced_double_buffer_runs(void **s) {
   (void)s;
-  assert_non_null(tcmma__sim_keep);
+  assert_non_null(verify_sim_keep);
   /* a 32x16 tile over k = 64 (4 k steps), a and b read from global memory
    * in both orientations */
   const struct { const char *a, *b; } forms[] = {{"bf16", "bf16,t"}, {"bf16,t", "bf16"}};
@@ -106,13 +106,13 @@ static void test_spliced_double_buffer_runs(void **s) {
     void *sym = dlsym(h, "tcmma_kernel_entry");
     assert_non_null(sym);
     memcpy(&entry, &sym, sizeof sym);
-    tcmma_case c;
+    verify_case c;
     memset(&c, 0, sizeof c);
     snprintf(c.name, sizeof c.name, "pieces/spliced/%zu", f);
     c.call = p.call, c.outer = 1, c.expect_arm = p.arm;
-    tcmma_case_result r;
+    verify_case_result r;
     memset(&r, 0, sizeof r);
-    if (!tcmma_case_data_run(&c, &p, sim_runner, &entry, &r)) fail_msg("%s", r.reason);
+    if (!verify_case_data_run(&c, &p, sim_runner, &entry, &r)) fail_msg("%s", r.reason);
     dlclose(h);
     tcmma_buf_free(&text);
   }

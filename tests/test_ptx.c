@@ -223,6 +223,15 @@ static void not_ptx(void **state) {
   expect_parse_error(text, strlen(text), "no .version or .target");
   text = ".version eight\n.target sm_80\n";
   expect_parse_error(text, strlen(text), ".version at line 1");
+  /* a version with more digits than PTX has, or junk after it, is malformed:
+   * not read as a shorter version that a check would pass */
+  static const char *const bad_versions[] = {
+      ".version 12345.6\n.target sm_80\n", ".version 8.12345\n.target sm_80\n",
+      ".version 8.0x\n.target sm_80\n",    ".version 8.0 junk\n.target sm_80\n",
+      ".version 8\n.target sm_80\n",       ".version 8.\n.target sm_80\n",
+      ".version 8,0\n.target sm_80\n"};
+  for (size_t i = 0; i < sizeof bad_versions / sizeof bad_versions[0]; i++)
+    expect_parse_error(bad_versions[i], strlen(bad_versions[i]), "malformed .version at line 1");
   text = ".version 8.0\n.target sm_80\n.target sm_90\n";
   expect_parse_error(text, strlen(text), "second .target at line 3");
   text = ".version 8.0\n.target\n";
@@ -833,9 +842,31 @@ static void cli_large_file_mapped(void **state) {
   tcmma_buf_free(&b);
 }
 
+/* Targets older than the toolkit's ptxas has are refused by check_on, and
+ * TCMMA_PTXAS_SM_MIN is the oldest target `ptxas --help` lists. */
+static void targets_ptxas_lacks(void **state) {
+  (void)state;
+  char targets[64][16];
+  size_t nt = ptxas_targets(targets, 64);
+  if (!nt) skip(); /* no ptxas: the fact cannot be proven here */
+  char want[16];
+  snprintf(want, sizeof want, "sm_%d", TCMMA_PTXAS_SM_MIN);
+  assert_string_equal(targets[0], want);
+  tcmma_ptx_info info;
+  tcmma_error err;
+  const char *text = ".version 7.0\n.target sm_70\n.address_size 64\n";
+  assert_int_equal(tcmma_ptx_parse(text, strlen(text), &info, &err), TCMMA_OK);
+  assert_int_equal(tcmma_ptx_check_on(&info, 70, 0, &err), TCMMA_FLOOR);
+  assert_non_null(strstr(err.message, "no such target"));
+  assert_int_equal(tcmma_ptx_check_on(&info, 60, 0, &err), TCMMA_FLOOR);
+  assert_int_equal(tcmma_ptx_check_on(&info, TCMMA_PTXAS_SM_MIN, 0, &err), TCMMA_OK);
+  tcmma_ptx_info_free(&info);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(awkward_fixture),
+      cmocka_unit_test(targets_ptxas_lacks),
       cmocka_unit_test(comments_inside_lines),
       cmocka_unit_test(block_comment_ends_line_directive),
       cmocka_unit_test(strings_and_line_directives),

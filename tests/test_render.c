@@ -507,7 +507,7 @@ static void test_f64_shared_d_on_the_simulator(void **s) {
   (void)s;
   static const char *const specs[2] = {"f64,shared", "f64,shared,swizzle=128,ld=16"};
   for (int i = 0; i < 2; i++) {
-    tcmma_case c;
+    verify_case c;
     memset(&c, 0, sizeof c);
     c.call = tcmma_call_default();
     assert_int_equal(cli_parse_operand_spec(specs[i], &c.call.d, NULL), TCMMA_OK);
@@ -517,9 +517,9 @@ static void test_f64_shared_d_on_the_simulator(void **s) {
     c.outer = 1;
     c.expect = TCMMA_DECLINE_NONE, c.expect_arm = TCMMA_ARM_MMA_F64;
     snprintf(c.name, sizeof c.name, "mma-f64/d=%s", specs[i]);
-    tcmma_case_result r;
-    tcmma_exec_sim(&c, &r);
-    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+    verify_case_result r;
+    verify_exec_sim(&c, &r);
+    if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
   }
 }
 

@@ -347,10 +347,9 @@ static void first_difference(const char *a, const char *b, char *msg, size_t cap
     if (*s == '\n' && s[1] != ' ') *s = ' ';
 }
 
-static void render(const tcmma_plan *plan, const tcmma_case *c, tcmma_dialect dl,
-                   tcmma_buf *out) {
+static void render(const tcmma_plan *plan, const verify_case *c, tcmma_dialect dl, tcmma_buf *out) {
   tcmma_error err;
-  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+  tcmma_kernel_opts opts = verify_case_kernel_opts(c);
   if (tcmma_render_kernel(plan, dl, &opts, out, &err) != TCMMA_OK)
     fail_msg("render (%s): %s", dl == TCMMA_DIALECT_HOST ? "host" : "cuda", err.message);
 }
@@ -378,8 +377,8 @@ static void agree_in_spelling(const char *name, const tcmma_plan *plan, tcmma_bu
 
 static void dialects_differ_only_in_spelling(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs), compared = 0;
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs), compared = 0;
   for (size_t i = 0; i < n; i++) {
     if (cs[i].expect != TCMMA_DECLINE_NONE) continue;
     tcmma_plan plan;
@@ -402,12 +401,12 @@ static void dialects_differ_only_in_spelling(void **state) {
  * NVRTC compiles, copies with zero fill and wait_group counts included. */
 static void gemm_dialects_differ_only_in_spelling(void **state) {
   (void)state;
-  const tcmma_gemm_case *cs;
-  size_t n = tcmma_gemm_matrix(&cs), compared = 0;
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs), compared = 0;
   for (size_t i = 0; i < n; i++) {
     tcmma_gemm_plan plan;
-    tcmma_case_result r = {0};
-    if (!tcmma_gemm_case_plan(&cs[i], &plan, &r)) continue;
+    verify_case_result r = {0};
+    if (!verify_gemm_case_plan(&cs[i], &plan, &r)) continue;
     tcmma_buf c = {0}, h = {0};
     tcmma_error err;
     assert_int_equal(tcmma_render_gemm(&plan, TCMMA_DIALECT_CUDA, &c, &err), TCMMA_OK);
@@ -422,8 +421,8 @@ static void gemm_dialects_differ_only_in_spelling(void **state) {
  * collective's opcode changed, no longer matches. */
 static void normalizer_sees_differences(void **state) {
   (void)state;
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   bool did_index = false, did_opcode = false;
   for (size_t i = 0; i < n && !(did_index && did_opcode); i++) {
     if (cs[i].expect != TCMMA_DECLINE_NONE) continue;

@@ -19,7 +19,7 @@ static enum {
 } cur_kind;
 
 static double load(tcmma_prec p, const void *base, long idx) {
-  return tcmma_storage_get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
+  return verify_storage_get(p, (const unsigned char *)base + idx * tcmma_prec_bytes(p));
 }
 
 /* The factor of a block scale byte (ue8m0: 2^(e-127)) of op's row or
@@ -53,15 +53,15 @@ static void scalar_kernel(void *args) {
                  load(c->b.prec, p[2], tcmma_kernel_operand_index(cur_plan, TCMMA_OPERAND_B, r, k, j)) *
                  scale(p, TCMMA_OPERAND_A, r, i, k) * scale(p, TCMMA_OPERAND_B, r, j, k);
       unsigned char *at = (unsigned char *)p[0] + di * tcmma_prec_bytes(c->d.prec);
-      tcmma_storage_put(c->d.prec, at, sum);
+      verify_storage_put(c->d.prec, at, sum);
       if (cur_kind == K_ULP && i == 3 && j == 5) at[0] ^= 1;
       if (cur_kind == K_PADDING && i == 0 && j == 0)
-        tcmma_storage_put(c->d.prec, at + (size_t)c->n * (size_t)tcmma_prec_bytes(c->d.prec), 0);
+        verify_storage_put(c->d.prec, at + (size_t)c->n * (size_t)tcmma_prec_bytes(c->d.prec), 0);
     }
 }
 
-static tcmma_case make_case(tcmma_prec d, tcmma_prec ab, long d_ld, int outer) {
-  tcmma_case c;
+static verify_case make_case(tcmma_prec d, tcmma_prec ab, long d_ld, int outer) {
+  verify_case c;
   memset(&c, 0, sizeof c);
   snprintf(c.name, sizeof c.name, "hand/%s=%s.%s/ld%ld/outer%d", tcmma_prec_name(d),
            tcmma_prec_name(ab), tcmma_prec_name(ab), d_ld, outer);
@@ -74,12 +74,12 @@ static tcmma_case make_case(tcmma_prec d, tcmma_prec ab, long d_ld, int outer) {
   return c;
 }
 
-static tcmma_case_result run(const tcmma_case *c, int kind) {
+static verify_case_result run(const verify_case *c, int kind) {
   tcmma_plan plan;
   tcmma_error err;
   if (tcmma_plan_call(&c->call, &plan, &err) != TCMMA_OK) fail_msg("%s: %s", c->name, err.message);
   cur_plan = &plan, cur_outer = c->outer, cur_kind = kind;
-  tcmma_case_result r;
+  verify_case_result r;
   memset(&r, 0, sizeof r);
   sim_run_case(c, &plan, scalar_kernel, &r);
   return r;
@@ -92,30 +92,30 @@ static void correct_kernel_passes(void **state) {
       {TCMMA_PREC_F16, TCMMA_PREC_F16},  {TCMMA_PREC_F32, TCMMA_PREC_E4M3},
       {TCMMA_PREC_BF16, TCMMA_PREC_E5M2}};
   for (size_t i = 0; i < sizeof combos / sizeof *combos; i++) {
-    tcmma_case c = make_case(combos[i][0], combos[i][1], 0, 3);
-    tcmma_case_result r = run(&c, K_OK);
-    if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+    verify_case c = make_case(combos[i][0], combos[i][1], 0, 3);
+    verify_case_result r = run(&c, K_OK);
+    if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
   }
 }
 
 static void broken_kernels_fail(void **state) {
   (void)state;
-  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 0, 1);
-  tcmma_case_result r = run(&c, K_NO_D0);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  verify_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 0, 1);
+  verify_case_result r = run(&c, K_NO_D0);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "integer pass"));
   r = run(&c, K_ULP);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "d[3][5]"));
   assert_non_null(strstr(r.reason, "bit for bit"));
   r = run(&c, K_DIVERGE);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "divergence"));
   r = run(&c, K_PAST_END);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "past the end"));
   r = run(&c, K_INTO_B);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "modified an input (b)"));
 }
 
@@ -123,26 +123,26 @@ static void broken_kernels_fail(void **state) {
  * into one, fails. */
 static void block_scales_count(void **state) {
   (void)state;
-  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_MXE4M3, 0, 2);
+  verify_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_MXE4M3, 0, 2);
   c.call.b.prec = TCMMA_PREC_MXE5M2, c.call.b.transposed = true;
   c.call.a.scale = "sa", c.call.b.scale = "sb", c.call.cc = 120;
-  tcmma_case_result r = run(&c, K_OK);
-  if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  verify_case_result r = run(&c, K_OK);
+  if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
   r = run(&c, K_NO_SCALES);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "integer pass: d["));
   r = run(&c, K_INTO_SB);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "modified an input (sb)"));
 }
 
 static void padding_write_fails(void **state) {
   (void)state;
-  tcmma_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 24, 1); /* rows padded 16 -> 24 */
-  tcmma_case_result r = run(&c, K_OK);
-  if (r.outcome != TCMMA_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
+  verify_case c = make_case(TCMMA_PREC_F32, TCMMA_PREC_BF16, 24, 1); /* rows padded 16 -> 24 */
+  verify_case_result r = run(&c, K_OK);
+  if (r.outcome != VERIFY_CASE_PASSED) fail_msg("%s: %s", c.name, r.reason);
   r = run(&c, K_PADDING);
-  assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   assert_non_null(strstr(r.reason, "outside"));
 }
 

@@ -10,10 +10,10 @@
 #include "tools/verify/verify.h"
 
 static size_t count_matching(bool subset, tcmma_arm arm, bool by_arm) {
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs), k = 0;
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs), k = 0;
   for (size_t i = 0; i < n; i++)
-    k += (!subset || tcmma_case_in_subset(&cs[i])) && (!by_arm || cs[i].expect_arm == arm);
+    k += (!subset || verify_case_in_subset(&cs[i])) && (!by_arm || cs[i].expect_arm == arm);
   return k;
 }
 
@@ -71,8 +71,8 @@ static void gpu_executor_without_driver(void **state) {
     /* a machine with a GPU: the cases must pass */
     assert_int_equal(json_int_of(r.out, "failed"), 0);
   } else {
-    const tcmma_case *cs;
-    size_t n = tcmma_matrix(&cs), declined = 0;
+    const verify_case *cs;
+    size_t n = verify_matrix(&cs), declined = 0;
     for (size_t i = 0; i < n; i++)
       declined += cs[i].expect_arm == TCMMA_ARM_MMA_BF16 && cs[i].expect != TCMMA_DECLINE_NONE;
     assert_int_equal(json_int_of(r.out, "passed"), (long)declined);

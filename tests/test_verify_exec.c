@@ -16,9 +16,9 @@
 #include "tools/verify/data.h"
 
 /* The first accepted case of the matrix whose name contains every piece. */
-static const tcmma_case *find_case(const char *p1, const char *p2, const char *p3) {
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+static const verify_case *find_case(const char *p1, const char *p2, const char *p3) {
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (size_t i = 0; i < n; i++)
     if (cs[i].expect == TCMMA_DECLINE_NONE && strstr(cs[i].name, p1) &&
         (!p2 || strstr(cs[i].name, p2)) && (!p3 || strstr(cs[i].name, p3)))
@@ -45,12 +45,12 @@ static char *ptx_with(const char *const *lines, const int *counts, int n) {
  * global memory, whose m16n8 C fragment is 4 registers per tile per lane,
  * stored as 2 pairs (d_vector) or 4 elements per tile (PTX ISA). With
  * d_stores >= 0 that many stores of the other form are given instead. */
-static bool census_ok_d(const tcmma_case *c, const char *const *lines, const int *counts, int n,
+static bool census_ok_d(const verify_case *c, const char *const *lines, const int *counts, int n,
                         int d_stores) {
   tcmma_plan plan;
-  tcmma_case_result r;
+  verify_case_result r;
   memset(&r, 0, sizeof r);
-  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  assert_true(verify_case_check_plan(c, &plan, &r));
   tcmma_census cen;
   assert_int_equal(tcmma_plan_census(&plan, &cen, NULL), TCMMA_OK);
   const char *all[8];
@@ -65,14 +65,14 @@ static bool census_ok_d(const tcmma_case *c, const char *const *lines, const int
   memset(&px, 0, sizeof px);
   assert_int_equal(tcmma_ptx_parse(text, strlen(text), &px, NULL), TCMMA_OK);
   size_t stmts = 0;
-  bool ok = tcmma_exec_compile_census(c, &plan, &cen, &px, &r, &stmts);
-  if (!ok) assert_int_equal(r.outcome, TCMMA_CASE_FAILED);
+  bool ok = verify_exec_compile_census(c, &plan, &cen, &px, &r, &stmts);
+  if (!ok) assert_int_equal(r.outcome, VERIFY_CASE_FAILED);
   tcmma_ptx_info_free(&px);
   free(text);
   return ok;
 }
 
-static bool census_ok(const tcmma_case *c, const char *const *lines, const int *counts, int n) {
+static bool census_ok(const verify_case *c, const char *const *lines, const int *counts, int n) {
   return census_ok_d(c, lines, counts, n, -1);
 }
 
@@ -89,7 +89,7 @@ static bool census_ok(const tcmma_case *c, const char *const *lines, const int *
  * .trans. */
 static void census_check_can_fail(void **state) {
   (void)state;
-  const tcmma_case *c =
+  const verify_case *c =
       find_case("mma-f16/f32=f16.f16/ptx/statement/32x16x32/a=n,swizzled", "b=t,swizzled", NULL);
   const char *lines[3] = {MMA_F16, LDM_X4, LDM_X2};
   assert_true(census_ok(c, lines, (const int[]){8, 6, 0}, 3));
@@ -111,10 +111,10 @@ static void census_check_can_fail(void **state) {
 /* b stored row-major (k x n) and swizzled: its ldmatrix needs .trans. */
 static void census_trans_rule(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-f16/f32=f16.f16/ptx/", "a=t,swizzled", "b=n,swizzled");
+  const verify_case *c = find_case("mma-f16/f32=f16.f16/ptx/", "a=t,swizzled", "b=n,swizzled");
   tcmma_plan plan;
-  tcmma_case_result r;
-  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  verify_case_result r;
+  assert_true(verify_case_check_plan(c, &plan, &r));
   /* A: one .x4 per tile; B: one .x4 per pair of tiles, one .x2 for an odd one */
   int x4 = (plan.mt + plan.nt / 2) * plan.kt, x2 = plan.nt % 2 * plan.kt;
   int p = plan.mt * plan.nt * plan.kt;
@@ -128,10 +128,11 @@ static void census_trans_rule(void **state) {
  * so exactly one statement's worth passes; the unrolled count fails. */
 static void census_outer_loop(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-f16/f32=f16.f16/ptx/fragment-r3/", "a=n,global", "b=n,global");
+  const verify_case *c =
+      find_case("mma-f16/f32=f16.f16/ptx/fragment-r3/", "a=n,global", "b=n,global");
   tcmma_plan plan;
-  tcmma_case_result r;
-  assert_true(tcmma_case_check_plan(c, &plan, &r));
+  verify_case_result r;
+  assert_true(verify_case_check_plan(c, &plan, &r));
   int p = plan.mt * plan.nt * plan.kt;
   const char *lines[1] = {MMA_F16};
   assert_true(census_ok(c, lines, (const int[]){p}, 1));
@@ -163,28 +164,28 @@ static void storage_encodings(void **state) {
   };
   for (size_t i = 0; i < sizeof pats / sizeof pats[0]; i++) {
     unsigned char buf[8] = {0};
-    tcmma_storage_put(pats[i].p, buf, pats[i].v);
+    verify_storage_put(pats[i].p, buf, pats[i].v);
     unsigned got = buf[0] | (tcmma_prec_bytes(pats[i].p) > 1 ? (unsigned)buf[1] << 8 : 0);
     if (got != pats[i].bits)
       fail_msg("%s %g: 0x%X, expected 0x%X", tcmma_prec_name(pats[i].p), pats[i].v, got,
                pats[i].bits);
-    assert_true(tcmma_storage_get(pats[i].p, buf) == pats[i].back);
+    assert_true(verify_storage_get(pats[i].p, buf) == pats[i].back);
   }
   unsigned char f[8];
-  tcmma_storage_put(TCMMA_PREC_F32, f, -5);
-  assert_true(tcmma_storage_get(TCMMA_PREC_F32, f) == -5);
-  tcmma_storage_put(TCMMA_PREC_F64, f, 1 + 0x1p-40); /* not representable in f32 */
-  assert_true(tcmma_storage_get(TCMMA_PREC_F64, f) == 1 + 0x1p-40);
+  verify_storage_put(TCMMA_PREC_F32, f, -5);
+  assert_true(verify_storage_get(TCMMA_PREC_F32, f) == -5);
+  verify_storage_put(TCMMA_PREC_F64, f, 1 + 0x1p-40); /* not representable in f32 */
+  assert_true(verify_storage_get(TCMMA_PREC_F64, f) == 1 + 0x1p-40);
   /* f16 infinity reads as infinity, never as a matching integer */
   unsigned char inf[2] = {0x00, 0x7C};
-  assert_true(isinf(tcmma_storage_get(TCMMA_PREC_F16, inf)));
+  assert_true(isinf(verify_storage_get(TCMMA_PREC_F16, inf)));
   /* the padding poison, all bytes 0xff, is NaN in every storage format */
   const tcmma_prec all[] = {TCMMA_PREC_F64, TCMMA_PREC_F32, TCMMA_PREC_F16, TCMMA_PREC_BF16,
                             TCMMA_PREC_E4M3, TCMMA_PREC_E5M2};
   unsigned char poison[8];
   memset(poison, 0xff, sizeof poison);
   for (size_t i = 0; i < sizeof all / sizeof all[0]; i++)
-    if (!isnan(tcmma_storage_get(all[i], poison)))
+    if (!isnan(verify_storage_get(all[i], poison)))
       fail_msg("%s: all-0xff bytes read as a number", tcmma_prec_name(all[i]));
 }
 
@@ -193,41 +194,41 @@ static void storage_encodings(void **state) {
  * sum of the products, summed here from the buffers' bytes. */
 static void buffers_and_reference(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/fragment-r3/", "a=t,shared", NULL);
+  const verify_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/fragment-r3/", "a=t,shared", NULL);
   tcmma_plan plan;
-  tcmma_case_result r;
-  assert_true(tcmma_case_check_plan(c, &plan, &r));
-  tcmma_case_data x;
-  assert_true(tcmma_case_data_init(&x, c, &plan, &r));
-  tcmma_case_data_fill(&x, TCMMA_PASS_INTEGER);
+  verify_case_result r;
+  assert_true(verify_case_check_plan(c, &plan, &r));
+  verify_case_data x;
+  assert_true(verify_case_data_init(&x, c, &plan, &r));
+  verify_case_data_fill(&x, VERIFY_PASS_INTEGER);
   long m = c->call.m, n = c->call.n, k = c->call.k;
-  const tcmma_operand_buf *a = &x.buf[1];
+  const verify_operand_buf *a = &x.buf[1];
   assert_int_equal(a->elems, tcmma_kernel_operand_elems(&plan, c->outer, TCMMA_OPERAND_A));
   long pads = 0;
   for (long e = 0; e < a->elems; e++)
-    pads += isnan(tcmma_storage_get(TCMMA_PREC_BF16, a->mem + 2 * e));
+    pads += isnan(verify_storage_get(TCMMA_PREC_BF16, a->mem + 2 * e));
   assert_true(pads > 0); /* a=t,shared: rows padded */
   assert_int_equal(pads, a->elems - (long)c->outer * m * k);
   for (int o = 0; o < 3; o++)
-    for (size_t i = x.buf[o].bytes; i < x.buf[o].bytes + TCMMA_CANARY_BYTES; i++)
+    for (size_t i = x.buf[o].bytes; i < x.buf[o].bytes + VERIFY_CANARY_BYTES; i++)
       assert_int_equal(x.buf[o].mem[i], 0x5a);
   const unsigned char *d = x.buf[0].mem, *am = x.buf[1].mem, *bm = x.buf[2].mem;
   for (long i = 0; i < m; i++)
     for (long j = 0; j < n; j++) {
       long di = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_C, 0, i, j);
-      double want = tcmma_storage_get(TCMMA_PREC_F32, d + 4 * di);
+      double want = verify_storage_get(TCMMA_PREC_F32, d + 4 * di);
       for (int s = 0; s < c->outer; s++)
         for (long kk = 0; kk < k; kk++) {
           long ai = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_A, s, i, kk);
           long bi = tcmma_kernel_operand_index(&plan, TCMMA_OPERAND_B, s, kk, j);
-          want += tcmma_storage_get(TCMMA_PREC_BF16, am + 2 * ai) *
-                  tcmma_storage_get(TCMMA_PREC_BF16, bm + 2 * bi);
+          want += verify_storage_get(TCMMA_PREC_BF16, am + 2 * ai) *
+                  verify_storage_get(TCMMA_PREC_BF16, bm + 2 * bi);
         }
       double mag;
       assert_true(want == floor(want));
-      assert_true(want == tcmma_case_data_reference(&x, i, j, &mag));
+      assert_true(want == verify_case_data_reference(&x, i, j, &mag));
     }
-  tcmma_case_data_free(&x);
+  verify_case_data_free(&x);
 }
 
 /* ---- the GPU executor on the fake driver ---- */
@@ -248,9 +249,9 @@ static int fake_teardown(void **state) {
   return 0;
 }
 
-static const tcmma_case *declined_case(void) {
-  const tcmma_case *cs;
-  size_t n = tcmma_matrix(&cs);
+static const verify_case *declined_case(void) {
+  const verify_case *cs;
+  size_t n = verify_matrix(&cs);
   for (size_t i = 0; i < n; i++)
     if (cs[i].expect != TCMMA_DECLINE_NONE) return &cs[i];
   fail_msg("no declined case in the matrix");
@@ -261,17 +262,17 @@ static const tcmma_case *declined_case(void) {
  * name, value; NULL-terminated) and checks the outcome and that the reason
  * holds `needle`. *arch (when given) gets the .target of the one program
  * compiled meanwhile, "" when none was. */
-static void gpu_run(const tcmma_case *c, const char *library, const char *const *env,
-                    tcmma_case_outcome want, const char *needle, char *arch) {
+static void gpu_run(const verify_case *c, const char *library, const char *const *env,
+                    verify_case_outcome want, const char *needle, char *arch) {
   fake_cuda_use(library);
   for (size_t i = 0; env && env[i]; i += 2) setenv(env[i], env[i + 1], 1);
   tcmma_cache_clear_memory();
   tcmma_target_scope *scope;
   assert_int_equal(tcmma_target_scope_begin(TCMMA_TARGET_FLOOR, &scope, NULL), TCMMA_OK);
-  tcmma_case_result r;
+  verify_case_result r;
   memset(&r, 0, sizeof r);
-  r.outcome = (tcmma_case_outcome)-1;
-  tcmma_exec_gpu(c, &r);
+  r.outcome = (verify_case_outcome)-1;
+  verify_exec_gpu(c, &r);
   tcmma_records recs;
   tcmma_target_scope_end(scope, &recs);
   if (r.outcome != want || !strstr(r.reason, needle))
@@ -286,24 +287,24 @@ static void gpu_run(const tcmma_case *c, const char *library, const char *const 
 
 static void gpu_without_driver_or_device(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  const verify_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
   char arch[24];
-  gpu_run(c, "/nonexistent/libcuda.so.1", NULL, TCMMA_CASE_SKIPPED, "no CUDA driver", arch);
+  gpu_run(c, "/nonexistent/libcuda.so.1", NULL, VERIFY_CASE_SKIPPED, "no CUDA driver", arch);
   assert_string_equal(arch, ""); /* nothing compiled for no device */
-  gpu_run(declined_case(), "/nonexistent/libcuda.so.1", NULL, TCMMA_CASE_PASSED, "", NULL);
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "", NULL}, TCMMA_CASE_SKIPPED,
+  gpu_run(declined_case(), "/nonexistent/libcuda.so.1", NULL, VERIFY_CASE_PASSED, "", NULL);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "", NULL}, VERIFY_CASE_SKIPPED,
           "no CUDA device", arch);
   assert_string_equal(arch, "");
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "100", NULL}, TCMMA_CASE_SKIPPED,
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "100", NULL}, VERIFY_CASE_SKIPPED,
           "CUDA_ERROR_NO_DEVICE", NULL);
   /* a driver that loads but fails to start is an error, not a skip */
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "3", NULL}, TCMMA_CASE_FAILED,
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_INIT", "3", NULL}, VERIFY_CASE_FAILED,
           "cuInit: CUDA_ERROR_NOT_INITIALIZED", NULL);
   /* a device below the arm's floor (bf16 mma: PTX ISA, sm_80) */
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "75", NULL}, TCMMA_CASE_SKIPPED,
-          "cc 75", arch);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "75", NULL}, VERIFY_CASE_SKIPPED, "cc 75",
+          arch);
   assert_string_equal(arch, "");
-  gpu_run(declined_case(), fake_lib, NULL, TCMMA_CASE_PASSED, "", NULL);
+  gpu_run(declined_case(), fake_lib, NULL, VERIFY_CASE_PASSED, "", NULL);
 }
 
 /* The kernel is compiled for device 0's own cc and handed to the driver:
@@ -311,15 +312,15 @@ static void gpu_without_driver_or_device(void **state) {
  * (the fake finds no kernel in a real CUBIN) fails naming it. */
 static void gpu_driver_failures(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  const verify_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
   char arch[24];
   gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "90,80", "FAKE_CUDA_JIT_FAIL", "1", NULL},
-          TCMMA_CASE_FAILED, "JIT log: ptxas fatal   : fake JIT rejection", arch);
+          VERIFY_CASE_FAILED, "JIT log: ptxas fatal   : fake JIT rejection", arch);
   assert_string_equal(arch, "sm_90");
   gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "80,90", "FAKE_CUDA_JIT_FAIL", "1", NULL},
-          TCMMA_CASE_FAILED, "CUDA_ERROR_INVALID_PTX", arch);
+          VERIFY_CASE_FAILED, "CUDA_ERROR_INVALID_PTX", arch);
   assert_string_equal(arch, "sm_80");
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "86", NULL}, TCMMA_CASE_FAILED,
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_CCS", "86", NULL}, VERIFY_CASE_FAILED,
           "cuModuleGetFunction('tcmma_kernel'): CUDA_ERROR_NOT_FOUND", arch);
   assert_string_equal(arch, "sm_86");
 }
@@ -329,10 +330,10 @@ static void gpu_driver_failures(void **state) {
  * pass, one that writes into a fails as modifying an input. */
 static void gpu_runs_the_shared_checks(void **state) {
   (void)state;
-  const tcmma_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "noop", NULL}, TCMMA_CASE_FAILED,
+  const verify_case *c = find_case("mma-bf16/f32=bf16.bf16/ptx/", "a=t,shared", NULL);
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "noop", NULL}, VERIFY_CASE_FAILED,
           "integer pass: d[", NULL);
-  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "scribble", NULL}, TCMMA_CASE_FAILED,
+  gpu_run(c, fake_lib, (const char *[]){"FAKE_CUDA_KERNEL", "scribble", NULL}, VERIFY_CASE_FAILED,
           "integer pass: the kernel modified an input (a)", NULL);
 }
 

@@ -56,7 +56,7 @@ int bench_parse_args(const char *name, const char *help, int argc, char **argv, 
 
 /* One emitted kernel of the bench set. */
 typedef struct {
-  const tcmma_case *c;  /* its matrix case */
+  const verify_case *c; /* its matrix case */
   char *source;         /* the one-warp kernel tcmma renders (CUDA dialect) */
   size_t len;
   char *naive;          /* the same kernel as a generator without tcmma writes it:

@@ -30,7 +30,7 @@ static bool emit_time(const bench_kernel *k, int repeat, double *out) {
     do {
       tcmma_plan plan;
       tcmma_buf buf = {0};
-      tcmma_kernel_opts opts = tcmma_case_kernel_opts(k->c);
+      tcmma_kernel_opts opts = verify_case_kernel_opts(k->c);
       ok = tcmma_plan_call(&k->c->call, &plan, NULL) == TCMMA_OK &&
            tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, &opts, &buf, NULL) == TCMMA_OK &&
            !buf.failed;

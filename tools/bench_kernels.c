@@ -17,10 +17,10 @@ typedef struct {
 static int tiles_of(const tcmma_plan *p) { return p->mt * p->nt * p->kt; }
 
 /* Renders case c into *k; false when it does not render. */
-static bool render(const tcmma_case *c, const tcmma_plan *plan, bench_kernel *k) {
+static bool render(const verify_case *c, const tcmma_plan *plan, bench_kernel *k) {
   tcmma_buf src = {0}, naive = {0};
   tcmma_error err;
-  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+  tcmma_kernel_opts opts = verify_case_kernel_opts(c);
   if (tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, &src, &err) != TCMMA_OK || src.failed)
     return tcmma_buf_free(&src), false;
   /* the vendor headers a hand-written kernel includes (tcmma's declarations
@@ -45,10 +45,10 @@ static bool render(const tcmma_case *c, const tcmma_plan *plan, bench_kernel *k)
 }
 
 size_t bench_kernels(size_t want, bench_kernel **out, char *why, size_t cap) {
-  const tcmma_case *all;
-  size_t n_all = tcmma_matrix(&all), n = 0, n_keys = 0;
+  const verify_case *all;
+  size_t n_all = verify_matrix(&all), n = 0, n_keys = 0;
   bench_key *keys = calloc(n_all ? n_all : 1, sizeof *keys);
-  const tcmma_case **picked = calloc(n_all ? n_all : 1, sizeof *picked);
+  const verify_case **picked = calloc(n_all ? n_all : 1, sizeof *picked);
   tcmma_plan *plans = calloc(n_all ? n_all : 1, sizeof *plans);
   *out = calloc(want ? want : 1, sizeof **out);
   if (!keys || !picked || !plans || !*out) {
@@ -59,10 +59,9 @@ size_t bench_kernels(size_t want, bench_kernel **out, char *why, size_t cap) {
   }
   /* one candidate per (arm, scope, tiles), outer reduction of one */
   for (size_t i = 0; i < n_all; i++) {
-    tcmma_case_result r;
+    verify_case_result r;
     tcmma_plan plan;
-    if (all[i].outer != 1 || all[i].pieces || !tcmma_case_check_plan(&all[i], &plan, &r))
-      continue;
+    if (all[i].outer != 1 || all[i].pieces || !verify_case_check_plan(&all[i], &plan, &r)) continue;
     bench_key key = {plan.arm, plan.call.scope, tiles_of(&plan)};
     bool seen = false;
     for (size_t j = 0; j < n_keys && !seen; j++)

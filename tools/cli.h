@@ -34,6 +34,20 @@ int cli_usage(const char *cmd, const char *fmt, ...) __attribute__((format(print
 /* Prints "tcmma CMD: <message>" on stderr; returns CLI_FAIL. */
 int cli_fail(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 
+/* Records a failure's message without printing it (cli_fail and cli_usage
+ * record theirs): for a failure whose words already went to stderr, such as
+ * NVRTC's log. */
+void cli_note_failure(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
+
+/* Whether a command's arguments ask for JSON (--json before any "--"). */
+bool cli_wants_json(int argc, char **argv);
+
+/* For a command asked for JSON that failed (exit code rc) before writing any
+ * JSON to stdout: prints {"error": {"command", "exit_code", "message"}}, the
+ * message the last recorded failure's (null when none was). No-op when JSON
+ * was already written. */
+void cli_json_failure(const char *command, int rc);
+
 /* Whether arg is -h or --help. */
 bool cli_is_help(const char *arg);
 
@@ -51,7 +65,7 @@ int cli_json_only(const char *cmd, const char *help, int argc, char **argv, bool
 const char *cli_value(const char *cmd, int argc, char **argv, int *i);
 
 /* Parses a decimal integer in [lo, hi] with the one number parser
- * (mma/decimal.h); false (after a usage message naming the option, the value
+ * (tables/decimal.h); false (after a usage message naming the option, the value
  * and the range) otherwise. */
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out);
 

@@ -1,6 +1,7 @@
 /* Whole-file input for CLI commands, from a path or standard input. A
- * regular file is read whole at the size fstat gives (or mapped, for
- * cli_map_input), anything else chunk by chunk as bytes arrive: every input a
+ * regular file is read whole at the size fstat gives, anything else chunk by
+ * chunk as bytes arrive; nothing is mapped (a mapped file truncated while it
+ * is read kills the process with SIGBUS): every input a
  * command takes is text, so a NUL byte ends it as "not text" at once (binary
  * files, /dev/zero, a pipe that stays open) instead of after the whole
  * input. */
@@ -9,7 +10,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "cli.h"
@@ -78,41 +78,4 @@ char *cli_read_input(const char *cmd, const char *path, size_t *len) {
   buf[n] = '\0';
   *len = n;
   return buf;
-}
-
-/* Inputs this large are mapped rather than read (a copy and the pages it
- * fills cost more than mapping the page cache). */
-#define MAP_AT_LEAST (1 << 20)
-
-const char *cli_map_input(const char *cmd, const char *path, size_t *len, size_t *mapped) {
-  *mapped = 0;
-  struct stat st;
-  int fd = strcmp(path, "-") == 0 ? -1 : open(path, O_RDONLY | O_CLOEXEC);
-  if (fd >= 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size >= MAP_AT_LEAST &&
-      (unsigned long long)st.st_size <= CLI_INPUT_MAX) {
-    size_t n = (size_t)st.st_size;
-    void *m = mmap(NULL, n, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (m != MAP_FAILED) {
-      const char *nul = memchr(m, '\0', n);
-      if (nul) {
-        char what[512];
-        name_of(path, what, sizeof what);
-        cli_fail(cmd, "%s: not text: a NUL byte at offset %zu (binary input?)", what,
-                 (size_t)(nul - (const char *)m));
-        munmap(m, n);
-        return NULL;
-      }
-      *len = n, *mapped = n;
-      return m;
-    }
-  } else if (fd >= 0) {
-    close(fd);
-  }
-  return cli_read_input(cmd, path, len);
-}
-
-void cli_unmap_input(const char *data, size_t mapped) {
-  if (mapped) munmap((void *)data, mapped);
-  else free((void *)data);
 }

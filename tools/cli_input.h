@@ -14,11 +14,4 @@
  * a NUL byte arrives (every command's input is text). */
 char *cli_read_input(const char *cmd, const char *path, size_t *len);
 
-/* The same for a command that reads its input in place: a regular file of
- * 1 MiB or more is mapped (not NUL-terminated: *len bytes; *mapped is its
- * length), anything else read as cli_read_input reads it (*mapped 0). NULL
- * after the same messages. Release with cli_unmap_input. */
-const char *cli_map_input(const char *cmd, const char *path, size_t *len, size_t *mapped);
-void cli_unmap_input(const char *data, size_t mapped);
-
 #endif

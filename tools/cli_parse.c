@@ -1,14 +1,16 @@
 /* The CLI's text forms: an operand SPEC
  * (PREC[,t][,ld=N][,global|shared|thread][,plain|swizzled|swizzle=32|64|128]
  * [,at=ROW0:COL0][,sld=N]) and a decimal compute capability. */
+#include "cli_parse.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "cli_parse.h"
-#include "mma/decimal.h"
+
+#include "tables/decimal.h"
 
 /* "ROW0:COL0": two decimal integers from 0 to INT_MAX, each read by the
- * one number parser (tcmma__decimal). */
+ * one number parser (tcmma__table_decimal). */
 static bool parse_at(const char *text, long *row, long *col) {
   char buf[64];
   const char *colon = strchr(text, ':');
@@ -16,7 +18,8 @@ static bool parse_at(const char *text, long *row, long *col) {
   memcpy(buf, text, (size_t)(colon - text));
   buf[colon - text] = '\0';
   long long r, c;
-  if (!tcmma__decimal(buf, 0, INT_MAX, &r) || !tcmma__decimal(colon + 1, 0, INT_MAX, &c))
+  if (!tcmma__table_decimal(buf, 0, INT_MAX, &r) ||
+      !tcmma__table_decimal(colon + 1, 0, INT_MAX, &c))
     return false;
   *row = (long)r, *col = (long)c;
   return true;
@@ -78,7 +81,7 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
       bool scales = piece[0] == 's';
       const char *text = piece + (scales ? 4 : 3);
       long long v;
-      if (!tcmma__decimal(text, 1, LONG_MAX, &v))
+      if (!tcmma__table_decimal(text, 1, LONG_MAX, &v))
         return tcmma_fail(err, TCMMA_INVALID,
                           "operand spec '%s': %s '%s': expected a decimal integer from 1 to %ld",
                           spec, scales ? "sld" : "ld", text, LONG_MAX);
@@ -102,7 +105,7 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
 
 tcmma_status cli_parse_cc(const char *text, int *out, tcmma_error *err) {
   long long cc = -1;
-  if (!tcmma__decimal(text, 0, TCMMA_CC_MAX, &cc) || tcmma_cc_check((int)cc, NULL))
+  if (!tcmma__table_decimal(text, 0, TCMMA_CC_MAX, &cc) || tcmma_cc_check((int)cc, NULL))
     return tcmma_fail(err, TCMMA_INVALID,
                       "compute capability '%s': expected a decimal integer, 0 (any device) or "
                       "major*10+minor from %d to %d (80 for sm_80)",

@@ -14,7 +14,7 @@
 tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err);
 
 /* Parses a decimal compute capability ("80") with the one number parser
- * (mma/decimal.h) into *out and checks it as tcmma_cc_check does;
+ * (tables/decimal.h) into *out and checks it as tcmma_cc_check does;
  * TCMMA_INVALID naming the text otherwise (NULL, "", "abc", "8x", "-1",
  * "+80", "080", "99999"). */
 tcmma_status cli_parse_cc(const char *text, int *out, tcmma_error *err);

@@ -2,14 +2,52 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "cli.h"
 #include "cli_parse.h"
-#include "mma/decimal.h"
+#include "tables/decimal.h"
+
+/* The last failure's message, and whether JSON went to stdout: a command run
+ * with --json that fails before it wrote its object still owes its reader
+ * one (cli_json_failure). One process runs one command: plain statics. */
+static char last_failure[1024];
+static bool wrote_json;
 
 static void vreport(const char *cmd, const char *fmt, va_list ap) {
+  va_list copy;
+  va_copy(copy, ap);
+  vsnprintf(last_failure, sizeof last_failure, fmt, copy);
+  va_end(copy);
   fprintf(stderr, "tcmma %s: ", cmd);
   vfprintf(stderr, fmt, ap);
   fputc('\n', stderr);
+}
+
+void cli_note_failure(const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(last_failure, sizeof last_failure, fmt, ap);
+  va_end(ap);
+}
+
+bool cli_wants_json(int argc, char **argv) {
+  for (int i = 1; i < argc && strcmp(argv[i], "--") != 0; i++)
+    if (strcmp(argv[i], "--json") == 0) return true;
+  return false;
+}
+
+void cli_json_failure(const char *command, int rc) {
+  if (wrote_json) return;
+  json_writer w;
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  json_key(&w, "error"), json_begin_object(&w);
+  json_key(&w, "command"), json_string(&w, command);
+  json_key(&w, "exit_code"), json_int(&w, rc);
+  json_key(&w, "message"), json_string(&w, last_failure[0] ? last_failure : NULL);
+  json_end_object(&w);
+  json_end_object(&w);
+  json_finish(&w);
 }
 
 int cli_usage(const char *cmd, const char *fmt, ...) {
@@ -77,7 +115,7 @@ const char *cli_value(const char *cmd, int argc, char **argv, int *i) {
 
 bool cli_int(const char *cmd, const char *opt, const char *text, long lo, long hi, long *out) {
   long long v;
-  if (!tcmma__decimal(text, lo, hi, &v)) {
+  if (!tcmma__table_decimal(text, lo, hi, &v)) {
     cli_usage(cmd, "%s '%s': expected a decimal integer from %ld to %ld", opt, text, lo, hi);
     return false;
   }
@@ -97,6 +135,7 @@ bool cli_cc(const char *cmd, const char *opt, const char *text, int *out) {
 void json_init(json_writer *w, FILE *out) {
   memset(w, 0, sizeof *w);
   w->out = out;
+  wrote_json = wrote_json || out == stdout;
 }
 
 static void indent(json_writer *w) {

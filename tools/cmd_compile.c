@@ -1,4 +1,5 @@
 /* tcmma compile: NVRTC through the cache; writes the PTX (or CUBIN). */
+#include <errno.h>
 #include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,7 +41,8 @@ static const char help[] =
     "                a small kernel without them compiles faster\n"
     "  -o OUT        output path (default FILE with .ptx, or .cubin with --sass;\n"
     "                - writes the PTX to stdout); an OUT that already holds the output\n"
-    "                keeps its bytes and gets a new mtime\n"
+    "                keeps its bytes and gets a new mtime; an OUT that is FILE itself\n"
+    "                (also through a link) is refused\n"
     "  --json        the same facts as JSON\n"
     "  -- ...        every later argument is an NVRTC option, passed as given\n\n"
     "Exit status: 0 compiled; 1 NVRTC or ptxas rejected it, or the PTX needs more than\n"
@@ -69,6 +71,16 @@ static bool holds(int fd, const void *data, size_t n) {
     at += (size_t)got;
   }
   return true;
+}
+
+/* Whether path names the file input names (the same device and inode: a
+ * hard link, a symlink, another spelling of the path). stdin and a path
+ * that does not exist yet are never the input. */
+static bool same_file(const char *input, const char *path) {
+  struct stat in, out;
+  if (strcmp(input, "-") == 0 || strcmp(path, "-") == 0) return false;
+  return stat(input, &in) == 0 && stat(path, &out) == 0 && in.st_dev == out.st_dev &&
+         in.st_ino == out.st_ino;
 }
 
 /* Writes data to path, or to stdout for "-". A file that already holds
@@ -307,13 +319,18 @@ static int compile_file(args *a) {
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
   if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
   print_log(&p, a->file, st == TCMMA_COMPILE);
-  if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all */
+  if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all, but not why */
+    const char *hint = strstr(err.message, ". Hint: ");
+    if (hint) fprintf(stderr, "tcmma compile: hint: %s\n", hint + 8);
+    cli_note_failure("%s", err.message);
     tcmma_program_free(&p);
     return CLI_FAIL;
   }
-  if (st != TCMMA_OK && st != TCMMA_FLOOR) {
+  /* TCMMA_FLOOR with PTX: it compiled, but needs more than its .target
+   * holds (written, then failed); without: nothing compiled, nothing to write */
+  if ((st != TCMMA_OK && st != TCMMA_FLOOR) || !p.ptx) {
     tcmma_program_free(&p);
-    return cli_fail("compile", "%s", err.message);
+    return cli_fail("compile", "%s", st != TCMMA_OK ? err.message : "NVRTC gave no PTX");
   }
   char *owned = NULL;
   const char *out_path = a->out_path;
@@ -321,9 +338,14 @@ static int compile_file(args *a) {
     out_path = owned = default_output(strcmp(a->file, "-") == 0 ? "stdin.cu" : a->file,
                                       p.cubin ? ".cubin" : ".ptx");
   int rc = CLI_OK;
-  if (!out_path || !(p.cubin ? write_output(out_path, p.cubin, p.cubin_len)
-                              : write_output(out_path, p.ptx, p.ptx_len)))
-    rc = cli_fail("compile", "cannot write '%s'", out_path ? out_path : "(no memory)");
+  if (!out_path)
+    rc = cli_fail("compile", "out of memory");
+  else if (same_file(a->file, out_path))
+    rc = cli_fail("compile", "the output '%s' is the input '%s' (the same file): writing it "
+                  "would replace the source; choose another -o", out_path, a->file);
+  else if (!(p.cubin ? write_output(out_path, p.cubin, p.cubin_len)
+                     : write_output(out_path, p.ptx, p.ptx_len)))
+    rc = cli_fail("compile", "cannot write '%s': %s", out_path, strerror(errno));
   else
     rc = report(&p, out_path, a->json);
   if (rc == CLI_OK && st == TCMMA_FLOOR) rc = cli_fail("compile", "%s", err.message);

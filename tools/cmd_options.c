@@ -47,6 +47,7 @@ static void needs_text(const tcmma_marker_hit *h, char *buf, size_t cap) {
  * suffix first, then one that is not a guard, then the first. */
 static const tcmma_marker_hit *set_by(const tcmma_arch_options *o) {
   const tcmma_marker_hit *best = NULL;
+  if (!o->floor) return NULL; /* floor 0: nothing sets one (never an empty "floor: ,") */
   for (size_t i = 0; i < o->n_markers; i++) {
     const tcmma_marker_hit *h = &o->markers[i];
     if (h->floor != o->floor) continue;

@@ -176,13 +176,12 @@ int cmd_ptx(int argc, char **argv) {
   }
   if (!path) return cli_usage("ptx", "missing input: expected FILE or - (standard input)");
   size_t len = 0;
-  size_t mapped;
-  const char *text = cli_map_input("ptx", path, &len, &mapped);
+  char *text = cli_read_input("ptx", path, &len);
   if (!text) return CLI_FAIL;
   tcmma_ptx_info info;
   tcmma_error err;
   tcmma_status s = tcmma_ptx_parse(text, len, &info, &err);
-  cli_unmap_input(text, mapped);
+  free(text);
   if (s != TCMMA_OK) {
     tcmma_ptx_info_free(&info);
     if (strcmp(path, "-") == 0) return cli_fail("ptx", "standard input: %s", err.message);

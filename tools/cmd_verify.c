@@ -36,16 +36,16 @@ static const char help[] =
 
 static const struct {
   const char *name;
-  tcmma_executor executor;
-  void (*run)(const tcmma_case *, tcmma_case_result *);
+  verify_executor executor;
+  void (*run)(const verify_case *, verify_case_result *);
   /* the whole selection's work done at once (optional, for speed) */
-  void (*prepare)(const tcmma_case *const *, size_t);
+  void (*prepare)(const verify_case *const *, size_t);
   void (*finish)(void);
 } executors[] = {
-    {"sim", TCMMA_EXEC_SIM, tcmma_exec_sim, tcmma_exec_sim_prepare, tcmma_exec_sim_finish},
-    {"compile", TCMMA_EXEC_COMPILE, tcmma_exec_compile, tcmma_exec_compile_prepare,
-     tcmma_exec_compile_finish},
-    {"gpu", TCMMA_EXEC_GPU, tcmma_exec_gpu, NULL, NULL},
+    {"sim", VERIFY_EXEC_SIM, verify_exec_sim, verify_exec_sim_prepare, verify_exec_sim_finish},
+    {"compile", VERIFY_EXEC_COMPILE, verify_exec_compile, verify_exec_compile_prepare,
+     verify_exec_compile_finish},
+    {"gpu", VERIFY_EXEC_GPU, verify_exec_gpu, NULL, NULL},
 };
 
 #define N_EXECUTORS ((int)(sizeof executors / sizeof executors[0]))
@@ -56,7 +56,7 @@ typedef struct {
 
 /* The arm a case counts under: its expected arm, or "none" (no-arm and floor
  * declines) at index TCMMA_ARM_COUNT. */
-static int arm_slot(const tcmma_case *c) {
+static int arm_slot(const verify_case *c) {
   return (unsigned)c->expect_arm < TCMMA_ARM_COUNT ? (int)c->expect_arm : TCMMA_ARM_COUNT;
 }
 
@@ -64,14 +64,14 @@ static const char *slot_name(int slot) {
   return slot < TCMMA_ARM_COUNT ? tcmma_arm_marker((tcmma_arm)slot) : "none";
 }
 
-static const char *expect_text(const tcmma_case *c, char *buf, size_t cap) {
+static const char *expect_text(const verify_case *c, char *buf, size_t cap) {
   if (c->expect == TCMMA_DECLINE_NONE)
     snprintf(buf, cap, "accept %s", tcmma_arm_marker(c->expect_arm));
   else snprintf(buf, cap, "decline %s", tcmma_decline_name(c->expect));
   return buf;
 }
 
-static int list_cases(const tcmma_case **sel, size_t n, bool json) {
+static int list_cases(const verify_case **sel, size_t n, bool json) {
   char buf[64];
   if (json) {
     json_writer w;
@@ -133,14 +133,14 @@ static int parse(int argc, char **argv, verify_args *a) {
 }
 
 /* The cases of all that the options select, into sel; their count. */
-static size_t select_cases(const verify_args *a, const tcmma_case *all, size_t n_all,
-                           const tcmma_case **sel) {
+static size_t select_cases(const verify_args *a, const verify_case *all, size_t n_all,
+                           const verify_case **sel) {
   size_t n = 0;
   for (size_t i = 0; i < n_all; i++) {
-    const tcmma_case *c = &all[i];
+    const verify_case *c = &all[i];
     if (a->have_arm && c->expect_arm != a->arm) continue;
     if (a->text && !strstr(c->name, a->text)) continue;
-    if (a->subset && !tcmma_case_in_subset(c)) continue;
+    if (a->subset && !verify_case_in_subset(c)) continue;
     sel[n++] = c;
   }
   return n;
@@ -148,7 +148,7 @@ static size_t select_cases(const verify_args *a, const tcmma_case *all, size_t n
 
 /* Runs the selected cases through executor exec into res, counting them in
  * total and per arm slot; returns the seconds it took. */
-static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_result *res,
+static double run_cases(int exec, const verify_case **sel, size_t n, verify_case_result *res,
                         tally *total, tally per_arm[TCMMA_ARM_COUNT + 1]) {
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
@@ -157,15 +157,21 @@ static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_r
   if (executors[exec].prepare) executors[exec].prepare(sel, n);
   for (size_t i = 0; i < n; i++) {
     memset(&res[i], 0, sizeof res[i]);
-    res[i].outcome = TCMMA_CASE_FAILED; /* an executor that forgets to say is a failure */
+    res[i].outcome = VERIFY_CASE_FAILED; /* an executor that forgets to say is a failure */
     snprintf(res[i].reason, sizeof res[i].reason, "the executor reported no outcome");
     executors[exec].run(sel[i], &res[i]);
     tally *t = &per_arm[arm_slot(sel[i])];
     t->cases++, total->cases++;
     switch (res[i].outcome) {
-    case TCMMA_CASE_PASSED: t->passed++, total->passed++; break;
-    case TCMMA_CASE_SKIPPED: t->skipped++, total->skipped++; break;
-    default: t->failed++, total->failed++; break;
+      case VERIFY_CASE_PASSED:
+        t->passed++, total->passed++;
+        break;
+      case VERIFY_CASE_SKIPPED:
+        t->skipped++, total->skipped++;
+        break;
+      default:
+        t->failed++, total->failed++;
+        break;
     }
   }
   if (executors[exec].finish) executors[exec].finish();
@@ -173,7 +179,7 @@ static double run_cases(int exec, const tcmma_case **sel, size_t n, tcmma_case_r
   return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
 }
 
-static void report_json(int exec, const tcmma_case **sel, size_t n, const tcmma_case_result *res,
+static void report_json(int exec, const verify_case **sel, size_t n, const verify_case_result *res,
                         const tally *total, const tally per_arm[TCMMA_ARM_COUNT + 1]) {
   json_writer w;
   json_init(&w, stdout);
@@ -195,13 +201,13 @@ static void report_json(int exec, const tcmma_case **sel, size_t n, const tcmma_
     json_end_object(&w);
   }
   json_end_array(&w);
-  const tcmma_case_outcome kinds[2] = {TCMMA_CASE_FAILED, TCMMA_CASE_SKIPPED};
+  const verify_case_outcome kinds[2] = {VERIFY_CASE_FAILED, VERIFY_CASE_SKIPPED};
   const char *keys[2] = {"failures", "skips"};
   for (int k = 0; k < 2; k++) {
     json_key(&w, keys[k]), json_begin_array(&w);
     for (size_t i = 0; i < n; i++) {
-      if ((res[i].outcome == TCMMA_CASE_SKIPPED) != (kinds[k] == TCMMA_CASE_SKIPPED) ||
-          res[i].outcome == TCMMA_CASE_PASSED)
+      if ((res[i].outcome == VERIFY_CASE_SKIPPED) != (kinds[k] == VERIFY_CASE_SKIPPED) ||
+          res[i].outcome == VERIFY_CASE_PASSED)
         continue;
       json_begin_object(&w);
       json_key(&w, "case"), json_string(&w, sel[i]->name);
@@ -215,13 +221,12 @@ static void report_json(int exec, const tcmma_case **sel, size_t n, const tcmma_
 }
 
 /* Whether case j was skipped for the same reason as case i. */
-static bool same_skip(const tcmma_case_result *res, size_t i, size_t j) {
-  return res[j].outcome == TCMMA_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
+static bool same_skip(const verify_case_result *res, size_t i, size_t j) {
+  return res[j].outcome == VERIFY_CASE_SKIPPED && strcmp(res[j].reason, res[i].reason) == 0;
 }
 
-static void report_text(int exec, const tcmma_case **sel, size_t n, const tcmma_case_result *res,
-                        const tally *total, const tally per_arm[TCMMA_ARM_COUNT + 1],
-                        double secs) {
+static void report_text(int exec, const verify_case **sel, size_t n, const verify_case_result *res,
+                        const tally *total, const tally per_arm[TCMMA_ARM_COUNT + 1], double secs) {
   text_table t;
   table_init(&t, 5);
   table_row(&t, (const char *const[]){"ARM", "CASES", "PASSED", "FAILED", "SKIPPED"});
@@ -235,11 +240,11 @@ static void report_text(int exec, const tcmma_case **sel, size_t n, const tcmma_
   table_print(&t, stdout);
   table_free(&t);
   for (size_t i = 0; i < n; i++)
-    if (res[i].outcome != TCMMA_CASE_PASSED && res[i].outcome != TCMMA_CASE_SKIPPED)
+    if (res[i].outcome != VERIFY_CASE_PASSED && res[i].outcome != VERIFY_CASE_SKIPPED)
       printf("FAIL %s: %s\n", sel[i]->name, res[i].reason);
   /* skips: each distinct reason once, with how many cases it covers */
   for (size_t i = 0; i < n; i++) {
-    if (res[i].outcome != TCMMA_CASE_SKIPPED) continue;
+    if (res[i].outcome != VERIFY_CASE_SKIPPED) continue;
     bool seen = false;
     for (size_t j = 0; j < i && !seen; j++) seen = same_skip(res, i, j);
     if (seen) continue;
@@ -255,9 +260,9 @@ static void report_text(int exec, const tcmma_case **sel, size_t n, const tcmma_
 /* --case gemm...: the GEMM matrix (tools/verify/gemm.h) instead of the arm
  * matrix, through the same executors, reported the same way. */
 static int verify_gemm(const verify_args *a) {
-  const tcmma_gemm_case *all;
-  size_t n_all = tcmma_gemm_matrix(&all);
-  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
+  const verify_gemm_case *all;
+  size_t n_all = verify_gemm_matrix(&all);
+  verify_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
   bool *sel = calloc(n_all ? n_all : 1, sizeof *sel);
   if (!res || !sel) return free(res), free(sel), cli_fail("verify", "out of memory");
   size_t n = 0;
@@ -292,23 +297,25 @@ static int verify_gemm(const verify_args *a) {
   tally total = {0};
   struct timespec t0, t1;
   clock_gettime(CLOCK_MONOTONIC, &t0);
-  const tcmma_gemm_case **list = NULL;
-  if (executors[a->exec].executor == TCMMA_EXEC_COMPILE && (list = calloc(n, sizeof *list))) {
+  const verify_gemm_case **list = NULL;
+  if (executors[a->exec].executor == VERIFY_EXEC_COMPILE && (list = calloc(n, sizeof *list))) {
     size_t k = 0;
     for (size_t i = 0; i < n_all; i++)
       if (sel[i]) list[k++] = &all[i];
-    tcmma_gemm_compile_prepare(list, k); /* every compile at once, in batches */
+    verify_gemm_compile_prepare(list, k); /* every compile at once, in batches */
   }
   for (size_t i = 0; i < n_all; i++) {
     if (!sel[i]) continue;
-    tcmma_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
+    verify_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
     total.cases++;
-    if (res[i].outcome == TCMMA_CASE_PASSED) total.passed++;
-    else if (res[i].outcome == TCMMA_CASE_SKIPPED) total.skipped++;
+    if (res[i].outcome == VERIFY_CASE_PASSED)
+      total.passed++;
+    else if (res[i].outcome == VERIFY_CASE_SKIPPED)
+      total.skipped++;
     else total.failed++;
   }
   clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (list) tcmma_gemm_compile_finish(), free(list);
+  if (list) verify_gemm_compile_finish(), free(list);
   int rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
   if (a->json) {
     json_writer w;
@@ -324,9 +331,9 @@ static int verify_gemm(const verify_args *a) {
       if (!sel[i]) continue;
       json_begin_object(&w);
       json_key(&w, "case"), json_string(&w, all[i].name);
-      json_key(&w, "outcome"), json_string(&w, res[i].outcome == TCMMA_CASE_PASSED ? "passed"
-                                           : res[i].outcome == TCMMA_CASE_SKIPPED ? "skipped"
-                                                                                  : "failed");
+      json_key(&w, "outcome"), json_string(&w, res[i].outcome == VERIFY_CASE_PASSED    ? "passed"
+                                               : res[i].outcome == VERIFY_CASE_SKIPPED ? "skipped"
+                                                                                       : "failed");
       json_key(&w, "reason"), json_string(&w, res[i].reason);
       json_end_object(&w);
     }
@@ -335,9 +342,9 @@ static int verify_gemm(const verify_args *a) {
     json_finish(&w);
   } else {
     for (size_t i = 0; i < n_all; i++)
-      if (sel[i] && res[i].outcome != TCMMA_CASE_PASSED)
-        printf("%s %s: %s\n", res[i].outcome == TCMMA_CASE_SKIPPED ? "SKIP" : "FAIL",
-               all[i].name, res[i].reason);
+      if (sel[i] && res[i].outcome != VERIFY_CASE_PASSED)
+        printf("%s %s: %s\n", res[i].outcome == VERIFY_CASE_SKIPPED ? "SKIP" : "FAIL", all[i].name,
+               res[i].reason);
     printf("verify --executor %s --case %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
            executors[a->exec].name, a->text, total.cases, total.passed, total.failed,
            total.skipped,
@@ -359,10 +366,10 @@ int cmd_verify(int argc, char **argv) {
                        a.have_arm ? "--arm" : "--subset", a.text);
     return verify_gemm(&a);
   }
-  const tcmma_case *all;
-  size_t n_all = tcmma_matrix(&all);
-  const tcmma_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
-  tcmma_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
+  const verify_case *all;
+  size_t n_all = verify_matrix(&all);
+  const verify_case **sel = malloc((n_all ? n_all : 1) * sizeof *sel);
+  verify_case_result *res = calloc(n_all ? n_all : 1, sizeof *res);
   if (!sel || !res) {
     free(sel), free(res);
     return cli_fail("verify", "out of memory for %zu cases", n_all);

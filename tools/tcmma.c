@@ -29,5 +29,9 @@ int main(int argc, char **argv) {
     printf("tcmma %s\n", TCMMA_VERSION);
     return CLI_OK;
   }
-  return cli_dispatch("tcmma", "command", commands, N_COMMANDS, usage, argc, argv);
+  int rc = cli_dispatch("tcmma", "command", commands, N_COMMANDS, usage, argc, argv);
+  /* a JSON reader gets an object on failure too, not an empty stdout */
+  if (rc != CLI_OK && argc >= 2 && cli_wants_json(argc - 1, argv + 1))
+    cli_json_failure(argv[1], rc);
+  return rc;
 }

@@ -154,11 +154,17 @@ tcmma_status tcmma_ptx_target_parse(const char *text, int *sm, char *suffix, tcm
  * opcode and what it needs otherwise. */
 tcmma_status tcmma_ptx_check_target(const tcmma_ptx_info *info, tcmma_error *err);
 
+/* The oldest GPU target the CUDA 13 toolkit's ptxas assembles for: below it
+ * (sm_70 and older) no module compiles or loads through this toolkit.
+ * tests/test_ptx.c proves it against `ptxas --help`. */
+#define TCMMA_PTXAS_SM_MIN 75
+
 /* Whether the module loads on a GPU of target sm_<sm><suffix>, as ptxas
  * -arch decides: its .target compiles to that target (sm_XY to any sm at or
  * above XY; sm_XYf to sm_XZ, a or f in its family, Z >= Y; sm_XYa only to
  * itself) and its own .target and .version hold every instruction
- * (tcmma_ptx_check_target). TCMMA_OK, or TCMMA_FLOOR naming the first reason. */
+ * (tcmma_ptx_check_target), and the toolkit's ptxas has that target at all
+ * (sm >= TCMMA_PTXAS_SM_MIN). TCMMA_OK, or TCMMA_FLOOR naming the first reason. */
 tcmma_status tcmma_ptx_check_on(const tcmma_ptx_info *info, int sm, char suffix,
                                 tcmma_error *err);
 

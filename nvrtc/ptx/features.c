@@ -315,6 +315,10 @@ tcmma_status tcmma_ptx_check_on(const tcmma_ptx_info *info, int sm, char suffix,
                                 tcmma_error *err) {
   tcmma_status st = tcmma_ptx_check_target(info, err);
   if (st != TCMMA_OK) return st;
+  if (sm < TCMMA_PTXAS_SM_MIN)
+    return tcmma_fail(err, TCMMA_FLOOR, "sm_%d%s: the CUDA 13 toolkit's ptxas has no such target "
+                      "(its oldest is sm_%d): nothing it makes loads there", sm,
+                      suffix == 'a' ? "a" : suffix == 'f' ? "f" : "", TCMMA_PTXAS_SM_MIN);
   if (!target_compiles_to(info, sm, suffix))
     return tcmma_fail(err, TCMMA_FLOOR, ".target %s does not compile to sm_%d%s: %s",
                       info->target, sm, suffix == 'a' ? "a" : suffix == 'f' ? "f" : "",

@@ -261,17 +261,23 @@ static tcmma_status bad(reader *r, size_t at, const char *fmt, const char *what)
   return r->status;
 }
 
-/* .version MAJOR.MINOR */
+/* .version MAJOR.MINOR: each part one to four digits, then the end of the
+ * line (or a comment). More digits or trailing junk are malformed, not a
+ * shorter version: "12345.6" read as 1234.5 would pass a check ptxas fails. */
 static void read_version(reader *r, size_t at) {
   bool line_end = skip_space(r, true);
   int major = 0, minor = 0, nd1 = 0, nd2 = 0;
-  while (!line_end && !at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd1 < 4)
+  while (!line_end && !at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd1 < 5)
     major = major * 10 + (peek(r, 0) - '0'), r->pos++, nd1++;
-  if (peek(r, 0) == '.') r->pos++;
-  while (!at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd2 < 4)
+  bool dot = !at_end(r) && peek(r, 0) == '.';
+  if (dot) r->pos++;
+  while (dot && !at_end(r) && peek(r, 0) >= '0' && peek(r, 0) <= '9' && nd2 < 5)
     minor = minor * 10 + (peek(r, 0) - '0'), r->pos++, nd2++;
-  if (!nd1 || !nd2) {
-    bad(r, at, "malformed .version at line %d: expected MAJOR.MINOR such as 8.7%s", "");
+  bool spaced = at_end(r) || strchr(" \t\r\f\v\n/", peek(r, 0));
+  bool ends = spaced && (skip_space(r, true) || at_end(r));
+  if (!nd1 || !nd2 || nd1 > 4 || nd2 > 4 || !ends) {
+    bad(r, at, "malformed .version at line %d: expected MAJOR.MINOR such as 8.7, then the end "
+        "of the line%s", "");
     return;
   }
   if (!r->saw_version) {

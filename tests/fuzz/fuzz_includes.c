@@ -22,12 +22,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   const char *const *opts = options[data[0] % 5];
   size_t n = 0;
   while (n < 3 && opts[n]) n++;
-  tcmma_sha256 key;
-  tcmma_sha256_init(&key);
+  tcmma__sha256_state key;
+  tcmma__sha256_init(&key);
   char note[512];
-  tcmma__include_deps((const char *)data + 1, size - 1, "/nonexistent-tcmma-fuzz/k.cu", opts, n,
-                      &key, note, sizeof note);
+  tcmma__cache_include_deps((const char *)data + 1, size - 1, "/nonexistent-tcmma-fuzz/k.cu", opts,
+                            n, &key, note, sizeof note);
   unsigned char digest[32];
-  tcmma_sha256_final(&key, digest);
+  tcmma__sha256_final(&key, digest);
   return 0;
 }

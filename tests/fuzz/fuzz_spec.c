@@ -6,8 +6,9 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+
 #include "cli_parse.h"
-#include "mma/decimal.h"
+#include "tables/decimal.h"
 #include "tcmma/tcmma.h"
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -23,8 +24,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   int cc;
   cli_parse_cc(text, &cc, &err);
   long long v;
-  tcmma__decimal(text, LLONG_MIN, LLONG_MAX, &v);
-  tcmma__decimal(text, 1, 1000, &v);
+  tcmma__table_decimal(text, LLONG_MIN, LLONG_MAX, &v);
+  tcmma__table_decimal(text, 1, 1000, &v);
   tcmma_prec p;
   tcmma_prec_parse(text, &p, &err);
   tcmma_arm arm;

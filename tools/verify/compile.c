@@ -74,7 +74,7 @@ static size_t count_ops(const tcmma_ptx_info *info, const char *prefix, const ch
  * per pair of accumulator elements when the census says d_vector, else one
  * element store (st.global.f32, .u16/.b16) per element. */
 static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
-                           const tcmma_ptx_info *px, tcmma_case_result *r) {
+                           const tcmma_ptx_info *px, verify_case_result *r) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (info->form != TCMMA_FORM_PTX || plan->call.d.space != TCMMA_SPACE_GLOBAL) return true;
   /* the store opcodes' suffixes by d's element size: a pair of 16-bit
@@ -100,40 +100,42 @@ static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
   }
   size_t want_pairs = cen->d_vector ? regs / 2 : 0, want_elems = cen->d_vector ? 0 : regs;
   if (pairs != want_pairs || elems != want_elems)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED,
-                          "PTX stores d with %zu pair and %zu element stores; the census "
-                          "(d_vector=%d) says %zu and %zu", pairs, elems, cen->d_vector,
-                          want_pairs, want_elems);
+    return verify_case_set(r, VERIFY_CASE_FAILED,
+                           "PTX stores d with %zu pair and %zu element stores; the census "
+                           "(d_vector=%d) says %zu and %zu",
+                           pairs, elems, cen->d_vector, want_pairs, want_elems);
   return true;
 }
 
-bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
-                               const tcmma_census *cen, const tcmma_ptx_info *px, tcmma_case_result *r, size_t *statements) {
+bool verify_exec_compile_census(const verify_case *c, const tcmma_plan *plan,
+                                const tcmma_census *cen, const tcmma_ptx_info *px,
+                                verify_case_result *r, size_t *statements) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
   if (cen->mma_per_statement != (int)per)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census mma_per_statement %d, plan tiles %dx%dx%d",
-                          cen->mma_per_statement, plan->mt, plan->nt, plan->kt);
+    return verify_case_set(r, VERIFY_CASE_FAILED,
+                           "census mma_per_statement %d, plan tiles %dx%dx%d",
+                           cen->mma_per_statement, plan->mt, plan->nt, plan->kt);
   if (cen->a_ldmatrix != plan->a_ldmatrix || cen->b_ldmatrix != plan->b_ldmatrix)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED,
-                          "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
-                          cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix);
+    return verify_case_set(r, VERIFY_CASE_FAILED,
+                           "census ldmatrix a=%d b=%d differs from the plan's a=%d b=%d",
+                           cen->a_ldmatrix, cen->b_ldmatrix, plan->a_ldmatrix, plan->b_ldmatrix);
   /* loads per k step: one per tile of the operand's own axis, times the
    * other operand's tiles where fragments reload */
   int want_a = plan->mt * (cen->reloads ? plan->nt : 1);
   int want_b = plan->nt * (cen->reloads ? plan->mt : 1);
   if (cen->a_loads_per_k != want_a || cen->b_loads_per_k != want_b)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED,
-                          "census loads per k a=%d b=%d; reloads=%d over %dx%d tiles means %d and %d",
-                          cen->a_loads_per_k, cen->b_loads_per_k, cen->reloads, plan->mt,
-                          plan->nt, want_a, want_b);
+    return verify_case_set(
+        r, VERIFY_CASE_FAILED,
+        "census loads per k a=%d b=%d; reloads=%d over %dx%d tiles means %d and %d",
+        cen->a_loads_per_k, cen->b_loads_per_k, cen->reloads, plan->mt, plan->nt, want_a, want_b);
   /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
   char want[160];
   if (info->form == TCMMA_FORM_PTX) {
     tcmma_error err;
     if (tcmma_arm_instruction(plan->arm, c->call.a.prec, c->call.b.prec, want, sizeof want,
                               &err) != TCMMA_OK)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "no instruction for the arm: %s", err.message);
+      return verify_case_set(r, VERIFY_CASE_FAILED, "no instruction for the arm: %s", err.message);
   } else {
     snprintf(want, sizeof want, "wmma.mma");
   }
@@ -145,13 +147,13 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
   size_t stmts = 1;
   *statements = stmts;
   if (exact != stmts * per || any != exact)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED,
-                          "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
-                          exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per,
-                          plan->mt, plan->nt, plan->kt);
+    return verify_case_set(r, VERIFY_CASE_FAILED,
+                           "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
+                           exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per,
+                           plan->mt, plan->nt, plan->kt);
   if (info->form == TCMMA_FORM_PTX) {
     if (count_ops(px, "wmma.", NULL, NULL))
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
+      return verify_case_set(r, VERIFY_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
     /* the census's ldmatrix instructions per k step (one 8x8 matrix per
      * fragment register: .x4 for four, the rest in a .x2 and a .x1), .trans
      * where the storage is the transpose of the register layout */
@@ -174,9 +176,10 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
       const int *n = o ? b_n : a_n;
       int matrices = 4 * n[0] + 2 * n[1] + n[2];
       if (ldm[o] && matrices != regs[o] * loads[o])
-        return tcmma_case_set(r, TCMMA_CASE_FAILED, "census: %d .x4, %d .x2 and %d .x1 per k "
-                              "step do not load %s's %d tiles of %d registers", n[0], n[1], n[2],
-                              o ? "b" : "a", loads[o], regs[o]);
+        return verify_case_set(r, VERIFY_CASE_FAILED,
+                               "census: %d .x4, %d .x2 and %d .x1 per k "
+                               "step do not load %s's %d tiles of %d registers",
+                               n[0], n[1], n[2], o ? "b" : "a", loads[o], regs[o]);
     }
     size_t got[3][2], all = count_ops(px, "ldmatrix.", NULL, NULL), total = 0;
     bool same = true;
@@ -187,8 +190,8 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
       total += need[w][0];
     }
     if (!same || all != total)
-      return tcmma_case_set(
-          r, TCMMA_CASE_FAILED,
+      return verify_case_set(
+          r, VERIFY_CASE_FAILED,
           "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu), %zu .x1 (%zu), %zu in all; "
           "expected %zu (%zu), %zu (%zu), %zu (%zu) from census a=%d b=%d",
           got[0][0], got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], all, need[0][0],
@@ -198,43 +201,43 @@ bool tcmma_exec_compile_census(const tcmma_case *c, const tcmma_plan *plan,
     size_t cvt = count_ops(px, "cvt.rna.tf32.f32", NULL, NULL);
     size_t want_cvt = info->tf32 ? steps * (size_t)(regs[0] * loads[0] + regs[1] * loads[1]) : 0;
     if (cvt != want_cvt)
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
-                            cvt, want_cvt);
+      return verify_case_set(r, VERIFY_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
+                             cvt, want_cvt);
     if (!d_stores_match(plan, cen, px, r)) return false;
   } else {
     size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
     size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;
     if (la != wa || lb != wb)
-      return tcmma_case_set(
-          r, TCMMA_CASE_FAILED,
+      return verify_case_set(
+          r, VERIFY_CASE_FAILED,
           "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu", la, lb, wa,
           wb);
     if (count_ops(px, "ldmatrix.", NULL, NULL))
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "a wmma kernel has ldmatrix instructions");
+      return verify_case_set(r, VERIFY_CASE_FAILED, "a wmma kernel has ldmatrix instructions");
   }
   return true;
 }
 
 /* The case's kernel (CUDA dialect) into src, with its plan and census;
  * false with r final when any step fails or the arm marker is missing. */
-static bool render_case(const tcmma_case *c, tcmma_plan *plan, tcmma_census *cen,
-                        tcmma_buf *src, tcmma_case_result *r) {
-  if (!tcmma_case_check_plan(c, plan, r)) return false;
+static bool render_case(const verify_case *c, tcmma_plan *plan, tcmma_census *cen, tcmma_buf *src,
+                        verify_case_result *r) {
+  if (!verify_case_check_plan(c, plan, r)) return false;
   tcmma_error err;
   tcmma_error_clear(&err);
   if (tcmma_plan_census(plan, cen, &err) != TCMMA_OK)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "census of an accepted plan failed: %s",
-                          err.message);
-  tcmma_kernel_opts opts = tcmma_case_kernel_opts(c);
+    return verify_case_set(r, VERIFY_CASE_FAILED, "census of an accepted plan failed: %s",
+                           err.message);
+  tcmma_kernel_opts opts = verify_case_kernel_opts(c);
   tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, src, &err);
   if (st != TCMMA_OK || src->failed)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
-                          err.message);
+    return verify_case_set(r, VERIFY_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
+                           err.message);
   char marker[48];
   snprintf(marker, sizeof marker, "(%s)", tcmma_arm_marker(plan->arm));
   if (!strstr(tcmma_buf_str(src), marker))
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "the kernel does not carry the arm marker %s",
-                          marker);
+    return verify_case_set(r, VERIFY_CASE_FAILED, "the kernel does not carry the arm marker %s",
+                           marker);
   return true;
 }
 
@@ -253,35 +256,35 @@ static int expected_target(const tcmma_buf *src, int floor, int lowest) {
  * device) with no warning, and the PTX census the plan promises; r PASSED
  * with *stmts set, or final. */
 static void check_floor(const compile_case *k, const verify_job *j, size_t *stmts,
-                        tcmma_case_result *r) {
+                        verify_case_result *r) {
   char line[200];
   tcmma_error err;
   bool family = k->info->family;
   char suffix = family ? 'f' : 0;
   const char *suffix_text = family ? "f" : "";
   if (j->status == TCMMA_UNAVAILABLE) {
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", j->err.message);
+    verify_case_set(r, VERIFY_CASE_SKIPPED, "NVRTC unavailable: %s", j->err.message);
   } else if (j->status != TCMMA_OK) {
     first_line(j->prog.log, line, sizeof line);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile failed (%s): %s | %s",
-                   tcmma_status_name(j->status), j->err.message, line);
+    verify_case_set(r, VERIFY_CASE_FAILED, "compile failed (%s): %s | %s",
+                    tcmma_status_name(j->status), j->err.message, line);
   } else if (!j->prog.cubin_len) {
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "no CUBIN from a compile for sm_XX");
+    verify_case_set(r, VERIFY_CASE_FAILED, "no CUBIN from a compile for sm_XX");
   } else if (has_warning(j->prog.log)) {
     first_line(j->prog.log, line, sizeof line);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile warned: %s", line);
+    verify_case_set(r, VERIFY_CASE_FAILED, "compile warned: %s", line);
   } else {
     tcmma_ptx_info px;
     memset(&px, 0, sizeof px);
     tcmma_error_clear(&err);
     if (tcmma_ptx_parse(j->prog.ptx, j->prog.ptx_len, &px, &err) != TCMMA_OK) {
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "PTX reader: %s", err.message);
+      verify_case_set(r, VERIFY_CASE_FAILED, "PTX reader: %s", err.message);
     } else if (px.target_sm != k->want || px.target_suffix != suffix) {
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "compiled for .target %s, expected sm_%d%s",
-                     px.target ? px.target : "?", k->want, suffix_text);
-    } else if (tcmma_exec_compile_census(k->c, &k->plan, &k->cen, &px, r, stmts)) {
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d%s, %zu statement%s in PTX", k->want,
-                     suffix_text, *stmts, *stmts == 1 ? "" : "s");
+      verify_case_set(r, VERIFY_CASE_FAILED, "compiled for .target %s, expected sm_%d%s",
+                      px.target ? px.target : "?", k->want, suffix_text);
+    } else if (verify_exec_compile_census(k->c, &k->plan, &k->cen, &px, r, stmts)) {
+      verify_case_set(r, VERIFY_CASE_PASSED, "sm_%d%s, %zu statement%s in PTX", k->want,
+                      suffix_text, *stmts, *stmts == 1 ? "" : "s");
     }
     tcmma_ptx_info_free(&px);
   }
@@ -299,21 +302,22 @@ static void refusal_text(const tcmma_arm_info *info, int below, char *buf, size_
  * at the arch below, naming the floor's target (or, for a family arm, the
  * target below). */
 static void check_below(const compile_case *k, const verify_job *j, size_t stmts,
-                        tcmma_case_result *r) {
+                        verify_case_result *r) {
   char needs[64];
   refusal_text(k->info, k->below, needs, sizeof needs);
   if (j->status == TCMMA_OK)
-    tcmma_case_set(r, TCMMA_CASE_FAILED,
-                   "ptxas accepted the kernel at sm_%d, below the arm's floor %d", k->below,
-                   k->info->floor);
+    verify_case_set(r, VERIFY_CASE_FAILED,
+                    "ptxas accepted the kernel at sm_%d, below the arm's floor %d", k->below,
+                    k->info->floor);
   else if (j->status != TCMMA_COMPILE || !j->prog.log || !strstr(j->prog.log, needs))
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s",
-                   k->below, needs, tcmma_status_name(j->status), j->err.message);
-  else tcmma_case_set(r, TCMMA_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
-                      k->want, stmts, stmts == 1 ? "" : "s", k->below);
+    verify_case_set(r, VERIFY_CASE_FAILED, "at sm_%d: expected a ptxas error '%s', got %s: %s",
+                    k->below, needs, tcmma_status_name(j->status), j->err.message);
+  else
+    verify_case_set(r, VERIFY_CASE_PASSED, "sm_%d, %zu statement%s in PTX; rejected at sm_%d",
+                    k->want, stmts, stmts == 1 ? "" : "s", k->below);
 }
 
-void compile_case_start(const tcmma_case *c, compile_case *k) {
+void compile_case_start(const verify_case *c, compile_case *k) {
   memset(k, 0, sizeof *k);
   k->c = c;
   if (!render_case(c, &k->plan, &k->cen, &k->src, &k->r)) return;
@@ -323,9 +327,9 @@ void compile_case_start(const tcmma_case *c, compile_case *k) {
   int lowest;
   tcmma_status st = arch_bounds(k->info->floor, &lowest, &k->below, &err);
   if (st == TCMMA_UNAVAILABLE)
-    tcmma_case_set(&k->r, TCMMA_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
+    verify_case_set(&k->r, VERIFY_CASE_SKIPPED, "NVRTC unavailable: %s", err.message);
   else if (st != TCMMA_OK)
-    tcmma_case_set(&k->r, TCMMA_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
+    verify_case_set(&k->r, VERIFY_CASE_FAILED, "NVRTC's supported archs: %s", err.message);
   if (st != TCMMA_OK) return;
   k->want = expected_target(&k->src, k->info->floor, lowest);
   if (k->info->form != TCMMA_FORM_PTX) k->below = 0;
@@ -342,15 +346,15 @@ void compile_case_jobs(const compile_case *k, verify_job *floor, verify_job *bel
                                      .minimal = true};
 }
 
-void compile_case_finish(const compile_case *k, const verify_job *floor,
-                         const verify_job *below, tcmma_case_result *r) {
+void compile_case_finish(const compile_case *k, const verify_job *floor, const verify_job *below,
+                         verify_case_result *r) {
   if (!k->ready) {
     *r = k->r;
     return;
   }
   size_t stmts = 0;
   check_floor(k, floor, &stmts, r);
-  if (r->outcome == TCMMA_CASE_PASSED && k->below) check_below(k, below, stmts, r);
+  if (r->outcome == VERIFY_CASE_PASSED && k->below) check_below(k, below, stmts, r);
 }
 
 void compile_case_free(compile_case *k) { tcmma_buf_free(&k->src); }

@@ -1,10 +1,10 @@
 /* The compile executor over many cases (docs/design.md §12.3):
- * tcmma_exec_compile_prepare renders every selected case and runs all their
+ * verify_exec_compile_prepare renders every selected case and runs all their
  * compiles — at the floor and, for inline-PTX arms, just below it — through
  * tools/verify/batch.c: kernels of one arch share an NVRTC program, the
  * programs run on every core, and each outcome is what the case's own compile
  * gives (a batch that warns or fails is compiled again case by case; a
- * rejection ptxas pins on a case's own PTX is that case's). tcmma_exec_compile
+ * rejection ptxas pins on a case's own PTX is that case's). verify_exec_compile
  * then only checks; a case not prepared compiles alone. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -20,7 +20,7 @@ static struct {
 
 /* Starts n cases and runs their jobs; *cases and *jobs (2n) are the caller's
  * to free with release(). */
-static void run(const tcmma_case *const *list, size_t n, compile_case *cases, verify_job *jobs) {
+static void run(const verify_case *const *list, size_t n, compile_case *cases, verify_job *jobs) {
   verify_job *pending = calloc(2 * n + 1, sizeof *pending);
   size_t *slot = calloc(2 * n + 1, sizeof *slot), k = 0;
   for (size_t i = 0; i < n; i++) {
@@ -47,8 +47,8 @@ static void release(compile_case *cases, verify_job *jobs, size_t n) {
   free(cases), free(jobs);
 }
 
-void tcmma_exec_compile_prepare(const tcmma_case *const *list, size_t count) {
-  tcmma_exec_compile_finish();
+void verify_exec_compile_prepare(const verify_case *const *list, size_t count) {
+  verify_exec_compile_finish();
   compile_case *cases = calloc(count ? count : 1, sizeof *cases);
   verify_job *jobs = calloc(2 * count + 1, sizeof *jobs);
   if (!cases || !jobs) { /* the cases then compile one by one */
@@ -61,14 +61,14 @@ void tcmma_exec_compile_prepare(const tcmma_case *const *list, size_t count) {
   pthread_mutex_unlock(&mu);
 }
 
-void tcmma_exec_compile_finish(void) {
+void verify_exec_compile_finish(void) {
   pthread_mutex_lock(&mu);
   release(prepared.cases, prepared.jobs, prepared.count);
   memset(&prepared, 0, sizeof prepared);
   pthread_mutex_unlock(&mu);
 }
 
-void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
+void verify_exec_compile(const verify_case *c, verify_case_result *r) {
   pthread_mutex_lock(&mu);
   for (size_t i = 0; i < prepared.count; i++)
     if (prepared.cases[i].c == c) {
@@ -80,7 +80,7 @@ void tcmma_exec_compile(const tcmma_case *c, tcmma_case_result *r) {
   compile_case one;
   verify_job jobs[2];
   memset(jobs, 0, sizeof jobs);
-  const tcmma_case *list[1] = {c};
+  const verify_case *list[1] = {c};
   run(list, 1, &one, jobs);
   compile_case_finish(&one, &jobs[0], &jobs[1], r);
   compile_case_free(&one);

@@ -41,7 +41,7 @@
 
 enum { POISON = 0xff, CANARY = 0x5a };
 
-void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v) {
+void verify_storage_put(tcmma_prec p, unsigned char *at, double v) {
   float f = (float)v;
   uint16_t h;
   /* integers: two's complement, wrapped to the width (v is an integer) */
@@ -58,7 +58,7 @@ void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v) {
   }
 }
 
-double tcmma_storage_get(tcmma_prec p, const unsigned char *at) {
+double verify_storage_get(tcmma_prec p, const unsigned char *at) {
   uint16_t h;
   float f;
   double d;
@@ -79,8 +79,8 @@ double tcmma_storage_get(tcmma_prec p, const unsigned char *at) {
 /* v rounded to storage precision p. */
 static double stored(tcmma_prec p, double v) {
   unsigned char b[8];
-  tcmma_storage_put(p, b, v);
-  return tcmma_storage_get(p, b);
+  verify_storage_put(p, b, v);
+  return verify_storage_get(p, b);
 }
 
 static double exact_limit(tcmma_prec p) {
@@ -89,7 +89,7 @@ static double exact_limit(tcmma_prec p) {
 }
 
 /* Whether the case's arm accumulates integers (s32): both passes exact. */
-static bool integer_arm(const tcmma_case_data *x) { return tcmma_prec_is_integer(x->info->acc); }
+static bool integer_arm(const verify_case_data *x) { return tcmma_prec_is_integer(x->info->acc); }
 
 static double unit_roundoff(tcmma_prec p) {
   return p == TCMMA_PREC_F16 ? 0x1p-11 : p == TCMMA_PREC_BF16 ? 0x1p-8
@@ -127,38 +127,38 @@ static int operand_int(uint64_t *s, tcmma_prec p, int v) {
 
 /* ---- buffers ---- */
 
-void tcmma_case_data_free(tcmma_case_data *x) {
-  for (int o = 0; o < TCMMA_CASE_BUFS; o++) free(x->buf[o].mem), free(x->buf[o].before);
+void verify_case_data_free(verify_case_data *x) {
+  for (int o = 0; o < VERIFY_CASE_BUFS; o++) free(x->buf[o].mem), free(x->buf[o].before);
 }
 
 /* false with r FAILED when a buffer has no layout or no memory. */
-bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
-                      tcmma_case_result *r) {
-  static const tcmma_operand ops[TCMMA_CASE_BUFS] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A,
-                                                     TCMMA_OPERAND_B, TCMMA_OPERAND_A,
-                                                     TCMMA_OPERAND_B};
+bool verify_case_data_init(verify_case_data *x, const verify_case *c, const tcmma_plan *plan,
+                           verify_case_result *r) {
+  static const tcmma_operand ops[VERIFY_CASE_BUFS] = {
+      TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
   const tcmma_call *call = &plan->call;
-  const tcmma_prec precs[TCMMA_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec,
-                                             TCMMA_PREC_U8, TCMMA_PREC_U8};
+  const tcmma_prec precs[VERIFY_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec,
+                                              TCMMA_PREC_U8, TCMMA_PREC_U8};
   memset(x, 0, sizeof *x);
   x->c = c, x->plan = plan, x->info = tcmma_arm_get(plan->arm);
   x->m = call->m, x->n = call->n, x->K = (long)call->k * c->outer;
   x->d_roundings = call->scope == TCMMA_SCOPE_FRAGMENT ? 1 : c->outer;
   x->nbuf = x->info->scale_block ? 5 : 3;
   for (int o = 0; o < x->nbuf; o++) {
-    tcmma_operand_buf *b = &x->buf[o];
+    verify_operand_buf *b = &x->buf[o];
     b->op = ops[o], b->prec = precs[o];
     b->elems = o < 3 ? tcmma_kernel_operand_elems(plan, c->outer, b->op)
                      : tcmma_kernel_scale_elems(plan, c->outer, b->op);
     if (b->elems <= 0)
-      return tcmma_case_data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "no kernel buffer layout for %s",
-                                          tcmma_operand_name(b->op));
+      return verify_case_data_free(x),
+             verify_case_set(r, VERIFY_CASE_FAILED, "no kernel buffer layout for %s",
+                             tcmma_operand_name(b->op));
     b->bytes = (size_t)b->elems * (size_t)tcmma_prec_bytes(b->prec);
-    b->total = (b->bytes + TCMMA_CANARY_BYTES + 255) / 256 * 256;
+    b->total = (b->bytes + VERIFY_CANARY_BYTES + 255) / 256 * 256;
     b->mem = aligned_alloc(256, b->total);
     b->before = malloc(b->bytes);
     if (!b->mem || !b->before)
-      return tcmma_case_data_free(x), tcmma_case_set(r, TCMMA_CASE_FAILED, "out of memory");
+      return verify_case_data_free(x), verify_case_set(r, VERIFY_CASE_FAILED, "out of memory");
   }
   return true;
 }
@@ -166,7 +166,7 @@ bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_p
 /* The element (r, c) of the operand over the whole outer reduction (d: m x n,
  * a: m x K, b: K x n) in base (mem or before): tile step c / k of a, r / k
  * of b. */
-static unsigned char *elem(const tcmma_case_data *x, const tcmma_operand_buf *b,
+static unsigned char *elem(const verify_case_data *x, const verify_operand_buf *b,
                            unsigned char *base, long r, long c) {
   long k = x->plan->call.k, step = 0;
   if (b->op == TCMMA_OPERAND_A) step = c / k, c %= k;
@@ -177,7 +177,7 @@ static unsigned char *elem(const tcmma_case_data *x, const tcmma_operand_buf *b,
 
 /* The scale byte of row i of a (o 3) or column i of b (o 4) for reduction
  * index k of the whole outer reduction, in base (mem or before). */
-static unsigned char *scale_at(const tcmma_case_data *x, int o, unsigned char *base, long i,
+static unsigned char *scale_at(const verify_case_data *x, int o, unsigned char *base, long i,
                                long k) {
   long tk = x->plan->call.k, at = tcmma_kernel_scale_index(
                                       x->plan, x->buf[o].op, (int)(k / tk), i,
@@ -186,7 +186,7 @@ static unsigned char *scale_at(const tcmma_case_data *x, int o, unsigned char *b
 }
 
 /* Draws every scale byte: exponents 127 - span .. 127 + span. */
-static void fill_scales(tcmma_case_data *x, uint64_t *seed, int span) {
+static void fill_scales(verify_case_data *x, uint64_t *seed, int span) {
   for (int o = 3; o < x->nbuf; o++) {
     long rows = o == 3 ? x->m : x->n;
     for (long i = 0; i < rows; i++)
@@ -198,25 +198,25 @@ static void fill_scales(tcmma_case_data *x, uint64_t *seed, int span) {
 
 /* The factor 2^(e-127) of the scale of a's (i, k) (o 1) or b's (k, j)
  * (o 2) as filled; 1 without block scales. */
-static double scale_factor(const tcmma_case_data *x, int o, long r, long c) {
+static double scale_factor(const verify_case_data *x, int o, long r, long c) {
   if (x->nbuf < 5 || o == 0) return 1;
   unsigned e = *scale_at(x, o + 2, x->buf[o + 2].before, o == 1 ? r : c, o == 1 ? c : r);
   return e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
 }
 
-static void set(tcmma_case_data *x, int o, long r, long c, double v) {
-  tcmma_storage_put(x->buf[o].prec, elem(x, &x->buf[o], x->buf[o].mem, r, c), v);
+static void set(verify_case_data *x, int o, long r, long c, double v) {
+  verify_storage_put(x->buf[o].prec, elem(x, &x->buf[o], x->buf[o].mem, r, c), v);
 }
 
 /* The scale factors of the case's store: (alpha, beta) for init scale;
  * (1, 1) for load (d0 is the accumulator's start); (1, 0) for zero. */
-static void scales(const tcmma_case_data *x, double *alpha, double *beta) {
+static void scales(const verify_case_data *x, double *alpha, double *beta) {
   tcmma_init init = x->plan->call.init;
   *alpha = init == TCMMA_INIT_SCALE ? x->c->alpha : 1;
   *beta = init == TCMMA_INIT_SCALE ? x->c->beta : init == TCMMA_INIT_LOAD ? 1 : 0;
 }
 
-static void fill_integers(tcmma_case_data *x, uint64_t *seed) {
+static void fill_integers(verify_case_data *x, uint64_t *seed) {
   double limit = fmin(exact_limit(x->info->acc), exact_limit(x->buf[0].prec)), alpha, beta;
   int v = 3, w = (int)fmin(8, limit / 4);
   scales(x, &alpha, &beta);
@@ -252,7 +252,7 @@ static double full_range(uint64_t *s, tcmma_prec p) {
                : (double)INT32_MIN + (double)(r >> 12 & 0xfffff);
 }
 
-static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
+static void fill_reals(verify_case_data *x, uint64_t *seed) {
   if (integer_arm(x)) { /* every operand and d across its whole range */
     for (int o = 0; o < 3; o++) {
       long rows = o == 2 ? x->K : x->m, cols = o == 1 ? x->K : x->n;
@@ -272,15 +272,16 @@ static void fill_reals(tcmma_case_data *x, uint64_t *seed) {
 
 /* Poisons every buffer, writes the pass's inputs (seeded by the case's
  * name) and keeps a copy of them in `before`. */
-void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
+void verify_case_data_fill(verify_case_data *x, verify_pass pass) {
   for (int o = 0; o < x->nbuf; o++) {
     memset(x->buf[o].mem, POISON, x->buf[o].bytes);
     memset(x->buf[o].mem + x->buf[o].bytes, CANARY, x->buf[o].total - x->buf[o].bytes);
   }
-  uint64_t seed = 0x9e3779b97f4a7c15ull ^ (pass == TCMMA_PASS_INTEGER ? 1 : 2);
+  uint64_t seed = 0x9e3779b97f4a7c15ull ^ (pass == VERIFY_PASS_INTEGER ? 1 : 2);
   for (const char *s = x->c->name; *s; s++) seed = (seed ^ (unsigned char)*s) * 0x100000001b3ull;
   if (!seed) seed = 1;
-  if (pass == TCMMA_PASS_INTEGER) fill_integers(x, &seed);
+  if (pass == VERIFY_PASS_INTEGER)
+    fill_integers(x, &seed);
   else fill_reals(x, &seed);
   for (int o = 0; o < x->nbuf; o++) memcpy(x->buf[o].before, x->buf[o].mem, x->buf[o].bytes);
 }
@@ -290,9 +291,9 @@ void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass) {
 /* Element (r, c) of buffer o as filled: an operand of a tf32 arm rounded as
  * its text converts it, of a block-scaled arm times its block's factor, d
  * (o 0) as stored. */
-static double input(const tcmma_case_data *x, int o, long r, long c) {
-  const tcmma_operand_buf *b = &x->buf[o];
-  double v = tcmma_storage_get(b->prec, elem(x, b, b->before, r, c));
+static double input(const verify_case_data *x, int o, long r, long c) {
+  const verify_operand_buf *b = &x->buf[o];
+  double v = verify_storage_get(b->prec, elem(x, b, b->before, r, c));
   return (x->info->tf32 && o > 0 ? tcmma_sim_float_to_tf32((float)v) : v) *
          scale_factor(x, o, r, c);
 }
@@ -314,7 +315,7 @@ static int64_t s32_add(int64_t x, int64_t y, bool saturate) {
  * (.satfinite, in the arm's opcode) per instruction; the scaled store is
  * alpha * acc + beta * d0 in wrapping 32-bit arithmetic, alpha and beta
  * converted to int as the text does. */
-static double integer_reference(const tcmma_case_data *x, long i, long j) {
+static double integer_reference(const verify_case_data *x, long i, long j) {
   double alpha, beta;
   scales(x, &alpha, &beta);
   bool saturate = strstr(x->info->instr, ".satfinite.") != NULL;
@@ -332,7 +333,7 @@ static double integer_reference(const tcmma_case_data *x, long i, long j) {
   return (double)acc;
 }
 
-double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag) {
+double verify_case_data_reference(const verify_case_data *x, long i, long j, double *mag) {
   if (integer_arm(x)) return *mag = 0, integer_reference(x, i, j);
   double alpha, beta, d0 = input(x, 0, i, j);
   scales(x, &alpha, &beta);
@@ -348,7 +349,7 @@ double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, doubl
   return stored(x->buf[0].prec, acc);
 }
 
-static bool canary_intact(const tcmma_operand_buf *b) {
+static bool canary_intact(const verify_operand_buf *b) {
   for (size_t i = b->bytes; i < b->total; i++)
     if (b->mem[i] != CANARY) return false;
   return true;
@@ -356,8 +357,8 @@ static bool canary_intact(const tcmma_operand_buf *b) {
 
 /* Whether every byte of d that is no element of the tile (row padding) is
  * still poison. */
-static bool outside_untouched(const tcmma_case_data *x) {
-  const tcmma_operand_buf *d = &x->buf[0];
+static bool outside_untouched(const verify_case_data *x) {
+  const verify_operand_buf *d = &x->buf[0];
   int eb = tcmma_prec_bytes(d->prec);
   unsigned char *mine = calloc((size_t)d->elems, 1);
   if (!mine) return true;
@@ -375,39 +376,42 @@ static bool outside_untouched(const tcmma_case_data *x) {
 
 /* The pass in messages: an integer arm's second pass is full-range
  * integers, compared exactly like the first. */
-static const char *pass_name(const tcmma_case_data *x, tcmma_pass pass) {
-  return pass == TCMMA_PASS_INTEGER ? "integer pass" : integer_arm(x) ? "full-range pass"
-                                                                      : "real pass";
+static const char *pass_name(const verify_case_data *x, verify_pass pass) {
+  return pass == VERIFY_PASS_INTEGER ? "integer pass"
+         : integer_arm(x)            ? "full-range pass"
+                                     : "real pass";
 }
 
 /* After a run: the buffers, then every element of d against the reference. */
-static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_result *r) {
+static bool data_check(const verify_case_data *x, verify_pass pass, verify_case_result *r) {
   const char *name = pass_name(x, pass);
-  static const char *const buf_name[TCMMA_CASE_BUFS] = {"d", "a", "b", "sa", "sb"};
-  const tcmma_operand_buf *d = &x->buf[0];
+  static const char *const buf_name[VERIFY_CASE_BUFS] = {"d", "a", "b", "sa", "sb"};
+  const verify_operand_buf *d = &x->buf[0];
   for (int o = 0; o < x->nbuf; o++) {
-    const tcmma_operand_buf *in = &x->buf[o];
+    const verify_operand_buf *in = &x->buf[o];
     if (!canary_intact(in))
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past the end of an "
-                            "operand (%s)", name, buf_name[o]);
+      return verify_case_set(r, VERIFY_CASE_FAILED,
+                             "%s: the kernel wrote past the end of an "
+                             "operand (%s)",
+                             name, buf_name[o]);
     if (o && memcmp(in->before, in->mem, in->bytes))
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel modified an input (%s)", name,
-                            buf_name[o]);
+      return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel modified an input (%s)", name,
+                             buf_name[o]);
   }
   if (!outside_untouched(x))
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote d outside its m x n tile",
-                          name);
+    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote d outside its m x n tile",
+                           name);
   long bad = 0;
   int eb = tcmma_prec_bytes(d->prec);
   for (long i = 0; i < x->m; i++)
     for (long j = 0; j < x->n; j++) {
-      double mag, want = tcmma_case_data_reference(x, i, j, &mag), tol = 0;
+      double mag, want = verify_case_data_reference(x, i, j, &mag), tol = 0;
       const unsigned char *at = elem(x, d, d->mem, i, j);
-      double got = tcmma_storage_get(d->prec, at);
+      double got = verify_storage_get(d->prec, at);
       bool match;
-      if (pass == TCMMA_PASS_INTEGER || integer_arm(x)) {
+      if (pass == VERIFY_PASS_INTEGER || integer_arm(x)) {
         unsigned char wb[8];
-        tcmma_storage_put(d->prec, wb, want);
+        verify_storage_put(d->prec, wb, want);
         match = memcmp(wb, at, (size_t)eb) == 0;
       } else {
         /* init scale adds three roundings (two products, one sum) in the
@@ -420,11 +424,12 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
         match = fabs(got - want) <= tol;
       }
       if (match || bad++ > 0) continue;
-      if (pass == TCMMA_PASS_INTEGER || integer_arm(x))
-        tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit",
-                       name, i, j, got, want);
-      else tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g",
-                          name, i, j, got, want, tol);
+      if (pass == VERIFY_PASS_INTEGER || integer_arm(x))
+        verify_case_set(r, VERIFY_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g bit for bit",
+                        name, i, j, got, want);
+      else
+        verify_case_set(r, VERIFY_CASE_FAILED, "%s: d[%ld][%ld] = %.9g, expected %.9g within %.3g",
+                        name, i, j, got, want, tol);
     }
   if (bad > 1) {
     size_t n = strlen(r->reason);
@@ -433,20 +438,20 @@ static bool data_check(const tcmma_case_data *x, tcmma_pass pass, tcmma_case_res
   return bad == 0;
 }
 
-bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case_runner run,
-                         void *ctx, tcmma_case_result *r) {
-  tcmma_case_data x;
-  if (!tcmma_case_data_init(&x, c, plan, r)) return false;
+bool verify_case_data_run(const verify_case *c, const tcmma_plan *plan, tcmma_case_runner run,
+                          void *ctx, verify_case_result *r) {
+  verify_case_data x;
+  if (!verify_case_data_init(&x, c, plan, r)) return false;
   bool ok = true;
-  for (int p = TCMMA_PASS_INTEGER; ok && p <= TCMMA_PASS_REAL; p++) {
-    tcmma_case_data_fill(&x, (tcmma_pass)p);
-    ok = run(&x, pass_name(&x, (tcmma_pass)p), ctx, r) &&
-         data_check(&x, (tcmma_pass)p, r);
+  for (int p = VERIFY_PASS_INTEGER; ok && p <= VERIFY_PASS_REAL; p++) {
+    verify_case_data_fill(&x, (verify_pass)p);
+    ok = run(&x, pass_name(&x, (verify_pass)p), ctx, r) && data_check(&x, (verify_pass)p, r);
   }
   bool integers = integer_arm(&x);
-  tcmma_case_data_free(&x);
+  verify_case_data_free(&x);
   if (ok)
-    tcmma_case_set(r, TCMMA_CASE_PASSED, integers ? "bit-exact on small and full-range integers"
-                                                  : "bit-exact on integers, within bound on reals");
+    verify_case_set(r, VERIFY_CASE_PASSED,
+                    integers ? "bit-exact on small and full-range integers"
+                             : "bit-exact on integers, within bound on reals");
   return ok;
 }

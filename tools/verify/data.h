@@ -11,15 +11,15 @@
 #include "tools/verify/verify.h"
 
 /* Bytes after each buffer that the kernel must leave alone. */
-enum { TCMMA_CANARY_BYTES = 64 };
+enum { VERIFY_CANARY_BYTES = 64 };
 
 /* Element storage, through the simulator's exact conversions (tcmma/sim.h):
  * put rounds v to p (f16/bf16 nearest even, fp8 nearest even saturating) at
  * `at`; get reads the element at `at` back as a double. */
-void tcmma_storage_put(tcmma_prec p, unsigned char *at, double v);
-double tcmma_storage_get(tcmma_prec p, const unsigned char *at);
+void verify_storage_put(tcmma_prec p, unsigned char *at, double v);
+double verify_storage_get(tcmma_prec p, const unsigned char *at);
 
-typedef enum { TCMMA_PASS_INTEGER, TCMMA_PASS_REAL } tcmma_pass;
+typedef enum { VERIFY_PASS_INTEGER, VERIFY_PASS_REAL } verify_pass;
 
 /* One kernel buffer: elems elements (tcmma_kernel_operand_elems) in bytes
  * bytes, then the canary; `total` bytes in all, the size to copy to and from
@@ -31,47 +31,47 @@ typedef struct {
   long elems;
   size_t bytes, total;
   unsigned char *mem, *before;
-} tcmma_operand_buf;
+} verify_operand_buf;
 
 /* The most buffers a kernel takes: d, a, b, then a block-scaled arm's
  * scales of a and b (sa, sb: bytes, tcmma_kernel_scale_index). */
-enum { TCMMA_CASE_BUFS = 5 };
+enum { VERIFY_CASE_BUFS = 5 };
 
 /* A case's buffers, in the kernel's argument order d, a, b[, sa, sb]. */
 typedef struct {
-  const tcmma_case *c;
+  const verify_case *c;
   const tcmma_plan *plan;
   const tcmma_arm_info *info;
   long m, n, K;          /* K = outer * k: the whole reduction */
   int d_roundings;       /* d is rounded once per update statement stored */
   int nbuf;              /* 3, or 5 with block scales */
-  tcmma_operand_buf buf[TCMMA_CASE_BUFS];
-} tcmma_case_data;
+  verify_operand_buf buf[VERIFY_CASE_BUFS];
+} verify_case_data;
 
 /* Runs the kernel over x's buffers (buf[i].mem, total bytes each; d, a, b
  * and for block scales sa, sb: nbuf of them)
  * and leaves what it wrote there. false with r FAILED saying why (prefixed
  * with pass, "integer pass" or "real pass") when it could not run. */
-typedef bool (*tcmma_case_runner)(tcmma_case_data *x, const char *pass, void *ctx,
-                                  tcmma_case_result *r);
+typedef bool (*tcmma_case_runner)(verify_case_data *x, const char *pass, void *ctx,
+                                  verify_case_result *r);
 
-/* The steps tcmma_case_data_run takes, for tests that check them apart:
+/* The steps verify_case_data_run takes, for tests that check them apart:
  * init lays out x's buffers for the plan (false with r FAILED when a buffer
  * has no layout or no memory); fill poisons every buffer, writes the pass's
  * inputs (seeded by the case's name) and keeps them in `before`; reference
  * is d[i][j]'s expected value, *mag the magnitude its bound scales with;
  * free releases the buffers. */
-bool tcmma_case_data_init(tcmma_case_data *x, const tcmma_case *c, const tcmma_plan *plan,
-                          tcmma_case_result *r);
-void tcmma_case_data_fill(tcmma_case_data *x, tcmma_pass pass);
-double tcmma_case_data_reference(const tcmma_case_data *x, long i, long j, double *mag);
-void tcmma_case_data_free(tcmma_case_data *x);
+bool verify_case_data_init(verify_case_data *x, const verify_case *c, const tcmma_plan *plan,
+                           verify_case_result *r);
+void verify_case_data_fill(verify_case_data *x, verify_pass pass);
+double verify_case_data_reference(const verify_case_data *x, long i, long j, double *mag);
+void verify_case_data_free(verify_case_data *x);
 
 /* Runs both passes of an accepted case (plan checked): fills the buffers,
  * calls run, checks the buffers and compares d with the reference; integers
  * bit for bit, reals within the bound. r: PASSED, or FAILED with the first
  * difference (and how many elements differ). Returns whether it passed. */
-bool tcmma_case_data_run(const tcmma_case *c, const tcmma_plan *plan, tcmma_case_runner run,
-                         void *ctx, tcmma_case_result *r);
+bool verify_case_data_run(const verify_case *c, const tcmma_plan *plan, tcmma_case_runner run,
+                          void *ctx, verify_case_result *r);
 
 #endif

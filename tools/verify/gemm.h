@@ -16,16 +16,16 @@ typedef struct {
   double alpha, beta;
   bool c_is_d;               /* C is D: d holds C's values before the run */
   tcmma_gemm_decline expect; /* NONE: must be accepted */
-} tcmma_gemm_case;
+} verify_gemm_case;
 
 /* The whole GEMM matrix, built once. */
-size_t tcmma_gemm_matrix(const tcmma_gemm_case **cases);
+size_t verify_gemm_matrix(const verify_gemm_case **cases);
 
 /* Plans c and checks the outcome against its expectation (a declined case
  * must decline with the expected reason). true with *plan filled when the
  * case is accepted as expected; false with r set (FAILED, or PASSED for a
  * declined case that declined as expected). */
-bool tcmma_gemm_case_plan(const tcmma_gemm_case *c, tcmma_gemm_plan *plan, tcmma_case_result *r);
+bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
 /* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel,
  * leaves what it wrote there. false with why filled when it could not run. */
@@ -36,43 +36,43 @@ typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, void *
  * the reference bit for bit) and real ones (within the bound of
  * docs/verify.md); fails on writes outside d's matrix, into its padding,
  * past any buffer or into a, b, c. Returns whether it passed. */
-bool tcmma_gemm_case_run(const tcmma_gemm_case *c, const tcmma_gemm_plan *plan,
-                         tcmma_gemm_runner run, void *ctx, tcmma_case_result *r);
+bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan,
+                          tcmma_gemm_runner run, void *ctx, verify_case_result *r);
 
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
-bool tcmma_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                           float alpha, float beta, char *why, size_t cap);
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
+                            float alpha, float beta, char *why, size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim
  * (host text on the block simulator, both passes), compile (CUBIN at the
- * floor, tcmma_gemm_compile_check) or gpu (tcmma_gemm_exec_gpu). */
-void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_result *r);
+ * floor, verify_gemm_compile_check) or gpu (verify_gemm_exec_gpu). */
+void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_result *r);
 
 /* The compile executor's check of a CUBIN compile of plan p: ptxas's
  * figures present, no spill bytes, registers within p->registers, and the
  * PTX census per k tile as planned (mma and ldmatrix per warp, 16-byte
  * cp.async per thread; a loop the compiler unrolled counts its copies).
  * false with why filled otherwise. */
-bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
-                              size_t cap);
+bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                               size_t cap);
 
 /* The compile executor over many cases (tools/verify/gemm_compile.c):
  * prepare renders every case of list[0..count) the plan accepts and
  * compiles them all in batches on every core; finish frees what prepare
- * kept. tcmma_gemm_exec_compile checks accepted case c (plan p) with
- * tcmma_gemm_compile_check: from its prepared compile, else compiling it
+ * kept. verify_gemm_exec_compile checks accepted case c (plan p) with
+ * verify_gemm_compile_check: from its prepared compile, else compiling it
  * alone. */
-void tcmma_gemm_compile_prepare(const tcmma_gemm_case *const *list, size_t count);
-void tcmma_gemm_compile_finish(void);
-void tcmma_gemm_exec_compile(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
-                             tcmma_case_result *r);
+void verify_gemm_compile_prepare(const verify_gemm_case *const *list, size_t count);
+void verify_gemm_compile_finish(void);
+void verify_gemm_exec_compile(const verify_gemm_case *c, const tcmma_gemm_plan *p,
+                              verify_case_result *r);
 
 /* The gpu executor for an accepted case: device 0, compiled for its cc,
  * SKIPPED without a driver or a device, or when the device does not run the
  * arm or lacks the shared memory. */
-void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
-                         tcmma_case_result *r);
+void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
+                          verify_case_result *r);
 
 #endif

@@ -69,7 +69,7 @@ static const row rows[] = {
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
-static tcmma_gemm_case cases[ROWS];
+static verify_gemm_case cases[ROWS];
 static size_t built;
 
 static void parse_prec(const char *s, tcmma_prec *out) {
@@ -80,7 +80,7 @@ static void parse_prec(const char *s, tcmma_prec *out) {
 static void build(void) {
   for (size_t i = 0; i < ROWS; i++) {
     const row *w = &rows[i];
-    tcmma_gemm_case *c = &cases[i];
+    verify_gemm_case *c = &cases[i];
     c->call = tcmma_gemm_call_default();
     tcmma_gemm_call *g = &c->call;
     parse_prec(w->d, &g->d.prec), parse_prec(w->a, &g->a.prec), parse_prec(w->b, &g->b.prec);
@@ -114,26 +114,26 @@ static void build(void) {
   built = ROWS;
 }
 
-size_t tcmma_gemm_matrix(const tcmma_gemm_case **out) {
+size_t verify_gemm_matrix(const verify_gemm_case **out) {
   if (!built) build();
   *out = cases;
   return built;
 }
 
-bool tcmma_gemm_case_plan(const tcmma_gemm_case *c, tcmma_gemm_plan *plan, tcmma_case_result *r) {
+bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan,
+                           verify_case_result *r) {
   tcmma_error err = {0};
   tcmma_status st = tcmma_gemm_plan_call(&c->call, plan, &err);
   if (c->expect != TCMMA_GEMM_DECLINE_NONE) {
     if (st == TCMMA_DECLINED && plan->reason == c->expect && plan->message[0])
-      tcmma_case_set(r, TCMMA_CASE_PASSED, "declined as expected: %s", plan->message);
+      verify_case_set(r, VERIFY_CASE_PASSED, "declined as expected: %s", plan->message);
     else
-      tcmma_case_set(r, TCMMA_CASE_FAILED, "expected a decline (%s), got %s: %s",
-                     tcmma_gemm_decline_name(c->expect),
-                     st == TCMMA_OK ? "accepted" : tcmma_gemm_decline_name(plan->reason),
-                     plan->message);
+      verify_case_set(r, VERIFY_CASE_FAILED, "expected a decline (%s), got %s: %s",
+                      tcmma_gemm_decline_name(c->expect),
+                      st == TCMMA_OK ? "accepted" : tcmma_gemm_decline_name(plan->reason),
+                      plan->message);
     return false;
   }
-  if (st != TCMMA_OK)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "declined: %s", plan->message);
+  if (st != TCMMA_OK) return verify_case_set(r, VERIFY_CASE_FAILED, "declined: %s", plan->message);
   return true;
 }

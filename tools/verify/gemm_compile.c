@@ -1,9 +1,9 @@
 /* The GEMM matrix's compile executor (docs/verify.md, GEMM cases):
- * tcmma_gemm_compile_prepare renders every selected case the plan accepts
+ * verify_gemm_compile_prepare renders every selected case the plan accepts
  * and compiles them all through tools/verify/batch.c, as the arm matrix's
  * executor does (kernels of one arch share an NVRTC program, the programs
  * run on every core, each kernel's PTX and ptxas figures are its own);
- * tcmma_gemm_exec_compile then only checks, and compiles a case that was
+ * verify_gemm_exec_compile then only checks, and compiles a case that was
  * not prepared alone. */
 #include <pthread.h>
 #include <stdlib.h>
@@ -13,7 +13,7 @@
 
 /* One case's compile: the kernel's text and its job. */
 typedef struct {
-  const tcmma_gemm_case *c;
+  const verify_gemm_case *c;
   tcmma_buf text;
   tcmma_error render_err;
   bool rendered;
@@ -28,7 +28,7 @@ static struct {
 
 /* Renders plan's kernel into g and makes its job: a CUBIN at the floor, one
  * program name for all, so that every case of one arch can share a batch. */
-static void start(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, gemm_compile *g) {
+static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_compile *g) {
   memset(g, 0, sizeof *g);
   g->c = c;
   g->rendered = tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &g->text, &g->render_err) == TCMMA_OK;
@@ -45,24 +45,24 @@ static void release(gemm_compile *items, size_t n) {
 }
 
 /* The case's outcome from its compile. */
-static void judge(const tcmma_gemm_plan *p, const gemm_compile *g, tcmma_case_result *r) {
+static void judge(const tcmma_gemm_plan *p, const gemm_compile *g, verify_case_result *r) {
   const verify_job *j = &g->job;
   char why[400];
   if (!g->rendered)
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "render: %s", g->render_err.message);
+    verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", g->render_err.message);
   else if (j->status == TCMMA_UNAVAILABLE)
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "%s", j->err.message);
+    verify_case_set(r, VERIFY_CASE_SKIPPED, "%s", j->err.message);
   else if (j->status != TCMMA_OK)
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "compile: %s", j->err.message);
-  else if (!tcmma_gemm_compile_check(p, &j->prog, why, sizeof why))
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "%s", why);
+    verify_case_set(r, VERIFY_CASE_FAILED, "compile: %s", j->err.message);
+  else if (!verify_gemm_compile_check(p, &j->prog, why, sizeof why))
+    verify_case_set(r, VERIFY_CASE_FAILED, "%s", why);
   else
-    tcmma_case_set(r, TCMMA_CASE_PASSED, "%d registers (plan %d), no spills, census as planned",
-                   j->prog.registers, p->registers);
+    verify_case_set(r, VERIFY_CASE_PASSED, "%d registers (plan %d), no spills, census as planned",
+                    j->prog.registers, p->registers);
 }
 
-void tcmma_gemm_compile_prepare(const tcmma_gemm_case *const *list, size_t count) {
-  tcmma_gemm_compile_finish();
+void verify_gemm_compile_prepare(const verify_gemm_case *const *list, size_t count) {
+  verify_gemm_compile_finish();
   gemm_compile *items = calloc(count ? count : 1, sizeof *items);
   verify_job *jobs = calloc(count ? count : 1, sizeof *jobs);
   size_t *slot = calloc(count ? count : 1, sizeof *slot);
@@ -73,9 +73,9 @@ void tcmma_gemm_compile_prepare(const tcmma_gemm_case *const *list, size_t count
   size_t n = 0, k = 0;
   for (size_t i = 0; i < count; i++) {
     tcmma_gemm_plan p;
-    tcmma_case_result r;
+    verify_case_result r;
     memset(&r, 0, sizeof r);
-    if (!tcmma_gemm_case_plan(list[i], &p, &r)) continue; /* declined: nothing to compile */
+    if (!verify_gemm_case_plan(list[i], &p, &r)) continue; /* declined: nothing to compile */
     start(list[i], &p, &items[n]);
     if (items[n].rendered) jobs[k] = items[n].job, slot[k++] = n;
     n++;
@@ -88,15 +88,15 @@ void tcmma_gemm_compile_prepare(const tcmma_gemm_case *const *list, size_t count
   pthread_mutex_unlock(&mu);
 }
 
-void tcmma_gemm_compile_finish(void) {
+void verify_gemm_compile_finish(void) {
   pthread_mutex_lock(&mu);
   release(prepared.items, prepared.count);
   memset(&prepared, 0, sizeof prepared);
   pthread_mutex_unlock(&mu);
 }
 
-void tcmma_gemm_exec_compile(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
-                             tcmma_case_result *r) {
+void verify_gemm_exec_compile(const verify_gemm_case *c, const tcmma_gemm_plan *p,
+                              verify_case_result *r) {
   pthread_mutex_lock(&mu);
   for (size_t i = 0; i < prepared.count; i++)
     if (prepared.items[i].c == c) {

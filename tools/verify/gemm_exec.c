@@ -17,8 +17,8 @@ static long census_count(const tcmma_ptx_info *info, const char *prefix) {
   return n;
 }
 
-bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
-                              size_t cap) {
+bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                               size_t cap) {
   if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
   if (prog->spill_store_bytes || prog->spill_load_bytes || prog->registers > p->registers)
     return snprintf(why, cap, "ptxas: %d registers (the plan expects at most %d), %d/%d bytes "
@@ -46,11 +46,11 @@ bool tcmma_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *pro
   return true;
 }
 
-static void exec_sim(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, tcmma_case_result *r) {
+static void exec_sim(const verify_gemm_case *c, const tcmma_gemm_plan *p, verify_case_result *r) {
   tcmma_buf text = {0};
   tcmma_error err = {0};
   if (tcmma_render_gemm(p, TCMMA_DIALECT_HOST, &text, &err) != TCMMA_OK) {
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "render: %s", err.message);
+    verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     tcmma_buf_free(&text);
     return;
   }
@@ -59,24 +59,29 @@ static void exec_sim(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, tcmma_c
   tcmma_status st = sim_module_build_texts(&name, &t, 1, &m, &err);
   tcmma_buf_free(&text);
   if (st == TCMMA_UNAVAILABLE) {
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "%s", err.message);
+    verify_case_set(r, VERIFY_CASE_SKIPPED, "%s", err.message);
     return;
   }
   if (st != TCMMA_OK) {
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "sim module: %s", err.message);
+    verify_case_set(r, VERIFY_CASE_FAILED, "sim module: %s", err.message);
     return;
   }
   const char *why;
   sim_entry entry = sim_module_entry(m, 0, &why);
-  if (!entry) tcmma_case_set(r, TCMMA_CASE_FAILED, "%s", why);
-  else tcmma_gemm_case_run(c, p, tcmma_gemm_sim_runner, &entry, r);
+  if (!entry)
+    verify_case_set(r, VERIFY_CASE_FAILED, "%s", why);
+  else
+    verify_gemm_case_run(c, p, verify_gemm_sim_runner, &entry, r);
   sim_module_free(m);
 }
 
-void tcmma_gemm_exec(tcmma_executor e, const tcmma_gemm_case *c, tcmma_case_result *r) {
+void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_result *r) {
   tcmma_gemm_plan p;
-  if (!tcmma_gemm_case_plan(c, &p, r)) return; /* declined: r says whether as expected */
-  if (e == TCMMA_EXEC_COMPILE) tcmma_gemm_exec_compile(c, &p, r);
-  else if (e == TCMMA_EXEC_SIM) exec_sim(c, &p, r);
-  else tcmma_gemm_exec_gpu(c, &p, r);
+  if (!verify_gemm_case_plan(c, &p, r)) return; /* declined: r says whether as expected */
+  if (e == VERIFY_EXEC_COMPILE)
+    verify_gemm_exec_compile(c, &p, r);
+  else if (e == VERIFY_EXEC_SIM)
+    exec_sim(c, &p, r);
+  else
+    verify_gemm_exec_gpu(c, &p, r);
 }

@@ -30,9 +30,9 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], flo
   tcmma_status st = TCMMA_OK;
   for (int i = 0; i < 4 && st == TCMMA_OK; i++) {
     if (i == 3 && (!bufs[3] || bufs[3] == bufs[0])) break; /* C is D */
-    st = tcmma_mem_alloc(g->dev.ordinal, bytes[i] + TCMMA_CANARY_BYTES, &mem[i], &err);
+    st = tcmma_mem_alloc(g->dev.ordinal, bytes[i] + VERIFY_CANARY_BYTES, &mem[i], &err);
     if (st == TCMMA_OK)
-      st = tcmma_mem_to_device(&mem[i], 0, bufs[i], bytes[i] + TCMMA_CANARY_BYTES, &err);
+      st = tcmma_mem_to_device(&mem[i], 0, bufs[i], bytes[i] + VERIFY_CANARY_BYTES, &err);
   }
   unsigned long long cptr = mem[3].ptr ? mem[3].ptr : mem[0].ptr;
   if (st == TCMMA_OK) {
@@ -41,15 +41,16 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], flo
     st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, &err);
   }
   for (int i = 0; i < 4 && st == TCMMA_OK; i++)
-    if (mem[i].ptr) st = tcmma_mem_to_host(bufs[i], &mem[i], 0, bytes[i] + TCMMA_CANARY_BYTES, &err);
+    if (mem[i].ptr)
+      st = tcmma_mem_to_host(bufs[i], &mem[i], 0, bytes[i] + VERIFY_CANARY_BYTES, &err);
   for (int i = 0; i < 4; i++) tcmma_mem_free(&mem[i]);
   if (st == TCMMA_OK) return true;
   snprintf(why, cap, "device %d (cc %d): %s", g->dev.ordinal, g->dev.cc, err.message);
   return false;
 }
 
-void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
-                         tcmma_case_result *r) {
+void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
+                          verify_case_result *r) {
   gpu_gemm g;
   memset(&g, 0, sizeof g);
   tcmma_error err = {0};
@@ -59,19 +60,21 @@ void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
     st = tcmma_fail(&err, TCMMA_UNAVAILABLE, "no CUDA device (the driver reports 0 devices)");
   if (st == TCMMA_OK) st = tcmma_device_get(0, &g.dev, &err);
   if (st != TCMMA_OK) {
-    tcmma_case_set(r, st == TCMMA_UNAVAILABLE ? TCMMA_CASE_SKIPPED : TCMMA_CASE_FAILED, "%s",
-                   err.message);
+    verify_case_set(r, st == TCMMA_UNAVAILABLE ? VERIFY_CASE_SKIPPED : VERIFY_CASE_FAILED, "%s",
+                    err.message);
     return;
   }
   if (!tcmma_arm_runs_on(p->arm, g.dev.cc) || p->shared_bytes > tcmma_shared_memory_max(g.dev.cc, 0)) {
-    tcmma_case_set(r, TCMMA_CASE_SKIPPED, "the device (cc %d) does not run %s with %zu bytes of "
-                   "shared memory", g.dev.cc, tcmma_arm_marker(p->arm), p->shared_bytes);
+    verify_case_set(r, VERIFY_CASE_SKIPPED,
+                    "the device (cc %d) does not run %s with %zu bytes of "
+                    "shared memory",
+                    g.dev.cc, tcmma_arm_marker(p->arm), p->shared_bytes);
     return;
   }
   tcmma_buf src = {0};
   if (tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &src, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "render: %s", err.message);
+    verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;
   }
   tcmma_compile_opts opts = {.name = "verify-gemm.cu", .target = TCMMA_TARGET_NATIVE,
@@ -80,9 +83,9 @@ void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
   tcmma_buf_free(&src);
   if (st != TCMMA_OK || !prog.cubin) {
-    tcmma_case_set(r, st == TCMMA_UNAVAILABLE ? TCMMA_CASE_SKIPPED : TCMMA_CASE_FAILED,
-                   "compile for cc %d: %s", g.dev.cc,
-                   st == TCMMA_OK ? "compiled, but NVRTC gave no CUBIN" : err.message);
+    verify_case_set(r, st == TCMMA_UNAVAILABLE ? VERIFY_CASE_SKIPPED : VERIFY_CASE_FAILED,
+                    "compile for cc %d: %s", g.dev.cc,
+                    st == TCMMA_OK ? "compiled, but NVRTC gave no CUBIN" : err.message);
     if (st == TCMMA_OK || st == TCMMA_COMPILE || st == TCMMA_FLOOR) tcmma_program_free(&prog);
     return;
   }
@@ -91,12 +94,13 @@ void tcmma_gemm_exec_gpu(const tcmma_gemm_case *c, const tcmma_gemm_plan *p,
   if (st == TCMMA_OK) st = tcmma_module_kernel(mod, p->call.name, &g.fn, &err);
   if (st == TCMMA_OK) st = tcmma_kernel_max_dynamic_shared(&g.fn, (unsigned)p->shared_bytes, &err);
   if (st != TCMMA_OK)
-    tcmma_case_set(r, TCMMA_CASE_FAILED, "device %d (cc %d, %s): %s", g.dev.ordinal, g.dev.cc,
-                   prog.target_arch, err.message);
-  else if (tcmma_gemm_case_run(c, p, runner, &g, r))
-    tcmma_case_set(r, TCMMA_CASE_PASSED, "bit-exact on integers, within bound on reals on device "
-                   "%d (cc %d), %s, %d registers", g.dev.ordinal, g.dev.cc, prog.target_arch,
-                   prog.registers);
+    verify_case_set(r, VERIFY_CASE_FAILED, "device %d (cc %d, %s): %s", g.dev.ordinal, g.dev.cc,
+                    prog.target_arch, err.message);
+  else if (verify_gemm_case_run(c, p, runner, &g, r))
+    verify_case_set(r, VERIFY_CASE_PASSED,
+                    "bit-exact on integers, within bound on reals on device "
+                    "%d (cc %d), %s, %d registers",
+                    g.dev.ordinal, g.dev.cc, prog.target_arch, prog.registers);
   tcmma_module_unload(mod);
   tcmma_program_free(&prog);
 }

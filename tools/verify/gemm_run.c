@@ -36,8 +36,8 @@ static bool buf_init(gbuf *g, tcmma_prec prec, long rows, long cols, long ld) {
   size_t eb = (size_t)tcmma_prec_bytes(prec);
   g->bytes = (size_t)rows * (size_t)ld * eb;
   /* 16-byte aligned for the kernel's vector copies */
-  g->mem = aligned_alloc(16, (g->bytes + TCMMA_CANARY_BYTES + 15) / 16 * 16);
-  g->before = malloc(g->bytes + TCMMA_CANARY_BYTES);
+  g->mem = aligned_alloc(16, (g->bytes + VERIFY_CANARY_BYTES + 15) / 16 * 16);
+  g->before = malloc(g->bytes + VERIFY_CANARY_BYTES);
   return g->mem && g->before;
 }
 
@@ -53,17 +53,17 @@ static unsigned char *role_at(const gdata *x, int k, unsigned char *mem, long i,
 
 /* Poisons every byte (0xff: NaN in every format) and fills the stored
  * elements: integers in [-3, 3] or reals in [-1, 1]. */
-static void fill(gdata *x, int k, tcmma_pass pass) {
+static void fill(gdata *x, int k, verify_pass pass) {
   gbuf *g = &x->b[k];
-  memset(g->mem, 0xff, g->bytes + TCMMA_CANARY_BYTES);
+  memset(g->mem, 0xff, g->bytes + VERIFY_CANARY_BYTES);
   for (long r = 0; r < g->rows; r++)
     for (long c = 0; c < g->cols; c++) {
       unsigned long long v = next(&x->seed);
-      double val = pass == TCMMA_PASS_INTEGER ? (double)(long)(v % 7) - 3.0
-                                              : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      tcmma_storage_put(g->prec, at(g, g->mem, r, c), val);
+      double val = pass == VERIFY_PASS_INTEGER ? (double)(long)(v % 7) - 3.0
+                                               : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+      verify_storage_put(g->prec, at(g, g->mem, r, c), val);
     }
-  memcpy(g->before, g->mem, g->bytes + TCMMA_CANARY_BYTES);
+  memcpy(g->before, g->mem, g->bytes + VERIFY_CANARY_BYTES);
 }
 
 /* u (unit roundoff) and the smallest subnormal of d's storage. */
@@ -75,22 +75,26 @@ static void storage_units(tcmma_prec p, double *u, double *tiny) {
   else *u = ldexp(1, -(bits / 4)), *tiny = ldexp(1, -16); /* 8-bit d: coarse but safe */
 }
 
-static bool compare(const tcmma_gemm_case *cs, gdata *x, tcmma_pass pass, tcmma_case_result *r) {
+static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, verify_case_result *r) {
   const tcmma_gemm_call *c = x->call;
-  const char *pn = pass == TCMMA_PASS_INTEGER ? "integer pass" : "real pass";
+  const char *pn = pass == VERIFY_PASS_INTEGER ? "integer pass" : "real pass";
   /* a, b, c untouched; canaries intact */
   for (int k = A_BUF; k <= C_BUF; k++)
-    if (x->b[k].mem && memcmp(x->b[k].mem, x->b[k].before, x->b[k].bytes + TCMMA_CANARY_BYTES))
-      return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote into %s", pn,
-                            k == A_BUF ? "a" : k == B_BUF ? "b" : "c");
+    if (x->b[k].mem && memcmp(x->b[k].mem, x->b[k].before, x->b[k].bytes + VERIFY_CANARY_BYTES))
+      return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote into %s", pn,
+                             k == A_BUF   ? "a"
+                             : k == B_BUF ? "b"
+                                          : "c");
   gbuf *d = &x->b[D_BUF];
-  if (memcmp(d->mem + d->bytes, d->before + d->bytes, TCMMA_CANARY_BYTES))
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote past d's buffer", pn);
+  if (memcmp(d->mem + d->bytes, d->before + d->bytes, VERIFY_CANARY_BYTES))
+    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote past d's buffer", pn);
   for (long i = 0; i < d->rows; i++)
     for (long j = c->n; j < d->ld; j++)
       if (memcmp(at(d, d->mem, i, j), at(d, d->before, i, j), (size_t)tcmma_prec_bytes(d->prec)))
-        return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: the kernel wrote d's padding at (%ld, "
-                              "%ld)", pn, i, j);
+        return verify_case_set(r, VERIFY_CASE_FAILED,
+                               "%s: the kernel wrote d's padding at (%ld, "
+                               "%ld)",
+                               pn, i, j);
   double u_d, tiny;
   storage_units(c->d.prec, &u_d, &tiny);
   long bad = 0;
@@ -99,18 +103,18 @@ static bool compare(const tcmma_gemm_case *cs, gdata *x, tcmma_pass pass, tcmma_
     for (long j = 0; j < c->n; j++) {
       double sum = 0, mag = 0;
       for (long k = 0; k < c->k; k++) {
-        double p = tcmma_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, i, k)) *
-                   tcmma_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, k, j));
+        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, i, k)) *
+                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, k, j));
         sum += p, mag += fabs(p);
       }
       double c0 = x->c0[i * c->n + j];
       double ref = cs->alpha * sum + (cs->beta != 0 ? cs->beta * c0 : 0);
       double s = fabs(cs->alpha) * mag + fabs(cs->beta) * fabs(c0);
       unsigned char want[8];
-      tcmma_storage_put(c->d.prec, want, ref);
-      double got = tcmma_storage_get(c->d.prec, at(d, d->mem, i, j));
+      verify_storage_put(c->d.prec, want, ref);
+      double got = verify_storage_get(c->d.prec, at(d, d->mem, i, j));
       bool ok;
-      if (pass == TCMMA_PASS_INTEGER) {
+      if (pass == VERIFY_PASS_INTEGER) {
         ok = memcmp(want, at(d, d->mem, i, j), (size_t)tcmma_prec_bytes(c->d.prec)) == 0;
       } else {
         /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
@@ -122,8 +126,8 @@ static bool compare(const tcmma_gemm_case *cs, gdata *x, tcmma_pass pass, tcmma_
         snprintf(first, sizeof first, "d[%ld][%ld] = %.9g, expected %.9g", i, j, got, ref);
     }
   if (bad)
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: %s (%ld of %ld elements differ)", pn, first,
-                          bad, (long)c->m * c->n);
+    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s (%ld of %ld elements differ)", pn, first,
+                           bad, (long)c->m * c->n);
   return true;
 }
 
@@ -132,8 +136,8 @@ static void data_free(gdata *x) {
   free(x->c0);
 }
 
-bool tcmma_gemm_case_run(const tcmma_gemm_case *cs, const tcmma_gemm_plan *plan,
-                         tcmma_gemm_runner run, void *ctx, tcmma_case_result *r) {
+bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *plan,
+                          tcmma_gemm_runner run, void *ctx, verify_case_result *r) {
   const tcmma_gemm_call *c = &plan->call;
   gdata x;
   memset(&x, 0, sizeof x);
@@ -147,9 +151,9 @@ bool tcmma_gemm_case_run(const tcmma_gemm_case *cs, const tcmma_gemm_plan *plan,
             (x.c0 = malloc(sizeof *x.c0 * (size_t)c->m * (size_t)c->n));
   if (!ok) {
     data_free(&x);
-    return tcmma_case_set(r, TCMMA_CASE_FAILED, "no memory for the buffers");
+    return verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the buffers");
   }
-  static const tcmma_pass passes[2] = {TCMMA_PASS_INTEGER, TCMMA_PASS_REAL};
+  static const verify_pass passes[2] = {VERIFY_PASS_INTEGER, VERIFY_PASS_REAL};
   for (int p = 0; p < 2 && ok; p++) {
     x.seed = 0x9e3779b97f4a7c15ull;
     for (const char *s = cs->name; *s; s++) x.seed = (x.seed ^ (unsigned char)*s) * 0x100000001b3ull;
@@ -160,24 +164,23 @@ bool tcmma_gemm_case_run(const tcmma_gemm_case *cs, const tcmma_gemm_plan *plan,
     const gbuf *cb = cs->c_is_d ? &x.b[D_BUF] : &x.b[C_BUF];
     for (long i = 0; i < c->m; i++)
       for (long j = 0; j < c->n; j++)
-        x.c0[i * c->n + j] = tcmma_storage_get(c->d.prec, at(cb, cb->mem, i, j));
+        x.c0[i * c->n + j] = verify_storage_get(c->d.prec, at(cb, cb->mem, i, j));
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
     if (!run(ctx, plan, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
-      ok = tcmma_case_set(r, TCMMA_CASE_FAILED, "%s: %s",
-                          p ? "real pass" : "integer pass", why);
+      ok = verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s", p ? "real pass" : "integer pass", why);
       break;
     }
     ok = compare(cs, &x, passes[p], r);
   }
   data_free(&x);
-  if (ok) tcmma_case_set(r, TCMMA_CASE_PASSED, "passed");
+  if (ok) verify_case_set(r, VERIFY_CASE_PASSED, "passed");
   return ok;
 }
 
-bool tcmma_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                           float alpha, float beta, char *why, size_t cap) {
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
+                            float alpha, float beta, char *why, size_t cap) {
   void *args[6] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
   tcmma_sim_config cfg = {{plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0};

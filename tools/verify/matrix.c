@@ -353,8 +353,7 @@ static const decline_row declines[] = {
 
 /* ---- building ---- */
 
-
-static tcmma_case matrix_cases[TCMMA_MATRIX_MAX];
+static verify_case matrix_cases[VERIFY_MATRIX_MAX];
 static size_t ncases;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
@@ -439,15 +438,15 @@ void matrix_describe(char *out, size_t cap, const tcmma_operand_desc *o) {
   }
 }
 
-void matrix_add(const tcmma_case *c) {
-  if (ncases < TCMMA_MATRIX_MAX) matrix_cases[ncases++] = *c;
+void matrix_add(const verify_case *c) {
+  if (ncases < VERIFY_MATRIX_MAX) matrix_cases[ncases++] = *c;
 }
 
 static void add_accepted_d(const matrix_row *r, int s, int o, int st, int e, int ds) {
   tcmma_arm arm = r->arm[matrix_scopes[s].scope];
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   if (!info) return;
-  tcmma_case c;
+  verify_case c;
   memset(&c, 0, sizeof c);
   c.call = matrix_base_call(r, matrix_scopes[s].scope);
   c.outer = matrix_scopes[s].outer;
@@ -502,7 +501,7 @@ static void base_extents(const matrix_row *r, tcmma_call *c) {
 }
 
 static void add_resolution_decline(const matrix_row *r, int s) {
-  tcmma_case c;
+  verify_case c;
   memset(&c, 0, sizeof c);
   c.call = matrix_base_call(r, matrix_scopes[s].scope);
   c.outer = matrix_scopes[s].outer;
@@ -517,7 +516,7 @@ static void add_resolution_decline(const matrix_row *r, int s) {
 static void add_mutation(const decline_row *dr) {
   const matrix_row *r = matrix_find_row(dr->row);
   if (!r) return;
-  tcmma_case c;
+  verify_case c;
   memset(&c, 0, sizeof c);
   c.call = matrix_base_call(r, dr->scope);
   c.outer = 1;
@@ -587,7 +586,7 @@ static void build(void) {
 
 static void build_once(void) { build(); }
 
-size_t tcmma_matrix(const tcmma_case **out) {
+size_t verify_matrix(const verify_case **out) {
   pthread_once(&once, build_once);
   if (out) *out = matrix_cases;
   return ncases;
@@ -615,7 +614,7 @@ static bool rows_conflict_free(tcmma_swizzle sw, long ld_bytes) {
   return true;
 }
 
-void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
+void verify_case_expect_ldmatrix(const verify_case *c, bool *a, bool *b) {
   const tcmma_arm_info *info = tcmma_arm_get(c->expect_arm);
   bool inline_arm = c->expect == TCMMA_DECLINE_NONE && info && info->form == TCMMA_FORM_PTX;
   const tcmma_operand_desc *o[2] = {&c->call.a, &c->call.b};
@@ -638,16 +637,16 @@ void tcmma_case_expect_ldmatrix(const tcmma_case *c, bool *a, bool *b) {
   if (b) *b = out[1];
 }
 
-bool tcmma_case_in_subset(const tcmma_case *c) {
+bool verify_case_in_subset(const verify_case *c) {
   if (c->expect != TCMMA_DECLINE_NONE) return true;
-  const tcmma_case *all;
-  size_t n = tcmma_matrix(&all);
+  const verify_case *all;
+  size_t n = verify_matrix(&all);
   bool a, b;
-  tcmma_case_expect_ldmatrix(c, &a, &b);
+  verify_case_expect_ldmatrix(c, &a, &b);
   for (size_t i = 0; i < n && &all[i] != c; i++) {
-    const tcmma_case *o = &all[i];
+    const verify_case *o = &all[i];
     bool oa, ob;
-    tcmma_case_expect_ldmatrix(o, &oa, &ob);
+    verify_case_expect_ldmatrix(o, &oa, &ob);
     if (o->expect == TCMMA_DECLINE_NONE && o->expect_arm == c->expect_arm &&
         o->call.scope == c->call.scope && o->outer == c->outer && oa == a && ob == b &&
         o->call.a.transposed == c->call.a.transposed &&

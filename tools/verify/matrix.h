@@ -64,9 +64,9 @@ void matrix_set_swizzled(tcmma_operand_desc *o, tcmma_swizzle sw, long lead);
 /* The readable form of o in a case name: "t,swizzle=64,ld=32,at=8:0". */
 void matrix_describe(char *out, size_t cap, const tcmma_operand_desc *o);
 
-/* Appends c to the matrix (beyond TCMMA_MATRIX_MAX: dropped, which
+/* Appends c to the matrix (beyond VERIFY_MATRIX_MAX: dropped, which
  * tests/test_matrix.c catches). */
-void matrix_add(const tcmma_case *c);
+void matrix_add(const verify_case *c);
 
 /* The cases of layouts and compositions (matrix_layouts.c): every swizzle
  * atom, sub-tile placements and their declines, the pieces with

@@ -27,7 +27,7 @@ static const char alpha_text[] = "2.0f", beta_text[] = "-1.0f";
 
 /* A case of row r in scope s (matrix_scopes), extents e, accepted on the
  * row's arm for that scope; NULL arm info when the row has none. */
-static const tcmma_arm_info *start(tcmma_case *c, const matrix_row *r, int s, int e) {
+static const tcmma_arm_info *start(verify_case *c, const matrix_row *r, int s, int e) {
   memset(c, 0, sizeof *c);
   tcmma_scope scope = matrix_scopes[s].scope;
   const tcmma_arm_info *info = tcmma_arm_get(r->arm[scope]);
@@ -45,10 +45,10 @@ static const tcmma_arm_info *start(tcmma_case *c, const matrix_row *r, int s, in
 }
 
 /* Stored row lengths of a and b (the sub-tile's own). */
-static long lead_a(const tcmma_case *c) { return c->call.a.transposed ? c->call.m : c->call.k; }
-static long lead_b(const tcmma_case *c) { return c->call.b.transposed ? c->call.k : c->call.n; }
+static long lead_a(const verify_case *c) { return c->call.a.transposed ? c->call.m : c->call.k; }
+static long lead_b(const verify_case *c) { return c->call.b.transposed ? c->call.k : c->call.n; }
 
-static void finish(tcmma_case *c, const matrix_row *r, const char *group, int s) {
+static void finish(verify_case *c, const matrix_row *r, const char *group, int s) {
   char a[96], b[96], d[96], scope[32];
   matrix_describe(a, sizeof a, &c->call.a);
   matrix_describe(b, sizeof b, &c->call.b);
@@ -71,7 +71,7 @@ static void add_atoms(const matrix_row *r, int i) {
   for (int at = 0; at < COUNT(atoms); at++)
     for (int j = 0; j < (r->tier == 1 ? COUNT(matrix_orients) : 2); j++) {
       int o = r->tier == 1 ? j : ((i + at) & 2) | j;
-      tcmma_case c;
+      verify_case c;
       int s = (i + at + o) % COUNT(matrix_scopes);
       const tcmma_arm_info *info = start(&c, r, s, (at + 2 * o + 1) % COUNT(matrix_extents));
       if (!info || !is_inline(info)) return;
@@ -94,7 +94,7 @@ static void add_atoms(const matrix_row *r, int i) {
  * expression (0 in the test kernel) of a declared multiple. */
 static void add_placement(const matrix_row *r, int s, bool pieces, tcmma_swizzle sw, long bk,
                           int wm, int wn, long k0, long k, bool expr, const char *group) {
-  tcmma_case c;
+  verify_case c;
   if (!start(&c, r, s, -1)) return;
   c.pieces = pieces;
   c.call.m = 64, c.call.n = 32, c.call.k = (int)k;
@@ -136,12 +136,12 @@ static void add_placements(void) {
 /* Origins off their layout's period given as expressions: declined. */
 static void add_origin_declines(void) {
   const matrix_row *r = matrix_find_row("f32=bf16.bf16/ptx");
-  tcmma_case c;
+  verify_case c;
   if (!r || !start(&c, r, 0, 0)) return;
   c.expect = TCMMA_DECLINE_SUBTILE;
   matrix_set_swizzled(&c.call.b, TCMMA_SWIZZLE_B64, 32);
   c.call.b.transposed = true;
-  tcmma_case d = c;
+  verify_case d = c;
   c.call.b.row0 = (tcmma_coord){0, "(threadIdx.x / 32) * 4", 4};
   snprintf(c.name, sizeof c.name, "decline-subtile/%s/statement/b=t.swizzle=64.at=warp*4:0",
            r->label);
@@ -159,7 +159,7 @@ static const matrix_storage piece_storage[3][2] = {
 /* The pieces, fragments double-buffered, in both fragment scopes. */
 static void add_pieces(const matrix_row *r, int i) {
   for (int s = 1; s < COUNT(matrix_scopes); s++) {
-    tcmma_case c;
+    verify_case c;
     const tcmma_arm_info *info = start(&c, r, s, (i + 2 * s) % COUNT(matrix_extents));
     if (!info) return;
     c.pieces = true;
@@ -179,7 +179,7 @@ static void add_inits(const matrix_row *r, int i) {
   static const struct { tcmma_init init; int scope; bool pieces; } v[3] = {
       {TCMMA_INIT_ZERO, 0, false}, {TCMMA_INIT_SCALE, 2, false}, {TCMMA_INIT_SCALE, 1, true}};
   for (int j = 0; j < 3; j++) {
-    tcmma_case c;
+    verify_case c;
     const tcmma_arm_info *info = start(&c, r, v[j].scope, (i + j) % COUNT(matrix_extents));
     if (!info) return;
     c.pieces = v[j].pieces;
@@ -201,7 +201,7 @@ static void add_inits(const matrix_row *r, int i) {
  * 32-byte aligned. */
 static void add_wmma_ldm(const matrix_row *r, int i) {
   int s = i % 2; /* statement, or fragment where the arm converts d */
-  tcmma_case c;
+  verify_case c;
   const tcmma_arm_info *info = start(&c, r, s, 1);
   if (!info && !(s = 1, info = start(&c, r, s, 1))) return;
   if (is_inline(info)) return;
@@ -224,7 +224,7 @@ static void add_wmma_ldm(const matrix_row *r, int i) {
 static void add_scaled_placements(void) {
   const matrix_row *r = matrix_find_row("f32=mxe4m3.mxe4m3@120");
   for (int j = 0; r && j < 2; j++) {
-    tcmma_case c;
+    verify_case c;
     if (!start(&c, r, j ? 2 : 0, -1)) return;
     c.call.m = 32, c.call.n = 16, c.call.k = 64;
     c.call.a.space = TCMMA_SPACE_SHARED;

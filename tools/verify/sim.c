@@ -1,7 +1,7 @@
 /* The host warp simulator executor (docs/design.md §12.2): each accepted case's kernel,
  * rendered in the host dialect, compiled with the system C compiler, run as
  * one simulated warp and compared with a plain C reference
- * (tools/verify/sim_run.c). tcmma_exec_sim_prepare compiles many cases in
+ * (tools/verify/sim_run.c). verify_exec_sim_prepare compiles many cases in
  * one go; a case not prepared compiles alone. */
 #include <pthread.h>
 #include <stdio.h>
@@ -13,20 +13,32 @@
  * here links every simulator object into any program holding the executor
  * (the program must also export them: -Wl,--export-dynamic-symbol=tcmma_sim_*). */
 typedef void (*any_fn)(void);
-const any_fn tcmma__sim_keep[] = {
-    (any_fn)tcmma_sim_launch,          (any_fn)tcmma_sim_lane,
+const any_fn verify_sim_keep[] = {
+    (any_fn)tcmma_sim_launch,
+    (any_fn)tcmma_sim_lane,
     (any_fn)tcmma_sim_block,
-    (any_fn)tcmma_sim_mma,             (any_fn)tcmma_sim_mma_scaled,
-    (any_fn)tcmma_sim_cvt,             (any_fn)tcmma_sim_ldmatrix,
-    (any_fn)tcmma_sim_cp_async,        (any_fn)tcmma_sim_cp_async_commit,
-    (any_fn)tcmma_sim_cp_async_wait_all, (any_fn)tcmma_sim_syncwarp,
-    (any_fn)tcmma_sim_wmma_fill,       (any_fn)tcmma_sim_wmma_load,
-    (any_fn)tcmma_sim_wmma_mma,        (any_fn)tcmma_sim_wmma_store,
-    (any_fn)tcmma_sim_half2float,      (any_fn)tcmma_sim_float2half_rn,
-    (any_fn)tcmma_sim_bfloat162float,  (any_fn)tcmma_sim_float2bfloat16_rn,
-    (any_fn)tcmma_sim_float_to_tf32,   (any_fn)tcmma_sim_float_to_e4m3,
-    (any_fn)tcmma_sim_make_int2,       (any_fn)tcmma_sim_make_double2,
-    (any_fn)tcmma_sim_float_to_e5m2,   (any_fn)tcmma_sim_e4m3_to_float,
+    (any_fn)tcmma_sim_mma,
+    (any_fn)tcmma_sim_mma_scaled,
+    (any_fn)tcmma_sim_cvt,
+    (any_fn)tcmma_sim_ldmatrix,
+    (any_fn)tcmma_sim_cp_async,
+    (any_fn)tcmma_sim_cp_async_commit,
+    (any_fn)tcmma_sim_cp_async_wait_all,
+    (any_fn)tcmma_sim_syncwarp,
+    (any_fn)tcmma_sim_wmma_fill,
+    (any_fn)tcmma_sim_wmma_load,
+    (any_fn)tcmma_sim_wmma_mma,
+    (any_fn)tcmma_sim_wmma_store,
+    (any_fn)tcmma_sim_half2float,
+    (any_fn)tcmma_sim_float2half_rn,
+    (any_fn)tcmma_sim_bfloat162float,
+    (any_fn)tcmma_sim_float2bfloat16_rn,
+    (any_fn)tcmma_sim_float_to_tf32,
+    (any_fn)tcmma_sim_float_to_e4m3,
+    (any_fn)tcmma_sim_make_int2,
+    (any_fn)tcmma_sim_make_double2,
+    (any_fn)tcmma_sim_float_to_e5m2,
+    (any_fn)tcmma_sim_e4m3_to_float,
     (any_fn)tcmma_sim_e5m2_to_float,
 };
 
@@ -34,23 +46,23 @@ static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
 static sim_module *prepared;
 static tcmma_status prepared_status = TCMMA_OK; /* of the last prepare's build */
 static char prepared_message[TCMMA_ERROR_MAX];
-static const tcmma_case *const *prepared_cases;
+static const verify_case *const *prepared_cases;
 static size_t prepared_count;
 
 /* A failed build: SKIPPED when this machine has no compiler, else FAILED. */
-static void build_failed(tcmma_status st, const char *message, tcmma_case_result *r) {
-  r->outcome = st == TCMMA_UNAVAILABLE ? TCMMA_CASE_SKIPPED : TCMMA_CASE_FAILED;
+static void build_failed(tcmma_status st, const char *message, verify_case_result *r) {
+  r->outcome = st == TCMMA_UNAVAILABLE ? VERIFY_CASE_SKIPPED : VERIFY_CASE_FAILED;
   snprintf(r->reason, sizeof r->reason, "%.500s", message);
 }
 
-void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count) {
-  tcmma_exec_sim_finish();
-  const tcmma_case **accepted = calloc(count ? count : 1, sizeof *accepted);
+void verify_exec_sim_prepare(const verify_case *const *cases, size_t count) {
+  verify_exec_sim_finish();
+  const verify_case **accepted = calloc(count ? count : 1, sizeof *accepted);
   tcmma_plan *plans = calloc(count ? count : 1, sizeof *plans);
   size_t n = 0;
   for (size_t i = 0; accepted && plans && i < count; i++) {
-    tcmma_case_result r;
-    if (tcmma_case_check_plan(cases[i], &plans[n], &r)) accepted[n++] = cases[i];
+    verify_case_result r;
+    if (verify_case_check_plan(cases[i], &plans[n], &r)) accepted[n++] = cases[i];
   }
   pthread_mutex_lock(&prepared_mu);
   if (!accepted || !plans) {
@@ -68,7 +80,7 @@ void tcmma_exec_sim_prepare(const tcmma_case *const *cases, size_t count) {
   free(plans);
 }
 
-void tcmma_exec_sim_finish(void) {
+void verify_exec_sim_finish(void) {
   pthread_mutex_lock(&prepared_mu);
   sim_module_free(prepared);
   prepared = NULL;
@@ -79,16 +91,16 @@ void tcmma_exec_sim_finish(void) {
 }
 
 /* Whether c was among the prepared cases (so a failed build covers it). */
-static bool was_prepared(const tcmma_case *c) {
+static bool was_prepared(const verify_case *c) {
   for (size_t i = 0; i < prepared_count; i++)
     if (prepared_cases[i] == c) return true;
   return false;
 }
 
-void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r) {
+void verify_exec_sim(const verify_case *c, verify_case_result *r) {
   tcmma_plan plan;
   memset(r, 0, sizeof *r);
-  if (!tcmma_case_check_plan(c, &plan, r)) return;
+  if (!verify_case_check_plan(c, &plan, r)) return;
   pthread_mutex_lock(&prepared_mu);
   size_t at = sim_module_find(prepared, c->name);
   const char *why = NULL;
@@ -106,7 +118,7 @@ void tcmma_exec_sim(const tcmma_case *c, tcmma_case_result *r) {
   sim_module *m = NULL;
   tcmma_error err;
   tcmma_error_clear(&err);
-  const tcmma_case *one[1] = {c};
+  const verify_case *one[1] = {c};
   tcmma_status st = sim_module_build(one, &plan, 1, &m, &err);
   if (st != TCMMA_OK) {
     build_failed(st, err.message, r);

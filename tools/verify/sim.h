@@ -22,7 +22,7 @@ typedef struct sim_module sim_module;
  * get an error (sim_module_entry) while the others still build.
  * TCMMA_UNAVAILABLE: no C compiler here (message says which was tried);
  * TCMMA_IO / TCMMA_NO_MEMORY: the temporary files failed. */
-tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
+tcmma_status sim_module_build(const verify_case *const *cases, const tcmma_plan *plans,
                               size_t count, sim_module **out, tcmma_error *err);
 
 /* The same for kernels already rendered in the host dialect: texts[i]
@@ -44,7 +44,7 @@ void sim_module_free(sim_module *m);
 /* Runs entry on both passes of tools/verify/data.c (integer-valued inputs
  * compared bit for bit, real-valued ones within the documented bound) with
  * the plain C reference. Fills r (PASSED or FAILED with the first mismatch). */
-void sim_run_case(const tcmma_case *c, const tcmma_plan *plan, sim_entry entry,
-                  tcmma_case_result *r);
+void sim_run_case(const verify_case *c, const tcmma_plan *plan, sim_entry entry,
+                  verify_case_result *r);
 
 #endif

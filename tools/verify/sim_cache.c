@@ -37,11 +37,11 @@ static char *read_whole(const char *path, size_t *len) {
   return buf;
 }
 
-static void part(tcmma_sha256 *s, const void *data, size_t n) {
+static void part(tcmma__sha256_state *s, const void *data, size_t n) {
   unsigned char len[8];
   for (int i = 0; i < 8; i++) len[i] = (unsigned char)((uint64_t)n >> (8 * i));
-  tcmma_sha256_update(s, len, 8);
-  tcmma_sha256_update(s, data, n);
+  tcmma__sha256_update(s, len, 8);
+  tcmma__sha256_update(s, data, n);
 }
 
 bool sim_cache_key(const char *source, const char *compiler, const char *const *argv,
@@ -50,11 +50,11 @@ bool sim_cache_key(const char *source, const char *compiler, const char *const *
     if (getenv(search_vars[i])) return false;
   char id[8192];
   size_t len = 0;
-  if (!tcmma__library_identity(compiler, id, sizeof id)) return false;
+  if (!tcmma__nvrtc_library_identity(compiler, id, sizeof id)) return false;
   char *text = read_whole(source, &len);
   if (!text) return false;
-  tcmma_sha256 s;
-  tcmma_sha256_init(&s);
+  tcmma__sha256_state s;
+  tcmma__sha256_init(&s);
   static const char domain[] = "tcmma " TCMMA_VERSION " sim module";
   part(&s, domain, sizeof domain);
   part(&s, id, strlen(id));
@@ -64,9 +64,10 @@ bool sim_cache_key(const char *source, const char *compiler, const char *const *
    * module, so a quoted include never resolves there; in the key a directory
    * that cannot hold files (/dev/null/) stands for it, and the key does not
    * depend on the random name. */
-  bool certain = tcmma__include_deps(text, len, "/dev/null/module.c", argv, argc, &s, NULL, 0);
+  bool certain =
+      tcmma__cache_include_deps(text, len, "/dev/null/module.c", argv, argc, &s, NULL, 0);
   free(text);
-  tcmma_sha256_final(&s, key);
+  tcmma__sha256_final(&s, key);
   return certain;
 }
 

@@ -379,7 +379,7 @@ static tcmma_status module_finish(sim_module *m, sim_module **out, tcmma_error *
   return TCMMA_OK;
 }
 
-tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *plans,
+tcmma_status sim_module_build(const verify_case *const *cases, const tcmma_plan *plans,
                               size_t count, sim_module **out, tcmma_error *err) {
   sim_module *m;
   tcmma_status st = module_new(count, &m, err);
@@ -391,7 +391,7 @@ tcmma_status sim_module_build(const tcmma_case *const *cases, const tcmma_plan *
     tcmma_buf buf = {0};
     tcmma_error e;
     tcmma_error_clear(&e);
-    tcmma_kernel_opts opts = tcmma_case_kernel_opts(cases[i]);
+    tcmma_kernel_opts opts = verify_case_kernel_opts(cases[i]);
     st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, &opts, &buf, &e);
     if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
     if (st != TCMMA_OK) {

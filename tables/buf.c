@@ -1,9 +1,10 @@
 /* Growable text buffer. */
+#include "tcmma/buf.h"
+
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tcmma/buf.h"
 
 static bool reserve(tcmma_buf *b, size_t extra) {
   if (b->failed) return false;
@@ -23,13 +24,23 @@ static bool reserve(tcmma_buf *b, size_t extra) {
 }
 
 void tcmma_buf_append(tcmma_buf *b, const char *s, size_t n) {
-  if (!reserve(b, n)) return;
+  if (!b) return;
+  if (!s && n) { /* nothing to copy from: the text would lie, so the buffer fails */
+    b->failed = true;
+    return;
+  }
+  if (!n || !reserve(b, n)) return;
   memcpy(b->data + b->len, s, n);
   b->len += n;
   b->data[b->len] = '\0';
 }
 
 void tcmma_buf_printf(tcmma_buf *b, const char *fmt, ...) {
+  if (!b) return;
+  if (!fmt) {
+    b->failed = true;
+    return;
+  }
   va_list ap;
   va_start(ap, fmt);
   char small[256];
@@ -50,9 +61,10 @@ void tcmma_buf_printf(tcmma_buf *b, const char *fmt, ...) {
   b->len += (size_t)n;
 }
 
-const char *tcmma_buf_str(const tcmma_buf *b) { return b->data ? b->data : ""; }
+const char *tcmma_buf_str(const tcmma_buf *b) { return b && b->data ? b->data : ""; }
 
 void tcmma_buf_free(tcmma_buf *b) {
+  if (!b) return;
   free(b->data);
   memset(b, 0, sizeof *b);
 }

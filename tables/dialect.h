@@ -13,29 +13,29 @@ typedef enum {
 #include "tables/dialect.def"
 #undef TCMMA_SPELLING
   TCMMA__SPELL_COUNT
-} tcmma__spelling;
+} tcmma__table_spelling;
 
 /* Word w in dialect: its host spelling in TCMMA_DIALECT_HOST, its CUDA
  * spelling otherwise; "" for NONE or out of range. */
-const char *tcmma__spell(tcmma_dialect dialect, tcmma__spelling w);
+const char *tcmma__table_spell(tcmma_dialect dialect, tcmma__table_spelling w);
 
 /* The element name a host wmma fragment DESC gives w ("f16", "tf32"); ""
  * when w is no fragment element type. */
-const char *tcmma__spell_desc(tcmma__spelling w);
+const char *tcmma__table_spell_desc(tcmma__table_spelling w);
 
 /* The CUDA words of a storage precision (the columns of tables/prec.def). */
 typedef struct {
-  tcmma__spelling type, to_f32, from_f32, pair, pair_to, pair_from;
-} tcmma__prec_words;
+  tcmma__table_spelling type, to_f32, from_f32, pair, pair_to, pair_from;
+} tcmma__table_prec_words;
 
 /* p's words; every one NONE when p is out of range. */
-const tcmma__prec_words *tcmma__prec_words_of(tcmma_prec p);
+const tcmma__table_prec_words *tcmma__table_prec_words_of(tcmma_prec p);
 
 /* The inline-asm constraint letter of a fragment register holding one
  * element of p ("f", "d", "r"; tables/prec.def); "r" when out of range. */
-const char *tcmma__prec_asm(tcmma_prec p);
+const char *tcmma__table_prec_asm(tcmma_prec p);
 
 /* The element type of storage p in dialect ("__half", "tcmma_sim_half"). */
-const char *tcmma__spell_type(tcmma_dialect dialect, tcmma_prec p);
+const char *tcmma__table_spell_type(tcmma_dialect dialect, tcmma_prec p);
 
 #endif

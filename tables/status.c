@@ -1,6 +1,7 @@
 /* Status names and the error-recording helper. */
-#include <stdio.h>
 #include "tcmma/status.h"
+
+#include <stdio.h>
 
 static const char *const status_names[] = {
 #define TCMMA_STATUS(ID, name, meaning) name,

@@ -1,9 +1,10 @@
-/* The strict decimal parser (mma/decimal.h): strtol would take "+80", " 80"
+/* The strict decimal parser (tables/decimal.h): strtol would take "+80", " 80"
  * and "-0", and a number must read the same in every command. */
-#include <limits.h>
-#include "mma/decimal.h"
+#include "tables/decimal.h"
 
-bool tcmma__decimal(const char *text, long long lo, long long hi, long long *out) {
+#include <limits.h>
+
+bool tcmma__table_decimal(const char *text, long long lo, long long hi, long long *out) {
   if (!text || lo > hi) return false;
   bool negative = text[0] == '-';
   const char *p = text + negative;

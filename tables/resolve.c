@@ -1,11 +1,20 @@
 /* Resolution, derived from tables/resolve.def and the arms' floors. */
-#include <string.h>
-#include <stdio.h>
 #include "tcmma/resolve.h"
 
-enum cond { COND_ANY, COND_FP16_NARROW, COND_FP16_WIDE, COND_PREFER_PTX, COND_PREFER_WMMA,
-            COND_TF32_ON, COND_TF32_OFF, COND_SATURATE, COND_WRAP };
+#include <stdio.h>
+#include <string.h>
 
+enum cond {
+  COND_ANY,
+  COND_FP16_NARROW,
+  COND_FP16_WIDE,
+  COND_PREFER_PTX,
+  COND_PREFER_WMMA,
+  COND_TF32_ON,
+  COND_TF32_OFF,
+  COND_SATURATE,
+  COND_WRAP
+};
 
 typedef struct {
   tcmma_prec d, a, b;
@@ -16,17 +25,22 @@ typedef struct {
 
 static const resolve_row rows[] = {
 #define ARM_OR_NONE(X) TCMMA_ARM_##X
-#define TCMMA_RESOLVE(D, A, B, COND, COND2, S1, S2, S3, F1, F2, F3, why)                  \
-  {TCMMA_PREC_##D, TCMMA_PREC_##A, TCMMA_PREC_##B, {COND_##COND, COND_##COND2},          \
-   {{ARM_OR_NONE(S1), ARM_OR_NONE(S2), ARM_OR_NONE(S3)},                                 \
-    {ARM_OR_NONE(F1), ARM_OR_NONE(F2), ARM_OR_NONE(F3)}}, why},
+#define TCMMA_RESOLVE(D, A, B, COND, COND2, S1, S2, S3, F1, F2, F3, why) \
+  {TCMMA_PREC_##D,                                                       \
+   TCMMA_PREC_##A,                                                       \
+   TCMMA_PREC_##B,                                                       \
+   {COND_##COND, COND_##COND2},                                          \
+   {{ARM_OR_NONE(S1), ARM_OR_NONE(S2), ARM_OR_NONE(S3)},                 \
+    {ARM_OR_NONE(F1), ARM_OR_NONE(F2), ARM_OR_NONE(F3)}},                \
+   why},
 #include "tables/resolve.def"
 #undef TCMMA_RESOLVE
 };
 
 const char *tcmma_scope_name(tcmma_scope scope) {
-  return scope == TCMMA_SCOPE_STATEMENT ? "statement"
-         : scope == TCMMA_SCOPE_FRAGMENT ? "fragment" : "?";
+  return scope == TCMMA_SCOPE_STATEMENT  ? "statement"
+         : scope == TCMMA_SCOPE_FRAGMENT ? "fragment"
+                                         : "?";
 }
 
 tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err) {
@@ -41,15 +55,24 @@ tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err
 
 static bool cond_holds(enum cond c, const tcmma_numerics *p) {
   switch (c) {
-  case COND_ANY: return true;
-  case COND_FP16_NARROW: return p->fp16 == TCMMA_FP16_NARROW;
-  case COND_FP16_WIDE: return p->fp16 == TCMMA_FP16_WIDE;
-  case COND_PREFER_PTX: return p->prefer == TCMMA_PREFER_PTX;
-  case COND_PREFER_WMMA: return p->prefer == TCMMA_PREFER_WMMA;
-  case COND_TF32_ON: return p->tf32;
-  case COND_TF32_OFF: return !p->tf32;
-  case COND_SATURATE: return p->saturate;
-  case COND_WRAP: return !p->saturate;
+    case COND_ANY:
+      return true;
+    case COND_FP16_NARROW:
+      return p->fp16 == TCMMA_FP16_NARROW;
+    case COND_FP16_WIDE:
+      return p->fp16 == TCMMA_FP16_WIDE;
+    case COND_PREFER_PTX:
+      return p->prefer == TCMMA_PREFER_PTX;
+    case COND_PREFER_WMMA:
+      return p->prefer == TCMMA_PREFER_WMMA;
+    case COND_TF32_ON:
+      return p->tf32;
+    case COND_TF32_OFF:
+      return !p->tf32;
+    case COND_SATURATE:
+      return p->saturate;
+    case COND_WRAP:
+      return !p->saturate;
   }
   return false;
 }
@@ -72,14 +95,13 @@ size_t tcmma_resolve_list(tcmma_triple t, const tcmma_numerics *policy, tcmma_sc
   if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT) return 0;
   const resolve_row *r = find_row(t, policy);
   size_t n = 0;
-  for (int j = 0; r && j < TCMMA_RESOLVE_LIST_MAX && r->list[scope][j] != TCMMA_ARM_NONE;
-       j++, n++)
+  for (int j = 0; r && j < TCMMA_RESOLVE_LIST_MAX && r->list[scope][j] != TCMMA_ARM_NONE; j++, n++)
     if (out && n < cap) out[n] = r->list[scope][j];
   return n;
 }
 
-tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_scope scope,
-                           int cc, tcmma_arm *out, tcmma_error *err) {
+tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_scope scope, int cc,
+                           tcmma_arm *out, tcmma_error *err) {
   tcmma_numerics def = tcmma_numerics_default();
   if (!policy) policy = &def;
   if (out) *out = TCMMA_ARM_NONE;
@@ -118,8 +140,8 @@ tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_s
                        info->marker, info->floor, family);
       if (n > 0 && (size_t)n < sizeof tried - used) used += (size_t)n;
     }
-    return tcmma_fail(err, TCMMA_FLOOR, "no arm for %s = %s x %s runs on cc %d: %s", d, a, b,
-                      cc, tried);
+    return tcmma_fail(err, TCMMA_FLOOR, "no arm for %s = %s x %s runs on cc %d: %s", d, a, b, cc,
+                      tried);
   }
   return tcmma_fail(err, TCMMA_NO_ARM,
                     "no tensor-core arm for %s = %s x %s: the caller renders its scalar fallback",

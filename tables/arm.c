@@ -1,14 +1,32 @@
 /* Arm facts, derived from tables/arms.def. */
+#include "tcmma/arm.h"
+
 #include <stdio.h>
 #include <string.h>
-#include "tcmma/arm.h"
+
 #include "tcmma/ptx.h" /* the floors: rows of tables/ptx_features.def, as constants */
 
 static const tcmma_arm_info arms[] = {
 #define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
-                  instr, a_regs, b_regs, c_regs, header)                             \
-  {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family, TCMMA_PREC_##acc,       \
-   TCMMA_LDMATRIX_##ldm, cvt, tf32, scale_block, instr, a_regs, b_regs, c_regs, header},
+                  instr, a_regs, b_regs, c_regs, header)                                      \
+  {TCMMA_ARM_##ID,                                                                            \
+   marker,                                                                                    \
+   TCMMA_FORM_##form,                                                                         \
+   m,                                                                                         \
+   n,                                                                                         \
+   k,                                                                                         \
+   floor,                                                                                     \
+   family,                                                                                    \
+   TCMMA_PREC_##acc,                                                                          \
+   TCMMA_LDMATRIX_##ldm,                                                                      \
+   cvt,                                                                                       \
+   tf32,                                                                                      \
+   scale_block,                                                                               \
+   instr,                                                                                     \
+   a_regs,                                                                                    \
+   b_regs,                                                                                    \
+   c_regs,                                                                                    \
+   header},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };
@@ -46,9 +64,12 @@ const char *tcmma_form_name(tcmma_form form) {
 
 const char *tcmma_ldmatrix_rule_text(tcmma_ldmatrix_rule rule) {
   switch (rule) {
-  case TCMMA_LDMATRIX_NEVER: return "never";
-  case TCMMA_LDMATRIX_BOTH: return "A and B, either orientation";
-  case TCMMA_LDMATRIX_A_ROW_B_T: return "A row-major only, B stored transposed only";
+    case TCMMA_LDMATRIX_NEVER:
+      return "never";
+    case TCMMA_LDMATRIX_BOTH:
+      return "A and B, either orientation";
+    case TCMMA_LDMATRIX_A_ROW_B_T:
+      return "A row-major only, B stored transposed only";
   }
   return "?";
 }
@@ -61,25 +82,27 @@ bool tcmma_arm_runs_on(tcmma_arm arm, int cc) {
   return !a->family || cc / 10 == a->floor / 10;
 }
 
-void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transposed,
-                                 bool b_eligible, bool b_transposed, bool *a_ldmatrix,
-                                 bool *b_ldmatrix) {
+void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transposed, bool b_eligible,
+                                 bool b_transposed, bool *a_ldmatrix, bool *b_ldmatrix) {
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   bool a = false, b = false;
   if (info) switch (info->ldmatrix) {
-    case TCMMA_LDMATRIX_NEVER: break;
-    case TCMMA_LDMATRIX_BOTH: a = a_eligible, b = b_eligible; break;
-    case TCMMA_LDMATRIX_A_ROW_B_T:
-      a = a_eligible && !a_transposed;
-      b = b_eligible && b_transposed;
-      break;
+      case TCMMA_LDMATRIX_NEVER:
+        break;
+      case TCMMA_LDMATRIX_BOTH:
+        a = a_eligible, b = b_eligible;
+        break;
+      case TCMMA_LDMATRIX_A_ROW_B_T:
+        a = a_eligible && !a_transposed;
+        b = b_eligible && b_transposed;
+        break;
     }
   if (a_ldmatrix) *a_ldmatrix = a;
   if (b_ldmatrix) *b_ldmatrix = b;
 }
 
-tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, char *buf,
-                                   size_t cap, tcmma_error *err) {
+tcmma_status tcmma_arm_instruction(tcmma_arm arm, tcmma_prec a, tcmma_prec b, char *buf, size_t cap,
+                                   tcmma_error *err) {
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   if (!info) return tcmma_fail(err, TCMMA_INVALID, "arm %d is out of range", (int)arm);
   if (info->form != TCMMA_FORM_PTX)
@@ -120,8 +143,7 @@ tcmma_status tcmma_cc_check(int cc, tcmma_error *err) {
                     cc, TCMMA_CC_MIN, TCMMA_CC_MAX);
 }
 
-tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count,
-                              tcmma_error *err) {
+tcmma_status tcmma_descriptor(int cc, tcmma_arm *out, size_t cap, size_t *count, tcmma_error *err) {
   tcmma_status s = tcmma_cc_check(cc, err);
   if (s != TCMMA_OK) return s;
   if (!count) return tcmma_fail(err, TCMMA_INVALID, "descriptor: count must not be NULL");

@@ -1,15 +1,16 @@
 /* The numerics policy: defaults and parsing. */
-#include <string.h>
 #include "tcmma/numerics.h"
 
+#include <string.h>
+
 tcmma_numerics tcmma_numerics_default(void) {
-  return (tcmma_numerics){.fp16 = TCMMA_FP16_WIDE, .tf32 = false, .prefer = TCMMA_PREFER_PTX,
-                          .saturate = false};
+  return (tcmma_numerics){
+      .fp16 = TCMMA_FP16_WIDE, .tf32 = false, .prefer = TCMMA_PREFER_PTX, .saturate = false};
 }
 
 /* Both policy knobs are two-valued enums spelled by names[0] and names[1]. */
-static tcmma_status parse_two(const char *s, const char *const names[2], const char *what,
-                              int *out, tcmma_error *err) {
+static tcmma_status parse_two(const char *s, const char *const names[2], const char *what, int *out,
+                              tcmma_error *err) {
   for (int i = 0; s && i < 2; i++)
     if (strcmp(s, names[i]) == 0) return *out = i, TCMMA_OK;
   return tcmma_fail(err, TCMMA_INVALID, "unknown %s '%s': expected %s or %s", what,

@@ -9,6 +9,6 @@
 /* Parses text as a decimal integer in [lo, hi] into *out (may be NULL):
  * digits only, '-' first only when lo < 0, no '+', blanks or leading zeros,
  * never "-0". false for NULL, "" and anything else (nothing written). */
-bool tcmma__decimal(const char *text, long long lo, long long hi, long long *out);
+bool tcmma__table_decimal(const char *text, long long lo, long long hi, long long *out);
 
 #endif

@@ -1,10 +1,13 @@
 /* Swizzle atoms (tables/swizzles.def): the one byte map every shared tile
- * uses (staging, loads, stores), its C rendering, and the bank-group test
- * that decides ldmatrix. */
+ * uses (staging, loads, stores) and the bank-group test that decides
+ * ldmatrix; its C rendering is mma/render_swizzle.c. */
+#include "tcmma/swizzle.h"
+
 #include <limits.h>
 #include <stdio.h>
 #include <string.h>
-#include "emit.h"
+
+#include "tcmma/status.h"
 
 static const tcmma_swizzle_info swizzles[] = {
 #define TCMMA_SWIZZLE(ID, name, bits, cute) \
@@ -12,11 +15,6 @@ static const tcmma_swizzle_info swizzles[] = {
 #include "tables/swizzles.def"
 #undef TCMMA_SWIZZLE
 };
-
-/* The XOR below reads row bits 3-B .. 2: a pattern of 8 rows. */
-_Static_assert(TCMMA_SWIZZLE_ROWS == 8, "the row shift 3 - B assumes 8-row patterns");
-/* ... and the rendered '<< 4' a 16-byte unit. */
-_Static_assert(TCMMA_SWIZZLE_UNIT == 1 << 4, "units of 16 bytes");
 
 const tcmma_swizzle_info *tcmma_swizzle_get(tcmma_swizzle sw) {
   return (unsigned)sw < TCMMA_SWIZZLE_COUNT ? &swizzles[sw] : NULL;
@@ -74,20 +72,4 @@ bool tcmma_swizzle_conflict_free(tcmma_swizzle sw, long ld_bytes) {
     }
   }
   return true;
-}
-
-tcmma_status tcmma_render_swizzle_offset(tcmma_swizzle sw, const char *r, const char *c,
-                                         long ld_bytes, tcmma_buf *out, tcmma_error *err) {
-  if (!r || !*r || !c || !*c || !out)
-    return tcmma_fail(err, TCMMA_INVALID, "row and column expressions must not be empty");
-  const tcmma_swizzle_info *i = tcmma_swizzle_get(sw);
-  if (!tcmma_swizzle_ld_ok(sw, ld_bytes))
-    return tcmma_fail(err, TCMMA_INVALID,
-                      "rows of %ld bytes: swizzle %s needs a positive multiple of %d bytes",
-                      ld_bytes, tcmma_swizzle_name(sw), i && i->bytes ? i->bytes : 1);
-  char mask[TCMMA__ADDR_TEXT];
-  tcmma__swizzle_mask_expr(sw, r, mask, sizeof mask);
-  if (!*mask) tcmma_buf_printf(out, "(%s) * %ld + (%s)", r, ld_bytes, c);
-  else tcmma_buf_printf(out, "(%s) * %ld + ((%s) ^ %s)", r, ld_bytes, c, mask);
-  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }

@@ -1,0 +1,27 @@
+/* The source markers besides the arms' own (tables/markers.def): the facts
+ * emission writes into its text and arch targeting reads back. */
+#include "tcmma/arch.h"
+
+static const struct {
+  const char *text;
+  bool tag;
+  int floor;
+} rows[] = {
+#define TCMMA_MARKER(ID, text, where, floor) {text, TCMMA__WHERE_##where, floor},
+#define TCMMA__WHERE_CODE false
+#define TCMMA__WHERE_TAG true
+#include "tables/markers.def"
+#undef TCMMA__WHERE_CODE
+#undef TCMMA__WHERE_TAG
+#undef TCMMA_MARKER
+};
+
+const char *tcmma_marker_text(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? rows[m].text : "";
+}
+
+int tcmma_marker_floor(tcmma_marker m) {
+  return (unsigned)m < TCMMA_MARKER_COUNT ? rows[m].floor : 0;
+}
+
+bool tcmma_marker_is_tag(tcmma_marker m) { return (unsigned)m < TCMMA_MARKER_COUNT && rows[m].tag; }
