@@ -15,8 +15,8 @@ static void sim_executor_matrix(void **state) {
   const char *args[] = {"verify", "--executor", "sim", "--json", NULL};
   cli_result r = run_cli(args, NULL);
   if (!r.out) fail_msg("no output from tcmma verify");
-  const tcmma_case *cs;
-  long all = (long)tcmma_matrix(&cs);
+  const verify_case *cs;
+  long all = (long)verify_matrix(&cs);
   long cases = json_int_of(r.out, "cases"), passed = json_int_of(r.out, "passed"),
        failed = json_int_of(r.out, "failed"), skipped = json_int_of(r.out, "skipped");
   if (cases < 0 || passed < 0 || failed < 0 || skipped < 0)
