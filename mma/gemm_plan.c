@@ -190,7 +190,8 @@ static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
   tcmma_gemm_call c = *call;
   const tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
   for (int i = 0; i < 3; i++)
-    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT || (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
+    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT ||
+        (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
         (unsigned)ops[i]->swizzle >= TCMMA_SWIZZLE_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "gemm plan: operand %d's precision, space or "
                         "swizzle is out of range", i);

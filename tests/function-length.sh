@@ -30,7 +30,8 @@ long_functions() {
     pending && /\{[ \t]*$/ { pending = 0; body = 1; next }
     body && /^}/ {
       body = 0
-      if (FNR - start + 1 > limit) printf "%s:%d: %s: %d lines\n", FILENAME, start, name, FNR - start + 1
+      n = FNR - start + 1
+      if (n > limit) printf "%s:%d: %s: %d lines\n", FILENAME, start, name, n
     }
   ' "$@"
 }
