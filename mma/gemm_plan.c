@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
+#include "gemm_rules.h"
 #include "tcmma/gemm.h"
 
 /* f32 elements added to each epilogue row: the accumulator stores of a
@@ -163,15 +164,34 @@ static bool fill_ld(tcmma_operand_desc *o, long cols, const char *name, char *ms
   return true;
 }
 
-tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
-                                  tcmma_error *err) {
+long tcmma__emit_gemm_stage_copies(const tcmma_gemm_plan *g, tcmma_operand op) {
+  bool is_a = op == TCMMA_OPERAND_A;
+  long rows = is_a ? g->a_rows : g->b_rows, cols = is_a ? g->a_cols : g->b_cols;
+  return rows * cols * tcmma_prec_bytes(is_a ? g->call.a.prec : g->call.b.prec) /
+         TCMMA__GEMM_COPY_BYTES;
+}
+
+long tcmma__emit_gemm_copies_per_thread(const tcmma_gemm_plan *g, tcmma_operand op) {
+  return tcmma__emit_gemm_stage_copies(g, op) / g->threads;
+}
+
+long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g) {
+  return tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_A) +
+         tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B);
+}
+
+/* The enums must index their tables before any rule reads them (INVALID,
+ * not a decline: no plan can be made of them); zeros take the defaults. */
+static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                              tcmma_error *err) {
   if (!call || !out) return tcmma_fail(err, TCMMA_INVALID, "gemm plan: call and out are required");
   memset(out, 0, sizeof *out);
   out->arm = TCMMA_ARM_NONE;
   tcmma_gemm_call c = *call;
   const tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
   for (int i = 0; i < 3; i++)
-    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT || (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
+    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT ||
+        (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
         (unsigned)ops[i]->swizzle >= TCMMA_SWIZZLE_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "gemm plan: operand %d's precision, space or "
                         "swizzle is out of range", i);
@@ -183,72 +203,101 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   if (!c.stages) c.stages = TCMMA_GEMM_STAGES;
   if (!c.registers) c.registers = TCMMA_REGISTERS_MAX;
   out->call = c;
-  tcmma_gemm_plan *g = out;
-  char msg[400];
-  if (call_problem(&c, msg, sizeof msg)) return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  if (!fill_ld(&g->call.a, c.a.transposed ? c.m : c.k, "a", msg, sizeof msg) ||
-      !fill_ld(&g->call.b, c.b.transposed ? c.k : c.n, "b", msg, sizeof msg) ||
-      !fill_ld(&g->call.d, c.n, "d", msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  c = g->call;
+  return TCMMA_OK;
+}
 
-  /* the arm of the caller's triple; the warp tile accumulates in it */
-  tcmma_triple t = {c.d.prec, c.a.prec, c.b.prec};
+/* Every later rule reads the call's ranges and dense ld as checked here
+ * (decline CALL). */
+static tcmma_status check_call(tcmma_gemm_plan *g, tcmma_error *err) {
+  tcmma_gemm_call *c = &g->call;
+  char msg[400];
+  if (call_problem(c, msg, sizeof msg)) return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  if (!fill_ld(&c->a, c->a.transposed ? c->m : c->k, "a", msg, sizeof msg) ||
+      !fill_ld(&c->b, c->b.transposed ? c->k : c->n, "b", msg, sizeof msg) ||
+      !fill_ld(&c->d, c->n, "d", msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  return TCMMA_OK;
+}
+
+/* The arm of the caller's triple, forced or resolved; the warp tile
+ * accumulates in it (decline ARM). */
+static tcmma_status choose_arm(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
   tcmma_error rerr = {0};
-  if (c.arm) {
-    if (tcmma_arm_parse(c.arm, &g->arm, &rerr) != TCMMA_OK)
+  if (c->arm) {
+    if (tcmma_arm_parse(c->arm, &g->arm, &rerr) != TCMMA_OK)
       return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
     /* the warp tile's call checks the arm against f32 = a x b; d's storage
      * (the epilogue's conversion) is the GEMM's to check, as tcmma_plan_call
      * checks a forced arm against its own triple */
-    if (!tcmma__emit_arm_is_candidate(t, &c.numerics, g->arm))
+    if (!tcmma__emit_arm_is_candidate(t, &c->numerics, g->arm))
       return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is not on the preference list of "
-                     "%s = %s x %s under the numerics policy", c.arm, tcmma_prec_name(t.d),
+                     "%s = %s x %s under the numerics policy", c->arm, tcmma_prec_name(t.d),
                      tcmma_prec_name(t.a), tcmma_prec_name(t.b));
-  } else if (tcmma_resolve(t, &c.numerics, TCMMA_SCOPE_FRAGMENT, c.cc, &g->arm, &rerr) !=
+  } else if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &g->arm, &rerr) !=
              TCMMA_OK) {
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
   }
-  const tcmma_arm_info *info = tcmma_arm_get(g->arm);
-  if (tcmma_prec_is_scaled(c.a.prec) || tcmma_prec_is_scaled(c.b.prec))
+  return TCMMA_OK;
+}
+
+/* The kernel's loader, warp tile and epilogue are written for some arms
+ * only: unscaled inline-PTX arms of 1- and 2-byte operands with f32
+ * accumulators (decline ARM). */
+static tcmma_status check_arm_form(tcmma_gemm_plan *g, const tcmma_arm_info *info,
+                                   tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  if (tcmma_prec_is_scaled(c->a.prec) || tcmma_prec_is_scaled(c->b.prec))
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: block-scaled operands (%s x %s) "
                    "need scale operands, which the GEMM does not take", info->marker,
-                   tcmma_prec_name(c.a.prec), tcmma_prec_name(c.b.prec));
+                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec));
   /* tf32 operands are rounded from f32 storage in registers; the GEMM's
    * reference bound and staging are written for 1- and 2-byte elements */
-  if (tcmma_prec_bytes(c.a.prec) > 2 || tcmma_prec_bytes(c.b.prec) > 2)
+  if (tcmma_prec_bytes(c->a.prec) > 2 || tcmma_prec_bytes(c->b.prec) > 2)
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: %s x %s operands: the GEMM renders "
                    "arms of 1- and 2-byte operands (f16, bf16, fp8)", info->marker,
-                   tcmma_prec_name(c.a.prec), tcmma_prec_name(c.b.prec));
+                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec));
   if (info->form != TCMMA_FORM_PTX || info->acc != TCMMA_PREC_F32)
     return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is %s with a %s accumulator: the "
                    "GEMM renders inline-PTX arms with f32 accumulators", info->marker,
                    tcmma_form_name(info->form), tcmma_prec_name(info->acc));
+  return TCMMA_OK;
+}
 
-  /* the block tile: whole warp tiles, stages of whole 16-byte copies */
-  if (c.block_m % c.warps_m || c.block_n % c.warps_n)
+/* The block tile must be whole warp tiles, and each stage tile whole
+ * copies shared evenly by the threads: the loader has no remainder loop
+ * (decline TILE). Sets the stages' shape and swizzles. */
+static tcmma_status shape_stages(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  if (c->block_m % c->warps_m || c->block_n % c->warps_n)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block tile %dx%d over %dx%d warps: each "
-                   "extent must split evenly", c.block_m, c.block_n, c.warps_m, c.warps_n);
-  g->warp_m = c.block_m / c.warps_m, g->warp_n = c.block_n / c.warps_n;
-  g->threads = c.warps_m * c.warps_n * TCMMA_WARP_SIZE;
-  int ea = tcmma_prec_bytes(c.a.prec), eb = tcmma_prec_bytes(c.b.prec),
-      ed = tcmma_prec_bytes(c.d.prec);
-  g->a_rows = c.a.transposed ? c.block_k : c.block_m;
-  g->a_cols = c.a.transposed ? c.block_m : c.block_k;
-  g->b_rows = c.b.transposed ? c.block_n : c.block_k;
-  g->b_cols = c.b.transposed ? c.block_k : c.block_n;
-  long a_chunks = g->a_rows * g->a_cols * ea / 16, b_chunks = g->b_rows * g->b_cols * eb / 16;
-  if ((g->a_cols * ea) % 16 || (g->b_cols * eb) % 16 || a_chunks % g->threads ||
-      b_chunks % g->threads)
+                   "extent must split evenly", c->block_m, c->block_n, c->warps_m, c->warps_n);
+  g->warp_m = c->block_m / c->warps_m, g->warp_n = c->block_n / c->warps_n;
+  g->threads = c->warps_m * c->warps_n * TCMMA_WARP_SIZE;
+  int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
+  g->a_rows = c->a.transposed ? c->block_k : c->block_m;
+  g->a_cols = c->a.transposed ? c->block_m : c->block_k;
+  g->b_rows = c->b.transposed ? c->block_n : c->block_k;
+  g->b_cols = c->b.transposed ? c->block_k : c->block_n;
+  long a_copies = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A),
+       b_copies = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B);
+  if ((g->a_cols * ea) % TCMMA__GEMM_COPY_BYTES || (g->b_cols * eb) % TCMMA__GEMM_COPY_BYTES ||
+      a_copies % g->threads || b_copies % g->threads)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "stage tiles a %ldx%ld, b %ldx%ld: rows must "
-                   "be whole 16-byte units and each tile's %ld and %ld 16-byte copies a "
+                   "be whole %d-byte units and each tile's %ld and %ld %d-byte copies a "
                    "multiple of the %d threads", g->a_rows, g->a_cols, g->b_rows, g->b_cols,
-                   a_chunks, b_chunks, g->threads);
+                   TCMMA__GEMM_COPY_BYTES, a_copies, b_copies, TCMMA__GEMM_COPY_BYTES,
+                   g->threads);
   g->a_swizzle = pick_swizzle(g->a_cols * ea);
   g->b_swizzle = pick_swizzle(g->b_cols * eb);
-  g->epilogue_ld = c.block_n + EPILOGUE_PAD;
+  g->epilogue_ld = c->block_n + EPILOGUE_PAD;
+  return TCMMA_OK;
+}
 
-  /* the warp tile, planned as a tile-MMA call over the stages */
+/* The warp tile is a tile-MMA call over the stages, so its arm, ldmatrix
+ * use, census and registers are the tile planner's own (decline WARP_TILE). */
+static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
   tcmma__emit_gemm_exprs x;
   tcmma_call w;
   tcmma__emit_gemm_warp_call(g, &x, &w);
@@ -258,73 +307,128 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
     return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: %s", w.m, w.n, w.k,
                    wp.message[0] ? wp.message : werr.message);
   tcmma_plan_census(&wp, &g->census, &werr);
+  return TCMMA_OK;
+}
 
-  /* global rows in whole 16-byte units: the copies and the stores */
+/* Global rows in whole 16-byte units: the copies and the stores move
+ * whole units from each row's start (decline ALIGNMENT). */
+static tcmma_status check_alignment(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
   const struct { const char *name; long ld; int eb; } rows[3] = {
-      {"a", c.a.ld, ea}, {"b", c.b.ld, eb}, {"d", c.d.ld, ed}};
+      {"a", c->a.ld, tcmma_prec_bytes(c->a.prec)},
+      {"b", c->b.ld, tcmma_prec_bytes(c->b.prec)},
+      {"d", c->d.ld, tcmma_prec_bytes(c->d.prec)}};
   for (int i = 0; i < 3; i++)
-    if ((rows[i].ld * rows[i].eb) % 16)
+    if ((rows[i].ld * rows[i].eb) % TCMMA__GEMM_COPY_BYTES)
       return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s's rows of ld %ld x %d bytes: "
-                     "expected a multiple of 16 bytes (ld a multiple of %d)", rows[i].name,
-                     rows[i].ld, rows[i].eb, 16 / rows[i].eb);
+                     "expected a multiple of %d bytes (ld a multiple of %d)", rows[i].name,
+                     rows[i].ld, rows[i].eb, TCMMA__GEMM_COPY_BYTES,
+                     TCMMA__GEMM_COPY_BYTES / rows[i].eb);
+  return TCMMA_OK;
+}
 
-  g->predicated = c.m % c.block_m || c.n % c.block_n || c.k % c.block_k;
-  if (g->predicated && c.unpredicated)
+/* Ragged extents need predicated copies and stores (decline PREDICATION);
+ * the launch must take the grid, and the kernel's int block index (the
+ * grouped order of render_gemm.c) must hold every block (decline CALL). */
+static tcmma_status plan_grid(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  g->predicated = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
+  if (g->predicated && c->unpredicated)
     return decline(g, TCMMA_GEMM_DECLINE_PREDICATION, err, "%dx%dx%d over a %dx%dx%d block "
-                   "tile: predicated copies and stores are required", c.m, c.n, c.k, c.block_m,
-                   c.block_n, c.block_k);
-  g->grid[0] = (unsigned)((c.n + c.block_n - 1) / c.block_n);
-  g->grid[1] = (unsigned)((c.m + c.block_m - 1) / c.block_m);
+                   "tile: predicated copies and stores are required", c->m, c->n, c->k,
+                   c->block_m, c->block_n, c->block_k);
+  g->grid[0] = (unsigned)((c->n + c->block_n - 1) / c->block_n);
+  g->grid[1] = (unsigned)((c->m + c->block_m - 1) / c->block_m);
   g->grid[2] = 1;
-  /* the launch must take the grid, and the kernel's int block index (the
-   * grouped order of render_gemm.c) must hold every block */
   if (g->grid[1] > TCMMA_GEMM_GRID_Y_MAX || (long)g->grid[0] * g->grid[1] > INT_MAX)
     return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "m %d over block_m %d, n %d over block_n %d: "
                    "%ux%u blocks, %u rows of blocks; expected at most %d rows (CUDA's grid y) "
-                   "and %d blocks", c.m, c.block_m, c.n, c.block_n, g->grid[0], g->grid[1],
+                   "and %d blocks", c->m, c->block_m, c->n, c->block_n, g->grid[0], g->grid[1],
                    g->grid[1], TCMMA_GEMM_GRID_Y_MAX, INT_MAX);
-  g->k_tiles = (c.k + c.block_k - 1) / c.block_k;
+  g->k_tiles = (c->k + c->block_k - 1) / c->block_k;
+  return TCMMA_OK;
+}
 
-  g->stage_bytes = (size_t)(a_chunks + b_chunks) * 16;
-  g->epilogue_bytes = (size_t)c.block_m * (size_t)g->epilogue_ld * 4;
-  size_t ring = g->stage_bytes * (size_t)c.stages;
+/* The stage ring and, after it, the epilogue's f32 tile share one dynamic
+ * allocation, which the device (or every device from the arm's floor)
+ * must give a block (decline SHARED). */
+static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
+                                tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  g->stage_bytes = (size_t)(tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) +
+                            tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B)) *
+                   TCMMA__GEMM_COPY_BYTES;
+  g->epilogue_bytes = (size_t)c->block_m * (size_t)g->epilogue_ld * 4;
+  size_t ring = g->stage_bytes * (size_t)c->stages;
   g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
-  g->shared_max = tcmma_shared_memory_max(c.cc, info->floor);
+  g->shared_max = tcmma_shared_memory_max(c->cc, info->floor);
   if (g->shared_bytes > g->shared_max)
     return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, epilogue "
-                   "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c.stages,
+                   "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
                    g->stage_bytes, g->epilogue_bytes, g->shared_max,
-                   c.cc ? "cc " : "every device from cc ", c.cc ? c.cc : info->floor);
+                   c->cc ? "cc " : "every device from cc ", c->cc ? c->cc : info->floor);
+  return TCMMA_OK;
+}
 
-  /* the accumulator, two buffers of one k step's fragments, the rest */
-  long acc = (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_C, TCMMA_PREC_F32) *
-             wp.mt * wp.nt;
-  /* an operand gathered element by element (neither ldmatrix nor one
-   * 32-bit load per register) holds a k step's elements unpacked while its
-   * registers are assembled */
-  long gathered = 0;
+/* Registers of an operand gathered element by element (neither ldmatrix
+ * nor one 32-bit load per register): it holds a k step's elements unpacked
+ * while its registers are assembled. */
+static long gathered_registers(const tcmma_gemm_plan *g) {
   const tcmma_census *cz = &g->census;
+  long gathered = 0;
   if (!cz->a_ldmatrix && !cz->a_vector)
-    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_A, c.a.prec) * cz->mt *
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_A, g->call.a.prec) * cz->mt *
                 tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_A);
   if (!cz->b_ldmatrix && !cz->b_vector)
-    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, c.b.prec) * cz->nt *
+    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, g->call.b.prec) * cz->nt *
                 tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_B);
+  return gathered;
+}
+
+/* A kernel over the caller's budget would spill: the accumulator, two
+ * buffers of one k step's fragments, gathered elements and addresses must
+ * fit it (decline REGISTERS). */
+static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_census *cz = &g->census;
+  long acc = (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_C, TCMMA_PREC_F32) * cz->mt * cz->nt;
+  long gathered = gathered_registers(g);
   long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt;
   g->registers = (int)(cz->registers + (cz->registers - acc) + gathered + overhead);
-  if (g->registers > c.registers)
+  if (g->registers > g->call.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %d registers "
                    "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %ld "
                    "for addresses over %d k steps): over the budget of %d", g->warp_m,
-                   g->warp_n, g->registers, acc, gathered, overhead, cz->kt, c.registers);
+                   g->warp_n, g->registers, acc, gathered, overhead, cz->kt, g->call.registers);
+  return TCMMA_OK;
+}
 
+/* The per-k-tile figures a caller compares variants by, from the warp
+ * tile's census and the loader's copies; then the plan is accepted. */
+static void accept(tcmma_gemm_plan *g) {
   g->mma_per_k_tile = g->census.mma_per_statement;
   g->ldmatrix_per_k_tile = (g->census.a_ldmatrix_x4 + g->census.a_ldmatrix_x2 +
                             g->census.b_ldmatrix_x4 + g->census.b_ldmatrix_x2) *
                            g->census.kt;
-  g->cp_async_per_k_tile = (int)((a_chunks + b_chunks) / g->threads);
+  g->cp_async_per_k_tile = (int)tcmma__emit_gemm_stage_copies_per_thread(g);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;
   snprintf(g->message, sizeof g->message, "accepted");
+}
+
+tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                  tcmma_error *err) {
+  tcmma_status st = take_call(call, out, err);
+  if (st == TCMMA_OK) st = check_call(out, err);
+  if (st == TCMMA_OK) st = choose_arm(out, err);
+  if (st != TCMMA_OK) return st;
+  const tcmma_arm_info *info = tcmma_arm_get(out->arm);
+  if ((st = check_arm_form(out, info, err)) != TCMMA_OK) return st;
+  if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
+  if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
+  if ((st = check_alignment(out, err)) != TCMMA_OK) return st;
+  if ((st = plan_grid(out, err)) != TCMMA_OK) return st;
+  if ((st = plan_shared(out, info, err)) != TCMMA_OK) return st;
+  if ((st = budget_registers(out, err)) != TCMMA_OK) return st;
+  accept(out);
   return TCMMA_OK;
 }

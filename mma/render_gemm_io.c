@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tcmma/arch.h"
 #include "emit.h"
+#include "gemm_rules.h"
 
 /* Where operand op's stage tile comes from in global memory: the global
  * row and column of its stored element (0, 0) as C text, and the stored
@@ -34,13 +35,15 @@ static void copy16(tcmma_dialect dl, int depth, const char *dst, const char *src
   const char *op = tcmma__emit_collective_opcode(TCMMA__COLL_CP_CG);
   if (dl == TCMMA_DIALECT_HOST) {
     if (n)
-      tcmma__emit_line(out, depth, "tcmma_sim_cp_async_zfill(\"%s\", %s, %s, 16, %s);", op, dst,
-                       src, n);
+      tcmma__emit_line(out, depth, "tcmma_sim_cp_async_zfill(\"%s\", %s, %s, %d, %s);", op, dst,
+                       src, TCMMA__GEMM_COPY_BYTES, n);
     else
-      tcmma__emit_line(out, depth, "tcmma_sim_cp_async(\"%s\", %s, %s, 16);", op, dst, src);
+      tcmma__emit_line(out, depth, "tcmma_sim_cp_async(\"%s\", %s, %s, %d);", op, dst, src,
+                       TCMMA__GEMM_COPY_BYTES);
     return;
   }
-  tcmma__emit_line(out, depth, "asm volatile(\"%s [%%0], [%%1], 16%s;\\n\"", op, n ? ", %2" : "");
+  tcmma__emit_line(out, depth, "asm volatile(\"%s [%%0], [%%1], %d%s;\\n\"", op,
+                   TCMMA__GEMM_COPY_BYTES, n ? ", %2" : "");
   tcmma__emit_line(out, depth + 2,
                    ":: \"r\"((unsigned)__cvta_generic_to_shared(%s)), \"l\"(%s)%s%s%s);", dst, src,
                    n ? ", \"r\"(" : "", n ? n : "", n ? ")" : "");
@@ -54,16 +57,17 @@ static void load_operand(const tcmma_gemm_plan *g, tcmma_dialect dl, tcmma_opera
   const tcmma_gemm_call *c = &g->call;
   bool is_a = op == TCMMA_OPERAND_A;
   const tcmma_operand_desc *o = is_a ? &c->a : &c->b;
-  int eb = tcmma_prec_bytes(o->prec), per = 16 / eb;
+  int eb = tcmma_prec_bytes(o->prec), per = TCMMA__GEMM_COPY_BYTES / eb;
   long srows = is_a ? g->a_rows : g->b_rows, scols = is_a ? g->a_cols : g->b_cols;
   tcmma_swizzle sw = is_a ? g->a_swizzle : g->b_swizzle;
-  long chunks_per_row = scols / per, iters = srows * chunks_per_row / g->threads;
+  long chunks_per_row = scols / per, iters = tcmma__emit_gemm_copies_per_thread(g, op);
   char row0[64], col0[64], soff[TCMMA__ADDR_TEXT];
   long rows, cols;
   origin(g, op, k0, row0, col0, sizeof row0, &rows, &cols);
   const char *P = TCMMA__GEMM_P, *v = is_a ? "a" : "b";
-  tcmma__emit_line(out, depth, "/* %s: %ldx%ld %s tile, %s, %ld 16-byte copies per thread */", v,
-                   srows, scols, tcmma_prec_name(o->prec), sw ? "swizzled" : "plain", iters);
+  tcmma__emit_line(out, depth, "/* %s: %ldx%ld %s tile, %s, %ld %d-byte copies per thread */", v,
+                   srows, scols, tcmma_prec_name(o->prec), sw ? "swizzled" : "plain", iters,
+                   TCMMA__GEMM_COPY_BYTES);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
   tcmma__emit_line(out, depth, "for (int %s%si = 0; %s%si < %ld; ++%s%si) {", P, v, P, v, iters, P,
                    v);
@@ -87,7 +91,8 @@ static void load_operand(const tcmma_gemm_plan *g, tcmma_dialect dl, tcmma_opera
     /* bytes inside the matrix: whole rows past its edge read nothing */
     tcmma__emit_line(out, depth + 1, "int %sn = %sgr < %ld ? (%ld - %sgc) * %d : 0;", P, P, rows,
                      cols, P, eb);
-    tcmma__emit_line(out, depth + 1, "%sn = %sn < 0 ? 0 : %sn > 16 ? 16 : %sn;", P, P, P, P);
+    tcmma__emit_line(out, depth + 1, "%sn = %sn < 0 ? 0 : %sn > %d ? %d : %sn;", P, P, P,
+                     TCMMA__GEMM_COPY_BYTES, TCMMA__GEMM_COPY_BYTES, P);
     char guarded[480];
     snprintf(guarded, sizeof guarded, "%sn ? %s : (const unsigned char *)%s", P, src, ptr);
     copy16(dl, depth + 1, dst, guarded, "(unsigned)" TCMMA__GEMM_P "n", out);
@@ -101,7 +106,7 @@ void tcmma__emit_gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, con
   snprintf(k0, sizeof k0, "(%s) * %d", ktile, g->call.block_k);
   snprintf(a_stage, sizeof a_stage, "%ssmem + (%s) * %zu", TCMMA__GEMM_P, stage, g->stage_bytes);
   snprintf(b_stage, sizeof b_stage, "%s + %ld", a_stage,
-           g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
+           tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES);
   tcmma__emit_line(out, depth, "{ /* stage k tile %s (%s) */", ktile,
                    tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
   load_operand(g, dl, TCMMA_OPERAND_A, "a", a_stage, k0, depth + 1, out);
@@ -130,7 +135,7 @@ void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int d
                                tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   const char *P = TCMMA__GEMM_P;
-  int ed = tcmma_prec_bytes(c->d.prec), vec = 16 / ed;
+  int ed = tcmma_prec_bytes(c->d.prec), vec = TCMMA__GEMM_COPY_BYTES / ed;
   const tcmma__table_prec_words *w = tcmma__table_prec_words_of(c->d.prec);
   const char *T = tcmma__table_spell(dl, w->type), *to = tcmma__table_spell(dl, w->to_f32),
              *from = tcmma__table_spell(dl, w->from_f32),
@@ -139,9 +144,9 @@ void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int d
   long per_row = c->block_n / vec, total = (long)c->block_m * per_row;
   bool ragged_n = c->n % c->block_n != 0, ragged_m = c->m % c->block_m != 0;
   tcmma__emit_line(out, depth,
-                   "/* epilogue: d = alpha * acc + beta * c, %d elements (16 bytes) per "
+                   "/* epilogue: d = alpha * acc + beta * c, %d elements (%d bytes) per "
                    "store */",
-                   vec);
+                   vec, TCMMA__GEMM_COPY_BYTES);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, depth, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, total, P,
                    g->threads);

@@ -455,6 +455,39 @@ static void cli(void **s) {
   cli_result_free(&r);
 }
 
+/* The plan's cp.async per thread per k tile is what the kernel's loader
+ * issues: the a and b loops' trip counts of one stage load add up to it
+ * (planner and renderer count copies with one function). */
+static void loader_copies_what_the_plan_counts(void **s) {
+  (void)s;
+  static const struct { int bm, bn, bk, wm, wn; tcmma_prec ab; bool at, bt; } rows[] = {
+      {128, 128, 32, 2, 2, TCMMA_PREC_BF16, false, false},
+      {64, 128, 64, 1, 4, TCMMA_PREC_F16, true, false},
+      {128, 64, 64, 4, 2, TCMMA_PREC_E4M3, false, true},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_gemm_call c = tcmma_gemm_call_default();
+    c.m = c.n = c.k = 256, c.cc = 89, c.d.prec = TCMMA_PREC_F32;
+    c.block_m = rows[i].bm, c.block_n = rows[i].bn, c.block_k = rows[i].bk;
+    c.warps_m = rows[i].wm, c.warps_n = rows[i].wn;
+    c.a.prec = c.b.prec = rows[i].ab, c.a.transposed = rows[i].at, c.b.transposed = rows[i].bt;
+    tcmma_gemm_plan p;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+    tcmma_buf out = {0};
+    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_OK);
+    const char *a = strstr(tcmma_buf_str(&out), "__tcmma_g_ai < ");
+    const char *b = strstr(tcmma_buf_str(&out), "__tcmma_g_bi < ");
+    long na = 0, nb = 0;
+    assert_true(a && b && sscanf(a, "__tcmma_g_ai < %ld", &na) == 1 &&
+                sscanf(b, "__tcmma_g_bi < %ld", &nb) == 1);
+    if (na + nb != p.cp_async_per_k_tile)
+      fail_msg("row %zu: loader loops of %ld and %ld copies; the plan counts %d", i, na, nb,
+               p.cp_async_per_k_tile);
+    tcmma_buf_free(&out);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(default_plan_figures),
@@ -462,6 +495,7 @@ int main(void) {
       cmocka_unit_test(bad_input),
       cmocka_unit_test(forced_arm_serves_the_triple),
       cmocka_unit_test(grid_within_launch_limits),
+      cmocka_unit_test(loader_copies_what_the_plan_counts),
       cmocka_unit_test(matrix_plans_and_text),
       cmocka_unit_test(cli),
       cmocka_unit_test(gpu_executor_on_the_fake_driver),

@@ -217,145 +217,194 @@ static const char gemm_usage[] =
     "launches per configuration, 1..1000 (default 20 up to 4096, else 5). Needs a GPU\n"
     "(exit 4 without one).\n";
 
-int bench_gemm(int argc, char **argv) {
-  bool json = false;
-  int sizes[8] = {4096, 8192}, n_sizes = 2, repeats = 0;
+/* What the command line asks of bench gemm. */
+typedef struct {
+  bool json;
+  int sizes[8], n_sizes, repeats; /* repeats 0: by size */
+} gemm_opts;
+
+/* --sizes' list, rejected whole on an empty piece (a typo, not a size to
+ * skip), more than 8 sizes, or a size off 128..16384 in steps of 128. */
+static bool parse_sizes(int argc, char **argv, int *i, gemm_opts *o) {
+  const char *list = cli_value("bench gemm", argc, argv, i);
+  if (!list) return false;
+  size_t len = strlen(list);
+  if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
+    return fprintf(stderr, "tcmma bench gemm: --sizes '%s': expected N[,N...] with no empty "
+                           "piece\n", list), false;
+  o->n_sizes = 0;
+  for (char *s = strtok(argv[*i], ","); s; s = strtok(NULL, ",")) {
+    long v;
+    if (o->n_sizes == 8)
+      return fprintf(stderr, "tcmma bench gemm: --sizes: at most 8 sizes\n"), false;
+    if (!cli_int("bench gemm", "--sizes", s, 128, 16384, &v)) return false;
+    if (v % 128)
+      return fprintf(stderr, "tcmma bench gemm: --sizes: %ld: expected a multiple of 128\n", v),
+             false;
+    o->sizes[o->n_sizes++] = (int)v;
+  }
+  return true;
+}
+
+/* The options, or false with *rc the exit status (help: CLI_OK). */
+static bool parse_gemm_opts(int argc, char **argv, gemm_opts *o, int *rc) {
+  *o = (gemm_opts){.sizes = {4096, 8192}, .n_sizes = 2};
+  *rc = CLI_USAGE;
   for (int i = 1; i < argc; i++) {
     long v;
-    if (cli_is_help(argv[i])) return fputs(gemm_usage, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
+    if (cli_is_help(argv[i])) return fputs(gemm_usage, stdout), *rc = CLI_OK, false;
+    if (strcmp(argv[i], "--json") == 0) o->json = true;
     else if (strcmp(argv[i], "--sizes") == 0) {
-      const char *list = cli_value("bench gemm", argc, argv, &i);
-      if (!list) return CLI_USAGE;
-      /* an empty piece ("4096,,8192", ",4096") is a typo, not a size to skip */
-      size_t len = strlen(list);
-      if (!len || list[0] == ',' || list[len - 1] == ',' || strstr(list, ",,"))
-        return fprintf(stderr, "tcmma bench gemm: --sizes '%s': expected N[,N...] with no empty "
-                               "piece\n", list), CLI_USAGE;
-      n_sizes = 0;
-      for (char *s = strtok(argv[i], ","); s; s = strtok(NULL, ",")) {
-        if (n_sizes == 8)
-          return fprintf(stderr, "tcmma bench gemm: --sizes: at most 8 sizes\n"), CLI_USAGE;
-        if (!cli_int("bench gemm", "--sizes", s, 128, 16384, &v)) return CLI_USAGE;
-        if (v % 128)
-          return fprintf(stderr, "tcmma bench gemm: --sizes: %ld: expected a multiple of 128\n", v),
-                 CLI_USAGE;
-        sizes[n_sizes++] = (int)v;
-      }
+      if (!parse_sizes(argc, argv, &i, o)) return false;
     } else if (strcmp(argv[i], "--repeats") == 0) {
       const char *r = cli_value("bench gemm", argc, argv, &i);
-      if (!r || !cli_int("bench gemm", "--repeats", r, 1, 1000, &v)) return CLI_USAGE;
-      repeats = (int)v;
+      if (!r || !cli_int("bench gemm", "--repeats", r, 1, 1000, &v)) return false;
+      o->repeats = (int)v;
     } else {
       return fprintf(stderr, "tcmma bench gemm: unknown option '%s'\n%s", argv[i], gemm_usage),
-             CLI_USAGE;
+             false;
     }
   }
+  return true;
+}
+
+/* Every configuration of every type at size S, appended to res (progress
+ * on stderr unless json); one set of inputs per type. False: out of memory. */
+static bool measure_size(const tcmma_device_info *dev, int S, const gemm_opts *o, result *res,
+                         size_t *nres) {
+  size_t elems = (size_t)S * S;
+  float *av = malloc(elems * sizeof *av), *bv = malloc(elems * sizeof *bv);
+  unsigned char *ab = malloc(elems * 2), *bb = malloc(elems * 2);
+  bool ok = av && bv && ab && bb;
+  for (int t = 0; ok && t < N_DTYPES; t++) {
+    const dtype *ty = &dtypes[t];
+    fill(ty->a, ab, av, elems);
+    fill(ty->b, bb, bv, elems);
+    tcmma_devmem mem[3] = {{0}};
+    tcmma_error err = {0};
+    tcmma_status st = tcmma_mem_alloc(dev->ordinal, elems * 4, &mem[0], &err);
+    if (st == TCMMA_OK) st = tcmma_mem_alloc(dev->ordinal, elems * 2, &mem[1], &err);
+    if (st == TCMMA_OK) st = tcmma_mem_alloc(dev->ordinal, elems * 2, &mem[2], &err);
+    if (st == TCMMA_OK)
+      st = tcmma_mem_to_device(&mem[1], 0, ab, elems * (size_t)tcmma_prec_bytes(ty->a), &err);
+    if (st == TCMMA_OK)
+      st = tcmma_mem_to_device(&mem[2], 0, bb, elems * (size_t)tcmma_prec_bytes(ty->b), &err);
+    for (int c = 0; c < N_CONFIGS; c++) {
+      bool fp8 = tcmma_prec_bytes(ty->a) == 1;
+      if (configs[c].fp8 != fp8) continue;
+      result *r = &res[(*nres)++];
+      r->size = S, r->t = ty, r->c = &configs[c];
+      if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
+      else run_one(r, dev, mem, av, bv, o->repeats ? o->repeats : S <= 4096 ? 20 : 5);
+      if (!o->json)
+        fprintf(stderr, "  %5d %-5s %dx%dx%d w%dx%d s%d b%s: %s%.1f TFLOP/s %s\n", S, ty->name,
+                r->c->bm, r->c->bn, r->c->bk, r->c->wm, r->c->wn, r->c->stages,
+                r->c->bt ? ",t" : "", r->ran ? "" : "(not run) ", r->tflops, r->note);
+    }
+    for (int i = 0; i < 3; i++) tcmma_mem_free(&mem[i]);
+  }
+  free(av), free(bv), free(ab), free(bb);
+  return ok;
+}
+
+/* The JSON head and every result; leaves the "best" array open. */
+static void json_results(json_writer *w, const tcmma_device_info *dev, const char *torch_why,
+                         const result *res, size_t nres) {
+  json_begin_object(w);
+  json_key(w, "device"), json_string(w, dev->name);
+  json_key(w, "cc"), json_int(w, dev->cc);
+  json_key(w, "torch"), json_string(w, torch_why[0] ? torch_why : "ok");
+  json_key(w, "results"), json_begin_array(w);
+  for (size_t i = 0; i < nres; i++) {
+    const result *r = &res[i];
+    json_begin_object(w);
+    json_key(w, "size"), json_int(w, r->size);
+    json_key(w, "dtype"), json_string(w, r->t->name);
+    json_key(w, "tile"), json_tile(w, r->c->bm, r->c->bn, r->c->bk);
+    json_key(w, "warps"), json_begin_array(w), json_int(w, r->c->wm), json_int(w, r->c->wn),
+        json_end_array(w);
+    json_key(w, "stages"), json_int(w, r->c->stages);
+    json_key(w, "b_transposed"), json_bool(w, r->c->bt);
+    json_key(w, "ran"), json_bool(w, r->ran);
+    json_key(w, "ms"), json_double(w, r->ms);
+    json_key(w, "tflops"), json_double(w, r->tflops);
+    json_key(w, "registers"), json_int(w, r->registers);
+    json_key(w, "spill_bytes"), json_int(w, r->spills);
+    json_key(w, "note"), json_string(w, r->note);
+    json_end_object(w);
+  }
+  json_end_array(w);
+  json_key(w, "best"), json_begin_array(w);
+}
+
+/* The fastest configuration that ran at size and type t; NULL: none ran. */
+static const result *best_of(const result *res, size_t nres, int size, const dtype *t) {
+  const result *best = NULL;
+  for (size_t i = 0; i < nres; i++)
+    if (res[i].size == size && res[i].t == t && res[i].ran &&
+        (!best || res[i].tflops > best->tflops))
+      best = &res[i];
+  return best;
+}
+
+/* One row of the best table (json: one object), beside torch's tt. */
+static void print_best(json_writer *w, bool json, int size, const dtype *t, const result *best,
+                       double tt) {
+  char cfg[64] = "-";
+  if (best)
+    snprintf(cfg, sizeof cfg, "%dx%dx%d w%dx%d s%d%s", best->c->bm, best->c->bn, best->c->bk,
+             best->c->wm, best->c->wn, best->c->stages, best->c->bt ? " b,t" : "");
+  double ratio = best && tt > 0 ? best->tflops / tt : -1;
+  if (json) {
+    json_begin_object(w);
+    json_key(w, "size"), json_int(w, size);
+    json_key(w, "dtype"), json_string(w, t->name);
+    json_key(w, "config"), json_string(w, best ? cfg : NULL);
+    json_key(w, "tflops"), best ? json_double(w, best->tflops) : json_null(w);
+    json_key(w, "torch_tflops"), tt > 0 ? json_double(w, tt) : json_null(w);
+    json_key(w, "ratio"), ratio > 0 ? json_double(w, ratio) : json_null(w);
+    json_end_object(w);
+  } else {
+    char tts[16] = "-", rs[16] = "-";
+    if (tt > 0) snprintf(tts, sizeof tts, "%.1f", tt);
+    if (ratio > 0) snprintf(rs, sizeof rs, "%.2f", ratio);
+    printf("%6d %-5s %-22s %9.1f %9s %9s\n", size, t->name, cfg, best ? best->tflops : 0.0, tts,
+           rs);
+  }
+}
+
+int bench_gemm(int argc, char **argv) {
+  gemm_opts o;
+  int rc;
+  if (!parse_gemm_opts(argc, argv, &o, &rc)) return rc;
   tcmma_device_info dev;
   tcmma_error err = {0};
   if (tcmma_device_get(0, &dev, &err) != TCMMA_OK)
     return fprintf(stderr, "tcmma bench gemm: needs a GPU: %s\n", err.message), CLI_UNAVAILABLE;
-  result *res = calloc((size_t)n_sizes * N_DTYPES * N_CONFIGS, sizeof *res);
+  result *res = calloc((size_t)o.n_sizes * N_DTYPES * N_CONFIGS, sizeof *res);
   if (!res) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
   size_t nres = 0;
-  for (int s = 0; s < n_sizes; s++) {
-    int S = sizes[s];
-    size_t elems = (size_t)S * S;
-    float *av = malloc(elems * sizeof *av), *bv = malloc(elems * sizeof *bv);
-    unsigned char *ab = malloc(elems * 2), *bb = malloc(elems * 2);
-    if (!av || !bv || !ab || !bb) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
-    for (int t = 0; t < N_DTYPES; t++) {
-      const dtype *ty = &dtypes[t];
-      fill(ty->a, ab, av, elems);
-      fill(ty->b, bb, bv, elems);
-      tcmma_devmem mem[3] = {{0}};
-      tcmma_status st = tcmma_mem_alloc(dev.ordinal, elems * 4, &mem[0], &err);
-      if (st == TCMMA_OK) st = tcmma_mem_alloc(dev.ordinal, elems * 2, &mem[1], &err);
-      if (st == TCMMA_OK) st = tcmma_mem_alloc(dev.ordinal, elems * 2, &mem[2], &err);
-      if (st == TCMMA_OK) st = tcmma_mem_to_device(&mem[1], 0, ab, elems * (size_t)tcmma_prec_bytes(ty->a), &err);
-      if (st == TCMMA_OK) st = tcmma_mem_to_device(&mem[2], 0, bb, elems * (size_t)tcmma_prec_bytes(ty->b), &err);
-      for (int c = 0; c < N_CONFIGS; c++) {
-        bool fp8 = tcmma_prec_bytes(ty->a) == 1;
-        if (configs[c].fp8 != fp8) continue;
-        result *r = &res[nres++];
-        r->size = S, r->t = ty, r->c = &configs[c];
-        if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
-        else run_one(r, &dev, mem, av, bv, repeats ? repeats : S <= 4096 ? 20 : 5);
-        if (!json)
-          fprintf(stderr, "  %5d %-5s %dx%dx%d w%dx%d s%d b%s: %s%.1f TFLOP/s %s\n", S, ty->name,
-                  r->c->bm, r->c->bn, r->c->bk, r->c->wm, r->c->wn, r->c->stages,
-                  r->c->bt ? ",t" : "", r->ran ? "" : "(not run) ", r->tflops, r->note);
-      }
-      for (int i = 0; i < 3; i++) tcmma_mem_free(&mem[i]);
-    }
-    free(av), free(bv), free(ab), free(bb);
-  }
+  for (int s = 0; s < o.n_sizes; s++)
+    if (!measure_size(&dev, o.sizes[s], &o, res, &nres))
+      return free(res), fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
   double torch[8][N_DTYPES];
   char torch_why[600] = "";
-  torch_times(sizes, n_sizes, torch, torch_why, sizeof torch_why);
+  torch_times(o.sizes, o.n_sizes, torch, torch_why, sizeof torch_why);
   json_writer w;
-  if (json) {
+  if (o.json) {
     json_init(&w, stdout);
-    json_begin_object(&w);
-    json_key(&w, "device"), json_string(&w, dev.name);
-    json_key(&w, "cc"), json_int(&w, dev.cc);
-    json_key(&w, "torch"), json_string(&w, torch_why[0] ? torch_why : "ok");
-    json_key(&w, "results"), json_begin_array(&w);
-    for (size_t i = 0; i < nres; i++) {
-      result *r = &res[i];
-      json_begin_object(&w);
-      json_key(&w, "size"), json_int(&w, r->size);
-      json_key(&w, "dtype"), json_string(&w, r->t->name);
-      json_key(&w, "tile"), json_tile(&w, r->c->bm, r->c->bn, r->c->bk);
-      json_key(&w, "warps"), json_begin_array(&w), json_int(&w, r->c->wm), json_int(&w, r->c->wn),
-          json_end_array(&w);
-      json_key(&w, "stages"), json_int(&w, r->c->stages);
-      json_key(&w, "b_transposed"), json_bool(&w, r->c->bt);
-      json_key(&w, "ran"), json_bool(&w, r->ran);
-      json_key(&w, "ms"), json_double(&w, r->ms);
-      json_key(&w, "tflops"), json_double(&w, r->tflops);
-      json_key(&w, "registers"), json_int(&w, r->registers);
-      json_key(&w, "spill_bytes"), json_int(&w, r->spills);
-      json_key(&w, "note"), json_string(&w, r->note);
-      json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_key(&w, "best"), json_begin_array(&w);
+    json_results(&w, &dev, torch_why, res, nres);
   } else {
     printf("device 0: %s (cc %d); torch.matmul: %s\n", dev.name, dev.cc,
            torch_why[0] ? torch_why : "measured in this run");
-    printf("%6s %-5s %-22s %9s %9s %9s\n", "size", "type", "best config", "TFLOP/s", "torch", "ratio");
+    printf("%6s %-5s %-22s %9s %9s %9s\n", "size", "type", "best config", "TFLOP/s", "torch",
+           "ratio");
   }
-  for (int s = 0; s < n_sizes; s++)
-    for (int t = 0; t < N_DTYPES; t++) {
-      const result *best = NULL;
-      for (size_t i = 0; i < nres; i++)
-        if (res[i].size == sizes[s] && res[i].t == &dtypes[t] && res[i].ran &&
-            (!best || res[i].tflops > best->tflops))
-          best = &res[i];
-      char cfg[64] = "-";
-      if (best)
-        snprintf(cfg, sizeof cfg, "%dx%dx%d w%dx%d s%d%s", best->c->bm, best->c->bn, best->c->bk,
-                 best->c->wm, best->c->wn, best->c->stages, best->c->bt ? " b,t" : "");
-      double tt = torch[s][t], ratio = best && tt > 0 ? best->tflops / tt : -1;
-      if (json) {
-        json_begin_object(&w);
-        json_key(&w, "size"), json_int(&w, sizes[s]);
-        json_key(&w, "dtype"), json_string(&w, dtypes[t].name);
-        json_key(&w, "config"), json_string(&w, best ? cfg : NULL);
-        json_key(&w, "tflops"), best ? json_double(&w, best->tflops) : json_null(&w);
-        json_key(&w, "torch_tflops"), tt > 0 ? json_double(&w, tt) : json_null(&w);
-        json_key(&w, "ratio"), ratio > 0 ? json_double(&w, ratio) : json_null(&w);
-        json_end_object(&w);
-      } else {
-        char tts[16] = "-", rs[16] = "-";
-        if (tt > 0) snprintf(tts, sizeof tts, "%.1f", tt);
-        if (ratio > 0) snprintf(rs, sizeof rs, "%.2f", ratio);
-        printf("%6d %-5s %-22s %9.1f %9s %9s\n", sizes[s], dtypes[t].name, cfg,
-               best ? best->tflops : 0.0, tts, rs);
-      }
-    }
-  if (json) {
+  for (int s = 0; s < o.n_sizes; s++)
+    for (int t = 0; t < N_DTYPES; t++)
+      print_best(&w, o.json, o.sizes[s], &dtypes[t],
+                 best_of(res, nres, o.sizes[s], &dtypes[t]), torch[s][t]);
+  if (o.json) {
     json_end_array(&w);
     json_end_object(&w);
     json_finish(&w);

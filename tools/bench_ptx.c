@@ -74,45 +74,49 @@ static bool find_grep(char *buf, size_t cap) {
 enum { GREP, PTX, PARSE, MODES };
 static const char *const key[MODES] = {"grep", "ptx", "parse"};
 
-int bench_ptx(int argc, char **argv) {
-  long mb = 64, repeat = 5;
-  bool json = false;
-  const char *file = NULL;
+/* What the command line asks of bench ptx. */
+typedef struct {
+  long mb, repeat;
+  bool json;
+  const char *file; /* NULL: DEFAULT_FILE */
+} ptx_opts;
+
+/* The options, or false with *rc the exit status (help: CLI_OK). */
+static bool parse_ptx_opts(int argc, char **argv, ptx_opts *o, int *rc) {
+  *o = (ptx_opts){.mb = 64, .repeat = 5};
+  *rc = CLI_USAGE;
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), *rc = CLI_OK, false;
+    if (strcmp(argv[i], "--json") == 0) o->json = true;
     else if (strcmp(argv[i], "--mb") == 0) {
-      if (!(v = cli_value("bench", argc, argv, &i)) || !cli_int("bench", "--mb", v, 1, 512, &mb))
-        return CLI_USAGE;
+      if (!(v = cli_value("bench", argc, argv, &i)) ||
+          !cli_int("bench", "--mb", v, 1, 512, &o->mb))
+        return false;
     } else if (strcmp(argv[i], "--repeat") == 0) {
       if (!(v = cli_value("bench", argc, argv, &i)) ||
-          !cli_int("bench", "--repeat", v, 1, 64, &repeat))
-        return CLI_USAGE;
+          !cli_int("bench", "--repeat", v, 1, 64, &o->repeat))
+        return false;
     } else if (argv[i][0] == '-' && argv[i][1]) {
-      return cli_usage("bench", "unknown option '%s' of bench ptx: expected --mb, --repeat or "
-                       "--json", argv[i]);
-    } else if (file) {
-      return cli_usage("bench", "extra argument '%s': bench ptx takes one FILE", argv[i]);
+      return *rc = cli_usage("bench", "unknown option '%s' of bench ptx: expected --mb, --repeat "
+                             "or --json", argv[i]), false;
+    } else if (o->file) {
+      return *rc = cli_usage("bench", "extra argument '%s': bench ptx takes one FILE", argv[i]),
+             false;
     } else {
-      file = argv[i];
+      o->file = argv[i];
     }
   }
-  char grep[4096], dir[4096], path[4200];
-  if (!find_grep(grep, sizeof grep)) return cli_fail("bench", "no grep on PATH to compare with");
-  size_t len;
-  char *text = build_module(file ? file : DEFAULT_FILE, mb, &len);
-  if (!text) return CLI_FAIL;
-  if (!bench_tmpdir(dir, sizeof dir)) return free(text), cli_fail("bench", "no scratch directory");
-  snprintf(path, sizeof path, "%s/big.ptx", dir);
-  int rc = bench_write_file(path, text, len) ? CLI_OK : cli_fail("bench", "cannot write %s", path);
-  /* both write to a file: GNU grep stops at the first match when its output
-   * is /dev/null, which would measure nothing */
-  char out[4300];
-  snprintf(out, sizeof out, "%s/out.txt", dir);
-  int out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
-  if (out_fd < 0 && rc == CLI_OK) rc = cli_fail("bench", "cannot write %s", out);
-  double cpu[MODES][64], wall[MODES][64];
+  return true;
+}
+
+/* Times each mode repeat times over the module text (len bytes, also at
+ * path), CPU and wall seconds per run; both processes write to out_fd:
+ * GNU grep stops at the first match when its output is /dev/null, which
+ * would measure nothing. Returns CLI_OK or the failure's status. */
+static int time_modes(const char *grep, const char *path, const char *text, size_t len,
+                      int out_fd, long repeat, double cpu[][64], double wall[][64]) {
+  int rc = CLI_OK;
   for (int r = 0; rc == CLI_OK && r < repeat; r++) {
     bench_time t;
     const char *g[] = {"grep", "-c", ";", path, NULL};
@@ -121,7 +125,8 @@ int bench_ptx(int argc, char **argv) {
       rc = cli_fail("bench", "grep -c failed on %s", path);
     cpu[GREP][r] = t.cpu, wall[GREP][r] = t.wall;
     const char *p[] = {"tcmma", "ptx", path, "--json", NULL};
-    if (!bench_spawn(NULL, p, NULL, out_fd, &t)) rc = cli_fail("bench", "tcmma ptx failed on %s", path);
+    if (!bench_spawn(NULL, p, NULL, out_fd, &t))
+      rc = cli_fail("bench", "tcmma ptx failed on %s", path);
     cpu[PTX][r] = t.cpu, wall[PTX][r] = t.wall;
     tcmma_ptx_info info;
     tcmma_error err;
@@ -132,23 +137,21 @@ int bench_ptx(int argc, char **argv) {
     tcmma_ptx_info_free(&info);
     cpu[PARSE][r] = t.cpu, wall[PARSE][r] = t.wall;
   }
-  if (out_fd >= 0) close(out_fd);
-  bench_rmdir(dir);
-  free(text);
-  if (rc != CLI_OK) return rc;
-  double c[MODES], w[MODES], mbs[MODES];
-  for (int m = 0; m < MODES; m++) {
-    c[m] = bench_median(cpu[m], (size_t)repeat), w[m] = bench_median(wall[m], (size_t)repeat);
-    mbs[m] = c[m] > 0 ? (double)len / c[m] / 1e6 : 0;
-  }
-  double ratio = c[PTX] > 0 ? c[GREP] / c[PTX] : 0;
-  if (json) {
+  return rc;
+}
+
+/* The medians c (CPU) and w (wall) of each mode, their MB/s, and grep's
+ * CPU time over tcmma ptx's, as JSON or a table. */
+static void print_ptx_report(const ptx_opts *o, size_t len, const double *c, const double *w,
+                             const double *mbs, double ratio) {
+  const char *file = o->file ? o->file : DEFAULT_FILE;
+  if (o->json) {
     json_writer jw;
     json_init(&jw, stdout);
     json_begin_object(&jw);
-    json_key(&jw, "file"), json_string(&jw, file ? file : DEFAULT_FILE);
+    json_key(&jw, "file"), json_string(&jw, file);
     json_key(&jw, "bytes"), json_int(&jw, (long long)len);
-    json_key(&jw, "repeat"), json_int(&jw, repeat);
+    json_key(&jw, "repeat"), json_int(&jw, o->repeat);
     char k[32];
     for (int m = 0; m < MODES; m++) {
       snprintf(k, sizeof k, "%s_s", key[m]);
@@ -167,16 +170,45 @@ int bench_ptx(int argc, char **argv) {
     json_key(&jw, "ratio"), json_double(&jw, ratio);
     json_end_object(&jw);
     json_finish(&jw);
-  } else {
-    printf("bench ptx: %zu bytes (%s repeated), median of %ld\n", len, file ? file : DEFAULT_FILE,
-           repeat);
-    static const char *const text_of[MODES] = {"grep -c ';', fresh process",
-                                               "tcmma ptx --json, fresh process",
-                                               "tcmma_ptx_parse, in memory"};
-    printf("%-34s %9s %9s %10s\n", "", "CPU s", "wall s", "MB/s (CPU)");
-    for (int m = 0; m < MODES; m++)
-      printf("%-34s %9.4f %9.4f %10.1f\n", text_of[m], c[m], w[m], mbs[m]);
-    printf("tcmma ptx reads at %.2fx grep -c's throughput (CPU)\n", ratio);
+    return;
   }
+  printf("bench ptx: %zu bytes (%s repeated), median of %ld\n", len, file, o->repeat);
+  static const char *const text_of[MODES] = {"grep -c ';', fresh process",
+                                             "tcmma ptx --json, fresh process",
+                                             "tcmma_ptx_parse, in memory"};
+  printf("%-34s %9s %9s %10s\n", "", "CPU s", "wall s", "MB/s (CPU)");
+  for (int m = 0; m < MODES; m++)
+    printf("%-34s %9.4f %9.4f %10.1f\n", text_of[m], c[m], w[m], mbs[m]);
+  printf("tcmma ptx reads at %.2fx grep -c's throughput (CPU)\n", ratio);
+}
+
+int bench_ptx(int argc, char **argv) {
+  ptx_opts o;
+  int rc;
+  if (!parse_ptx_opts(argc, argv, &o, &rc)) return rc;
+  char grep[4096], dir[4096], path[4200];
+  if (!find_grep(grep, sizeof grep)) return cli_fail("bench", "no grep on PATH to compare with");
+  size_t len;
+  char *text = build_module(o.file ? o.file : DEFAULT_FILE, o.mb, &len);
+  if (!text) return CLI_FAIL;
+  if (!bench_tmpdir(dir, sizeof dir)) return free(text), cli_fail("bench", "no scratch directory");
+  snprintf(path, sizeof path, "%s/big.ptx", dir);
+  rc = bench_write_file(path, text, len) ? CLI_OK : cli_fail("bench", "cannot write %s", path);
+  char out[4300];
+  snprintf(out, sizeof out, "%s/out.txt", dir);
+  int out_fd = open(out, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if (out_fd < 0 && rc == CLI_OK) rc = cli_fail("bench", "cannot write %s", out);
+  double cpu[MODES][64], wall[MODES][64];
+  if (rc == CLI_OK) rc = time_modes(grep, path, text, len, out_fd, o.repeat, cpu, wall);
+  if (out_fd >= 0) close(out_fd);
+  bench_rmdir(dir);
+  free(text);
+  if (rc != CLI_OK) return rc;
+  double c[MODES], w[MODES], mbs[MODES];
+  for (int m = 0; m < MODES; m++) {
+    c[m] = bench_median(cpu[m], (size_t)o.repeat), w[m] = bench_median(wall[m], (size_t)o.repeat);
+    mbs[m] = c[m] > 0 ? (double)len / c[m] / 1e6 : 0;
+  }
+  print_ptx_report(&o, len, c, w, mbs, c[PTX] > 0 ? c[GREP] / c[PTX] : 0);
   return CLI_OK;
 }

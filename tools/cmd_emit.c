@@ -50,85 +50,75 @@ typedef struct {
   tcmma_dialect dialect;
 } emit_args;
 
-static int parse(int argc, char **argv, emit_args *e) {
+/* The options that take a value, in the order take_value numbers them. */
+static const char *const valued[] = {"--m", "--n", "--k", "--d", "--a", "--b", "--scope",
+                                     "--outer", "--cc", "--fp16", "--prefer", "--lane",
+                                     "--dialect", "--arm", "--init", "--alpha", "--beta",
+                                     "--registers", NULL};
+
+/* Takes value v of option o (valued[which]) into e, marking the required
+ * ones in have; 0, or the usage error's exit status. */
+static int take_value(int which, const char *o, const char *v, emit_args *e, bool *have) {
   const char *cmd = "emit";
-  bool have[6] = {false};
-  e->call = tcmma_call_default();
-  e->outer = 1;
-  e->dialect = TCMMA_DIALECT_CUDA;
-  for (int i = 1; i < argc; i++) {
-    const char *o = argv[i], *v = NULL;
-    tcmma_error err = {0};
-    long n;
-    if (cli_is_help(o)) return cli_print_help_precs(help), -1;
-    if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
-    if (strcmp(o, "--saturate") == 0) { e->call.numerics.saturate = true; continue; }
-    if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
-    if (strcmp(o, "--json") == 0) { e->json = true; continue; }
-    if (strcmp(o, "--pieces") == 0) { e->pieces = true; continue; }
-    static const char *const valued[] = {"--m", "--n", "--k", "--d", "--a", "--b", "--scope",
-                                         "--outer", "--cc", "--fp16", "--prefer", "--lane",
-                                         "--dialect", "--arm", "--init", "--alpha", "--beta",
-                                         "--registers", NULL};
-    int which = -1;
-    for (int j = 0; valued[j]; j++)
-      if (strcmp(o, valued[j]) == 0) which = j;
-    if (which < 0)
-      return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
-                            "--outer --cc --fp16 --tf32 --prefer --saturate --arm --init --alpha "
-                            "--beta --registers --lane --dialect --pieces --kernel --json", o);
-    if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
-    tcmma_status st = TCMMA_OK;
-    switch (which) {
-    case 0: case 1: case 2:
-      if (!cli_int(cmd, o, v, 1, 1L << 30, &n)) return CLI_USAGE;
-      *(which == 0 ? &e->call.m : which == 1 ? &e->call.n : &e->call.k) = (int)n;
-      have[which] = true;
-      break;
-    case 3: st = cli_parse_operand_spec(v, &e->call.d, &err); have[3] = true; break;
-    case 4: /* block scales at sa and sb, beside the pointers a and b */
-      st = cli_parse_operand_spec(v, &e->call.a, &err), have[4] = true;
-      if (tcmma_prec_is_scaled(e->call.a.prec)) e->call.a.scale = "sa";
-      break;
-    case 5:
-      st = cli_parse_operand_spec(v, &e->call.b, &err), have[5] = true;
-      if (tcmma_prec_is_scaled(e->call.b.prec)) e->call.b.scale = "sb";
-      break;
-    case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
-    case 7:
-      if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
-      e->outer_given = true;
-      break;
-    case 8:
-      if (!cli_cc(cmd, o, v, &e->call.cc)) return CLI_USAGE;
-      break;
-    case 9: st = tcmma_fp16_mode_parse(v, &e->call.numerics.fp16, &err); break;
-    case 10: st = tcmma_prefer_parse(v, &e->call.numerics.prefer, &err); break;
-    case 11:
-      if (!v[strspn(v, " \t")])
-        return cli_usage(cmd, "--lane '%s': expected a C expression for the lane (without "
-                         "--lane: threadIdx.x %% 32)", v);
-      e->call.lane = v;
-      break;
-    case 12:
-      if (strcmp(v, "cuda") == 0) e->dialect = TCMMA_DIALECT_CUDA;
-      else if (strcmp(v, "host") == 0) e->dialect = TCMMA_DIALECT_HOST;
-      else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
-      break;
-    case 13:
-      st = tcmma_arm_parse(v, NULL, &err);
-      e->call.arm = v;
-      break;
-    case 14: st = tcmma_init_parse(v, &e->call.init, &err); break;
-    case 15: e->call.alpha = v; break;
-    case 16: e->call.beta = v; break;
-    case 17:
-      if (!cli_int(cmd, o, v, 1, TCMMA_REGISTERS_MAX, &n)) return CLI_USAGE;
-      e->call.registers = (int)n;
-      break;
-    }
-    if (st != TCMMA_OK) return cli_usage(cmd, "%s: %s", o, err.message);
+  tcmma_error err = {0};
+  tcmma_status st = TCMMA_OK;
+  long n;
+  switch (which) {
+  case 0: case 1: case 2:
+    if (!cli_int(cmd, o, v, 1, 1L << 30, &n)) return CLI_USAGE;
+    *(which == 0 ? &e->call.m : which == 1 ? &e->call.n : &e->call.k) = (int)n;
+    have[which] = true;
+    break;
+  case 3: st = cli_parse_operand_spec(v, &e->call.d, &err); have[3] = true; break;
+  case 4: /* block scales at sa and sb, beside the pointers a and b */
+    st = cli_parse_operand_spec(v, &e->call.a, &err), have[4] = true;
+    if (tcmma_prec_is_scaled(e->call.a.prec)) e->call.a.scale = "sa";
+    break;
+  case 5:
+    st = cli_parse_operand_spec(v, &e->call.b, &err), have[5] = true;
+    if (tcmma_prec_is_scaled(e->call.b.prec)) e->call.b.scale = "sb";
+    break;
+  case 6: st = tcmma_scope_parse(v, &e->call.scope, &err); break;
+  case 7:
+    if (!cli_int(cmd, o, v, 1, TCMMA_KERNEL_OUTER_MAX, &e->outer)) return CLI_USAGE;
+    e->outer_given = true;
+    break;
+  case 8:
+    if (!cli_cc(cmd, o, v, &e->call.cc)) return CLI_USAGE;
+    break;
+  case 9: st = tcmma_fp16_mode_parse(v, &e->call.numerics.fp16, &err); break;
+  case 10: st = tcmma_prefer_parse(v, &e->call.numerics.prefer, &err); break;
+  case 11:
+    if (!v[strspn(v, " \t")])
+      return cli_usage(cmd, "--lane '%s': expected a C expression for the lane (without "
+                       "--lane: threadIdx.x %% 32)", v);
+    e->call.lane = v;
+    break;
+  case 12:
+    if (strcmp(v, "cuda") == 0) e->dialect = TCMMA_DIALECT_CUDA;
+    else if (strcmp(v, "host") == 0) e->dialect = TCMMA_DIALECT_HOST;
+    else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
+    break;
+  case 13:
+    st = tcmma_arm_parse(v, NULL, &err);
+    e->call.arm = v;
+    break;
+  case 14: st = tcmma_init_parse(v, &e->call.init, &err); break;
+  case 15: e->call.alpha = v; break;
+  case 16: e->call.beta = v; break;
+  case 17:
+    if (!cli_int(cmd, o, v, 1, TCMMA_REGISTERS_MAX, &n)) return CLI_USAGE;
+    e->call.registers = (int)n;
+    break;
   }
+  if (st != TCMMA_OK) return cli_usage(cmd, "%s: %s", o, err.message);
+  return 0;
+}
+
+/* The rules between options, once all are read: the required ones given,
+ * --alpha/--beta exactly with --init scale, --outer only with --kernel. */
+static int check_options(const emit_args *e, const bool *have) {
+  const char *cmd = "emit";
   static const char *const required[6] = {"--m", "--n", "--k", "--d", "--a", "--b"};
   for (int j = 0; j < 6; j++)
     if (!have[j]) return cli_usage(cmd, "missing %s (required: --m --n --k --d --a --b)",
@@ -142,6 +132,34 @@ static int parse(int argc, char **argv, emit_args *e) {
                      "without --kernel there is no loop (a generator runs the block in its own)",
                      e->outer);
   return 0;
+}
+
+static int parse(int argc, char **argv, emit_args *e) {
+  const char *cmd = "emit";
+  bool have[6] = {false};
+  e->call = tcmma_call_default();
+  e->outer = 1;
+  e->dialect = TCMMA_DIALECT_CUDA;
+  for (int i = 1; i < argc; i++) {
+    const char *o = argv[i], *v = NULL;
+    if (cli_is_help(o)) return cli_print_help_precs(help), -1;
+    if (strcmp(o, "--tf32") == 0) { e->call.numerics.tf32 = true; continue; }
+    if (strcmp(o, "--saturate") == 0) { e->call.numerics.saturate = true; continue; }
+    if (strcmp(o, "--kernel") == 0) { e->kernel = true; continue; }
+    if (strcmp(o, "--json") == 0) { e->json = true; continue; }
+    if (strcmp(o, "--pieces") == 0) { e->pieces = true; continue; }
+    int which = -1;
+    for (int j = 0; valued[j]; j++)
+      if (strcmp(o, valued[j]) == 0) which = j;
+    if (which < 0)
+      return cli_usage(cmd, "unknown option '%s': expected --m --n --k --d --a --b --scope "
+                            "--outer --cc --fp16 --tf32 --prefer --saturate --arm --init --alpha "
+                            "--beta --registers --lane --dialect --pieces --kernel --json", o);
+    if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
+    int rc = take_value(which, o, v, e, have);
+    if (rc) return rc;
+  }
+  return check_options(e, have);
 }
 
 /* The pieces one k step of a double-buffered loop uses, in order. */

@@ -117,78 +117,104 @@ static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
          p->k_tiles);
 }
 
-int cmd_gemm(int argc, char **argv) {
+/* What the command line asks of tcmma gemm. */
+typedef struct {
+  tcmma_gemm_call c;
+  bool kernel, json, have[6], dialect_given;
+  double alpha, beta;
+  tcmma_dialect dialect;
+} gemm_args;
+
+/* Takes value v of option a into g; 0, or the usage error's exit status. */
+static int take_value(const char *a, const char *v, gemm_args *g) {
   const char *cmd = "gemm";
-  tcmma_gemm_call c = tcmma_gemm_call_default();
-  c.m = c.n = c.k = 0;
-  bool kernel = false, json = false, have[6] = {false};
-  double alpha = 1, beta = 0;
-  tcmma_dialect dialect = TCMMA_DIALECT_CUDA;
-  bool dialect_given = false;
+  tcmma_gemm_call *c = &g->c;
+  long x;
+  tcmma_error err = {0};
+  static const char *const sizes[3] = {"--m", "--n", "--k"};
+  static const char *const specs[3] = {"--d", "--a", "--b"};
+  int *dims[3] = {&c->m, &c->n, &c->k};
+  tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
+  for (int s = 0; s < 3; s++) {
+    if (strcmp(a, sizes[s]) == 0) {
+      if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_EXTENT_MAX, &x)) return CLI_USAGE;
+      return *dims[s] = (int)x, g->have[s] = true, 0;
+    } else if (strcmp(a, specs[s]) == 0) {
+      if (cli_parse_operand_spec(v, ops[s], &err) != TCMMA_OK)
+        return cli_usage(cmd, "%s: %s", a, err.message);
+      return g->have[3 + s] = true, 0;
+    }
+  }
+  if (strcmp(a, "--tile") == 0) {
+    int t[3];
+    if (!parse_dims(cmd, a, v, 3, t)) return CLI_USAGE;
+    c->block_m = t[0], c->block_n = t[1], c->block_k = t[2];
+  } else if (strcmp(a, "--warps") == 0) {
+    int t[2];
+    if (!parse_dims(cmd, a, v, 2, t)) return CLI_USAGE;
+    c->warps_m = t[0], c->warps_n = t[1];
+  } else if (strcmp(a, "--stages") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_STAGES_MAX, &x)) return CLI_USAGE;
+    c->stages = (int)x;
+  } else if (strcmp(a, "--registers") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_REGISTERS_MAX, &x)) return CLI_USAGE;
+    c->registers = (int)x;
+  } else if (strcmp(a, "--cc") == 0) {
+    if (!cli_cc(cmd, a, v, &c->cc)) return CLI_USAGE;
+  } else if (strcmp(a, "--arm") == 0) {
+    c->arm = v;
+  } else if (strcmp(a, "--name") == 0) {
+    c->name = v;
+  } else if (strcmp(a, "--alpha") == 0) {
+    if (!parse_scalar(cmd, a, v, &g->alpha)) return CLI_USAGE;
+  } else if (strcmp(a, "--beta") == 0) {
+    if (!parse_scalar(cmd, a, v, &g->beta)) return CLI_USAGE;
+  } else if (strcmp(a, "--dialect") == 0) {
+    if (strcmp(v, "cuda") == 0) g->dialect = TCMMA_DIALECT_CUDA;
+    else if (strcmp(v, "host") == 0) g->dialect = TCMMA_DIALECT_HOST;
+    else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
+    g->dialect_given = true;
+  } else {
+    return cli_usage(cmd, "unknown option '%s'", a);
+  }
+  return 0;
+}
+
+/* The options and the rules between them; -1 to go on, else the exit
+ * status (help: CLI_OK). */
+static int parse(int argc, char **argv, gemm_args *g) {
+  const char *cmd = "gemm";
+  *g = (gemm_args){.c = tcmma_gemm_call_default(), .alpha = 1, .beta = 0,
+                   .dialect = TCMMA_DIALECT_CUDA};
+  g->c.m = g->c.n = g->c.k = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
     if (cli_is_help(a)) return fputs(help, stdout), CLI_OK;
-    if (strcmp(a, "--kernel") == 0) { kernel = true; continue; }
-    if (strcmp(a, "--json") == 0) { json = true; continue; }
-    if (strcmp(a, "--unpredicated") == 0) { c.unpredicated = true; continue; }
+    if (strcmp(a, "--kernel") == 0) { g->kernel = true; continue; }
+    if (strcmp(a, "--json") == 0) { g->json = true; continue; }
+    if (strcmp(a, "--unpredicated") == 0) { g->c.unpredicated = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
-    long x;
-    tcmma_error err = {0};
-    static const char *const sizes[3] = {"--m", "--n", "--k"};
-    static const char *const specs[3] = {"--d", "--a", "--b"};
-    int *dims[3] = {&c.m, &c.n, &c.k};
-    tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
-    bool done = false;
-    for (int s = 0; s < 3 && !done; s++) {
-      if (strcmp(a, sizes[s]) == 0) {
-        if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_EXTENT_MAX, &x)) return CLI_USAGE;
-        *dims[s] = (int)x, have[s] = done = true;
-      } else if (strcmp(a, specs[s]) == 0) {
-        if (cli_parse_operand_spec(v, ops[s], &err) != TCMMA_OK)
-          return cli_usage(cmd, "%s: %s", a, err.message);
-        have[3 + s] = done = true;
-      }
-    }
-    if (done) continue;
-    if (strcmp(a, "--tile") == 0) {
-      int t[3];
-      if (!parse_dims(cmd, a, v, 3, t)) return CLI_USAGE;
-      c.block_m = t[0], c.block_n = t[1], c.block_k = t[2];
-    } else if (strcmp(a, "--warps") == 0) {
-      int t[2];
-      if (!parse_dims(cmd, a, v, 2, t)) return CLI_USAGE;
-      c.warps_m = t[0], c.warps_n = t[1];
-    } else if (strcmp(a, "--stages") == 0) {
-      if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_STAGES_MAX, &x)) return CLI_USAGE;
-      c.stages = (int)x;
-    } else if (strcmp(a, "--registers") == 0) {
-      if (!cli_int(cmd, a, v, 1, TCMMA_REGISTERS_MAX, &x)) return CLI_USAGE;
-      c.registers = (int)x;
-    } else if (strcmp(a, "--cc") == 0) {
-      if (!cli_cc(cmd, a, v, &c.cc)) return CLI_USAGE;
-    } else if (strcmp(a, "--arm") == 0) {
-      c.arm = v;
-    } else if (strcmp(a, "--name") == 0) {
-      c.name = v;
-    } else if (strcmp(a, "--alpha") == 0) {
-      if (!parse_scalar(cmd, a, v, &alpha)) return CLI_USAGE;
-    } else if (strcmp(a, "--beta") == 0) {
-      if (!parse_scalar(cmd, a, v, &beta)) return CLI_USAGE;
-    } else if (strcmp(a, "--dialect") == 0) {
-      if (strcmp(v, "cuda") == 0) dialect = TCMMA_DIALECT_CUDA;
-      else if (strcmp(v, "host") == 0) dialect = TCMMA_DIALECT_HOST;
-      else return cli_usage(cmd, "--dialect '%s': expected cuda or host", v);
-      dialect_given = true;
-    } else {
-      return cli_usage(cmd, "unknown option '%s'", a);
-    }
+    int rc = take_value(a, v, g);
+    if (rc) return rc;
   }
   static const char *const need[6] = {"--m", "--n", "--k", "--d", "--a", "--b"};
   for (int i = 0; i < 6; i++)
-    if (!have[i]) return cli_usage(cmd, "%s is required", need[i]);
-  if (kernel && json) return cli_usage(cmd, "--kernel and --json exclude each other");
-  if (dialect_given && !kernel && !json)
+    if (!g->have[i]) return cli_usage(cmd, "%s is required", need[i]);
+  if (g->kernel && g->json) return cli_usage(cmd, "--kernel and --json exclude each other");
+  if (g->dialect_given && !g->kernel && !g->json)
     return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
+  return -1;
+}
+
+int cmd_gemm(int argc, char **argv) {
+  const char *cmd = "gemm";
+  gemm_args g;
+  int rc = parse(argc, argv, &g);
+  if (rc >= 0) return rc;
+  tcmma_gemm_call c = g.c;
+  bool kernel = g.kernel, json = g.json;
+  double alpha = g.alpha, beta = g.beta;
+  tcmma_dialect dialect = g.dialect;
   tcmma_gemm_plan plan;
   tcmma_error err = {0};
   tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);

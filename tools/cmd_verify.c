@@ -257,6 +257,97 @@ static void report_text(int exec, const verify_case **sel, size_t n, const verif
          executors[exec].name, total->cases, total->passed, total->failed, total->skipped, secs);
 }
 
+/* --case gemm --list: the selected GEMM cases' names (json: with what
+ * each expects). */
+static void list_gemm(const verify_args *a, const verify_gemm_case *all, size_t n_all,
+                      const bool *sel) {
+  json_writer w;
+  if (a->json) json_init(&w, stdout), json_begin_array(&w);
+  for (size_t i = 0; i < n_all; i++) {
+    if (!sel[i]) continue;
+    if (!a->json) {
+      printf("%s\n", all[i].name);
+      continue;
+    }
+    char expect[64] = "accept";
+    if (all[i].expect != TCMMA_GEMM_DECLINE_NONE)
+      snprintf(expect, sizeof expect, "decline %s", tcmma_gemm_decline_name(all[i].expect));
+    json_begin_object(&w);
+    json_key(&w, "case"), json_string(&w, all[i].name);
+    json_key(&w, "expect"), json_string(&w, expect);
+    json_end_object(&w);
+  }
+  if (a->json) json_end_array(&w), json_finish(&w);
+}
+
+/* Runs the selected cases through the executor (the compile executor
+ * compiles them all at once first, in batches) into res and total;
+ * returns the seconds they took. */
+static double run_gemm(const verify_args *a, const verify_gemm_case *all, size_t n_all,
+                       const bool *sel, size_t n, verify_case_result *res, tally *total) {
+  struct timespec t0, t1;
+  clock_gettime(CLOCK_MONOTONIC, &t0);
+  const verify_gemm_case **list = NULL;
+  if (executors[a->exec].executor == VERIFY_EXEC_COMPILE && (list = calloc(n, sizeof *list))) {
+    size_t k = 0;
+    for (size_t i = 0; i < n_all; i++)
+      if (sel[i]) list[k++] = &all[i];
+    verify_gemm_compile_prepare(list, k); /* every compile at once, in batches */
+  }
+  for (size_t i = 0; i < n_all; i++) {
+    if (!sel[i]) continue;
+    verify_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
+    total->cases++;
+    if (res[i].outcome == VERIFY_CASE_PASSED)
+      total->passed++;
+    else if (res[i].outcome == VERIFY_CASE_SKIPPED)
+      total->skipped++;
+    else total->failed++;
+  }
+  clock_gettime(CLOCK_MONOTONIC, &t1);
+  if (list) verify_gemm_compile_finish(), free(list);
+  return (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
+}
+
+/* The outcome of each selected case and the tally, as JSON or as the
+ * failed and skipped cases and a closing line. */
+static void report_gemm(const verify_args *a, const verify_gemm_case *all, size_t n_all,
+                        const bool *sel, const verify_case_result *res, const tally *total,
+                        double secs) {
+  if (!a->json) {
+    for (size_t i = 0; i < n_all; i++)
+      if (sel[i] && res[i].outcome != VERIFY_CASE_PASSED)
+        printf("%s %s: %s\n", res[i].outcome == VERIFY_CASE_SKIPPED ? "SKIP" : "FAIL", all[i].name,
+               res[i].reason);
+    printf("verify --executor %s --case %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
+           executors[a->exec].name, a->text, total->cases, total->passed, total->failed,
+           total->skipped, secs);
+    return;
+  }
+  json_writer w;
+  json_init(&w, stdout);
+  json_begin_object(&w);
+  json_key(&w, "executor"), json_string(&w, executors[a->exec].name);
+  json_key(&w, "cases"), json_int(&w, total->cases);
+  json_key(&w, "passed"), json_int(&w, total->passed);
+  json_key(&w, "failed"), json_int(&w, total->failed);
+  json_key(&w, "skipped"), json_int(&w, total->skipped);
+  json_key(&w, "results"), json_begin_array(&w);
+  for (size_t i = 0; i < n_all; i++) {
+    if (!sel[i]) continue;
+    json_begin_object(&w);
+    json_key(&w, "case"), json_string(&w, all[i].name);
+    json_key(&w, "outcome"), json_string(&w, res[i].outcome == VERIFY_CASE_PASSED    ? "passed"
+                                             : res[i].outcome == VERIFY_CASE_SKIPPED ? "skipped"
+                                                                                     : "failed");
+    json_key(&w, "reason"), json_string(&w, res[i].reason);
+    json_end_object(&w);
+  }
+  json_end_array(&w);
+  json_end_object(&w);
+  json_finish(&w);
+}
+
 /* --case gemm...: the GEMM matrix (tools/verify/gemm.h) instead of the arm
  * matrix, through the same executors, reported the same way. */
 static int verify_gemm(const verify_args *a) {
@@ -273,82 +364,14 @@ static int verify_gemm(const verify_args *a) {
     return cli_usage("verify", "no GEMM case matches --case '%s': nothing would be checked "
                      "(tcmma verify --case gemm --list lists them)", a->text);
   }
+  int rc = CLI_OK;
   if (a->list) {
-    json_writer w;
-    if (a->json) json_init(&w, stdout), json_begin_array(&w);
-    for (size_t i = 0; i < n_all; i++) {
-      if (!sel[i]) continue;
-      if (!a->json) {
-        printf("%s\n", all[i].name);
-        continue;
-      }
-      char expect[64] = "accept";
-      if (all[i].expect != TCMMA_GEMM_DECLINE_NONE)
-        snprintf(expect, sizeof expect, "decline %s", tcmma_gemm_decline_name(all[i].expect));
-      json_begin_object(&w);
-      json_key(&w, "case"), json_string(&w, all[i].name);
-      json_key(&w, "expect"), json_string(&w, expect);
-      json_end_object(&w);
-    }
-    if (a->json) json_end_array(&w), json_finish(&w);
-    free(sel), free(res);
-    return CLI_OK;
-  }
-  tally total = {0};
-  struct timespec t0, t1;
-  clock_gettime(CLOCK_MONOTONIC, &t0);
-  const verify_gemm_case **list = NULL;
-  if (executors[a->exec].executor == VERIFY_EXEC_COMPILE && (list = calloc(n, sizeof *list))) {
-    size_t k = 0;
-    for (size_t i = 0; i < n_all; i++)
-      if (sel[i]) list[k++] = &all[i];
-    verify_gemm_compile_prepare(list, k); /* every compile at once, in batches */
-  }
-  for (size_t i = 0; i < n_all; i++) {
-    if (!sel[i]) continue;
-    verify_gemm_exec(executors[a->exec].executor, &all[i], &res[i]);
-    total.cases++;
-    if (res[i].outcome == VERIFY_CASE_PASSED)
-      total.passed++;
-    else if (res[i].outcome == VERIFY_CASE_SKIPPED)
-      total.skipped++;
-    else total.failed++;
-  }
-  clock_gettime(CLOCK_MONOTONIC, &t1);
-  if (list) verify_gemm_compile_finish(), free(list);
-  int rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
-  if (a->json) {
-    json_writer w;
-    json_init(&w, stdout);
-    json_begin_object(&w);
-    json_key(&w, "executor"), json_string(&w, executors[a->exec].name);
-    json_key(&w, "cases"), json_int(&w, total.cases);
-    json_key(&w, "passed"), json_int(&w, total.passed);
-    json_key(&w, "failed"), json_int(&w, total.failed);
-    json_key(&w, "skipped"), json_int(&w, total.skipped);
-    json_key(&w, "results"), json_begin_array(&w);
-    for (size_t i = 0; i < n_all; i++) {
-      if (!sel[i]) continue;
-      json_begin_object(&w);
-      json_key(&w, "case"), json_string(&w, all[i].name);
-      json_key(&w, "outcome"), json_string(&w, res[i].outcome == VERIFY_CASE_PASSED    ? "passed"
-                                               : res[i].outcome == VERIFY_CASE_SKIPPED ? "skipped"
-                                                                                       : "failed");
-      json_key(&w, "reason"), json_string(&w, res[i].reason);
-      json_end_object(&w);
-    }
-    json_end_array(&w);
-    json_end_object(&w);
-    json_finish(&w);
+    list_gemm(a, all, n_all, sel);
   } else {
-    for (size_t i = 0; i < n_all; i++)
-      if (sel[i] && res[i].outcome != VERIFY_CASE_PASSED)
-        printf("%s %s: %s\n", res[i].outcome == VERIFY_CASE_SKIPPED ? "SKIP" : "FAIL", all[i].name,
-               res[i].reason);
-    printf("verify --executor %s --case %s: %d cases, %d passed, %d failed, %d skipped (%.1f s)\n",
-           executors[a->exec].name, a->text, total.cases, total.passed, total.failed,
-           total.skipped,
-           (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9);
+    tally total = {0};
+    double secs = run_gemm(a, all, n_all, sel, n, res, &total);
+    rc = total.failed ? CLI_FAIL : total.skipped ? CLI_SKIPPED : CLI_OK;
+    report_gemm(a, all, n_all, sel, res, &total, secs);
   }
   free(sel), free(res);
   return rc;

@@ -195,7 +195,13 @@ void tcmma_sim_mma(const char *opcode, void *d, const void *a, const void *b, co
  * tcmma_sim_mma, plus this lane's scale-a-data and scale-b-data (ue8m0
  * bytes) and the selectors {byte-id, thread-id} of each, which pick the
  * bytes and lanes that hold the row and column scales (PTX ISA, "Block
- * Scaling for mma.sync"); selectors must be the same in every lane. */
+ * Scaling for mma.sync"); selectors must be the same in every lane.
+ * Eleven parameters on purpose: they are the PTX instruction's operands
+ * 1:1 (d, a, b, c, scale-a-data, {byte-id-a, thread-id-a}, scale-b-data,
+ * {byte-id-b, thread-id-b}), so the host dialect's call reads as the asm
+ * statement it stands for; a scale struct would be a new public struct
+ * (a size field first, by the ABI rule) spelled as a compound literal in
+ * every emitted call, for no check the simulator does not already make. */
 void tcmma_sim_mma_scaled(const char *opcode, void *d, const void *a, const void *b,
                           const void *c, uint32_t scale_a, unsigned byte_a, unsigned thread_a,
                           uint32_t scale_b, unsigned byte_b, unsigned thread_b);

@@ -107,11 +107,15 @@ static bool d_stores_match(const tcmma_plan *plan, const tcmma_census *cen,
   return true;
 }
 
-bool verify_exec_compile_census(const verify_case *c, const tcmma_plan *plan,
-                                const tcmma_census *cen, const tcmma_ptx_info *px,
-                                verify_case_result *r, size_t *statements) {
-  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
-  size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt, kt = (size_t)plan->kt;
+/* The PTX holds one statement's worth of the kernel: its outer steps stay
+ * a loop (`#pragma unroll 1`). */
+enum { CENSUS_STATEMENTS = 1 };
+
+/* The census's own figures agree with the plan it was taken of: products,
+ * ldmatrix use, and loads per k step. */
+static bool census_matches_plan(const tcmma_plan *plan, const tcmma_census *cen,
+                                verify_case_result *r) {
+  size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt;
   if (cen->mma_per_statement != (int)per)
     return verify_case_set(r, VERIFY_CASE_FAILED,
                            "census mma_per_statement %d, plan tiles %dx%dx%d",
@@ -129,7 +133,15 @@ bool verify_exec_compile_census(const verify_case *c, const tcmma_plan *plan,
         r, VERIFY_CASE_FAILED,
         "census loads per k a=%d b=%d; reloads=%d over %dx%d tiles means %d and %d",
         cen->a_loads_per_k, cen->b_loads_per_k, cen->reloads, plan->mt, plan->nt, want_a, want_b);
-  /* products: the arm's exact instruction (inline) or wmma.mma of its shape */
+  return true;
+}
+
+/* The products in the PTX: the arm's exact instruction (inline) or
+ * wmma.mma of its shape, one per tile, and no other mma. */
+static bool products_match(const verify_case *c, const tcmma_plan *plan,
+                           const tcmma_ptx_info *px, verify_case_result *r, size_t *statements) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  size_t per = (size_t)plan->mt * (size_t)plan->nt * (size_t)plan->kt;
   char want[160];
   if (info->form == TCMMA_FORM_PTX) {
     tcmma_error err;
@@ -143,79 +155,108 @@ bool verify_exec_compile_census(const verify_case *c, const tcmma_plan *plan,
   snprintf(shape, sizeof shape, ".m%dn%dk%d", info->m, info->n, info->k);
   size_t exact = count_ops(px, want, info->form == TCMMA_FORM_PTX ? NULL : shape, NULL);
   size_t any = count_ops(px, "mma.", NULL, NULL) + count_ops(px, "wmma.mma", NULL, NULL);
-  /* one statement's worth: the outer steps stay a loop (`#pragma unroll 1`) */
-  size_t stmts = 1;
+  size_t stmts = CENSUS_STATEMENTS;
   *statements = stmts;
   if (exact != stmts * per || any != exact)
     return verify_case_set(r, VERIFY_CASE_FAILED,
                            "PTX has %zu x %s%s and %zu mma in all; expected %zu (%dx%dx%d tiles)",
                            exact, want, info->form == TCMMA_FORM_PTX ? "" : shape, any, per,
                            plan->mt, plan->nt, plan->kt);
-  if (info->form == TCMMA_FORM_PTX) {
-    if (count_ops(px, "wmma.", NULL, NULL))
-      return verify_case_set(r, VERIFY_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
-    /* the census's ldmatrix instructions per k step (one 8x8 matrix per
-     * fragment register: .x4 for four, the rest in a .x2 and a .x1), .trans
-     * where the storage is the transpose of the register layout */
-    bool at = c->call.a.transposed, bt = !c->call.b.transposed;
-    size_t steps = stmts * kt, need[3][2] = {{0}}; /* [x4, x2, x1][all, .trans] */
-    const int a_n[3] = {cen->a_ldmatrix_x4, cen->a_ldmatrix_x2, cen->a_ldmatrix_x1};
-    const int b_n[3] = {cen->b_ldmatrix_x4, cen->b_ldmatrix_x2, cen->b_ldmatrix_x1};
-    static const char *const width[3] = {".x4", ".x2", ".x1"}, *const trans[3] = {
-        ".x4.trans", ".x2.trans", ".x1.trans"};
-    for (int w = 0; w < 3; w++) {
-      need[w][0] = steps * (size_t)(a_n[w] + b_n[w]);
-      need[w][1] = steps * (size_t)((at ? a_n[w] : 0) + (bt ? b_n[w] : 0));
-    }
-    /* and the counts cover the fragments each k step loads, one matrix per
-     * register */
-    const bool ldm[2] = {cen->a_ldmatrix, cen->b_ldmatrix};
-    const int loads[2] = {cen->a_loads_per_k, cen->b_loads_per_k};
-    const int regs[2] = {info->a_regs, info->b_regs};
-    for (int o = 0; o < 2; o++) {
-      const int *n = o ? b_n : a_n;
-      int matrices = 4 * n[0] + 2 * n[1] + n[2];
-      if (ldm[o] && matrices != regs[o] * loads[o])
-        return verify_case_set(r, VERIFY_CASE_FAILED,
-                               "census: %d .x4, %d .x2 and %d .x1 per k "
-                               "step do not load %s's %d tiles of %d registers",
-                               n[0], n[1], n[2], o ? "b" : "a", loads[o], regs[o]);
-    }
-    size_t got[3][2], all = count_ops(px, "ldmatrix.", NULL, NULL), total = 0;
-    bool same = true;
-    for (int w = 0; w < 3; w++) {
-      got[w][0] = count_ops(px, "ldmatrix.", width[w], NULL);
-      got[w][1] = count_ops(px, "ldmatrix.", trans[w], NULL);
-      same = same && got[w][0] == need[w][0] && got[w][1] == need[w][1];
-      total += need[w][0];
-    }
-    if (!same || all != total)
-      return verify_case_set(
-          r, VERIFY_CASE_FAILED,
-          "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu), %zu .x1 (%zu), %zu in all; "
-          "expected %zu (%zu), %zu (%zu), %zu (%zu) from census a=%d b=%d",
-          got[0][0], got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], all, need[0][0],
-          need[0][1], need[1][0], need[1][1], need[2][0], need[2][1], cen->a_ldmatrix,
-          cen->b_ldmatrix);
-    /* a tf32 arm rounds every register it loads, once */
-    size_t cvt = count_ops(px, "cvt.rna.tf32.f32", NULL, NULL);
-    size_t want_cvt = info->tf32 ? steps * (size_t)(regs[0] * loads[0] + regs[1] * loads[1]) : 0;
-    if (cvt != want_cvt)
-      return verify_case_set(r, VERIFY_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
-                             cvt, want_cvt);
-    if (!d_stores_match(plan, cen, px, r)) return false;
-  } else {
-    size_t la = count_ops(px, "wmma.load.a", NULL, NULL), lb = count_ops(px, "wmma.load.b", NULL, NULL);
-    size_t wa = stmts * kt * (size_t)cen->a_loads_per_k, wb = stmts * kt * (size_t)cen->b_loads_per_k;
-    if (la != wa || lb != wb)
-      return verify_case_set(
-          r, VERIFY_CASE_FAILED,
-          "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu", la, lb, wa,
-          wb);
-    if (count_ops(px, "ldmatrix.", NULL, NULL))
-      return verify_case_set(r, VERIFY_CASE_FAILED, "a wmma kernel has ldmatrix instructions");
-  }
   return true;
+}
+
+/* An inline kernel's ldmatrix instructions per k step are the census's
+ * (one 8x8 matrix per fragment register: .x4 for four, the rest in a .x2
+ * and a .x1; .trans where the storage is the transpose of the register
+ * layout), and the counts cover the fragments each k step loads. */
+static bool ldmatrix_match(const verify_case *c, const tcmma_plan *plan, const tcmma_census *cen,
+                           const tcmma_ptx_info *px, verify_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  bool at = c->call.a.transposed, bt = !c->call.b.transposed;
+  size_t steps = CENSUS_STATEMENTS * (size_t)plan->kt,
+         need[3][2] = {{0}}; /* [x4, x2, x1][all, .trans] */
+  const int a_n[3] = {cen->a_ldmatrix_x4, cen->a_ldmatrix_x2, cen->a_ldmatrix_x1};
+  const int b_n[3] = {cen->b_ldmatrix_x4, cen->b_ldmatrix_x2, cen->b_ldmatrix_x1};
+  static const char *const width[3] = {".x4", ".x2", ".x1"}, *const trans[3] = {
+      ".x4.trans", ".x2.trans", ".x1.trans"};
+  for (int w = 0; w < 3; w++) {
+    need[w][0] = steps * (size_t)(a_n[w] + b_n[w]);
+    need[w][1] = steps * (size_t)((at ? a_n[w] : 0) + (bt ? b_n[w] : 0));
+  }
+  const bool ldm[2] = {cen->a_ldmatrix, cen->b_ldmatrix};
+  const int loads[2] = {cen->a_loads_per_k, cen->b_loads_per_k};
+  const int regs[2] = {info->a_regs, info->b_regs};
+  for (int o = 0; o < 2; o++) {
+    const int *n = o ? b_n : a_n;
+    int matrices = 4 * n[0] + 2 * n[1] + n[2];
+    if (ldm[o] && matrices != regs[o] * loads[o])
+      return verify_case_set(r, VERIFY_CASE_FAILED,
+                             "census: %d .x4, %d .x2 and %d .x1 per k "
+                             "step do not load %s's %d tiles of %d registers",
+                             n[0], n[1], n[2], o ? "b" : "a", loads[o], regs[o]);
+  }
+  size_t got[3][2], all = count_ops(px, "ldmatrix.", NULL, NULL), total = 0;
+  bool same = true;
+  for (int w = 0; w < 3; w++) {
+    got[w][0] = count_ops(px, "ldmatrix.", width[w], NULL);
+    got[w][1] = count_ops(px, "ldmatrix.", trans[w], NULL);
+    same = same && got[w][0] == need[w][0] && got[w][1] == need[w][1];
+    total += need[w][0];
+  }
+  if (!same || all != total)
+    return verify_case_set(
+        r, VERIFY_CASE_FAILED,
+        "ldmatrix in PTX: %zu .x4 (%zu .trans), %zu .x2 (%zu), %zu .x1 (%zu), %zu in all; "
+        "expected %zu (%zu), %zu (%zu), %zu (%zu) from census a=%d b=%d",
+        got[0][0], got[0][1], got[1][0], got[1][1], got[2][0], got[2][1], all, need[0][0],
+        need[0][1], need[1][0], need[1][1], need[2][0], need[2][1], cen->a_ldmatrix,
+        cen->b_ldmatrix);
+  return true;
+}
+
+/* A tf32 arm rounds every register it loads, once; no other arm rounds. */
+static bool tf32_rounding_matches(const tcmma_plan *plan, const tcmma_census *cen,
+                                  const tcmma_ptx_info *px, verify_case_result *r) {
+  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
+  size_t steps = CENSUS_STATEMENTS * (size_t)plan->kt;
+  size_t cvt = count_ops(px, "cvt.rna.tf32.f32", NULL, NULL);
+  size_t want_cvt = info->tf32 ? steps * (size_t)(info->a_regs * cen->a_loads_per_k +
+                                                  info->b_regs * cen->b_loads_per_k)
+                               : 0;
+  if (cvt != want_cvt)
+    return verify_case_set(r, VERIFY_CASE_FAILED, "PTX has %zu cvt.rna.tf32.f32; expected %zu",
+                           cvt, want_cvt);
+  return true;
+}
+
+/* A wmma kernel loads its fragments with wmma.load, as many as the census
+ * says per k step, and never with ldmatrix. */
+static bool wmma_loads_match(const tcmma_plan *plan, const tcmma_census *cen,
+                             const tcmma_ptx_info *px, verify_case_result *r) {
+  size_t steps = CENSUS_STATEMENTS * (size_t)plan->kt;
+  size_t la = count_ops(px, "wmma.load.a", NULL, NULL),
+         lb = count_ops(px, "wmma.load.b", NULL, NULL);
+  size_t wa = steps * (size_t)cen->a_loads_per_k, wb = steps * (size_t)cen->b_loads_per_k;
+  if (la != wa || lb != wb)
+    return verify_case_set(
+        r, VERIFY_CASE_FAILED,
+        "PTX has %zu wmma.load.a and %zu wmma.load.b; the census says %zu and %zu", la, lb, wa,
+        wb);
+  if (count_ops(px, "ldmatrix.", NULL, NULL))
+    return verify_case_set(r, VERIFY_CASE_FAILED, "a wmma kernel has ldmatrix instructions");
+  return true;
+}
+
+bool verify_exec_compile_census(const verify_case *c, const tcmma_plan *plan,
+                                const tcmma_census *cen, const tcmma_ptx_info *px,
+                                verify_case_result *r, size_t *statements) {
+  if (!census_matches_plan(plan, cen, r) || !products_match(c, plan, px, r, statements))
+    return false;
+  if (tcmma_arm_get(plan->arm)->form != TCMMA_FORM_PTX) return wmma_loads_match(plan, cen, px, r);
+  if (count_ops(px, "wmma.", NULL, NULL))
+    return verify_case_set(r, VERIFY_CASE_FAILED, "an inline-PTX kernel has wmma instructions");
+  return ldmatrix_match(c, plan, cen, px, r) && tf32_rounding_matches(plan, cen, px, r) &&
+         d_stores_match(plan, cen, px, r);
 }
 
 /* The case's kernel (CUDA dialect) into src, with its plan and census;

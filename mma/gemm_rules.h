@@ -1,0 +1,25 @@
+/* Internal to mma/: the GEMM's copy unit and copy counts, shared by its
+ * planner (mma/gemm_plan.c: shared memory, alignment, census, registers)
+ * and its renderer (mma/render_gemm_io.c: the loader and epilogue loops),
+ * so what the plan counts is what the kernel copies. Not installed. */
+#ifndef TCMMA_MMA_GEMM_RULES_H
+#define TCMMA_MMA_GEMM_RULES_H
+
+#include "tcmma/gemm.h"
+
+/* Bytes of one unit of the GEMM's global traffic: cp.async.cg copies
+ * exactly 16 bytes (the only size PTX gives it), and the epilogue stores
+ * d in the same 16-byte units (one uint4), so global rows are whole units. */
+enum { TCMMA__GEMM_COPY_BYTES = 16 };
+
+/* The 16-byte copies that fill operand op's (A or B) stage tile of g; g's
+ * stage shape (a_rows/a_cols or b_rows/b_cols) must be set. */
+long tcmma__emit_gemm_stage_copies(const tcmma_gemm_plan *g, tcmma_operand op);
+
+/* The copies each of g's threads issues for op's stage tile (the loader
+ * loop's trip count), and for a whole stage (A and B); exact once the
+ * planner has checked that every tile's copies are a multiple of threads. */
+long tcmma__emit_gemm_copies_per_thread(const tcmma_gemm_plan *g, tcmma_operand op);
+long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g);
+
+#endif
