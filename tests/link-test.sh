@@ -18,7 +18,9 @@ src=${TCMMA_SRCDIR:-$(cd "$(dirname "$0")/.." && pwd)}
 build=${TCMMA_BUILD:-$src/build}
 tmp=$(mktemp -d /tmp/tcmma-link-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
-members() { (cd "$build/obj" && find "$@" -name '*.o' -exec basename {} \; | sort -u | tr '\n' ' '); }
+members() {
+  (cd "$build/obj" && find "$@" -name '*.o' -exec basename {} \; | sort -u | tr '\n' ' ')
+}
 nvrtc_objs=$(members nvrtc)
 emit_objs=$(cd "$build/obj" && find mma -path mma/sim -prune -o -name '*.o' -print |
             xargs -n1 basename | sort -u | tr '\n' ' ')

@@ -133,7 +133,8 @@ check() {
 check_includes() {
   bad=0
   for f in $(cd "$1" && find tools -name '*.c' -o -name '*.h' | sort); do
-    for h in $(sed -n 's/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p' "$1/$f"); do
+    incl='s/^[[:space:]]*#[[:space:]]*include[[:space:]]*"\([^"]*\)".*/\1/p'
+    for h in $(sed -n "$incl" "$1/$f"); do
       case $h in
         tcmma/*|tools/*|*.def) continue ;;
         */*) ;;
@@ -176,11 +177,13 @@ for o in a:mma/rooms_ctl_a b:mma/rooms_ctl_b up:tables/rooms_ctl_up \
          private:tools/verify/rooms_ctl_private; do
   ${CC:-cc} -c -o "$tmp/ctl/${o#*:}.o" "$tmp/${o%%:*}.c"
 done
-check "$tmp/ctl" >"$tmp/ctl.log" 2>&1 && { cat "$tmp/ctl.log"; echo "rooms: control passed"; exit 1; }
+check "$tmp/ctl" >"$tmp/ctl.log" 2>&1 &&
+  { cat "$tmp/ctl.log"; echo "rooms: control passed"; exit 1; }
 for want in 'cycle between mma/rooms_ctl_a mma/rooms_ctl_b' \
             'tables/rooms_ctl_up calls rooms_ctl_a (mma/rooms_ctl_a): tables/ may not call mma/' \
             'tools/verify/rooms_ctl_private calls tcmma__table_decimal'; do
-  grep -qF "$want" "$tmp/ctl.log" || { cat "$tmp/ctl.log"; echo "rooms: control lacks: $want"; exit 1; }
+  grep -qF "$want" "$tmp/ctl.log" ||
+    { cat "$tmp/ctl.log"; echo "rooms: control lacks: $want"; exit 1; }
 done
 mkdir -p "$tmp/src/tools"
 printf '#include "nvrtc/internal.h"\n' >"$tmp/src/tools/ctl.c"
