@@ -2,6 +2,7 @@
  * call, the names of declines, spaces and init modes, an operand's
  * descriptor and stored shape. Depends on nothing but the tables. */
 #include <string.h>
+#include "tables/names.h"
 #include "emit.h"
 
 const tcmma_operand_desc *tcmma__emit_desc(const tcmma_call *call, tcmma_operand op) {
@@ -30,14 +31,17 @@ const char *tcmma_init_name(tcmma_init i) {
   return (unsigned)i <= TCMMA_INIT_SCALE ? inits[i] : "?";
 }
 
+static const char *init_at(int i) { return tcmma_init_name((tcmma_init)i); }
+
 tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *err) {
   for (int i = 0; name && i <= TCMMA_INIT_SCALE; i++)
     if (strcmp(name, inits[i]) == 0) {
       if (out) *out = (tcmma_init)i;
       return TCMMA_OK;
     }
-  return tcmma_fail(err, TCMMA_INVALID, "unknown init '%s': expected load, zero or scale",
-                    name ? name : "(null)");
+  char names[64];
+  return tcmma_fail(err, TCMMA_INVALID, "unknown init '%s': expected %s", name ? name : "(null)",
+                    tcmma__table_names(names, sizeof names, init_at, 0, TCMMA_INIT_SCALE));
 }
 
 tcmma_call tcmma_call_default(void) {

@@ -7,12 +7,22 @@
 #include "tcmma/arm.h"
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
+#include "tables/names.h"
+
+static const char *target_at(int i) { return tcmma_target_name((tcmma_target)i); }
+
+const char *tcmma__arch_target_names(char *buf, size_t cap, bool current) {
+  return tcmma__table_names(buf, cap, target_at,
+                            current ? TCMMA_TARGET_CURRENT : TCMMA_TARGET_FLOOR,
+                            TCMMA_TARGET_NATIVE);
+}
 
 tcmma_status tcmma_target_parse(const char *text, tcmma_target *out, tcmma_error *err) {
-  if (text && strcmp(text, "floor") == 0) return *out = TCMMA_TARGET_FLOOR, TCMMA_OK;
-  if (text && strcmp(text, "native") == 0) return *out = TCMMA_TARGET_NATIVE, TCMMA_OK;
-  return tcmma_fail(err, TCMMA_INVALID, "unknown target '%s': expected floor or native",
-                    text ? text : "(null)");
+  for (int t = TCMMA_TARGET_FLOOR; text && t <= TCMMA_TARGET_NATIVE; t++)
+    if (strcmp(text, target_at(t)) == 0) return *out = (tcmma_target)t, TCMMA_OK;
+  char names[32];
+  return tcmma_fail(err, TCMMA_INVALID, "unknown target '%s': expected %s",
+                    text ? text : "(null)", tcmma__arch_target_names(names, sizeof names, false));
 }
 
 const char *tcmma_target_name(tcmma_target target) {

@@ -92,6 +92,11 @@ bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
                                const char *const *options, size_t n_options,
                                tcmma__sha256_state *key, char *note, size_t note_cap);
 
+/* "floor or native" (the targets a text or a scope may name), with current
+ * "current, floor or native", from tcmma_target_name (nvrtc/arch.c), for
+ * messages; returns buf. */
+const char *tcmma__arch_target_names(char *buf, size_t cap, bool current);
+
 /* strdup that returns NULL on NULL. */
 char *tcmma__compile_strdup(const char *s);
 

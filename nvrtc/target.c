@@ -30,8 +30,9 @@ tcmma_status tcmma_target_current(tcmma_target *out, tcmma_error *err) {
     if (!env || !*env) {
       t = TCMMA_TARGET_FLOOR;
     } else if (tcmma_target_parse(env, &t, NULL) != TCMMA_OK) {
-      return tcmma_fail(err, TCMMA_INVALID,
-                        "TCMMA_PTX_TARGET='%s': expected floor or native", env);
+      char names[32];
+      return tcmma_fail(err, TCMMA_INVALID, "TCMMA_PTX_TARGET='%s': expected %s", env,
+                        tcmma__arch_target_names(names, sizeof names, false));
     }
   }
   if (out) *out = t;
@@ -39,10 +40,11 @@ tcmma_status tcmma_target_current(tcmma_target *out, tcmma_error *err) {
 }
 
 tcmma_status tcmma_target_set(tcmma_target target, tcmma_error *err) {
+  char names[32];
   if (target != TCMMA_TARGET_CURRENT && target != TCMMA_TARGET_FLOOR &&
       target != TCMMA_TARGET_NATIVE)
-    return tcmma_fail(err, TCMMA_INVALID, "target %d: expected floor, native or current",
-                      (int)target);
+    return tcmma_fail(err, TCMMA_INVALID, "target %d: expected %s", (int)target,
+                      tcmma__arch_target_names(names, sizeof names, true));
   pthread_mutex_lock(&lock);
   programmatic = target;
   pthread_mutex_unlock(&lock);
@@ -52,9 +54,10 @@ tcmma_status tcmma_target_set(tcmma_target target, tcmma_error *err) {
 tcmma_status tcmma_target_scope_begin(tcmma_target target, tcmma_target_scope **out, tcmma_error *err) {
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "no place for the scope handle");
   *out = NULL;
+  char names[32];
   if (target != TCMMA_TARGET_FLOOR && target != TCMMA_TARGET_NATIVE)
-    return tcmma_fail(err, TCMMA_INVALID, "scope target %d: expected floor or native",
-                      (int)target);
+    return tcmma_fail(err, TCMMA_INVALID, "scope target %d: expected %s", (int)target,
+                      tcmma__arch_target_names(names, sizeof names, false));
   tcmma_target_scope *s = calloc(1, sizeof *s);
   if (!s) return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for a scope");
   s->target = target;

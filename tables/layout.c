@@ -9,12 +9,20 @@
 #include "tcmma/layout.h"
 
 #include <string.h>
+#include "tables/names.h"
 
 const char *tcmma_operand_name(tcmma_operand op) {
   return op == TCMMA_OPERAND_A   ? "a"
          : op == TCMMA_OPERAND_B ? "b"
          : op == TCMMA_OPERAND_C ? "c"
                                  : "?";
+}
+
+static const char *operand_at(int i) { return tcmma_operand_name((tcmma_operand)i); }
+
+/* "a, b or c" */
+static const char *operand_names(char *buf, size_t cap) {
+  return tcmma__table_names(buf, cap, operand_at, TCMMA_OPERAND_A, TCMMA_OPERAND_C);
 }
 
 tcmma_status tcmma_operand_parse(const char *s, tcmma_operand *out, tcmma_error *err) {
@@ -24,8 +32,9 @@ tcmma_status tcmma_operand_parse(const char *s, tcmma_operand *out, tcmma_error 
       if (out) *out = ops[i];
       return TCMMA_OK;
     }
-  return tcmma_fail(err, TCMMA_INVALID, "unknown operand '%s': expected a, b or c",
-                    s ? s : "(null)");
+  char names[32];
+  return tcmma_fail(err, TCMMA_INVALID, "unknown operand '%s': expected %s", s ? s : "(null)",
+                    operand_names(names, sizeof names));
 }
 
 static const tcmma_arm_info *inline_arm(tcmma_arm arm) {
@@ -61,7 +70,10 @@ tcmma_status tcmma_fragment_layout(tcmma_arm arm, tcmma_operand op, int lane, in
     return tcmma_fail(err, TCMMA_INVALID, "arm %s is a wmma arm: its fragment layout is opaque",
                       a->marker);
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
-  if (regs == 0) return tcmma_fail(err, TCMMA_INVALID, "operand %d: expected a, b or c", (int)op);
+  char names[32];
+  if (regs == 0)
+    return tcmma_fail(err, TCMMA_INVALID, "operand %d: expected %s", (int)op,
+                      operand_names(names, sizeof names));
   if (lane < 0 || lane >= TCMMA_WARP_SIZE || reg < 0 || reg >= regs || elem < 0 || elem >= per)
     return tcmma_fail(err, TCMMA_INVALID,
                       "lane %d reg %d elem %d: expected lane 0..%d, reg 0..%d, elem 0..%d", lane,

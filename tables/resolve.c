@@ -3,6 +3,7 @@
 
 #include <stdio.h>
 #include <string.h>
+#include "tables/names.h"
 
 enum cond {
   COND_ANY,
@@ -43,14 +44,22 @@ const char *tcmma_scope_name(tcmma_scope scope) {
                                          : "?";
 }
 
+static const char *scope_at(int i) { return tcmma_scope_name((tcmma_scope)i); }
+
+/* "statement or fragment" */
+static const char *scope_names(char *buf, size_t cap) {
+  return tcmma__table_names(buf, cap, scope_at, TCMMA_SCOPE_STATEMENT, TCMMA_SCOPE_FRAGMENT);
+}
+
 tcmma_status tcmma_scope_parse(const char *s, tcmma_scope *out, tcmma_error *err) {
   for (int i = TCMMA_SCOPE_STATEMENT; s && i <= TCMMA_SCOPE_FRAGMENT; i++)
     if (strcmp(s, tcmma_scope_name((tcmma_scope)i)) == 0) {
       if (out) *out = (tcmma_scope)i;
       return TCMMA_OK;
     }
-  return tcmma_fail(err, TCMMA_INVALID, "unknown scope '%s': expected statement or fragment",
-                    s ? s : "(null)");
+  char names[64];
+  return tcmma_fail(err, TCMMA_INVALID, "unknown scope '%s': expected %s", s ? s : "(null)",
+                    scope_names(names, sizeof names));
 }
 
 static bool cond_holds(enum cond c, const tcmma_numerics *p) {
@@ -109,14 +118,18 @@ tcmma_status tcmma_resolve(tcmma_triple t, const tcmma_numerics *policy, tcmma_s
       (unsigned)t.b >= TCMMA_PREC_COUNT)
     return tcmma_fail(err, TCMMA_INVALID, "storage precision out of range (d %d, a %d, b %d)",
                       (int)t.d, (int)t.a, (int)t.b);
+  char names[64];
   if (scope != TCMMA_SCOPE_STATEMENT && scope != TCMMA_SCOPE_FRAGMENT)
-    return tcmma_fail(err, TCMMA_INVALID, "scope %d: expected statement or fragment", (int)scope);
+    return tcmma_fail(err, TCMMA_INVALID, "scope %d: expected %s", (int)scope,
+                      scope_names(names, sizeof names));
   if (policy->fp16 != TCMMA_FP16_WIDE && policy->fp16 != TCMMA_FP16_NARROW)
-    return tcmma_fail(err, TCMMA_INVALID, "fp16 mode %d: expected wide or narrow",
-                      (int)policy->fp16);
+    return tcmma_fail(err, TCMMA_INVALID, "fp16 mode %d: expected %s", (int)policy->fp16,
+                      tcmma__table_names(names, sizeof names, tcmma__table_fp16_name,
+                                         TCMMA_FP16_WIDE, TCMMA_FP16_NARROW));
   if (policy->prefer != TCMMA_PREFER_PTX && policy->prefer != TCMMA_PREFER_WMMA)
-    return tcmma_fail(err, TCMMA_INVALID, "preference %d: expected ptx or wmma",
-                      (int)policy->prefer);
+    return tcmma_fail(err, TCMMA_INVALID, "preference %d: expected %s", (int)policy->prefer,
+                      tcmma__table_names(names, sizeof names, tcmma__table_prefer_name,
+                                         TCMMA_PREFER_PTX, TCMMA_PREFER_WMMA));
   tcmma_status s = tcmma_cc_check(cc, err);
   if (s != TCMMA_OK) return s;
   const char *d = tcmma_prec_name(t.d), *a = tcmma_prec_name(t.a), *b = tcmma_prec_name(t.b);

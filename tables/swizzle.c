@@ -8,6 +8,7 @@
 #include <string.h>
 
 #include "tcmma/status.h"
+#include "tables/names.h"
 
 static const tcmma_swizzle_info swizzles[] = {
 #define TCMMA_SWIZZLE(ID, name, bits, cute) \
@@ -25,14 +26,18 @@ const char *tcmma_swizzle_name(tcmma_swizzle sw) {
   return i ? i->name : "?";
 }
 
+static const char *swizzle_at(int i) { return tcmma_swizzle_name((tcmma_swizzle)i); }
+
 tcmma_status tcmma_swizzle_parse(const char *name, tcmma_swizzle *out, tcmma_error *err) {
   for (int i = 0; name && i < TCMMA_SWIZZLE_COUNT; i++)
     if (strcmp(name, swizzles[i].name) == 0) {
       if (out) *out = (tcmma_swizzle)i;
       return TCMMA_OK;
     }
-  return tcmma_fail(err, TCMMA_INVALID, "unknown swizzle '%s': expected none, 32, 64 or 128",
-                    name ? name : "(null)");
+  char names[64];
+  tcmma__table_names(names, sizeof names, swizzle_at, 0, TCMMA_SWIZZLE_COUNT - 1);
+  return tcmma_fail(err, TCMMA_INVALID, "unknown swizzle '%s': expected %s",
+                    name ? name : "(null)", names);
 }
 
 bool tcmma_swizzle_ld_ok(tcmma_swizzle sw, long ld_bytes) {

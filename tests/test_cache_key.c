@@ -1,7 +1,7 @@
 /* The cache key covers every file a compile reads through #include
  * (nvrtc/includes.c, docs/design.md §9): the include scan alone (fast, no
- * NVRTC), then the issue's reproducer through the CLI, where a stale hit
- * printed the first program again. */
+ * NVRTC), then through the CLI: a header edited after a compile gives the new
+ * program (a stale hit once printed the first program again). */
 #include "util.h"
 #include <errno.h>
 #include <fcntl.h>
@@ -230,14 +230,15 @@ static void uncertain_cases(void **state) {
   assert_certain(key_of("#include \"tri.h\"\n", name, NULL));
 }
 
-/* ---- through NVRTC: the issue's reproducer ---- */
+/* ---- through NVRTC and the CLI: an edited header compiles the new program, a hit
+ * serves it, a macro include is compiled and never cached ---- */
 
 static cli_result compile_in(const char *dir, const char *file) {
   const char *argv[] = {"compile", file, "-o", "-", NULL};
   return run_cli_in(dir, argv, NULL);
 }
 
-static void issue_reproducer(void **state) {
+static void edited_header_recompiles_through_the_cli(void **state) {
   (void)state;
   char cache[128];
   snprintf(cache, sizeof cache, "%s/cache", root);
@@ -294,7 +295,7 @@ int main(void) {
       cmocka_unit_test_setup_teardown(relative_names, make_root, remove_root),
       cmocka_unit_test_setup_teardown(hidden_spellings, make_root, remove_root),
       cmocka_unit_test_setup_teardown(uncertain_cases, make_root, remove_root),
-      cmocka_unit_test_setup_teardown(issue_reproducer, make_root, remove_root),
+      cmocka_unit_test_setup_teardown(edited_header_recompiles_through_the_cli, make_root, remove_root),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -1,5 +1,7 @@
-/* A static program that calls only tcmma_arch_decide or tcmma_resolve links
- * none of NVRTC, the driver API or the cache (tests/link-test.sh). */
+/* A static program that calls only a pure stage links none of the stages
+ * after it (tests/link-test.sh): tcmma_arch_decide none of NVRTC, the
+ * driver API or the cache; tcmma_resolve and plan + render no nvrtc/ object;
+ * the simulator no nvrtc/ object and no mma/ emission object. */
 #include "util.h"
 
 static void pure_stages_link_alone(void **state) {

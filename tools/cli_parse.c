@@ -25,6 +25,21 @@ static bool parse_at(const char *text, long *row, long *col) {
   return true;
 }
 
+/* "32, 64 or 128": the swizzles other than none, from the swizzle table. */
+static const char *swizzle_spans(char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int i = TCMMA_SWIZZLE_NONE + 1; i < TCMMA_SWIZZLE_COUNT; i++) {
+    const char *sep = i == TCMMA_SWIZZLE_NONE + 1    ? ""
+                      : i == TCMMA_SWIZZLE_COUNT - 1 ? " or "
+                                                     : ", ";
+    int n = snprintf(buf + used, cap - used, "%s%s", sep, tcmma_swizzle_name((tcmma_swizzle)i));
+    if (n < 0 || (size_t)n >= cap - used) break;
+    used += (size_t)n;
+  }
+  return buf;
+}
+
 tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, tcmma_error *err) {
   if (!spec || !out) return tcmma_fail(err, TCMMA_INVALID, "operand spec must not be NULL");
   char buf[256];
@@ -68,10 +83,12 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
     else if (strcmp(piece, "swizzled") == 0) o.swizzle = TCMMA_SWIZZLE_B128;
     else if (strncmp(piece, "swizzle=", 8) == 0) {
       tcmma_status st2 = tcmma_swizzle_parse(piece + 8, &o.swizzle, NULL);
+      char spans[64];
       if (st2 != TCMMA_OK || o.swizzle == TCMMA_SWIZZLE_NONE)
         return tcmma_fail(err, TCMMA_INVALID,
-                          "operand spec '%s': swizzle '%s': expected 32, 64 or 128 (bytes "
-                          "per swizzled span; plain for none)", spec, piece + 8);
+                          "operand spec '%s': swizzle '%s': expected %s (bytes per swizzled "
+                          "span; plain for none)", spec, piece + 8,
+                          swizzle_spans(spans, sizeof spans));
     } else if (strncmp(piece, "at=", 3) == 0) {
       if (!parse_at(piece + 3, &o.row0.value, &o.col0.value))
         return tcmma_fail(err, TCMMA_INVALID,

@@ -238,6 +238,55 @@ tcmma_status tcmma_cache_info_get(tcmma_cache_info *out, tcmma_error *err);
  * there is no disk cache (TCMMA_CACHE=0, no home). */
 tcmma_status tcmma_cache_clear(tcmma_cache_info *removed, tcmma_error *err);
 
+/* ---- the blob cache: a caller's own bytes, by what made them ----------- */
+
+/* The disk cache also keeps bytes a caller makes (a host module the verify
+ * harness compiles with the C compiler): same directory, 0600 HMAC'd files,
+ * size bound, TCMMA_CACHE setting and tcmma_cache_clear as the compiles;
+ * disk only (no memory cache). The key is derived from what made the bytes,
+ * so a change to any of them is a miss. */
+
+/* What a blob is made from (initialize with TCMMA_CACHE_INPUTS_INIT). */
+typedef struct tcmma_cache_inputs {
+  size_t size;              /* sizeof(tcmma_cache_inputs) */
+  const char *domain;       /* what kind of bytes ("sim module"); required: domains never share
+                               a key with each other or with the compiles */
+  const char *const *parts; /* strings keyed in order (a command line); their -I DIR / -IDIR
+                               are where source's #includes are looked for */
+  size_t n_parts;
+  const char *program;      /* a program or library keyed by identity (real path, GNU build-id,
+                               size, mtime, inode); NULL: none */
+  const char *source;       /* text keyed by content, with every file its #includes read; NULL:
+                               none */
+  size_t source_len;
+  const char *source_name;  /* its path: quoted #includes start in its directory (NULL: the
+                               current one) */
+} tcmma_cache_inputs;
+#define TCMMA_CACHE_INPUTS_INIT {sizeof(tcmma_cache_inputs), NULL, NULL, 0, NULL, NULL, 0, NULL}
+
+/* A blob's key (tcmma_cache_key_make). */
+typedef struct {
+  unsigned char bytes[32];
+} tcmma_cache_key;
+
+/* Derives *key from in. TCMMA_INVALID: in or key NULL, in->size too small, no domain, parts
+ * NULL with n_parts; TCMMA_IO: the program cannot be read, or an #include of source cannot be
+ * followed for certain (the message says which): such bytes must not be cached. */
+tcmma_status tcmma_cache_key_make(const tcmma_cache_inputs *in, tcmma_cache_key *key,
+                                  tcmma_error *err);
+
+/* Stores data[0..len) under key. TCMMA_OK also when the disk cache is off or refused the write
+ * (a cache never fails its caller); TCMMA_INVALID: key NULL, data NULL or len 0, or
+ * TCMMA_CACHE neither unset, empty, 0 nor 1. */
+tcmma_status tcmma_cache_store(const tcmma_cache_key *key, const void *data, size_t len,
+                               tcmma_error *err);
+
+/* On a hit, *data (malloc'ed: free it) and *len get the bytes stored under key and *hit is
+ * true; on a miss, or with the disk cache off, *hit is false (*data NULL, *len 0). TCMMA_INVALID
+ * as for tcmma_cache_store, or an output NULL. */
+tcmma_status tcmma_cache_fetch(const tcmma_cache_key *key, void **data, size_t *len, bool *hit,
+                               tcmma_error *err);
+
 #pragma GCC visibility pop
 #ifdef __cplusplus
 }

@@ -19,8 +19,6 @@
 #include <string.h>
 #include "mma/sim/internal.h"
 
-#define SIM_WARPS (TCMMA_SIM_BLOCK_THREADS_MAX / SIM_LANES)
-
 /* Each thread's stack: the host kernels keep a few kilobytes of locals;
  * a fixed size keeps a 1024-thread block's address space modest. */
 enum { THREAD_STACK = 1 << 20 };
@@ -36,7 +34,6 @@ typedef struct {
   unsigned size;             /* lanes in this warp (the last may be partial) */
   unsigned arrived, exited;  /* at the current collective; gone from this block */
   unsigned long generation;  /* completed collectives */
-  unsigned long epoch;       /* __syncwarp()s completed */
   bool waiting[SIM_LANES];
   const char *opcode[SIM_LANES];
   sim_exec_fn exec[SIM_LANES];
@@ -51,14 +48,11 @@ typedef struct {
 } sim_thread;
 
 static struct {
-  pthread_mutex_t mu;
   pthread_cond_t bar_cv, block_cv;
   /* the launch */
   unsigned dim_grid[3], dim_block[3], nthreads, nwarps;
   const unsigned *list;
   size_t nlist, pos;       /* blocks to run (list NULL: all, in order) and the next */
-  unsigned char *dyn;
-  size_t dyn_bytes, dyn_alloc; /* asked for; allocated (rounded, plus SHARED_GUARD) */
   bool done;
   /* the block */
   unsigned long generation; /* blocks started */
@@ -66,27 +60,15 @@ static struct {
   sim_warp warp[SIM_WARPS];
   unsigned exited, blocked, finished;
   unsigned bar_arrived;
-  unsigned long bar_generation;
   bool bar_waiting[TCMMA_SIM_BLOCK_THREADS_MAX];
-  bool failed;
-  char message[TCMMA_ERROR_MAX];
-} blk = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+} blk = {PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+
+/* The state below the scheduler (lane.c): lock, failure, shared memory
+ * (allocated: rounded, plus SHARED_GUARD), epochs. */
+#define sh tcmma__sim_state
 
 static pthread_mutex_t launch_mu = PTHREAD_MUTEX_INITIALIZER;
 static _Thread_local const sim_thread *tls_thread;
-static _Thread_local jmp_buf *tls_stop;
-
-void tcmma__sim_lock(void) { pthread_mutex_lock(&blk.mu); }
-void tcmma__sim_unlock(void) { pthread_mutex_unlock(&blk.mu); }
-
-int tcmma__sim_current_thread(void) { return tls_thread ? (int)tls_thread->tid : -1; }
-int tcmma__sim_current_lane(void) { return tls_thread ? (int)(tls_thread->tid % SIM_LANES) : -1; }
-int tcmma__sim_current_warp(void) { return tls_thread ? (int)(tls_thread->tid / SIM_LANES) : -1; }
-
-unsigned long tcmma__sim_block_epoch(void) { return blk.bar_generation; }
-unsigned long tcmma__sim_warp_epoch(int warp) {
-  return warp >= 0 && warp < SIM_WARPS ? blk.warp[warp].epoch + blk.bar_generation : 0;
-}
 
 static unsigned axis_of(unsigned tid, unsigned axis) {
   unsigned x = blk.dim_block[0], y = blk.dim_block[1];
@@ -107,26 +89,12 @@ unsigned tcmma_sim_block_dim(unsigned axis) {
 unsigned tcmma_sim_grid_dim(unsigned axis) {
   return tls_thread && axis < 3 ? blk.dim_grid[axis] : 0u;
 }
-void *tcmma_sim_dynamic_shared(void) { return tls_thread ? blk.dyn : NULL; }
-
-bool tcmma__sim_shared_check(const void *p, size_t bytes, const char *what, int warp, int lane) {
-  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)blk.dyn;
-  if (!blk.dyn || a + bytes <= lo || a >= lo + blk.dyn_alloc ||
-      (a >= lo && a + bytes <= lo + blk.dyn_bytes))
-    return true;
-  tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu, outside the %zu bytes of "
-                  "dynamic shared memory at %p", what, lane, warp, p, bytes, blk.dyn_bytes,
-                  (void *)blk.dyn);
-  return false;
-}
+void *tcmma_sim_dynamic_shared(void) { return tls_thread ? sh.dyn : NULL; }
 
 /* ---- failure ---- */
 
-/* Caller holds blk.mu. */
-static void vfail_locked(const char *fmt, va_list ap) {
-  if (blk.failed) return;
-  blk.failed = true;
-  vsnprintf(blk.message, sizeof blk.message, fmt, ap);
+/* A failure wakes every waiter of the block (lock held). */
+static void wake_all_locked(void) {
   for (unsigned w = 0; w < SIM_WARPS; w++) pthread_cond_broadcast(&blk.warp[w].cv);
   pthread_cond_broadcast(&blk.bar_cv);
   pthread_cond_broadcast(&blk.block_cv);
@@ -136,29 +104,11 @@ static void fail_locked(const char *fmt, ...) __attribute__((format(printf, 1, 2
 static void fail_locked(const char *fmt, ...) {
   va_list ap;
   va_start(ap, fmt);
-  vfail_locked(fmt, ap);
+  tcmma__sim_vfail_locked(fmt, ap);
   va_end(ap);
 }
 
-/* Called from an exec (blk.mu held by the rendezvous). */
-void tcmma__sim_fail(const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  vfail_locked(fmt, ap);
-  va_end(ap);
-}
-
-static _Noreturn void stop_thread(void) { longjmp(*tls_stop, 1); }
-
-void tcmma__sim_fail_lane(const char *fmt, ...) {
-  pthread_mutex_lock(&blk.mu);
-  va_list ap;
-  va_start(ap, fmt);
-  vfail_locked(fmt, ap);
-  va_end(ap);
-  pthread_mutex_unlock(&blk.mu);
-  stop_thread();
-}
+#define stop_thread tcmma__sim_stop_thread
 
 /* ---- lists for messages ---- */
 
@@ -206,10 +156,10 @@ static void warp_where(char *buf, size_t cap, unsigned w) {
 
 static void exec_syncwarp(const char *opcode, void *const lane_args[SIM_LANES]) {
   (void)opcode, (void)lane_args;
-  blk.warp[tcmma__sim_current_warp()].epoch++;
+  sh.warp_epoch[tcmma__sim_current_warp()]++;
 }
 
-/* Every lane of warp w has arrived or exited (blk.mu held): fail when some
+/* Every lane of warp w has arrived or exited (sh.mu held): fail when some
  * exited or they disagree, else run the collective; then release them.
  * by_arrival: the completing thread is one of the arrived (not blocked). */
 static void complete_warp_locked(sim_warp *w, unsigned wi, bool by_arrival) {
@@ -248,10 +198,10 @@ static void complete_warp_locked(sim_warp *w, unsigned wi, bool by_arrival) {
   pthread_cond_broadcast(&w->cv);
 }
 
-/* Every live thread waits and nothing can complete (blk.mu held): the
+/* Every live thread waits and nothing can complete (sh.mu held): the
  * block is stuck; name who waits where. */
 static void check_deadlock_locked(void) {
-  if (blk.failed || blk.blocked == 0 || blk.blocked + blk.exited != blk.nthreads) return;
+  if (sh.failed || blk.blocked == 0 || blk.blocked + blk.exited != blk.nthreads) return;
   char msg[TCMMA_ERROR_MAX], list[160];
   size_t used = (size_t)snprintf(msg, sizeof msg, "deadlock in block %u:", blk.block_idx[0]);
   if (blk.bar_arrived) {
@@ -280,9 +230,9 @@ bool tcmma__sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg)
   if (!t) return false;
   unsigned wi = t->tid / SIM_LANES, lane = t->tid % SIM_LANES;
   sim_warp *w = &blk.warp[wi];
-  pthread_mutex_lock(&blk.mu);
-  if (blk.failed) {
-    pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_lock(&sh.mu);
+  if (sh.failed) {
+    pthread_mutex_unlock(&sh.mu);
     stop_thread();
   }
   w->waiting[lane] = true;
@@ -296,10 +246,10 @@ bool tcmma__sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg)
   } else {
     blk.blocked++;
     check_deadlock_locked();
-    while (w->generation == gen && !blk.failed) pthread_cond_wait(&w->cv, &blk.mu);
+    while (w->generation == gen && !sh.failed) pthread_cond_wait(&w->cv, &sh.mu);
   }
-  bool failed = blk.failed;
-  pthread_mutex_unlock(&blk.mu);
+  bool failed = sh.failed;
+  pthread_mutex_unlock(&sh.mu);
   if (failed) stop_thread();
   return true;
 }
@@ -308,7 +258,7 @@ void tcmma_sim_syncwarp(void) { tcmma__sim_collective("syncwarp", exec_syncwarp,
 
 /* ---- __syncthreads ---- */
 
-/* Every thread of the block has arrived or exited (blk.mu held);
+/* Every thread of the block has arrived or exited (sh.mu held);
  * by_arrival as for complete_warp_locked. */
 static void complete_barrier_locked(bool by_arrival) {
   if (blk.exited > 0) {
@@ -321,41 +271,41 @@ static void complete_barrier_locked(bool by_arrival) {
   blk.blocked -= blk.bar_arrived - (by_arrival ? 1 : 0);
   memset(blk.bar_waiting, 0, sizeof blk.bar_waiting[0] * blk.nthreads);
   blk.bar_arrived = 0;
-  blk.bar_generation++;
+  sh.bar_generation++;
   pthread_cond_broadcast(&blk.bar_cv);
 }
 
 void tcmma_sim_syncthreads(void) {
   const sim_thread *t = tls_thread;
   if (!t) return;
-  pthread_mutex_lock(&blk.mu);
-  if (blk.failed) {
-    pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_lock(&sh.mu);
+  if (sh.failed) {
+    pthread_mutex_unlock(&sh.mu);
     stop_thread();
   }
   blk.bar_waiting[t->tid] = true;
   blk.bar_arrived++;
-  unsigned long gen = blk.bar_generation;
+  unsigned long gen = sh.bar_generation;
   if (blk.bar_arrived + blk.exited == blk.nthreads) {
     complete_barrier_locked(true);
   } else {
     blk.blocked++;
     check_deadlock_locked();
-    while (blk.bar_generation == gen && !blk.failed) pthread_cond_wait(&blk.bar_cv, &blk.mu);
+    while (sh.bar_generation == gen && !sh.failed) pthread_cond_wait(&blk.bar_cv, &sh.mu);
   }
-  bool failed = blk.failed;
-  pthread_mutex_unlock(&blk.mu);
+  bool failed = sh.failed;
+  pthread_mutex_unlock(&sh.mu);
   if (failed) stop_thread();
 }
 
 /* ---- blocks and threads ---- */
 
-/* Starts the next block of the launch, or marks the launch done (blk.mu
+/* Starts the next block of the launch, or marks the launch done (sh.mu
  * held). */
 static void next_block_locked(void) {
   size_t total = (size_t)blk.dim_grid[0] * blk.dim_grid[1] * blk.dim_grid[2];
   size_t count = blk.list ? blk.nlist : total;
-  if (blk.failed || blk.pos >= count) {
+  if (sh.failed || blk.pos >= count) {
     blk.done = true;
     pthread_cond_broadcast(&blk.block_cv);
     return;
@@ -370,19 +320,19 @@ static void next_block_locked(void) {
     unsigned first = wi * SIM_LANES;
     w->size = blk.nthreads - first < SIM_LANES ? blk.nthreads - first : SIM_LANES;
     w->arrived = w->exited = 0;
-    w->epoch = 0;
+    sh.warp_epoch[wi] = 0;
     memset(w->waiting, 0, sizeof w->waiting);
   }
   blk.exited = blk.blocked = blk.finished = blk.bar_arrived = 0;
-  blk.bar_generation = 0;
+  sh.bar_generation = 0;
   memset(blk.bar_waiting, 0, sizeof blk.bar_waiting);
-  if (blk.dyn) memset(blk.dyn, 0xff, blk.dyn_alloc); /* uninitialized: NaN in every format */
+  if (sh.dyn) memset(sh.dyn, 0xff, sh.dyn_alloc); /* uninitialized: NaN in every format */
   tcmma__sim_track_reset();
   blk.generation++;
   pthread_cond_broadcast(&blk.block_cv);
 }
 
-/* The calling thread has left the block (blk.mu held): collectives and the
+/* The calling thread has left the block (sh.mu held): collectives and the
  * barrier it no longer joins may complete (and fail), or the rest may be
  * stuck. */
 static void thread_exit_locked(const sim_thread *t) {
@@ -396,13 +346,13 @@ static void thread_exit_locked(const sim_thread *t) {
   check_deadlock_locked();
 }
 
-/* The block has ended (blk.mu held): fail when a thread wrote into the
+/* The block has ended (sh.mu held): fail when a thread wrote into the
  * bytes after its dynamic shared memory (still 0xff unless written). */
 static void check_guard_locked(void) {
-  for (size_t i = blk.dyn_bytes; blk.dyn && i < blk.dyn_alloc; i++)
-    if (blk.dyn[i] != 0xff) {
+  for (size_t i = sh.dyn_bytes; sh.dyn && i < sh.dyn_alloc; i++)
+    if (sh.dyn[i] != 0xff) {
       fail_locked("block %u wrote past the end of its %zu bytes of dynamic shared memory (byte "
-                  "%zu)", blk.block_idx[0], blk.dyn_bytes, i);
+                  "%zu)", blk.block_idx[0], sh.dyn_bytes, i);
       return;
     }
 }
@@ -410,30 +360,32 @@ static void check_guard_locked(void) {
 static void *thread_main(void *p) {
   sim_thread *t = p;
   tls_thread = t;
-  pthread_mutex_lock(&blk.mu);
+  tcmma__sim_tid = (int)t->tid;
+  pthread_mutex_lock(&sh.mu);
   for (;;) {
-    while (!blk.done && blk.generation == t->seen) pthread_cond_wait(&blk.block_cv, &blk.mu);
+    while (!blk.done && blk.generation == t->seen) pthread_cond_wait(&blk.block_cv, &sh.mu);
     if (blk.done) break;
     t->seen = blk.generation;
-    pthread_mutex_unlock(&blk.mu);
+    pthread_mutex_unlock(&sh.mu);
     jmp_buf stop;
-    tls_stop = &stop;
+    tcmma__sim_stop = &stop;
     if (setjmp(stop) == 0) t->entry(t->arg);
     unsigned pending = tcmma__sim_cp_async_lane_end();
-    pthread_mutex_lock(&blk.mu);
-    if (pending && !blk.failed)
+    pthread_mutex_lock(&sh.mu);
+    if (pending && !sh.failed)
       fail_locked("thread %u (lane %u) of block %u ended with %u cp.async copies never waited "
                   "for (expected cp.async.wait_group or wait_all before the data is used)",
                   t->tid, t->tid % SIM_LANES, blk.block_idx[0], pending);
     thread_exit_locked(t);
     if (++blk.finished == blk.nthreads) {
-      if (!blk.failed) check_guard_locked();
+      if (!sh.failed) check_guard_locked();
       next_block_locked();
     }
   }
-  pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_unlock(&sh.mu);
   tls_thread = NULL;
-  tls_stop = NULL;
+  tcmma__sim_tid = -1;
+  tcmma__sim_stop = NULL;
   return NULL;
 }
 
@@ -469,7 +421,7 @@ static tcmma_status check_config(const tcmma_sim_config *cfg, tcmma_error *err) 
   return TCMMA_OK;
 }
 
-/* Sets the launch up (blk.mu held); TCMMA_NO_MEMORY without shared memory. */
+/* Sets the launch up (sh.mu held); TCMMA_NO_MEMORY without shared memory. */
 static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) {
   memcpy(blk.dim_grid, cfg->grid, sizeof blk.dim_grid);
   memcpy(blk.dim_block, cfg->block, sizeof blk.dim_block);
@@ -479,19 +431,20 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   blk.nlist = cfg->blocks ? cfg->n_blocks : 0;
   blk.pos = 0;
   blk.done = false;
-  blk.failed = false;
-  blk.message[0] = '\0';
+  sh.failed = false;
+  sh.message[0] = '\0';
   blk.generation = 0;
-  blk.dyn_bytes = cfg->dynamic_shared;
-  blk.dyn = NULL;
+  sh.wake = wake_all_locked;
+  sh.dyn_bytes = cfg->dynamic_shared;
+  sh.dyn = NULL;
   /* rounded up to whole 128-byte units (aligned_alloc's rule); a size that
    * rounding would wrap is no more to be had than one malloc refuses */
-  blk.dyn_alloc = blk.dyn_bytes > SIZE_MAX - 127 - SHARED_GUARD
+  sh.dyn_alloc = sh.dyn_bytes > SIZE_MAX - 127 - SHARED_GUARD
                       ? 0
-                      : (blk.dyn_bytes + 127) / 128 * 128 + SHARED_GUARD;
-  if (blk.dyn_bytes && (!blk.dyn_alloc || !(blk.dyn = aligned_alloc(128, blk.dyn_alloc))))
+                      : (sh.dyn_bytes + 127) / 128 * 128 + SHARED_GUARD;
+  if (sh.dyn_bytes && (!sh.dyn_alloc || !(sh.dyn = aligned_alloc(128, sh.dyn_alloc))))
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for %zu bytes of dynamic shared memory",
-                      blk.dyn_bytes);
+                      sh.dyn_bytes);
   return TCMMA_OK;
 }
 
@@ -505,9 +458,9 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
   tcmma_status st = check_config(cfg, err);
   if (st != TCMMA_OK) return st;
   pthread_mutex_lock(&launch_mu);
-  pthread_mutex_lock(&blk.mu);
+  pthread_mutex_lock(&sh.mu);
   st = setup_locked(cfg, err);
-  pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_unlock(&sh.mu);
   unsigned n = cfg->block[0] * cfg->block[1] * cfg->block[2];
   sim_thread *threads = st == TCMMA_OK ? calloc(n, sizeof *threads) : NULL;
   pthread_t *ids = threads ? calloc(n, sizeof *ids) : NULL;
@@ -522,7 +475,7 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
       break;
   }
   if (attr_ok) pthread_attr_destroy(&attr);
-  pthread_mutex_lock(&blk.mu);
+  pthread_mutex_lock(&sh.mu);
   if (st == TCMMA_OK && started < n) {
     st = TCMMA_NO_MEMORY;
     fail_locked("could not start thread %u of %u (pthread_create failed)", started, n);
@@ -531,17 +484,17 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
   } else if (st == TCMMA_OK) {
     next_block_locked();
   }
-  pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_unlock(&sh.mu);
   for (unsigned i = 0; i < started; i++) pthread_join(ids[i], NULL);
-  pthread_mutex_lock(&blk.mu);
-  if (blk.failed) {
+  pthread_mutex_lock(&sh.mu);
+  if (sh.failed) {
     if (st == TCMMA_OK) st = TCMMA_INVALID;
-    tcmma_fail(err, st, "%s", blk.message);
+    tcmma_fail(err, st, "%s", sh.message);
   }
-  free(blk.dyn);
-  blk.dyn = NULL;
+  free(sh.dyn);
+  sh.dyn = NULL;
   tcmma__sim_track_free();
-  pthread_mutex_unlock(&blk.mu);
+  pthread_mutex_unlock(&sh.mu);
   pthread_mutex_unlock(&launch_mu);
   free(threads);
   free(ids);

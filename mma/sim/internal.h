@@ -1,11 +1,15 @@
-/* Internals shared by the host simulator's sources (mma/sim/): the block
- * scheduler (block.c) and the lockstep rendezvous every warp collective goes
- * through, failure reporting, the shared-memory tracking of cp.async copies
+/* Internals shared by the host simulator's sources (mma/sim/): the shared
+ * state under everything (lane.c: place, lock, failure, bounds, epochs), the
+ * block scheduler (block.c) and the lockstep rendezvous every warp
+ * collective goes through, the shared-memory tracking of cp.async copies
  * (shared_track.c), and the exact small-float codec the conversions and
  * models share. */
 #ifndef TCMMA_SIM_INTERNAL_H
 #define TCMMA_SIM_INTERNAL_H
 
+#include <pthread.h>
+#include <setjmp.h>
+#include <stdarg.h>
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -13,6 +17,32 @@
 #include "tcmma/sim.h"
 
 #define SIM_LANES TCMMA_WARP_SIZE
+#define SIM_WARPS (TCMMA_SIM_BLOCK_THREADS_MAX / SIM_LANES)
+
+/* ---- the shared state (lane.c) ----
+ * The scheduler (block.c) sets it up per launch and block; everything else
+ * reads it, so no model or tracking file calls back up into the scheduler. */
+typedef struct {
+  pthread_mutex_t mu; /* the block's lock */
+  bool failed;        /* the run's first failure, in message */
+  char message[TCMMA_ERROR_MAX];
+  void (*wake)(void); /* wakes every waiter after a failure (lock held); block.c's */
+  unsigned char *dyn; /* dynamic shared memory: asked for, allocated (with the guard) */
+  size_t dyn_bytes, dyn_alloc;
+  unsigned long bar_generation;        /* __syncthreads()s completed in this block */
+  unsigned long warp_epoch[SIM_WARPS]; /* __syncwarp()s completed, per warp */
+} sim_shared;
+
+extern sim_shared tcmma__sim_state;
+/* The calling thread's linear index in its block (-1 outside a launch) and
+ * where tcmma__sim_stop_thread jumps to (its thread body). */
+extern _Thread_local int tcmma__sim_tid;
+extern _Thread_local jmp_buf *tcmma__sim_stop;
+
+/* Records a failure (lock held) unless one is recorded; wakes every waiter. */
+void tcmma__sim_vfail_locked(const char *fmt, va_list ap);
+/* Leaves the calling lane's kernel code (longjmp to its thread body). */
+_Noreturn void tcmma__sim_stop_thread(void);
 
 /* Runs once per collective, by the last lane to arrive, with the opcode all
  * lanes passed and every lane's argument block (indexed by lane), under the

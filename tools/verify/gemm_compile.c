@@ -3,13 +3,52 @@
  * and compiles them all through tools/verify/batch.c, as the arm matrix's
  * executor does (kernels of one arch share an NVRTC program, the programs
  * run on every core, each kernel's PTX and ptxas figures are its own);
- * verify_gemm_exec_compile then only checks, and compiles a case that was
- * not prepared alone. */
+ * verify_gemm_exec_compile then only checks (verify_gemm_compile_check:
+ * ptxas figures and the PTX census against the plan), and compiles a case
+ * that was not prepared alone. */
 #include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "tools/verify/batch.h"
 #include "tools/verify/gemm.h"
+
+static long census_count(const tcmma_ptx_info *info, const char *prefix) {
+  long n = 0;
+  for (size_t i = 0; i < info->census_count; i++)
+    if (strncmp(info->census[i].opcode, prefix, strlen(prefix)) == 0)
+      n += (long)info->census[i].count;
+  return n;
+}
+
+bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                               size_t cap) {
+  if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
+  if (prog->spill_store_bytes || prog->spill_load_bytes || prog->registers > p->registers)
+    return snprintf(why, cap, "ptxas: %d registers (the plan expects at most %d), %d/%d bytes "
+                    "spilled (stores/loads)", prog->registers, p->registers,
+                    prog->spill_store_bytes, prog->spill_load_bytes), false;
+  tcmma_ptx_info info;
+  if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &info, NULL) != TCMMA_OK)
+    return snprintf(why, cap, "the PTX does not read"), false;
+  long mma = census_count(&info, "mma.sync"), ldm = census_count(&info, "ldmatrix"),
+       cp = census_count(&info, "cp.async.cg") + census_count(&info, "cp.async.ca");
+  tcmma_ptx_info_free(&info);
+  /* the k loop's body u times: kept (1), or unrolled by the compiler (a
+   * short loop may be, whatever its pragma); a full unroll drops the
+   * guarded refills past the last k tile, and a loop that refills nothing
+   * has no copy at all */
+  long u = p->mma_per_k_tile ? mma / p->mma_per_k_tile : 0, S = p->call.stages, KT = p->k_tiles;
+  long prologue = S == 1 ? 0 : (S - 1 < KT ? S - 1 : KT), refills = KT - prologue;
+  long copies = prologue + (refills == 0 ? 0 : u == KT ? refills : u);
+  if (u < 1 || mma != u * p->mma_per_k_tile || ldm != u * p->ldmatrix_per_k_tile ||
+      cp != p->cp_async_per_k_tile * copies)
+    return snprintf(why, cap, "PTX has %ld mma, %ld ldmatrix, %ld cp.async; the plan says %d, %d, "
+                    "%d per k tile (%ld k tile bodies, %ld tiles copied)", mma, ldm, cp,
+                    p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile, u,
+                    copies), false;
+  return true;
+}
 
 /* One case's compile: the kernel's text and its job. */
 typedef struct {

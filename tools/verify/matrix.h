@@ -1,6 +1,7 @@
 /* Internal to the arm matrix (tools/verify/matrix*.c): the resolution rows,
- * the shared axes and the helpers that build one case, so that the layout
- * and composition cases (matrix_layouts.c) are built like the others. */
+ * the shared axes and the helpers that build one case (matrix_build.c), so
+ * that the layout and composition cases (matrix_layouts.c) are built like
+ * the others (matrix.c). */
 #ifndef TCMMA_VERIFY_MATRIX_H
 #define TCMMA_VERIFY_MATRIX_H
 
@@ -67,6 +68,9 @@ void matrix_describe(char *out, size_t cap, const tcmma_operand_desc *o);
 /* Appends c to the matrix (beyond VERIFY_MATRIX_MAX: dropped, which
  * tests/test_matrix.c catches). */
 void matrix_add(const verify_case *c);
+
+/* The cases added so far into *out (may be NULL); returns their count. */
+size_t matrix_cases_built(const verify_case **out);
 
 /* The cases of layouts and compositions (matrix_layouts.c): every swizzle
  * atom, sub-tile placements and their declines, the pieces with
