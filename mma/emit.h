@@ -174,11 +174,11 @@ void tcmma__emit_warp_expr(tcmma_dialect dialect, const char *expr, char op, cha
 /* Copies the lane expression in dialect into buf. */
 void tcmma__emit_lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 
-/* Checks the common render preconditions (accepted plan, dialect, non-empty
- * expressions of at most TCMMA_EXPR_MAX characters, a buffer that has not
- * failed). */
-tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
-                               const char *const *exprs, int count, tcmma_buf *out,
+/* Checks a render context (not NULL, its size, out not NULL and not failed,
+ * the dialect); tcmma__emit_check adds an accepted plan and non-empty
+ * expressions of at most TCMMA_EXPR_MAX characters. */
+tcmma_status tcmma__emit_ctx_check(const tcmma_render_ctx *ctx, tcmma_error *err);
+tcmma_status tcmma__emit_check(const tcmma_render_ctx *ctx, const char *const *exprs, int count,
                                tcmma_error *err);
 
 /* What a piece renderer needs: the plan, its arm, the dialect, the local
@@ -241,9 +241,6 @@ tcmma_status tcmma__emit_ptx_acc_store(const tcmma__emit_body *x, const char *ac
 tcmma_status tcmma__emit_ptx_elem_offset(const tcmma__emit_body *x, tcmma_operand op,
                                          const char *kstep, int reg, int elem, char *buf,
                                          size_t cap, tcmma_error *err);
-
-/* The pieces of the plan's arm form. */
-const tcmma__emit_pieces *tcmma__emit_pieces_of(const tcmma_plan *p);
 
 /* A caller's array expression ready to subscript: itself when it is an
  * identifier followed by subscripts ("af", "af[(ks + 1) & 1]"), else
