@@ -235,6 +235,20 @@ tcmma_status tcmma__emit_ptx_acc_init(const tcmma__emit_body *x, const char *acc
 tcmma_status tcmma__emit_ptx_acc_store(const tcmma__emit_body *x, const char *acc, const char *d,
                                        tcmma_buf *out, tcmma_error *err);
 
+/* A stored coordinate of a fragment element as c0 + cg*g + cq*q of the
+ * lane's g and q (mma/render_ptx_offset.c). stored_affine: the row and
+ * column of element elem of register reg of op (TCMMA_INVALID when the
+ * arm's layout is not affine); coord: "16 * P_mi + P_g + 8", a tile
+ * coordinate var times tile, plus extra, plus a's lane part. */
+typedef struct {
+  int c0, cg, cq;
+} tcmma__emit_affine;
+tcmma_status tcmma__emit_ptx_stored_affine(tcmma_arm arm, tcmma_operand op, bool transposed,
+                                           int reg, int elem, tcmma__emit_affine *sr,
+                                           tcmma__emit_affine *sc, tcmma_error *err);
+void tcmma__emit_ptx_coord(char *buf, size_t cap, const char *prefix, const char *var, int tile,
+                           tcmma__emit_affine a, const char *extra);
+
 /* Byte offset expression, from the parent's base, of element elem of
  * register reg of op's fragment at k step kstep (NULL for d), through
  * tcmma_fragment_layout as affine expressions of the lane's g and q. */
