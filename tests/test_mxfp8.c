@@ -144,7 +144,8 @@ static void kernel_scale_buffers(void **state) {
   assert_int_equal(tcmma_kernel_scale_index(&p, TCMMA_OPERAND_A, 0, 0, 2), -1);
   assert_int_equal(tcmma_kernel_scale_index(&p, TCMMA_OPERAND_C, 0, 0, 0), -1);
   tcmma_buf k = {0};
-  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_HOST, NULL, &k), NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_HOST, NULL, &k), NULL, NULL),
+                   TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&k), "const unsigned char *sa, const unsigned char *sb)"));
   assert_non_null(strstr(tcmma_buf_str(&k), "(const unsigned char *)p[3], (const unsigned char *)p[4]"));
   assert_non_null(strstr(tcmma_buf_str(&k), "sa + __tcmma_k_r * 64"));
@@ -166,7 +167,8 @@ static void family_targets_by_ptxas(void **state) {
   tcmma_plan p;
   assert_int_equal(tcmma_plan_call(&c, &p, NULL), TCMMA_OK);
   tcmma_buf src = {0};
-  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &src), NULL, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &src), NULL, &err),
+                   TCMMA_OK);
   static const struct {
     int arch;
     char suffix;

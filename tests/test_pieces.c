@@ -37,9 +37,12 @@ static void generator_kernel(const tcmma_plan *p, tcmma_dialect dl, tcmma_names 
                              tcmma_buf *out) {
   tcmma_buf x[2] = {{0}}, y[2] = {{0}};
   const char *acc = "acc";
-  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_C, acc, 0, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_A, "af", 2, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_B, "bf", 2, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_C, acc, 0, NULL),
+                   TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_A, "af", 2,
+                                          NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_B, "bf", 2,
+                                          NULL), TCMMA_OK);
   assert_int_equal(tcmma_render_acc_init(RCTX(p, dl, nm, &x[0]), acc, "d", NULL), TCMMA_OK);
   assert_int_equal(tcmma_render_frag_load(RCTX(p, dl, nm, &x[0]), TCMMA_OPERAND_A, "af[0]", "a",
                                           "0", NULL), TCMMA_OK);
@@ -190,15 +193,18 @@ static void test_piece_errors(void **s) {
   tcmma_buf out = {0};
   tcmma_error err = {0};
   tcmma_dialect dl = TCMMA_DIALECT_CUDA;
-  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_C, "acc", 2, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_C, "acc", 2,
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "accumulator"));
   assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_A, "af",
                                           TCMMA_FRAG_BUFFERS_MAX + 1, &err), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_A, "a f", 0, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_A, "a f", 0,
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "'a f'"));
-  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), (tcmma_operand)7, "af", 0, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), (tcmma_operand)7, "af", 0,
+                                          &err),
                    TCMMA_INVALID);
   assert_int_equal(tcmma_render_frag_load(RCTX(&p, dl, &nm, &out), TCMMA_OPERAND_C, "cf", "c", "0",
                                           &err), TCMMA_INVALID);
@@ -218,7 +224,8 @@ static void test_piece_errors(void **s) {
   c.m = 24, c.n = 8, c.k = 16;
   tcmma_plan bad;
   assert_int_equal(tcmma_plan_call(&c, &bad, NULL), TCMMA_DECLINED);
-  assert_int_equal(tcmma_render_acc_init(RCTX(&bad, dl, &nm, &out), "acc", "d", &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_acc_init(RCTX(&bad, dl, &nm, &out), "acc", "d", &err),
+                   TCMMA_INVALID);
   /* a caller's expressions are subscripted as written, or parenthesized */
   assert_int_equal(tcmma_render_frag_mma(RCTX(&p, dl, &nm, &out), "acc", "af[(ks + 1) & 1]", "*pb",
                                          &err), TCMMA_OK);

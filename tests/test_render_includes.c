@@ -88,7 +88,8 @@ static void bad_input(void **state) {
                    TCMMA_INVALID);
   tcmma_plan declined = plan;
   declined.accepted = false;
-  assert_int_equal(tcmma_render_includes(RCTX(&declined, TCMMA_DIALECT_CUDA, NULL, &b), false, &err),
+  assert_int_equal(tcmma_render_includes(RCTX(&declined, TCMMA_DIALECT_CUDA, NULL, &b), false,
+                                         &err),
                    TCMMA_INVALID);
   assert_int_equal(tcmma_render_includes(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &b), false, &err),
                    TCMMA_INVALID);

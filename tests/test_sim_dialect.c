@@ -267,7 +267,8 @@ static void spell(const char *text, bool cuda, tcmma_buf *out) {
 static char *strip(const char *with_includes, const tcmma_plan *plan, bool cuda) {
   tcmma_buf inc = {0}, out = {0}, cut_inc = {0};
   if (plan) {
-    if (tcmma_render_includes(RCTX(plan, cuda ? TCMMA_DIALECT_CUDA : TCMMA_DIALECT_HOST, NULL, &inc),
+    if (tcmma_render_includes(RCTX(plan, cuda ? TCMMA_DIALECT_CUDA : TCMMA_DIALECT_HOST, NULL,
+                                   &inc),
                               false, NULL) != TCMMA_OK)
       fail_msg("render_includes failed");
     const char *at = strstr(with_includes, tcmma_buf_str(&inc));
@@ -409,8 +410,10 @@ static void gemm_dialects_differ_only_in_spelling(void **state) {
     if (!verify_gemm_case_plan(&cs[i], &plan, &r)) continue;
     tcmma_buf c = {0}, h = {0};
     tcmma_error err;
-    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &c), &plan, &err), TCMMA_OK);
-    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &h), &plan, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &c), &plan, &err),
+                     TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &h), &plan, &err),
+                     TCMMA_OK);
     agree_in_spelling(cs[i].name, NULL, &c, &h);
     compared++;
   }

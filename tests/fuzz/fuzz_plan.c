@@ -168,9 +168,9 @@ static void stage(bytes *b) {
   tcmma_error err;
   tcmma_names n = names_of(b);
   tcmma_swizzle sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
-  tcmma_render_stage(RCTX(NULL, (tcmma_dialect)pick(b, 3), &n, &out),
-                     STAGE_OPTS(byte(b) & 1, "dst", "src", rows, cols, dst_ld, src_ld, ebs[pick(b, 6)], sw, l),
-                     &err);
+  tcmma_stage_opts so = {sizeof so, byte(b) & 1, "dst", "src", rows, cols, dst_ld, src_ld,
+                         ebs[pick(b, 6)], sw, l};
+  tcmma_render_stage(RCTX(NULL, (tcmma_dialect)pick(b, 3), &n, &out), &so, &err);
   sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
   tcmma_render_swizzle_offset(sw, "r", "c", wide(b), &out, &err);
   tcmma_buf_free(&out);
