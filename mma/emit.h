@@ -140,11 +140,14 @@ void tcmma__emit_indent(tcmma_buf *out, int depth);
 void tcmma__emit_line(tcmma_buf *out, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A piece renderer's context (below). */
+typedef struct tcmma__emit_body tcmma__emit_body;
+
 /* `#pragma unroll` + `for (int <prefix><var> = 0; ... < count; ...) {` at
- * depth, so register arrays indexed by the variable stay constant-indexed;
- * and the matching closing brace. */
-void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                           int depth, tcmma_buf *out);
+ * depth in x's dialect, prefix x's, so register arrays indexed by the
+ * variable stay constant-indexed; and the matching closing brace. */
+void tcmma__emit_open_loop(const tcmma__emit_body *x, const char *var, int count, int depth,
+                           tcmma_buf *out);
 void tcmma__emit_close_brace(int depth, tcmma_buf *out);
 
 /* Appends text s to dst `depth` levels deeper; preprocessor lines other
@@ -187,13 +190,13 @@ tcmma_status tcmma__emit_check(const tcmma_render_ctx *ctx, const char *const *e
  * and a role (ap, bp, dl, ds, ...), so that the pieces of one composition
  * share one block; the lane, g and q locals are the block's
  * (tcmma__emit_lane_locals). */
-typedef struct {
+struct tcmma__emit_body {
   const tcmma_plan *p;
   const tcmma_arm_info *info;
   tcmma_dialect dl;
   const char *prefix;
   int depth;
-} tcmma__emit_body;
+};
 
 /* The loops over the mt x nt accumulator tiles (prefix + "mi", "ni") at
  * x's depth, under `#pragma unroll`; the body goes at depth + 2. */
@@ -281,10 +284,10 @@ void tcmma__emit_operand_offset(char *buf, size_t cap, tcmma_dialect dl,
  * or "" for zero. */
 void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap);
 
-/* Declares the lane, g and q locals the text body uses (by name), then
- * appends body: so no block declares a local it never reads. */
-void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                             const char *body, int depth, tcmma_buf *out);
+/* Declares the lane, g and q locals (x's prefix, at x's depth) the text
+ * body uses (by name), then appends body: so no block declares a local it
+ * never reads. */
+void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out);
 
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 

@@ -21,12 +21,12 @@ static const tcmma__emit_pieces *pieces_of(const tcmma_plan *p) {
 /* Wraps a body rendered with prefix into a block in ctx->out: `{`, the
  * lane locals it reads, the body, `}`. */
 static tcmma_status finish(tcmma_buf *body, tcmma_status st, const tcmma_render_ctx *ctx,
-                           const char *prefix, tcmma_error *err) {
+                           const tcmma__emit_body *x, tcmma_error *err) {
   tcmma_buf *out = ctx->out;
   if (st == TCMMA_OK && body->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   if (st == TCMMA_OK) {
     tcmma_buf_printf(out, "{\n");
-    tcmma__emit_lane_locals(ctx->plan, ctx->dialect, prefix, tcmma_buf_str(body), 1, out);
+    tcmma__emit_lane_locals(x, tcmma_buf_str(body), out);
     tcmma_buf_printf(out, "}\n");
     if (out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   }
@@ -65,7 +65,7 @@ static tcmma_status update_body(const tcmma__emit_body *x, const char *acc, cons
   snprintf(ki, sizeof ki, "%ski", P);
   snprintf(af, sizeof af, "%saf", P);
   snprintf(bf, sizeof bf, "%sbf", P);
-  tcmma__emit_open_loop(x->dl, P, "ki", x->p->kt, x->depth, out);
+  tcmma__emit_open_loop(x, "ki", x->p->kt, x->depth, out);
   tcmma__emit_body in = *x;
   in.depth++;
   pc->decl(&in, TCMMA_OPERAND_A, af, 0, out);
@@ -96,7 +96,7 @@ tcmma_status tcmma_render_statement(const tcmma_render_ctx *ctx, const char *d, 
   st = pc->init(&x, acc, d, &body, err);
   if (st == TCMMA_OK) st = update_body(&x, acc, a, b, &body, err);
   if (st == TCMMA_OK) st = pc->store(&x, acc, d, &body, err);
-  return finish(&body, st, ctx, prefix, err);
+  return finish(&body, st, ctx, &x, err);
 }
 
 /* Fragment scope part 0 (open), 1 (update) or 2 (close). */
@@ -120,7 +120,7 @@ static tcmma_status fragment_part(const tcmma_render_ctx *ctx, const char *frag,
   if (part == 0) st = pc->init(&x, frag, x_, &body, err);
   else if (part == 1) st = update_body(&x, frag, x_, y, &body, err);
   else st = pc->store(&x, frag, x_, &body, err);
-  return finish(&body, st, ctx, prefix, err);
+  return finish(&body, st, ctx, &x, err);
 }
 
 tcmma_status tcmma_render_fragment_open(const tcmma_render_ctx *ctx, const char *frag,
@@ -174,7 +174,7 @@ tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand o
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   tcmma_buf body = {0};
   st = pieces_of(ctx->plan)->load(&x, op, frag, base, kstep, &body, err);
-  return finish(&body, st, ctx, prefix, err);
+  return finish(&body, st, ctx, &x, err);
 }
 
 tcmma_status tcmma_render_frag_mma(const tcmma_render_ctx *ctx, const char *acc, const char *a,
@@ -186,7 +186,7 @@ tcmma_status tcmma_render_frag_mma(const tcmma_render_ctx *ctx, const char *acc,
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   tcmma_buf body = {0};
   st = pieces_of(ctx->plan)->mma(&x, acc, a, b, &body, err);
-  return finish(&body, st, ctx, prefix, err);
+  return finish(&body, st, ctx, &x, err);
 }
 
 /* init (store false) or store (true) of acc against d. */
@@ -204,7 +204,7 @@ static tcmma_status acc_part(const tcmma_render_ctx *ctx, const char *acc, const
   const tcmma__emit_pieces *pc = pieces_of(ctx->plan);
   tcmma_buf body = {0};
   st = store ? pc->store(&x, acc, d, &body, err) : pc->init(&x, acc, d, &body, err);
-  return finish(&body, st, ctx, prefix, err);
+  return finish(&body, st, ctx, &x, err);
 }
 
 tcmma_status tcmma_render_acc_init(const tcmma_render_ctx *ctx, const char *acc, const char *d,
@@ -217,10 +217,13 @@ tcmma_status tcmma_render_acc_store(const tcmma_render_ctx *ctx, const char *acc
   return acc_part(ctx, acc, d, true, err);
 }
 
-tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
-                                   tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err) {
-  if (!out || (count && !plans))
-    return tcmma_fail(err, TCMMA_INVALID, "plans and out must not be NULL");
+tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan *plans,
+                                   size_t count, tcmma_error *err) {
+  tcmma_status st = tcmma__emit_ctx_check(ctx, err);
+  if (st != TCMMA_OK) return st;
+  if (count && !plans) return tcmma_fail(err, TCMMA_INVALID, "plans must not be NULL");
+  tcmma_dialect dialect = ctx->dialect;
+  tcmma_buf *out = ctx->out;
   tcmma_prec prec = TCMMA_PREC_F32;
   long elems = tcmma__emit_stage_need(plans, count, &prec);
   if (elems)

@@ -136,7 +136,7 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
                    tcmma__table_spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1],
                    k->type[2],
                    k->scaled ? ", const unsigned char *sa, const unsigned char *sb" : "");
-  st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
+  st = tcmma_kernel_prologue(&oc, k->plan, 1, err);
   if (st != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
     if (k->bytes[i])

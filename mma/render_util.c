@@ -69,18 +69,19 @@ void tcmma__emit_indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }
 
-void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                           int depth, tcmma_buf *out) {
+void tcmma__emit_open_loop(const tcmma__emit_body *x, const char *var, int count, int depth,
+                           tcmma_buf *out) {
+  const char *prefix = x->prefix;
   tcmma__emit_indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__table_spell(dialect, TCMMA__SPELL_UNROLL));
+  tcmma_buf_printf(out, "%s\n", tcmma__table_spell(x->dl, TCMMA__SPELL_UNROLL));
   tcmma__emit_indent(out, depth);
   tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
                    count, prefix, var);
 }
 
 void tcmma__emit_open_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
-  tcmma__emit_open_loop(x->dl, x->prefix, "mi", x->p->mt, x->depth, out);
-  tcmma__emit_open_loop(x->dl, x->prefix, "ni", x->p->nt, x->depth + 1, out);
+  tcmma__emit_open_loop(x, "mi", x->p->mt, x->depth, out);
+  tcmma__emit_open_loop(x, "ni", x->p->nt, x->depth + 1, out);
 }
 
 void tcmma__emit_close_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
@@ -183,12 +184,13 @@ static bool uses(const char *body, const char *prefix, const char *name) {
   return false;
 }
 
-void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                             const char *body, int depth, tcmma_buf *out) {
+void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out) {
+  const char *prefix = x->prefix;
+  int depth = x->depth;
   bool g = uses(body, prefix, "g"), q = uses(body, prefix, "q");
   bool lane = g || q || uses(body, prefix, "lane");
   char expr[256];
-  tcmma__emit_lane_expr(p, dl, expr, sizeof expr);
+  tcmma__emit_lane_expr(x->p, x->dl, expr, sizeof expr);
   if (lane)
     tcmma__emit_indent(out, depth),
         tcmma_buf_printf(out, "const int %slane = (int)(%s);\n", prefix, expr);

@@ -423,10 +423,10 @@ static void test_prologue(void **s) {
   plans[0] = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
   plans[1] = plan_of("f16", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16-wide");
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_kernel_prologue(plans, 1, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), plans, 1, NULL), TCMMA_OK);
   assert_string_equal(tcmma_buf_str(&out), "");
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 1), 0);
-  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), plans, 2, NULL), TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&out), "__shared__ __align__(128) float __tcmma_stage[256]"));
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 256 * sizeof(float));
   tcmma_buf_free(&out);
@@ -435,7 +435,7 @@ static void test_prologue(void **s) {
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 4 * 256 * sizeof(float));
   tcmma_buf_free(&out);
   tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\nvoid f(tcmma_sim_half *d) {\n");
-  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_HOST, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &out), plans, 2, NULL), TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&out), "float __tcmma_stage[1024]"));
   assert_int_equal(tcmma_render_fragment_open(RCTX(&plans[1], TCMMA_DIALECT_HOST, &nm, &out), "fr",
                                               "d", NULL), TCMMA_OK);

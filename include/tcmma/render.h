@@ -128,10 +128,11 @@ tcmma_status tcmma_render_acc_init(const tcmma_render_ctx *ctx, const char *acc,
 tcmma_status tcmma_render_acc_store(const tcmma_render_ctx *ctx, const char *acc, const char *d,
                                     tcmma_error *err);
 
-/* Kernel-scope declarations the accepted plans of one kernel share, and
- * their shared-memory bytes, from one predicate so the two cannot drift. */
-tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
-                                   tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err);
+/* Kernel-scope declarations the accepted plans of one kernel share, into
+ * ctx->out in ctx->dialect (ctx->plan and names unused), and their
+ * shared-memory bytes, from one predicate so the two cannot drift. */
+tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan *plans,
+                                   size_t count, tcmma_error *err);
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 
 /* What a source around the plan's blocks needs before them, appended to out:
