@@ -42,11 +42,11 @@ typedef struct {
  * and buffer must outlive the calls. Grows only at the end (size first). */
 typedef struct {
   size_t size;            /* sizeof(tcmma_render_ctx), as the make function sets it */
-  const tcmma_plan *plan; /* an accepted plan (tcmma_render_stage and tcmma_render_gemm:
-                             unused, may be NULL) */
+  const tcmma_plan *plan; /* an accepted plan (tcmma_render_stage, tcmma_render_gemm and
+                             tcmma_kernel_prologue: unused, may be NULL) */
   tcmma_dialect dialect;
-  tcmma_names *names;     /* the blocks' naming context (tcmma_render_frag_decl,
-                             _includes and _kernel: unused, may be NULL) */
+  tcmma_names *names;     /* the blocks' naming context (tcmma_render_frag_decl, _includes,
+                             _kernel, _gemm and tcmma_kernel_prologue: unused, may be NULL) */
   tcmma_buf *out;         /* the buffer every renderer appends to */
 } tcmma_render_ctx;
 
