@@ -140,11 +140,14 @@ void tcmma__emit_indent(tcmma_buf *out, int depth);
 void tcmma__emit_line(tcmma_buf *out, int depth, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)));
 
+/* A piece renderer's context (below). */
+typedef struct tcmma__emit_body tcmma__emit_body;
+
 /* `#pragma unroll` + `for (int <prefix><var> = 0; ... < count; ...) {` at
- * depth, so register arrays indexed by the variable stay constant-indexed;
- * and the matching closing brace. */
-void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                           int depth, tcmma_buf *out);
+ * depth in x's dialect, prefix x's, so register arrays indexed by the
+ * variable stay constant-indexed; and the matching closing brace. */
+void tcmma__emit_open_loop(const tcmma__emit_body *x, const char *var, int count, int depth,
+                           tcmma_buf *out);
 void tcmma__emit_close_brace(int depth, tcmma_buf *out);
 
 /* Appends text s to dst `depth` levels deeper; preprocessor lines other
@@ -174,11 +177,11 @@ void tcmma__emit_warp_expr(tcmma_dialect dialect, const char *expr, char op, cha
 /* Copies the lane expression in dialect into buf. */
 void tcmma__emit_lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *buf, size_t cap);
 
-/* Checks the common render preconditions (accepted plan, dialect, non-empty
- * expressions of at most TCMMA_EXPR_MAX characters, a buffer that has not
- * failed). */
-tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
-                               const char *const *exprs, int count, tcmma_buf *out,
+/* Checks a render context (not NULL, its size, out not NULL and not failed,
+ * the dialect); tcmma__emit_check adds an accepted plan and non-empty
+ * expressions of at most TCMMA_EXPR_MAX characters. */
+tcmma_status tcmma__emit_ctx_check(const tcmma_render_ctx *ctx, tcmma_error *err);
+tcmma_status tcmma__emit_check(const tcmma_render_ctx *ctx, const char *const *exprs, int count,
                                tcmma_error *err);
 
 /* What a piece renderer needs: the plan, its arm, the dialect, the local
@@ -187,13 +190,13 @@ tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
  * and a role (ap, bp, dl, ds, ...), so that the pieces of one composition
  * share one block; the lane, g and q locals are the block's
  * (tcmma__emit_lane_locals). */
-typedef struct {
+struct tcmma__emit_body {
   const tcmma_plan *p;
   const tcmma_arm_info *info;
   tcmma_dialect dl;
   const char *prefix;
   int depth;
-} tcmma__emit_body;
+};
 
 /* The loops over the mt x nt accumulator tiles (prefix + "mi", "ni") at
  * x's depth, under `#pragma unroll`; the body goes at depth + 2. */
@@ -235,15 +238,26 @@ tcmma_status tcmma__emit_ptx_acc_init(const tcmma__emit_body *x, const char *acc
 tcmma_status tcmma__emit_ptx_acc_store(const tcmma__emit_body *x, const char *acc, const char *d,
                                        tcmma_buf *out, tcmma_error *err);
 
+/* A stored coordinate of a fragment element as c0 + cg*g + cq*q of the
+ * lane's g and q (mma/render_ptx_offset.c). stored_affine: the row and
+ * column of element elem of register reg of op (TCMMA_INVALID when the
+ * arm's layout is not affine); coord: "16 * P_mi + P_g + 8", a tile
+ * coordinate var times tile, plus extra, plus a's lane part. */
+typedef struct {
+  int c0, cg, cq;
+} tcmma__emit_affine;
+tcmma_status tcmma__emit_ptx_stored_affine(tcmma_arm arm, tcmma_operand op, bool transposed,
+                                           int reg, int elem, tcmma__emit_affine *sr,
+                                           tcmma__emit_affine *sc, tcmma_error *err);
+void tcmma__emit_ptx_coord(char *buf, size_t cap, const char *prefix, const char *var, int tile,
+                           tcmma__emit_affine a, const char *extra);
+
 /* Byte offset expression, from the parent's base, of element elem of
  * register reg of op's fragment at k step kstep (NULL for d), through
  * tcmma_fragment_layout as affine expressions of the lane's g and q. */
 tcmma_status tcmma__emit_ptx_elem_offset(const tcmma__emit_body *x, tcmma_operand op,
                                          const char *kstep, int reg, int elem, char *buf,
                                          size_t cap, tcmma_error *err);
-
-/* The pieces of the plan's arm form. */
-const tcmma__emit_pieces *tcmma__emit_pieces_of(const tcmma_plan *p);
 
 /* A caller's array expression ready to subscript: itself when it is an
  * identifier followed by subscripts ("af", "af[(ks + 1) & 1]"), else
@@ -270,10 +284,10 @@ void tcmma__emit_operand_offset(char *buf, size_t cap, tcmma_dialect dl,
  * or "" for zero. */
 void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, size_t cap);
 
-/* Declares the lane, g and q locals the text body uses (by name), then
- * appends body: so no block declares a local it never reads. */
-void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                             const char *body, int depth, tcmma_buf *out);
+/* Declares the lane, g and q locals (x's prefix, at x's depth) the text
+ * body uses (by name), then appends body: so no block declares a local it
+ * never reads. */
+void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out);
 
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 

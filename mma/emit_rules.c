@@ -48,14 +48,13 @@ bool tcmma__emit_d_vector(const tcmma_plan *plan) {
   const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
   if (!info || info->form != TCMMA_FORM_PTX) return false;
   const tcmma_call *c = &plan->call;
-  long eb = tcmma_prec_bytes(c->d.prec), vb = 2 * eb, ld;
+  long eb = tcmma_prec_bytes(c->d.prec), vb = 2 * eb, ld = plan->stored[TCMMA_OPERAND_C].ld;
   int per = tcmma_fragment_elems_per_reg(plan->arm, TCMMA_OPERAND_C);
   int elems = tcmma_fragment_regs(plan->arm, TCMMA_OPERAND_C) * per;
   if (!tcmma_prec_pair_type(c->d.prec)[0] || elems % 2) return false;
   /* offset = base + row*ld*eb + col*eb (swizzled: the same within a 16-byte
    * unit, which an aligned pair of at most 16 bytes never leaves): aligned
    * for every row when the base and the row pitch are, and col*eb is */
-  tcmma_operand_stored_shape(c, TCMMA_OPERAND_C, NULL, NULL, &ld);
   long tile_cols = c->d.transposed ? info->m : info->n;
   if (TCMMA_POINTER_ALIGN % vb || (ld * eb) % vb || (tile_cols * eb) % vb) return false;
   /* the origin's columns move every pair alike (its rows: whole rows) */

@@ -179,8 +179,8 @@ static tcmma_status check_operands(const tcmma_call *c, const tcmma_arm_info *in
 static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
   /* emitted offsets are C int arithmetic: every byte offset must fit */
   for (int i = 0; i < 3; i++) {
-    long rows, cols, ld;
-    tcmma_operand_stored_shape(&p->call, op_of[i], &rows, &cols, &ld);
+    long rows = p->stored[op_of[i]].rows, cols = p->stored[op_of[i]].cols;
+    long ld = p->stored[op_of[i]].ld;
     const tcmma_operand_desc *o = tcmma__emit_desc(&p->call, op_of[i]);
     if (ld < o->col0.value + cols)
       return decline(p, TCMMA_DECLINE_STRIDE, err,
@@ -194,8 +194,8 @@ static tcmma_status check_strides(tcmma_plan *p, tcmma_error *err) {
                      op_name[i], rows, ld, eb, INT_MAX);
   }
   for (int i = 0; i < 3; i++) {
-    long ld, eb = tcmma_prec_bytes(tcmma__emit_desc(&p->call, op_of[i])->prec);
-    tcmma_operand_stored_shape(&p->call, op_of[i], NULL, NULL, &ld);
+    long ld = p->stored[op_of[i]].ld;
+    long eb = tcmma_prec_bytes(tcmma__emit_desc(&p->call, op_of[i])->prec);
     tcmma__emit_align al;
     tcmma__emit_operand_align(p, op_of[i], &al);
     if ((ld * eb) % al.rows != 0)
@@ -248,7 +248,9 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
    * depends on them) before the stride rules */
   for (int i = 0; i < 3; i++) {
     tcmma_operand_desc *o = (tcmma_operand_desc *)tcmma__emit_desc(&out->call, op_of[i]);
-    tcmma_operand_stored_shape(&out->call, op_of[i], NULL, NULL, &o->ld);
+    tcmma_stored_shape *sh = &out->stored[op_of[i]];
+    tcmma_operand_stored_shape(&out->call, op_of[i], &sh->rows, &sh->cols, &sh->ld);
+    o->ld = sh->ld;
   }
   tcmma_arm_ldmatrix_operands(out->arm, tcmma__emit_ldmatrix_eligible(&out->call.a),
                               call->a.transposed, tcmma__emit_ldmatrix_eligible(&out->call.b),

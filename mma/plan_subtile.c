@@ -19,8 +19,7 @@ static bool coord_ok(const tcmma_coord *c, long m, const char *axis, char *what,
 bool tcmma__emit_origin_problem(const tcmma_plan *p, tcmma_operand op, const char *name, char *msg,
                                 size_t cap) {
   const tcmma_operand_desc *o = tcmma__emit_desc(&p->call, op);
-  long eb = tcmma_prec_bytes(o->prec), ld;
-  tcmma_operand_stored_shape(&p->call, op, NULL, NULL, &ld);
+  long eb = tcmma_prec_bytes(o->prec), ld = p->stored[op].ld;
   char what[TCMMA_EXPR_MAX + 96];
   const tcmma_swizzle_info *sw = tcmma_swizzle_get(o->swizzle);
   if (sw && sw->bits) {

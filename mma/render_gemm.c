@@ -20,6 +20,11 @@ typedef struct {
 
 #define P TCMMA__GEMM_P
 
+/* The warp plan's blocks, named from the kernel's one context, into out. */
+static tcmma_render_ctx warp_ctx(gemm_kernel *k, tcmma_buf *out) {
+  return tcmma_render_ctx_make(&k->warp, k->dl, &k->names, out);
+}
+
 /* One k tile's products from the stage `stage`: fragments of k step s + 1
  * load while step s multiplies. */
 static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_buf *out,
@@ -36,25 +41,23 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
                    "const %s *const %sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);", tb, P, tb, P,
                    stage, g->stage_bytes, g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
   tcmma_buf body = {0};
-  tcmma_status st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_A, P "af[0]", P "as",
-                                           "0", &body, err);
+  tcmma_render_ctx bc = warp_ctx(k, &body);
+  tcmma_status st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[0]", P "as", "0", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_B, P "bf[0]", P "bs", "0", &body,
-                                err);
+    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[0]", P "bs", "0", err);
   if (st == TCMMA_OK) {
     tcmma_buf_printf(&body, "%s\nfor (int %ss = 0; %ss < %d; ++%ss) {\n",
                      tcmma__table_spell(dl, TCMMA__SPELL_UNROLL), P, P, w->kt, P);
     tcmma_buf_printf(&body, "if (%ss + 1 < %d) {\n", P, w->kt);
-    st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]",
-                                P "as", P "s + 1", &body, err);
+    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]", P "as", P "s + 1",
+                                err);
   }
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(w, dl, &k->names, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]",
-                                P "bs", P "s + 1", &body, err);
+    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]", P "bs", P "s + 1",
+                                err);
   if (st == TCMMA_OK) {
     tcmma_buf_printf(&body, "}\n");
-    st = tcmma_render_frag_mma(w, dl, &k->names, P "acc", P "af[" P "s & 1]", P "bf[" P "s & 1]",
-                               &body, err);
+    st = tcmma_render_frag_mma(&bc, P "acc", P "af[" P "s & 1]", P "bf[" P "s & 1]", err);
     tcmma_buf_printf(&body, "}\n");
   }
   if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&body), depth + 1);
@@ -171,19 +174,21 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
   block_origin(k, out);
   tcmma_buf decls = {0};
-  tcmma_status st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_C, P "acc", 0, &decls, err);
+  tcmma_render_ctx dc = warp_ctx(k, &decls);
+  tcmma_status st = tcmma_render_frag_decl(&dc, TCMMA_OPERAND_C, P "acc", 0, err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_A, P "af", 2, &decls, err);
+    st = tcmma_render_frag_decl(&dc, TCMMA_OPERAND_A, P "af", 2, err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_decl(&k->warp, dl, TCMMA_OPERAND_B, P "bf", 2, &decls, err);
+    st = tcmma_render_frag_decl(&dc, TCMMA_OPERAND_B, P "bf", 2, err);
   if (st == TCMMA_OK)
-    st = tcmma_render_acc_init(&k->warp, dl, &k->names, P "acc", "(float *)" P "smem", &decls, err);
+    st = tcmma_render_acc_init(&dc, P "acc", "(float *)" P "smem", err);
   if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&decls), 1);
   tcmma_buf_free(&decls);
   if (st == TCMMA_OK) st = main_loop(k, out, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf store = {0};
-  st = tcmma_render_acc_store(&k->warp, dl, &k->names, P "acc", "(float *)" P "smem", &store, err);
+  tcmma_render_ctx sc = warp_ctx(k, &store);
+  st = tcmma_render_acc_store(&sc, P "acc", "(float *)" P "smem", err);
   if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&store), 1);
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
@@ -201,24 +206,24 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   return TCMMA_OK;
 }
 
-tcmma_status tcmma_render_gemm(const tcmma_gemm_plan *plan, tcmma_dialect dialect,
-                               tcmma_buf *out, tcmma_error *err) {
-  if (!plan || !out || !plan->accepted)
-    return tcmma_fail(err, TCMMA_INVALID, "render gemm: an accepted plan and out are required%s%s",
-                      plan && !plan->accepted ? ": " : "", plan && !plan->accepted ? plan->message : "");
-  if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
-    return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dialect);
+tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                               tcmma_error *err) {
+  tcmma_status st = tcmma__emit_ctx_check(ctx, err);
+  if (st != TCMMA_OK) return st;
+  if (!plan || !plan->accepted)
+    return tcmma_fail(err, TCMMA_INVALID, "render gemm: an accepted plan is required%s%s",
+                      plan ? ": " : "", plan ? plan->message : "");
   gemm_kernel k;
   memset(&k, 0, sizeof k);
-  k.g = plan, k.dl = dialect;
+  k.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
   tcmma__emit_gemm_warp_call(plan, &k.x, &w);
   tcmma_plan wp;
-  tcmma_status st = tcmma_plan_call(&w, &wp, err);
+  st = tcmma_plan_call(&w, &wp, err);
   if (st != TCMMA_OK) return st; /* an accepted GEMM plan's warp call plans */
   k.warp = wp; /* its call's origin expressions point into k.x */
-  st = kernel_text(&k, out, err);
-  if (st == TCMMA_OK && out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  st = kernel_text(&k, ctx->out, err);
+  if (st == TCMMA_OK && ctx->out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;
 }

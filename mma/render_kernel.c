@@ -12,23 +12,19 @@ static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPE
 
 /* The rows of op's parent up to the sub-tile's end (the origin's value). */
 static long parent_rows(const tcmma_plan *plan, tcmma_operand op) {
-  long rows;
-  tcmma_operand_stored_shape(&plan->call, op, &rows, NULL, NULL);
-  return tcmma__emit_desc(&plan->call, op)->row0.value + rows;
+  return tcmma__emit_desc(&plan->call, op)->row0.value + plan->stored[op].rows;
 }
 
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op) {
   if (!plan || !plan->accepted || outer < 1 || (unsigned)op > TCMMA_OPERAND_C) return -1;
-  long ld;
-  tcmma_operand_stored_shape(&plan->call, op, NULL, NULL, &ld);
-  return parent_rows(plan, op) * ld * (op == TCMMA_OPERAND_C ? 1 : outer);
+  return parent_rows(plan, op) * plan->stored[op].ld * (op == TCMMA_OPERAND_C ? 1 : outer);
 }
 
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                                 long j) {
   if (!plan || !plan->accepted || step < 0 || (unsigned)op > TCMMA_OPERAND_C) return -1;
-  long rows, cols, ld;
-  tcmma_operand_stored_shape(&plan->call, op, &rows, &cols, &ld);
+  const tcmma_stored_shape *sh = &plan->stored[op];
+  long rows = sh->rows, cols = sh->cols, ld = sh->ld;
   const tcmma_operand_desc *o = tcmma__emit_desc(&plan->call, op);
   long sr = o->transposed ? j : i, sc = o->transposed ? i : j;
   if (i < 0 || j < 0 || sr >= rows || sc >= cols || (op == TCMMA_OPERAND_C && step != 0))
@@ -96,6 +92,7 @@ typedef struct {
   bool scaled;       /* block scales: parameters sa and sb, read in place */
   tcmma_plan own;    /* a scaled plan with the kernel's scale expressions */
   char scale[2][TCMMA_EXPR_MAX + 1];
+  tcmma_render_ctx rc; /* the plan's blocks, named by names, into the kernel's body */
 } kernel;
 
 static const char *const names[3] = {"d", "a", "b"};
@@ -107,8 +104,7 @@ static tcmma_status size_operands(kernel *k, tcmma_error *err) {
   long total = (long)tcmma_kernel_shared_bytes(k->plan, 1);
   for (int i = 0; i < 3; i++) {
     const tcmma_operand_desc *o = tcmma__emit_desc(call, ops[i]);
-    long ld;
-    tcmma_operand_stored_shape(call, ops[i], NULL, NULL, &ld);
+    long ld = k->plan->stored[ops[i]].ld;
     k->type[i] = tcmma__table_spell_type(k->dl, o->prec);
     k->bytes[i] = o->space == TCMMA_SPACE_SHARED
                       ? parent_rows(k->plan, ops[i]) * ld * tcmma_prec_bytes(o->prec) : 0;
@@ -133,13 +129,14 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
                    k->pieces ? "pieces, double-buffered fragments"
                    : call->scope == TCMMA_SCOPE_FRAGMENT ? "fragment scope" : "statement scope",
                    k->outer);
-  tcmma_status st = tcmma_render_includes(k->plan, k->dl, false, out, err);
+  tcmma_render_ctx oc = tcmma_render_ctx_make(k->plan, k->dl, NULL, out);
+  tcmma_status st = tcmma_render_includes(&oc, false, err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b%s)\n{\n",
                    tcmma__table_spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1],
                    k->type[2],
                    k->scaled ? ", const unsigned char *sa, const unsigned char *sb" : "");
-  st = tcmma_kernel_prologue(k->plan, 1, k->dl, out, err);
+  st = tcmma_kernel_prologue(&oc, k->plan, 1, err);
   if (st != TCMMA_OK) return st;
   for (int i = 0; i < 3; i++)
     if (k->bytes[i])
@@ -150,8 +147,7 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
 
 /* Operand i's tile in global memory at outer step __tcmma_k_r (d: one tile). */
 static void global_tile(const kernel *k, int i, char *buf, size_t cap) {
-  long ld;
-  tcmma_operand_stored_shape(&k->plan->call, ops[i], NULL, NULL, &ld);
+  long ld = k->plan->stored[ops[i]].ld;
   if (i == 0) snprintf(buf, cap, "d");
   else snprintf(buf, cap, "%s + __tcmma_k_r * %ld", names[i], parent_rows(k->plan, ops[i]) * ld);
 }
@@ -182,16 +178,18 @@ static void operand_exprs(kernel *k) {
 
 /* Copies operand i's global parent tile (up to the sub-tile's end) into its
  * shared copy. */
-static tcmma_status stage(kernel *k, int i, tcmma_buf *body, tcmma_error *err) {
+static tcmma_status stage(kernel *k, int i, tcmma_error *err) {
   const tcmma_operand_desc *o = tcmma__emit_desc(&k->plan->call, ops[i]);
-  long cols, ld;
-  tcmma_operand_stored_shape(&k->plan->call, ops[i], NULL, &cols, &ld);
+  const tcmma_stored_shape *sh = &k->plan->stored[ops[i]];
   char dst[64], src[96];
   snprintf(dst, sizeof dst, "__tcmma_k_%ss", names[i]);
   global_tile(k, i, src, sizeof src);
-  return tcmma_render_stage(k->dl, &k->names, k->async, dst, src, parent_rows(k->plan, ops[i]),
-                            o->col0.value + cols, ld, ld, tcmma_prec_bytes(o->prec), o->swizzle,
-                            k->plan->call.lane, body, err);
+  tcmma_stage_opts so = tcmma_stage_opts_default();
+  so.async = k->async, so.dst = dst, so.src = src;
+  so.rows = parent_rows(k->plan, ops[i]), so.cols = o->col0.value + sh->cols;
+  so.dst_ld = so.src_ld = sh->ld;
+  so.elem_bytes = tcmma_prec_bytes(o->prec), so.swizzle = o->swizzle, so.lane = k->plan->call.lane;
+  return tcmma_render_stage(&k->rc, &so, err);
 }
 
 /* One update from the pieces, fragments double-buffered: k step 0 loads
@@ -200,13 +198,11 @@ static tcmma_status stage(kernel *k, int i, tcmma_buf *body, tcmma_error *err) {
 static tcmma_status pieces_update(kernel *k, const char *acc, tcmma_buf *body,
                                   tcmma_error *err) {
   const tcmma_plan *p = k->plan;
-  tcmma_names *nm = &k->names;
   const char *af = "__tcmma_k_af", *bf = "__tcmma_k_bf";
-  tcmma_status st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_A, "__tcmma_k_af[0]",
-                                           k->expr[1], "0", body, err);
+  tcmma_status st = tcmma_render_frag_load(&k->rc, TCMMA_OPERAND_A, "__tcmma_k_af[0]", k->expr[1],
+                                           "0", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_B, "__tcmma_k_bf[0]", k->expr[2],
-                                "0", body, err);
+    st = tcmma_render_frag_load(&k->rc, TCMMA_OPERAND_B, "__tcmma_k_bf[0]", k->expr[2], "0", err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_s = 0; __tcmma_k_s < %d; ++__tcmma_k_s) {\n",
                    tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL), p->kt);
@@ -218,15 +214,14 @@ static tcmma_status pieces_update(kernel *k, const char *acc, tcmma_buf *body,
   }
   tcmma_buf_printf(body, "if (__tcmma_k_s + 1 < %d) {\n", p->kt);
   size_t if_start = body->len;
-  st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_A, next[0], k->expr[1],
-                              "__tcmma_k_s + 1", body, err);
+  st = tcmma_render_frag_load(&k->rc, TCMMA_OPERAND_A, next[0], k->expr[1], "__tcmma_k_s + 1", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(p, k->dl, nm, TCMMA_OPERAND_B, next[1], k->expr[2],
-                                "__tcmma_k_s + 1", body, err);
+    st = tcmma_render_frag_load(&k->rc, TCMMA_OPERAND_B, next[1], k->expr[2], "__tcmma_k_s + 1",
+                                err);
   if (st != TCMMA_OK) return st;
   indent_from(body, if_start);
   tcmma_buf_printf(body, "}\n/* a generator's own code between k steps goes here */\n");
-  st = tcmma_render_frag_mma(p, k->dl, nm, acc, cur[0], cur[1], body, err);
+  st = tcmma_render_frag_mma(&k->rc, acc, cur[0], cur[1], err);
   if (st != TCMMA_OK) return st;
   indent_from(body, loop_start);
   tcmma_buf_printf(body, "}\n");
@@ -243,44 +238,43 @@ static tcmma_status reduction(kernel *k, tcmma_buf *body, tcmma_error *err) {
   const tcmma_plan *plan = k->plan;
   bool frag = plan->call.scope == TCMMA_SCOPE_FRAGMENT && !k->pieces;
   const char *F = "__tcmma_k_frag";
-  tcmma_names *nm = &k->names;
   tcmma_status st = TCMMA_OK;
-  if (frag) st = tcmma_render_fragment_open(plan, k->dl, nm, F, k->expr[0], body, err);
+  if (frag) st = tcmma_render_fragment_open(&k->rc, F, k->expr[0], err);
   if (k->pieces) {
-    st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_C, F, 0, body, err);
-    if (st == TCMMA_OK) st = tcmma_render_acc_init(plan, k->dl, nm, F, k->expr[0], body, err);
+    st = tcmma_render_frag_decl(&k->rc, TCMMA_OPERAND_C, F, 0, err);
+    if (st == TCMMA_OK) st = tcmma_render_acc_init(&k->rc, F, k->expr[0], err);
     if (st == TCMMA_OK)
-      st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_A, "__tcmma_k_af", 2, body, err);
+      st = tcmma_render_frag_decl(&k->rc, TCMMA_OPERAND_A, "__tcmma_k_af", 2, err);
     if (st == TCMMA_OK)
-      st = tcmma_render_frag_decl(plan, k->dl, TCMMA_OPERAND_B, "__tcmma_k_bf", 2, body, err);
+      st = tcmma_render_frag_decl(&k->rc, TCMMA_OPERAND_B, "__tcmma_k_bf", 2, err);
   }
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s\nfor (int __tcmma_k_r = 0; __tcmma_k_r < %d; ++__tcmma_k_r) {\n",
                    tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP), k->outer);
   size_t loop_start = body->len;
   for (int i = 1; i < 3 && st == TCMMA_OK; i++)
-    if (k->bytes[i]) st = stage(k, i, body, err);
+    if (k->bytes[i]) st = stage(k, i, err);
   if (st != TCMMA_OK) return st;
   if (k->pieces) st = pieces_update(k, F, body, err);
   else if (frag)
-    st = tcmma_render_fragment_update(plan, k->dl, nm, F, k->expr[1], k->expr[2], body, err);
+    st = tcmma_render_fragment_update(&k->rc, F, k->expr[1], k->expr[2], err);
   else
-    st = tcmma_render_statement(plan, k->dl, nm, k->expr[0], k->expr[1], k->expr[2], body, err);
+    st = tcmma_render_statement(&k->rc, k->expr[0], k->expr[1], k->expr[2], err);
   if (st != TCMMA_OK) return st;
   tcmma_buf_printf(body, "%s; /* the next step restages shared operands */\n",
                    tcmma__table_spell(k->dl, TCMMA__SPELL_SYNCWARP));
   indent_from(body, loop_start);
   tcmma_buf_printf(body, "}\n");
-  if (k->pieces) return tcmma_render_acc_store(plan, k->dl, nm, F, k->expr[0], body, err);
-  return frag ? tcmma_render_fragment_close(plan, k->dl, nm, F, k->expr[0], body, err)
+  if (k->pieces) return tcmma_render_acc_store(&k->rc, F, k->expr[0], err);
+  return frag ? tcmma_render_fragment_close(&k->rc, F, k->expr[0], err)
               : TCMMA_OK;
 }
 
 /* d back from its shared copy to global, through its layout's address map. */
 static void write_back_d(const kernel *k, tcmma_buf *body) {
   const tcmma_plan *plan = k->plan;
-  long cols, ld, rows = parent_rows(plan, TCMMA_OPERAND_C);
-  tcmma_operand_stored_shape(&plan->call, TCMMA_OPERAND_C, NULL, &cols, &ld);
+  long rows = parent_rows(plan, TCMMA_OPERAND_C);
+  long cols = plan->stored[TCMMA_OPERAND_C].cols, ld = plan->stored[TCMMA_OPERAND_C].ld;
   cols += plan->call.d.col0.value; /* the parent's columns up to the sub-tile's end */
   int eb = tcmma_prec_bytes(plan->call.d.prec);
   char laneb[TCMMA__EXPR_TEXT], off[TCMMA__ADDR_TEXT], r[64], c[64];
@@ -315,11 +309,13 @@ static void close_kernel(const kernel *k, const tcmma_buf *body, tcmma_buf *out)
                                : "");
 }
 
-tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
-                                 const tcmma_kernel_opts *opts, tcmma_buf *out,
+tcmma_status tcmma_render_kernel(const tcmma_render_ctx *ctx, const tcmma_kernel_opts *opts,
                                  tcmma_error *err) {
-  tcmma_status st = tcmma__emit_check(plan, dl, NULL, 0, out, err);
+  tcmma_status st = tcmma__emit_check(ctx, NULL, 0, err);
   if (st != TCMMA_OK) return st;
+  const tcmma_plan *plan = ctx->plan;
+  tcmma_dialect dl = ctx->dialect;
+  tcmma_buf *out = ctx->out;
   int outer = opts && opts->outer ? opts->outer : 1;
   if (outer < 1 || outer > TCMMA_KERNEL_OUTER_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to %d update steps", outer,
@@ -347,8 +343,9 @@ tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dl,
     return st;
   operand_exprs(&k);
   tcmma_buf body = {0};
+  k.rc = tcmma_render_ctx_make(k.plan, dl, &k.names, &body);
 
-  if (k.bytes[0]) st = stage(&k, 0, &body, err);
+  if (k.bytes[0]) st = stage(&k, 0, err);
   if (st == TCMMA_OK) st = reduction(&k, &body, err);
   if (st == TCMMA_OK && k.bytes[0]) write_back_d(&k, &body);
   if (st == TCMMA_OK && body.failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");

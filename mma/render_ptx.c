@@ -2,75 +2,13 @@
  * of the fragments at the PTX ISA layouts from a sub-tile of a parent,
  * mma.sync through asm (or the simulator's call), and the d boundary at d's
  * storage precision. Every index a lane computes comes from
- * tcmma_fragment_layout, read here as affine functions of g and q. */
+ * tcmma_fragment_layout, read as affine functions of g and q
+ * (render_ptx_offset.c). */
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
 
-typedef struct { int c0, cg, cq; } affine;
-
-/* Stored coordinates of element elem of register reg as c0 + cg*g + cq*q. */
-static tcmma_status stored_affine(tcmma_arm arm, tcmma_operand op, bool transposed, int reg,
-                                  int elem, affine *sr, affine *sc, tcmma_error *err) {
-  int r[TCMMA_WARP_SIZE], c[TCMMA_WARP_SIZE];
-  for (int l = 0; l < TCMMA_WARP_SIZE; l++) {
-    int rr, cc;
-    tcmma_status st = tcmma_fragment_layout(arm, op, l, reg, elem, &rr, &cc, err);
-    if (st != TCMMA_OK) return st;
-    r[l] = transposed ? cc : rr;
-    c[l] = transposed ? rr : cc;
-  }
-  *sr = (affine){r[0], r[4] - r[0], r[1] - r[0]};
-  *sc = (affine){c[0], c[4] - c[0], c[1] - c[0]};
-  for (int l = 0; l < TCMMA_WARP_SIZE; l++)
-    if (r[l] != sr->c0 + sr->cg * (l >> 2) + sr->cq * (l & 3) ||
-        c[l] != sc->c0 + sc->cg * (l >> 2) + sc->cq * (l & 3))
-      return tcmma_fail(err, TCMMA_INVALID, "%s fragment %s is not affine in the lane's g and q",
-                        tcmma_arm_marker(arm), tcmma_operand_name(op));
-  return TCMMA_OK;
-}
-
-static void add_term(char *buf, size_t cap, int coef, const char *name) {
-  size_t n = strlen(buf);
-  if (coef == 0) return;
-  const char *sep = n ? " + " : "";
-  if (!name) snprintf(buf + n, cap - n, "%s%d", sep, coef);
-  else if (coef == 1) snprintf(buf + n, cap - n, "%s%s", sep, name);
-  else snprintf(buf + n, cap - n, "%s%d * %s", sep, coef, name);
-}
-
-/* "16 * P_mi + P_g + 8": a tile coordinate times the tile plus the lane's
- * part (var: a loop variable or a caller's k step expression). */
-static void coord(char *buf, size_t cap, const char *prefix, const char *var, int tile,
-                  affine a, const char *extra) {
-  char g[64], q[64];
-  snprintf(g, sizeof g, "%sg", prefix);
-  snprintf(q, sizeof q, "%sq", prefix);
-  buf[0] = '\0';
-  add_term(buf, cap, tile, var);
-  if (extra) add_term(buf, cap, 1, extra);
-  add_term(buf, cap, a.cg, g);
-  add_term(buf, cap, a.cq, q);
-  add_term(buf, cap, a.c0, NULL);
-  if (!buf[0]) snprintf(buf, cap, "0");
-}
-
 typedef tcmma__emit_body ctx;
-
-tcmma_status tcmma__emit_ptx_elem_offset(const ctx *x, tcmma_operand op, const char *kstep, int reg,
-                                         int elem, char *buf, size_t cap, tcmma_error *err) {
-  const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
-  affine ar, ac;
-  tcmma_status st = stored_affine(x->p->arm, op, o->transposed, reg, elem, &ar, &ac, err);
-  if (st != TCMMA_OK) return st;
-  char rv[TCMMA__EXPR_TEXT], cv[TCMMA__EXPR_TEXT], r[TCMMA__ADDR_TEXT], c[TCMMA__ADDR_TEXT];
-  int rt, ct;
-  tcmma__emit_tile_axes(x, op, kstep, rv, &rt, cv, &ct);
-  coord(r, sizeof r, x->prefix, rv, rt, ar, NULL);
-  coord(c, sizeof c, x->prefix, cv, ct, ac, NULL);
-  tcmma__emit_operand_offset(buf, cap, x->dl, o, r, c);
-  return TCMMA_OK;
-}
 
 /* One register of a or b gathered per lane: one load of the register
  * (32-bit, or an f64) when its elements are contiguous (the plan checked
@@ -126,8 +64,9 @@ static tcmma_status ldmatrix_plan(const ctx *x, tcmma_operand op, ldm_plan *lp,
     return tcmma_fail(err, TCMMA_INVALID, "%s: ldmatrix cannot load operand %s",
                       x->info->marker, tcmma_operand_name(op));
   for (int j = 0; j < lp->regs; j++) {
-    affine ar, ac;
-    tcmma_status st = stored_affine(x->p->arm, op, o->transposed, j, 0, &ar, &ac, err);
+    tcmma__emit_affine ar, ac;
+    tcmma_status st =
+        tcmma__emit_ptx_stored_affine(x->p->arm, op, o->transposed, j, 0, &ar, &ac, err);
     if (st != TCMMA_OK) return st;
     lp->r0[j] = ar.c0, lp->c0[j] = ac.c0;
     for (int l = 0; l < TCMMA_WARP_SIZE; l++)
@@ -184,8 +123,8 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, in
       opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
-  coord(r, sizeof r, P, rv, rt, (affine){0, 0, 0}, extra_r);
-  coord(c, sizeof c, P, cv, ct, (affine){0, 0, 0}, extra_c);
+  tcmma__emit_ptx_coord(r, sizeof r, P, rv, rt, (tcmma__emit_affine){0, 0, 0}, extra_r);
+  tcmma__emit_ptx_coord(c, sizeof c, P, cv, ct, (tcmma__emit_affine){0, 0, 0}, extra_c);
   tcmma__emit_operand_offset(off, sizeof off, x->dl, o, r, c);
   snprintf(opcode, sizeof opcode, tcmma__emit_collective_opcode(TCMMA__COLL_LDMATRIX), count,
            lp->trans ? ".trans" : "");
@@ -207,7 +146,7 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, in
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
-  tcmma__emit_open_loop(x->dl, x->prefix, var, count, depth, out);
+  tcmma__emit_open_loop(x, var, count, depth, out);
 }
 
 static void close_brace(int depth, tcmma_buf *out) { tcmma__emit_close_brace(depth, out); }

@@ -69,18 +69,19 @@ void tcmma__emit_indent(tcmma_buf *out, int depth) {
   for (int i = 0; i < depth; i++) tcmma_buf_append(out, "  ", 2);
 }
 
-void tcmma__emit_open_loop(tcmma_dialect dialect, const char *prefix, const char *var, int count,
-                           int depth, tcmma_buf *out) {
+void tcmma__emit_open_loop(const tcmma__emit_body *x, const char *var, int count, int depth,
+                           tcmma_buf *out) {
+  const char *prefix = x->prefix;
   tcmma__emit_indent(out, depth);
-  tcmma_buf_printf(out, "%s\n", tcmma__table_spell(dialect, TCMMA__SPELL_UNROLL));
+  tcmma_buf_printf(out, "%s\n", tcmma__table_spell(x->dl, TCMMA__SPELL_UNROLL));
   tcmma__emit_indent(out, depth);
   tcmma_buf_printf(out, "for (int %s%s = 0; %s%s < %d; ++%s%s) {\n", prefix, var, prefix, var,
                    count, prefix, var);
 }
 
 void tcmma__emit_open_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
-  tcmma__emit_open_loop(x->dl, x->prefix, "mi", x->p->mt, x->depth, out);
-  tcmma__emit_open_loop(x->dl, x->prefix, "ni", x->p->nt, x->depth + 1, out);
+  tcmma__emit_open_loop(x, "mi", x->p->mt, x->depth, out);
+  tcmma__emit_open_loop(x, "ni", x->p->nt, x->depth + 1, out);
 }
 
 void tcmma__emit_close_tiles(const tcmma__emit_body *x, tcmma_buf *out) {
@@ -138,15 +139,31 @@ void tcmma__emit_lane_expr(const tcmma_plan *plan, tcmma_dialect dialect, char *
   tcmma__emit_warp_expr(dialect, plan->call.lane, '%', buf, cap);
 }
 
-tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
-                               const char *const *exprs, int count, tcmma_buf *out,
+tcmma_status tcmma__emit_ctx_check(const tcmma_render_ctx *ctx, tcmma_error *err) {
+  if (!ctx)
+    return tcmma_fail(err, TCMMA_INVALID, "the render context is NULL: make one with "
+                      "tcmma_render_ctx_make");
+  if (ctx->size < sizeof(tcmma_render_ctx))
+    return tcmma_fail(err, TCMMA_INVALID, "render context size %zu: expected at least %zu (make "
+                      "it with tcmma_render_ctx_make or TCMMA_RENDER_CTX_INIT)", ctx->size,
+                      sizeof(tcmma_render_ctx));
+  if (!ctx->out) return tcmma_fail(err, TCMMA_INVALID, "the render context's out is NULL");
+  if (ctx->dialect != TCMMA_DIALECT_CUDA && ctx->dialect != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)ctx->dialect);
+  if (ctx->out->failed)
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "the output buffer already failed");
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma__emit_check(const tcmma_render_ctx *ctx, const char *const *exprs, int count,
                                tcmma_error *err) {
-  if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
+  tcmma_status st = tcmma__emit_ctx_check(ctx, err);
+  if (st != TCMMA_OK) return st;
+  const tcmma_plan *plan = ctx->plan;
+  if (!plan) return tcmma_fail(err, TCMMA_INVALID, "the render context's plan is NULL");
   if (!plan->accepted || !tcmma_arm_get(plan->arm))
     return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): nothing to render",
                       tcmma_decline_name(plan->reason));
-  if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
-    return tcmma_fail(err, TCMMA_INVALID, "dialect %d: expected cuda or host", (int)dialect);
   for (int i = 0; i < count; i++) {
     if (!exprs[i] || !*exprs[i])
       return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);
@@ -154,7 +171,6 @@ tcmma_status tcmma__emit_check(const tcmma_plan *plan, tcmma_dialect dialect,
       return tcmma_fail(err, TCMMA_INVALID, "expression %d has %zu characters: expected at most "
                         "%d", i + 1, strlen(exprs[i]), TCMMA_EXPR_MAX);
   }
-  if (out->failed) return tcmma_fail(err, TCMMA_NO_MEMORY, "the output buffer already failed");
   return TCMMA_OK;
 }
 
@@ -168,12 +184,13 @@ static bool uses(const char *body, const char *prefix, const char *name) {
   return false;
 }
 
-void tcmma__emit_lane_locals(const tcmma_plan *p, tcmma_dialect dl, const char *prefix,
-                             const char *body, int depth, tcmma_buf *out) {
+void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out) {
+  const char *prefix = x->prefix;
+  int depth = x->depth;
   bool g = uses(body, prefix, "g"), q = uses(body, prefix, "q");
   bool lane = g || q || uses(body, prefix, "lane");
   char expr[256];
-  tcmma__emit_lane_expr(p, dl, expr, sizeof expr);
+  tcmma__emit_lane_expr(x->p, x->dl, expr, sizeof expr);
   if (lane)
     tcmma__emit_indent(out, depth),
         tcmma_buf_printf(out, "const int %slane = (int)(%s);\n", prefix, expr);
@@ -244,11 +261,6 @@ void tcmma__emit_postfix(const char *e, char *buf, size_t cap) {
     simple = depth == 0;
   }
   snprintf(buf, cap, simple && !*s ? "%s" : "(%s)", e);
-}
-
-const tcmma__emit_pieces *tcmma__emit_pieces_of(const tcmma_plan *p) {
-  const tcmma_arm_info *info = tcmma_arm_get(p->arm);
-  return info && info->form == TCMMA_FORM_WMMA ? &tcmma__emit_wmma_pieces : &tcmma__emit_ptx_pieces;
 }
 
 void tcmma__emit_append_indented(tcmma_buf *dst, const char *s, int depth) {

@@ -68,7 +68,7 @@ static void tile_offset(const ctx *x, tcmma_operand op, const char *kstep, char 
 }
 
 static void open_loop(const ctx *x, const char *var, int count, int depth, tcmma_buf *out) {
-  tcmma__emit_open_loop(x->dl, x->prefix, var, count, depth, out);
+  tcmma__emit_open_loop(x, var, count, depth, out);
 }
 
 static void close_brace(int depth, tcmma_buf *out) { tcmma__emit_close_brace(depth, out); }

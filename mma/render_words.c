@@ -68,17 +68,14 @@ void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialec
   }
 }
 
-tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect,
-                                   bool vendor_headers_wanted, tcmma_buf *out, tcmma_error *err) {
-  if (!plan || !plan->accepted)
-    return tcmma_fail(err, TCMMA_INVALID, "render_includes: the plan is not an accepted one");
-  if (dialect != TCMMA_DIALECT_CUDA && dialect != TCMMA_DIALECT_HOST)
-    return tcmma_fail(err, TCMMA_INVALID, "render_includes: dialect %d: expected CUDA or HOST",
-                      (int)dialect);
-  if (!out) return tcmma_fail(err, TCMMA_INVALID, "render_includes: no output buffer");
+tcmma_status tcmma_render_includes(const tcmma_render_ctx *ctx, bool vendor_headers_wanted,
+                                   tcmma_error *err) {
+  tcmma_status st = tcmma__emit_check(ctx, NULL, 0, err);
+  if (st != TCMMA_OK) return st;
+  const tcmma_plan *plan = ctx->plan;
   tcmma_prec precs[3];
   for (int i = 0; i < 3; i++) precs[i] = tcmma__emit_desc(&plan->call, ops[i])->prec;
-  tcmma__emit_includes(precs, plan->arm, dialect, vendor_headers_wanted, out);
-  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "render_includes: out of memory")
-                     : TCMMA_OK;
+  tcmma__emit_includes(precs, plan->arm, ctx->dialect, vendor_headers_wanted, ctx->out);
+  return ctx->out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "render_includes: out of memory")
+                          : TCMMA_OK;
 }

@@ -81,7 +81,8 @@ int main() {
   tcmma_error err;
   if (tcmma_plan_call(&call, &plan, &err) != TCMMA_OK) return fail("plan", err);
   tcmma_buf src = {};
-  if (tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, NULL, &src, &err) != TCMMA_OK)
+  tcmma_render_ctx ctx = tcmma_render_ctx_make(&plan, TCMMA_DIALECT_CUDA, NULL, &src);
+  if (tcmma_render_kernel(&ctx, NULL, &err) != TCMMA_OK)
     return fail("render", err);
   tcmma_compile_opts opts = {};
   tcmma_program prog;

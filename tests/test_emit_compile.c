@@ -72,7 +72,7 @@ static void check_case(void **state) {
   tcmma_buf src = {0};
   tcmma_error err = {0};
   tcmma_kernel_opts ko = {c->outer, false};
-  if (tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &ko, &src, &err) != TCMMA_OK)
+  if (tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &src), &ko, &err) != TCMMA_OK)
     fail_msg("%s: render: %s", c->arm, err.message);
   const tcmma_arm_info *info = tcmma_arm_get(p.arm);
   tcmma_compile_opts o = {.sass = true, .target = TCMMA_TARGET_FLOOR};

@@ -77,7 +77,8 @@ static void bad_input(void **s) {
   assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_CALL);
   assert_non_null(strstr(err.message, "not an identifier"));
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+                   TCMMA_INVALID);
   tcmma_buf_free(&out);
   /* a warp grid whose product overflows an int is out of range, not a tile */
   c = tcmma_gemm_call_default();
@@ -162,7 +163,8 @@ static void matrix_plans_and_text(void **s) {
     }
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+                     TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
     snprintf(want, sizeof want, "(%s)", tcmma_arm_marker(p.arm));
@@ -186,7 +188,8 @@ static void *open_entry(const char *text, void **handle) {
 
 static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
   tcmma_error err = {0};
-  if (tcmma_render_gemm(p, TCMMA_DIALECT_HOST, out, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  if (tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p,
+                        &err) != TCMMA_OK) fail_msg("%s", err.message);
 }
 
 static void matrix_runs_on_the_simulator(void **s) {
@@ -256,7 +259,8 @@ static void matrix_compiles_as_planned(void **s) {
     tcmma_gemm_plan p;
     if (kept.ptx || !verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
-    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &text, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &text), &p, &err),
+                     TCMMA_OK);
     tcmma_compile_opts opts = {.sass = true};
     assert_int_equal(tcmma_compile(text.data, text.len, &opts, &kept, &err), TCMMA_OK);
     kept_plan = p;
@@ -297,7 +301,8 @@ static void variants_compile_in_one_batch(void **s) {
     if (i == 1) c.block_m = c.block_n = 64;
     c.name = names[i];
     assert_int_equal(tcmma_gemm_plan_call(&c, &plans[i], &err), TCMMA_OK);
-    assert_int_equal(tcmma_render_gemm(&plans[i], TCMMA_DIALECT_CUDA, &alone[i], &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &alone[i]), &plans[i],
+                                       &err), TCMMA_OK);
     tcmma_buf_append(&joined, alone[i].data, alone[i].len);
   }
   tcmma_compile_opts o = {.sass = true};

@@ -101,7 +101,7 @@ static void scale_registers_and_selectors_in_the_text(void **state) {
   assert_int_equal(tcmma_plan_call(&c, &p, &err), TCMMA_OK);
   tcmma_buf out = {0};
   tcmma_names names = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &names, "d", "a", "b", &out,
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &names, &out), "d", "a", "b",
                                           &err), TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   static const char *const want[] = {
@@ -120,7 +120,7 @@ static void scale_registers_and_selectors_in_the_text(void **state) {
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(t, want[i])) fail_msg("missing '%s' in:\n%s", want[i], t);
   out.len = 0;
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_HOST, &names, "d", "a", "b", &out,
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_HOST, &names, &out), "d", "a", "b",
                                           &err), TCMMA_OK);
   if (!strstr(tcmma_buf_str(&out), "tcmma_sim_mma_scaled(") ||
       !strstr(tcmma_buf_str(&out), "__tcmma_1_af[__tcmma_1_mi][4], 0, 0, __tcmma_1_bf[__tcmma_1_ni][2], 0, 0);"))
@@ -144,7 +144,8 @@ static void kernel_scale_buffers(void **state) {
   assert_int_equal(tcmma_kernel_scale_index(&p, TCMMA_OPERAND_A, 0, 0, 2), -1);
   assert_int_equal(tcmma_kernel_scale_index(&p, TCMMA_OPERAND_C, 0, 0, 0), -1);
   tcmma_buf k = {0};
-  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, NULL, &k, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_HOST, NULL, &k), NULL, NULL),
+                   TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&k), "const unsigned char *sa, const unsigned char *sb)"));
   assert_non_null(strstr(tcmma_buf_str(&k), "(const unsigned char *)p[3], (const unsigned char *)p[4]"));
   assert_non_null(strstr(tcmma_buf_str(&k), "sa + __tcmma_k_r * 64"));
@@ -166,7 +167,8 @@ static void family_targets_by_ptxas(void **state) {
   tcmma_plan p;
   assert_int_equal(tcmma_plan_call(&c, &p, NULL), TCMMA_OK);
   tcmma_buf src = {0};
-  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, NULL, &src, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &src), NULL, &err),
+                   TCMMA_OK);
   static const struct {
     int arch;
     char suffix;

@@ -37,21 +37,25 @@ static void generator_kernel(const tcmma_plan *p, tcmma_dialect dl, tcmma_names 
                              tcmma_buf *out) {
   tcmma_buf x[2] = {{0}}, y[2] = {{0}};
   const char *acc = "acc";
-  assert_int_equal(tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_C, acc, 0, &x[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_A, "af", 2, &x[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_B, "bf", 2, &x[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_acc_init(p, dl, nm, acc, "d", &x[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_A, "af[0]", "a", "0", &x[0],
-                                          NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_B, "bf[0]", "b", "0", &x[0],
-                                          NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_A, "af[(ks + 1) & 1]", "a",
-                                          "ks + 1", &y[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_B, "bf[(ks + 1) & 1]", "b",
-                                          "ks + 1", &y[0], NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_frag_mma(p, dl, nm, acc, "af[ks & 1]", "bf[ks & 1]", &x[1], NULL),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_C, acc, 0, NULL),
                    TCMMA_OK);
-  assert_int_equal(tcmma_render_acc_store(p, dl, nm, acc, "d", &y[1], NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_A, "af", 2,
+                                          NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(p, dl, NULL, &x[0]), TCMMA_OPERAND_B, "bf", 2,
+                                          NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_acc_init(RCTX(p, dl, nm, &x[0]), acc, "d", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_load(RCTX(p, dl, nm, &x[0]), TCMMA_OPERAND_A, "af[0]", "a",
+                                          "0", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_load(RCTX(p, dl, nm, &x[0]), TCMMA_OPERAND_B, "bf[0]", "b",
+                                          "0", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_load(RCTX(p, dl, nm, &y[0]), TCMMA_OPERAND_A,
+                                          "af[(ks + 1) & 1]", "a", "ks + 1", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_load(RCTX(p, dl, nm, &y[0]), TCMMA_OPERAND_B,
+                                          "bf[(ks + 1) & 1]", "b", "ks + 1", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_mma(RCTX(p, dl, nm, &x[1]), acc, "af[ks & 1]", "bf[ks & 1]",
+                                         NULL),
+                   TCMMA_OK);
+  assert_int_equal(tcmma_render_acc_store(RCTX(p, dl, nm, &y[1]), acc, "d", NULL), TCMMA_OK);
   const char *unroll = dl == TCMMA_DIALECT_HOST ? "#pragma GCC unroll 16" : "#pragma unroll";
   tcmma_buf_printf(out, "%s\n", tcmma_buf_str(&x[0]));
   tcmma_buf_printf(out, "%s\nfor (int ks = 0; ks < %d; ++ks) {\n", unroll, p->kt);
@@ -147,31 +151,36 @@ static void test_names(void **s) {
   tcmma_plan p = plan_of("f32", "f16", "f16,t", 16, 8, 16);
   tcmma_buf out = {0};
   tcmma_error err = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, NULL, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "names"));
   tcmma_names nm = {"1x", 0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "'1x'"));
   nm.prefix = "a_prefix_longer_than_thirty_two_chars";
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   nm.prefix = "gen_w3_", nm.next = -1;
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   assert_string_equal(tcmma_buf_str(&out), "");
   /* a prefix of the caller's: every local carries it, the counter moves on */
   nm.next = 5;
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_OK);
   assert_int_equal(nm.next, 6);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "const int gen_w3_5_lane"));
   assert_null(strstr(t, "__tcmma_"));
   /* declarations take the caller's names and no number */
-  assert_int_equal(tcmma_render_frag_decl(&p, TCMMA_DIALECT_CUDA, TCMMA_OPERAND_A, "af", 2, &out,
-                                          &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &out), TCMMA_OPERAND_A,
+                                          "af", 2, &err), TCMMA_OK);
   assert_int_equal(nm.next, 6);
   assert_non_null(strstr(tcmma_buf_str(&out), "unsigned af[2][1][4];"));
   tcmma_buf_free(&out);
@@ -184,26 +193,29 @@ static void test_piece_errors(void **s) {
   tcmma_buf out = {0};
   tcmma_error err = {0};
   tcmma_dialect dl = TCMMA_DIALECT_CUDA;
-  assert_int_equal(tcmma_render_frag_decl(&p, dl, TCMMA_OPERAND_C, "acc", 2, &out, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_C, "acc", 2,
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "accumulator"));
-  assert_int_equal(tcmma_render_frag_decl(&p, dl, TCMMA_OPERAND_A, "af", TCMMA_FRAG_BUFFERS_MAX + 1,
-                                          &out, &err), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_frag_decl(&p, dl, TCMMA_OPERAND_A, "a f", 0, &out, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_A, "af",
+                                          TCMMA_FRAG_BUFFERS_MAX + 1, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), TCMMA_OPERAND_A, "a f", 0,
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "'a f'"));
-  assert_int_equal(tcmma_render_frag_decl(&p, dl, (tcmma_operand)7, "af", 0, &out, &err),
+  assert_int_equal(tcmma_render_frag_decl(RCTX(&p, dl, NULL, &out), (tcmma_operand)7, "af", 0,
+                                          &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_frag_load(&p, dl, &nm, TCMMA_OPERAND_C, "cf", "c", "0", &out,
+  assert_int_equal(tcmma_render_frag_load(RCTX(&p, dl, &nm, &out), TCMMA_OPERAND_C, "cf", "c", "0",
                                           &err), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_frag_load(&p, dl, &nm, TCMMA_OPERAND_A, "af", "a", "", &out,
+  assert_int_equal(tcmma_render_frag_load(RCTX(&p, dl, &nm, &out), TCMMA_OPERAND_A, "af", "a", "",
                                           &err), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_frag_mma(&p, dl, &nm, "acc", NULL, "bf", &out, &err),
+  assert_int_equal(tcmma_render_frag_mma(RCTX(&p, dl, &nm, &out), "acc", NULL, "bf", &err),
                    TCMMA_INVALID);
   char longexpr[TCMMA_EXPR_MAX + 2];
   memset(longexpr, 'x', sizeof longexpr - 1);
   longexpr[sizeof longexpr - 1] = '\0';
-  assert_int_equal(tcmma_render_acc_store(&p, dl, &nm, "acc", longexpr, &out, &err),
+  assert_int_equal(tcmma_render_acc_store(RCTX(&p, dl, &nm, &out), "acc", longexpr, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "at most"));
   assert_string_equal(tcmma_buf_str(&out), "");
@@ -212,9 +224,10 @@ static void test_piece_errors(void **s) {
   c.m = 24, c.n = 8, c.k = 16;
   tcmma_plan bad;
   assert_int_equal(tcmma_plan_call(&c, &bad, NULL), TCMMA_DECLINED);
-  assert_int_equal(tcmma_render_acc_init(&bad, dl, &nm, "acc", "d", &out, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_acc_init(RCTX(&bad, dl, &nm, &out), "acc", "d", &err),
+                   TCMMA_INVALID);
   /* a caller's expressions are subscripted as written, or parenthesized */
-  assert_int_equal(tcmma_render_frag_mma(&p, dl, &nm, "acc", "af[(ks + 1) & 1]", "*pb", &out,
+  assert_int_equal(tcmma_render_frag_mma(RCTX(&p, dl, &nm, &out), "acc", "af[(ks + 1) & 1]", "*pb",
                                          &err), TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "af[(ks + 1) & 1][__tcmma_0_mi]"));

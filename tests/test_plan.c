@@ -227,7 +227,7 @@ static void test_invalid(void **s) {
   for (int dl = 0; dl < 2; dl++) {
     tcmma_buf out = {0};
     tcmma_names nm = {NULL, 0};
-    assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, &nm, "d", "a", "b", &out,
+    assert_int_equal(tcmma_render_statement(RCTX(&p, (tcmma_dialect)dl, &nm, &out), "d", "a", "b",
                                             &err),
                      TCMMA_OK);
     assert_non_null(strstr(tcmma_buf_str(&out), longexpr));

@@ -50,7 +50,8 @@ static void test_title_and_prefix(void **s) {
   tcmma_names nm = {NULL, 0};
   tcmma_plan p = plan_of("bf16", "bf16", "bf16", 32, 16, 32, TCMMA_SCOPE_STATEMENT, NULL);
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          NULL),
                    TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   const char *title = "/* tile-mma 32x16x32 (mma-bf16) */\n{\n";
@@ -89,17 +90,21 @@ static void test_nest_repeat_compiles(void **s) {
                          "void f(float *d, const tcmma_sim_half *a, const tcmma_sim_half *b,\n"
                          "       tcmma_sim_bfloat16 *e, const tcmma_sim_bfloat16 *x) {\n");
   tcmma_dialect dl = TCMMA_DIALECT_HOST;
-  assert_int_equal(tcmma_render_fragment_open(&f, dl, &nm, "acc", "d", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_open(&w, dl, &nm, "wacc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(RCTX(&f, dl, &nm, &out), "acc", "d", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(RCTX(&w, dl, &nm, &out), "wacc", "d", NULL),
+                   TCMMA_OK);
   tcmma_buf_printf(&out, "for (int r = 0; r < 4; ++r) {\n");
-  assert_int_equal(tcmma_render_fragment_update(&f, dl, &nm, "acc", "a + r * 1024", "b + r * 512",
-                                                &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_statement(&st, dl, &nm, "e", "x", "x", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_update(&w, dl, &nm, "wacc", "a", "b", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_update(RCTX(&f, dl, &nm, &out), "acc", "a + r * 1024",
+                                                "b + r * 512", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_statement(RCTX(&st, dl, &nm, &out), "e", "x", "x", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_update(RCTX(&w, dl, &nm, &out), "wacc", "a", "b", NULL),
+                   TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
-  assert_int_equal(tcmma_render_statement(&st, dl, &nm, "e", "x", "x", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_close(&f, dl, &nm, "acc", "d", &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_fragment_close(&w, dl, &nm, "wacc", "d", &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_statement(RCTX(&st, dl, &nm, &out), "e", "x", "x", NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(RCTX(&f, dl, &nm, &out), "acc", "d", NULL),
+                   TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(RCTX(&w, dl, &nm, &out), "wacc", "d", NULL),
+                   TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
   const char *t = tcmma_buf_str(&out);
   for (int i = 0; i < 8; i++) {
@@ -158,7 +163,8 @@ static void test_ldmatrix_census(void **s) {
     assert_int_equal(c.b_ldmatrix_x1, cases[i].b_x1);
     for (int dl = 0; dl < 2; dl++) {
       tcmma_buf out = {0};
-      assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)dl, &nm, "d", "a", "b", &out, NULL),
+      assert_int_equal(tcmma_render_statement(RCTX(&p, (tcmma_dialect)dl, &nm, &out), "d", "a", "b",
+                                              NULL),
                        TCMMA_OK);
       const char *t = tcmma_buf_str(&out);
       int all = cases[i].x4 + cases[i].x2 + cases[i].x1;
@@ -212,10 +218,13 @@ static void test_d_vector_census(void **s) {
           tcmma_buf out = {0};
           tcmma_dialect dia = (tcmma_dialect)dl;
           if (sc == TCMMA_SCOPE_STATEMENT) {
-            assert_int_equal(tcmma_render_statement(&p, dia, &nm, "d", "a", "b", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_statement(RCTX(&p, dia, &nm, &out), "d", "a", "b", NULL),
+                             TCMMA_OK);
           } else {
-            assert_int_equal(tcmma_render_fragment_open(&p, dia, &nm, "f", "d", &out, NULL), TCMMA_OK);
-            assert_int_equal(tcmma_render_fragment_close(&p, dia, &nm, "f", "d", &out, NULL), TCMMA_OK);
+            assert_int_equal(tcmma_render_fragment_open(RCTX(&p, dia, &nm, &out), "f", "d", NULL),
+                             TCMMA_OK);
+            assert_int_equal(tcmma_render_fragment_close(RCTX(&p, dia, &nm, &out), "f", "d", NULL),
+                             TCMMA_OK);
           }
           const char *t = tcmma_buf_str(&out);
           /* pairs move through a pointer of the pair type, indexed in pairs */
@@ -241,7 +250,8 @@ static void test_wmma_text(void **s) {
   tcmma_names nm = {NULL, 0};
   tcmma_plan p = plan_of("f32", "f32,t", "f32", 32, 16, 16, TCMMA_SCOPE_STATEMENT, "wmma-tf32");
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          NULL),
                    TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "/* tile-mma 32x16x16 (wmma-tf32) */"));
@@ -254,7 +264,8 @@ static void test_wmma_text(void **s) {
   assert_non_null(strstr(t, "fragment<nvcuda::wmma::accumulator, 16, 16, 8, float> "
                             "__tcmma_0_acc[2][1]"));
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_HOST, &nm, "d", "a", "b", &out, NULL),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_HOST, &nm, &out), "d", "a", "b",
+                                          NULL),
                    TCMMA_OK);
   t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "\"a.m16n16k8.tf32.col\""));
@@ -384,14 +395,15 @@ static void test_host_kernels_compile(void **s) {
     tcmma_buf out = {0};
     tcmma_error err = {0};
     tcmma_kernel_opts ko = {cases[i].outer, i % 2 == 1};
-    if (tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, &ko, &out, &err) != TCMMA_OK)
+    if (tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_HOST, NULL, &out), &ko, &err) != TCMMA_OK)
       fail_msg("%s: %s", cases[i].arm, err.message);
     const char *t = tcmma_buf_str(&out);
     assert_non_null(strstr(t, "void tcmma_kernel_entry(void *args)"));
     assert_null(strstr(t, "__shared__"));
     if (compile_c(t, "-c") != 0) fail_msg("%s: host kernel does not compile", cases[i].arm);
     tcmma_buf_free(&out);
-    assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &ko, &out, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &out), &ko, &err),
+                     TCMMA_OK);
     t = tcmma_buf_str(&out);
     assert_non_null(strstr(t, "extern \"C\" __global__ void tcmma_kernel("));
     char marker[64];
@@ -411,10 +423,10 @@ static void test_prologue(void **s) {
   plans[0] = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
   plans[1] = plan_of("f16", "f16", "f16", 16, 16, 16, TCMMA_SCOPE_FRAGMENT, "wmma-f16-wide");
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_kernel_prologue(plans, 1, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), plans, 1, NULL), TCMMA_OK);
   assert_string_equal(tcmma_buf_str(&out), "");
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 1), 0);
-  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_CUDA, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), plans, 2, NULL), TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&out), "__shared__ __align__(128) float __tcmma_stage[256]"));
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 256 * sizeof(float));
   tcmma_buf_free(&out);
@@ -423,13 +435,13 @@ static void test_prologue(void **s) {
   assert_int_equal(tcmma_kernel_shared_bytes(plans, 2), 4 * 256 * sizeof(float));
   tcmma_buf_free(&out);
   tcmma_buf_printf(&out, "#include \"tcmma/sim.h\"\nvoid f(tcmma_sim_half *d) {\n");
-  assert_int_equal(tcmma_kernel_prologue(plans, 2, TCMMA_DIALECT_HOST, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_kernel_prologue(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &out), plans, 2, NULL), TCMMA_OK);
   assert_non_null(strstr(tcmma_buf_str(&out), "float __tcmma_stage[1024]"));
-  assert_int_equal(tcmma_render_fragment_open(&plans[1], TCMMA_DIALECT_HOST, &nm, "fr", "d", &out,
-                                              NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_open(RCTX(&plans[1], TCMMA_DIALECT_HOST, &nm, &out), "fr",
+                                              "d", NULL), TCMMA_OK);
   plans[1].call.warp = "threadIdx.x >> 5";
-  assert_int_equal(tcmma_render_fragment_close(&plans[1], TCMMA_DIALECT_HOST, &nm, "fr", "d", &out,
-                                               NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_fragment_close(RCTX(&plans[1], TCMMA_DIALECT_HOST, &nm, &out), "fr",
+                                               "d", NULL), TCMMA_OK);
   tcmma_buf_printf(&out, "}\n");
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "__tcmma_stage + (tcmma_sim_lane() / 32) * 256"));
@@ -438,8 +450,8 @@ static void test_prologue(void **s) {
   tcmma_buf_free(&out);
   plans[1].call.warps = 1;
   /* statement rendering of a converted destination is refused */
-  assert_int_equal(tcmma_render_statement(&plans[1], TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out,
-                                          NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_statement(RCTX(&plans[1], TCMMA_DIALECT_CUDA, &nm, &out), "d", "a",
+                                          "b", NULL), TCMMA_INVALID);
   tcmma_buf_free(&out);
 }
 
@@ -448,8 +460,10 @@ static void test_stage(void **s) {
   tcmma_names nm = {NULL, 0};
   tcmma_buf out = {0};
   /* 16 x 32 halves, ld 64: 16-byte chunks, swizzled */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 64, 32,
-                                      2, TCMMA_SWIZZLE_B128, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 16, 32, 64, 32, 2,
+                                                 TCMMA_SWIZZLE_B128, NULL),
+                                      NULL), TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "(cp.async.)"));
   assert_non_null(strstr(t, "cp.async.cg.shared.global [%0], [%1], 16;"));
@@ -457,30 +471,44 @@ static void test_stage(void **s) {
   assert_non_null(strstr(t, "cp.async.wait_all"));
   assert_non_null(strstr(t, "__tcmma_0_"));
   /* a global stride of 18 halves: 4-byte .ca copies */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_HOST, &nm, true, "sb", "gb", 8, 16, 16, 18,
-                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_HOST, &nm, &out),
+                                      STAGE_OPTS(true, "sb", "gb", 8, 16, 16, 18, 2,
+                                                 TCMMA_SWIZZLE_NONE, NULL),
+                                      NULL), TCMMA_OK);
   t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "tcmma_sim_cp_async(\"cp.async.ca.shared.global\""));
   assert_non_null(strstr(t, ", 4);"));
   assert_non_null(strstr(t, "__tcmma_1_"));
   assert_int_equal(nm.next, 2);
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 16, 32, 32, 32,
-                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(false, "sa", "ga", 16, 32, 32, 32, 2,
+                                                 TCMMA_SWIZZLE_NONE, NULL),
+                                      NULL), TCMMA_OK);
   assert_null(strstr(tcmma_buf_str(&out), "cp.async"));
   tcmma_buf_free(&out);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 40, 32,
-                                      2, TCMMA_SWIZZLE_B128, NULL, &out, NULL),
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 16, 32, 40, 32, 2,
+                                                 TCMMA_SWIZZLE_B128, NULL),
+                                      NULL),
                    TCMMA_INVALID);
   /* 48 halves are 96 bytes: whole 32-byte spans, not 64-byte ones */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 48, 32,
-                                      2, TCMMA_SWIZZLE_B32, NULL, &out, NULL), TCMMA_OK);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 16, 32, 48, 32,
-                                      2, TCMMA_SWIZZLE_B64, NULL, &out, NULL), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", 0, 32, 40, 32,
-                                      2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL), TCMMA_INVALID);
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, NULL, true, "sa", "ga", 16, 32, 32,
-                                      32, 2, TCMMA_SWIZZLE_NONE, NULL, &out, NULL),
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 16, 32, 48, 32, 2,
+                                                 TCMMA_SWIZZLE_B32, NULL),
+                                      NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 16, 32, 48, 32, 2,
+                                                 TCMMA_SWIZZLE_B64, NULL),
+                                      NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 0, 32, 40, 32, 2,
+                                                 TCMMA_SWIZZLE_NONE, NULL),
+                                      NULL), TCMMA_INVALID);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out),
+                                      STAGE_OPTS(true, "sa", "ga", 16, 32, 32, 32, 2,
+                                                 TCMMA_SWIZZLE_NONE, NULL),
+                                      NULL),
                    TCMMA_INVALID);
   tcmma_buf_free(&out);
 }
@@ -492,8 +520,10 @@ static void test_stage_f64_plain(void **s) {
   (void)s;
   tcmma_names nm = {NULL, 0};
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 8, 16, 16, 16,
-                                      8, TCMMA_SWIZZLE_B128, NULL, &out, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(false, "sa", "ga", 8, 16, 16, 16, 8,
+                                                 TCMMA_SWIZZLE_B128, NULL),
+                                      NULL), TCMMA_OK);
   const char *t = tcmma_buf_str(&out);
   assert_non_null(strstr(t, "__tcmma_0_i < 128;"));
   assert_non_null(strstr(t, "__tcmma_0_c = __tcmma_0_i % 16 * 1;"));
@@ -544,17 +574,19 @@ static void test_stage_offsets_fit(void **s) {
   tcmma_error err = {0};
   tcmma_names nm = {NULL, 0};
   /* 2^24 x 2^24 of 8 bytes: 2^51 bytes */
-  assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, false, "sa", "ga", 1L << 24,
-                                      1L << 24, 1L << 24, 1L << 24, 8, TCMMA_SWIZZLE_NONE, NULL,
-                                      &out, &err),
+  assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                      STAGE_OPTS(false, "sa", "ga", 1L << 24, 1L << 24, 1L << 24,
+                                                 1L << 24, 8, TCMMA_SWIZZLE_NONE, NULL),
+                                      &err),
                    TCMMA_OVERFLOW);
   assert_non_null(strstr(err.message, "16777216"));
   assert_int_equal(out.len, 0);
   /* one byte past INT_MAX in the source, then in the destination */
   const long rows[2] = {65536, 32768}, ld[2][2] = {{16384, 16384}, {16384, 65536}};
   for (int i = 0; i < 2; i++)
-    assert_int_equal(tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, true, "sa", "ga", rows[i], 128,
-                                        ld[i][0], ld[i][1], 2, TCMMA_SWIZZLE_NONE, NULL, &out,
+    assert_int_equal(tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                        STAGE_OPTS(true, "sa", "ga", rows[i], 128, ld[i][0],
+                                                   ld[i][1], 2, TCMMA_SWIZZLE_NONE, NULL),
                                         NULL), TCMMA_OVERFLOW);
   /* just inside: 2^30 bytes each way, every literal an int, in every atom */
   const int ebs[4] = {1, 2, 4, 8};
@@ -562,9 +594,10 @@ static void test_stage_offsets_fit(void **s) {
     for (int sw = 0; sw < TCMMA_SWIZZLE_COUNT; sw++) {
       long n = (1L << 15) / ebs[e];
       tcmma_buf_free(&out);
-      tcmma_status st = tcmma_render_stage(TCMMA_DIALECT_CUDA, &nm, e % 2 == 0, "sa", "ga",
-                                           1L << 15, n, n, n, ebs[e], (tcmma_swizzle)sw, NULL,
-                                           &out, &err);
+      tcmma_status st = tcmma_render_stage(RCTX(NULL, TCMMA_DIALECT_CUDA, &nm, &out),
+                                           STAGE_OPTS(e % 2 == 0, "sa", "ga", 1L << 15, n, n, n,
+                                                      ebs[e], (tcmma_swizzle)sw, NULL),
+                                           &err);
       if (st != TCMMA_OK) fail_msg("%d-byte elements, swizzle %d: %s", ebs[e], sw, err.message);
       assert_true(largest_literal(tcmma_buf_str(&out)) <= INT_MAX);
     }
@@ -606,6 +639,84 @@ static void test_kernel_index(void **s) {
   assert_int_equal(tcmma_kernel_operand_index(&p, TCMMA_OPERAND_A, 0, 32, 0), -1);
 }
 
+/* Every renderer checks its context first: NULL, a size below the
+ * struct's (a caller built against no size), no out, no plan; nothing is
+ * appended. tcmma_render_stage checks its copy options the same way. */
+static void test_ctx_errors(void **s) {
+  (void)s;
+  tcmma_names nm = {NULL, 0};
+  tcmma_buf out = {0};
+  tcmma_error err = {0};
+  tcmma_plan p = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
+  tcmma_render_ctx good = tcmma_render_ctx_make(&p, TCMMA_DIALECT_CUDA, &nm, &out);
+  assert_int_equal(good.size, sizeof(tcmma_render_ctx));
+  tcmma_render_ctx small = good, no_out = good, no_plan = good;
+  small.size = 0, no_out.out = NULL, no_plan.plan = NULL;
+  const struct {
+    const tcmma_render_ctx *ctx;
+    const char *says;
+  } bad[4] = {{NULL, "context is NULL"}, {&small, "context size 0"},
+              {&no_out, "out is NULL"}, {&no_plan, "plan is NULL"}};
+  for (int i = 0; i < 4; i++) {
+    const tcmma_render_ctx *c = bad[i].ctx;
+    tcmma_status st[10] = {
+        tcmma_render_statement(c, "d", "a", "b", &err),
+        tcmma_render_fragment_open(c, "f", "d", &err),
+        tcmma_render_fragment_update(c, "f", "a", "b", &err),
+        tcmma_render_fragment_close(c, "f", "d", &err),
+        tcmma_render_frag_decl(c, TCMMA_OPERAND_A, "af", 0, &err),
+        tcmma_render_frag_load(c, TCMMA_OPERAND_A, "af", "a", "0", &err),
+        tcmma_render_frag_mma(c, "acc", "af", "bf", &err),
+        tcmma_render_acc_init(c, "acc", "d", &err),
+        tcmma_render_acc_store(c, "acc", "d", &err),
+        tcmma_render_kernel(c, NULL, &err)};
+    for (int j = 0; j < 10; j++) assert_int_equal(st[j], TCMMA_INVALID);
+    assert_int_equal(tcmma_render_includes(c, false, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, bad[i].says));
+    tcmma_stage_opts so = tcmma_stage_opts_default();
+    so.dst = "s", so.src = "g", so.rows = 8, so.cols = 8, so.dst_ld = so.src_ld = 8;
+    so.elem_bytes = 2;
+    /* the stage takes no plan: a context without one is fine */
+    assert_int_equal(tcmma_render_stage(c, &so, &err), i == 3 ? TCMMA_OK : TCMMA_INVALID);
+    if (i < 3) assert_non_null(strstr(err.message, bad[i].says));
+    /* the GEMM renderer takes its own plan, and checks the context first */
+    assert_int_equal(tcmma_render_gemm(c, NULL, &err), TCMMA_INVALID);
+    assert_non_null(strstr(err.message, i < 3 ? bad[i].says : "accepted plan is required"));
+  }
+  size_t len = out.len; /* the one good stage above */
+  assert_int_equal(len > 0, true);
+  assert_int_equal(tcmma_render_stage(&good, NULL, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "opts must not be NULL"));
+  tcmma_stage_opts old = tcmma_stage_opts_default();
+  old.size = sizeof old - 1;
+  assert_int_equal(tcmma_render_stage(&good, &old, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "opts size"));
+  assert_int_equal(out.len, len);
+  tcmma_buf_free(&out);
+}
+
+/* The plan carries each operand's stored shape, the one the call implies. */
+static void test_plan_stored_shape(void **s) {
+  (void)s;
+  tcmma_call c = tcmma_call_default();
+  c.m = 32, c.n = 16, c.k = 32;
+  c.a.transposed = true, c.b.ld = 40;
+  tcmma_plan p;
+  assert_int_equal(tcmma_plan_call(&c, &p, NULL), TCMMA_OK);
+  const tcmma_operand op[3] = {TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C};
+  const long want[3][3] = {{32, 32, 32}, {32, 16, 40}, {32, 16, 16}};
+  for (int i = 0; i < 3; i++) {
+    long rows, cols, ld;
+    tcmma_operand_stored_shape(&p.call, op[i], &rows, &cols, &ld);
+    assert_int_equal(p.stored[op[i]].rows, want[i][0]);
+    assert_int_equal(p.stored[op[i]].cols, want[i][1]);
+    assert_int_equal(p.stored[op[i]].ld, want[i][2]);
+    assert_int_equal(rows, p.stored[op[i]].rows);
+    assert_int_equal(cols, p.stored[op[i]].cols);
+    assert_int_equal(ld, p.stored[op[i]].ld);
+  }
+}
+
 static void test_errors(void **s) {
   (void)s;
   tcmma_names nm = {NULL, 0};
@@ -615,15 +726,19 @@ static void test_errors(void **s) {
   assert_int_equal(tcmma_plan_call(&c, &bad, NULL), TCMMA_DECLINED);
   tcmma_buf out = {0};
   tcmma_error err = {0};
-  assert_int_equal(tcmma_render_statement(&bad, TCMMA_DIALECT_CUDA, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&bad, TCMMA_DIALECT_CUDA, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "extents"));
   tcmma_plan p = plan_of("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", "", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", "", "b",
+                                          &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &nm, "d", NULL, "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "d", NULL, "b",
+                                          &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_fragment_open(&p, TCMMA_DIALECT_CUDA, &nm, "1x", "d", &out, &err),
+  assert_int_equal(tcmma_render_fragment_open(RCTX(&p, TCMMA_DIALECT_CUDA, &nm, &out), "1x", "d",
+                                              &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "1x"));
   /* fragment names are bounded (never truncated), for both forms of arm */
@@ -634,32 +749,34 @@ static void test_errors(void **s) {
   const tcmma_plan *both[2] = {&p, &wp};
   for (int i = 0; i < 2; i++) {
     name[TCMMA_FRAG_NAME_MAX] = 'f';
-    assert_int_equal(tcmma_render_fragment_open(both[i], TCMMA_DIALECT_CUDA, &nm, name, "d", &out,
-                                                &err), TCMMA_INVALID);
+    assert_int_equal(tcmma_render_fragment_open(RCTX(both[i], TCMMA_DIALECT_CUDA, &nm, &out), name,
+                                                "d", &err), TCMMA_INVALID);
     assert_non_null(strstr(err.message, "at most"));
     name[TCMMA_FRAG_NAME_MAX] = '\0';
     tcmma_buf ok = {0};
-    assert_int_equal(tcmma_render_fragment_close(both[i], TCMMA_DIALECT_CUDA, &nm, name, "d", &ok,
-                                                 &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_fragment_close(RCTX(both[i], TCMMA_DIALECT_CUDA, &nm, &ok), name,
+                                                 "d", &err), TCMMA_OK);
     char indexed[TCMMA_FRAG_NAME_MAX + 8];
     snprintf(indexed, sizeof indexed, "%s[", name);
     assert_non_null(strstr(tcmma_buf_str(&ok), indexed));
     tcmma_buf_free(&ok);
   }
-  assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, &nm, "d", "a", "b", &out, &err),
+  assert_int_equal(tcmma_render_statement(RCTX(&p, (tcmma_dialect)7, &nm, &out), "d", "a", "b",
+                                          &err),
                    TCMMA_INVALID);
   tcmma_kernel_opts bad_outer = {-1, false};
-  assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &bad_outer, &out, &err),
+  assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &out), &bad_outer, &err),
                    TCMMA_INVALID);
   assert_string_equal(tcmma_buf_str(&out), "");
   /* 64 x 64 halves staged twice fit; 64 rows of 512 halves (64 KiB) do not */
   tcmma_plan big = plan_of("f32", "f16,shared", "f16,t,shared", 64, 64, 64,
                            TCMMA_SCOPE_STATEMENT, NULL);
-  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, NULL, &out, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_kernel(RCTX(&big, TCMMA_DIALECT_CUDA, NULL, &out), NULL, &err),
+                   TCMMA_OK);
   tcmma_buf_free(&out);
   big = plan_of("f32", "f16,shared,ld=512", "f16,t,shared", 64, 64, 64,
                 TCMMA_SCOPE_STATEMENT, NULL);
-  assert_int_equal(tcmma_render_kernel(&big, TCMMA_DIALECT_CUDA, NULL, &out, &err),
+  assert_int_equal(tcmma_render_kernel(RCTX(&big, TCMMA_DIALECT_CUDA, NULL, &out), NULL, &err),
                    TCMMA_OVERFLOW);
   assert_non_null(strstr(err.message, "49152"));
   tcmma_buf_free(&out);
@@ -686,6 +803,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(test_title_and_prefix),  cmocka_unit_test(test_nest_repeat_compiles),
       cmocka_unit_test(test_ldmatrix_census),
+      cmocka_unit_test(test_ctx_errors), cmocka_unit_test(test_plan_stored_shape),
       cmocka_unit_test(test_d_vector_census),   cmocka_unit_test(test_wmma_text),
       cmocka_unit_test(test_swizzle_formula),   cmocka_unit_test(test_swizzle_expression),
       cmocka_unit_test(test_host_kernels_compile), cmocka_unit_test(test_prologue),

@@ -12,7 +12,7 @@
 static char *kernel(const tcmma_plan *plan, tcmma_dialect dialect) {
   tcmma_buf b = {0};
   tcmma_error err;
-  if (tcmma_render_kernel(plan, dialect, NULL, &b, &err) != TCMMA_OK)
+  if (tcmma_render_kernel(RCTX(plan, dialect, NULL, &b), NULL, &err) != TCMMA_OK)
     fail_msg("render_kernel: %s", err.message);
   return b.data;
 }
@@ -20,7 +20,7 @@ static char *kernel(const tcmma_plan *plan, tcmma_dialect dialect) {
 static char *includes(const tcmma_plan *plan, tcmma_dialect dialect, bool vendor) {
   tcmma_buf b = {0};
   tcmma_error err;
-  if (tcmma_render_includes(plan, dialect, vendor, &b, &err) != TCMMA_OK)
+  if (tcmma_render_includes(RCTX(plan, dialect, NULL, &b), vendor, &err) != TCMMA_OK)
     fail_msg("render_includes: %s", err.message);
   return b.data ? b.data : strdup("");
 }
@@ -81,16 +81,17 @@ static void bad_input(void **state) {
   tcmma_plan plan = test_plan("f32", "bf16", "bf16,t", 16, 8, 16, TCMMA_SCOPE_STATEMENT, NULL);
   tcmma_buf b = {0};
   tcmma_error err;
-  assert_int_equal(tcmma_render_includes(&plan, (tcmma_dialect)7, false, &b, &err),
+  assert_int_equal(tcmma_render_includes(RCTX(&plan, (tcmma_dialect)7, NULL, &b), false, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "dialect 7"));
-  assert_int_equal(tcmma_render_includes(&plan, TCMMA_DIALECT_CUDA, false, NULL, &err),
+  assert_int_equal(tcmma_render_includes(RCTX(&plan, TCMMA_DIALECT_CUDA, NULL, NULL), false, &err),
                    TCMMA_INVALID);
   tcmma_plan declined = plan;
   declined.accepted = false;
-  assert_int_equal(tcmma_render_includes(&declined, TCMMA_DIALECT_CUDA, false, &b, &err),
+  assert_int_equal(tcmma_render_includes(RCTX(&declined, TCMMA_DIALECT_CUDA, NULL, &b), false,
+                                         &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_render_includes(NULL, TCMMA_DIALECT_CUDA, false, &b, &err),
+  assert_int_equal(tcmma_render_includes(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &b), false, &err),
                    TCMMA_INVALID);
   tcmma_buf_free(&b);
 }

@@ -267,8 +267,9 @@ static void spell(const char *text, bool cuda, tcmma_buf *out) {
 static char *strip(const char *with_includes, const tcmma_plan *plan, bool cuda) {
   tcmma_buf inc = {0}, out = {0}, cut_inc = {0};
   if (plan) {
-    if (tcmma_render_includes(plan, cuda ? TCMMA_DIALECT_CUDA : TCMMA_DIALECT_HOST, false, &inc,
-                              NULL) != TCMMA_OK)
+    if (tcmma_render_includes(RCTX(plan, cuda ? TCMMA_DIALECT_CUDA : TCMMA_DIALECT_HOST, NULL,
+                                   &inc),
+                              false, NULL) != TCMMA_OK)
       fail_msg("render_includes failed");
     const char *at = strstr(with_includes, tcmma_buf_str(&inc));
     if (!at) fail_msg("the kernel lacks what render_includes writes:\n%s", tcmma_buf_str(&inc));
@@ -350,7 +351,7 @@ static void first_difference(const char *a, const char *b, char *msg, size_t cap
 static void render(const tcmma_plan *plan, const verify_case *c, tcmma_dialect dl, tcmma_buf *out) {
   tcmma_error err;
   tcmma_kernel_opts opts = verify_case_kernel_opts(c);
-  if (tcmma_render_kernel(plan, dl, &opts, out, &err) != TCMMA_OK)
+  if (tcmma_render_kernel(RCTX(plan, dl, NULL, out), &opts, &err) != TCMMA_OK)
     fail_msg("render (%s): %s", dl == TCMMA_DIALECT_HOST ? "host" : "cuda", err.message);
 }
 
@@ -409,8 +410,10 @@ static void gemm_dialects_differ_only_in_spelling(void **state) {
     if (!verify_gemm_case_plan(&cs[i], &plan, &r)) continue;
     tcmma_buf c = {0}, h = {0};
     tcmma_error err;
-    assert_int_equal(tcmma_render_gemm(&plan, TCMMA_DIALECT_CUDA, &c, &err), TCMMA_OK);
-    assert_int_equal(tcmma_render_gemm(&plan, TCMMA_DIALECT_HOST, &h, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &c), &plan, &err),
+                     TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &h), &plan, &err),
+                     TCMMA_OK);
     agree_in_spelling(cs[i].name, NULL, &c, &h);
     compared++;
   }

@@ -27,7 +27,7 @@ static int remove_cache(void **state) {
 static tcmma_buf kernel_of(const tcmma_plan *p) {
   tcmma_buf src = {0};
   tcmma_error err = {0};
-  if (tcmma_render_kernel(p, TCMMA_DIALECT_CUDA, NULL, &src, &err) != TCMMA_OK)
+  if (tcmma_render_kernel(RCTX(p, TCMMA_DIALECT_CUDA, NULL, &src), NULL, &err) != TCMMA_OK)
     fail_msg("render: %s", err.message);
   return src;
 }

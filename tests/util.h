@@ -112,4 +112,12 @@ int test_in_child(int (*fn)(void));
 tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, int k,
                      tcmma_scope scope, const char *arm);
 
+/* A render context and a stage copy as one expression (compound literals
+ * that live to the end of the enclosing block), for the tests' one-line
+ * renderer calls. */
+#include "tcmma/render.h"
+#define RCTX(plan, dialect, names, out) \
+  (&(tcmma_render_ctx)TCMMA_RENDER_CTX_INIT((plan), (dialect), (names), (out)))
+#define STAGE_OPTS(...) (&(tcmma_stage_opts){sizeof(tcmma_stage_opts), __VA_ARGS__})
+
 #endif

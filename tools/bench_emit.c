@@ -31,8 +31,9 @@ static bool emit_time(const bench_kernel *k, int repeat, double *out) {
       tcmma_plan plan;
       tcmma_buf buf = {0};
       tcmma_kernel_opts opts = verify_case_kernel_opts(k->c);
+      tcmma_render_ctx rc = tcmma_render_ctx_make(&plan, TCMMA_DIALECT_CUDA, NULL, &buf);
       ok = tcmma_plan_call(&k->c->call, &plan, NULL) == TCMMA_OK &&
-           tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, &opts, &buf, NULL) == TCMMA_OK &&
+           tcmma_render_kernel(&rc, &opts, NULL) == TCMMA_OK &&
            !buf.failed;
       tcmma_buf_free(&buf);
       n++;

@@ -104,12 +104,13 @@ static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3]
     return;
   }
   tcmma_buf src = {0};
+  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
   tcmma_program prog = {0};
   tcmma_module *mod = NULL;
   tcmma_kernel fn;
   tcmma_compile_opts opts = {.name = "bench-gemm.cu", .target = TCMMA_TARGET_NATIVE,
                              .cc = dev->cc, .sass = true};
-  tcmma_status st = tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &src, &err);
+  tcmma_status st = tcmma_render_gemm(&rc, &p, &err);
   if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
   if (st == TCMMA_OK) {
     r->registers = prog.registers, r->spills = prog.spill_store_bytes + prog.spill_load_bytes;

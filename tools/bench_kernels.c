@@ -21,11 +21,13 @@ static bool render(const verify_case *c, const tcmma_plan *plan, bench_kernel *k
   tcmma_buf src = {0}, naive = {0};
   tcmma_error err;
   tcmma_kernel_opts opts = verify_case_kernel_opts(c);
-  if (tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, &src, &err) != TCMMA_OK || src.failed)
+  tcmma_render_ctx rc = tcmma_render_ctx_make(plan, TCMMA_DIALECT_CUDA, NULL, &src);
+  tcmma_render_ctx nc = tcmma_render_ctx_make(plan, TCMMA_DIALECT_CUDA, NULL, &naive);
+  if (tcmma_render_kernel(&rc, &opts, &err) != TCMMA_OK || src.failed)
     return tcmma_buf_free(&src), false;
   /* the vendor headers a hand-written kernel includes (tcmma's declarations
    * of their words then step aside) */
-  if (tcmma_render_includes(plan, TCMMA_DIALECT_CUDA, true, &naive, &err) != TCMMA_OK)
+  if (tcmma_render_includes(&nc, true, &err) != TCMMA_OK)
     return tcmma_buf_free(&src), tcmma_buf_free(&naive), false;
   tcmma_buf_append(&naive, src.data, src.len);
   tcmma_arch_options *arch = malloc(sizeof *arch);

@@ -163,36 +163,35 @@ static int parse(int argc, char **argv, emit_args *e) {
 }
 
 /* The pieces one k step of a double-buffered loop uses, in order. */
-static tcmma_status render_pieces(const emit_args *e, const tcmma_plan *p, tcmma_names *nm,
-                                  tcmma_buf *out, tcmma_error *err) {
-  tcmma_dialect dl = e->dialect;
-  tcmma_status st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_C, "acc", 0, out, err);
-  if (st == TCMMA_OK) st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_A, "af", 2, out, err);
-  if (st == TCMMA_OK) st = tcmma_render_frag_decl(p, dl, TCMMA_OPERAND_B, "bf", 2, out, err);
-  if (st == TCMMA_OK) st = tcmma_render_acc_init(p, dl, nm, "acc", "d", out, err);
+static tcmma_status render_pieces(const tcmma_render_ctx *rc, tcmma_error *err) {
+  tcmma_status st = tcmma_render_frag_decl(rc, TCMMA_OPERAND_C, "acc", 0, err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_decl(rc, TCMMA_OPERAND_A, "af", 2, err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_decl(rc, TCMMA_OPERAND_B, "bf", 2, err);
+  if (st == TCMMA_OK) st = tcmma_render_acc_init(rc, "acc", "d", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_A, "af[0]", "a", "0", out, err);
+    st = tcmma_render_frag_load(rc, TCMMA_OPERAND_A, "af[0]", "a", "0", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(p, dl, nm, TCMMA_OPERAND_B, "bf[0]", "b", "0", out, err);
-  if (st == TCMMA_OK) st = tcmma_render_frag_mma(p, dl, nm, "acc", "af[0]", "bf[0]", out, err);
-  if (st == TCMMA_OK) st = tcmma_render_acc_store(p, dl, nm, "acc", "d", out, err);
+    st = tcmma_render_frag_load(rc, TCMMA_OPERAND_B, "bf[0]", "b", "0", err);
+  if (st == TCMMA_OK) st = tcmma_render_frag_mma(rc, "acc", "af[0]", "bf[0]", err);
+  if (st == TCMMA_OK) st = tcmma_render_acc_store(rc, "acc", "d", err);
   return st;
 }
 
 static tcmma_status render(const emit_args *e, const tcmma_plan *p, tcmma_buf *out,
                            tcmma_error *err) {
   tcmma_names nm = {NULL, 0};
+  tcmma_render_ctx rc = tcmma_render_ctx_make(p, e->dialect, &nm, out);
   if (e->kernel) {
     tcmma_kernel_opts opts = {(int)e->outer, e->pieces};
-    return tcmma_render_kernel(p, e->dialect, &opts, out, err);
+    return tcmma_render_kernel(&rc, &opts, err);
   }
-  if (e->pieces) return render_pieces(e, p, &nm, out, err);
+  if (e->pieces) return render_pieces(&rc, err);
   if (p->call.scope == TCMMA_SCOPE_STATEMENT)
-    return tcmma_render_statement(p, e->dialect, &nm, "d", "a", "b", out, err);
-  tcmma_status st = tcmma_render_fragment_open(p, e->dialect, &nm, "frag", "d", out, err);
+    return tcmma_render_statement(&rc, "d", "a", "b", err);
+  tcmma_status st = tcmma_render_fragment_open(&rc, "frag", "d", err);
   if (st == TCMMA_OK)
-    st = tcmma_render_fragment_update(p, e->dialect, &nm, "frag", "a", "b", out, err);
-  if (st == TCMMA_OK) st = tcmma_render_fragment_close(p, e->dialect, &nm, "frag", "d", out, err);
+    st = tcmma_render_fragment_update(&rc, "frag", "a", "b", err);
+  if (st == TCMMA_OK) st = tcmma_render_fragment_close(&rc, "frag", "d", err);
   return st;
 }
 

@@ -117,15 +117,18 @@ const char *tcmma_gemm_decline_rule(tcmma_gemm_decline reason);
  * device at or above floor. 0 for a cc below every row. */
 size_t tcmma_shared_memory_max(int cc, int floor);
 
-/* Renders the whole kernel of an accepted plan: `NAME(D *d, const A *a,
+/* Renders the whole kernel of an accepted plan into ctx->out in
+ * ctx->dialect (ctx->plan and ctx->names unused; the kernel names its own
+ * locals): `NAME(D *d, const A *a,
  * const B *b, const D *c, float alpha, float beta)` (extern "C" __global__
  * in CUDA, launched with grid, threads and shared_bytes of dynamic shared
  * memory; pointers 16-byte aligned; c read only when beta != 0). The HOST
  * dialect adds `void NAME_entry(void *args)`, args a `void *[6]` of d, a,
  * b, c, &alpha, &beta, for tcmma_sim_launch_grid. TCMMA_INVALID for a
- * declined plan or a bad dialect; TCMMA_NO_MEMORY when out failed. */
-tcmma_status tcmma_render_gemm(const tcmma_gemm_plan *plan, tcmma_dialect dialect,
-                               tcmma_buf *out, tcmma_error *err);
+ * bad ctx, a declined plan or a bad dialect; TCMMA_NO_MEMORY when out
+ * failed. */
+tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                               tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -114,6 +114,13 @@ typedef struct {
                              at most TCMMA_REGISTERS_MAX */
 } tcmma_call;
 
+/* One operand's layout as the plan decided it (tcmma_operand_stored_shape of
+ * its call, ld filled): the sub-tile's rows x cols as stored, in elements,
+ * and its parent's leading dimension. */
+typedef struct {
+  long rows, cols, ld;
+} tcmma_stored_shape;
+
 typedef struct {
   bool accepted;
   tcmma_decline reason;   /* TCMMA_DECLINE_NONE when accepted */
@@ -122,6 +129,9 @@ typedef struct {
   tcmma_call call;        /* the call, with ld filled in when it was 0 */
   int mt, nt, kt;         /* tiles along m, n, k */
   bool a_ldmatrix, b_ldmatrix;
+  tcmma_stored_shape stored[3]; /* indexed by tcmma_operand (c: d); computed once by the
+                                   planner (every accepted plan), read by the renderers
+                                   and the census */
 } tcmma_plan;
 
 /* Census of what an accepted plan's emission loads, derived from the rule the

@@ -36,18 +36,40 @@ typedef struct {
 /* The longest prefix a naming context may carry. */
 #define TCMMA_PREFIX_MAX 32
 
-/* Every renderer below takes an accepted plan, the dialect, the naming
- * context (not NULL), C expressions, the output buffer it appends to and an
- * error. Expressions are non-empty and at most TCMMA_EXPR_MAX characters.
- * TCMMA_INVALID: a declined plan, a bad dialect, names or expression;
- * TCMMA_NO_MEMORY: out failed to grow. Pointer expressions point at the
- * parent tile's base (the operand descriptor places the sub-tile in it). */
+/* What every renderer below renders into: the plan, the dialect, the naming
+ * context and the output buffer, made once by tcmma_render_ctx_make (or
+ * TCMMA_RENDER_CTX_INIT) and passed to each call. Borrowed: the plan, names
+ * and buffer must outlive the calls. Grows only at the end (size first). */
+typedef struct {
+  size_t size;            /* sizeof(tcmma_render_ctx), as the make function sets it */
+  const tcmma_plan *plan; /* an accepted plan (tcmma_render_stage, tcmma_render_gemm and
+                             tcmma_kernel_prologue: unused, may be NULL) */
+  tcmma_dialect dialect;
+  tcmma_names *names;     /* the blocks' naming context (tcmma_render_frag_decl, _includes,
+                             _kernel, _gemm and tcmma_kernel_prologue: unused, may be NULL) */
+  tcmma_buf *out;         /* the buffer every renderer appends to */
+} tcmma_render_ctx;
+
+/* The context's initializer and its function form: size set, the rest as
+ * given. Nothing is checked until a renderer takes it. */
+#define TCMMA_RENDER_CTX_INIT(plan, dialect, names, out) \
+  {sizeof(tcmma_render_ctx), (plan), (dialect), (names), (out)}
+tcmma_render_ctx tcmma_render_ctx_make(const tcmma_plan *plan, tcmma_dialect dialect,
+                                       tcmma_names *names, tcmma_buf *out);
+
+/* Every renderer below takes a context (ctx) whose plan is accepted, whose
+ * dialect is valid and whose names (where it numbers blocks) and out are
+ * not NULL; C expressions; and an error. Expressions are non-empty and at
+ * most TCMMA_EXPR_MAX characters. TCMMA_INVALID: a NULL ctx or one whose
+ * size is below sizeof(tcmma_render_ctx), a NULL or declined plan, a bad
+ * dialect, names or expression; TCMMA_NO_MEMORY: out failed to grow.
+ * Pointer expressions point at the parent tile's base (the operand
+ * descriptor places the sub-tile in it). */
 
 /* One self-contained statement: a brace block that starts the accumulator
  * as the plan's init says, accumulates a*b into it and stores d. */
-tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    tcmma_names *names, const char *d, const char *a,
-                                    const char *b, tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_statement(const tcmma_render_ctx *ctx, const char *d, const char *a,
+                                    const char *b, tcmma_error *err);
 
 /* The longest fragment name the fragment-scope renderers take. */
 #define TCMMA_FRAG_NAME_MAX 48
@@ -56,15 +78,12 @@ tcmma_status tcmma_render_statement(const tcmma_plan *plan, tcmma_dialect dialec
  * of at most TCMMA_FRAG_NAME_MAX characters) and starts it (the plan's
  * init); update accumulates a*b into it (any number, inside the caller's
  * reduction loop); close stores it to d. All three take the same plan. */
-tcmma_status tcmma_render_fragment_open(const tcmma_plan *plan, tcmma_dialect dialect,
-                                        tcmma_names *names, const char *frag, const char *d,
-                                        tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma_render_fragment_update(const tcmma_plan *plan, tcmma_dialect dialect,
-                                          tcmma_names *names, const char *frag, const char *a,
-                                          const char *b, tcmma_buf *out, tcmma_error *err);
-tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect dialect,
-                                         tcmma_names *names, const char *frag, const char *d,
-                                         tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_fragment_open(const tcmma_render_ctx *ctx, const char *frag,
+                                        const char *d, tcmma_error *err);
+tcmma_status tcmma_render_fragment_update(const tcmma_render_ctx *ctx, const char *frag,
+                                          const char *a, const char *b, tcmma_error *err);
+tcmma_status tcmma_render_fragment_close(const tcmma_render_ctx *ctx, const char *frag,
+                                         const char *d, tcmma_error *err);
 
 /* ---- pieces: caller-owned fragments (docs/emit.md, Pieces) ----
  * The statement and fragment scope are compositions of these; a generator
@@ -83,41 +102,37 @@ tcmma_status tcmma_render_fragment_close(const tcmma_plan *plan, tcmma_dialect d
  * with a leading [buffers] dimension when buffers > 0 (`unsigned
  * name[buffers][mt][4];` inline, wmma fragments otherwise); c: the
  * accumulator (buffers must be 0). Takes no block number. */
-tcmma_status tcmma_render_frag_decl(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    tcmma_operand op, const char *name, int buffers,
-                                    tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_frag_decl(const tcmma_render_ctx *ctx, tcmma_operand op,
+                                    const char *name, int buffers, tcmma_error *err);
 
 /* Loads frag (op a or b) with the tiles of k step kstep (a C int expression,
  * 0 <= kstep < kt: k offset kstep * tile_k) of the plan's sub-tile of the
  * parent at base, through ldmatrix or gathers as the plan says. Under a
  * caller's `#pragma unroll` loop kstep may name its variable. */
-tcmma_status tcmma_render_frag_load(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    tcmma_names *names, tcmma_operand op, const char *frag,
-                                    const char *base, const char *kstep, tcmma_buf *out,
+tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand op,
+                                    const char *frag, const char *base, const char *kstep,
                                     tcmma_error *err);
 
 /* acc += a x b over the mt x nt tiles of one k step (a, b: fragment
  * expressions loaded by tcmma_render_frag_load). */
-tcmma_status tcmma_render_frag_mma(const tcmma_plan *plan, tcmma_dialect dialect,
-                                   tcmma_names *names, const char *acc, const char *a,
-                                   const char *b, tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_frag_mma(const tcmma_render_ctx *ctx, const char *acc, const char *a,
+                                   const char *b, tcmma_error *err);
 
 /* Starts accumulator acc as the plan's init says: d's value (LOAD; d the
  * parent's base) or zero (ZERO, SCALE: d unused but still checked). */
-tcmma_status tcmma_render_acc_init(const tcmma_plan *plan, tcmma_dialect dialect,
-                                   tcmma_names *names, const char *acc, const char *d,
-                                   tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_acc_init(const tcmma_render_ctx *ctx, const char *acc, const char *d,
+                                   tcmma_error *err);
 
 /* Stores acc to d at d's storage precision: d = acc, or for SCALE
  * d = alpha * acc + beta * d (f32 arithmetic, one conversion). */
-tcmma_status tcmma_render_acc_store(const tcmma_plan *plan, tcmma_dialect dialect,
-                                    tcmma_names *names, const char *acc, const char *d,
-                                    tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_acc_store(const tcmma_render_ctx *ctx, const char *acc, const char *d,
+                                    tcmma_error *err);
 
-/* Kernel-scope declarations the accepted plans of one kernel share, and
- * their shared-memory bytes, from one predicate so the two cannot drift. */
-tcmma_status tcmma_kernel_prologue(const tcmma_plan *plans, size_t count,
-                                   tcmma_dialect dialect, tcmma_buf *out, tcmma_error *err);
+/* Kernel-scope declarations the accepted plans of one kernel share, into
+ * ctx->out in ctx->dialect (ctx->plan and names unused), and their
+ * shared-memory bytes, from one predicate so the two cannot drift. */
+tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan *plans,
+                                   size_t count, tcmma_error *err);
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
 
 /* What a source around the plan's blocks needs before them, appended to out:
@@ -131,8 +146,8 @@ size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
  * after the vendor header or a second time: NVRTC compiles a small kernel
  * without the headers in a fraction of the time. TCMMA_INVALID: a declined
  * plan, a bad dialect, no out; TCMMA_NO_MEMORY. */
-tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect,
-                                   bool vendor_headers, tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma_render_includes(const tcmma_render_ctx *ctx, bool vendor_headers,
+                                   tcmma_error *err);
 
 /* The most update steps (`outer`) tcmma_render_kernel takes. Its a and b
  * buffers hold one tile per step; a test kernel needs a few, and the bound
@@ -162,9 +177,9 @@ typedef struct {
  * d, a, b. opts NULL: one statement or update. TCMMA_INVALID for a declined
  * plan or outer outside 1..TCMMA_KERNEL_OUTER_MAX; TCMMA_OVERFLOW when the
  * staged operands exceed TCMMA_STATIC_SHARED_MAX bytes or a buffer's bytes
- * exceed an int. */
-tcmma_status tcmma_render_kernel(const tcmma_plan *plan, tcmma_dialect dialect,
-                                 const tcmma_kernel_opts *opts, tcmma_buf *out,
+ * exceed an int. Its blocks number themselves from 0 (one translation unit).
+ */
+tcmma_status tcmma_render_kernel(const tcmma_render_ctx *ctx, const tcmma_kernel_opts *opts,
                                  tcmma_error *err);
 
 /* Static shared memory one CUDA kernel may declare (48 KiB). */
@@ -199,24 +214,39 @@ long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step
  * rows x ld x elem_bytes, must also fit an int (the text's offsets). */
 #define TCMMA_STAGE_EXTENT_MAX (1L << 24)
 
-/* Copies a rows x cols tile of elem_bytes elements from global memory (src,
- * plain, leading dimension src_ld) into shared memory (dst, leading
- * dimension dst_ld, in swizzle) with the 32 lanes of a warp (lane: lane
- * expression, NULL: threadIdx.x % 32), as one block of names. async: cp.async, 16-byte .cg where
- * every chunk is 16-byte aligned, else 8- or 4-byte .ca, then commit and
- * wait (the block title carries the cp.async. marker, tables/markers.def,
- * so the arch options see its floor); a tile no cp.async size divides, or
- * !async: ordinary copies. Ends with __syncwarp.
- * src and dst must be 16-byte aligned. TCMMA_INVALID for empty expressions,
- * bad names, non-positive sizes, rows or ld above TCMMA_STAGE_EXTENT_MAX, ld
- * below cols or a swizzled row that is not whole spans
- * (tcmma_swizzle_ld_ok); TCMMA_OVERFLOW when rows x ld x elem_bytes (either
- * ld) exceeds INT_MAX (the text computes offsets in int). Nothing is
- * appended on an error. */
-tcmma_status tcmma_render_stage(tcmma_dialect dialect, tcmma_names *names, bool async,
-                                const char *dst, const char *src, long rows, long cols,
-                                long dst_ld, long src_ld, int elem_bytes, tcmma_swizzle swizzle,
-                                const char *lane, tcmma_buf *out, tcmma_error *err);
+/* One tile copy of tcmma_render_stage: a rows x cols tile of elem_bytes
+ * elements from global memory (src, plain, leading dimension src_ld) into
+ * shared memory (dst, leading dimension dst_ld, laid out by swizzle) with
+ * the 32 lanes of a warp. Grows only at the end (size first). */
+typedef struct {
+  size_t size;           /* sizeof(tcmma_stage_opts), as the default function sets it */
+  bool async;            /* cp.async where a chunk size divides the tile */
+  const char *dst, *src; /* pointer expressions, 16-byte aligned */
+  long rows, cols;       /* elements */
+  long dst_ld, src_ld;   /* elements per row of each side, at least cols */
+  int elem_bytes;        /* 1, 2, 4 or 8 */
+  tcmma_swizzle swizzle; /* dst's atom (TCMMA_SWIZZLE_NONE: plain rows) */
+  const char *lane;      /* lane expression; NULL: threadIdx.x % 32 */
+} tcmma_stage_opts;
+
+/* A copy with size set, async false, swizzle none, the rest zero or NULL:
+ * the caller fills in the expressions and sizes. */
+tcmma_stage_opts tcmma_stage_opts_default(void);
+
+/* Appends the copy *opts describes to ctx->out as one block of ctx->names
+ * (ctx->plan unused). async: cp.async, 16-byte .cg where every chunk is
+ * 16-byte aligned, else 8- or 4-byte .ca, then commit and wait (the block
+ * title carries the cp.async. marker, tables/markers.def, so the arch
+ * options see its floor); a tile no cp.async size divides, or !async:
+ * ordinary copies. Ends with __syncwarp. TCMMA_INVALID for a bad ctx, NULL
+ * opts or one whose size is below sizeof(tcmma_stage_opts), empty
+ * expressions, bad names, non-positive sizes, rows or ld above
+ * TCMMA_STAGE_EXTENT_MAX, ld below cols or a swizzled row that is not whole
+ * spans (tcmma_swizzle_ld_ok); TCMMA_OVERFLOW when rows x ld x elem_bytes
+ * (either ld) exceeds INT_MAX (the text computes offsets in int). Nothing
+ * is appended on an error. */
+tcmma_status tcmma_render_stage(const tcmma_render_ctx *ctx, const tcmma_stage_opts *opts,
+                                tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

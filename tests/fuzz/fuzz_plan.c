@@ -14,6 +14,10 @@
 #include <string.h>
 #include "tcmma/tcmma.h"
 
+/* A render context as one expression (as tests/util.h). */
+#define RCTX(plan, dialect, names, out) \
+  (&(tcmma_render_ctx)TCMMA_RENDER_CTX_INIT((plan), (dialect), (names), (out)))
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 typedef struct {
@@ -94,15 +98,15 @@ static void pieces(const tcmma_plan *p, tcmma_dialect d, bytes *b, tcmma_buf *ou
   tcmma_error err;
   tcmma_names n = names_of(b);
   int buffers = (int)pick(b, TCMMA_FRAG_BUFFERS_MAX + 2) - 1;
-  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_A, "af", buffers, out, &err);
-  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_B, "bf", buffers, out, &err);
-  tcmma_render_frag_decl(p, d, TCMMA_OPERAND_C, "acc", 0, out, &err);
-  tcmma_render_acc_init(p, d, &n, "acc", "d", out, &err);
+  tcmma_render_frag_decl(RCTX(p, d, NULL, out), TCMMA_OPERAND_A, "af", buffers, &err);
+  tcmma_render_frag_decl(RCTX(p, d, NULL, out), TCMMA_OPERAND_B, "bf", buffers, &err);
+  tcmma_render_frag_decl(RCTX(p, d, NULL, out), TCMMA_OPERAND_C, "acc", 0, &err);
+  tcmma_render_acc_init(RCTX(p, d, &n, out), "acc", "d", &err);
   const char *kstep = byte(b) & 1 ? "ks" : "0";
-  tcmma_render_frag_load(p, d, &n, TCMMA_OPERAND_A, "af[0]", "a", kstep, out, &err);
-  tcmma_render_frag_load(p, d, &n, TCMMA_OPERAND_B, "bf[0]", "b", kstep, out, &err);
-  tcmma_render_frag_mma(p, d, &n, "acc", "af[0]", "bf[0]", out, &err);
-  tcmma_render_acc_store(p, d, &n, "acc", "d", out, &err);
+  tcmma_render_frag_load(RCTX(p, d, &n, out), TCMMA_OPERAND_A, "af[0]", "a", kstep, &err);
+  tcmma_render_frag_load(RCTX(p, d, &n, out), TCMMA_OPERAND_B, "bf[0]", "b", kstep, &err);
+  tcmma_render_frag_mma(RCTX(p, d, &n, out), "acc", "af[0]", "bf[0]", &err);
+  tcmma_render_acc_store(RCTX(p, d, &n, out), "acc", "d", &err);
 }
 
 /* A short expression of the input's bytes (may exceed TCMMA_EXPR_MAX). */
@@ -126,17 +130,17 @@ static void render_all(const tcmma_plan *p, bytes *b) {
     tcmma_dialect d = (tcmma_dialect)dl;
     tcmma_names n = names_of(b);
     if (p->call.scope == TCMMA_SCOPE_STATEMENT) {
-      tcmma_render_statement(p, d, &n, "d", "a", "b", &out, &err);
+      tcmma_render_statement(RCTX(p, d, &n, &out), "d", "a", "b", &err);
     } else {
-      tcmma_render_fragment_open(p, d, &n, "frag", "d", &out, &err);
-      tcmma_render_fragment_update(p, d, &n, "frag", "a", "b", &out, &err);
-      tcmma_render_fragment_close(p, d, &n, "frag", "d", &out, &err);
+      tcmma_render_fragment_open(RCTX(p, d, &n, &out), "frag", "d", &err);
+      tcmma_render_fragment_update(RCTX(p, d, &n, &out), "frag", "a", "b", &err);
+      tcmma_render_fragment_close(RCTX(p, d, &n, &out), "frag", "d", &err);
     }
     pieces(p, d, b, &out);
     unsigned k = byte(b);
     tcmma_kernel_opts opts = {(int)(k % 6), k & 8, k & 16};
-    tcmma_render_kernel(p, d, &opts, &out, &err);
-    tcmma_kernel_prologue(p, 1, d, &out, &err);
+    tcmma_render_kernel(RCTX(p, d, NULL, &out), &opts, &err);
+    tcmma_kernel_prologue(RCTX(NULL, d, NULL, &out), p, 1, &err);
     tcmma_buf_free(&out);
   }
   tcmma_census c;
@@ -164,8 +168,9 @@ static void stage(bytes *b) {
   tcmma_error err;
   tcmma_names n = names_of(b);
   tcmma_swizzle sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
-  tcmma_render_stage((tcmma_dialect)pick(b, 3), &n, byte(b) & 1, "dst", "src", rows, cols,
-                     dst_ld, src_ld, ebs[pick(b, 6)], sw, l, &out, &err);
+  tcmma_stage_opts so = {sizeof so, byte(b) & 1, "dst", "src", rows, cols, dst_ld, src_ld,
+                         ebs[pick(b, 6)], sw, l};
+  tcmma_render_stage(RCTX(NULL, (tcmma_dialect)pick(b, 3), &n, &out), &so, &err);
   sw = (tcmma_swizzle)pick(b, TCMMA_SWIZZLE_COUNT + 1);
   tcmma_render_swizzle_offset(sw, "r", "c", wide(b), &out, &err);
   tcmma_buf_free(&out);

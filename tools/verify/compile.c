@@ -270,7 +270,8 @@ static bool render_case(const verify_case *c, tcmma_plan *plan, tcmma_census *ce
     return verify_case_set(r, VERIFY_CASE_FAILED, "census of an accepted plan failed: %s",
                            err.message);
   tcmma_kernel_opts opts = verify_case_kernel_opts(c);
-  tcmma_status st = tcmma_render_kernel(plan, TCMMA_DIALECT_CUDA, &opts, src, &err);
+  tcmma_render_ctx rc = tcmma_render_ctx_make(plan, TCMMA_DIALECT_CUDA, NULL, src);
+  tcmma_status st = tcmma_render_kernel(&rc, &opts, &err);
   if (st != TCMMA_OK || src->failed)
     return verify_case_set(r, VERIFY_CASE_FAILED, "render_kernel: %s: %s", tcmma_status_name(st),
                            err.message);

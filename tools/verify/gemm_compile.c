@@ -70,7 +70,8 @@ static struct {
 static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_compile *g) {
   memset(g, 0, sizeof *g);
   g->c = c;
-  g->rendered = tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &g->text, &g->render_err) == TCMMA_OK;
+  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
+  g->rendered = tcmma_render_gemm(&rc, p, &g->render_err) == TCMMA_OK;
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = {.name = "verify-gemm.cu", .sass = true}};
 }

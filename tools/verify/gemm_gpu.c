@@ -72,7 +72,8 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
     return;
   }
   tcmma_buf src = {0};
-  if (tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &src, &err) != TCMMA_OK) {
+  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
+  if (tcmma_render_gemm(&rc, p, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;

@@ -113,7 +113,8 @@ void verify_exec_gpu(const verify_case *c, verify_case_result *r) {
   tcmma_error_clear(&err);
   tcmma_buf src = {0};
   tcmma_kernel_opts kopts = verify_case_kernel_opts(c);
-  tcmma_status st = tcmma_render_kernel(&plan, TCMMA_DIALECT_CUDA, &kopts, &src, &err);
+  tcmma_render_ctx rc = tcmma_render_ctx_make(&plan, TCMMA_DIALECT_CUDA, NULL, &src);
+  tcmma_status st = tcmma_render_kernel(&rc, &kopts, &err);
   if (st != TCMMA_OK || src.failed) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render_kernel: %s", err.message);

@@ -392,7 +392,8 @@ tcmma_status sim_module_build(const verify_case *const *cases, const tcmma_plan 
     tcmma_error e;
     tcmma_error_clear(&e);
     tcmma_kernel_opts opts = verify_case_kernel_opts(cases[i]);
-    st = tcmma_render_kernel(&plans[i], TCMMA_DIALECT_HOST, &opts, &buf, &e);
+    tcmma_render_ctx rc = tcmma_render_ctx_make(&plans[i], TCMMA_DIALECT_HOST, NULL, &buf);
+    st = tcmma_render_kernel(&rc, &opts, &e);
     if (st == TCMMA_OK && buf.failed) st = tcmma_fail(&e, TCMMA_NO_MEMORY, "out of memory");
     if (st != TCMMA_OK) {
       set_error(mc, "host-dialect render failed", e.message);
