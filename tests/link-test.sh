@@ -59,9 +59,9 @@ int main(void) {
   tcmma_plan p;
   tcmma_names names = {NULL, 0};
   tcmma_buf out = {0};
-  int bad = tcmma_plan_call(&c, &p, NULL) != TCMMA_OK ||
-            tcmma_render_statement(&p, TCMMA_DIALECT_CUDA, &names, "d", "a", "b", &out, NULL)
-                != TCMMA_OK ||
+  int bad = tcmma_plan_call(&c, &p, NULL) != TCMMA_OK;
+  tcmma_render_ctx ctx = tcmma_render_ctx_make(&p, TCMMA_DIALECT_CUDA, &names, &out);
+  bad = bad || tcmma_render_statement(&ctx, "d", "a", "b", NULL) != TCMMA_OK ||
             !strstr(tcmma_buf_str(&out), "mma.sync");
   tcmma_buf_free(&out);
   return bad;

@@ -480,7 +480,8 @@ static void loader_copies_what_the_plan_counts(void **s) {
     tcmma_error err = {0};
     assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
     tcmma_buf out = {0};
-    assert_int_equal(tcmma_render_gemm(&p, TCMMA_DIALECT_CUDA, &out, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+                     TCMMA_OK);
     const char *a = strstr(tcmma_buf_str(&out), "__tcmma_g_ai < ");
     const char *b = strstr(tcmma_buf_str(&out), "__tcmma_g_bi < ");
     long na = 0, nb = 0;

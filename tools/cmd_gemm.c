@@ -220,9 +220,8 @@ int cmd_gemm(int argc, char **argv) {
   tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);
   if (st != TCMMA_OK && st != TCMMA_DECLINED) return cli_fail(cmd, "%s", err.message);
   tcmma_buf text = {0};
-  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, dialect, NULL, &text);
-  if (plan.accepted && (kernel || json) &&
-      tcmma_render_gemm(&rc, &plan, &err) != TCMMA_OK) {
+  tcmma_render_ctx ctx = tcmma_render_ctx_make(NULL, dialect, NULL, &text);
+  if (plan.accepted && (kernel || json) && tcmma_render_gemm(&ctx, &plan, &err) != TCMMA_OK) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
