@@ -8,8 +8,9 @@ const tcmma_operand_desc *tcmma__desc(const tcmma_call *call, tcmma_operand op) 
   return op == TCMMA_OPERAND_A ? &call->a : op == TCMMA_OPERAND_B ? &call->b : &call->d;
 }
 
-static const struct { const char *name, *rule; } declines[] = {
-#define TCMMA_DECLINE(ID, name, rule) {name, rule},
+/* Indexed by value (a row's value column, not its position). */
+static const struct { const char *name, *rule; } declines[TCMMA_DECLINE_COUNT] = {
+#define TCMMA_DECLINE(ID, value, name, rule) [value] = {name, rule},
 #include "tables/declines.def"
 #undef TCMMA_DECLINE
 };

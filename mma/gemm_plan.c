@@ -16,8 +16,9 @@
  * for the epilogue's 16-byte reads. */
 enum { EPILOGUE_PAD = 8 };
 
-static const struct { const char *name, *rule; } declines[] = {
-#define TCMMA_GEMM_DECLINE(ID, name, rule) {name, rule},
+/* Indexed by value (a row's value column, not its position). */
+static const struct { const char *name, *rule; } declines[TCMMA_GEMM_DECLINE_COUNT] = {
+#define TCMMA_GEMM_DECLINE(ID, value, name, rule) [value] = {name, rule},
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
 };

@@ -16,10 +16,14 @@ extern "C" {
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
-#define TCMMA_GEMM_DECLINE(ID, name, rule) TCMMA_GEMM_DECLINE_##ID,
+#define TCMMA_GEMM_DECLINE(ID, value, ...) TCMMA_GEMM_DECLINE_##ID = (value),
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
-  TCMMA_GEMM_DECLINE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_GEMM_DECLINE_COUNT = 0
+#define TCMMA_GEMM_DECLINE(...) +1
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
 
 /* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2

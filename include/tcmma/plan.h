@@ -13,13 +13,17 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
+typedef enum { TCMMA_SPACE_GLOBAL = 0, TCMMA_SPACE_SHARED = 1, TCMMA_SPACE_THREAD = 2 } tcmma_space;
 
 typedef enum {
-#define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
+#define TCMMA_DECLINE(ID, value, ...) TCMMA_DECLINE_##ID = (value),
 #include "tables/declines.def"
 #undef TCMMA_DECLINE
-  TCMMA_DECLINE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_DECLINE_COUNT = 0
+#define TCMMA_DECLINE(...) +1
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
 } tcmma_decline;
 
 /* One coordinate of a sub-tile's origin in its parent tile, in elements:
@@ -66,7 +70,7 @@ typedef struct {
  * call's alpha and beta expressions (D = alpha A B + beta D); an s32
  * accumulator takes them as int and wraps in 32 bits, an f64 one computes
  * in double. */
-typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
+typedef enum { TCMMA_INIT_LOAD = 0, TCMMA_INIT_ZERO = 1, TCMMA_INIT_SCALE = 2 } tcmma_init;
 
 /* The register budget per lane when the call gives none: the accumulator
  * plus one k step of A and B fragments within it leaves room under the 255

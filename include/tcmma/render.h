@@ -11,7 +11,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
+typedef enum { TCMMA_DIALECT_CUDA = 0, TCMMA_DIALECT_HOST = 1 } tcmma_dialect;
 
 /* The alignment, in bytes, every d, a and b pointer expression given to the
  * renderers must have (wmma arms: TCMMA_WMMA_ALIGN); the vector accesses
