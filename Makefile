@@ -7,8 +7,8 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CUDA_HOME ?= /usr/local/cuda
 VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
-# The soname's number: raise it whenever the exported ABI changes incompatibly.
-SONAME    := libtcmma.so.1
+# The soname's number: raise it whenever the ABI changes incompatibly (docs/design.md, ABI).
+SONAME    := libtcmma.so.2
 
 ifeq ($(SAN),1)
 BUILD     ?= build-san

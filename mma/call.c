@@ -41,16 +41,6 @@ tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *er
                     name ? name : "(null)");
 }
 
-tcmma_call tcmma_call_default(void) {
-  tcmma_call c;
-  memset(&c, 0, sizeof c);
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_F16;
-  c.scope = TCMMA_SCOPE_STATEMENT;
-  c.numerics = tcmma_numerics_default();
-  return c;
-}
-
 void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,
                                long *cols, long *ld, const tcmma_coord **free_origin,
                                const tcmma_coord **k_origin) {

@@ -17,13 +17,17 @@ tmp=$(mktemp -d /tmp/tcmma-abi-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # The names declared as functions (followed by '('), less the typedef names
-# (followed by ';' somewhere: `} tcmma_status;`), sorted.
+# (followed by ';' somewhere: `} tcmma_status;`) and the static inline
+# functions the headers define (the *_default() of size-carrying structs:
+# compiled into the caller, never exported), sorted.
 declared() {
   ${CC:-cc} -E -P -I"$src/include" -I"$src" -x c "$1" >"$tmp/pp.c" ||
     { echo "abi-test: cannot preprocess $1"; exit 1; }
   grep -o 'tcmma_[A-Za-z0-9_]*[[:space:]]*(' "$tmp/pp.c" | sed 's/[[:space:]]*($//' | sort -u >"$tmp/fn"
   grep -o 'tcmma_[A-Za-z0-9_]*[[:space:]]*;' "$tmp/pp.c" | sed 's/[[:space:]]*;$//' | sort -u >"$tmp/ty"
-  comm -23 "$tmp/fn" "$tmp/ty"
+  { grep -o 'static inline [^(;{]*(' "$tmp/pp.c" || true; } |
+    sed -n 's/.*[^A-Za-z0-9_]\(tcmma_[A-Za-z0-9_]*\)[[:space:]]*($/\1/p' | sort -u >"$tmp/inline"
+  comm -23 "$tmp/fn" "$tmp/ty" | comm -23 - "$tmp/inline"
 }
 declared "$src/include/tcmma/tcmma.h" >"$tmp/lib.decl"
 declared "$src/include/tcmma/sim.h" | comm -23 - "$tmp/lib.decl" >"$tmp/sim.decl"

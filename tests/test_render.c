@@ -383,7 +383,7 @@ static void test_host_kernels_compile(void **s) {
                            cases[i].k, cases[i].scope, cases[i].arm);
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    tcmma_kernel_opts ko = {cases[i].outer, i % 2 == 1};
+    tcmma_kernel_opts ko = TCMMA_KERNEL_OPTS_INIT(cases[i].outer, i % 2 == 1);
     if (tcmma_render_kernel(&p, TCMMA_DIALECT_HOST, &ko, &out, &err) != TCMMA_OK)
       fail_msg("%s: %s", cases[i].arm, err.message);
     const char *t = tcmma_buf_str(&out);
@@ -648,7 +648,7 @@ static void test_errors(void **s) {
   }
   assert_int_equal(tcmma_render_statement(&p, (tcmma_dialect)7, &nm, "d", "a", "b", &out, &err),
                    TCMMA_INVALID);
-  tcmma_kernel_opts bad_outer = {-1, false};
+  tcmma_kernel_opts bad_outer = TCMMA_KERNEL_OPTS_INIT(-1, false);
   assert_int_equal(tcmma_render_kernel(&p, TCMMA_DIALECT_CUDA, &bad_outer, &out, &err),
                    TCMMA_INVALID);
   assert_string_equal(tcmma_buf_str(&out), "");

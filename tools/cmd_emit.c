@@ -165,7 +165,7 @@ static tcmma_status render(const emit_args *e, const tcmma_plan *p, tcmma_buf *o
                            tcmma_error *err) {
   tcmma_names nm = {NULL, 0};
   if (e->kernel) {
-    tcmma_kernel_opts opts = {(int)e->outer, e->pieces};
+    tcmma_kernel_opts opts = TCMMA_KERNEL_OPTS_INIT((int)e->outer, e->pieces);
     return tcmma_render_kernel(p, e->dialect, &opts, out, err);
   }
   if (e->pieces) return render_pieces(e, p, &nm, out, err);

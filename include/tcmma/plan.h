@@ -92,8 +92,12 @@ typedef enum { TCMMA_INIT_LOAD = 0, TCMMA_INIT_ZERO = 1, TCMMA_INIT_SCALE = 2 } 
  * threads. */
 #define TCMMA_WARPS_MAX (1024 / TCMMA_WARP_SIZE)
 
-/* One call: D[m x n] += A[m x k] B[k x n]. */
+/* One call: D[m x n] += A[m x k] B[k x n]. Start one with
+ * tcmma_call_default(): a size of 0 is TCMMA_INVALID. */
 typedef struct {
+  size_t size;            /* sizeof(tcmma_call) where the caller was built, set by
+                             tcmma_call_default(): the library reads the fields it covers,
+                             defaults the rest (docs/design.md, ABI) */
   int m, n, k;
   tcmma_operand_desc d, a, b;
   tcmma_scope scope;
@@ -161,8 +165,17 @@ typedef struct {
 bool tcmma_arm_reloads(tcmma_arm arm);
 
 /* A call with the defaults: operands global, plain, not transposed, dense;
- * statement scope; any device; default numerics. Precisions f32/f16/f16. */
-tcmma_call tcmma_call_default(void);
+ * statement scope; any device; default numerics. Precisions f32/f16/f16.
+ * Inline, so that its size is the caller's own sizeof, not the library's. */
+static inline tcmma_call tcmma_call_default(void) {
+  tcmma_call c = {0};
+  c.size = sizeof c;
+  c.d.prec = TCMMA_PREC_F32;
+  c.a.prec = c.b.prec = TCMMA_PREC_F16;
+  c.scope = TCMMA_SCOPE_STATEMENT;
+  c.numerics = tcmma_numerics_default();
+  return c;
+}
 
 /* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
  * out->message say why (also copied to err). TCMMA_INVALID: the call itself

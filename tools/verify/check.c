@@ -15,7 +15,7 @@ bool tcmma_case_set(tcmma_case_result *r, tcmma_case_outcome outcome, const char
 }
 
 tcmma_kernel_opts tcmma_case_kernel_opts(const tcmma_case *c) {
-  tcmma_kernel_opts o = {c->outer, c->pieces, c->indexed};
+  tcmma_kernel_opts o = TCMMA_KERNEL_OPTS_INIT(c->outer, c->pieces, c->indexed);
   return o;
 }
 

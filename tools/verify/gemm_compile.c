@@ -33,7 +33,7 @@ static void start(const tcmma_gemm_case *c, const tcmma_gemm_plan *p, gemm_compi
   g->c = c;
   g->rendered = tcmma_render_gemm(p, TCMMA_DIALECT_CUDA, &g->text, &g->render_err) == TCMMA_OK;
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
-                        .opts = {.name = "verify-gemm.cu", .sass = true}};
+                        .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true)};
 }
 
 static void release(gemm_compile *items, size_t n) {

@@ -361,6 +361,7 @@ static pthread_once_t once = PTHREAD_ONCE_INIT;
 tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   tcmma_call c;
   memset(&c, 0, sizeof c);
+  c.size = sizeof c;
   c.d.prec = r->d, c.a.prec = r->a, c.b.prec = r->b;
   c.d.space = c.a.space = c.b.space = TCMMA_SPACE_GLOBAL;
   c.d.swizzle = c.a.swizzle = c.b.swizzle = TCMMA_SWIZZLE_NONE;
