@@ -8,7 +8,7 @@ DESTDIR   ?=
 CUDA_HOME ?= /usr/local/cuda
 VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
 # The soname's number: raise it whenever the ABI changes incompatibly, then
-# run make abi-baseline (docs/design.md, ABI; tests/abi-test.sh enforces it).
+# run make abi-baseline (docs/design.md §15; tests/abi-test.sh enforces it).
 SONAME    := libtcmma.so.2
 
 ifeq ($(SAN),1)
@@ -119,7 +119,7 @@ $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in > $@
 
 # The ABI's values and layouts that tests/abi-test.sh compares against
-# (docs/design.md, ABI): written here, never by hand.
+# (docs/design.md §15): written here, never by hand.
 abi-baseline:
 	@TCMMA_SRCDIR=$(CURDIR) sh tests/abi/abi-layout.sh baseline
 

@@ -1,4 +1,4 @@
-/* Taking a caller's size-carrying struct (docs/design.md, ABI). */
+/* Taking a caller's size-carrying struct (docs/design.md §15). */
 #ifndef TCMMA_MMA_ABI_H
 #define TCMMA_MMA_ABI_H
 

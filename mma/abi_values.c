@@ -1,6 +1,6 @@
 /* Compile-time proof that the public enums made from tables keep their ABI
  * shape: each row's value column (its constant's number, fixed for good: see
- * docs/design.md, ABI) is in 0..COUNT-1, where COUNT is the number of rows,
+ * docs/design.md §15) is in 0..COUNT-1, where COUNT is the number of rows,
  * and no two rows share a value. Together: the values are exactly
  * 0..COUNT-1 in some row order, so the arrays the library indexes by value
  * (sized [COUNT], initialised by designated index [value]) have a row in

@@ -70,7 +70,8 @@ static bool has_option(const tcmma_program *p, const char *want) {
 }
 
 static tcmma_compile_opts native(int cc, bool sass) {
-  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = cc, .sass = sass);
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE,
+                                                 .cc = cc, .sass = sass);
   return o;
 }
 
@@ -179,7 +180,8 @@ static void test_explicit_arch(void **state) {
   (void)state;
   char src[sizeof bf16_src + 96];
   snprintf(src, sizeof src, "// (mma-bf16)\n%s", bf16_source("x"));
-  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_FLOOR, .sass = true, .arch = 90);
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_FLOOR,
+                                                 .sass = true, .arch = 90);
   tcmma_program p;
   tcmma_error err;
   if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
@@ -196,8 +198,8 @@ static void test_explicit_arch(void **state) {
   assert_int_equal(arch_options(&p), 1);
   tcmma_program_free(&p);
   /* below the marker's floor: no floor error, ptxas itself refuses */
-  tcmma_compile_opts low = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = 90, .sass = true,
-                            .arch = 75);
+  tcmma_compile_opts low = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE,
+                                                   .cc = 90, .sass = true, .arch = 75);
   assert_int_equal(tcmma_compile(src, strlen(src), &low, &p, &err), TCMMA_COMPILE);
   assert_non_null(strstr(p.log, "requires .target sm_80"));
   assert_null(strstr(p.log, "followed by"));
@@ -867,8 +869,9 @@ static void test_includes_defines_dialect(void **state) {
       "  cuda::pipeline_consumer_wait_prior<0>(pipe);\n"
       "#if WIDE > 3\n  out[threadIdx.x] = s[threadIdx.x] * SCALE;\n#endif\n}\n";
   const char *dirs[] = {dir}, *defines[] = {"WIDE=4", "EMPTY"};
-  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.include_dirs = dirs, .n_include_dirs = 1, .defines = defines,
-                          .n_defines = 2, .std = "c++17");
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.include_dirs = dirs, .n_include_dirs = 1,
+                                                 .defines = defines, .n_defines = 2,
+                                                 .std = "c++17");
   tcmma_program p;
   tcmma_error err;
   if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);

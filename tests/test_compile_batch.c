@@ -312,7 +312,8 @@ static void figures_per_kernel(void **state) {
   (void)state;
   const char *names[] = {"k_regs", "k_smem", "k_stack"};
   const char *const cap[] = {"--maxrregcount=40"};
-  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true, .extra = cap, .n_extra = 1);
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true, .extra = cap,
+                                                 .n_extra = 1);
   char src[4096];
   snprintf(src, sizeof src, "%s%s%s", figure_kernels[0], figure_kernels[1], figure_kernels[2]);
   tcmma_program alone[3];

@@ -174,7 +174,8 @@ static void family_targets_by_ptxas(void **state) {
   } t[] = {{120, 'a', true}, {121, 'a', true}, {120, 'f', true}, {100, 'a', false},
            {90, 0, false}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .arch = t[i].arch, .arch_suffix = t[i].suffix);
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .arch = t[i].arch,
+                                                   .arch_suffix = t[i].suffix);
     tcmma_program prog;
     tcmma_status st = tcmma_compile(src.data, src.len, &o, &prog, &err);
     if (t[i].ok && (st != TCMMA_OK || !prog.cubin))

@@ -43,7 +43,8 @@ static void blocks_of_many_threads(void **state) {
   for (size_t i = 0; i < 4; i++) {
     block_state *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {shapes[i][0], shapes[i][1], shapes[i][2]}, 0, NULL, 0);
+    tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {shapes[i][0], shapes[i][1],
+                                                 shapes[i][2]}, 0, NULL, 0);
     tcmma_error err;
     assert_int_equal(tcmma_sim_launch_grid(count_threads, s, &cfg, &err), TCMMA_OK);
     unsigned n = shapes[i][0] * shapes[i][1] * shapes[i][2];
@@ -131,10 +132,12 @@ static void bad_configs(void **state) {
   assert_int_equal(tcmma_sim_launch_grid(NULL, NULL, &cfg, &err), TCMMA_INVALID);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, NULL, &err), TCMMA_INVALID);
   /* dimensions whose product is 2^64: a count that wraps to 0 must not pass */
-  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL, 0);
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL,
+                                                0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "block 4194304x4194304x1048576"));
-  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL, 0);
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL,
+                                                0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "grid 4194304x4194304x1048576"));
   /* dynamic shared memory no allocation can hold (its size rounded up wraps) */

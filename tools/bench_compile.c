@@ -99,8 +99,9 @@ static bool batch_compile(char **src, const size_t *len, size_t n) {
   if (!jobs) return false;
   for (size_t i = 0; i < n; i++)
     jobs[i] = (verify_job){.source = src[i], .len = len[i],
-                           .opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench.cu", .target = TCMMA_TARGET_FLOOR,
-                                    .minimal = true)};
+                           .opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench.cu",
+                                                           .target = TCMMA_TARGET_FLOOR,
+                                                           .minimal = true)};
   verify_compile_jobs(jobs, n);
   bool ok = true;
   size_t batched = 0;

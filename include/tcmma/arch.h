@@ -16,7 +16,11 @@ extern "C" {
 
 /* Which architecture a compile targets. CURRENT means the current setting
  * (tcmma_target_current in compile.h). */
-typedef enum { TCMMA_TARGET_CURRENT = 0, TCMMA_TARGET_FLOOR = 1, TCMMA_TARGET_NATIVE = 2 } tcmma_target;
+typedef enum {
+  TCMMA_TARGET_CURRENT = 0,
+  TCMMA_TARGET_FLOOR = 1,
+  TCMMA_TARGET_NATIVE = 2
+} tcmma_target;
 
 #define TCMMA_ARCH_MAX_ARCHS 64
 #define TCMMA_ARCH_MAX_MARKERS 64

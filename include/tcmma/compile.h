@@ -78,8 +78,9 @@ typedef struct {
  * a size of 0 is TCMMA_INVALID. */
 typedef struct {
   size_t size;             /* sizeof(tcmma_compile_opts) where the caller was built, set by
-                            * tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT: the library reads the
-                            * fields it covers, defaults the rest (docs/design.md, ABI) */
+                            * tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT: the
+                            * library reads the fields it covers, defaults the rest
+                            * (docs/design.md §15) */
   const char *name;        /* NULL: "tcmma.cu" */
   tcmma_target target;     /* CURRENT: the current setting */
   int cc;                  /* device cc (0: unknown; NATIVE then asks the driver) */

@@ -65,7 +65,7 @@ typedef enum {
 typedef struct {
   size_t size;             /* sizeof(tcmma_gemm_call) where the caller was built, set by
                               tcmma_gemm_call_default(): the library reads the fields it
-                              covers, defaults the rest (docs/design.md, ABI) */
+                              covers, defaults the rest (docs/design.md §15) */
   int m, n, k;
   tcmma_operand_desc d, a, b;
   int cc;                  /* device compute capability; 0: any device */

@@ -97,7 +97,7 @@ typedef enum { TCMMA_INIT_LOAD = 0, TCMMA_INIT_ZERO = 1, TCMMA_INIT_SCALE = 2 } 
 typedef struct {
   size_t size;            /* sizeof(tcmma_call) where the caller was built, set by
                              tcmma_call_default(): the library reads the fields it covers,
-                             defaults the rest (docs/design.md, ABI) */
+                             defaults the rest (docs/design.md §15) */
   int m, n, k;
   tcmma_operand_desc d, a, b;
   tcmma_scope scope;
@@ -133,7 +133,10 @@ typedef struct {
 } tcmma_plan;
 
 /* Census of what an accepted plan's emission loads, derived from the rule the
- * renderer applies. */
+ * renderer applies. Its field order is final under libtcmma.so.2 (the ones
+ * added in the middle under .so.1 stay where they are): it is written whole
+ * and embedded in tcmma_gemm_plan, so it changes only with the soname, new
+ * fields then at the end (docs/design.md §15). */
 typedef struct {
   bool a_ldmatrix, b_ldmatrix;
   int tile_m, tile_n, tile_k;   /* the arm's fragment tile */

@@ -144,7 +144,7 @@ tcmma_status tcmma_render_includes(const tcmma_plan *plan, tcmma_dialect dialect
  * TCMMA_INVALID. */
 typedef struct {
   size_t size; /* sizeof(tcmma_kernel_opts) where the caller was built: the library
-                  reads the fields it covers, defaults the rest (docs/design.md, ABI) */
+                  reads the fields it covers, defaults the rest (docs/design.md §15) */
   int outer;   /* update steps, 1..TCMMA_KERNEL_OUTER_MAX (0: 1) */
   bool pieces; /* each update from the pieces: fragments double-buffered
                   across k steps (load step s+1 while step s multiplies) */

@@ -135,7 +135,7 @@ tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *
 typedef struct {
   size_t size;            /* sizeof(tcmma_sim_config) where the caller was built: the
                              simulator reads the fields it covers, defaults the rest
-                             (docs/design.md, ABI) */
+                             (docs/design.md §15) */
   unsigned grid[3];       /* blocks along x, y, z (each at least 1) */
   unsigned block[3];      /* threads along x, y, z (each at least 1; at most
                              TCMMA_SIM_BLOCK_THREADS_MAX in all) */

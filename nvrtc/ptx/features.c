@@ -14,8 +14,8 @@
  * is the row of value i. */
 static const tcmma_ptx_feature features[TCMMA_PTX_FEATURE_COUNT] = {
 #define TCMMA_PTX_FEATURE(ID, value, tokens, suffix, sms, maj, min)                          \
-  [value] = {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA_PTX_MIN_SM(ID),       \
-   (maj) * 10 + (min)},
+  [value] = {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA_PTX_MIN_SM(ID), \
+             (maj) * 10 + (min)},
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
 };

@@ -1,6 +1,6 @@
 #!/bin/sh
 # The ABI's values and layouts, against the committed baseline
-# (tests/abi/baseline.txt; docs/design.md, ABI).
+# (tests/abi/baseline.txt; docs/design.md §15).
 #
 #   abi-layout.sh dump [ROOT]   print the soname, the target, every public enum
 #                               constant's value, every enum type's and public
@@ -226,7 +226,7 @@ check() {
   if [ $st = 2 ]; then
     echo "abi-layout: the ABI changed incompatibly under $(soname) (< baseline, > now):"
     sed 's/^/  /' "$tmp/diff"
-    echo "  raise SONAME in the Makefile, then run make abi-baseline (docs/design.md, ABI)"
+    echo "  raise SONAME in the Makefile, then run make abi-baseline (docs/design.md §15)"
   elif [ $st = 1 ]; then
     echo "abi-layout: the ABI grows (compatibly) beyond tests/abi/baseline.txt:"
     sed 's/^/  /' "$tmp/diff"
@@ -250,13 +250,13 @@ write_baseline() {
     if [ $st = 2 ]; then
       echo "abi-layout: refusing to rewrite the baseline: these changes break $(soname):"
       sed 's/^/  /' "$tmp/diff"
-      echo "  raise SONAME in the Makefile first (docs/design.md, ABI)"
+      echo "  raise SONAME in the Makefile first (docs/design.md §15)"
       rm -rf "$tmp"; return 1
     fi
     sed 's/^/  /' "$tmp/diff"
   fi
   { echo "# The ABI of $(soname): written by make abi-baseline (tests/abi/abi-layout.sh), never"
-    echo "# by hand; tests/abi-test.sh fails on any difference (docs/design.md, ABI)."
+    echo "# by hand; tests/abi-test.sh fails on any difference (docs/design.md §15)."
     cat "$tmp/now"; } >"$baseline"
   rm -rf "$tmp"
   echo "abi-layout: wrote $baseline ($(grep -c '^enum ' "$baseline") constants," \
