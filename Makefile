@@ -7,8 +7,9 @@ PREFIX    ?= /usr/local
 DESTDIR   ?=
 CUDA_HOME ?= /usr/local/cuda
 VERSION   := $(shell sed -n 's/^\#define TCMMA_VERSION "\(.*\)"/\1/p' include/tcmma/tcmma.h)
-# The soname's number: raise it whenever the exported ABI changes incompatibly.
-SONAME    := libtcmma.so.1
+# The soname's number: raise it whenever the ABI changes incompatibly, then
+# run make abi-baseline (docs/design.md §15; tests/abi-test.sh enforces it).
+SONAME    := libtcmma.so.2
 
 ifeq ($(SAN),1)
 BUILD     ?= build-san
@@ -59,7 +60,7 @@ TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run check memcheck deps install uninstall clean help bench golden fuzz
+.PHONY: all run check memcheck deps install uninstall clean help bench golden fuzz abi-baseline
 
 all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/libtcmma_sim.a $(BUILD)/tcmma \
      $(BUILD)/tcmma.pc
@@ -74,6 +75,8 @@ help:
 	@echo "make memcheck   the test binaries under valgrind"
 	@echo "make bench      tcmma bench compile, emit and ptx (measures; see README, Performance)"
 	@echo "make install    PREFIX=$(PREFIX) DESTDIR=$(DESTDIR)"
+	@echo "make abi-baseline  rewrite tests/abi/baseline.txt (refused for an incompatible change"
+	@echo "                under the same soname: raise SONAME first)"
 
 $(BUILD)/obj/%.o: %.c $(HEADERS)
 	@mkdir -p $(dir $@)
@@ -114,6 +117,11 @@ bench: $(BUILD)/tcmma
 $(BUILD)/tcmma.pc: tcmma.pc.in Makefile
 	@mkdir -p $(dir $@)
 	sed -e 's|@PREFIX@|$(PREFIX)|g' -e 's|@VERSION@|$(VERSION)|g' tcmma.pc.in > $@
+
+# The ABI's values and layouts that tests/abi-test.sh compares against
+# (docs/design.md §15): written here, never by hand.
+abi-baseline:
+	@TCMMA_SRCDIR=$(CURDIR) sh tests/abi/abi-layout.sh baseline
 
 # cmocka is the one thing the tests need that a fresh machine lacks.
 deps:

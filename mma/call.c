@@ -9,8 +9,9 @@ const tcmma_operand_desc *tcmma__emit_desc(const tcmma_call *call, tcmma_operand
   return op == TCMMA_OPERAND_A ? &call->a : op == TCMMA_OPERAND_B ? &call->b : &call->d;
 }
 
-static const struct { const char *name, *rule; } declines[] = {
-#define TCMMA_DECLINE(ID, name, rule) {name, rule},
+/* Indexed by value (a row's value column, not its position). */
+static const struct { const char *name, *rule; } declines[TCMMA_DECLINE_COUNT] = {
+#define TCMMA_DECLINE(ID, value, name, rule) [value] = {name, rule},
 #include "tables/declines.def"
 #undef TCMMA_DECLINE
 };
@@ -42,16 +43,6 @@ tcmma_status tcmma_init_parse(const char *name, tcmma_init *out, tcmma_error *er
   char names[64];
   return tcmma_fail(err, TCMMA_INVALID, "unknown init '%s': expected %s", name ? name : "(null)",
                     tcmma__table_names(names, sizeof names, init_at, 0, TCMMA_INIT_SCALE));
-}
-
-tcmma_call tcmma_call_default(void) {
-  tcmma_call c;
-  memset(&c, 0, sizeof c);
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_F16;
-  c.scope = TCMMA_SCOPE_STATEMENT;
-  c.numerics = tcmma_numerics_default();
-  return c;
 }
 
 void tcmma_operand_scale_shape(const tcmma_call *call, tcmma_operand op, int block, long *rows,

@@ -7,6 +7,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "abi.h"
 #include "emit.h"
 #include "gemm_rules.h"
 #include "tcmma/gemm.h"
@@ -17,8 +18,9 @@
  * for the epilogue's 16-byte reads. */
 enum { EPILOGUE_PAD = 8 };
 
-static const struct { const char *name, *rule; } declines[] = {
-#define TCMMA_GEMM_DECLINE(ID, name, rule) {name, rule},
+/* Indexed by value (a row's value column, not its position). */
+static const struct { const char *name, *rule; } declines[TCMMA_GEMM_DECLINE_COUNT] = {
+#define TCMMA_GEMM_DECLINE(ID, value, name, rule) [value] = {name, rule},
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
 };
@@ -49,16 +51,6 @@ size_t tcmma_shared_memory_max(int cc, int floor) {
     }
   }
   return best;
-}
-
-tcmma_gemm_call tcmma_gemm_call_default(void) {
-  tcmma_gemm_call c;
-  memset(&c, 0, sizeof c);
-  c.m = c.n = c.k = 128;
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_BF16;
-  c.numerics = tcmma_numerics_default();
-  return c;
 }
 
 /* Declines with reason and a printf message (also into err). */
@@ -187,7 +179,12 @@ static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
   if (!call || !out) return tcmma_fail(err, TCMMA_INVALID, "gemm plan: call and out are required");
   memset(out, 0, sizeof *out);
   out->arm = TCMMA_ARM_NONE;
-  tcmma_gemm_call c = *call;
+  /* the caller's call as this library's whole struct (an older, smaller one
+   * gets the defaults for the rest) */
+  tcmma_gemm_call c, defaults = tcmma_gemm_call_default();
+  tcmma_status taken = tcmma__abi_take(&c, call, sizeof c, &defaults, "tcmma_gemm_call",
+                                       "tcmma_gemm_call_default()", err);
+  if (taken != TCMMA_OK) return taken;
   const tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
   for (int i = 0; i < 3; i++)
     if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT ||

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "abi.h"
 #include "emit.h"
 
 static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *err,
@@ -237,8 +238,15 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_plan_call: call and out must not be NULL");
   memset(out, 0, sizeof *out);
   out->arm = TCMMA_ARM_NONE;
-  out->call = *call;
-  tcmma_status st = check_call(call, err);
+  /* the caller's call as this library's whole struct (an older, smaller one
+   * gets the defaults for the rest); from here on `call` is that copy */
+  tcmma_call taken, defaults = tcmma_call_default();
+  tcmma_status st = tcmma__abi_take(&taken, call, sizeof taken, &defaults, "tcmma_call",
+                                    "tcmma_call_default()", err);
+  if (st != TCMMA_OK) return st;
+  call = &taken;
+  out->call = taken;
+  st = check_call(call, err);
   if (st == TCMMA_OK) st = choose_arm(call, out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *info = tcmma_arm_get(out->arm);

@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
+#include "abi.h"
 #include "emit.h"
 
 static const tcmma_operand ops[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
@@ -316,6 +317,14 @@ tcmma_status tcmma_render_kernel(const tcmma_render_ctx *ctx, const tcmma_kernel
   const tcmma_plan *plan = ctx->plan;
   tcmma_dialect dl = ctx->dialect;
   tcmma_buf *out = ctx->out;
+  /* the caller's options as this library's whole struct (an older, smaller
+   * one gets the defaults for the rest) */
+  tcmma_kernel_opts taken = tcmma_kernel_opts_default();
+  if (opts && (st = tcmma__abi_take(&taken, opts, sizeof taken, &taken, "tcmma_kernel_opts",
+                                    "tcmma_kernel_opts_default() or TCMMA_KERNEL_OPTS_INIT",
+                                    err)) != TCMMA_OK)
+    return st;
+  if (opts) opts = &taken;
   int outer = opts && opts->outer ? opts->outer : 1;
   if (outer < 1 || outer > TCMMA_KERNEL_OUTER_MAX)
     return tcmma_fail(err, TCMMA_INVALID, "outer %d: expected 1 to %d update steps", outer,

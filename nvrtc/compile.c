@@ -9,6 +9,7 @@
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
+#include "mma/abi.h"
 
 /* Adds option text trimmed of surrounding blanks (normalisation: the same
  * options always give the same key); blank options are dropped. */
@@ -84,7 +85,20 @@ static tcmma_status explicit_arch(const tcmma_compile_opts *o, tcmma_arch_option
   return TCMMA_OK;
 }
 
+/* The caller's options as this library's whole struct (an older, smaller
+ * one gets the defaults for the rest). */
+static tcmma_status take_opts(tcmma_compile_opts *out, const tcmma_compile_opts *opts,
+                              tcmma_error *err) {
+  *out = tcmma_compile_opts_default();
+  return tcmma__abi_take(out, opts, sizeof *out, out, "tcmma_compile_opts",
+                         "tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT", err);
+}
+
 size_t tcmma_compile_include_dirs(const tcmma_compile_opts *opts, const char **dirs, size_t cap) {
+  /* options of a bad size (which tcmma_compile refuses) add no directory */
+  tcmma_compile_opts taken;
+  if (opts && take_opts(&taken, opts, NULL) != TCMMA_OK) opts = NULL;
+  if (opts) opts = &taken;
   size_t n = 0;
   for (size_t i = 0; opts && i < opts->n_include_dirs; i++)
     if (opts->include_dirs[i] && opts->include_dirs[i][0]) {
@@ -229,10 +243,13 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
   if (nul)
     return tcmma_fail(err, TCMMA_INVALID, "source has a NUL byte at offset %zu of %zu",
                       (size_t)(nul - source), len);
-  tcmma_compile_opts none = {0};
-  const tcmma_compile_opts *o = opts ? opts : &none;
-  tcmma_status st = tcmma__cache_check_setting(err);
+  /* the caller's options as this library's whole struct (an older, smaller
+   * one gets the defaults for the rest); NULL: the defaults */
+  tcmma_compile_opts taken = tcmma_compile_opts_default();
+  tcmma_status st = opts ? take_opts(&taken, opts, err) : TCMMA_OK;
   if (st != TCMMA_OK) return st;
+  const tcmma_compile_opts *o = &taken;
+  if ((st = tcmma__cache_check_setting(err)) != TCMMA_OK) return st;
   tcmma_nvrtc_info info;
   if ((st = tcmma_nvrtc_facts(&info, err)) != TCMMA_OK) return st;
   out->nvrtc_major = info.major, out->nvrtc_minor = info.minor;

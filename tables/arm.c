@@ -6,27 +6,13 @@
 
 #include "tcmma/ptx.h" /* the floors: rows of tables/ptx_features.def, as constants */
 
-static const tcmma_arm_info arms[] = {
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
-                  instr, a_regs, b_regs, c_regs, header)                                      \
-  {TCMMA_ARM_##ID,                                                                            \
-   marker,                                                                                    \
-   TCMMA_FORM_##form,                                                                         \
-   m,                                                                                         \
-   n,                                                                                         \
-   k,                                                                                         \
-   floor,                                                                                     \
-   family,                                                                                    \
-   TCMMA_PREC_##acc,                                                                          \
-   TCMMA_LDMATRIX_##ldm,                                                                      \
-   cvt,                                                                                       \
-   tf32,                                                                                      \
-   scale_block,                                                                               \
-   instr,                                                                                     \
-   a_regs,                                                                                    \
-   b_regs,                                                                                    \
-   c_regs,                                                                                    \
-   header},
+/* Indexed by value (a row's value column, not its position): [value] = row. */
+static const tcmma_arm_info arms[TCMMA_ARM_COUNT] = {
+#define TCMMA_ARM(ID, value, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, \
+                  scale_block, instr, a_regs, b_regs, c_regs, header)                 \
+  [value] = {TCMMA_ARM_##ID, marker, TCMMA_FORM_##form, m, n, k, floor, family,            \
+             TCMMA_PREC_##acc, TCMMA_LDMATRIX_##ldm, cvt, tf32, scale_block, instr, a_regs,   \
+             b_regs, c_regs, header},
 #include "tables/arms.def"
 #undef TCMMA_ARM
 };

@@ -6,8 +6,8 @@ static const struct {
   const char *text;
   bool tag;
   int floor;
-} rows[] = {
-#define TCMMA_MARKER(ID, text, where, floor) {text, TCMMA__WHERE_##where, floor},
+} rows[TCMMA_MARKER_COUNT] = { /* indexed by value, not row position */
+#define TCMMA_MARKER(ID, value, text, where, floor) [value] = {text, TCMMA__WHERE_##where, floor},
 #define TCMMA__WHERE_CODE false
 #define TCMMA__WHERE_TAG true
 #include "tables/markers.def"

@@ -12,18 +12,13 @@ typedef struct {
   tcmma__table_prec_words words;
 } prec_row;
 
-static const prec_row rows[] = {
-#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to,           \
-                   pair_from, header, asm, integer, scaled)                                        \
-  {name,                                                                                           \
-   bits,                                                                                           \
-   ptx_type,                                                                                       \
-   header,                                                                                         \
-   asm,                                                                                            \
-   integer,                                                                                        \
-   scaled,                                                                                         \
-   {TCMMA__SPELL_##cuda_type, TCMMA__SPELL_##to_f32, TCMMA__SPELL_##from_f32, TCMMA__SPELL_##pair, \
-    TCMMA__SPELL_##pair_to, TCMMA__SPELL_##pair_from}},
+/* Indexed by value (a row's value column, not its position). */
+static const prec_row rows[TCMMA_PREC_COUNT] = {
+#define TCMMA_PREC(ID, value, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to,  \
+                   pair_from, header, asm, integer, scaled)                                               \
+  [value] = {name, bits, ptx_type, header, asm, integer, scaled,                              \
+   {TCMMA__SPELL_##cuda_type, TCMMA__SPELL_##to_f32, TCMMA__SPELL_##from_f32,       \
+    TCMMA__SPELL_##pair, TCMMA__SPELL_##pair_to, TCMMA__SPELL_##pair_from}},
 #include "tables/prec.def"
 #undef TCMMA_PREC
 };

@@ -3,14 +3,15 @@
 
 #include <stdio.h>
 
-static const char *const status_names[] = {
-#define TCMMA_STATUS(ID, name, meaning) name,
+/* Indexed by value (a row's value column, not its position). */
+static const char *const status_names[TCMMA_STATUS_COUNT] = {
+#define TCMMA_STATUS(ID, value, name, meaning) [value] = name,
 #include "tables/status.def"
 #undef TCMMA_STATUS
 };
 
-static const char *const status_meanings[] = {
-#define TCMMA_STATUS(ID, name, meaning) meaning,
+static const char *const status_meanings[TCMMA_STATUS_COUNT] = {
+#define TCMMA_STATUS(ID, value, name, meaning) [value] = meaning,
 #include "tables/status.def"
 #undef TCMMA_STATUS
 };

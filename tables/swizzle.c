@@ -10,9 +10,10 @@
 #include "tcmma/status.h"
 #include "tables/names.h"
 
-static const tcmma_swizzle_info swizzles[] = {
-#define TCMMA_SWIZZLE(ID, name, bits, cute) \
-  {TCMMA_SWIZZLE_##ID, name, bits, (bits) ? TCMMA_SWIZZLE_UNIT << (bits) : 0, cute},
+/* Indexed by value (a row's value column, not its position). */
+static const tcmma_swizzle_info swizzles[TCMMA_SWIZZLE_COUNT] = {
+#define TCMMA_SWIZZLE(ID, value, name, bits, cute) \
+  [value] = {TCMMA_SWIZZLE_##ID, name, bits, (bits) ? TCMMA_SWIZZLE_UNIT << (bits) : 0, cute},
 #include "tables/swizzles.def"
 #undef TCMMA_SWIZZLE
 };

@@ -8,6 +8,11 @@
 #   tcmma (CLI)    exports exactly those tcmma_sim_* for the modules it dlopens.
 # A control run first: a copy of libtcmma.so that exports one undeclared
 # symbol must fail the same check, or the check proves nothing.
+# Then the values and layouts (tests/abi/abi-layout.sh): every public enum
+# constant, enum type and struct, each field's offset and size, against the
+# committed tests/abi/baseline.txt, after controls proving that the
+# comparison fails on a shifted enum value, a moved field and a grown struct
+# without a size field, and notices a field appended to a sized struct.
 # Environment (set by `make check`): TCMMA_SRCDIR, TCMMA_BUILD, TCMMA_SANFLAGS.
 set -eu
 export LC_ALL=C # one collation for sort, comm and cmp
@@ -17,13 +22,17 @@ tmp=$(mktemp -d /tmp/tcmma-abi-XXXXXX)
 trap 'rm -rf "$tmp"' EXIT
 
 # The names declared as functions (followed by '('), less the typedef names
-# (followed by ';' somewhere: `} tcmma_status;`), sorted.
+# (followed by ';' somewhere: `} tcmma_status;`) and the static inline
+# functions the headers define (the *_default() of size-carrying structs:
+# compiled into the caller, never exported), sorted.
 declared() {
   ${CC:-cc} -E -P -I"$src/include" -I"$src" -x c "$1" >"$tmp/pp.c" ||
     { echo "abi-test: cannot preprocess $1"; exit 1; }
   grep -o 'tcmma_[A-Za-z0-9_]*[[:space:]]*(' "$tmp/pp.c" | sed 's/[[:space:]]*($//' | sort -u >"$tmp/fn"
   grep -o 'tcmma_[A-Za-z0-9_]*[[:space:]]*;' "$tmp/pp.c" | sed 's/[[:space:]]*;$//' | sort -u >"$tmp/ty"
-  comm -23 "$tmp/fn" "$tmp/ty"
+  { grep -o 'static inline [^(;{]*(' "$tmp/pp.c" || true; } |
+    sed -n 's/.*[^A-Za-z0-9_]\(tcmma_[A-Za-z0-9_]*\)[[:space:]]*($/\1/p' | sort -u >"$tmp/inline"
+  comm -23 "$tmp/fn" "$tmp/ty" | comm -23 - "$tmp/inline"
 }
 declared "$src/include/tcmma/tcmma.h" >"$tmp/lib.decl"
 declared "$src/include/tcmma/sim.h" | comm -23 - "$tmp/lib.decl" >"$tmp/sim.decl"
@@ -92,6 +101,42 @@ if ! cmp -s "$tmp/cli.exp" "$tmp/sim.decl"; then
   status=1
 fi
 
+# ---- values and layouts ----
+layout=$src/tests/abi/abi-layout.sh
+base=$src/tests/abi/baseline.txt
+[ -f "$base" ] || { echo "abi-test: no $base: run make abi-baseline"; exit 1; }
+# The controls: a copy of the headers with one change each, dumped and
+# compared with the baseline. $1 names the control, $2 the exit status
+# compare must give (2: incompatible, 1: an addition), $3 a line it must
+# print, $4 the file to edit and $5 the perl edit.
+control() {
+  rm -rf "$tmp/ctl" && mkdir -p "$tmp/ctl" && cp -R "$src/include" "$src/tables" "$tmp/ctl/"
+  perl -0 -i -pe "$5" "$tmp/ctl/$4"
+  cmp -s "$src/$4" "$tmp/ctl/$4" && { echo "abi-test: control '$1' did not edit $4"; exit 1; }
+  TCMMA_SRCDIR=$src sh "$layout" dump "$tmp/ctl" >"$tmp/ctl.dump" ||
+    { echo "abi-test: control '$1' did not dump"; exit 1; }
+  set +e
+  sh "$layout" compare "$base" "$tmp/ctl.dump" >"$tmp/ctl.diff"
+  got=$?
+  set -e
+  if [ $got != "$2" ] || ! grep -qF "$3" "$tmp/ctl.diff"; then
+    sed 's/^/  /' "$tmp/ctl.diff"
+    echo "abi-test: control '$1': compare gave $got, expected $2 with '$3'"; exit 1
+  fi
+}
+if [ "$(sed -n 's/^target //p' "$base")" = "$(${CC:-cc} -dumpmachine)" ]; then
+  control "shifted enum value" 2 "changed: enum TCMMA_ARM_MMA_BF16 3 -> enum TCMMA_ARM_MMA_BF16 4" \
+    tables/arms.def 's/^TCMMA_ARM\(MMA_BF16, 3,/TCMMA_ARM(MMA_BF16, 4,/m'
+  control "moved field" 2 "changed: field tcmma_census.tile_m 4 4" \
+    include/tcmma/plan.h 's/(typedef struct \{\n)(  bool a_ldmatrix, b_ldmatrix;\n  int tile_m)/$1  int abi_control;\n$2/'
+  control "grown struct without a size" 2 "changed: struct tcmma_census" \
+    include/tcmma/plan.h 's/\n\} tcmma_census;/\n  long long abi_control[2];\n} tcmma_census;/'
+  control "field appended to a sized struct" 1 "added: field tcmma_kernel_opts.abi_control" \
+    include/tcmma/render.h 's/\n\} tcmma_kernel_opts;/\n  int abi_control;\n} tcmma_kernel_opts;/'
+fi
+TCMMA_SRCDIR=$src sh "$layout" check || status=1
+
 [ $status = 0 ] || exit 1
 echo "abi-test: libtcmma.so exports $(wc -l <"$tmp/lib.decl") functions, libtcmma_sim.a and" \
-  "the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares"
+  "the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares; values and" \
+  "layouts are tests/abi/baseline.txt's ($(sed -n 's/^soname //p' "$base"))"

@@ -84,7 +84,7 @@ int main() {
   tcmma_render_ctx ctx = tcmma_render_ctx_make(&plan, TCMMA_DIALECT_CUDA, NULL, &src);
   if (tcmma_render_kernel(&ctx, NULL, &err) != TCMMA_OK)
     return fail("render", err);
-  tcmma_compile_opts opts = {};
+  tcmma_compile_opts opts = tcmma_compile_opts_default();
   tcmma_program prog;
   if (tcmma_compile(src.data, src.len, &opts, &prog, &err) != TCMMA_OK) return fail("compile", err);
   tcmma_ptx_info info = {};

@@ -52,7 +52,7 @@ static void mid(const char *dir, int b) {
 /* One compile through the cache and one fresh one (NVRTC directly, with the
  * very options the cached one used); whether they agree. */
 static bool agree(const char *source, const char *name, const char *const *extra, bool *hit) {
-  tcmma_compile_opts o = {.name = name, .extra = extra, .n_extra = 2};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = name, .extra = extra, .n_extra = 2);
   tcmma_program p, q = {0};
   tcmma_error err;
   if (tcmma_compile(source, strlen(source), &o, &p, &err) != TCMMA_OK)

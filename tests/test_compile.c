@@ -70,7 +70,8 @@ static bool has_option(const tcmma_program *p, const char *want) {
 }
 
 static tcmma_compile_opts native(int cc, bool sass) {
-  tcmma_compile_opts o = {.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = cc, .sass = sass};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE,
+                                                 .cc = cc, .sass = sass);
   return o;
 }
 
@@ -154,7 +155,7 @@ static void test_sass_error_named_with_figures(void **state) {
       "  __shared__ float s[30000];\n"
       "  s[threadIdx.x] = 1; __syncthreads(); d[threadIdx.x] = s[threadIdx.x ^ 1];\n"
       "}\n";
-  tcmma_compile_opts o = {.arch = 80, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true);
   tcmma_program p;
   tcmma_error err;
   assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_COMPILE);
@@ -179,7 +180,8 @@ static void test_explicit_arch(void **state) {
   (void)state;
   char src[sizeof bf16_src + 96];
   snprintf(src, sizeof src, "// (mma-bf16)\n%s", bf16_source("x"));
-  tcmma_compile_opts o = {.name = "t.cu", .target = TCMMA_TARGET_FLOOR, .sass = true, .arch = 90};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_FLOOR,
+                                                 .sass = true, .arch = 90);
   tcmma_program p;
   tcmma_error err;
   if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
@@ -196,8 +198,8 @@ static void test_explicit_arch(void **state) {
   assert_int_equal(arch_options(&p), 1);
   tcmma_program_free(&p);
   /* below the marker's floor: no floor error, ptxas itself refuses */
-  tcmma_compile_opts low = {.name = "t.cu", .target = TCMMA_TARGET_NATIVE, .cc = 90, .sass = true,
-                            .arch = 75};
+  tcmma_compile_opts low = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .target = TCMMA_TARGET_NATIVE,
+                                                   .cc = 90, .sass = true, .arch = 75);
   assert_int_equal(tcmma_compile(src, strlen(src), &low, &p, &err), TCMMA_COMPILE);
   assert_non_null(strstr(p.log, "requires .target sm_80"));
   assert_null(strstr(p.log, "followed by"));
@@ -230,7 +232,7 @@ static void test_pins_and_headers(void **state) {
   /* The toolkit headers are reachable (NVRTC 13 has no built-in mma.h). */
   const char *src = "#include <mma.h>\n#include <cuda_bf16.h>\n"
                     "__global__ void k(float *x) { x[0] = x[1] * x[2] + x[3]; }\n";
-  tcmma_compile_opts o = {.fmad_false = true, .debug = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.fmad_false = true, .debug = true);
   tcmma_program p;
   tcmma_error err;
   if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
@@ -292,7 +294,7 @@ static tcmma_status compile_job(void *arg) {
   const job *j = arg;
   for (; j->tag; j++) {
     const char *src = source(j->tag);
-    tcmma_compile_opts o = {.name = j->tag, .cc = j->cc};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = j->tag, .cc = j->cc);
     tcmma_program p;
     tcmma_status st = tcmma_compile(src, strlen(src), &o, &p, NULL);
     tcmma_program_free(&p);
@@ -370,7 +372,7 @@ static void entry_file(char *path, size_t cap, int *count) {
 
 static tcmma_program compile_floor(const char *tag, tcmma_status want) {
   const char *src = source(tag);
-  tcmma_compile_opts o = {.name = "t.cu"};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu");
   tcmma_program p;
   tcmma_error err = {0};
   tcmma_status st = tcmma_compile(src, strlen(src), &o, &p, &err);
@@ -468,7 +470,7 @@ static void test_cache_setting_values(void **state) {
     tcmma_program p;
     tcmma_error err;
     const char *src = source("setting");
-    tcmma_compile_opts o = {.name = "t.cu"};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu");
     assert_int_equal(tcmma_compile(src, strlen(src), &o, &p, &err), TCMMA_INVALID);
     char want[64];
     snprintf(want, sizeof want, "TCMMA_CACHE='%s'", bad[i]);
@@ -655,7 +657,7 @@ static void test_two_writers_one_key(void **state) {
     if (kids[i] == 0) {
       tcmma_cache_clear_memory();
       const char *src = source("race");
-      tcmma_compile_opts o = {.name = "t.cu"};
+      tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu");
       tcmma_program p;
       if (tcmma_compile(src, strlen(src), &o, &p, NULL) != TCMMA_OK) _exit(1);
       _exit(p.cache_hit ? 2 : 0);
@@ -775,7 +777,7 @@ static void *thread_compiles(void *arg) {
   for (int i = 0; tags[i]; i++) {
     const char *src = source(tags[i]); /* thread-local buffer */
     char *mine = strdup(src);
-    tcmma_compile_opts o = {.name = tags[i], .cc = 80};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = tags[i], .cc = 80);
     tcmma_program p;
     failures += tcmma_compile(mine, strlen(mine), &o, &p, NULL) != TCMMA_OK;
     tcmma_program_free(&p);
@@ -867,8 +869,9 @@ static void test_includes_defines_dialect(void **state) {
       "  cuda::pipeline_consumer_wait_prior<0>(pipe);\n"
       "#if WIDE > 3\n  out[threadIdx.x] = s[threadIdx.x] * SCALE;\n#endif\n}\n";
   const char *dirs[] = {dir}, *defines[] = {"WIDE=4", "EMPTY"};
-  tcmma_compile_opts o = {.include_dirs = dirs, .n_include_dirs = 1, .defines = defines,
-                          .n_defines = 2, .std = "c++17"};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.include_dirs = dirs, .n_include_dirs = 1,
+                                                 .defines = defines, .n_defines = 2,
+                                                 .std = "c++17");
   tcmma_program p;
   tcmma_error err;
   if (tcmma_compile(src, strlen(src), &o, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
@@ -896,15 +899,15 @@ static void test_includes_defines_dialect(void **state) {
   /* bad values are named */
   static const char *const bad_defines[] = {"9x", "", "A-B=1"};
   for (size_t i = 0; i < 3; i++) {
-    tcmma_compile_opts b = {.defines = &bad_defines[i], .n_defines = 1};
+    tcmma_compile_opts b = TCMMA_COMPILE_OPTS_INIT(.defines = &bad_defines[i], .n_defines = 1);
     assert_int_equal(tcmma_compile(src, strlen(src), &b, &p, &err), TCMMA_INVALID);
     assert_non_null(strstr(err.message, "define"));
   }
-  tcmma_compile_opts b = {.std = "c++99"};
+  tcmma_compile_opts b = TCMMA_COMPILE_OPTS_INIT(.std = "c++99");
   assert_int_equal(tcmma_compile(src, strlen(src), &b, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "c++99"));
   const char *arch_extra[] = {"--gpu-architecture=compute_80"};
-  tcmma_compile_opts c = {.extra = arch_extra, .n_extra = 1};
+  tcmma_compile_opts c = TCMMA_COMPILE_OPTS_INIT(.extra = arch_extra, .n_extra = 1);
   assert_int_equal(tcmma_compile(src, strlen(src), &c, &p, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "names an arch"));
   unlink(hdr), rmdir(dir);
@@ -916,7 +919,7 @@ static void test_includes_defines_dialect(void **state) {
 static void test_ptx_above_its_target(void **state) {
   (void)state;
   const char *src = bf16_source("above");
-  tcmma_compile_opts o = {.name = "t.cu"};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu");
   tcmma_program p;
   tcmma_error err;
   for (int round = 0; round < 2; round++) {
@@ -933,7 +936,7 @@ static void test_ptx_above_its_target(void **state) {
   assert_int_equal(tcmma_compile(wg, strlen(wg), NULL, &p, &err), TCMMA_OK);
   assert_string_equal(p.target_arch, "sm_90a");
   tcmma_program_free(&p);
-  tcmma_compile_opts ninety = {.arch = 90};
+  tcmma_compile_opts ninety = TCMMA_COMPILE_OPTS_INIT(.arch = 90);
   assert_int_equal(tcmma_compile(wg, strlen(wg), &ninety, &p, &err), TCMMA_FLOOR);
   assert_non_null(strstr(err.message, "sm_90a"));
   tcmma_program_free(&p);

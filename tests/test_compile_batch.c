@@ -79,7 +79,7 @@ static void same_census(const tcmma_ptx_info *p, const tcmma_ptx_info *q) {
 static void split_per_kernel(void **state) {
   (void)state;
   const char *names[] = {"k_mma", "k_add"};
-  tcmma_compile_opts o = {.arch = 80, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true);
   tcmma_program out[2];
   tcmma_error err;
   tcmma_status st = tcmma_compile_batch(batch_src, strlen(batch_src), names, 2, &o, out, &err);
@@ -132,7 +132,7 @@ static void rejection_charged_to_its_kernel(void **state) {
   char src[sizeof batch_src + sizeof bf16_kernel];
   snprintf(src, sizeof src, "%s%s", batch_src, bf16_kernel);
   const char *names[] = {"k_add", "k_bf16"};
-  tcmma_compile_opts o = {.arch = 75, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 75, .sass = true);
   for (int round = 0; round < 2; round++) {
     tcmma_program out[2];
     tcmma_error err;
@@ -180,7 +180,7 @@ static void log_lines_point_into_the_part(void **state) {
   char src[sizeof batch_src + sizeof bf16_kernel];
   snprintf(src, sizeof src, "%s%s", batch_src, bf16_kernel);
   const char *names[] = {"k_mma", "k_bf16"};
-  tcmma_compile_opts o = {.arch = 75, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 75, .sass = true);
   tcmma_program out[2];
   tcmma_error err;
   assert_int_equal(tcmma_compile_batch(src, strlen(src), names, 2, &o, out, &err), TCMMA_COMPILE);
@@ -209,7 +209,7 @@ static const char helper_bf16_src[] =
 static void func_error_charged_to_its_caller(void **state) {
   (void)state;
   const char *names[] = {"k_add", "k_bf16"};
-  tcmma_compile_opts o = {.arch = 75, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 75, .sass = true);
   tcmma_program out[2];
   tcmma_error err;
   assert_int_equal(tcmma_compile_batch(helper_bf16_src, strlen(helper_bf16_src), names, 2, &o,
@@ -233,7 +233,7 @@ static void named_entry_error_charged_to_it(void **state) {
       "  s[threadIdx.x] = 1; __syncthreads(); d[threadIdx.x] = s[threadIdx.x ^ 1];\n"
       "}\n";
   const char *names[] = {"k_add", "k_big"};
-  tcmma_compile_opts o = {.arch = 80, .sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true);
   tcmma_program out[2];
   tcmma_error err;
   assert_int_equal(tcmma_compile_batch(src, strlen(src), names, 2, &o, out, &err), TCMMA_COMPILE);
@@ -252,7 +252,7 @@ static void bad_kernel_lists(void **state) {
   const char *null[] = {NULL};
   const char *absent[] = {"k_mma", "k_nowhere"};
   size_t len = strlen(batch_src);
-  tcmma_compile_opts o = {.arch = 80};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80);
   assert_int_equal(tcmma_compile_batch(batch_src, len, twice, 2, &o, out, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "'k_mma' named twice"));
   assert_int_equal(tcmma_compile_batch(batch_src, len, empty, 2, &o, out, &err), TCMMA_INVALID);
@@ -312,7 +312,8 @@ static void figures_per_kernel(void **state) {
   (void)state;
   const char *names[] = {"k_regs", "k_smem", "k_stack"};
   const char *const cap[] = {"--maxrregcount=40"};
-  tcmma_compile_opts o = {.arch = 80, .sass = true, .extra = cap, .n_extra = 1};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.arch = 80, .sass = true, .extra = cap,
+                                                 .n_extra = 1);
   char src[4096];
   snprintf(src, sizeof src, "%s%s%s", figure_kernels[0], figure_kernels[1], figure_kernels[2]);
   tcmma_program alone[3];

@@ -22,7 +22,7 @@ static int gone(void **state) {
 
 static void expect_hint(const char *source, const char *const *extra, size_t n_extra,
                         const char *words) {
-  tcmma_compile_opts o = {0};
+  tcmma_compile_opts o = tcmma_compile_opts_default();
   o.extra = extra, o.n_extra = n_extra;
   tcmma_program p;
   tcmma_error err;
@@ -40,7 +40,7 @@ static void host_headers_and_nvcc_options_say_what_to_do(void **state) {
   const char *nvcc_only[] = {"--expt-relaxed-constexpr"};
   expect_hint("__global__ void k() {}\n", nvcc_only, 1, "nvcc's driver options");
   /* an ordinary error gets no hint */
-  tcmma_compile_opts o = {0};
+  tcmma_compile_opts o = tcmma_compile_opts_default();
   tcmma_program p;
   tcmma_error err;
   const char *bad = "__global__ void k() { undeclared = 1; }\n";

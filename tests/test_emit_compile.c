@@ -71,11 +71,11 @@ static void check_case(void **state) {
   tcmma_plan p = plan_of(c);
   tcmma_buf src = {0};
   tcmma_error err = {0};
-  tcmma_kernel_opts ko = {c->outer, false};
+  tcmma_kernel_opts ko = TCMMA_KERNEL_OPTS_INIT(c->outer, false);
   if (tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &src), &ko, &err) != TCMMA_OK)
     fail_msg("%s: render: %s", c->arm, err.message);
   const tcmma_arm_info *info = tcmma_arm_get(p.arm);
-  tcmma_compile_opts o = {.sass = true, .target = TCMMA_TARGET_FLOOR};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .target = TCMMA_TARGET_FLOOR);
   tcmma_program prog;
   if (tcmma_compile(src.data, src.len, &o, &prog, &err) != TCMMA_OK)
     fail_msg("%s: compile: %s\n%s\n%s", c->arm, err.message, prog.log ? prog.log : "", src.data);

@@ -261,7 +261,7 @@ static void matrix_compiles_as_planned(void **s) {
     tcmma_buf text = {0};
     assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &text), &p, &err),
                      TCMMA_OK);
-    tcmma_compile_opts opts = {.sass = true};
+    tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.sass = true);
     assert_int_equal(tcmma_compile(text.data, text.len, &opts, &kept, &err), TCMMA_OK);
     kept_plan = p;
     tcmma_buf_free(&text);
@@ -305,7 +305,7 @@ static void variants_compile_in_one_batch(void **s) {
                                        &err), TCMMA_OK);
     tcmma_buf_append(&joined, alone[i].data, alone[i].len);
   }
-  tcmma_compile_opts o = {.sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true);
   tcmma_program out[2], solo[2];
   assert_int_equal(tcmma_compile_batch(joined.data, joined.len, names, 2, &o, out, &err), TCMMA_OK);
   for (int i = 0; i < 2; i++) {

@@ -25,7 +25,7 @@ static const char *want;
 
 static int child_compile(void) {
   tcmma_program p;
-  tcmma_compile_opts o = {.name = source_path};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = source_path);
   tcmma_status st = tcmma_compile(source, strlen(source), &o, &p, NULL);
   if (st != TCMMA_OK) return 64 + (int)st;
   int seen = (p.cache_hit ? 1 : 0) | (strstr(p.ptx, want) ? 2 : 0);

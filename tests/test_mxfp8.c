@@ -176,7 +176,8 @@ static void family_targets_by_ptxas(void **state) {
   } t[] = {{120, 'a', true}, {121, 'a', true}, {120, 'f', true}, {100, 'a', false},
            {90, 0, false}};
   for (size_t i = 0; i < sizeof t / sizeof t[0]; i++) {
-    tcmma_compile_opts o = {.sass = true, .arch = t[i].arch, .arch_suffix = t[i].suffix};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .arch = t[i].arch,
+                                                   .arch_suffix = t[i].suffix);
     tcmma_program prog;
     tcmma_status st = tcmma_compile(src.data, src.len, &o, &prog, &err);
     if (t[i].ok && (st != TCMMA_OK || !prog.cubin))
@@ -188,7 +189,7 @@ static void family_targets_by_ptxas(void **state) {
     tcmma_program_free(&prog);
   }
   /* the floor target from the markers: the family target */
-  tcmma_compile_opts floor = {.sass = true, .target = TCMMA_TARGET_FLOOR};
+  tcmma_compile_opts floor = TCMMA_COMPILE_OPTS_INIT(.sass = true, .target = TCMMA_TARGET_FLOOR);
   tcmma_program prog;
   assert_int_equal(tcmma_compile(src.data, src.len, &floor, &prog, &err), TCMMA_OK);
   assert_string_equal(prog.target_arch, "sm_120f");

@@ -108,7 +108,8 @@ static void test_no_driver_no_device(void **state) {
 static void test_compile_native(void **state) {
   (void)state;
   devices("90,80");
-  tcmma_compile_opts opts = {.name = "native.cu", .target = TCMMA_TARGET_NATIVE};
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "native.cu",
+                                                    .target = TCMMA_TARGET_NATIVE);
   tcmma_program p;
   tcmma_error err;
   assert_int_equal(tcmma_compile(bf16_src, strlen(bf16_src), &opts, &p, &err), TCMMA_OK);

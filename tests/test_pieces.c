@@ -129,7 +129,7 @@ static void test_spliced_double_buffer_compiles(void **s) {
   tcmma_plan p = plan_of("f32", "bf16", "bf16,t", 32, 16, 64);
   tcmma_buf text = {0};
   kernel_text(&p, TCMMA_DIALECT_CUDA, &text);
-  tcmma_compile_opts o = {.sass = true};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true);
   tcmma_program prog;
   if (tcmma_compile(text.data, text.len, &o, &prog, &err) != TCMMA_OK)
     fail_msg("%s\n%s\n%s", err.message, prog.log ? prog.log : "", text.data);

@@ -394,7 +394,7 @@ static void test_host_kernels_compile(void **s) {
                            cases[i].k, cases[i].scope, cases[i].arm);
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    tcmma_kernel_opts ko = {cases[i].outer, i % 2 == 1};
+    tcmma_kernel_opts ko = TCMMA_KERNEL_OPTS_INIT(cases[i].outer, i % 2 == 1);
     if (tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_HOST, NULL, &out), &ko, &err) != TCMMA_OK)
       fail_msg("%s: %s", cases[i].arm, err.message);
     const char *t = tcmma_buf_str(&out);
@@ -764,7 +764,7 @@ static void test_errors(void **s) {
   assert_int_equal(tcmma_render_statement(RCTX(&p, (tcmma_dialect)7, &nm, &out), "d", "a", "b",
                                           &err),
                    TCMMA_INVALID);
-  tcmma_kernel_opts bad_outer = {-1, false};
+  tcmma_kernel_opts bad_outer = TCMMA_KERNEL_OPTS_INIT(-1, false);
   assert_int_equal(tcmma_render_kernel(RCTX(&p, TCMMA_DIALECT_CUDA, NULL, &out), &bad_outer, &err),
                    TCMMA_INVALID);
   assert_string_equal(tcmma_buf_str(&out), "");

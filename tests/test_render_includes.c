@@ -120,7 +120,7 @@ static void compiles_with_and_without_vendor_headers(void **state) {
     tcmma_buf_printf(&both, "#include <%s>\n%s", rows[r].header, text);
     const char *sources[2] = {text, tcmma_buf_str(&both)};
     for (int i = 0; i < 2; i++) {
-      tcmma_compile_opts o = {.sass = true, .minimal = true};
+      tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .minimal = true);
       tcmma_program p;
       tcmma_error err;
       tcmma_status st = tcmma_compile(sources[i], strlen(sources[i]), &o, &p, &err);

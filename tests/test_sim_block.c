@@ -43,7 +43,8 @@ static void blocks_of_many_threads(void **state) {
   for (size_t i = 0; i < 4; i++) {
     block_state *s = calloc(1, sizeof *s);
     assert_non_null(s);
-    tcmma_sim_config cfg = {{1, 1, 1}, {shapes[i][0], shapes[i][1], shapes[i][2]}, 0, NULL, 0};
+    tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {shapes[i][0], shapes[i][1],
+                                                 shapes[i][2]}, 0, NULL, 0);
     tcmma_error err;
     assert_int_equal(tcmma_sim_launch_grid(count_threads, s, &cfg, &err), TCMMA_OK);
     unsigned n = shapes[i][0] * shapes[i][1] * shapes[i][2];
@@ -91,7 +92,7 @@ static void grids_whole_and_sampled(void **state) {
   (void)state;
   grid_state *s = calloc(1, sizeof *s);
   assert_non_null(s);
-  tcmma_sim_config cfg = {{2, 3, 4}, {64, 1, 1}, 100, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({2, 3, 4}, {64, 1, 1}, 100, NULL, 0);
   tcmma_error err;
   assert_int_equal(tcmma_sim_launch_grid(grid_block, s, &cfg, &err), TCMMA_OK);
   assert_int_equal(s->fresh_errors, 0);
@@ -118,27 +119,29 @@ static void nothing(void *arg) { (void)arg; }
 static void bad_configs(void **state) {
   (void)state;
   tcmma_error err;
-  tcmma_sim_config cfg = {{1, 1, 1}, {1025, 1, 1}, 0, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {1025, 1, 1}, 0, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "1025 threads"));
-  cfg = (tcmma_sim_config){{1, 0, 1}, {32, 1, 1}, 0, NULL, 0};
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 0, 1}, {32, 1, 1}, 0, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "at least 1"));
   static const unsigned far[1] = {6};
-  cfg = (tcmma_sim_config){{2, 3, 1}, {32, 1, 1}, 0, far, 1};
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({2, 3, 1}, {32, 1, 1}, 0, far, 1);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "block 6"));
   assert_int_equal(tcmma_sim_launch_grid(NULL, NULL, &cfg, &err), TCMMA_INVALID);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, NULL, &err), TCMMA_INVALID);
   /* dimensions whose product is 2^64: a count that wraps to 0 must not pass */
-  cfg = (tcmma_sim_config){{1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL, 0};
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {1u << 22, 1u << 22, 1u << 20}, 0, NULL,
+                                                0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "block 4194304x4194304x1048576"));
-  cfg = (tcmma_sim_config){{1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL, 0};
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1u << 22, 1u << 22, 1u << 20}, {32, 1, 1}, 0, NULL,
+                                                0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "grid 4194304x4194304x1048576"));
   /* dynamic shared memory no allocation can hold (its size rounded up wraps) */
-  cfg = (tcmma_sim_config){{1, 1, 1}, {32, 1, 1}, SIZE_MAX - 100, NULL, 0};
+  cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, SIZE_MAX - 100, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(nothing, NULL, &cfg, &err), TCMMA_NO_MEMORY);
   assert_non_null(strstr(err.message, "dynamic shared memory"));
   /* outside a launch */
@@ -177,7 +180,7 @@ static void count_after(void *arg) {
 static void divergent_barriers_are_invalid(void **state) {
   (void)state;
   tcmma_error err;
-  tcmma_sim_config cfg = {{1, 1, 1}, {64, 1, 1}, 0, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {64, 1, 1}, 0, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(some_exit, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "__syncthreads"));
   assert_non_null(strstr(err.message, "threads 0-39 wait"));
@@ -211,7 +214,7 @@ static void partial_warp_mma(void *arg) {
 static void partial_warps(void **state) {
   (void)state;
   tcmma_error err;
-  tcmma_sim_config cfg = {{1, 1, 1}, {48, 1, 1}, 0, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {48, 1, 1}, 0, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(partial_warp_mma, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "warp 1 of 16 lanes"));
 }
@@ -313,7 +316,7 @@ static tcmma_status run_copies(copy_state *s, int mode, tcmma_error *err) {
   s->mode = mode;
   s->flag = 0;
   memset(s->seen, 0, sizeof s->seen);
-  tcmma_sim_config cfg = {{1, 1, 1}, {64, 1, 1}, 2048, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {64, 1, 1}, 2048, NULL, 0);
   return tcmma_sim_launch_grid(copies, s, &cfg, err);
 }
 
@@ -359,7 +362,7 @@ static void zfill_errors(void *arg) {
 static void zfill_bad_size(void **state) {
   (void)state;
   tcmma_error err;
-  tcmma_sim_config cfg = {{1, 1, 1}, {32, 1, 1}, 64, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 64, NULL, 0);
   assert_int_equal(tcmma_sim_launch_grid(zfill_errors, NULL, &cfg, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "src-size 17"));
 }
@@ -394,7 +397,7 @@ static void halves_of_a_row(void *arg) {
 
 static void row_landed_by_two_warps(void **state) {
   (void)state;
-  tcmma_sim_config cfg = {{1, 1, 1}, {64, 1, 1}, 128, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {64, 1, 1}, 128, NULL, 0);
   tcmma_error err;
   int barrier = 0;
   halves_flag = 0;
@@ -448,7 +451,7 @@ static void past_the_end(void *arg) {
 static void dynamic_shared_out_of_bounds(void **state) {
   (void)state;
   static const char *const want[] = {"ldmatrix", "cp.async", "wmma store", "wrote past the end"};
-  tcmma_sim_config cfg = {{1, 1, 1}, {32, 1, 1}, 256, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 256, NULL, 0);
   tcmma_error err;
   for (int m = OOB_LDMATRIX; m <= OOB_PLAIN_WRITE; m++) {
     oob_mode = m;

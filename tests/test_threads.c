@@ -76,7 +76,7 @@ static long compile_some(unsigned *seed, int count) {
   long failures = 0;
   for (int j = 0; j < count; j++) {
     int src = (int)(rand_r(seed) % SOURCES);
-    tcmma_compile_opts o = {.name = "t.cu", .cc = 86};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "t.cu", .cc = 86);
     tcmma_program p;
     tcmma_error err;
     const char *text = source(src);

@@ -45,7 +45,7 @@ static void mixed_kernels_share_a_program(void **state) {
   memset(jobs, 0, sizeof jobs);
   for (int i = 0; i < 2; i++) {
     jobs[i].source = src[i].data, jobs[i].len = src[i].len;
-    jobs[i].opts = (tcmma_compile_opts){.minimal = false};
+    jobs[i].opts = (tcmma_compile_opts)TCMMA_COMPILE_OPTS_INIT(.minimal = false);
   }
   verify_compile_jobs_on(jobs, 2, 1); /* one thread: both jobs in one unit */
   for (int i = 0; i < 2; i++) {
@@ -73,7 +73,8 @@ static void each_blamed_job_names_its_own_error(void **state) {
   memset(jobs, 0, sizeof jobs);
   for (int i = 0; i < 2; i++) {
     jobs[i].source = src[i].data, jobs[i].len = src[i].len;
-    jobs[i].opts = (tcmma_compile_opts){.arch = 75, .sass = true, .minimal = true};
+    jobs[i].opts = (tcmma_compile_opts)TCMMA_COMPILE_OPTS_INIT(.arch = 75, .sass = true,
+                                                               .minimal = true);
   }
   verify_compile_jobs_on(jobs, 2, 1);
   for (int i = 0; i < 2; i++) {

@@ -99,8 +99,9 @@ static bool batch_compile(char **src, const size_t *len, size_t n) {
   if (!jobs) return false;
   for (size_t i = 0; i < n; i++)
     jobs[i] = (verify_job){.source = src[i], .len = len[i],
-                           .opts = {.name = "bench.cu", .target = TCMMA_TARGET_FLOOR,
-                                    .minimal = true}};
+                           .opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench.cu",
+                                                           .target = TCMMA_TARGET_FLOOR,
+                                                           .minimal = true)};
   verify_compile_jobs(jobs, n);
   bool ok = true;
   size_t batched = 0;
@@ -176,7 +177,7 @@ static bool run_memory(bench *b, int r) {
   snprintf(cache, sizeof cache, "%s/cache-0", b->dir);
   setenv("TCMMA_CACHE_DIR", cache, 1);
   for (size_t i = 0; i < b->n; i++) {
-    tcmma_compile_opts o = {.target = TCMMA_TARGET_FLOOR, .minimal = true};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.target = TCMMA_TARGET_FLOOR, .minimal = true);
     tcmma_program p;
     tcmma_status st = tcmma_compile(b->k[i].source, b->k[i].len, &o, &p, NULL); /* warms */
     tcmma_program_free(&p);

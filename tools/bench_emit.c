@@ -53,7 +53,7 @@ static bool compile_time(const bench_kernel *k, int repeat, double *out) {
   setenv("TCMMA_CACHE", "0", 1);
   for (int r = 0; r < repeat && ok; r++) {
     tcmma_cache_clear_memory();
-    tcmma_compile_opts o = {.target = TCMMA_TARGET_FLOOR, .minimal = true};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.target = TCMMA_TARGET_FLOOR, .minimal = true);
     tcmma_program p;
     double t0 = bench_cpu();
     ok = tcmma_compile(k->source, k->len, &o, &p, NULL) == TCMMA_OK && !p.cache_hit;

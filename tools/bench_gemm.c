@@ -108,8 +108,9 @@ static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3]
   tcmma_program prog = {0};
   tcmma_module *mod = NULL;
   tcmma_kernel fn;
-  tcmma_compile_opts opts = {.name = "bench-gemm.cu", .target = TCMMA_TARGET_NATIVE,
-                             .cc = dev->cc, .sass = true};
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm.cu",
+                                                    .target = TCMMA_TARGET_NATIVE, .cc = dev->cc,
+                                                    .sass = true);
   tcmma_status st = tcmma_render_gemm(&rc, &p, &err);
   if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
   if (st == TCMMA_OK) {

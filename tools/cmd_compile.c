@@ -355,7 +355,7 @@ static int compile_file(args *a) {
 }
 
 int cmd_compile(int argc, char **argv) {
-  args a = {0};
+  args a = {.opts = TCMMA_COMPILE_OPTS_INIT()};
   int rc = parse(argc, argv, &a);
   if (rc == GO_ON) rc = compile_file(&a);
   else if (rc == HELP_SHOWN) rc = CLI_OK;

@@ -182,7 +182,7 @@ static tcmma_status render(const emit_args *e, const tcmma_plan *p, tcmma_buf *o
   tcmma_names nm = {NULL, 0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(p, e->dialect, &nm, out);
   if (e->kernel) {
-    tcmma_kernel_opts opts = {(int)e->outer, e->pieces};
+    tcmma_kernel_opts opts = TCMMA_KERNEL_OPTS_INIT((int)e->outer, e->pieces);
     return tcmma_render_kernel(&rc, &opts, err);
   }
   if (e->pieces) return render_pieces(&rc, err);

@@ -16,7 +16,11 @@ extern "C" {
 
 /* Which architecture a compile targets. CURRENT means the current setting
  * (tcmma_target_current in compile.h). */
-typedef enum { TCMMA_TARGET_CURRENT = 0, TCMMA_TARGET_FLOOR, TCMMA_TARGET_NATIVE } tcmma_target;
+typedef enum {
+  TCMMA_TARGET_CURRENT = 0,
+  TCMMA_TARGET_FLOOR = 1,
+  TCMMA_TARGET_NATIVE = 2
+} tcmma_target;
 
 #define TCMMA_ARCH_MAX_ARCHS 64
 #define TCMMA_ARCH_MAX_MARKERS 64
@@ -37,10 +41,14 @@ int tcmma_arch_support_lowest(const tcmma_arch_support *support);
 
 /* The rows of tables/markers.def: source markers besides the arms' own. */
 typedef enum {
-#define TCMMA_MARKER(ID, text, where, floor) TCMMA_MARKER_##ID,
+#define TCMMA_MARKER(ID, value, ...) TCMMA_MARKER_##ID = (value),
 #include "tables/markers.def"
 #undef TCMMA_MARKER
-  TCMMA_MARKER_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_MARKER_COUNT = 0
+#define TCMMA_MARKER(...) +1
+#include "tables/markers.def"
+#undef TCMMA_MARKER
 } tcmma_marker;
 
 /* Marker m's text ("cp.async.", written "(cp.async.)" as a tag: see
@@ -54,11 +62,11 @@ bool tcmma_marker_is_tag(tcmma_marker m);
 
 /* What a marker is. */
 typedef enum {
-  TCMMA_HIT_ARM,      /* an arm's "(marker)" (tables/arms.def) */
-  TCMMA_HIT_MARKER,   /* a row of tables/markers.def */
-  TCMMA_HIT_FRAGMENT, /* a wmma fragment element type (tables/wmma_fragments.def) */
-  TCMMA_HIT_PTX,      /* an instruction in an asm() string (tables/ptx_features.def) */
-  TCMMA_HIT_GUARD     /* an __CUDA_ARCH__ comparison in #if or #elif */
+  TCMMA_HIT_ARM = 0,  /* an arm's "(marker)" (tables/arms.def) */
+  TCMMA_HIT_MARKER = 1, /* a row of tables/markers.def */
+  TCMMA_HIT_FRAGMENT = 2, /* a wmma fragment element type (tables/wmma_fragments.def) */
+  TCMMA_HIT_PTX = 3,  /* an instruction in an asm() string (tables/ptx_features.def) */
+  TCMMA_HIT_GUARD = 4 /* an __CUDA_ARCH__ comparison in #if or #elif */
 } tcmma_hit_kind;
 
 /* One marker found in a source (its first occurrence). */

@@ -13,20 +13,22 @@ extern "C" {
 
 typedef enum {
   TCMMA_ARM_NONE = -1,
-#define TCMMA_ARM(ID, marker, form, m, n, k, floor, family, acc, ldm, cvt, tf32, scale_block, \
-                  instr, a_regs, b_regs, c_regs, header)                          \
-  TCMMA_ARM_##ID,
+#define TCMMA_ARM(ID, value, ...) TCMMA_ARM_##ID = (value),
 #include "tables/arms.def"
 #undef TCMMA_ARM
-  TCMMA_ARM_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_ARM_COUNT = 0
+#define TCMMA_ARM(...) +1
+#include "tables/arms.def"
+#undef TCMMA_ARM
 } tcmma_arm;
 
-typedef enum { TCMMA_FORM_PTX, TCMMA_FORM_WMMA } tcmma_form;
+typedef enum { TCMMA_FORM_PTX = 0, TCMMA_FORM_WMMA = 1 } tcmma_form;
 
 typedef enum {
-  TCMMA_LDMATRIX_NEVER,     /* no operand ever loads through ldmatrix */
-  TCMMA_LDMATRIX_BOTH,      /* A and B, either orientation (.trans as needed) */
-  TCMMA_LDMATRIX_A_ROW_B_T  /* A only row-major, B only stored transposed (8- and
+  TCMMA_LDMATRIX_NEVER = 0, /* no operand ever loads through ldmatrix */
+  TCMMA_LDMATRIX_BOTH = 1,  /* A and B, either orientation (.trans as needed) */
+  TCMMA_LDMATRIX_A_ROW_B_T = 2  /* A only row-major, B only stored transposed (8- and
                                32-bit elements: registers contiguous along k) */
 } tcmma_ldmatrix_rule;
 

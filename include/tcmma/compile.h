@@ -72,9 +72,15 @@ typedef struct {
   int shared_bytes;        /* static shared memory, the most any entry declares */
 } tcmma_program;
 
-/* What a compile asks for; zero-initialised means: the current target, no
- * device cc, PTX only, default options. */
+/* What a compile asks for; every field but size at zero means: the current
+ * target, no device cc, PTX only, default options. Start one with
+ * tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT(.sass = true, ...):
+ * a size of 0 is TCMMA_INVALID. */
 typedef struct {
+  size_t size;             /* sizeof(tcmma_compile_opts) where the caller was built, set by
+                            * tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT: the
+                            * library reads the fields it covers, defaults the rest
+                            * (docs/design.md §15) */
   const char *name;        /* NULL: "tcmma.cu" */
   tcmma_target target;     /* CURRENT: the current setting */
   int cc;                  /* device cc (0: unknown; NATIVE then asks the driver) */
@@ -101,6 +107,18 @@ typedef struct {
                             * compiles a small program faster; for sources that use none
                             * of them (tcmma's kernels) */
 } tcmma_compile_opts;
+
+/* An initializer (C): the size, then designated fields, e.g.
+ * tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true); */
+#define TCMMA_COMPILE_OPTS_INIT(...) {.size = sizeof(tcmma_compile_opts), __VA_ARGS__}
+
+/* The defaults with the size set (C and C++). Inline, so that the size is
+ * the caller's own sizeof, not the loaded library's. */
+static inline tcmma_compile_opts tcmma_compile_opts_default(void) {
+  tcmma_compile_opts o = {0};
+  o.size = sizeof o;
+  return o;
+}
 
 /* Compiles source[0..len) through the cache: arch options from its markers
  * (tcmma_gpu_arch_options) or opts->arch, then the include directories

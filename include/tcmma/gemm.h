@@ -16,10 +16,14 @@ extern "C" {
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
-#define TCMMA_GEMM_DECLINE(ID, name, rule) TCMMA_GEMM_DECLINE_##ID,
+#define TCMMA_GEMM_DECLINE(ID, value, ...) TCMMA_GEMM_DECLINE_##ID = (value),
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
-  TCMMA_GEMM_DECLINE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_GEMM_DECLINE_COUNT = 0
+#define TCMMA_GEMM_DECLINE(...) +1
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
 
 /* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2
@@ -56,8 +60,12 @@ typedef enum {
  * like D (C may be D). Operands are in global memory: d, a, b give the
  * precision, `transposed` (a, b: stored as the transpose of the role) and
  * ld (elements; 0: dense); their space, swizzle and origin must be left at
- * their defaults. Zero tile, warp and stage fields take the defaults. */
+ * their defaults. Zero tile, warp and stage fields take the defaults. Start
+ * one with tcmma_gemm_call_default(): a size of 0 is TCMMA_INVALID. */
 typedef struct {
+  size_t size;             /* sizeof(tcmma_gemm_call) where the caller was built, set by
+                              tcmma_gemm_call_default(): the library reads the fields it
+                              covers, defaults the rest (docs/design.md §15) */
   int m, n, k;
   tcmma_operand_desc d, a, b;
   int cc;                  /* device compute capability; 0: any device */
@@ -99,8 +107,17 @@ typedef struct {
 } tcmma_gemm_plan;
 
 /* A call with the defaults: 128x128x128 of f32 = bf16 x bf16, every field
- * that has a default at 0. */
-tcmma_gemm_call tcmma_gemm_call_default(void);
+ * that has a default at 0. Inline, so that its size is the caller's own
+ * sizeof, not the library's. */
+static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
+  tcmma_gemm_call c = {0};
+  c.size = sizeof c;
+  c.m = c.n = c.k = 128;
+  c.d.prec = TCMMA_PREC_F32;
+  c.a.prec = c.b.prec = TCMMA_PREC_BF16;
+  c.numerics = tcmma_numerics_default();
+  return c;
+}
 
 /* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
  * out->message say why (also copied to err). TCMMA_INVALID: NULL pointers

@@ -9,7 +9,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_C } tcmma_operand;
+typedef enum { TCMMA_OPERAND_A = 0, TCMMA_OPERAND_B = 1, TCMMA_OPERAND_C = 2 } tcmma_operand;
 
 /* "a"|"b"|"c" <-> operand; parse fails with TCMMA_INVALID. */
 const char *tcmma_operand_name(tcmma_operand op);

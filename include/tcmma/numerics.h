@@ -13,10 +13,10 @@ extern "C" {
 /* Where d is f16: wide accumulates at f32 and narrows d per lane (default);
  * narrow accumulates in f16 (inline mma.sync with an f16 accumulator, or an
  * f16 wmma fragment). */
-typedef enum { TCMMA_FP16_WIDE, TCMMA_FP16_NARROW } tcmma_fp16_mode;
+typedef enum { TCMMA_FP16_WIDE = 0, TCMMA_FP16_NARROW = 1 } tcmma_fp16_mode;
 
 /* Where both an inline-PTX and a wmma arm fit: which comes first. */
-typedef enum { TCMMA_PREFER_PTX, TCMMA_PREFER_WMMA } tcmma_prefer;
+typedef enum { TCMMA_PREFER_PTX = 0, TCMMA_PREFER_WMMA = 1 } tcmma_prefer;
 
 typedef struct {
   tcmma_fp16_mode fp16; /* default TCMMA_FP16_WIDE */

@@ -13,13 +13,17 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_SPACE_GLOBAL, TCMMA_SPACE_SHARED, TCMMA_SPACE_THREAD } tcmma_space;
+typedef enum { TCMMA_SPACE_GLOBAL = 0, TCMMA_SPACE_SHARED = 1, TCMMA_SPACE_THREAD = 2 } tcmma_space;
 
 typedef enum {
-#define TCMMA_DECLINE(ID, name, rule) TCMMA_DECLINE_##ID,
+#define TCMMA_DECLINE(ID, value, ...) TCMMA_DECLINE_##ID = (value),
 #include "tables/declines.def"
 #undef TCMMA_DECLINE
-  TCMMA_DECLINE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_DECLINE_COUNT = 0
+#define TCMMA_DECLINE(...) +1
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
 } tcmma_decline;
 
 /* One coordinate of a sub-tile's origin in its parent tile, in elements:
@@ -66,7 +70,7 @@ typedef struct {
  * call's alpha and beta expressions (D = alpha A B + beta D); an s32
  * accumulator takes them as int and wraps in 32 bits, an f64 one computes
  * in double. */
-typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
+typedef enum { TCMMA_INIT_LOAD = 0, TCMMA_INIT_ZERO = 1, TCMMA_INIT_SCALE = 2 } tcmma_init;
 
 /* The register budget per lane when the call gives none: the accumulator
  * plus one k step of A and B fragments within it leaves room under the 255
@@ -88,8 +92,12 @@ typedef enum { TCMMA_INIT_LOAD, TCMMA_INIT_ZERO, TCMMA_INIT_SCALE } tcmma_init;
  * threads. */
 #define TCMMA_WARPS_MAX (1024 / TCMMA_WARP_SIZE)
 
-/* One call: D[m x n] += A[m x k] B[k x n]. */
+/* One call: D[m x n] += A[m x k] B[k x n]. Start one with
+ * tcmma_call_default(): a size of 0 is TCMMA_INVALID. */
 typedef struct {
+  size_t size;            /* sizeof(tcmma_call) where the caller was built, set by
+                             tcmma_call_default(): the library reads the fields it covers,
+                             defaults the rest (docs/design.md §15) */
   int m, n, k;
   tcmma_operand_desc d, a, b;
   tcmma_scope scope;
@@ -135,7 +143,10 @@ typedef struct {
 } tcmma_plan;
 
 /* Census of what an accepted plan's emission loads, derived from the rule the
- * renderer applies. */
+ * renderer applies. Its field order is final under libtcmma.so.2 (the ones
+ * added in the middle under .so.1 stay where they are): it is written whole
+ * and embedded in tcmma_gemm_plan, so it changes only with the soname, new
+ * fields then at the end (docs/design.md §15). */
 typedef struct {
   bool a_ldmatrix, b_ldmatrix;
   int tile_m, tile_n, tile_k;   /* the arm's fragment tile */
@@ -167,8 +178,17 @@ typedef struct {
 bool tcmma_arm_reloads(tcmma_arm arm);
 
 /* A call with the defaults: operands global, plain, not transposed, dense;
- * statement scope; any device; default numerics. Precisions f32/f16/f16. */
-tcmma_call tcmma_call_default(void);
+ * statement scope; any device; default numerics. Precisions f32/f16/f16.
+ * Inline, so that its size is the caller's own sizeof, not the library's. */
+static inline tcmma_call tcmma_call_default(void) {
+  tcmma_call c = {0};
+  c.size = sizeof c;
+  c.d.prec = TCMMA_PREC_F32;
+  c.a.prec = c.b.prec = TCMMA_PREC_F16;
+  c.scope = TCMMA_SCOPE_STATEMENT;
+  c.numerics = tcmma_numerics_default();
+  return c;
+}
 
 /* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
  * out->message say why (also copied to err). TCMMA_INVALID: the call itself

@@ -11,12 +11,14 @@ extern "C" {
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
-#define TCMMA_PREC(ID, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to, \
-                   pair_from, header, asm, integer, scaled)                                              \
-  TCMMA_PREC_##ID,
+#define TCMMA_PREC(ID, value, ...) TCMMA_PREC_##ID = (value),
 #include "tables/prec.def"
 #undef TCMMA_PREC
-  TCMMA_PREC_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_PREC_COUNT = 0
+#define TCMMA_PREC(...) +1
+#include "tables/prec.def"
+#undef TCMMA_PREC
 } tcmma_prec;
 
 /* Parses a precision name ("f32", "bf16", "e4m3", ...) into *out.

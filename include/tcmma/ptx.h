@@ -15,28 +15,31 @@ extern "C" {
 
 /* Which target suffixes a feature accepts (tables/ptx_features.def). */
 typedef enum {
-  TCMMA_PTX_SUFFIX_ANY,    /* any target whose sm is listed */
-  TCMMA_PTX_SUFFIX_A,      /* only arch-specific targets: sm_90a */
-  TCMMA_PTX_SUFFIX_A_OR_F  /* arch-specific or family targets: sm_100a, sm_100f */
+  TCMMA_PTX_SUFFIX_ANY = 0, /* any target whose sm is listed */
+  TCMMA_PTX_SUFFIX_A = 1,   /* only arch-specific targets: sm_90a */
+  TCMMA_PTX_SUFFIX_A_OR_F = 2  /* arch-specific or family targets: sm_100a, sm_100f */
 } tcmma_ptx_suffix;
 
 /* The rows of tables/ptx_features.def. */
 typedef enum {
-#define TCMMA_PTX_FEATURE(ID, tokens, suffix, sms, ptx_major, ptx_minor) TCMMA_PTX_F_##ID,
+#define TCMMA_PTX_FEATURE(ID, value, ...) TCMMA_PTX_F_##ID = (value),
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
-  TCMMA_PTX_FEATURE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_PTX_FEATURE_COUNT = 0
+#define TCMMA_PTX_FEATURE(...) +1
+#include "tables/ptx_features.def"
+#undef TCMMA_PTX_FEATURE
 } tcmma_ptx_feature_id;
 
 /* A row's lowest sm as a constant, for the tables that name a row's floor
  * (tables/markers.def): TCMMA_PTX_MIN_SM(CP_ASYNC) is 80. */
 #define TCMMA__PTX_FIRST(first, ...) first
 enum {
-#define TCMMA_PTX_FEATURE(ID, tokens, suffix, sms, ptx_major, ptx_minor) \
+#define TCMMA_PTX_FEATURE(ID, value, tokens, suffix, sms, ptx_major, ptx_minor) \
   TCMMA_PTX_MIN_SM_##ID = TCMMA__PTX_FIRST sms,
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
-  TCMMA_PTX_MIN_SM_COUNT_
 };
 #define TCMMA_PTX_MIN_SM(ID) TCMMA_PTX_MIN_SM_##ID
 

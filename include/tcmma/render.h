@@ -11,7 +11,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_DIALECT_CUDA, TCMMA_DIALECT_HOST } tcmma_dialect;
+typedef enum { TCMMA_DIALECT_CUDA = 0, TCMMA_DIALECT_HOST = 1 } tcmma_dialect;
 
 /* The alignment, in bytes, every d, a and b pointer expression given to the
  * renderers must have (wmma arms: TCMMA_WMMA_ALIGN); the vector accesses
@@ -154,8 +154,12 @@ tcmma_status tcmma_render_includes(const tcmma_render_ctx *ctx, bool vendor_head
  * keeps every buffer index well inside an int. */
 #define TCMMA_KERNEL_OUTER_MAX 4096
 
-/* How tcmma_render_kernel composes the emission. */
+/* How tcmma_render_kernel composes the emission. Start one with
+ * tcmma_kernel_opts_default() or TCMMA_KERNEL_OPTS_INIT: a size of 0 is
+ * TCMMA_INVALID. */
 typedef struct {
+  size_t size; /* sizeof(tcmma_kernel_opts) where the caller was built: the library
+                  reads the fields it covers, defaults the rest (docs/design.md §15) */
   int outer;   /* update steps, 1..TCMMA_KERNEL_OUTER_MAX (0: 1) */
   bool pieces; /* each update from the pieces: fragments double-buffered
                   across k steps (load step s+1 while step s multiplies) */
@@ -165,6 +169,18 @@ typedef struct {
                   bases do: the compiler then cannot see their alignment
                   from the kernel's parameters */
 } tcmma_kernel_opts;
+
+/* An initializer (C): the size, then the fields in order or designated:
+ * tcmma_kernel_opts o = TCMMA_KERNEL_OPTS_INIT(.outer = 2, .pieces = true); */
+#define TCMMA_KERNEL_OPTS_INIT(...) {.size = sizeof(tcmma_kernel_opts), __VA_ARGS__}
+
+/* The defaults (one update, no pieces) with the size set; inline, so that
+ * the size is the caller's own sizeof. */
+static inline tcmma_kernel_opts tcmma_kernel_opts_default(void) {
+  tcmma_kernel_opts o = {0};
+  o.size = sizeof o;
+  return o;
+}
 
 /* A complete one-warp kernel `tcmma_kernel(d, a, b)` (extern "C" __global__
  * in CUDA; a block-scaled plan adds sa, sb: tcmma_kernel_scale_elems) that stages shared operands from global memory in their layout,

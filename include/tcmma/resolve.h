@@ -11,7 +11,7 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-typedef enum { TCMMA_SCOPE_STATEMENT, TCMMA_SCOPE_FRAGMENT } tcmma_scope;
+typedef enum { TCMMA_SCOPE_STATEMENT = 0, TCMMA_SCOPE_FRAGMENT = 1 } tcmma_scope;
 
 typedef struct {
   tcmma_prec d, a, b;

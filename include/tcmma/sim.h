@@ -130,8 +130,12 @@ tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *
 /* The most threads one simulated block holds, as on every CUDA device. */
 #define TCMMA_SIM_BLOCK_THREADS_MAX 1024
 
-/* The shape of a grid launch. */
+/* The shape of a grid launch. Start one with tcmma_sim_config_default() or
+ * TCMMA_SIM_CONFIG_INIT: a size of 0 is TCMMA_INVALID. */
 typedef struct {
+  size_t size;            /* sizeof(tcmma_sim_config) where the caller was built: the
+                             simulator reads the fields it covers, defaults the rest
+                             (docs/design.md §15) */
   unsigned grid[3];       /* blocks along x, y, z (each at least 1) */
   unsigned block[3];      /* threads along x, y, z (each at least 1; at most
                              TCMMA_SIM_BLOCK_THREADS_MAX in all) */
@@ -141,6 +145,21 @@ typedef struct {
                              a sample of a large grid */
   size_t n_blocks;        /* entries in blocks */
 } tcmma_sim_config;
+
+/* An initializer (C): the size, then the fields in order or designated:
+ * tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {64, 1, 1}, 0, NULL, 0); */
+#define TCMMA_SIM_CONFIG_INIT(...) {.size = sizeof(tcmma_sim_config), __VA_ARGS__}
+
+/* One block of one warp (grid 1x1x1, block 32x1x1, no dynamic shared memory,
+ * every block) with the size set; inline, so that the size is the caller's
+ * own sizeof. */
+static inline tcmma_sim_config tcmma_sim_config_default(void) {
+  tcmma_sim_config c = {0};
+  c.size = sizeof c;
+  c.grid[0] = c.grid[1] = c.grid[2] = 1;
+  c.block[0] = 32, c.block[1] = c.block[2] = 1;
+  return c;
+}
 
 /* Runs entry(arg) as every thread of each block of cfg, one block after
  * another: threads are numbered x fastest, warps are 32 consecutive threads

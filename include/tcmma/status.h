@@ -12,10 +12,14 @@ extern "C" {
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
-#define TCMMA_STATUS(ID, name, meaning) TCMMA_##ID,
+#define TCMMA_STATUS(ID, value, ...) TCMMA_##ID = (value),
 #include "tables/status.def"
 #undef TCMMA_STATUS
-  TCMMA_STATUS_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_STATUS_COUNT = 0
+#define TCMMA_STATUS(...) +1
+#include "tables/status.def"
+#undef TCMMA_STATUS
 } tcmma_status;
 
 #define TCMMA_ERROR_MAX 1024

@@ -14,10 +14,14 @@ extern "C" {
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
 typedef enum {
-#define TCMMA_SWIZZLE(ID, name, bits, cute) TCMMA_SWIZZLE_##ID,
+#define TCMMA_SWIZZLE(ID, value, ...) TCMMA_SWIZZLE_##ID = (value),
 #include "tables/swizzles.def"
 #undef TCMMA_SWIZZLE
-  TCMMA_SWIZZLE_COUNT
+  /* the number of rows (the values: 0..COUNT-1 in any row order, mma/abi_values.c) */
+  TCMMA_SWIZZLE_COUNT = 0
+#define TCMMA_SWIZZLE(...) +1
+#include "tables/swizzles.def"
+#undef TCMMA_SWIZZLE
 } tcmma_swizzle;
 
 /* The unit a swizzle moves whole (bytes) and the rows after which its

@@ -3,7 +3,7 @@
 #ifndef TCMMA_H
 #define TCMMA_H
 
-#define TCMMA_VERSION "0.2.0"
+#define TCMMA_VERSION "0.3.0"
 
 #include "tcmma/status.h"
 #include "tcmma/prec.h"

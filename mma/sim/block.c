@@ -452,6 +452,21 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
                                    const tcmma_sim_config *cfg, tcmma_error *err) {
   if (!entry || !cfg)
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_launch_grid: entry and cfg are required");
+  /* The caller's config as this simulator's whole struct: an older, smaller
+   * one gets the defaults for the rest. (mma/abi.h's helper is hidden in
+   * libtcmma.so, which a program linking libtcmma_sim.a may be using.) */
+  tcmma_sim_config taken = tcmma_sim_config_default();
+  if (cfg->size == 0 || cfg->size < sizeof cfg->size)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_config.size is %zu: start the struct with "
+                      "tcmma_sim_config_default() or TCMMA_SIM_CONFIG_INIT (this simulator's "
+                      "tcmma_sim_config has %zu bytes)", cfg->size, sizeof taken);
+  if (cfg->size > sizeof taken)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_config.size is %zu, larger than this "
+                      "simulator's tcmma_sim_config (%zu bytes): the caller was built against "
+                      "newer tcmma headers", cfg->size, sizeof taken);
+  memcpy(&taken, cfg, cfg->size);
+  taken.size = sizeof taken;
+  cfg = &taken;
   if (tls_thread) /* the threads of this launch would wait for us forever */
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_launch called from thread %u of a running "
                       "launch", tls_thread->tid);
@@ -503,6 +518,6 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
 
 tcmma_status tcmma_sim_launch(void (*entry)(void *arg), void *arg, tcmma_error *err) {
   if (!entry) return tcmma_fail(err, TCMMA_INVALID, "tcmma_sim_launch: entry is NULL");
-  tcmma_sim_config cfg = {{1, 1, 1}, {SIM_LANES, 1, 1}, 0, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {SIM_LANES, 1, 1}, 0, NULL, 0);
   return tcmma_sim_launch_grid(entry, arg, &cfg, err);
 }

@@ -10,10 +10,12 @@
 
 #define TCMMA__UNPAREN(...) __VA_ARGS__
 #define UP TCMMA_PTX_SM_UP
-static const tcmma_ptx_feature features[] = {
-#define TCMMA_PTX_FEATURE(ID, tokens, suffix, sms, maj, min)                                 \
-  {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA_PTX_MIN_SM(ID),       \
-   (maj) * 10 + (min)},
+/* Indexed by value (a row's value column, not its position): tcmma_ptx_feature_get(i)
+ * is the row of value i. */
+static const tcmma_ptx_feature features[TCMMA_PTX_FEATURE_COUNT] = {
+#define TCMMA_PTX_FEATURE(ID, value, tokens, suffix, sms, maj, min)                          \
+  [value] = {#ID, tokens, TCMMA_PTX_SUFFIX_##suffix, {TCMMA__UNPAREN sms}, TCMMA_PTX_MIN_SM(ID), \
+             (maj) * 10 + (min)},
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
 };

@@ -138,7 +138,7 @@ static void render_all(const tcmma_plan *p, bytes *b) {
     }
     pieces(p, d, b, &out);
     unsigned k = byte(b);
-    tcmma_kernel_opts opts = {(int)(k % 6), k & 8, k & 16};
+    tcmma_kernel_opts opts = TCMMA_KERNEL_OPTS_INIT((int)(k % 6), k & 8, k & 16);
     tcmma_render_kernel(RCTX(p, d, NULL, &out), &opts, &err);
     tcmma_kernel_prologue(RCTX(NULL, d, NULL, &out), p, 1, &err);
     tcmma_buf_free(&out);

@@ -15,7 +15,7 @@ bool verify_case_set(verify_case_result *r, verify_case_outcome outcome, const c
 }
 
 tcmma_kernel_opts verify_case_kernel_opts(const verify_case *c) {
-  tcmma_kernel_opts o = {c->outer, c->pieces, c->indexed};
+  tcmma_kernel_opts o = TCMMA_KERNEL_OPTS_INIT(c->outer, c->pieces, c->indexed);
   return o;
 }
 

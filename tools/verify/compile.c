@@ -381,11 +381,12 @@ void compile_case_start(const verify_case *c, compile_case *k) {
 void compile_case_jobs(const compile_case *k, verify_job *floor, verify_job *below) {
   /* --minimal: tcmma's kernels use nothing it leaves out */
   *floor = (verify_job){.source = tcmma_buf_str(&k->src), .len = k->src.len,
-                        .opts = {.name = "verify.cu", .target = TCMMA_TARGET_FLOOR,
-                                 .sass = true, .minimal = true}};
+                        .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify.cu",
+                                                        .target = TCMMA_TARGET_FLOOR, .sass = true,
+                                                        .minimal = true)};
   *below = *floor;
-  below->opts = (tcmma_compile_opts){.name = "verify-below.cu", .sass = true, .arch = k->below,
-                                     .minimal = true};
+  below->opts = (tcmma_compile_opts)TCMMA_COMPILE_OPTS_INIT(.name = "verify-below.cu", .sass = true,
+                                                            .arch = k->below, .minimal = true);
 }
 
 void compile_case_finish(const compile_case *k, const verify_job *floor, const verify_job *below,

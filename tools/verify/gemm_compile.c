@@ -73,7 +73,7 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   g->rendered = tcmma_render_gemm(&rc, p, &g->render_err) == TCMMA_OK;
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
-                        .opts = {.name = "verify-gemm.cu", .sass = true}};
+                        .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true)};
 }
 
 static void release(gemm_compile *items, size_t n) {

@@ -78,8 +78,9 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;
   }
-  tcmma_compile_opts opts = {.name = "verify-gemm.cu", .target = TCMMA_TARGET_NATIVE,
-                             .cc = g.dev.cc, .sass = true};
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu",
+                                                    .target = TCMMA_TARGET_NATIVE, .cc = g.dev.cc,
+                                                    .sass = true);
   tcmma_program prog;
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
   tcmma_buf_free(&src);

@@ -182,8 +182,8 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
 bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
                             float alpha, float beta, char *why, size_t cap) {
   void *args[6] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
-  tcmma_sim_config cfg = {{plan->grid[0], plan->grid[1], plan->grid[2]},
-                          {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0};
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
+                          {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};
   if (tcmma_sim_launch_grid(*(sim_entry *)ctx, args, &cfg, &err) == TCMMA_OK) return true;
   snprintf(why, cap, "simulator: %s", err.message);

@@ -123,8 +123,9 @@ void verify_exec_gpu(const verify_case *c, verify_case_result *r) {
   /* A CUBIN runs only on its own major version: the native target for this
    * device's cc (the compile API clamps it to NVRTC's highest arch <= cc and
    * adds the a/f suffix a family arm needs). */
-  tcmma_compile_opts opts = {.name = "verify-gpu.cu", .target = TCMMA_TARGET_NATIVE,
-                             .cc = dev.cc, .sass = true};
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gpu.cu",
+                                                    .target = TCMMA_TARGET_NATIVE, .cc = dev.cc,
+                                                    .sass = true);
   tcmma_program prog;
   st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
   tcmma_buf_free(&src);

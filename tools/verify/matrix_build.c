@@ -218,6 +218,7 @@ static size_t ncases;
 tcmma_call matrix_base_call(const matrix_row *r, tcmma_scope scope) {
   tcmma_call c;
   memset(&c, 0, sizeof c);
+  c.size = sizeof c;
   c.d.prec = r->d, c.a.prec = r->a, c.b.prec = r->b;
   c.d.space = c.a.space = c.b.space = TCMMA_SPACE_GLOBAL;
   c.d.swizzle = c.a.swizzle = c.b.swizzle = TCMMA_SWIZZLE_NONE;

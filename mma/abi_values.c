@@ -1,0 +1,93 @@
+/* Compile-time proof that the public enums made from tables keep their ABI
+ * shape: each row's value column (its constant's number, fixed for good: see
+ * docs/design.md §15) is in 0..COUNT-1, where COUNT is the number of rows,
+ * and no two rows share a value. Together: the values are exactly
+ * 0..COUNT-1 in some row order, so the arrays the library indexes by value
+ * (sized [COUNT], initialised by designated index [value]) have a row in
+ * every slot, whatever order the rows are written in. A duplicate value is
+ * a duplicate case label below (an error, not a warning); a value past the
+ * end, or a gap left by a removed row, fails a _Static_assert. */
+#include "tcmma/tcmma.h"
+
+/* Each row: 0 <= value < COUNT, named in the message. */
+#define TCMMA__ABI_RANGE(table, count, ID, value) \
+  _Static_assert((value) >= 0 && (value) < (count), \
+                 "tables/" table ": row " #ID "'s value is outside 0.." #count "-1");
+
+/* Each row a case label: two rows of one value do not compile. */
+#define TCMMA__ABI_CASE(value) case (value): break;
+
+#define TCMMA_ARM(ID, value, ...) TCMMA__ABI_RANGE("arms.def", TCMMA_ARM_COUNT, ID, value)
+#include "tables/arms.def"
+#undef TCMMA_ARM
+#define TCMMA_PREC(ID, value, ...) TCMMA__ABI_RANGE("prec.def", TCMMA_PREC_COUNT, ID, value)
+#include "tables/prec.def"
+#undef TCMMA_PREC
+#define TCMMA_STATUS(ID, value, ...) \
+  TCMMA__ABI_RANGE("status.def", TCMMA_STATUS_COUNT, ID, value)
+#include "tables/status.def"
+#undef TCMMA_STATUS
+#define TCMMA_MARKER(ID, value, ...) \
+  TCMMA__ABI_RANGE("markers.def", TCMMA_MARKER_COUNT, ID, value)
+#include "tables/markers.def"
+#undef TCMMA_MARKER
+#define TCMMA_DECLINE(ID, value, ...) \
+  TCMMA__ABI_RANGE("declines.def", TCMMA_DECLINE_COUNT, ID, value)
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
+#define TCMMA_GEMM_DECLINE(ID, value, ...) \
+  TCMMA__ABI_RANGE("gemm_declines.def", TCMMA_GEMM_DECLINE_COUNT, ID, value)
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
+#define TCMMA_SWIZZLE(ID, value, ...) \
+  TCMMA__ABI_RANGE("swizzles.def", TCMMA_SWIZZLE_COUNT, ID, value)
+#include "tables/swizzles.def"
+#undef TCMMA_SWIZZLE
+#define TCMMA_PTX_FEATURE(ID, value, ...) \
+  TCMMA__ABI_RANGE("ptx_features.def", TCMMA_PTX_FEATURE_COUNT, ID, value)
+#include "tables/ptx_features.def"
+#undef TCMMA_PTX_FEATURE
+
+/* Never called: only compiled, for the duplicate-case check. */
+static inline void tcmma__abi_values_unique(int v) {
+  switch (v) {
+#define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/arms.def"
+#undef TCMMA_ARM
+  }
+  switch (v) {
+#define TCMMA_PREC(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/prec.def"
+#undef TCMMA_PREC
+  }
+  switch (v) {
+#define TCMMA_STATUS(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/status.def"
+#undef TCMMA_STATUS
+  }
+  switch (v) {
+#define TCMMA_MARKER(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/markers.def"
+#undef TCMMA_MARKER
+  }
+  switch (v) {
+#define TCMMA_DECLINE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/declines.def"
+#undef TCMMA_DECLINE
+  }
+  switch (v) {
+#define TCMMA_GEMM_DECLINE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/gemm_declines.def"
+#undef TCMMA_GEMM_DECLINE
+  }
+  switch (v) {
+#define TCMMA_SWIZZLE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/swizzles.def"
+#undef TCMMA_SWIZZLE
+  }
+  switch (v) {
+#define TCMMA_PTX_FEATURE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/ptx_features.def"
+#undef TCMMA_PTX_FEATURE
+  }
+}
