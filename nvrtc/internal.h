@@ -91,6 +91,13 @@ bool tcmma__nvrtc_resolved_library_identity(const char *real, char *out, size_t 
 bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
                                const char *const *options, size_t n_options,
                                tcmma__sha256_state *key, char *note, size_t note_cap);
+/* The same, telling apart a compile that must not run: 1 certain, 0
+ * uncertain, -1 an include names a FIFO, socket or device (NVRTC would block
+ * reading it; note names it). Uses of __TIME__, __DATE__ or __TIMESTAMP__
+ * and options naming files NVRTC or ptxas read are uncertain. */
+int tcmma__cache_include_scan(const char *source, size_t len, const char *name,
+                              const char *const *options, size_t n_options,
+                              tcmma__sha256_state *key, char *note, size_t note_cap);
 
 /* strdup that returns NULL on NULL. */
 char *tcmma__compile_strdup(const char *s);
@@ -200,6 +207,7 @@ typedef struct {
   tcmma_marker_hit *hits;
   size_t count, cap;
   int floor;
+  size_t *index, index_cap; /* hits by kind, floor and text: slot = hit + 1, 0 empty */
 } tcmma__arch_scan;
 
 /* Reads source[0..len) (NULL: none) into *out, freed with tcmma__arch_scan_free;
