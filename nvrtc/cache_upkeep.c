@@ -113,16 +113,16 @@ static void upkeep_visit(int dirfd, const char *name, const struct stat *st, boo
   u->bytes += it->size;
 }
 
-static size_t walks; /* this process's, for tests */
+static size_t walks; /* this process's, for tests (atomic: stores run in many threads) */
 
-size_t tcmma__cache_upkeep_walks(void) { return walks; }
+size_t tcmma__cache_upkeep_walks(void) { return __atomic_load_n(&walks, __ATOMIC_RELAXED); }
 
 /* Walks the directory, sweeps stale temporary files and removes the least
  * recently used entries while they exceed target (with half, half of what
  * they are, at most target); the bytes left. */
 static unsigned long long evict_to(int dirfd, unsigned long long target, bool half) {
   upkeep u = {.now = time(NULL)};
-  walks++;
+  __atomic_fetch_add(&walks, 1, __ATOMIC_RELAXED);
   walk(dirfd, upkeep_visit, &u);
   if (half) target = (u.bytes < target ? u.bytes : target) / 2;
   if (u.bytes > target && u.count) {

@@ -40,7 +40,7 @@ static void hash_part(tcmma__sha256_state *s, const void *data, size_t n) {
  * library's and builtin headers' identity), the program name (it places the
  * source's own include directory), every option (the include directories
  * among them), the source, and every file its #includes read, by content
- * (tcmma__cache_include_deps); each part length-prefixed so no two different
+ * (tcmma__cache_include_scan); each part length-prefixed so no two different
  * inputs concatenate alike. false when an include cannot be resolved for
  * certain: then nothing may be cached, and note says why; 1 certain, 0
  * uncertain, -1 when the compile must not run (an include NVRTC would block

@@ -169,7 +169,9 @@ static void note_tried(char *tried, size_t cap, size_t *used, const char *path, 
 static void *open_candidate(const char *path, char *why, size_t cap) {
   /* a path (not a soname the loader looks up) must be a regular file:
    * dlopen of a FIFO blocks for ever */
-  if (strchr(path, '/') && !tcmma__table_regular_file(path, why, cap)) return NULL;
+  struct stat st; /* (a path that names nothing: dlopen's own reason) */
+  if (strchr(path, '/') && stat(path, &st) == 0 && !tcmma__table_regular_file(path, why, cap))
+    return NULL;
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();

@@ -11,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tcmma/driver.h"
 #include "tables/file.h"
 
@@ -82,7 +83,9 @@ static tcmma_status load_locked(tcmma_error *err) {
   if (!path || !*path) path = "libcuda.so.1";
   char why_not[512];
   /* a path (not the soname) must be a regular file: dlopen of a FIFO blocks */
-  if (strchr(path, '/') && !tcmma__table_regular_file(path, why_not, sizeof why_not)) {
+  struct stat st; /* (a path that names nothing: dlopen's own reason) */
+  if (strchr(path, '/') && stat(path, &st) == 0 &&
+      !tcmma__table_regular_file(path, why_not, sizeof why_not)) {
     tcmma_fail(&drv.failure, TCMMA_UNAVAILABLE, "no CUDA driver (TCMMA_LIBCUDA: %s)", why_not);
   } else if (!(drv.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
     const char *why = dlerror();
