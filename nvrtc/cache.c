@@ -294,10 +294,35 @@ done:
   return ok;
 }
 
+static int injected_failures, injected_errno; /* tests: tcmma__cache_inject_store_failures */
+
+void tcmma__cache_inject_store_failures(int n, int error) {
+  pthread_mutex_lock(&lock);
+  injected_failures = n, injected_errno = error;
+  pthread_mutex_unlock(&lock);
+}
+
+static bool injected_failure(void) {
+  pthread_mutex_lock(&lock);
+  bool fail = injected_failures > 0;
+  if (fail) injected_failures--, errno = injected_errno;
+  pthread_mutex_unlock(&lock);
+  return fail;
+}
+
+/* The bytes an entry takes on disk. */
+static unsigned long long entry_bytes(const entry *e) {
+  parts p = parts_of(e);
+  unsigned long long n = HEADER_LEN;
+  for (int i = 0; i < 4; i++) n += p.len[i];
+  return n;
+}
+
 /* Writes the entry (0600) under a temporary name and renames it into place;
  * false with errno set to the first failure's. */
 static bool disk_store(const tcmma__cache_dir *d, const char *suffix, const entry *e) {
   char name[96], tmp[128], hex[17];
+  if (injected_failure()) return false;
   entry_name(e->key, suffix, name);
   tcmma__cache_random_hex(hex, 8);
   snprintf(tmp, sizeof tmp, "%s.tmp.%s", name, hex);
@@ -376,16 +401,26 @@ bool tcmma__cache_lookup(const unsigned char key[32], tcmma_program *out, tcmma_
   return hit;
 }
 
-/* Stores e on disk under suffix (after the upkeep), degrading on failure. */
+/* Stores e on disk under suffix, then the upkeep. A store that fails (a
+ * full disk) makes room, evicting, and is tried once more; failing again it
+ * is recorded for tcmma_cache_info and this process degrades to memory. */
 static void store_on_disk(const entry *e, const char *suffix) {
   char path[PATH_MAX];
   tcmma__cache_dir d;
   if (!open_disk(true, path, sizeof path, &d)) return;
-  if (disk_store(&d, suffix, e)) {
-    unsigned long long max_bytes = TCMMA__CACHE_MAX_BYTES_DEFAULT;
-    tcmma__cache_max_bytes(&max_bytes);
-    tcmma__cache_upkeep(d.fd, max_bytes);
+  unsigned long long max_bytes = TCMMA__CACHE_MAX_BYTES_DEFAULT;
+  tcmma__cache_max_bytes(&max_bytes);
+  bool stored = disk_store(&d, suffix, e);
+  if (!stored) {
+    tcmma__cache_make_room(d.fd, max_bytes);
+    stored = disk_store(&d, suffix, e);
+  }
+  if (stored) {
+    tcmma__cache_stored(d.fd, entry_bytes(e), max_bytes);
   } else {
+    char why[TCMMA__CACHE_ERROR_MAX];
+    snprintf(why, sizeof why, "storing an entry failed after evicting: %s", strerror(errno));
+    tcmma__cache_store_failed(d.fd, why);
     degrade(path, "cache directory %s is not writable (%s): caching in memory only", path,
             strerror(errno));
   }
@@ -452,6 +487,8 @@ tcmma_status tcmma_cache_info_get(tcmma_cache_info *out, tcmma_error *err) {
     return TCMMA_OK;
   out->enabled = true;
   if (d.fd >= 0) tcmma__cache_survey(d.fd, false, &out->entries, &out->bytes, &out->temp_files);
+  if (d.fd >= 0)
+    tcmma__cache_failures(d.fd, &out->store_failures, out->last_error, sizeof out->last_error);
   tcmma__cache_close(&d);
   return TCMMA_OK;
 }
@@ -472,6 +509,7 @@ tcmma_status tcmma_cache_clear(tcmma_cache_info *removed, tcmma_error *err) {
   size_t entries = 0, temps = 0;
   unsigned long long bytes = 0;
   if (d.fd >= 0) tcmma__cache_survey(d.fd, true, &entries, &bytes, &temps);
+  if (d.fd >= 0) tcmma__cache_state_reset(d.fd);
   tcmma__cache_close(&d);
   tcmma_cache_clear_memory();
   if (removed) removed->entries = entries, removed->bytes = bytes, removed->temp_files = temps;

@@ -32,7 +32,8 @@ int tcmma__cache_path(char *buf, size_t cap) {
              *home = getenv("HOME");
   int n;
   if (dir && *dir) n = snprintf(buf, cap, "%s", dir);
-  else if (xdg && *xdg) n = snprintf(buf, cap, "%s/tcmma", xdg);
+  /* the XDG spec: a relative path is invalid and must be ignored */
+  else if (xdg && xdg[0] == '/') n = snprintf(buf, cap, "%s/tcmma", xdg);
   else if (home && *home) n = snprintf(buf, cap, "%s/.cache/tcmma", home);
   else return 0;
   if (n < 0) return 0;

@@ -41,11 +41,13 @@ static void hash_part(tcmma__sha256_state *s, const void *data, size_t n) {
  * library's and builtin headers' identity), the program name (it places the
  * source's own include directory), every option (the include directories
  * among them), the source, and every file its #includes read, by content
- * (tcmma__cache_include_deps); each part length-prefixed so no two different
+ * (tcmma__cache_include_scan); each part length-prefixed so no two different
  * inputs concatenate alike. false when an include cannot be resolved for
- * certain: then nothing may be cached, and note says why. */
-static bool cache_key(const tcmma_program *p, const char *source, size_t len,
-                      unsigned char key[32], char *note, size_t note_cap) {
+ * certain: then nothing may be cached, and note says why; 1 certain, 0
+ * uncertain, -1 when the compile must not run (an include NVRTC would block
+ * on: note names it). */
+static int cache_key(const tcmma_program *p, const char *source, size_t len,
+                     unsigned char key[32], char *note, size_t note_cap) {
   tcmma__sha256_state s;
   const char *nvrtc = tcmma__nvrtc_identity();
   tcmma__sha256_init(&s);
@@ -54,8 +56,8 @@ static bool cache_key(const tcmma_program *p, const char *source, size_t len,
   hash_part(&s, p->name, strlen(p->name));
   for (size_t i = 0; i < p->n_options; i++) hash_part(&s, p->options[i], strlen(p->options[i]));
   hash_part(&s, source, len);
-  bool certain = tcmma__cache_include_deps(source, len, p->name, (const char *const *)p->options,
-                                           p->n_options, &s, note, note_cap);
+  int certain = tcmma__cache_include_scan(source, len, p->name, (const char *const *)p->options,
+                                          p->n_options, &s, note, note_cap);
   tcmma__sha256_final(&s, key);
   return certain;
 }
@@ -100,7 +102,7 @@ size_t tcmma_compile_include_dirs(const tcmma_compile_opts *opts, const char **d
   if (opts && take_opts(&taken, opts, NULL) != TCMMA_OK) opts = NULL;
   if (opts) opts = &taken;
   size_t n = 0;
-  for (size_t i = 0; opts && i < opts->n_include_dirs; i++)
+  for (size_t i = 0; opts && opts->include_dirs && i < opts->n_include_dirs; i++)
     if (opts->include_dirs[i] && opts->include_dirs[i][0]) {
       if (dirs && n < cap) dirs[n] = opts->include_dirs[i];
       n++;
@@ -129,6 +131,14 @@ static const char *const dialects[] = {"c++03", "c++11", "c++14", "c++17", "c++2
 
 /* The defines, dialect and extra options, checked. */
 static tcmma_status check_opts(const tcmma_compile_opts *o, tcmma_error *err) {
+  const struct { const void *list; size_t n; const char *what; } lists[] = {
+      {o->include_dirs, o->n_include_dirs, "include_dirs"},
+      {o->defines, o->n_defines, "defines"},
+      {o->extra, o->n_extra, "extra"}};
+  for (size_t i = 0; i < sizeof lists / sizeof lists[0]; i++)
+    if (!lists[i].list && lists[i].n)
+      return tcmma_fail(err, TCMMA_INVALID, "compile options: %s is NULL but n_%s is %zu",
+                        lists[i].what, lists[i].what, lists[i].n);
   for (size_t i = 0; i < o->n_defines; i++)
     if (!define_ok(o->defines[i]))
       return tcmma_fail(err, TCMMA_INVALID, "define '%s': expected NAME or NAME=VALUE, NAME an identifier",
@@ -181,14 +191,18 @@ static tcmma_status build_options(const char *source, size_t len, const tcmma_co
   bool ok = add_option(p, option);
   /* ptxas's info log: registers, spills and shared bytes of the CUBIN */
   if (o->sass) ok = ok && add_option(p, "--ptxas-options=-v");
-  const char *dirs[64];
-  size_t n_dirs = tcmma_compile_include_dirs(o, dirs, 64);
-  for (size_t i = 0; ok && i < n_dirs && i < 64; i++) {
+  /* every -I directory and the toolkit's own, however many */
+  size_t n_dirs = tcmma_compile_include_dirs(o, NULL, 0);
+  const char **dirs = malloc((n_dirs ? n_dirs : 1) * sizeof *dirs);
+  ok = ok && dirs;
+  if (dirs) tcmma_compile_include_dirs(o, dirs, n_dirs);
+  for (size_t i = 0; ok && i < n_dirs; i++) {
     char *inc = malloc(strlen(dirs[i]) + 3);
     if (inc) sprintf(inc, "-I%s", dirs[i]);
     ok = inc && add_option(p, inc);
     free(inc);
   }
+  free(dirs);
   for (size_t i = 0; ok && i < o->n_defines; i++) {
     char *def = malloc(strlen(o->defines[i]) + 3);
     if (def) sprintf(def, "-D%s", o->defines[i]);
@@ -265,7 +279,12 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
   }
   unsigned char key[32];
   char note[512], why[560];
-  bool cacheable = cache_key(out, source, len, key, note, sizeof note);
+  int keyed = cache_key(out, source, len, key, note, sizeof note);
+  if (keyed < 0) {
+    tcmma_program_free(out);
+    return tcmma_fail(err, TCMMA_IO, "%s", note);
+  }
+  bool cacheable = keyed == 1;
   snprintf(why, sizeof why, "not cached: %s", note);
   if (!cacheable && !(out->cache_note = tcmma__compile_strdup(why))) {
     tcmma_program_free(out);

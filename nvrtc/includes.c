@@ -32,6 +32,7 @@
 #include <unistd.h>
 #include "nvrtc/internal.h"
 #include "nvrtc/sha256.h"
+#include "tables/file.h"
 #include "tcmma/tcmma.h"
 
 #define FILES_MAX 4096               /* more files than this: uncacheable */
@@ -56,6 +57,8 @@ typedef struct {
   size_t count;
   char problem[256]; /* non-empty: the file makes the compile uncacheable */
   int trigraph_line; /* the first "\?\?=" or "\?\?/", or 0 */
+  int clock_line;    /* the first use of a clock macro (clock_macros), or 0 */
+  int clock_macro;   /* which: its index + 1 */
 } file_scan;
 
 typedef struct {
@@ -68,6 +71,9 @@ typedef struct {
   bool trigraphs;    /* a --std before c++17: trigraphs may be replaced */
   char **seen;       /* files already scanned */
   size_t n_seen, seen_cap;
+  struct frame *frames; /* the files being scanned, innermost last (walk) */
+  size_t n_frames, frames_cap;
+  bool fatal;        /* the compile must not run: note says why */
 } scan;
 
 static void uncertain(scan *s, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -94,33 +100,109 @@ static void add_text(scan *s, const char *text) { add_part(s, text, strlen(text)
 
 static bool blank(char c) { return c == ' ' || c == '\t' || c == '\f' || c == '\v' || c == '\r'; }
 
-/* Skips blanks and comments from p; a block comment may span lines (it is
- * one space), a line comment ends the line: *p is then '\n' or '\0'. */
-static const char *skip_blank(const char *p) {
-  for (;;) {
-    while (blank(*p)) p++;
-    if (p[0] == '/' && p[1] == '*') {
-      const char *end = strstr(p + 2, "*/");
-      if (!end) return p + strlen(p);
-      p = end + 2;
-    } else if (p[0] == '/' && p[1] == '/') {
-      return p + strcspn(p, "\n");
+/* A text with where its comments end, so that no place is skipped over
+ * twice: every "*" "/" and every newline (offsets, ascending), and for each
+ * comment end where skip_blank from it arrives. (Searching for the end of a
+ * comment from each line start walked to the end of the text for every line
+ * opening a comment that never closes: quadratic.) */
+typedef struct {
+  const char *t;
+  size_t len;
+  uint32_t *closes, *after; /* a comment end's offset; skip_blank from its end */
+  size_t n_closes;
+  uint32_t *newlines;
+  size_t n_newlines;
+} text_index;
+
+/* The first of a[0..n) at or after x (n when none). */
+static size_t first_from(const uint32_t *a, size_t n, size_t x) {
+  size_t lo = 0, hi = n;
+  while (lo < hi) {
+    size_t mid = lo + (hi - lo) / 2;
+    if (a[mid] < x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
+}
+
+/* Where a line comment starting at offset at ends (its '\n', or the end). */
+static size_t line_end(const text_index *ix, size_t at) {
+  size_t k = first_from(ix->newlines, ix->n_newlines, at);
+  return k < ix->n_newlines ? ix->newlines[k] : ix->len;
+}
+
+/* After a "/" "*" at offset at: skip_blank's answer past its comment. */
+static size_t past_comment(const text_index *ix, size_t at) {
+  size_t k = first_from(ix->closes, ix->n_closes, at + 2);
+  return k < ix->n_closes ? ix->after[k] : ix->len;
+}
+
+/* Blanks and comments from offset at, one step: the offset of what follows. */
+static size_t skip_from(const text_index *ix, size_t at) {
+  const char *t = ix->t;
+  while (blank(t[at])) at++;
+  if (t[at] == '/' && t[at + 1] == '*') return past_comment(ix, at);
+  if (t[at] == '/' && t[at + 1] == '/') return line_end(ix, at);
+  return at;
+}
+
+static bool index_text(text_index *ix, const char *t, size_t len) {
+  memset(ix, 0, sizeof *ix);
+  ix->t = t, ix->len = len;
+  size_t nc = 0, nn = 0;
+  for (size_t i = 0; i < len; i++) {
+    nn += t[i] == '\n';
+    nc += t[i] == '*' && t[i + 1] == '/';
+  }
+  ix->closes = malloc((nc ? nc : 1) * sizeof *ix->closes);
+  ix->after = malloc((nc ? nc : 1) * sizeof *ix->after);
+  ix->newlines = malloc((nn ? nn : 1) * sizeof *ix->newlines);
+  if (!ix->closes || !ix->after || !ix->newlines) return false;
+  for (size_t i = 0; i < len; i++) {
+    if (t[i] == '\n') ix->newlines[ix->n_newlines++] = (uint32_t)i;
+    if (t[i] == '*' && t[i + 1] == '/') ix->closes[ix->n_closes++] = (uint32_t)i;
+  }
+  /* from the last comment end back: what follows one is known for every
+   * later one, so each blank run is walked once */
+  for (size_t k = nc; k-- > 0;) {
+    size_t at = ix->closes[k] + 2;
+    while (blank(t[at])) at++;
+    if (t[at] == '/' && t[at + 1] == '*') {
+      size_t next = first_from(ix->closes, nc, at + 2); /* > k: known */
+      ix->after[k] = next < nc ? ix->after[next] : (uint32_t)len;
+    } else if (t[at] == '/' && t[at + 1] == '/') {
+      ix->after[k] = (uint32_t)line_end(ix, at);
     } else {
-      return p;
+      ix->after[k] = (uint32_t)at;
     }
   }
+  return true;
+}
+
+static void index_free(text_index *ix) {
+  free(ix->closes), free(ix->after), free(ix->newlines);
+  memset(ix, 0, sizeof *ix);
+}
+
+/* Skips blanks and comments from p; a block comment may span lines (it is
+ * one space), a line comment ends the line: *p is then '\n' or '\0'. */
+static const char *skip_blank(const text_index *ix, const char *p) {
+  return ix->t + skip_from(ix, (size_t)(p - ix->t));
 }
 
 static bool ident_char(char c) {
   return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_';
 }
 
-/* Reads a header-name at p ("x" or <x>, on one line) into *d; NULL when p
- * holds anything else (a macro). Returns the position after it. */
+/* Reads a header-name at p ("x" or <x>, on one line, at most PATH_MAX bytes:
+ * no longer name can be found, and a bound keeps a line of unclosed names
+ * linear) into *d; NULL when p holds anything else (a macro). Returns the
+ * position after it. */
 static const char *header_name(const char *p, directive *d) {
   char close = *p == '"' ? '"' : *p == '<' ? '>' : 0;
   if (!close) return NULL;
-  const char *end = p + 1 + strcspn(p + 1, close == '"' ? "\"\n" : ">\n");
+  const char *end = p + 1;
+  while (*end && *end != close && *end != '\n' && end - p <= PATH_MAX) end++;
   if (*end != close || end == p + 1) return NULL;
   if (!(d->name = malloc((size_t)(end - p)))) return NULL;
   memcpy(d->name, p + 1, (size_t)(end - p - 1));
@@ -148,13 +230,14 @@ static int line_of(const char *text, const char *at) {
 
 /* The directive that may start at p (a line start, or just after a block
  * comment): # or %:, then include, include_next or import. */
-static void directive_at(const char *text, const char *p, const char *where, file_scan *f,
+static void directive_at(const text_index *ix, const char *p, const char *where, file_scan *f,
                          size_t *cap) {
-  p = skip_blank(p);
+  const char *text = ix->t;
+  p = skip_blank(ix, p);
   if (*p == '#') p++;
   else if (p[0] == '%' && p[1] == ':') p += 2;
   else return;
-  p = skip_blank(p);
+  p = skip_blank(ix, p);
   const char *word = p;
   while (ident_char(*p)) p++;
   size_t n = (size_t)(p - word);
@@ -163,7 +246,7 @@ static void directive_at(const char *text, const char *p, const char *where, fil
       !(n == 6 && strncmp(word, "import", 6) == 0))
     return;
   directive d = {.next = next};
-  p = skip_blank(p);
+  p = skip_blank(ix, p);
   if (!header_name(p, &d)) {
     if (!f->problem[0])
       snprintf(f->problem, sizeof f->problem, "%s:%d: an #%.*s tcmma cannot resolve (not \"file\" "
@@ -178,16 +261,17 @@ static void directive_at(const char *text, const char *p, const char *where, fil
 
 /* __has_include("x") and __has_include(<x>), anywhere: whether and where x
  * exists changes what the preprocessor keeps. */
-static void has_include_at(const char *text, const char *p, const char *where, file_scan *f,
+static void has_include_at(const text_index *ix, const char *p, const char *where, file_scan *f,
                            size_t *cap) {
+  const char *text = ix->t;
   const char *word = p;
   p += strlen("__has_include");
   bool next = strncmp(p, "_next", 5) == 0;
   if (next) p += 5;
   if (ident_char(*p) || (word > text && ident_char(word[-1]))) return;
-  p = skip_blank(p);
+  p = skip_blank(ix, p);
   directive d = {.next = next, .exists_only = true};
-  if (*p != '(' || !header_name(skip_blank(p + 1), &d)) {
+  if (*p != '(' || !header_name(skip_blank(ix, p + 1), &d)) {
     if (!f->problem[0])
       snprintf(f->problem, sizeof f->problem, "%s:%d: a __has_include tcmma cannot resolve",
                where, line_of(text, word));
@@ -199,8 +283,59 @@ static void has_include_at(const char *text, const char *p, const char *where, f
   }
 }
 
+/* The macros whose value is the time of the compile: a program using one is
+ * not the same program when compiled again, so it is never cached. */
+static const char *const clock_macros[] = {"__TIME__", "__DATE__", "__TIMESTAMP__"};
+#define CLOCK_MACROS (sizeof clock_macros / sizeof clock_macros[0])
+
+/* The first use of a clock macro in t as a name in code: comments, string
+ * and character literals and raw strings are passed over; #if 0 branches
+ * and macro bodies count (conservative). One pass. */
+static void clock_use(const char *t, size_t len, file_scan *f) {
+  int line = 1;
+  for (size_t i = 0; i < len;) {
+    char c = t[i];
+    if (c == '\n') {
+      line++, i++;
+    } else if (c == '/' && t[i + 1] == '/') {
+      while (i < len && t[i] != '\n') i++;
+    } else if (c == '/' && t[i + 1] == '*') {
+      const char *end = strstr(t + i + 2, "*/");
+      size_t stop = end ? (size_t)(end - t) + 2 : len;
+      for (; i < stop; i++) line += t[i] == '\n';
+    } else if (c == '"' || (c == '\'' && !(i && ident_char(t[i - 1])))) {
+      for (i++; i < len && t[i] != c && t[i] != '\n'; i++)
+        if (t[i] == '\\' && i + 1 < len && t[i + 1] != '\n') i++;
+      if (i < len && t[i] == c) i++;
+    } else if (ident_char(c)) {
+      size_t start = i;
+      while (i < len && ident_char(t[i])) i++;
+      size_t n = i - start;
+      bool raw = t[i] == '"' && t[i - 1] == 'R' && n <= 3; /* R"d(...)d", u8R"(...)" */
+      if (raw) {
+        size_t open = i + 1, d = 0;
+        while (open + d < len && t[open + d] != '(' && d < 16) d++;
+        char close[20];
+        snprintf(close, sizeof close, ")%.*s\"", (int)d, t + open);
+        const char *end = open + d < len ? strstr(t + open + d, close) : NULL;
+        if (end) { /* unterminated: read on as code */
+          size_t stop = (size_t)(end - t) + strlen(close);
+          for (; i < stop; i++) line += t[i] == '\n';
+        }
+        continue;
+      }
+      for (size_t m = 0; m < CLOCK_MACROS && !f->clock_line; m++)
+        if (n == strlen(clock_macros[m]) && memcmp(t + start, clock_macros[m], n) == 0)
+          f->clock_line = line, f->clock_macro = (int)m + 1;
+      if (f->clock_line) return;
+    } else {
+      i++;
+    }
+  }
+}
+
 /* Joins the lines that end in a backslash (translation phase 2): a new string. */
-static char *join_lines(const char *text, size_t len) {
+static char *join_lines(const char *text, size_t len, size_t *out_len) {
   char *out = malloc(len + 1);
   if (!out) return NULL;
   size_t n = 0;
@@ -213,31 +348,44 @@ static char *join_lines(const char *text, size_t len) {
     out[n++] = text[i];
   }
   out[n] = '\0';
+  *out_len = n;
   return out;
 }
 
-/* Finds the directives of text (len bytes; where names it in notes), and
- * the first trigraph that could spell a '#' or a line splice. */
+/* Finds the directives of text (len bytes; where names it in notes), the
+ * first trigraph that could spell a '#' or a line splice, and the first use
+ * of a clock macro. Linear in len (but for the binary searches). */
 static void scan_directives(const char *text, size_t len, const char *where, file_scan *f) {
   if (memchr(text, '\0', len)) {
     snprintf(f->problem, sizeof f->problem, "%s holds a NUL byte", where);
     return;
   }
-  char *t = join_lines(text, len);
-  if (!t) {
+  if (len >= UINT32_MAX) {
+    snprintf(f->problem, sizeof f->problem, "%s is 4 GiB or larger", where);
+    return;
+  }
+  size_t n = 0;
+  char *t = join_lines(text, len, &n);
+  text_index ix;
+  if (!t || !index_text(&ix, t, n)) {
+    if (t) index_free(&ix);
+    free(t);
     snprintf(f->problem, sizeof f->problem, "out of memory scanning %s", where);
     return;
   }
   const char *tri = strstr(t, "\?\?=");
   if (!tri) tri = strstr(t, "\?\?/");
   if (tri) f->trigraph_line = line_of(t, tri);
+  clock_use(t, n, f);
   size_t cap = 0; /* each kind of place found with the C library's fast scans */
-  for (const char *p = t; p && !f->problem[0]; p = strchr(p, '\n'), p = p ? p + 1 : NULL)
-    directive_at(t, p, where, f, &cap);
-  for (const char *p = t; (p = strstr(p, "*/")) && !f->problem[0];)
-    directive_at(t, p += 2, where, f, &cap);
+  directive_at(&ix, t, where, f, &cap);
+  for (size_t k = 0; k < ix.n_newlines && !f->problem[0]; k++)
+    directive_at(&ix, t + ix.newlines[k] + 1, where, f, &cap);
+  for (size_t k = 0; k < ix.n_closes && !f->problem[0]; k++)
+    directive_at(&ix, t + ix.closes[k] + 2, where, f, &cap);
   for (const char *p = t; (p = strstr(p, "__has_include")) && !f->problem[0]; p++)
-    has_include_at(t, p, where, f, &cap);
+    has_include_at(&ix, p, where, f, &cap);
+  index_free(&ix);
   free(t);
 }
 
@@ -345,7 +493,7 @@ static void memo_put(const char *path, const struct stat *st, struct timespec at
  * size, mtime and ctime, settled when read: memo_trusted). */
 
 static void memo_disk_key(unsigned char key[32]) {
-  static const char domain[] = "tcmma " TCMMA_VERSION " include memo 1";
+  static const char domain[] = "tcmma " TCMMA_VERSION " include memo 2";
   tcmma__sha256_state h;
   tcmma__sha256_init(&h);
   tcmma__sha256_update(&h, domain, sizeof domain);
@@ -387,6 +535,8 @@ static bool get_entry(reader *r, memo_entry *e) {
   e->st.st_ctim.tv_sec = (time_t)get_u64(r), e->st.st_ctim.tv_nsec = (long)get_u64(r);
   e->at.tv_sec = (time_t)get_u64(r), e->at.tv_nsec = (long)get_u64(r);
   e->result.trigraph_line = (int)get_u64(r);
+  e->result.clock_line = (int)get_u64(r), e->result.clock_macro = (int)get_u64(r);
+  if (e->result.clock_macro < 0 || e->result.clock_macro > (int)CLOCK_MACROS) r->ok = false;
   uint64_t count = get_u64(r);
   if (r->ok && (r->end - r->p < 32 || count > FILES_MAX)) r->ok = false;
   if (r->ok) memcpy(e->result.digest, r->p, 32), r->p += 32;
@@ -439,7 +589,8 @@ static void memo_save(void) {
                     (uint64_t)e->st.st_mtim.tv_sec, (uint64_t)e->st.st_mtim.tv_nsec,
                     (uint64_t)e->st.st_ctim.tv_sec, (uint64_t)e->st.st_ctim.tv_nsec,
                     (uint64_t)e->at.tv_sec, (uint64_t)e->at.tv_nsec,
-                    (uint64_t)e->result.trigraph_line, e->result.count};
+                    (uint64_t)e->result.trigraph_line, (uint64_t)e->result.clock_line,
+                    (uint64_t)e->result.clock_macro, e->result.count};
     for (size_t k = 0; k < sizeof f / sizeof f[0]; k++) put_u64(&b, f[k]);
     tcmma_buf_append(&b, (const char *)e->result.digest, 32);
     for (size_t k = 0; k < e->result.count; k++) {
@@ -458,42 +609,32 @@ static void memo_save(void) {
   tcmma_buf_free(&b);
 }
 
-/* Reads and scans the regular file at path (opened without blocking, so a
- * FIFO or device never hangs the compile). */
+/* Reads and scans the regular file at path (tcmma__table_open_file: a FIFO
+ * or device is refused, never read). Read to its end, whatever its st_size
+ * says; a file whose stat does not describe its bytes (procfs: size 0) is
+ * read again every time, never remembered by its stat. */
 static void read_file_scan(const char *path, file_scan *f) {
   memset(f, 0, sizeof *f);
-  int fd = open(path, O_RDONLY | O_NONBLOCK | O_CLOEXEC | O_NOCTTY);
   struct stat st, after;
-  if (fd < 0 || fstat(fd, &st) != 0) {
-    snprintf(f->problem, sizeof f->problem, "cannot read %.200s: %s", path, strerror(errno));
-    if (fd >= 0) close(fd);
-    return;
-  }
-  if (!S_ISREG(st.st_mode) || st.st_size > FILE_BYTES_MAX) {
-    snprintf(f->problem, sizeof f->problem, "%.200s is %s", path,
-             S_ISREG(st.st_mode) ? "larger than 64 MiB" : "not a regular file");
-    close(fd);
-    return;
-  }
+  int fd = tcmma__table_open_file(path, &st, f->problem, sizeof f->problem);
+  if (fd < 0) return;
   if (memo_get(path, &st, f)) {
     close(fd);
     return;
   }
   struct timespec at;
   clock_gettime(CLOCK_REALTIME, &at);
-  size_t len = (size_t)st.st_size, got = 0;
-  char *text = malloc(len + 1);
-  while (text && got < len) {
-    ssize_t r = read(fd, text + got, len - got);
-    if (r < 0 && errno == EINTR) continue;
-    if (r <= 0) break;
-    got += (size_t)r;
+  char *text = NULL;
+  size_t len = 0;
+  if (!tcmma__table_read_fd(fd, path, FILE_BYTES_MAX, &text, &len, f->problem,
+                            sizeof f->problem)) {
+    close(fd);
+    return;
   }
-  bool changed = fstat(fd, &after) != 0 || !same_file(&st, &after) || got != len;
+  bool changed = fstat(fd, &after) != 0 || !same_file(&st, &after);
   close(fd);
-  if (!text || changed) {
-    snprintf(f->problem, sizeof f->problem, "%.200s %s while it was read", path,
-             text ? "changed" : "(no memory)");
+  if (changed) {
+    snprintf(f->problem, sizeof f->problem, "%.200s changed while it was read", path);
     free(text);
     return;
   }
@@ -503,10 +644,24 @@ static void read_file_scan(const char *path, file_scan *f) {
   tcmma__sha256_final(&h, f->digest);
   scan_directives(text, len, path, f);
   free(text);
-  if (!f->problem[0]) memo_put(path, &st, at, f);
+  if (!f->problem[0] && (off_t)len == st.st_size) memo_put(path, &st, at, f);
 }
 
-/* ---- resolving, recursively ---- */
+/* ---- resolving, with the open files on a stack of their own ----
+ * (the files being read nest as deep as the includes: DEPTH_MAX levels of a
+ * few KiB each on the thread's stack overflowed small thread stacks) */
+
+/* One file being scanned: its directives and where the search for the
+ * current one stands, so that it resumes once an included file is done. */
+typedef struct frame {
+  file_scan f;
+  char *dir;      /* its directory, for "x" */
+  size_t item;    /* the directive being resolved */
+  size_t cand;    /* its next candidate: 0 dir, i the -I directory i - 1 */
+  bool started;   /* item's spelling is in the key */
+  bool found;     /* item matched some candidate */
+  bool done;      /* no more candidates for item */
+} frame;
 
 static bool seen_before(scan *s, const char *path) {
   for (size_t i = 0; i < s->n_seen; i++)
@@ -530,58 +685,135 @@ static bool join(const char *dir, const char *name, char *out, size_t cap) {
 }
 
 /* Whether path names something: 1 a regular file, 0 nothing (the search goes
- * on), -1 anything else (uncertain: what NVRTC makes of it is not known). */
+ * on), -1 anything else (uncertain: what NVRTC makes of it is not known),
+ * -2 a FIFO, socket or device (NVRTC would block on it, or read forever). */
 static int probe(const char *path) {
   struct stat st;
-  if (stat(path, &st) == 0) return S_ISREG(st.st_mode) ? 1 : -1;
+  if (stat(path, &st) == 0) {
+    if (S_ISREG(st.st_mode)) return 1;
+    return S_ISFIFO(st.st_mode) || S_ISSOCK(st.st_mode) || S_ISCHR(st.st_mode) ||
+                   S_ISBLK(st.st_mode) ? -2 : -1;
+  }
   return errno == ENOENT || errno == ENOTDIR ? 0 : -1;
 }
 
-static void scan_file(scan *s, const char *path, int depth);
-
-/* Resolves d as included from a file in dir; records what it found. */
-static void resolve(scan *s, const directive *d, const char *dir, int depth) {
-  char path[PATH_MAX];
-  size_t first = d->form == INC_QUOTE ? 0 : 1; /* candidate 0: the includer's directory */
-  bool found = false;
-  add_text(s, d->exists_only ? "has_include" : d->next ? "include_next" : "include");
-  add_text(s, d->form == INC_QUOTE ? "\"" : "<");
-  add_text(s, d->name);
-  for (size_t i = d->name[0] == '/' ? 0 : first; i <= s->n_dirs && s->certain; i++) {
-    const char *base = i == 0 ? dir : s->dirs[i - 1];
-    if (!join(base, d->name, path, sizeof path)) return uncertain(s, "a path longer than PATH_MAX");
-    int kind = probe(path);
-    if (kind < 0) return uncertain(s, "%s is not a regular file (or cannot be read)", path);
-    if (kind == 1) {
-      found = true;
-      add_text(s, path);
-      if (!d->exists_only) scan_file(s, path, depth + 1);
-      if (!d->next || d->name[0] == '/') break; /* include_next: every match */
-    }
-    if (d->name[0] == '/') break;
-  }
-  if (!found) add_text(s, "(not found)");
+static void frames_pop(scan *s) {
+  frame *fr = &s->frames[--s->n_frames];
+  file_scan_free(&fr->f);
+  free(fr->dir);
 }
 
-static void scan_file(scan *s, const char *path, int depth) {
-  if (depth > DEPTH_MAX) return uncertain(s, "includes nested deeper than %d", DEPTH_MAX);
+/* Puts f (taken over) for the file at path on the stack. */
+static void frames_push(scan *s, const char *path, file_scan *f) {
+  if (s->n_frames == s->frames_cap) {
+    size_t cap = s->frames_cap ? 2 * s->frames_cap : 16;
+    frame *grown = realloc(s->frames, cap * sizeof *grown);
+    if (!grown) {
+      file_scan_free(f);
+      return uncertain(s, "out of memory scanning includes");
+    }
+    s->frames = grown, s->frames_cap = cap;
+  }
+  frame *fr = &s->frames[s->n_frames];
+  memset(fr, 0, sizeof *fr);
+  fr->f = *f;
+  if (!(fr->dir = tcmma__compile_strdup(path))) {
+    file_scan_free(f);
+    return uncertain(s, "out of memory scanning includes");
+  }
+  char *slash = strrchr(fr->dir, '/'); /* path is absolute */
+  if (slash == fr->dir) slash[1] = '\0';
+  else if (slash) *slash = '\0';
+  s->n_frames++;
+}
+
+static void clock_note(scan *s, const char *where, const file_scan *f) {
+  uncertain(s, "%s:%d: uses %s, whose value is the time of the compile", where, f->clock_line,
+            clock_macros[f->clock_macro - 1]);
+}
+
+/* Reads the file at path, included at depth n_frames: its digest into the
+ * key, and, the first time it is met, its directives onto the stack. */
+static void enter(scan *s, const char *path) {
+  if (s->n_frames > DEPTH_MAX) return uncertain(s, "includes nested deeper than %d", DEPTH_MAX);
   file_scan f;
   read_file_scan(path, &f);
-  if (f.problem[0] || (s->trigraphs && f.trigraph_line)) {
+  if (f.problem[0] || (s->trigraphs && f.trigraph_line) || f.clock_line) {
     if (f.problem[0]) uncertain(s, "%s", f.problem);
+    else if (f.clock_line) clock_note(s, path, &f);
     else uncertain(s, "%s:%d: a trigraph under a standard before C++17", path, f.trigraph_line);
     return file_scan_free(&f);
   }
   add_part(s, f.digest, sizeof f.digest);
-  if (!seen_before(s, path)) {
-    if (s->n_seen > FILES_MAX) uncertain(s, "more than %d included files", FILES_MAX);
-    char dir[PATH_MAX];
-    snprintf(dir, sizeof dir, "%s", path);
-    *strrchr(dir, '/') = '\0'; /* path is absolute */
-    if (!dir[0]) snprintf(dir, sizeof dir, "/");
-    for (size_t i = 0; i < f.count && s->certain; i++) resolve(s, &f.items[i], dir, depth);
+  if (seen_before(s, path)) return file_scan_free(&f);
+  if (s->n_seen > FILES_MAX) {
+    uncertain(s, "more than %d included files", FILES_MAX);
+    return file_scan_free(&f);
   }
-  file_scan_free(&f);
+  frames_push(s, path, &f);
+}
+
+/* Resolves the directives of the files on the stack, depth first: each
+ * include's spelling, what it resolved to (or that it did not) and the
+ * included file's own, in the order the preprocessor meets them. Goes on
+ * after the compile is known uncertain (only a FIFO or device stops it:
+ * NVRTC must not be given one). */
+static void walk(scan *s) {
+  while (s->n_frames && !s->fatal) {
+    size_t top = s->n_frames - 1;
+    frame *fr = &s->frames[top];
+    if (fr->item == fr->f.count) {
+      frames_pop(s);
+      continue;
+    }
+    const directive *d = &fr->f.items[fr->item];
+    bool absolute = d->name[0] == '/';
+    if (!fr->started) {
+      add_text(s, d->exists_only ? "has_include" : d->next ? "include_next" : "include");
+      add_text(s, d->form == INC_QUOTE ? "\"" : "<");
+      add_text(s, d->name);
+      fr->started = true;
+      fr->cand = absolute || d->form == INC_QUOTE ? 0 : 1; /* 0: the includer's directory */
+    }
+    bool entered = false;
+    while (!fr->done && fr->cand <= s->n_dirs && !s->fatal && !entered) {
+      size_t i = fr->cand++;
+      char path[PATH_MAX];
+      if (!join(i == 0 ? fr->dir : s->dirs[i - 1], d->name, path, sizeof path)) {
+        uncertain(s, "a path longer than PATH_MAX");
+        fr->done = true;
+        break;
+      }
+      int kind = probe(path);
+      if (kind == -2) {
+        s->fatal = true;
+        snprintf(s->note, s->note_cap, "#include \"%s\" names %.*s, not a regular file (a FIFO, "
+                 "socket or device): NVRTC would block reading it", d->name, PATH_MAX, path);
+        break;
+      }
+      if (kind < 0) {
+        uncertain(s, "%s is not a regular file (or cannot be read)", path);
+        fr->done = true;
+        break;
+      }
+      if (absolute) fr->done = true;
+      if (kind == 1) {
+        fr->found = true;
+        add_text(s, path);
+        if (!d->next) fr->done = true; /* include_next: every match */
+        if (!d->exists_only) {
+          size_t before = s->n_frames;
+          enter(s, path);
+          entered = s->n_frames > before;
+          fr = &s->frames[top]; /* the stack may have moved */
+          d = &fr->f.items[fr->item];
+        }
+      }
+    }
+    if (entered || s->fatal) continue;
+    if (!fr->found) add_text(s, "(not found)");
+    fr->item++, fr->started = fr->found = fr->done = false;
+  }
 }
 
 /* ---- the option list ---- */
@@ -599,10 +831,48 @@ static bool add_dir(scan *s, const char *cwd, const char *dir) {
   return (s->dirs[s->n_dirs] = tcmma__compile_strdup(abs)) ? (s->n_dirs++, true) : false;
 }
 
+/* Options naming a file NVRTC reads or writes besides the includes (NVRTC's
+ * option list, nvrtc.h; --no-source-include changes where "x" is looked
+ * for): a compile given one is never cached, since the key cannot cover
+ * what the file holds, and a hit would not write it. Matched alone or
+ * before "=". */
+static const char *const file_options[] = {
+    "--pre-include", "-include", "--no-source-include", "-no-source-include", "--pch", "-pch",
+    "--create-pch", "-create-pch", "--use-pch", "-use-pch", "--pch-dir", "-pch-dir", "--time",
+    "-time", "--fdevice-time-trace", "-fdevice-time-trace", "--options-file", "-optf"};
+/* ptxas's own, inside --ptxas-options / -Xptxas (a list split by blanks or ',') */
+static const char *const ptxas_file_options[] = {"--options-file", "-optf"};
+
+static bool option_named(const char *o, const char *name) {
+  size_t n = strlen(name);
+  return strncmp(o, name, n) == 0 && (o[n] == '\0' || o[n] == '=');
+}
+
+/* Whether the ptxas option list v names one of ptxas_file_options. */
+static bool ptxas_reads_file(const char *v) {
+  for (size_t k = 0; k < sizeof ptxas_file_options / sizeof *ptxas_file_options; k++) {
+    const char *name = ptxas_file_options[k];
+    size_t n = strlen(name);
+    for (const char *p = v; (p = strstr(p, name)); p += n)
+      if ((p == v || blank(p[-1]) || p[-1] == ',' || p[-1] == '=') &&
+          (!p[n] || blank(p[n]) || p[n] == '=' || p[n] == ','))
+        return true;
+  }
+  return false;
+}
+
+/* The name of the file_options row o is, or NULL. */
+static const char *file_option(const char *o) {
+  for (size_t k = 0; k < sizeof file_options / sizeof *file_options; k++)
+    if (option_named(o, file_options[k])) return file_options[k];
+  return NULL;
+}
+
 /* The -I directories, in order; options that read files another way make
- * the compile uncertain. */
+ * the compile uncertain (read on after one: the directories still matter
+ * for finding a FIFO). */
 static void read_options(scan *s, const char *cwd, const char *const *options, size_t n) {
-  for (size_t i = 0; i < n && s->certain; i++) {
+  for (size_t i = 0; i < n; i++) {
     const char *o = options[i];
     const char *dir = NULL;
     if (strcmp(o, "-I") == 0 || strcmp(o, "--include-path") == 0) {
@@ -615,25 +885,35 @@ static void read_options(scan *s, const char *cwd, const char *const *options, s
     } else if (starts(o, "-std=") || starts(o, "--std=")) {
       const char *v = strchr(o, '=') + 1;
       s->trigraphs = strcmp(v, "c++03") == 0 || strcmp(v, "c++11") == 0 || strcmp(v, "c++14") == 0;
+    } else if (option_named(o, "--ptxas-options") || option_named(o, "-Xptxas")) {
+      const char *v = strchr(o, '=') ? strchr(o, '=') + 1 : i + 1 < n ? options[++i] : "";
+      if (ptxas_reads_file(v))
+        uncertain(s, "option %s%s%s names a file ptxas reads (not in the cache key)", o,
+                  strchr(o, '=') ? "" : " ", strchr(o, '=') ? "" : v);
+    } else if (file_option(o)) {
+      uncertain(s, "option %s names a file NVRTC reads or writes (%s: not in the cache key)", o,
+                file_option(o));
     } else if (!starts(o, "-D") && !starts(o, "--define-macro") && !starts(o, "-U") &&
                !starts(o, "--undefine-macro") && (strstr(o, "include") || strstr(o, "pch"))) {
-      /* --pre-include, --no-source-include, PCH: files tcmma does not follow */
-      return uncertain(s, "option %s reads files tcmma does not follow", o);
+      /* any other spelling of the kind: files tcmma does not follow */
+      uncertain(s, "option %s reads files tcmma does not follow", o);
     }
     if (dir && (!*dir || blank(*dir) || blank(dir[strlen(dir) - 1]) || !add_dir(s, cwd, dir)))
-      return uncertain(s, "include directory option '%s'", o);
+      uncertain(s, "include directory option '%s'", o);
   }
 }
 
-bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
-                               const char *const *options, size_t n_options,
-                               tcmma__sha256_state *key, char *note, size_t note_cap) {
+/* 1 certain, 0 uncertain (note says why), -1 the compile must not run (note
+ * names the file NVRTC would block on). */
+int tcmma__cache_include_scan(const char *source, size_t len, const char *name,
+                              const char *const *options, size_t n_options,
+                              tcmma__sha256_state *key, char *note, size_t note_cap) {
   scan s = {.key = key, .note = note, .note_cap = note_cap, .certain = true};
   if (note && note_cap) note[0] = '\0';
   char cwd[PATH_MAX], dir[PATH_MAX];
   if (!getcwd(cwd, sizeof cwd)) {
     uncertain(&s, "the current directory is unknown (%s)", strerror(errno));
-    return false;
+    return 0;
   }
   read_options(&s, cwd, options, n_options);
   /* the source's own directory: the program name's, else the current one */
@@ -642,23 +922,35 @@ bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
   int w = slash ? snprintf(named, sizeof named, "%.*s", (int)(slash - name), name)
                 : snprintf(named, sizeof named, "%s", cwd);
   if (w < 0 || (size_t)w >= sizeof named ||
-      !join(cwd, slash == name ? "/" : named, dir, sizeof dir))
+      !join(cwd, slash == name ? "/" : named, dir, sizeof dir)) {
     uncertain(&s, "the program name '%.200s' is longer than PATH_MAX", name);
-  file_scan f = {0};
-  if (s.certain) {
-    const char *where = name ? name : "the source";
-    scan_directives(source, len, where, &f);
-    if (f.problem[0]) uncertain(&s, "%s", f.problem);
-    else if (s.trigraphs && f.trigraph_line)
-      uncertain(&s, "%s:%d: a trigraph under a standard before C++17", where, f.trigraph_line);
+    snprintf(dir, sizeof dir, "%s", cwd);
   }
+  file_scan f = {0};
+  const char *where = name ? name : "the source";
+  scan_directives(source, len, where, &f);
+  if (f.problem[0]) uncertain(&s, "%s", f.problem);
+  else if (f.clock_line) clock_note(&s, where, &f);
+  else if (s.trigraphs && f.trigraph_line)
+    uncertain(&s, "%s:%d: a trigraph under a standard before C++17", where, f.trigraph_line);
   add_text(&s, "includes");
   add_text(&s, dir);
-  for (size_t i = 0; i < f.count && s.certain; i++) resolve(&s, &f.items[i], dir, 0);
-  file_scan_free(&f);
+  /* the source is the stack's root: "x" is looked for in dir */
+  char root[PATH_MAX + 2];
+  snprintf(root, sizeof root, "%s/", dir);
+  frames_push(&s, root, &f);
+  walk(&s);
+  while (s.n_frames) frames_pop(&s);
   for (size_t i = 0; i < s.n_dirs; i++) free(s.dirs[i]);
   for (size_t i = 0; i < s.n_seen; i++) free(s.seen[i]);
-  free(s.dirs), free(s.seen);
+  free(s.dirs), free(s.seen), free(s.frames);
   memo_save();
-  return s.certain;
+  return s.fatal ? -1 : s.certain;
+}
+
+bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
+                               const char *const *options, size_t n_options,
+                               tcmma__sha256_state *key, char *note, size_t note_cap) {
+  return tcmma__cache_include_scan(source, len, name, options, n_options, key, note,
+                                   note_cap) == 1;
 }

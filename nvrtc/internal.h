@@ -91,6 +91,13 @@ bool tcmma__nvrtc_resolved_library_identity(const char *real, char *out, size_t 
 bool tcmma__cache_include_deps(const char *source, size_t len, const char *name,
                                const char *const *options, size_t n_options,
                                tcmma__sha256_state *key, char *note, size_t note_cap);
+/* The same, telling apart a compile that must not run: 1 certain, 0
+ * uncertain, -1 an include names a FIFO, socket or device (NVRTC would block
+ * reading it; note names it). Uses of __TIME__, __DATE__ or __TIMESTAMP__
+ * and options naming files NVRTC or ptxas read are uncertain. */
+int tcmma__cache_include_scan(const char *source, size_t len, const char *name,
+                              const char *const *options, size_t n_options,
+                              tcmma__sha256_state *key, char *note, size_t note_cap);
 
 /* "floor or native" (the targets a text or a scope may name), with current
  * "current, floor or native", from tcmma_target_name (nvrtc/arch.c), for
@@ -187,6 +194,29 @@ void tcmma__cache_random_hex(char *out, size_t bytes);
  * exceed max_bytes, the least recently used (oldest mtime) entry. */
 void tcmma__cache_upkeep(int dirfd, unsigned long long max_bytes);
 
+/* The upkeep after a store of size bytes (nvrtc/cache_upkeep.c): adds it to
+ * the running estimate in the directory's state file and walks (sweeping,
+ * evicting past max_bytes) only when the estimate crosses the bound, every
+ * 256 stores, or when there is no estimate; clears the last failure. */
+void tcmma__cache_stored(int dirfd, unsigned long long size, unsigned long long max_bytes);
+
+/* After a failed store: removes the least recently used half of the entries
+ * (of at most max_bytes), so that a retry may find room. */
+void tcmma__cache_make_room(int dirfd, unsigned long long max_bytes);
+
+/* Records a store that failed even after make_room: error (its why) kept in
+ * the state file for tcmma_cache_info; failures counted since the last clear. */
+#define TCMMA__CACHE_ERROR_MAX 256
+void tcmma__cache_store_failed(int dirfd, const char *error);
+void tcmma__cache_failures(int dirfd, size_t *failures, char *error, size_t cap);
+/* Empties the state file (tcmma_cache_clear). */
+void tcmma__cache_state_reset(int dirfd);
+
+/* Tests only: how many walks the upkeep made in this process; the next n
+ * disk stores fail with errno error. */
+size_t tcmma__cache_upkeep_walks(void);
+void tcmma__cache_inject_store_failures(int n, int error);
+
 /* Counts the entries, their bytes and the temporary files; with remove,
  * removes them (temporary files only once stale) and counts what went. */
 void tcmma__cache_survey(int dirfd, bool remove, size_t *entries, unsigned long long *bytes,
@@ -205,6 +235,7 @@ typedef struct {
   tcmma_marker_hit *hits;
   size_t count, cap;
   int floor;
+  size_t *index, index_cap; /* hits by kind, floor and text: slot = hit + 1, 0 empty */
 } tcmma__arch_scan;
 
 /* Reads source[0..len) (NULL: none) into *out, freed with tcmma__arch_scan_free;

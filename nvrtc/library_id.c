@@ -10,6 +10,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "nvrtc/internal.h"
+#include "tables/file.h"
 
 #define PHDRS_MAX 64
 #define NOTE_BYTES_MAX 4096
@@ -58,14 +59,12 @@ static bool build_id(int fd, char *out, size_t cap) {
 }
 
 bool tcmma__nvrtc_resolved_library_identity(const char *real, char *out, size_t cap) {
-  char id[2 * 64 + 1] = "none";
+  char id[2 * 64 + 1] = "none", why[PATH_MAX + 128];
   struct stat st;
-  int fd = real ? open(real, O_RDONLY | O_CLOEXEC | O_NONBLOCK) : -1;
+  int fd = real ? tcmma__table_open_file(real, &st, why, sizeof why) : -1; /* never a FIFO */
   if (fd < 0) return false;
-  bool ok = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
-  if (ok && !build_id(fd, id, sizeof id)) snprintf(id, sizeof id, "none");
+  if (!build_id(fd, id, sizeof id)) snprintf(id, sizeof id, "none");
   close(fd);
-  if (!ok) return false;
   int w = snprintf(out, cap, "%s build-id %s size %lld mtime %lld.%09ld inode %llu", real, id,
                    (long long)st.st_size, (long long)st.st_mtim.tv_sec, st.st_mtim.tv_nsec,
                    (unsigned long long)st.st_ino);

@@ -11,6 +11,7 @@
 #include <sys/stat.h>
 #include <nvrtc.h>
 #include "nvrtc/internal.h"
+#include "tables/file.h"
 
 #ifndef TCMMA_CUDA_HOME
 #define TCMMA_CUDA_HOME "/usr/local/cuda"
@@ -166,6 +167,11 @@ static void note_tried(char *tried, size_t cap, size_t *used, const char *path, 
 /* Opens path as NVRTC: every function resolved, version and archs read.
  * NULL when it is not usable, with why (a static or dlerror() text). */
 static void *open_candidate(const char *path, char *why, size_t cap) {
+  /* a path (not a soname the loader looks up) must be a regular file:
+   * dlopen of a FIFO blocks for ever */
+  struct stat st; /* (a path that names nothing: dlopen's own reason) */
+  if (strchr(path, '/') && stat(path, &st) == 0 && !tcmma__table_regular_file(path, why, cap))
+    return NULL;
   void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
   if (!h) {
     const char *e = dlerror();

@@ -30,14 +30,50 @@ static bool ident_char(char c) {
          c == '_';
 }
 
+static size_t hit_hash(tcmma_hit_kind kind, int floor, const char *text, size_t n) {
+  size_t h = 1469598103934665603u ^ ((size_t)kind * 31 + (size_t)(unsigned)floor);
+  for (size_t i = 0; i < n; i++) h = (h ^ (unsigned char)text[i]) * 1099511628211u;
+  return h;
+}
+
+/* The slot of s->index for kind, floor and text: the hit's, or an empty one. */
+static size_t *hit_slot(tcmma__arch_scan *s, tcmma_hit_kind kind, int floor, const char *text,
+                        size_t n) {
+  size_t mask = s->index_cap - 1;
+  for (size_t k = hit_hash(kind, floor, text, n) & mask;; k = (k + 1) & mask) {
+    size_t *slot = &s->index[k];
+    if (!*slot) return slot;
+    const tcmma_marker_hit *h = &s->hits[*slot - 1];
+    if (h->kind == kind && h->floor == floor && strlen(h->text) == n &&
+        strncmp(h->text, text, n) == 0)
+      return slot;
+  }
+}
+
+/* Keeps the index at most half full (a hit's text as stored: it may be cut). */
+static bool index_room(tcmma__arch_scan *s) {
+  if (2 * (s->count + 1) <= s->index_cap) return true;
+  size_t cap = s->index_cap ? 2 * s->index_cap : 64;
+  size_t *grown = calloc(cap, sizeof *grown);
+  if (!grown) return false;
+  free(s->index);
+  s->index = grown, s->index_cap = cap;
+  for (size_t i = 0; i < s->count; i++) {
+    const tcmma_marker_hit *h = &s->hits[i];
+    *hit_slot(s, h->kind, h->floor, h->text, strlen(h->text)) = i + 1;
+  }
+  return true;
+}
+
 /* Adds a hit unless one with the same kind, text and floor exists (the
- * first occurrence is kept); the hit, or NULL on no memory. */
+ * first occurrence is kept); the hit, or NULL on no memory. Found through
+ * an index: a source of many distinct opcodes compared each with all. */
 static tcmma_marker_hit *hit(tcmma__arch_scan *s, tcmma_hit_kind kind, const char *text, size_t n,
                              int floor, tcmma_ptx_suffix suffix, int line) {
-  for (size_t i = 0; i < s->count; i++)
-    if (s->hits[i].kind == kind && s->hits[i].floor == floor && strlen(s->hits[i].text) == n &&
-        strncmp(s->hits[i].text, text, n) == 0)
-      return &s->hits[i];
+  if (n >= sizeof s->hits[0].text) n = sizeof s->hits[0].text - 1; /* as it is kept */
+  if (!index_room(s)) return NULL;
+  size_t *slot = hit_slot(s, kind, floor, text, n);
+  if (*slot) return &s->hits[*slot - 1];
   if (s->count == s->cap) {
     size_t cap = s->cap ? 2 * s->cap : 16;
     tcmma_marker_hit *grown = realloc(s->hits, cap * sizeof *grown);
@@ -50,6 +86,7 @@ static tcmma_marker_hit *hit(tcmma__arch_scan *s, tcmma_hit_kind kind, const cha
   h->kind = kind, h->floor = floor, h->suffix = suffix, h->line = line;
   h->family = suffix != TCMMA_PTX_SUFFIX_ANY;
   if (floor > s->floor) s->floor = floor;
+  *slot = s->count;
   return h;
 }
 
@@ -257,7 +294,7 @@ static void asm_statement(lexer *lx) {
   advance(lx, 1);
   tcmma_buf text = {0};
   int *lines = NULL;
-  size_t n_lines = 0;
+  size_t n_lines = 0, lines_cap = 0;
   int depth = 1;
   while (lx->i < lx->len && depth > 0) {
     char c = at(lx, 0);
@@ -267,12 +304,15 @@ static void asm_statement(lexer *lx) {
       if (c == 'R') advance(lx, 1), skip_raw(lx, &text);
       else skip_quoted(lx, &text);
       size_t after = text.len;
-      int *grown = realloc(lines, (after + 1) * sizeof *grown);
-      if (!grown) {
-        lx->ok = false;
-        break;
+      if (after + 1 > lines_cap) { /* doubling: one realloc per literal copied it all */
+        size_t cap = 2 * lines_cap > after + 1 ? 2 * lines_cap : after + 1;
+        int *grown = realloc(lines, cap * sizeof *grown);
+        if (!grown) {
+          lx->ok = false;
+          break;
+        }
+        lines = grown, lines_cap = cap;
       }
-      lines = grown;
       for (size_t k = before; k < after; k++) lines[k] = line;
       n_lines = after;
       continue;
@@ -477,6 +517,27 @@ static bool line_start(const lexer *lx) {
   return true;
 }
 
+/* Sorts hits by line, keeping the order of hits on one line (a merge sort:
+ * an insertion sort was quadratic in the guards of a long #if); false on no
+ * memory. */
+static bool by_line(tcmma_marker_hit *hits, size_t n) {
+  if (n < 2) return true;
+  tcmma_marker_hit *tmp = malloc(n * sizeof *tmp);
+  if (!tmp) return false;
+  for (size_t width = 1; width < n; width *= 2) {
+    for (size_t lo = 0; lo < n; lo += 2 * width) {
+      size_t mid = lo + width < n ? lo + width : n, hi = lo + 2 * width < n ? lo + 2 * width : n;
+      size_t a = lo, b = mid, k = lo;
+      while (a < mid && b < hi) tmp[k++] = hits[b].line < hits[a].line ? hits[b++] : hits[a++];
+      while (a < mid) tmp[k++] = hits[a++];
+      while (b < hi) tmp[k++] = hits[b++];
+    }
+    memcpy(hits, tmp, n * sizeof *tmp);
+  }
+  free(tmp);
+  return true;
+}
+
 tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch_scan *out) {
   memset(out, 0, sizeof *out);
   lexer lx = {.src = source ? source : "", .len = source ? len : 0, .line = 1, .out = out, .ok = true};
@@ -514,11 +575,9 @@ tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch
   while (lx.depth && lx.ok) finish_group(&lx);
   free(lx.guards);
   /* source order: guards are known only at their #endif (a stable sort) */
-  for (size_t i = 1; lx.ok && i < out->count; i++)
-    for (size_t j = i; j > 0 && out->hits[j - 1].line > out->hits[j].line; j--) {
-      tcmma_marker_hit t = out->hits[j];
-      out->hits[j] = out->hits[j - 1], out->hits[j - 1] = t;
-    }
+  if (lx.ok) lx.ok = by_line(out->hits, out->count);
+  free(out->index);
+  out->index = NULL, out->index_cap = 0;
   if (!lx.ok) {
     tcmma__arch_scan_free(out);
     return TCMMA_NO_MEMORY;
@@ -528,7 +587,7 @@ tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch
 
 void tcmma__arch_scan_free(tcmma__arch_scan *s) {
   if (!s) return;
-  free(s->hits);
+  free(s->hits), free(s->index);
   memset(s, 0, sizeof *s);
 }
 

@@ -13,7 +13,8 @@ static const char help[] =
     "(TCMMA_CACHE_MAX_BYTES, default 256 MiB: past it the least recently used entries go).\n"
     "  clear   remove every entry (and stale temporary files)\n"
     "  --json  {\"directory\", \"enabled\", \"problem\", \"entries\", \"bytes\", \"temp_files\",\n"
-    "          \"max_bytes\"}; with clear, what was removed\n\n"
+    "          \"max_bytes\", \"store_failures\", \"last_error\"}; with clear, what was\n"
+    "          removed\n\n"
     "Exit status: 0 done; 1 clear found no usable cache directory, or a bad setting;\n"
     "2 usage error.\n";
 
@@ -29,6 +30,8 @@ static void print_json(const tcmma_cache_info *c, bool cleared) {
   json_key(&w, cleared ? "removed_temp_files" : "temp_files"),
       json_int(&w, (long long)c->temp_files);
   json_key(&w, "max_bytes"), json_int(&w, (long long)c->max_bytes);
+  json_key(&w, "store_failures"), json_int(&w, (long long)c->store_failures);
+  json_key(&w, "last_error"), json_string(&w, c->last_error[0] ? c->last_error : NULL);
   json_end_object(&w);
   json_finish(&w);
 }
@@ -39,6 +42,10 @@ static void print_text(const tcmma_cache_info *c) {
   printf("entries     %zu (%llu bytes)\n", c->entries, c->bytes);
   printf("temporary   %zu\n", c->temp_files);
   printf("bound       %llu bytes (TCMMA_CACHE_MAX_BYTES)\n", c->max_bytes);
+  /* a full disk: on, yet nothing new is kept */
+  if (c->store_failures || c->last_error[0])
+    printf("failing     %zu stores failed%s%s\n", c->store_failures,
+           c->last_error[0] ? "; last: " : "", c->last_error);
 }
 
 int cmd_cache(int argc, char **argv) {

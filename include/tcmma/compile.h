@@ -242,6 +242,10 @@ typedef struct {
   unsigned long long bytes;      /* their size */
   size_t temp_files;             /* temporary files (a writer at work, or one killed) */
   unsigned long long max_bytes;  /* the size bound: TCMMA_CACHE_MAX_BYTES, default 256 MiB */
+  size_t store_failures;         /* stores that failed even after evicting (a full disk), since
+                                    the last clear, by any process */
+  char last_error[256];          /* why the latest store failed; "" when none has since the
+                                    last clear, or a later store worked */
 } tcmma_cache_info;
 
 /* Fills *out from the settings and the directory. TCMMA_INVALID for a bad

@@ -11,7 +11,9 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "tcmma/driver.h"
+#include "tables/file.h"
 
 /* field, exported symbol, cudaTypedefs.h type */
 #define DRIVER_FNS(X)                                                            \
@@ -79,8 +81,13 @@ static tcmma_status load_locked(tcmma_error *err) {
   tcmma_error_clear(&drv.failure);
   const char *path = getenv("TCMMA_LIBCUDA");
   if (!path || !*path) path = "libcuda.so.1";
-  drv.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
-  if (!drv.lib) {
+  char why_not[512];
+  /* a path (not the soname) must be a regular file: dlopen of a FIFO blocks */
+  struct stat st; /* (a path that names nothing: dlopen's own reason) */
+  if (strchr(path, '/') && stat(path, &st) == 0 &&
+      !tcmma__table_regular_file(path, why_not, sizeof why_not)) {
+    tcmma_fail(&drv.failure, TCMMA_UNAVAILABLE, "no CUDA driver (TCMMA_LIBCUDA: %s)", why_not);
+  } else if (!(drv.lib = dlopen(path, RTLD_NOW | RTLD_LOCAL))) {
     const char *why = dlerror();
     tcmma_fail(&drv.failure, TCMMA_UNAVAILABLE, "no CUDA driver (%s could not be loaded: %s)",
                path, why ? why : "unknown reason");
