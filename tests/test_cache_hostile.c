@@ -210,7 +210,7 @@ static void clock_program_compiled_each_time(void **state) {
   for (int i = 0; i < 2; i++) {
     tcmma_program p;
     tcmma_error e;
-    tcmma_compile_opts o = {.name = at("clock.cu")};
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = at("clock.cu"));
     if (tcmma_compile(src, strlen(src), &o, &p, &e) != TCMMA_OK) fail_msg("%s", e.message);
     assert_false(p.cache_hit);
     assert_non_null(p.cache_note);
@@ -227,7 +227,7 @@ static int fifo_include_child(void) {
   tcmma_program p;
   tcmma_error e;
   const char *src = "#include \"fifo.h\"\nextern \"C\" __global__ void k(int *p) { *p = 1; }\n";
-  tcmma_compile_opts o = {.name = at("f/k.cu")};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = at("f/k.cu"));
   tcmma_status st = tcmma_compile(src, strlen(src), &o, &p, &e);
   if (st == TCMMA_OK) tcmma_program_free(&p);
   if (st != TCMMA_IO) return 1;
@@ -370,7 +370,8 @@ static void every_include_dir_reaches_nvrtc(void **state) {
   }
   put("i/d69/only.h", "#define V 4321\n");
   const char *src = "#include <only.h>\nextern \"C\" __global__ void k(int *p) { *p = V; }\n";
-  tcmma_compile_opts o = {.name = at("i/k.cu"), .include_dirs = dirs, .n_include_dirs = 70};
+  tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = at("i/k.cu"), .include_dirs = dirs,
+                                                 .n_include_dirs = 70);
   tcmma_program p;
   tcmma_error e;
   if (tcmma_compile(src, strlen(src), &o, &p, &e) != TCMMA_OK) fail_msg("%s", e.message);
@@ -383,7 +384,9 @@ static void every_include_dir_reaches_nvrtc(void **state) {
 
 static int null_lists_child(void) {
   const char *src = "extern \"C\" __global__ void k() {}\n";
-  tcmma_compile_opts cases[3] = {{.n_include_dirs = 2}, {.n_defines = 1}, {.n_extra = 3}};
+  tcmma_compile_opts cases[3] = {TCMMA_COMPILE_OPTS_INIT(.n_include_dirs = 2),
+                                 TCMMA_COMPILE_OPTS_INIT(.n_defines = 1),
+                                 TCMMA_COMPILE_OPTS_INIT(.n_extra = 3)};
   const char *names[3] = {"include_dirs", "defines", "extra"};
   for (int i = 0; i < 3; i++) {
     tcmma_program p;
