@@ -5,7 +5,9 @@ headers): plan a tile-MMA, render it as CUDA text, pick the arch options,
 compile with NVRTC, read the PTX, run host-dialect text on the simulator,
 launch on a device. Errors are exceptions carrying the status and message.
 """
-from ._ffi import LibraryMismatch, library_path, lib as _lib, ffi as _ffi
+# ffi, lib: the raw cffi binding (every public function and struct), for what
+# the Pythonic layer does not cover.
+from ._ffi import LibraryMismatch, ffi, lib, library_path
 from ._core import (Arm, Decline, Dialect, Form, Fp16, GemmDecline, HitKind, Init,
                     LdmatrixRule, Marker, Operand, Prec, Prefer, PtxSuffix, Scope, Space,
                     Status, Swizzle, Target)
@@ -22,6 +24,6 @@ from ._compile import (ArchOptions, Program, Record, compile, compile_batch, cur
 from ._driver import DeviceInfo, Module, Pointer, devices, driver_version, launch
 from . import cache, ptx, sim
 
-__version__ = _ffi.string(_lib.tcmma_version()).decode()
+__version__ = ffi.string(lib.tcmma_version()).decode()
 
 __all__ = [n for n in dir() if not n.startswith("_")]

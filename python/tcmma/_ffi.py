@@ -39,13 +39,14 @@ def _declarations():
     return cdef, version, "the headers of " + root
 
 
-def include_dir():
-    """The directory holding tcmma/sim.h and tables/*.def for host modules."""
+def include_dirs():
+    """The directories holding tcmma/sim.h and tables/*.def, for host modules:
+    the wheel's bundled copy, else the source tree's include/ and root."""
     bundled = os.path.join(_HERE, "include")
     if os.path.isfile(os.path.join(bundled, "tcmma", "sim.h")):
-        return bundled
+        return [bundled]
     root = _source_root()
-    return os.path.join(root, "include") if root else bundled
+    return [os.path.join(root, "include"), root] if root else [bundled]
 
 
 def _library_path():

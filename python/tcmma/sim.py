@@ -14,7 +14,7 @@ import tempfile
 import typing
 
 from ._core import Status, call, ffi, int_arg
-from ._ffi import include_dir, sim_lib
+from ._ffi import include_dirs, sim_lib
 from .errors import InvalidError, UnavailableError
 
 
@@ -27,8 +27,8 @@ class HostModule:
             raise TypeError("source must be host-dialect C text (str)")
         sim_lib()  # first: the module's tcmma_sim_* resolve against it
         cc = shlex.split(os.environ.get("CC", "cc"))
-        flags = ["-std=c11", "-O1", "-fno-strict-aliasing", "-fPIC", "-shared",
-                 "-I", include_dir()] + shlex.split(os.environ.get("TCMMA_SIM_CFLAGS", ""))
+        flags = ["-std=c11", "-O1", "-fno-strict-aliasing", "-fPIC", "-shared"]
+        flags += ["-I" + d for d in include_dirs()] + shlex.split(os.environ.get("TCMMA_SIM_CFLAGS", ""))
         with tempfile.TemporaryDirectory(prefix="tcmma-sim-") as tmp:
             src, so = os.path.join(tmp, "module.c"), os.path.join(tmp, "module.so")
             with open(src, "w") as f:

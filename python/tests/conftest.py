@@ -1,0 +1,36 @@
+"""Shared helpers of the Python package's tests: a subprocess that imports
+tcmma with a changed environment (the driver and the cache read theirs once
+per process)."""
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+
+def run_python(code, env=None, cwd=None):
+    """Runs code in a fresh interpreter; returns (rc, stdout, stderr)."""
+    e = dict(os.environ)
+    e.update(env or {})
+    res = subprocess.run([sys.executable, "-c", code], stdout=subprocess.PIPE,
+                         stderr=subprocess.PIPE, universal_newlines=True, env=e, cwd=cwd)
+    return res.returncode, res.stdout, res.stderr
+
+
+@pytest.fixture
+def python():
+    return run_python
+
+
+def have_nvrtc():
+    import tcmma
+    try:
+        tcmma.nvrtc()
+        return True
+    except tcmma.UnavailableError:
+        return False
+
+
+needs_nvrtc = pytest.mark.skipif("not __import__('conftest').have_nvrtc()",
+                                 reason="no NVRTC on this machine")
