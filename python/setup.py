@@ -1,6 +1,6 @@
 """Builds the tcmma wheel: libtcmma.so, libtcmma_sim.so and the tcmma CLI from
 the repository's Makefile (into the build directory; TCMMA_PREBUILT=DIR copies
-them from a build instead), the cffi declarations generated from the public
+them from a build instead; TCMMA_REPO=DIR names the repository), the cffi declarations generated from the public
 headers (tcmma/_cdef.py), and the headers the simulator's host modules include.
 """
 import glob
@@ -19,7 +19,9 @@ except ImportError:  # setuptools >= 70 ships its own
     from setuptools.command.bdist_wheel import bdist_wheel
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+# The repository: one directory up, or $TCMMA_REPO for a copy of python/
+# built elsewhere (the wheel test builds one in a scratch directory).
+ROOT = os.environ.get("TCMMA_REPO") or os.path.dirname(HERE)
 OUTPUTS = ("libtcmma.so", "libtcmma_sim.so", "tcmma")
 
 

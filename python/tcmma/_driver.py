@@ -6,7 +6,7 @@ import dataclasses
 import numbers
 import typing
 
-from ._core import Status, call, check, dataclass_of, ffi, int_arg, lib, new_error, to_dataclass
+from ._core import Status, call, dataclass_of, ffi, int_arg, lib, str_arg, to_dataclass
 from ._compile import Program
 from .errors import InvalidError
 
@@ -130,11 +130,17 @@ class Module:
         self._m = ffi.gc(m[0], lib.tcmma_module_unload)
         self.device = device
 
-    def kernel(self, name: str):
+    def kernel(self, name: str) -> "Kernel":
         k = ffi.new("tcmma_kernel *")
-        call(lib.tcmma_module_kernel, self._m, name.encode(), k)
-        k._module = self  # keep the module loaded
-        return k
+        call(lib.tcmma_module_kernel, self._m, str_arg(name, "kernel").encode(), k)
+        return Kernel(k, self)
+
+
+class Kernel:
+    """A kernel of a loaded Module (which it keeps loaded)."""
+
+    def __init__(self, cdata, module):
+        self._k, self.module = cdata, module
 
 
 def launch(program, kernel: str, grid, block, args, shared: int = 0, device: int = 0,
@@ -165,9 +171,8 @@ def launch(program, kernel: str, grid, block, args, shared: int = 0, device: int
                             "tcmma.Module, not %r" % (program,))
         if not image:
             raise InvalidError(Status.INVALID, "program has neither PTX nor CUBIN")
-        mod = Module(image if image.endswith(b"\0") or image[:4] == b"\x7fELF"
-                     else image + b"\0", device)
-    k = mod.kernel(kernel)
+        mod = Module(image, device)  # the wrapper terminates PTX itself
+    k = mod.kernel(kernel)._k
     if shared > 48 * 1024:
         call(lib.tcmma_kernel_max_dynamic_shared, k, shared)
     if repeats is None:

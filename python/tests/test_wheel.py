@@ -3,6 +3,7 @@ TCMMA_WHEEL_FROM_SOURCE=1, which runs the Makefile), installed into a fresh
 virtual environment, and used there with nothing of the source tree."""
 import glob
 import os
+import shutil
 import subprocess
 import sys
 
@@ -52,9 +53,15 @@ def test_wheel_installs_into_a_fresh_venv(tmp_path):
             if not os.path.isfile(os.path.join(BUILD, f)):
                 pytest.skip("no %s in %s (make all)" % (f, BUILD))
         env["TCMMA_PREBUILT"] = BUILD
+    # a copy of python/: pip builds in the tree, and the source tree's stays clean
+    pkg = tmp_path / "python"
+    shutil.copytree(os.path.join(ROOT, "python"), str(pkg),
+                    ignore=shutil.ignore_patterns("build", "*.egg-info", "__pycache__",
+                                                  "_cdef.py", "lib", "bin", "include"))
+    env["TCMMA_REPO"] = ROOT
     dist = tmp_path / "dist"
     _run([sys.executable, "-m", "pip", "wheel", "--quiet", "--no-deps", "--no-build-isolation",
-          "-w", str(dist), os.path.join(ROOT, "python")], env, str(tmp_path))
+          "-w", str(dist), str(pkg)], env, str(tmp_path))
     wheels = glob.glob(str(dist / "tcmma-*.whl"))
     assert len(wheels) == 1 and "-py3-none-linux_" in os.path.basename(wheels[0]), wheels
     venv = tmp_path / "venv"
