@@ -152,14 +152,17 @@ def prec_arg(value, what="precision"):
     return enum_arg(Prec, value, what, lib.tcmma_prec_parse, "tcmma_prec")
 
 
-def int_arg(value, what, lo=None, hi=None):
+def int_arg(value, what, lo=None, hi=None, bits=32):
+    """An int argument for a C int (bits 32) or long (64), within [lo, hi] when
+    given; TypeError for a non-int, InvalidError naming the value otherwise."""
     if isinstance(value, bool) or not isinstance(value, int):
         raise TypeError("%s must be an int, not %r (%s)" % (what, value, type(value).__name__))
-    if (lo is not None and value < lo) or (hi is not None and value > hi):
+    lo = -(1 << (bits - 1)) if lo is None else lo
+    hi = (1 << (bits - 1)) - 1 if hi is None else hi
+    if not lo <= value <= hi:
         from .errors import InvalidError
-        rng = "%s..%s" % ("" if lo is None else lo, "" if hi is None else hi)
-        raise InvalidError(Status.INVALID, "%s %d is out of range (expected %s)"
-                           % (what, value, rng))
+        raise InvalidError(Status.INVALID, "%s %d is out of range (expected %d..%d)"
+                           % (what, value, lo, hi))
     return value
 
 

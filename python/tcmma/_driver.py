@@ -53,7 +53,7 @@ def device_pointer(obj, what="argument") -> int:
     """The device address of a DLPack producer (torch, CuPy: __dlpack__), a
     __cuda_array_interface__ holder, or a Pointer; ValueError for host memory."""
     if isinstance(obj, Pointer):
-        return int_arg(obj.address, what + " address", 0)
+        return int_arg(obj.address, what + " address", 0, (1 << 64) - 1)
     cai = getattr(obj, "__cuda_array_interface__", None)
     if cai is not None:
         return int(cai["data"][0])

@@ -84,9 +84,9 @@ class OperandDesc:
 
 def _coord(dst, v, what, keep):
     c = v if isinstance(v, Coord) else Coord(value=v)
-    dst.value = int_arg(c.value, what + " value")
+    dst.value = int_arg(c.value, what + " value", bits=64)
     dst.expr = keep.cstr(str_arg(c.expr, what + " expr", optional=True))
-    dst.multiple = int_arg(c.multiple, what + " multiple")
+    dst.multiple = int_arg(c.multiple, what + " multiple", bits=64)
 
 
 def fill_operand(dst, v, role, keep):
@@ -99,14 +99,14 @@ def fill_operand(dst, v, role, keep):
     if not isinstance(v.transposed, bool):
         raise TypeError("%s transposed must be a bool, not %r" % (role, v.transposed))
     dst.transposed = v.transposed
-    dst.ld = int_arg(v.ld, role + " ld")
+    dst.ld = int_arg(v.ld, role + " ld", bits=64)
     dst.space = enum_arg(Space, v.space, role + " space")
     dst.swizzle = enum_arg(Swizzle, v.swizzle, role + " swizzle", lib.tcmma_swizzle_parse,
                            "tcmma_swizzle")
     _coord(dst.row0, v.row0, role + " row0", keep)
     _coord(dst.col0, v.col0, role + " col0", keep)
     dst.scale = keep.cstr(str_arg(v.scale, role + " scale", optional=True))
-    dst.scale_ld = int_arg(v.scale_ld, role + " scale_ld")
+    dst.scale_ld = int_arg(v.scale_ld, role + " scale_ld", bits=64)
 
 
 class Plan:

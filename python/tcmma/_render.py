@@ -169,11 +169,11 @@ def render_stage(dst: str, src: str, rows: int, cols: int, elem_bytes: int,
                  names: typing.Optional[Names] = None) -> str:
     """A warp's copy of a rows x cols tile from global src to shared dst (cp.async
     where it can); dst_ld / src_ld 0: cols."""
-    rows, cols = int_arg(rows, "rows"), int_arg(cols, "cols")
+    rows, cols = int_arg(rows, "rows", bits=64), int_arg(cols, "cols", bits=64)
     keep = Keep()
     return _run(lib.tcmma_render_stage, _dialect(dialect), _names_arg(names),
                 bool(async_copy), _expr(dst, "dst"), _expr(src, "src"), rows, cols,
-                int_arg(dst_ld, "dst_ld") or cols, int_arg(src_ld, "src_ld") or cols,
+                int_arg(dst_ld, "dst_ld", bits=64) or cols, int_arg(src_ld, "src_ld", bits=64) or cols,
                 int_arg(elem_bytes, "elem_bytes"),
                 enum_arg(Swizzle, swizzle, "swizzle", lib.tcmma_swizzle_parse, "tcmma_swizzle"),
                 keep.cstr(str_arg(lane, "lane", optional=True)))

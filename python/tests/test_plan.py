@@ -79,3 +79,7 @@ def test_plan_rejects_malformed_arguments():
         tcmma.plan(16, 8, 16, lane="x\0y")
     with pytest.raises(tcmma.Declined):
         tcmma.plan(16, 8, 16, arm="mma-bf16")
+    with pytest.raises(tcmma.InvalidError, match=str(2**40)):
+        tcmma.plan(2**40, 8, 16)
+    with pytest.raises(tcmma.InvalidError, match="d ld"):
+        tcmma.plan(16, 8, 16, tcmma.OperandDesc("f32", ld=2**70))
