@@ -5,6 +5,7 @@
 #   libtcmma.so    exports every function tcmma.h declares and nothing else;
 #   libtcmma_sim.a its default-visibility symbols are the functions sim.h
 #                  declares, all tcmma_sim_* (internals are hidden tcmma__sim_*);
+#   libtcmma_sim.so exports exactly those (linked against libtcmma.so);
 #   tcmma (CLI)    exports exactly those tcmma_sim_* for the modules it dlopens.
 # A control run first: a copy of libtcmma.so that exports one undeclared
 # symbol must fail the same check, or the check proves nothing.
@@ -84,6 +85,10 @@ if ! cmp -s "$tmp/sim.exp" "$tmp/sim.decl"; then
   status=1
 fi
 
+# libtcmma_sim.so (for programs that load the simulator, the Python package):
+# exactly sim.h's functions.
+same_as_declared "$build/libtcmma_sim.so" "$tmp/sim.decl" libtcmma_sim.so || status=1
+
 # The CLI: the simulator's entry points, nothing else of tcmma.
 exported "$build/tcmma" | grep '^tcmma' >"$tmp/cli.exp" || true
 if ! cmp -s "$tmp/cli.exp" "$tmp/sim.decl"; then
@@ -93,5 +98,5 @@ if ! cmp -s "$tmp/cli.exp" "$tmp/sim.decl"; then
 fi
 
 [ $status = 0 ] || exit 1
-echo "abi-test: libtcmma.so exports $(wc -l <"$tmp/lib.decl") functions, libtcmma_sim.a and" \
-  "the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares"
+echo "abi-test: libtcmma.so exports $(wc -l <"$tmp/lib.decl") functions, libtcmma_sim.a," \
+  "libtcmma_sim.so and the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares"

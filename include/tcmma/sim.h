@@ -12,7 +12,8 @@
  * libtcmma_sim.a, installed next to libtcmma.a (link -ltcmma_sim before
  * -ltcmma). A program that dlopens host-dialect modules must export these
  * functions for them (-Wl,--export-dynamic-symbol='tcmma_sim_*'), as the
- * tcmma CLI does (docs/sim.md).
+ * tcmma CLI does (docs/sim.md), or load build/libtcmma_sim.so (linked
+ * against libtcmma.so) with RTLD_GLOBAL first, as the Python package does.
  *
  * CONTRACT (renderer <-> simulator; change both sides together):
  *   CUDA                               host dialect
