@@ -90,25 +90,21 @@ def call(fn, *args):
 
 # ---- struct creation: through the library's *_default() where it has one ----
 
-def new_struct(ctype):
-    """A fresh ctype (a struct name) from tcmma_<x>_default() when the library has
-    one (so fields it adds later, like a size, are filled by it), else zeroed with
-    a `size` field, if any, set to its sizeof."""
-    fn = getattr(lib, ctype + "_default", None) if _declared(ctype + "_default") else None
+def new_struct(ctype, library=None):
+    """A fresh ctype (a struct name) from tcmma_<x>_default() when the library
+    (default: libtcmma) has one, so fields it adds later (a size) are filled
+    by it; else zeroed with a `size` field, if any, set to its sizeof."""
+    library = lib if library is None else library
+    try:
+        fn = getattr(library, ctype + "_default")
+    except AttributeError:
+        fn = None
     p = ffi.new(ctype + " *")
     if fn is not None:
         p[0] = fn()
     elif "size" in _field_names(ctype):
         p.size = ffi.sizeof(ctype)
     return p
-
-
-def _declared(fname):
-    try:
-        getattr(lib, fname)
-        return True
-    except AttributeError:
-        return False
 
 
 def _field_names(ctype):

@@ -4,7 +4,7 @@ import typing
 from ._core import (GemmDecline, Keep, Status, check, dataclass_of, ffi, int_arg, lib,
                     new_error, new_struct, str_arg, to_dataclass)
 from ._plan import _numerics, fill_operand
-from ._render import _dialect, _run
+from ._render import _NO_NAMES, _dialect, _run
 from .errors import Declined
 
 GemmFigures = dataclass_of("tcmma_gemm_plan", "GemmFigures", skip=("call",))
@@ -68,7 +68,7 @@ def render_gemm(plan: GemmPlan, dialect="cuda") -> str:
     """The whole kernel NAME(d, a, b, c, alpha, beta) (HOST: plus NAME_entry)."""
     if not isinstance(plan, GemmPlan):
         raise TypeError("plan must be a tcmma.GemmPlan (from tcmma.gemm_plan), not %r" % (plan,))
-    return _run(lib.tcmma_render_gemm, plan._p, _dialect(dialect))
+    return _run(lib.tcmma_render_gemm, plan._p, _dialect(dialect), _NO_NAMES)
 
 
 def gemm(*args, dialect="cuda", **kw) -> typing.Tuple[GemmPlan, str]:

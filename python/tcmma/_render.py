@@ -1,8 +1,10 @@
 """The renderers: an accepted plan as CUDA C (or host-dialect) text.
 
-The C signatures here are in flux (a render-context struct is coming): each
-renderer is one small function whose only C-facing line is its `_run` call,
-so adapting to the new signatures is one edit per renderer.
+The C signatures are in flux (a render-context struct, tcmma_render_ctx,
+replaces the positional plan, dialect, names, out): every renderer goes
+through _run, which reads each C function's declared first parameter and
+calls it in whichever form the headers declare. What a renderer passes
+besides plan, dialect and names is its own line below: one place each.
 """
 import typing
 
@@ -43,13 +45,38 @@ def _names_arg(names):
     return names._c
 
 
-def _run(fn, *args):
-    """fn(*args, &buf, &err) -> the text appended; raises on failure."""
+_NO_NAMES = object()  # the renderer takes no naming context
+
+
+def _run(fn, plan, dialect, names, *rest):
+    """The one C-facing call of every renderer: fn's text for plan (cdata or
+    None), dialect, names (cdata, or _NO_NAMES) and the renderer's own
+    arguments; raises on failure. Dispatches on fn's declared first parameter:
+    a `tcmma_render_ctx *` gets a context (from the library's default, with
+    plan, dialect, names and out set) and then rest and the error; otherwise
+    the positional form (plan, dialect, [names,] rest..., out, err)."""
     buf = ffi.new("tcmma_buf *")
     err = new_error()
-    cargs = [a.encode() if isinstance(a, str) else a for a in args]
+    rest = [a.encode() if isinstance(a, str) else a for a in rest]
+    params = ffi.typeof(fn).args
     try:
-        check(fn(*cargs, buf, err), err)
+        if params and params[0].kind == "pointer" and params[0].item.cname == "tcmma_render_ctx":
+            ctx = new_struct("tcmma_render_ctx")
+            fields = dict(ffi.typeof("tcmma_render_ctx").fields)
+            if plan is not None:
+                ctx.plan = plan
+            ctx.dialect = dialect
+            if names is not _NO_NAMES and "names" in fields:
+                ctx.names = names
+            ctx.out = buf
+            st = fn(ctx, *rest, err)
+        else:
+            head = [] if plan is None else [plan]
+            head.append(dialect)
+            if names is not _NO_NAMES:
+                head.append(names)
+            st = fn(*head, *rest, buf, err)
+        check(st, err)
         return ffi.string(lib.tcmma_buf_str(buf)).decode()
     finally:
         lib.tcmma_buf_free(buf)
@@ -93,8 +120,8 @@ def _operand(op):
 
 def render_frag_decl(plan: Plan, op, name: str, buffers: int = 0, dialect="cuda") -> str:
     """Declares fragment array name of operand op ("a", "b", "c")."""
-    return _run(lib.tcmma_render_frag_decl, _plan_arg(plan), _dialect(dialect), _operand(op),
-                _expr(name, "name"), int_arg(buffers, "buffers"))
+    return _run(lib.tcmma_render_frag_decl, _plan_arg(plan), _dialect(dialect), _NO_NAMES,
+                _operand(op), _expr(name, "name"), int_arg(buffers, "buffers"))
 
 
 def render_frag_load(plan: Plan, op, frag: str, base: str, kstep: str = "0", dialect="cuda",
@@ -138,7 +165,12 @@ def _plans(plans):
 def render_prologue(plans, dialect="cuda") -> str:
     """Kernel-scope declarations the plans of one kernel share."""
     arr, n = _plans(plans)
-    return _run(lib.tcmma_kernel_prologue, arr, n, _dialect(dialect))
+    buf, err = ffi.new("tcmma_buf *"), new_error()
+    try:  # plans and a count, not one plan: outside _run's two forms
+        check(lib.tcmma_kernel_prologue(arr, n, _dialect(dialect), buf, err), err)
+        return ffi.string(lib.tcmma_buf_str(buf)).decode()
+    finally:
+        lib.tcmma_buf_free(buf)
 
 
 def kernel_shared_bytes(plans) -> int:
@@ -149,7 +181,7 @@ def kernel_shared_bytes(plans) -> int:
 
 def render_includes(plan: Plan, dialect="cuda", vendor_headers: bool = False) -> str:
     """What a source needs before the plan's blocks (headers or declarations)."""
-    return _run(lib.tcmma_render_includes, _plan_arg(plan), _dialect(dialect),
+    return _run(lib.tcmma_render_includes, _plan_arg(plan), _dialect(dialect), _NO_NAMES,
                 bool(vendor_headers))
 
 
@@ -160,7 +192,7 @@ def render_kernel(plan: Plan, dialect="cuda", outer: int = 1, pieces: bool = Fal
     opts = new_struct("tcmma_kernel_opts")
     opts.outer = int_arg(outer, "outer")
     opts.pieces, opts.indexed_bases = bool(pieces), bool(indexed_bases)
-    return _run(lib.tcmma_render_kernel, _plan_arg(plan), _dialect(dialect), opts)
+    return _run(lib.tcmma_render_kernel, _plan_arg(plan), _dialect(dialect), _NO_NAMES, opts)
 
 
 def render_stage(dst: str, src: str, rows: int, cols: int, elem_bytes: int,
@@ -171,7 +203,7 @@ def render_stage(dst: str, src: str, rows: int, cols: int, elem_bytes: int,
     where it can); dst_ld / src_ld 0: cols."""
     rows, cols = int_arg(rows, "rows", bits=64), int_arg(cols, "cols", bits=64)
     keep = Keep()
-    return _run(lib.tcmma_render_stage, _dialect(dialect), _names_arg(names),
+    return _run(lib.tcmma_render_stage, None, _dialect(dialect), _names_arg(names),
                 bool(async_copy), _expr(dst, "dst"), _expr(src, "src"), rows, cols,
                 int_arg(dst_ld, "dst_ld", bits=64) or cols, int_arg(src_ld, "src_ld", bits=64) or cols,
                 int_arg(elem_bytes, "elem_bytes"),

@@ -13,7 +13,7 @@ import subprocess
 import tempfile
 import typing
 
-from ._core import Status, call, ffi, int_arg
+from ._core import Status, call, ffi, int_arg, new_struct
 from ._ffi import include_dirs, sim_lib
 from .errors import InvalidError, UnavailableError
 
@@ -88,7 +88,7 @@ def launch(module: HostModule, entry: str, args, grid=(1, 1, 1), block=(32, 1, 1
     for i, v in enumerate(args):
         arr[i] = _arg(v, keep, i)
     sim = sim_lib()
-    cfg = ffi.new("tcmma_sim_config *")
+    cfg = new_struct("tcmma_sim_config", sim)
     for name, v in (("grid", grid), ("block", block)):
         v = tuple(v)
         if len(v) != 3:

@@ -80,3 +80,17 @@ def test_structs_come_from_the_library_defaults():
     ref = tcmma.lib.tcmma_call_default()
     assert bytes(tcmma.ffi.buffer(c)) == bytes(tcmma.ffi.buffer(tcmma.ffi.new(
         "tcmma_call *", ref)))
+
+
+def test_a_struct_without_a_default_gets_its_size_set():
+    from tcmma._core import new_struct
+    f = cffi.FFI()
+    f.cdef("typedef struct { size_t size; int x; } grown;")
+    import tcmma._core as core
+    old = core.ffi
+    core.ffi = f
+    try:
+        p = new_struct("grown", library=object())
+    finally:
+        core.ffi = old
+    assert p.size == f.sizeof("grown") and p.x == 0
