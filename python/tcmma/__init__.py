@@ -12,7 +12,8 @@ from ._core import (Arm, Decline, Dialect, Form, Fp16, GemmDecline, HitKind, Ini
                     LdmatrixRule, Marker, Operand, Prec, Prefer, PtxSuffix, Scope, Space,
                     Status, Swizzle, Target)
 from .errors import CompileError, Declined, InvalidError, TcmmaError, UnavailableError
-from ._plan import ArmInfo, Census, Coord, OperandDesc, Plan, arm_info, arms, plan, resolve
+from ._plan import (ArmInfo, Census, Coord, OperandDesc, Plan, arm_info, arms, fragment_layout,
+                    plan, resolve, swizzle_offset)
 from ._render import (Names, kernel_shared_bytes, render_acc_init, render_acc_store,
                       render_frag_decl, render_frag_load, render_frag_mma,
                       render_fragment_close, render_fragment_open, render_fragment_update,

@@ -184,3 +184,29 @@ def plan(m: int, n: int, k: int, d="f32", a="f16", b="f16", *, scope="statement"
                        reason=Decline(out.reason))
     check(st, err)
     return Plan(out, keep)
+
+
+def fragment_layout(arm, op, lane: int, reg: int, elem: int) -> typing.Tuple[int, int]:
+    """(row, col) of element elem of register reg of lane's fragment of operand op
+    ("a": m x k, "b": k x n, "c": m x n) of an inline-PTX arm. InvalidError for a
+    wmma arm (opaque layout) or an index out of range."""
+    a = enum_arg(Arm, arm, "arm", lib.tcmma_arm_parse, "tcmma_arm")
+    o = enum_arg(Operand, op, "operand", lib.tcmma_operand_parse, "tcmma_operand")
+    row, col = ffi.new("int *"), ffi.new("int *")
+    call(lib.tcmma_fragment_layout, a, o, int_arg(lane, "lane"), int_arg(reg, "reg"),
+         int_arg(elem, "elem"), row, col)
+    return row[0], col[0]
+
+
+def swizzle_offset(swizzle, row: int, col_byte: int, ld_bytes: int) -> int:
+    """Byte offset of byte col_byte of stored row `row` in a tile of swizzle with
+    rows of ld_bytes; InvalidError for input the swizzle does not take."""
+    sw = enum_arg(Swizzle, swizzle, "swizzle", lib.tcmma_swizzle_parse, "tcmma_swizzle")
+    off = lib.tcmma_swizzle_offset(sw, int_arg(row, "row", bits=64),
+                                   int_arg(col_byte, "col_byte", bits=64),
+                                   int_arg(ld_bytes, "ld_bytes", bits=64))
+    if off < 0:
+        from .errors import InvalidError
+        raise InvalidError(Status.INVALID, "swizzle %s does not take row %d, byte %d of rows of "
+                           "%d bytes" % (Swizzle(sw).label, row, col_byte, ld_bytes))
+    return off

@@ -83,3 +83,16 @@ def test_plan_rejects_malformed_arguments():
         tcmma.plan(2**40, 8, 16)
     with pytest.raises(tcmma.InvalidError, match="d ld"):
         tcmma.plan(16, 8, 16, tcmma.OperandDesc("f32", ld=2**70))
+
+
+def test_fragment_layout_and_swizzle():
+    # PTX ISA, m16n8k16 C fragment: lane 5 register 0 holds row 5 / 4 = 1, col 2 * (5 % 4) = 2
+    assert tcmma.fragment_layout("mma-f16", "c", 5, 0, 0) == (1, 2)
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.fragment_layout("wmma-f16", "a", 0, 0, 0)
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.fragment_layout("mma-f16", "c", 32, 0, 0)
+    assert tcmma.swizzle_offset("none", 1, 4, 128) == 132
+    assert tcmma.swizzle_offset("128", 1, 0, 128) == 128 + 16
+    with pytest.raises(tcmma.InvalidError, match="swizzle 128"):
+        tcmma.swizzle_offset("128", 1, 0, 100)
