@@ -1,7 +1,8 @@
 """Builds the tcmma wheel: libtcmma.so, libtcmma_sim.so and the tcmma CLI from
 the repository's Makefile (into the build directory; TCMMA_PREBUILT=DIR copies
-them from a build instead; TCMMA_REPO=DIR names the repository), the cffi declarations generated from the public
-headers (tcmma/_cdef.py), and the headers the simulator's host modules include.
+them from a build instead; TCMMA_REPO=DIR names the repository), the cffi
+declarations generated from the public headers (tcmma/_cdef.py), and the
+headers the simulator's host modules include.
 """
 import glob
 import importlib.util

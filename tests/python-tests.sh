@@ -29,7 +29,10 @@ out=$(cd "$src/python" && TCMMA_SRCDIR="$src" TCMMA_BUILD="$build" \
 printf '%s\n' "$out"
 # pytest's summary: "N passed, N failed, N skipped, N error(s) in T s".
 sum=$(printf '%s\n' "$out" | tail -n 1)
-n() { printf '%s\n' "$sum" | sed -n "s/.*[^0-9]\([0-9][0-9]*\) $1.*/\1/p;s/^\([0-9][0-9]*\) $1.*/\1/p" | head -n 1; }
+n() {
+  printf '%s\n' "$sum" |
+    sed -n "s/.*[^0-9]\([0-9][0-9]*\) $1.*/\1/p;s/^\([0-9][0-9]*\) $1.*/\1/p" | head -n 1
+}
 p=$(n passed); f=$(n failed); k=$(n skipped); e=$(n error)
 f=$(( ${f:-0} + ${e:-0} ))
 echo "[  PASSED  ] ${p:-0} test(s)."

@@ -49,7 +49,9 @@ def resolve(d, a, b, scope="statement", cc: int = 0, fp16="wide", tf32: bool = F
     the numerics policy in scope on a device of cc (0: any). Raises TcmmaError
     with status NO_ARM or FLOOR, InvalidError for bad names."""
     t = ffi.new("tcmma_triple *")
-    t.d, t.a, t.b = prec_arg(d, "d precision"), prec_arg(a, "a precision"), prec_arg(b, "b precision")
+    t.d = prec_arg(d, "d precision")
+    t.a = prec_arg(a, "a precision")
+    t.b = prec_arg(b, "b precision")
     n = ffi.new("tcmma_numerics *", _numerics(fp16, tf32, prefer, saturate))
     sc = enum_arg(Scope, scope, "scope", lib.tcmma_scope_parse, "tcmma_scope")
     out = ffi.new("tcmma_arm *")

@@ -205,7 +205,8 @@ def render_stage(dst: str, src: str, rows: int, cols: int, elem_bytes: int,
     keep = Keep()
     return _run(lib.tcmma_render_stage, None, _dialect(dialect), _names_arg(names),
                 bool(async_copy), _expr(dst, "dst"), _expr(src, "src"), rows, cols,
-                int_arg(dst_ld, "dst_ld", bits=64) or cols, int_arg(src_ld, "src_ld", bits=64) or cols,
+                int_arg(dst_ld, "dst_ld", bits=64) or cols,
+                int_arg(src_ld, "src_ld", bits=64) or cols,
                 int_arg(elem_bytes, "elem_bytes"),
                 enum_arg(Swizzle, swizzle, "swizzle", lib.tcmma_swizzle_parse, "tcmma_swizzle"),
                 keep.cstr(str_arg(lane, "lane", optional=True)))

@@ -28,7 +28,8 @@ class HostModule:
         sim_lib()  # first: the module's tcmma_sim_* resolve against it
         cc = shlex.split(os.environ.get("CC", "cc"))
         flags = ["-std=c11", "-O1", "-fno-strict-aliasing", "-fPIC", "-shared"]
-        flags += ["-I" + d for d in include_dirs()] + shlex.split(os.environ.get("TCMMA_SIM_CFLAGS", ""))
+        flags += ["-I" + d for d in include_dirs()]
+        flags += shlex.split(os.environ.get("TCMMA_SIM_CFLAGS", ""))
         with tempfile.TemporaryDirectory(prefix="tcmma-sim-") as tmp:
             src, so = os.path.join(tmp, "module.c"), os.path.join(tmp, "module.so")
             with open(src, "w") as f:
