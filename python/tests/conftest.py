@@ -8,6 +8,11 @@ import sys
 
 import pytest
 
+try:  # run from anywhere in a source tree: the package beside these tests
+    import tcmma  # noqa: F401
+except ImportError:
+    sys.path.insert(0, os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+
 
 def run_python(code, env=None, cwd=None):
     """Runs code in a fresh interpreter; returns (rc, stdout, stderr)."""
