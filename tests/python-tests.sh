@@ -12,16 +12,25 @@ if [ -n "${TCMMA_SAN:-}" ] || [ -n "${TCMMA_WRAP:-}" ] || ! command -v "$py" >/d
   echo "[  SKIPPED ] 1 test(s), listed below:"
   exit 0
 fi
+# Debian's python3 comes without pip and venv (the wheel test makes a venv):
+# as root with apt-get, their packages; otherwise the wheel test skips.
+if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 &&
+  ! { "$py" -m pip --version && "$py" -c "import ensurepip"; } >/dev/null 2>&1; then
+  echo "tcmma: installing python3-pip python3-venv (needed by the Python tests)"
+  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip python3-venv >/dev/null 2>&1
+fi
 missing=""
 for m in pytest numpy wheel cffi; do
   "$py" -c "import $m" >/dev/null 2>&1 || missing="$missing $m"
 done
 if [ -n "$missing" ]; then
-  echo "tcmma: installing$missing (needed by the Python tests)"
+  echo "tcmma: installing$missing with pip (needed by the Python tests)"
   # shellcheck disable=SC2086
   "$py" -m pip install --quiet $missing >/dev/null 2>&1 ||
     "$py" -m pip install --quiet --user $missing >/dev/null 2>&1 ||
-    { echo "tcmma: pip could not install$missing"; echo "[  FAILED  ] 1 test(s)"; exit 1; }
+    "$py" -m pip install --quiet --break-system-packages $missing >/dev/null 2>&1 ||
+    { echo "tcmma: pip could not install$missing; run: $py -m pip install$missing"
+      echo "[  FAILED  ] 1 test(s)"; exit 1; }
 fi
 out=$(cd "$src/python" && TCMMA_SRCDIR="$src" TCMMA_BUILD="$build" \
   TCMMA_LIBRARY="$build/libtcmma.so" PYTHONPATH="$src/python" PYTHONDONTWRITEBYTECODE=1 \

@@ -47,6 +47,7 @@ def _run(cmd, env, cwd):
 
 def test_wheel_installs_into_a_fresh_venv(tmp_path):
     pytest.importorskip("wheel")
+    pytest.importorskip("ensurepip", reason="python3 -m venv needs ensurepip (python3-venv)")
     env = _clean_env()
     if not os.environ.get("TCMMA_WHEEL_FROM_SOURCE"):
         for f in ("libtcmma.so", "libtcmma_sim.so", "tcmma"):
