@@ -17,7 +17,9 @@ fi
 if [ "$(id -u)" = 0 ] && command -v apt-get >/dev/null 2>&1 &&
   ! { "$py" -m pip --version && "$py" -c "import ensurepip"; } >/dev/null 2>&1; then
   echo "tcmma: installing python3-pip python3-venv (needed by the Python tests)"
-  DEBIAN_FRONTEND=noninteractive apt-get install -y -qq python3-pip python3-venv >/dev/null 2>&1
+  export DEBIAN_FRONTEND=noninteractive
+  apt-get update -qq >/dev/null 2>&1
+  apt-get install -y -qq python3-pip python3-venv >/dev/null 2>&1
 fi
 missing=""
 for m in pytest numpy wheel cffi; do
