@@ -18,7 +18,7 @@ def _make_enum(cls_name, ctype, prefix, name_fn=None, doc=""):
     members = {}
     for value, cname in sorted(ffi.typeof(ctype).elements.items()):
         short = cname[len(prefix):] if cname.startswith(prefix) else cname
-        if short == "COUNT":
+        if short == "COUNT" or cname.endswith("_COUNT"):
             continue
         members[short] = value
     e = enum.IntEnum(cls_name, members)
@@ -57,6 +57,32 @@ PtxSuffix = _make_enum("PtxSuffix", "tcmma_ptx_suffix", "TCMMA_PTX_SUFFIX_",
                        lib.tcmma_ptx_suffix_text)
 HitKind = _make_enum("HitKind", "tcmma_hit_kind", "TCMMA_HIT_")
 Marker = _make_enum("Marker", "tcmma_marker", "TCMMA_MARKER_", lib.tcmma_marker_text)
+
+
+
+def check_enum_names(enums, library_path):
+    """The values the headers give each member must be the ones the library
+    names the same way (its ID spelled "no-arm" for NO_ARM): a table row moved
+    in a library built from other headers keeps every count but not its
+    values. LibraryMismatch naming each difference."""
+    from ._ffi import LibraryMismatch
+    bad = []
+    for e in enums:
+        for m in e:
+            if m.value < 0:
+                continue
+            if m.name.lower().replace("_", "-") != (m.label or "").lower().replace("_", "-"):
+                bad.append("%s.%s = %d is %r in the library" % (e.__name__, m.name, m.value,
+                                                                 m.label))
+    if bad:
+        raise LibraryMismatch("tcmma: %s names enum values differently from the package's "
+                              "headers: %s" % (library_path, "; ".join(bad)))
+
+
+# Enums whose members the library names by their IDs (tables/*.def).
+from ._ffi import library_path as _library_path  # noqa: E402
+check_enum_names([Status, Prec, Arm, Scope, Space, Decline, GemmDecline, Init, Operand, Form,
+                  Target], _library_path)
 
 # Which Python enum a struct field of a C enum type converts to.
 _ENUM_OF = {"tcmma_status": Status, "tcmma_prec": Prec, "tcmma_arm": Arm, "tcmma_form": Form,

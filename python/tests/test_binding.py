@@ -10,7 +10,8 @@ from tcmma import _cdefgen, _ffi
 
 
 def test_version_is_the_headers():
-    root = os.environ.get("TCMMA_SRCDIR") or os.path.dirname(os.path.dirname(os.getcwd()))
+    root = os.environ.get("TCMMA_SRCDIR") or os.path.dirname(os.path.dirname(
+        os.path.dirname(os.path.abspath(__file__))))
     assert tcmma.__version__ == _cdefgen.version_of(os.path.join(root, "include"))
 
 
@@ -94,3 +95,14 @@ def test_a_struct_without_a_default_gets_its_size_set():
     finally:
         core.ffi = old
     assert p.size == f.sizeof("grown") and p.x == 0
+
+
+def test_an_enum_value_the_library_names_otherwise_fails_the_check():
+    import enum
+    from tcmma._core import check_enum_names
+    moved = enum.IntEnum("Prec", {"F32": int(tcmma.Prec.F16), "F16": int(tcmma.Prec.F32)})
+    moved.label = property(lambda self: tcmma.Prec(int(self)).label)
+    with pytest.raises(tcmma.LibraryMismatch, match=r"Prec.F32 = %d is 'f16'"
+                       % int(tcmma.Prec.F16)):
+        check_enum_names([moved], "libtcmma.so")
+    check_enum_names([tcmma.Prec, tcmma.Arm], "libtcmma.so")
