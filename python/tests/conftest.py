@@ -8,6 +8,10 @@ import sys
 
 import pytest
 
+# The repository these tests belong to (make check sets it; pytest alone too).
+os.environ.setdefault("TCMMA_SRCDIR", os.path.dirname(os.path.dirname(os.path.dirname(
+    os.path.abspath(__file__)))))
+
 try:  # run from anywhere in a source tree: the package beside these tests
     import tcmma  # noqa: F401
 except ImportError:
