@@ -106,3 +106,15 @@ def test_an_enum_value_the_library_names_otherwise_fails_the_check():
                        % int(tcmma.Prec.F16)):
         check_enum_names([moved], "libtcmma.so")
     check_enum_names([tcmma.Prec, tcmma.Arm], "libtcmma.so")
+
+
+def test_import_fails_clearly_for_a_library_without_the_facts(python, tmp_path):
+    # any shared object without tcmma_abi_fact: an older libtcmma, or not one at all
+    so = tmp_path / "libold.so"
+    src = tmp_path / "old.c"
+    src.write_text("int tcmma_version_is_missing(void) { return 0; }\n")
+    import subprocess
+    subprocess.check_call([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o", str(so),
+                           str(src)])
+    rc, out, err = python("import tcmma", env={"TCMMA_LIBRARY": str(so)})
+    assert rc != 0 and "LibraryMismatch" in err and "has no tcmma_abi_fact" in err
