@@ -113,8 +113,9 @@ def test_import_fails_clearly_for_a_library_without_the_facts(python, tmp_path):
     so = tmp_path / "libold.so"
     src = tmp_path / "old.c"
     src.write_text("int tcmma_version_is_missing(void) { return 0; }\n")
+    import shlex
     import subprocess
-    subprocess.check_call([os.environ.get("CC", "cc"), "-shared", "-fPIC", "-o", str(so),
-                           str(src)])
+    subprocess.check_call(shlex.split(os.environ.get("CC", "cc")) +
+                          ["-shared", "-fPIC", "-o", str(so), str(src)])
     rc, out, err = python("import tcmma", env={"TCMMA_LIBRARY": str(so)})
     assert rc != 0 and "LibraryMismatch" in err and "has no tcmma_abi_fact" in err
