@@ -100,3 +100,26 @@ def test_cache_info_and_clear(python, tmp_path):
     assert out.split()[0] == "True" and str(tmp_path / "c") in out
     rc, out, err = python("import tcmma; tcmma.cache.clear()", env={"TCMMA_CACHE": "0"})
     assert rc != 0 and "UnavailableError" in err
+
+
+@needs_nvrtc
+def test_nvrtc_facts():
+    n = tcmma.nvrtc()
+    assert n.major >= 11 and n.library and n.include_dir
+
+
+def test_ptx_check_on():
+    ptx = ".version 8.0\n.target sm_80\n.address_size 64\n.visible .entry k() { ret; }\n"
+    tcmma.ptx.check_on(ptx, "sm_90")
+    with pytest.raises(tcmma.TcmmaError) as e:
+        tcmma.ptx.check_on(ptx, "sm_75")
+    assert e.value.status == tcmma.Status.FLOOR
+    with pytest.raises(tcmma.InvalidError, match="sm_x"):
+        tcmma.ptx.check_on(ptx, "sm_x")
+
+
+def test_cache_directory_warning_memory():
+    d = tcmma.cache.directory()
+    assert d is None or isinstance(d, str)
+    assert tcmma.cache.warning() is None or isinstance(tcmma.cache.warning(), str)
+    tcmma.cache.clear_memory()

@@ -103,3 +103,10 @@ def test_launch_through_a_fake_driver(python, tmp_path):
     rc, out, err = python(FAKE_RUN, env={"TCMMA_LIBCUDA": so})
     assert rc == 0, err
     assert out.splitlines() == ["[(0, 80), (1, 90)]", "[5, 3, 3, 4] True", "cuda True"]
+
+
+def test_driver_version_without_a_driver(python):
+    rc, out, err = python("import tcmma\ntry:\n tcmma.driver_version()\n"
+                          "except tcmma.UnavailableError as e:\n print('unavailable')",
+                          env=NO_DRIVER)
+    assert rc == 0 and out.strip() == "unavailable", err
