@@ -60,15 +60,17 @@ TOOL_OBJS := $(TOOL_SRCS:%.c=$(BUILD)/obj/%.o)
 UTIL_OBJS := $(TEST_UTIL:%.c=$(BUILD)/obj/%.o)
 TESTS     := $(TEST_SRCS:tests/%.c=$(BUILD)/tests/%)
 
-.PHONY: all run check memcheck deps install uninstall clean help bench golden fuzz abi-baseline
+.PHONY: all run check check-python memcheck deps install uninstall clean help bench golden fuzz \
+        abi-baseline
 
-all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/libtcmma_sim.a $(BUILD)/tcmma \
-     $(BUILD)/tcmma.pc
+all: $(BUILD)/libtcmma.a $(BUILD)/libtcmma.so $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma_sim.so \
+     $(BUILD)/tcmma $(BUILD)/tcmma.pc
 
 help:
 	@echo "make [all]      build $(BUILD)/libtcmma.a, libtcmma.so, tcmma"
 	@echo "make run        the main job: tables, emit -> options -> compile -> census"
 	@echo "make check      install test deps when missing, build and run every test"
+	@echo "make check-python  the Python package's tests (pytest) alone"
 	@echo "make check SAN=1  the same under ASan + UBSan (in build-san/)"
 	@echo "make check TSAN=1 the same under ThreadSanitizer (in build-tsan/)"
 	@echo "make fuzz       each libFuzzer target for FUZZ_SECONDS (default 60; clang, build-fuzz/)"
@@ -99,6 +101,13 @@ $(BUILD)/libtcmma_verify.a: $(VERIFY_OBJS)
 
 $(BUILD)/libtcmma.so: $(LIB_OBJS)
 	$(CC) -shared $(SANFLAGS) -Wl,-soname,$(SONAME) -o $@ $^ $(LDLIBS)
+
+# The simulator as a shared library beside libtcmma.so, for programs that
+# cannot link the archive and export its symbols (the Python package loads
+# it with RTLD_GLOBAL, so the host modules it dlopens find tcmma_sim_*).
+$(BUILD)/libtcmma_sim.so: $(SIM_OBJS) $(BUILD)/libtcmma.so
+	$(CC) -shared $(SANFLAGS) -Wl,-soname,libtcmma_sim.so.1 -Wl,-rpath,'$$ORIGIN' -o $@ \
+	  $(SIM_OBJS) $(BUILD)/libtcmma.so $(LDLIBS)
 
 # SIM_EXPORT: the sim executor dlopens host-dialect kernels that call the
 # simulator (tcmma_sim_*) by name; the program exports those symbols.
@@ -139,7 +148,12 @@ $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
-	  sh tests/run-tests.sh $(TESTS)
+	  sh tests/run-tests.sh $(TESTS) tests/python-tests.sh
+
+# The Python package's tests alone (pytest; installs pytest and numpy when
+# missing): against this build's libraries, from the source tree.
+check-python: all
+	@TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) sh tests/python-tests.sh
 
 # The test binaries under valgrind (leaks and invalid accesses fail; what
 # valgrind finds inside NVRTC itself is suppressed: tests/valgrind.supp).

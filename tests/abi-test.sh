@@ -5,6 +5,7 @@
 #   libtcmma.so    exports every function tcmma.h declares and nothing else;
 #   libtcmma_sim.a its default-visibility symbols are the functions sim.h
 #                  declares, all tcmma_sim_* (internals are hidden tcmma__sim_*);
+#   libtcmma_sim.so exports exactly those (linked against libtcmma.so);
 #   tcmma (CLI)    exports exactly those tcmma_sim_* for the modules it dlopens.
 # A control run first: a copy of libtcmma.so that exports one undeclared
 # symbol must fail the same check, or the check proves nothing.
@@ -93,6 +94,10 @@ if ! cmp -s "$tmp/sim.exp" "$tmp/sim.decl"; then
   status=1
 fi
 
+# libtcmma_sim.so (for programs that load the simulator, the Python package):
+# exactly sim.h's functions.
+same_as_declared "$build/libtcmma_sim.so" "$tmp/sim.decl" libtcmma_sim.so || status=1
+
 # The CLI: the simulator's entry points, nothing else of tcmma.
 exported "$build/tcmma" | grep '^tcmma' >"$tmp/cli.exp" || true
 if ! cmp -s "$tmp/cli.exp" "$tmp/sim.decl"; then
@@ -136,7 +141,23 @@ if [ "$(sed -n 's/^target //p' "$base")" = "$(${CC:-cc} -dumpmachine)" ]; then
 fi
 TCMMA_SRCDIR=$src sh "$layout" check || status=1
 
+# The facts a binding checks at import (tables/abi.def, tcmma_abi_fact) name
+# every public struct the baseline records: a struct added to a header and
+# not to the table would go unchecked by the bindings.
+# Left out, on purpose: the host dialect's aligned vector words (what
+# emitted host kernels use, never a caller of the library or a binding).
+vector_words='tcmma_sim_half2 tcmma_sim_bfloat162 tcmma_sim_float2 tcmma_sim_double2 tcmma_sim_int2
+              tcmma_sim_uint4'
+awk '$1 == "struct" {print $2}' "$base" | sort -u >"$tmp/structs.all"
+printf '%s\n' $vector_words | sort -u | comm -23 "$tmp/structs.all" - >"$tmp/structs.base"
+sed -n 's/^TCMMA_ABI_SIZE(\(.*\))$/\1/p' "$src/tables/abi.def" | sort -u >"$tmp/structs.facts"
+if ! cmp -s "$tmp/structs.base" "$tmp/structs.facts"; then
+  echo "abi-test: tables/abi.def's structs differ from the baseline's (< baseline, > tables/abi.def):"
+  diff "$tmp/structs.base" "$tmp/structs.facts" | grep '^[<>]' | sed 's/^/  /'
+  status=1
+fi
+
 [ $status = 0 ] || exit 1
-echo "abi-test: libtcmma.so exports $(wc -l <"$tmp/lib.decl") functions, libtcmma_sim.a and" \
-  "the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares; values and" \
-  "layouts are tests/abi/baseline.txt's ($(sed -n 's/^soname //p' "$base"))"
+echo "abi-test: libtcmma.so exports $(wc -l <"$tmp/lib.decl") functions, libtcmma_sim.a," \
+  "libtcmma_sim.so and the CLI $(wc -l <"$tmp/sim.decl"), each exactly what include/tcmma declares;" \
+  "values and layouts are tests/abi/baseline.txt's ($(sed -n 's/^soname //p' "$base"))"

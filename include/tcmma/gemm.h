@@ -106,16 +106,17 @@ typedef struct {
   int cp_async_per_k_tile; /* per thread: 16-byte copies of A and B */
 } tcmma_gemm_plan;
 
-/* A call with the defaults: 128x128x128 of f32 = bf16 x bf16, every field
- * that has a default at 0. Inline, so that its size is the caller's own
+/* Fills the first `size` bytes of *out (the caller's sizeof(tcmma_gemm_call))
+ * with the defaults: 128x128x128 of f32 = bf16 x bf16, every field that has
+ * a default at 0; out->size = size. For bindings; NULL or a size too small to
+ * hold the size field does nothing. */
+void tcmma_gemm_call_init(tcmma_gemm_call *out, size_t size);
+
+/* The defaults as a value. Inline, so that the size is the caller's own
  * sizeof, not the library's. */
 static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
-  tcmma_gemm_call c = {0};
-  c.size = sizeof c;
-  c.m = c.n = c.k = 128;
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_BF16;
-  c.numerics = tcmma_numerics_default();
+  tcmma_gemm_call c;
+  tcmma_gemm_call_init(&c, sizeof c);
   return c;
 }
 

@@ -177,16 +177,18 @@ typedef struct {
  * per k step); false for an out-of-range arm. */
 bool tcmma_arm_reloads(tcmma_arm arm);
 
-/* A call with the defaults: operands global, plain, not transposed, dense;
- * statement scope; any device; default numerics. Precisions f32/f16/f16.
- * Inline, so that its size is the caller's own sizeof, not the library's. */
+/* Fills the first `size` bytes of *out (size: the caller's sizeof(tcmma_call))
+ * with the defaults: operands global, plain, not transposed, dense; statement
+ * scope; any device; default numerics; precisions f32/f16/f16; out->size =
+ * size. For bindings, which cannot call the inline tcmma_call_default. NULL
+ * or a size too small to hold the size field does nothing. */
+void tcmma_call_init(tcmma_call *out, size_t size);
+
+/* The defaults as a value. Inline, so that the size is the caller's own
+ * sizeof, not the library's. */
 static inline tcmma_call tcmma_call_default(void) {
-  tcmma_call c = {0};
-  c.size = sizeof c;
-  c.d.prec = TCMMA_PREC_F32;
-  c.a.prec = c.b.prec = TCMMA_PREC_F16;
-  c.scope = TCMMA_SCOPE_STATEMENT;
-  c.numerics = tcmma_numerics_default();
+  tcmma_call c;
+  tcmma_call_init(&c, sizeof c);
   return c;
 }
 

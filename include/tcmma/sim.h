@@ -12,7 +12,8 @@
  * libtcmma_sim.a, installed next to libtcmma.a (link -ltcmma_sim before
  * -ltcmma). A program that dlopens host-dialect modules must export these
  * functions for them (-Wl,--export-dynamic-symbol='tcmma_sim_*'), as the
- * tcmma CLI does (docs/sim.md).
+ * tcmma CLI does (docs/sim.md), or load build/libtcmma_sim.so (linked
+ * against libtcmma.so) with RTLD_GLOBAL first, as the Python package does.
  *
  * CONTRACT (renderer <-> simulator; change both sides together):
  *   CUDA                               host dialect
@@ -150,14 +151,16 @@ typedef struct {
  * tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {64, 1, 1}, 0, NULL, 0); */
 #define TCMMA_SIM_CONFIG_INIT(...) {.size = sizeof(tcmma_sim_config), __VA_ARGS__}
 
-/* One block of one warp (grid 1x1x1, block 32x1x1, no dynamic shared memory,
- * every block) with the size set; inline, so that the size is the caller's
- * own sizeof. */
+/* Fills the first `size` bytes of *out (the caller's sizeof(tcmma_sim_config))
+ * with one block of one warp (grid 1x1x1, block 32x1x1, no dynamic shared
+ * memory, every block); out->size = size. For bindings; NULL or a size too
+ * small to hold the size field does nothing. */
+void tcmma_sim_config_init(tcmma_sim_config *out, size_t size);
+
+/* The same as a value; inline, so that the size is the caller's own sizeof. */
 static inline tcmma_sim_config tcmma_sim_config_default(void) {
-  tcmma_sim_config c = {0};
-  c.size = sizeof c;
-  c.grid[0] = c.grid[1] = c.grid[2] = 1;
-  c.block[0] = 32, c.block[1] = c.block[2] = 1;
+  tcmma_sim_config c;
+  tcmma_sim_config_init(&c, sizeof c);
   return c;
 }
 

@@ -19,5 +19,6 @@
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "tcmma/driver.h"
+#include "tcmma/abi.h"
 
 #endif

@@ -1,0 +1,78 @@
+"""Whole GEMM kernels: D = alpha*A*B + beta*C (include/tcmma/gemm.h)."""
+import typing
+
+from ._core import (GemmDecline, Keep, Status, check, dataclass_of, ffi, int_arg, lib,
+                    new_error, new_struct, str_arg, to_dataclass)
+from ._plan import _numerics, fill_operand
+from ._render import _NO_NAMES, _dialect, _run
+from .errors import Declined
+
+GemmFigures = dataclass_of("tcmma_gemm_plan", "GemmFigures", skip=("call",))
+
+
+class GemmPlan:
+    """An accepted GEMM plan; .figures has every figure of tcmma_gemm_plan
+    (grid, threads, shared_bytes, registers, census, ...)."""
+
+    def __init__(self, cdata, keep):
+        self._p, self._keep = cdata, keep
+        self.figures = to_dataclass(cdata, "GemmFigures", skip=("call",))
+
+    grid = property(lambda self: tuple(self._p.grid))
+    threads = property(lambda self: self._p.threads)
+    shared_bytes = property(lambda self: self._p.shared_bytes)
+    name = property(lambda self: ffi.string(self._p.call.name).decode()
+                    if self._p.call.name != ffi.NULL else "tcmma_gemm")
+
+    def __repr__(self):
+        f = self.figures
+        return "<tcmma.GemmPlan %s %s grid %s threads %d shared %d>" % (
+            self.name, f.arm.label, self.grid, f.threads, f.shared_bytes)
+
+
+def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 0,
+              fp16="wide", tf32: bool = False, prefer="ptx", saturate: bool = False,
+              arm: typing.Optional[str] = None, block_m: int = 0, block_n: int = 0,
+              block_k: int = 0, warps_m: int = 0, warps_n: int = 0, stages: int = 0,
+              unpredicated: bool = False, registers: int = 0,
+              name: typing.Optional[str] = None) -> GemmPlan:
+    """Plans a GEMM (d, a, b: precisions or OperandDesc with transposed/ld; zero
+    tile fields take the defaults). Raises Declined(reason: GemmDecline)."""
+    keep = Keep()
+    c = new_struct("tcmma_gemm_call")
+    c.m, c.n, c.k = int_arg(m, "m"), int_arg(n, "n"), int_arg(k, "k")
+    fill_operand(c.d, d, "d", keep)
+    fill_operand(c.a, a, "a", keep)
+    fill_operand(c.b, b, "b", keep)
+    c.cc = int_arg(cc, "cc")
+    c.numerics = _numerics(fp16, tf32, prefer, saturate)
+    c.arm = keep.cstr(str_arg(arm, "arm", optional=True))
+    for f, v in (("block_m", block_m), ("block_n", block_n), ("block_k", block_k),
+                 ("warps_m", warps_m), ("warps_n", warps_n), ("stages", stages),
+                 ("registers", registers)):
+        setattr(c, f, int_arg(v, f))
+    c.unpredicated = bool(unpredicated)
+    c.name = keep.cstr(str_arg(name, "name", optional=True))
+    keep.items.append(c)
+    out = new_struct("tcmma_gemm_plan")
+    err = new_error()
+    st = lib.tcmma_gemm_plan_call(c, out, err)
+    if st == lib.TCMMA_DECLINED:
+        raise Declined(Status.DECLINED, ffi.string(out.message).decode(),
+                       reason=GemmDecline(out.reason))
+    check(st, err)
+    return GemmPlan(out, keep)
+
+
+def render_gemm(plan: GemmPlan, dialect="cuda") -> str:
+    """The whole kernel NAME(d, a, b, c, alpha, beta) (HOST: plus NAME_entry)."""
+    if not isinstance(plan, GemmPlan):
+        raise TypeError("plan must be a tcmma.GemmPlan (from tcmma.gemm_plan), not %r" % (plan,))
+    # the GEMM plan is the renderer's own argument; the context carries no tile plan
+    return _run(lib.tcmma_render_gemm, None, _dialect(dialect), _NO_NAMES, plan._p)
+
+
+def gemm(*args, dialect="cuda", **kw) -> typing.Tuple[GemmPlan, str]:
+    """gemm_plan(...) and its rendering."""
+    p = gemm_plan(*args, **kw)
+    return p, render_gemm(p, dialect)

@@ -1,0 +1,98 @@
+"""Every renderer: statement, fragment scope, pieces, prologue, includes, stage,
+kernel, GEMM; and their error paths."""
+import pytest
+
+import tcmma
+
+
+@pytest.fixture
+def frag_plan():
+    return tcmma.plan(32, 16, 32, "f32", "bf16", "bf16", scope="fragment", cc=80)
+
+
+def test_statement():
+    text = tcmma.render_statement(tcmma.plan(16, 8, 16), "d", "a", "b")
+    assert "(mma-f16)" in text and "mma.sync" in text
+    host = tcmma.render_statement(tcmma.plan(16, 8, 16), "d", "a", "b", dialect="host")
+    assert "tcmma_sim_mma" in host
+
+
+def test_names_number_the_blocks():
+    names = tcmma.Names("gen_")
+    p = tcmma.plan(16, 8, 16)
+    first = tcmma.render_statement(p, "d", "a", "b", names=names)
+    second = tcmma.render_statement(p, "d", "a", "b", names=names)
+    assert "gen_0_" in first and "gen_1_" in second and names.next == 2
+
+
+def test_fragment_scope(frag_plan):
+    names = tcmma.Names()
+    opened = tcmma.render_fragment_open(frag_plan, "acc", "d", names=names)
+    update = tcmma.render_fragment_update(frag_plan, "acc", "a", "b", names=names)
+    closed = tcmma.render_fragment_close(frag_plan, "acc", "d", names=names)
+    assert "acc" in opened and "mma.sync" in update and "acc" in closed
+
+
+def test_pieces(frag_plan):
+    names = tcmma.Names()
+    decl = tcmma.render_frag_decl(frag_plan, "a", "af", buffers=2)
+    assert "af[2]" in decl
+    tcmma.render_frag_decl(frag_plan, "b", "bf")
+    tcmma.render_frag_decl(frag_plan, "c", "acc")
+    load = tcmma.render_frag_load(frag_plan, "a", "af[0]", "a", "0", names=names)
+    mma = tcmma.render_frag_mma(frag_plan, "acc", "af[0]", "bf", names=names)
+    init = tcmma.render_acc_init(frag_plan, "acc", "d", names=names)
+    store = tcmma.render_acc_store(frag_plan, "acc", "d", names=names)
+    assert load and "mma.sync" in mma and init and store
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.render_frag_decl(frag_plan, "c", "acc", buffers=2)
+
+
+def test_prologue_includes_stage(frag_plan):
+    tcmma.render_prologue([frag_plan])
+    assert tcmma.kernel_shared_bytes(frag_plan) >= 0
+    assert "sim.h" in tcmma.render_includes(frag_plan, dialect="host")
+    assert "cuda_bf16.h" in tcmma.render_includes(frag_plan, vendor_headers=True)
+    stage = tcmma.render_stage("dst", "src", 16, 64, 2, swizzle="128")
+    assert "cp.async" in stage
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.render_stage("dst", "src", -1, 64, 2)
+    with pytest.raises(tcmma.InvalidError, match="'9'"):
+        tcmma.render_stage("dst", "src", 16, 64, 2, swizzle="9")
+
+
+def test_kernel(frag_plan):
+    text = tcmma.render_kernel(frag_plan, outer=2, pieces=True)
+    assert 'extern "C" __global__' in text and "tcmma_kernel" in text
+    assert "tcmma_kernel_entry" in tcmma.render_kernel(frag_plan, dialect="host")
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.render_kernel(frag_plan, outer=5000)
+
+
+def test_render_errors(frag_plan):
+    with pytest.raises(tcmma.InvalidError, match="empty"):
+        tcmma.render_statement(tcmma.plan(16, 8, 16), "", "a", "b")
+    with pytest.raises(TypeError, match="tcmma.Plan"):
+        tcmma.render_statement("plan", "d", "a", "b")
+    with pytest.raises(TypeError, match="must be a str"):
+        tcmma.render_statement(tcmma.plan(16, 8, 16), 3, "a", "b")
+    with pytest.raises(tcmma.InvalidError, match="'ptx'"):
+        tcmma.render_statement(tcmma.plan(16, 8, 16), "d", "a", "b", dialect="ptx")
+    with pytest.raises(TypeError, match="Names"):
+        tcmma.render_statement(tcmma.plan(16, 8, 16), "d", "a", "b", names="x")
+    with pytest.raises(tcmma.InvalidError):
+        tcmma.render_fragment_open(frag_plan, "not an identifier", "d")
+
+
+def test_gemm():
+    p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", "bf16", cc=80, name="my_gemm")
+    assert p.grid == (2, 2, 1) and p.threads == 128 and p.figures.arm == tcmma.Arm.MMA_BF16
+    assert "my_gemm" in text and "cp.async" in text
+    assert "my_gemm_entry" in tcmma.render_gemm(p, dialect="host")
+    with pytest.raises(tcmma.Declined, match="48") as e:
+        tcmma.gemm_plan(64, 64, 64, block_m=48)
+    assert isinstance(e.value.reason, tcmma.GemmDecline)
+    with pytest.raises(TypeError):
+        tcmma.render_gemm(tcmma.plan(16, 8, 16))
+    with pytest.raises(TypeError, match="block_m"):
+        tcmma.gemm_plan(64, 64, 64, block_m=1.5)
