@@ -129,11 +129,37 @@ static void failing_json_commands_print_an_error_object(void **state) {
   cli_result_free(&r);
 }
 
+/* A named input that is no regular file (a FIFO: opening it to read would
+ * wait for a writer; a device: /dev/zero never ends) is refused at once,
+ * naming what it is; "-" still streams standard input. */
+static void named_inputs_are_regular_files(void **state) {
+  (void)state;
+  char fifo[128];
+  snprintf(fifo, sizeof fifo, "%s/in.fifo", dir);
+  assert_int_equal(mkfifo(fifo, 0600), 0);
+  const char *fifo_cmds[][3] = {{"ptx", fifo, NULL}, {"options", fifo, NULL},
+                                {"compile", fifo, NULL}};
+  for (size_t i = 0; i < 3; i++) {
+    alarm(60); /* a blocked read fails the test instead of hanging it */
+    cli_result r = run_cli_in(dir, fifo_cmds[i], NULL);
+    alarm(0);
+    assert_int_equal(r.exit_code, 1);
+    if (!strstr(r.err, "is a FIFO, not a regular file"))
+      fail_msg("%s: %s", fifo_cmds[i][0], r.err);
+    cli_result_free(&r);
+  }
+  cli_result r = run_cli_in(dir, (const char *[]){"ptx", "/dev/zero", NULL}, NULL);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "character device"));
+  cli_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(output_over_its_input_is_refused),
       cmocka_unit_test(nothing_compiled_writes_nothing),
       cmocka_unit_test(failing_json_commands_print_an_error_object),
+      cmocka_unit_test(named_inputs_are_regular_files),
   };
   return cmocka_run_group_tests(tests, make_dir, remove_dir);
 }

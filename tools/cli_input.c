@@ -14,6 +14,7 @@
 #include <unistd.h>
 #include "cli.h"
 #include "cli_input.h"
+#include "tables/file.h"
 
 /* The input's name in messages: quoted, so an empty or odd path shows. */
 static void name_of(const char *path, char *buf, size_t cap) {
@@ -25,9 +26,12 @@ char *cli_read_input(const char *cmd, const char *path, size_t *len) {
   bool is_stdin = strcmp(path, "-") == 0;
   char what[512];
   name_of(path, what, sizeof what);
-  int fd = is_stdin ? 0 : open(path, O_RDONLY | O_CLOEXEC);
+  /* a named input: a regular file only (tables/file.h), never a FIFO or a
+   * device that would block or never end; standard input streams */
+  char why[512] = "";
+  int fd = is_stdin ? 0 : tcmma__table_open_file(path, NULL, why, sizeof why);
   if (fd < 0) {
-    cli_fail(cmd, "cannot read %s: %s", what, strerror(errno));
+    cli_fail(cmd, "%s", why[0] ? why : strerror(errno));
     return NULL;
   }
   /* a regular file: room for all of it, so one read takes it */
