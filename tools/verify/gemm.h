@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "tcmma/gemm.h"
 #include "tools/verify/verify.h"
 
@@ -20,6 +21,13 @@ typedef struct {
 
 /* The whole GEMM matrix, built once. */
 size_t verify_gemm_matrix(const verify_gemm_case **cases);
+
+/* Up to want accepted cases (expect NONE) into out[0..want) from at most
+ * `tries` calls drawn by a fixed-seed generator over the planner's whole
+ * space (tools/verify/gemm_sample.c): the same seed gives the same cases on
+ * every host. Returns how many were kept; *drawn (may be NULL) the draws. */
+size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_case *out,
+                          size_t *drawn);
 
 /* Plans c and checks the outcome against its expectation (a declined case
  * must decline with the expected reason). true with *plan filled when the
