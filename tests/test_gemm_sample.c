@@ -2,8 +2,8 @@
  * of accepted configurations over the planner's whole space, compiled in
  * batches with ptxas -v at the cc each plan targets, each checked as the
  * compile executor checks the matrix (verify_gemm_compile_check: no spills,
- * no stack, registers within the plan's estimate and not far below it, the
- * PTX census per k tile). */
+ * no stack, registers within the plan's estimate, the PTX census per k
+ * tile) and the estimate at most SLACK above ptxas's count. */
 #include "util.h"
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +13,13 @@
 /* The seed is fixed (a reproducible sample, no flakiness); 40 accepted cases
  * compile in a few batches. */
 enum { WANT = 40, TRIES = 4000 };
+
+/* The most the register estimate may exceed ptxas's count. The estimate is
+ * an upper bound, not a tight one (ptxas takes registers freely below 255
+ * with no launch bound): over 222 accepted configurations of two seeds
+ * (CUDA 13.0) it was 8..180 above, about 60 on average; beyond this the
+ * model has lost its fit and declines kernels that would fit. */
+enum { SLACK = 192 };
 #define SEED 0x21u
 
 /* The draw is deterministic and reaches the space: precisions of more than
@@ -62,9 +69,13 @@ static void sample_compiles_as_planned(void **s) {
   for (size_t i = 0; i < n; i++) {
     verify_case_result r = {0};
     verify_gemm_exec(VERIFY_EXEC_COMPILE, &cs[i], &r);
-    printf("%s %s: %s\n", r.outcome == VERIFY_CASE_PASSED ? "ok" : "FAILED", cs[i].name,
-           r.reason);
-    failed += r.outcome != VERIFY_CASE_PASSED;
+    /* a pass states ptxas's registers and the plan's (gemm_compile.c) */
+    int used = 0, planned = 0;
+    bool ok = r.outcome == VERIFY_CASE_PASSED &&
+              sscanf(r.reason, "%d registers (plan %d)", &used, &planned) == 2 &&
+              planned - used <= SLACK;
+    printf("%s %s: %s\n", ok ? "ok" : "FAILED", cs[i].name, r.reason);
+    failed += !ok;
   }
   verify_gemm_compile_finish();
   free(list), free(cs);

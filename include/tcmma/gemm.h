@@ -52,10 +52,10 @@ typedef enum {
  * PER_K_STEP per k step of a k tile, PER_COPY per 16-byte copy a thread
  * issues per k tile, BYTE_OPERANDS when an operand is 1-byte (fp8) and
  * PREDICATED when M, N or K is ragged. An upper bound fitted on ptxas -v at
- * each plan's cc over 150 random accepted configurations (CUDA 13.0: the
- * estimate is 0..~300 above ptxas, ~60 on average; ptxas takes registers
+ * each plan's cc over 150 random configurations (seed 0x99; CUDA 13.0: the
+ * estimate is 8..180 above ptxas, ~60 on average; ptxas takes registers
  * freely below 255 with no launch bound, so a tight figure is not to be
- * had); tests/test_gemm_sample.c checks it on another sample. */
+ * had); tests/test_gemm_sample.c checks it on another seed. */
 #define TCMMA_GEMM_REGISTER_OVERHEAD 32
 #define TCMMA_GEMM_REGISTERS_PER_K_STEP 2
 #define TCMMA_GEMM_REGISTERS_PER_COPY 6
