@@ -10,6 +10,7 @@
 #include "abi.h"
 #include "emit.h"
 #include "gemm_rules.h"
+#include "tcmma/arch.h"
 #include "tcmma/gemm.h"
 
 /* f32 elements added to each epilogue row: the accumulator stores of a
@@ -198,7 +199,7 @@ static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
   if (!c.warps_m) c.warps_m = TCMMA_GEMM_WARPS_M;
   if (!c.warps_n) c.warps_n = TCMMA_GEMM_WARPS_N;
   if (!c.stages) c.stages = TCMMA_GEMM_STAGES;
-  if (!c.registers) c.registers = TCMMA_REGISTERS_MAX;
+  if (!c.registers) c.registers = TCMMA_GEMM_REGISTERS;
   out->call = c;
   return TCMMA_OK;
 }
@@ -262,6 +263,22 @@ static tcmma_status check_arm_form(tcmma_gemm_plan *g, const tcmma_arm_info *inf
   return TCMMA_OK;
 }
 
+/* The cc from which the kernel's loader runs: its 16-byte copies are
+ * cp.async, whose floor is the marker's (tables/markers.def). */
+static int loader_floor(void) { return tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC); }
+
+/* A device below the loader's floor cannot run the kernel whatever its arm
+ * (mma-f16-k8 runs on Turing, cp.async does not) (decline ARCH). */
+static tcmma_status check_arch(tcmma_gemm_plan *g, const tcmma_arm_info *info,
+                               tcmma_error *err) {
+  int cc = g->call.cc, floor = loader_floor();
+  if (cc && cc < floor)
+    return decline(g, TCMMA_GEMM_DECLINE_ARCH, err, "cc %d: the loader's cp.async copies need "
+                   "cc %d or later (arm %s runs from cc %d)", cc, floor, info->marker,
+                   info->floor);
+  return TCMMA_OK;
+}
+
 /* The block tile must be whole warp tiles, and each stage tile whole
  * copies shared evenly by the threads: the loader has no remainder loop
  * (decline TILE). Sets the stages' shape and swizzles. */
@@ -300,11 +317,19 @@ static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
   tcmma__emit_gemm_warp_call(g, &x, &w);
   tcmma_plan wp;
   tcmma_error werr = {0};
-  if (tcmma_plan_call(&w, &wp, &werr) != TCMMA_OK)
-    return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: %s", w.m, w.n, w.k,
-                   wp.message[0] ? wp.message : werr.message);
-  tcmma_plan_census(&wp, &g->census, &werr);
-  return TCMMA_OK;
+  if (tcmma_plan_call(&w, &wp, &werr) == TCMMA_OK) {
+    tcmma_plan_census(&wp, &g->census, &werr);
+    return TCMMA_OK;
+  }
+  /* the tile planner's message names its own one-warp default budget; the
+   * warp tile was planned against all a thread may have */
+  if (wp.reason == TCMMA_DECLINE_REGISTERS)
+    return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: its accumulator "
+                   "and one k step of fragments do not fit the %d registers a thread may have "
+                   "(the GEMM's budget: call.registers, default %d)", w.m, w.n, w.k,
+                   TCMMA_REGISTERS_MAX, TCMMA_GEMM_REGISTERS);
+  return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: %s", w.m, w.n, w.k,
+                 wp.message[0] ? wp.message : werr.message);
 }
 
 /* Global rows in whole 16-byte units: the copies and the stores move
@@ -358,44 +383,41 @@ static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
   g->epilogue_bytes = (size_t)c->block_m * (size_t)g->epilogue_ld * 4;
   size_t ring = g->stage_bytes * (size_t)c->stages;
   g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
-  g->shared_max = tcmma_shared_memory_max(c->cc, info->floor);
+  /* any device (cc 0) that runs both the arm and the loader */
+  int floor = info->floor > loader_floor() ? info->floor : loader_floor();
+  g->shared_max = tcmma_shared_memory_max(c->cc, floor);
   if (g->shared_bytes > g->shared_max)
     return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, epilogue "
                    "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
                    g->stage_bytes, g->epilogue_bytes, g->shared_max,
-                   c->cc ? "cc " : "every device from cc ", c->cc ? c->cc : info->floor);
+                   c->cc ? "cc " : "every device from cc ", c->cc ? c->cc : floor);
   return TCMMA_OK;
 }
 
-/* Registers of an operand gathered element by element (neither ldmatrix
- * nor one 32-bit load per register): it holds a k step's elements unpacked
- * while its registers are assembled. */
-static long gathered_registers(const tcmma_gemm_plan *g) {
-  const tcmma_census *cz = &g->census;
-  long gathered = 0;
-  if (!cz->a_ldmatrix && !cz->a_vector)
-    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_A, g->call.a.prec) * cz->mt *
-                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_A);
-  if (!cz->b_ldmatrix && !cz->b_vector)
-    gathered += (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_B, g->call.b.prec) * cz->nt *
-                tcmma_fragment_elems_per_reg(g->arm, TCMMA_OPERAND_B);
-  return gathered;
-}
-
-/* A kernel over the caller's budget would spill: the accumulator, two
- * buffers of one k step's fragments, gathered elements and addresses must
- * fit it (decline REGISTERS). */
+/* The registers per thread the kernel takes at most: the accumulator and
+ * one k step of fragments (the warp tile's census), then terms fitted as an
+ * upper bound on what ptxas takes (include/tcmma/gemm.h; issue #21): every
+ * k step of a k tile, every 16-byte copy a thread issues per k tile (its
+ * addresses and predicates), 1-byte operands, predication. A kernel over
+ * the caller's budget would spill (decline REGISTERS). */
 static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
   const tcmma_census *cz = &g->census;
-  long acc = (long)tcmma_tile_registers(g->arm, TCMMA_OPERAND_C, TCMMA_PREC_F32) * cz->mt * cz->nt;
-  long gathered = gathered_registers(g);
-  long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt;
-  g->registers = (int)(cz->registers + (cz->registers - acc) + gathered + overhead);
-  if (g->registers > g->call.registers)
-    return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %d registers "
-                   "per thread (accumulator %ld, two k steps of fragments, %ld gathered, %ld "
-                   "for addresses over %d k steps): over the budget of %d", g->warp_m,
-                   g->warp_n, g->registers, acc, gathered, overhead, cz->kt, g->call.registers);
+  long copies = tcmma__emit_gemm_stage_copies_per_thread(g);
+  bool bytes = tcmma_prec_bytes(g->call.a.prec) == 1 || tcmma_prec_bytes(g->call.b.prec) == 1;
+  long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt +
+                  TCMMA_GEMM_REGISTERS_PER_COPY * copies +
+                  (bytes ? TCMMA_GEMM_REGISTERS_BYTE_OPERANDS : 0) +
+                  (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0);
+  long regs = cz->registers + overhead;
+  g->registers = (int)(regs < INT_MAX ? regs : INT_MAX);
+  if (regs > g->call.registers)
+    return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %ld registers "
+                   "per thread (accumulator and one k step of fragments %d, %ld for %d k steps, "
+                   "%ld copies per thread%s%s): over the budget of %d (call.registers; the "
+                   "GEMM's default %d)", g->warp_m, g->warp_n, regs, cz->registers, overhead,
+                   cz->kt, copies, bytes ? ", 1-byte operands" : "",
+                   g->predicated ? ", predication" : "", g->call.registers,
+                   TCMMA_GEMM_REGISTERS);
   return TCMMA_OK;
 }
 
@@ -420,6 +442,7 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *info = tcmma_arm_get(out->arm);
   if ((st = check_arm_form(out, info, err)) != TCMMA_OK) return st;
+  if ((st = check_arch(out, info, err)) != TCMMA_OK) return st;
   if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
   if ((st = check_alignment(out, err)) != TCMMA_OK) return st;

@@ -45,19 +45,21 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   tcmma_status st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[0]", P "as", "0", err);
   if (st == TCMMA_OK)
     st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[0]", P "bs", "0", err);
-  if (st == TCMMA_OK) {
-    tcmma_buf_printf(&body, "%s\nfor (int %ss = 0; %ss < %d; ++%ss) {\n",
-                     tcmma__table_spell(dl, TCMMA__SPELL_UNROLL), P, P, w->kt, P);
-    tcmma_buf_printf(&body, "if (%ss + 1 < %d) {\n", P, w->kt);
-    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]", P "as", P "s + 1",
-                                err);
-  }
-  if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]", P "bs", P "s + 1",
-                                err);
-  if (st == TCMMA_OK) {
-    tcmma_buf_printf(&body, "}\n");
-    st = tcmma_render_frag_mma(&bc, P "acc", P "af[" P "s & 1]", P "bf[" P "s & 1]", err);
+  /* the k steps written out, each a block with its own constant step:
+   * under `#pragma unroll` NVRTC leaves some loops rolled (large gathered
+   * bodies), and the fragment buffers, indexed by the step, then live in
+   * local memory while the loop runs each step's mma once (issue #21) */
+  for (int i = 0; st == TCMMA_OK && i < w->kt; i++) {
+    tcmma_buf_printf(&body, "{\nconst int %ss = %d;\n", P, i);
+    if (i + 1 < w->kt) {
+      st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]", P "as",
+                                  P "s + 1", err);
+      if (st == TCMMA_OK)
+        st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]", P "bs",
+                                    P "s + 1", err);
+    }
+    if (st == TCMMA_OK)
+      st = tcmma_render_frag_mma(&bc, P "acc", P "af[" P "s & 1]", P "bf[" P "s & 1]", err);
     tcmma_buf_printf(&body, "}\n");
   }
   if (st == TCMMA_OK) tcmma__emit_append_indented(out, tcmma_buf_str(&body), depth + 1);

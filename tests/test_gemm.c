@@ -37,8 +37,11 @@ static void default_plan_figures(void **s) {
   assert_int_equal(p.shared_max, 232448);
   /* a 64x64 warp tile: 128 accumulator registers, 32 per k step of fragments */
   assert_int_equal(p.census.registers, 160);
-  assert_int_equal(p.registers,
-                   160 + 32 + TCMMA_GEMM_REGISTER_OVERHEAD + 2 * TCMMA_GEMM_REGISTERS_PER_K_STEP);
+  /* plus 2 k steps and 8 copies per thread per k tile */
+  assert_int_equal(p.registers, 160 + TCMMA_GEMM_REGISTER_OVERHEAD +
+                                    2 * TCMMA_GEMM_REGISTERS_PER_K_STEP +
+                                    8 * TCMMA_GEMM_REGISTERS_PER_COPY);
+  assert_true(p.registers <= TCMMA_GEMM_REGISTERS);
   assert_int_equal(p.mma_per_k_tile, 4 * 8 * 2);
   assert_int_equal(p.ldmatrix_per_k_tile, (4 + 4) * 2);
   assert_int_equal(p.cp_async_per_k_tile, 1024 / 128);
@@ -48,6 +51,43 @@ static void default_plan_figures(void **s) {
   c.block_k = 128;
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
   assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_REGISTERS);
+}
+
+/* Issue #22: a device below the loader's floor (cp.async, tables/markers.def)
+ * declines `arch` naming both ccs, whatever the arm's own floor; an omitted
+ * cc plans for devices that run both. A budget decline cites the GEMM's
+ * default budget, not the one-warp emitter's. */
+static void arch_and_budget_declines(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = c.n = c.k = 64, c.block_m = c.block_n = 64;
+  c.a.prec = c.b.prec = TCMMA_PREC_F16, c.b.transposed = true;
+  c.cc = 75;
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ARCH);
+  char want[64];
+  snprintf(want, sizeof want, "need cc %d or later", tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC));
+  assert_non_null(strstr(p.message, "cc 75")), assert_non_null(strstr(p.message, want));
+  assert_string_equal(tcmma_gemm_decline_name(TCMMA_GEMM_DECLINE_ARCH), "arch");
+  c.cc = 0, c.arm = "mma-f16-k8"; /* Turing's arm on any device: those that copy */
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  assert_int_equal(p.shared_max,
+                   tcmma_shared_memory_max(0, tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC)));
+  c = tcmma_gemm_call_default();
+  c.registers = 128;
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_REGISTERS);
+  snprintf(want, sizeof want, "default %d)", TCMMA_GEMM_REGISTERS);
+  assert_non_null(strstr(p.message, want));
+  c = tcmma_gemm_call_default();
+  c.m = 256, c.block_m = 256; /* a 128x64 warp tile: its accumulator alone is too big */
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_WARP_TILE);
+  assert_non_null(strstr(p.message, want));
+  snprintf(want, sizeof want, "default %d", TCMMA_REGISTERS_DEFAULT);
+  assert_null(strstr(p.message, want));
 }
 
 static void shared_memory_table(void **s) {
@@ -426,7 +466,7 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 0);
   assert_int_equal(json_int_of(r.out, "threads"), 128);
   assert_int_equal(json_int_of(r.out, "shared_bytes"), 128 * 136 * 4);
-  assert_int_equal(json_int_of(r.out, "registers"), 232);
+  assert_int_equal(json_int_of(r.out, "registers"), 244);
   assert_non_null(strstr(r.out, "cp.async.wait_group 1;"));
   cli_result_free(&r);
   plan[15] = "--kernel";
@@ -498,6 +538,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(default_plan_figures),
       cmocka_unit_test(shared_memory_table),
+      cmocka_unit_test(arch_and_budget_declines),
       cmocka_unit_test(bad_input),
       cmocka_unit_test(forced_arm_serves_the_triple),
       cmocka_unit_test(grid_within_launch_limits),

@@ -47,14 +47,25 @@ typedef enum {
 /* The most rows of blocks a grid may have: CUDA's limit on gridDim.y. */
 #define TCMMA_GEMM_GRID_Y_MAX 65535
 
-/* The registers per thread the plan expects beyond the accumulator and two
- * k steps of A and B fragments: addresses, loop counters and the copies'
- * predicates, plus the fragment addresses each unrolled k step of a k tile
- * keeps live (measured with ptxas at sm_80..sm_90: 64x64 warp tiles need
- * 226, 243 and more than 255 registers at 2, 4 and 8 k steps; the compile
- * executor checks every case against the figure). */
-#define TCMMA_GEMM_REGISTER_OVERHEAD 28
-#define TCMMA_GEMM_REGISTERS_PER_K_STEP 6
+/* The registers per thread the plan expects beyond the accumulator and one
+ * k step of A and B fragments (the warp tile's census): OVERHEAD, plus
+ * PER_K_STEP per k step of a k tile, PER_COPY per 16-byte copy a thread
+ * issues per k tile, BYTE_OPERANDS when an operand is 1-byte (fp8) and
+ * PREDICATED when M, N or K is ragged. An upper bound fitted on ptxas -v at
+ * each plan's cc over 150 random configurations (seed 0x99; CUDA 13.0: the
+ * estimate is 8..180 above ptxas, ~60 on average; ptxas takes registers
+ * freely below 255 with no launch bound, so a tight figure is not to be
+ * had); tests/test_gemm_sample.c checks it on another seed. */
+#define TCMMA_GEMM_REGISTER_OVERHEAD 32
+#define TCMMA_GEMM_REGISTERS_PER_K_STEP 2
+#define TCMMA_GEMM_REGISTERS_PER_COPY 6
+#define TCMMA_GEMM_REGISTERS_BYTE_OPERANDS 80
+#define TCMMA_GEMM_REGISTERS_PREDICATED 16
+
+/* The GEMM's default budget per thread (a call's registers 0): all a thread
+ * may have, since a block of the GEMM runs few warps (not the one-warp
+ * emitter's TCMMA_REGISTERS_DEFAULT). */
+#define TCMMA_GEMM_REGISTERS TCMMA_REGISTERS_MAX
 
 /* One GEMM: D[m x n] = alpha * A[m x k] B[k x n] + beta * C[m x n], C stored
  * like D (C may be D). Operands are in global memory: d, a, b give the
@@ -76,7 +87,7 @@ typedef struct {
   int stages;              /* 1..TCMMA_GEMM_STAGES_MAX k tiles in flight */
   bool unpredicated;       /* no bounds checks: decline sizes that are not
                               multiples of the block tile */
-  int registers;           /* budget per thread; 0: TCMMA_REGISTERS_MAX */
+  int registers;           /* budget per thread; 0: TCMMA_GEMM_REGISTERS */
   const char *name;        /* the kernel's name (a C identifier); NULL: "tcmma_gemm" */
 } tcmma_gemm_call;
 

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 #include "tcmma/gemm.h"
 #include "tools/verify/verify.h"
 
@@ -20,6 +21,13 @@ typedef struct {
 
 /* The whole GEMM matrix, built once. */
 size_t verify_gemm_matrix(const verify_gemm_case **cases);
+
+/* Up to want accepted cases (expect NONE) into out[0..want) from at most
+ * `tries` calls drawn by a fixed-seed generator over the planner's whole
+ * space (tools/verify/gemm_sample.c): the same seed gives the same cases on
+ * every host. Returns how many were kept; *drawn (may be NULL) the draws. */
+size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_case *out,
+                          size_t *drawn);
 
 /* Plans c and checks the outcome against its expectation (a declined case
  * must decline with the expected reason). true with *plan filled when the
@@ -46,13 +54,13 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const 
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim
- * (host text on the block simulator, both passes), compile (CUBIN at the
- * floor, verify_gemm_compile_check) or gpu (verify_gemm_exec_gpu). */
+ * (host text on the block simulator, both passes), compile (CUBIN for the
+ * plan's cc, at the floor for cc 0; verify_gemm_compile_check) or gpu (verify_gemm_exec_gpu). */
 void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_result *r);
 
 /* The compile executor's check of a CUBIN compile of plan p: ptxas's
- * figures present, no spill bytes, registers within p->registers, and the
- * PTX census per k tile as planned (mma and ldmatrix per warp, 16-byte
+ * figures present, no spill bytes and no stack, registers within
+ * p->registers, and the PTX census per k tile as planned (mma and ldmatrix per warp, 16-byte
  * cp.async per thread; a loop the compiler unrolled counts its copies).
  * false with why filled otherwise. */
 bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,

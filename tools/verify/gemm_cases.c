@@ -66,6 +66,8 @@ static const row rows[] = {
      false, false, 80, 128, NULL, TCMMA_GEMM_DECLINE_REGISTERS},
     {"f32", "bf16", "bf16", false, false, 127, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, true, 80, 0, NULL, TCMMA_GEMM_DECLINE_PREDICATION},
+    {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_ARCH}, /* Turing's arm, cp.async's floor */
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 

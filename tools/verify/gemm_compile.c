@@ -24,10 +24,11 @@ static long census_count(const tcmma_ptx_info *info, const char *prefix) {
 bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
                                size_t cap) {
   if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
-  if (prog->spill_store_bytes || prog->spill_load_bytes || prog->registers > p->registers)
+  if (prog->spill_store_bytes || prog->spill_load_bytes || prog->stack_bytes ||
+      prog->registers > p->registers)
     return snprintf(why, cap, "ptxas: %d registers (the plan expects at most %d), %d/%d bytes "
-                    "spilled (stores/loads)", prog->registers, p->registers,
-                    prog->spill_store_bytes, prog->spill_load_bytes), false;
+                    "spilled (stores/loads), %d bytes of stack", prog->registers, p->registers,
+                    prog->spill_store_bytes, prog->spill_load_bytes, prog->stack_bytes), false;
   tcmma_ptx_info info;
   if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &info, NULL) != TCMMA_OK)
     return snprintf(why, cap, "the PTX does not read"), false;
@@ -72,8 +73,10 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   g->c = c;
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   g->rendered = tcmma_render_gemm(&rc, p, &g->render_err) == TCMMA_OK;
+  /* for the device the plan targets (its cc), else at the arm's floor */
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
-                        .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true)};
+                        .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
+                                                        .arch = p->call.cc)};
 }
 
 static void release(gemm_compile *items, size_t n) {
