@@ -144,6 +144,15 @@ typedef struct {
                              indices (x + y*gx + z*gx*gy) to run, in this order:
                              a sample of a large grid */
   size_t n_blocks;        /* entries in blocks */
+  /* Optional registry of the global memory the kernel may reach through the
+   * simulator: n_buffers ranges [buffers[i], buffers[i] + buffer_bytes[i]).
+   * 0 (the default): addresses outside the dynamic shared memory's window
+   * are not checked. Otherwise every cp.async source and destination,
+   * ldmatrix row and wmma load/store span outside that window must lie
+   * inside one registered range (register static __shared__ arrays too). */
+  const void *const *buffers;
+  const size_t *buffer_bytes;
+  size_t n_buffers;
 } tcmma_sim_config;
 
 /* An initializer (C): the size, then the fields in order or designated:

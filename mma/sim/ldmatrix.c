@@ -34,6 +34,11 @@ static void exec_ldmatrix(const char *opcode, void *const lane_args[SIM_LANES]) 
                     opcode);
     return;
   }
+  for (int lane = 0; lane < SIM_LANES; lane++)
+    if (!((const ldmatrix_args *)lane_args[lane])->regs) {
+      tcmma__sim_fail("%s: lane %d's destination registers are NULL", opcode, lane);
+      return;
+    }
   uint16_t m[4][8][8]; /* matrix, row, column */
   for (int lane = 0; lane < 8 * count; lane++) {
     const ldmatrix_args *x = lane_args[lane];
