@@ -43,7 +43,9 @@ static void issue(const char *opcode, void *dst, const void *src, unsigned bytes
                          src_bytes, bytes);
   /* src-size 0 reads nothing: its source address is not checked */
   bool reads = !zfill || src_bytes > 0;
-  if (!dst || (uintptr_t)dst % bytes || (reads && (!src || (uintptr_t)src % bytes)))
+  /* NULL and the other addresses outside memory the launch knows: the
+   * bounds checks below */
+  if ((uintptr_t)dst % bytes || (reads && (uintptr_t)src % bytes))
     tcmma__sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode, lane,
                          dst, src, bytes);
   if (queued == queue_cap) {

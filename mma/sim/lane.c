@@ -46,6 +46,12 @@ bool tcmma__sim_access_check(const void *p, size_t bytes, const char *what, int 
                     what, lane, warp, bytes, p);
     return false;
   }
+  if (s->dyn && a < SIM_NULL_ZONE) { /* NULL plus an offset: never memory */
+    tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu: a NULL-based address "
+                    "(the dynamic shared memory is %zu bytes at %p)", what, lane, warp, p, bytes,
+                    s->dyn_bytes, (void *)s->dyn);
+    return false;
+  }
   if (a + bytes > s->zone_lo && a < s->zone_hi) { /* the shared window: only the extent */
     if (s->dyn && a >= lo && bytes <= s->dyn_bytes && a - lo <= s->dyn_bytes - bytes) return true;
     tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu, outside the %zu bytes of "
