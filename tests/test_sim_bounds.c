@@ -143,6 +143,7 @@ static void too_little_shared_memory(void **state) {
   cfg = (tcmma_sim_config)TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 0, NULL, 0);
   fails_naming(LDMATRIX, 0, &cfg, (const char *[]){ldm_x4, "asked for none", NULL});
   fails_naming(WMMA_STORE, 4096, &cfg, (const char *[]){"wmma store", "asked for none", NULL});
+  fails_naming(WMMA_LOAD, 4096, &cfg, (const char *[]){"wmma load", "asked for none", NULL});
 }
 
 static void nothing(void *arg) { (void)arg; }

@@ -207,7 +207,7 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
   /* every stored row it reads: shared data copied by cp.async must have landed */
   int rows = layout == 0 ? d.rows : d.cols, inner = layout == 0 ? d.cols : d.rows;
   for (int r = 0; r < rows; r++)
-    if (!tcmma__sim_track_read((const unsigned char *)x0->ptr + (size_t)r * x0->ldm * eb,
+    if (!tcmma__sim_track_read((const void *)((uintptr_t)x0->ptr + (size_t)r * x0->ldm * eb),
                                (unsigned)(inner * eb), tcmma__sim_current_warp(), 0, "wmma load"))
       return;
   for (int l = 0; l < SIM_LANES; l++) {
