@@ -197,10 +197,13 @@ FUZZ_SECONDS ?= 60
 FUZZ_SRCS := $(sort $(wildcard tests/fuzz/fuzz_*.c))
 FUZZ_BINS := $(FUZZ_SRCS:tests/fuzz/%.c=$(BUILD)/fuzz/%)
 
-$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libtcmma.a $(BUILD)/obj/tools/cli_parse.o $(HEADERS)
+# The simulator's archive too (fuzz_sim_launch): an archive adds only the
+# members a target calls.
+$(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a \
+                 $(BUILD)/obj/tools/cli_parse.o $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itools -o $@ $< $(BUILD)/obj/tools/cli_parse.o \
-	  $(BUILD)/libtcmma.a $(LDLIBS)
+	  $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a $(LDLIBS)
 
 # Every check compiles the fuzz targets with the project's compiler (no
 # fuzzer runtime needed), so an API change cannot leave them behind until

@@ -145,6 +145,15 @@ typedef struct {
                              indices (x + y*gx + z*gx*gy) to run, in this order:
                              a sample of a large grid */
   size_t n_blocks;        /* entries in blocks */
+  /* Optional registry of the global memory the kernel may reach through the
+   * simulator: n_buffers ranges [buffers[i], buffers[i] + buffer_bytes[i]).
+   * 0 (the default): addresses outside the dynamic shared memory's window
+   * are not checked. Otherwise every cp.async source and destination,
+   * ldmatrix row and wmma load/store span outside that window must lie
+   * inside one registered range (register static __shared__ arrays too). */
+  const void *const *buffers;
+  const size_t *buffer_bytes;
+  size_t n_buffers;
 } tcmma_sim_config;
 
 /* An initializer (C): the size, then the fields in order or designated:
@@ -175,11 +184,20 @@ static inline tcmma_sim_config tcmma_sim_config_default(void) {
  * cp.async into it has not landed (issued, not yet waited for with
  * cp.async.wait_group/wait_all) or landed by another warp without a
  * __syncthreads() since, and a cp.async into bytes another warp read since
- * the last __syncthreads(). So are ldmatrix, wmma and cp.async reaching past
- * the end of the dynamic shared memory, and plain writes found in the 4 KiB
- * after it when the block ends. TCMMA_INVALID also for a bad cfg (zero or
- * oversized dimensions, a sampled block outside the grid); TCMMA_NO_MEMORY
- * when the threads or the shared memory cannot be had. */
+ * the last __syncthreads(). So are an ldmatrix row, a cp.async source or
+ * destination and a wmma load/store span outside the exact extent of the
+ * dynamic shared memory while inside the window reserved around it (64 KiB
+ * before, 16 MiB after; without dynamic shared memory, the first MiB of
+ * addresses: offsets from a NULL base), or, with buffers registered
+ * (cfg->buffers), outside both that extent and every buffer; the message
+ * names the instruction, lane, address and extent. Plain C loads and stores
+ * are not seen: only writes found in the 4 KiB after the extent when the
+ * block ends are reported (further ones fault in the reserved window).
+ * TCMMA_INVALID also, before anything runs, for a bad cfg (zero or
+ * oversized dimensions, more than TCMMA_SIM_BLOCK_THREADS_MAX threads, a
+ * sampled block outside the grid, dynamic_shared above the largest device's
+ * shared memory, a registry without its arrays or with a range that wraps);
+ * TCMMA_NO_MEMORY when the threads or the shared memory cannot be had. */
 tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
                                    const tcmma_sim_config *cfg, tcmma_error *err);
 
@@ -206,6 +224,9 @@ void *tcmma_sim_dynamic_shared(void);
 void tcmma_sim_syncthreads(void);
 
 /* ---- collectives (called by all 32 lanes) ---- */
+
+/* Every collective and per-thread call below fails the run (TCMMA_INVALID
+ * naming the call and the lane) for a NULL register or fragment pointer. */
 
 /* mma.sync per the PTX ISA fragment layouts: a, b: this lane's registers
  * (a_regs, b_regs of the arm: uint32_t, or double for f64 elements), c, d:

@@ -17,6 +17,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "mma/sim/internal.h"
 
 /* Each thread's stack: the host kernels keep a few kilobytes of locals;
@@ -28,6 +30,26 @@ enum { THREAD_STACK = 1 << 20 };
  * into them, and plain writes found there when the block ends, are reported
  * instead of landing in other host memory (a GPU faults on them). */
 enum { SHARED_GUARD = 4096 };
+
+/* The shared window reserved around a block's dynamic shared memory
+ * (inaccessible but for the memory and its guard): nothing else of the
+ * host lives there, so an ldmatrix, wmma or cp.async address in it is a
+ * shared address and checked against the exact extent, however far past
+ * the end (up to 70 times any device's shared memory) or before the start. */
+enum { WINDOW_BEFORE = 64 << 10, WINDOW_AFTER = 16 << 20 };
+
+/* The most dynamic shared memory a block may ask for: the largest device's,
+ * from the table. */
+static size_t shared_limit(void) {
+  static const size_t rows[] = {
+#define TCMMA_SHARED_MEMORY(cc, bytes) bytes,
+#include "tables/shared_memory.def"
+#undef TCMMA_SHARED_MEMORY
+  };
+  size_t max = 0;
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) max = rows[i] > max ? rows[i] : max;
+  return max;
+}
 
 typedef struct {
   pthread_cond_t cv;
@@ -397,6 +419,20 @@ static unsigned long long count_of(const unsigned d[3]) {
   return n;
 }
 
+/* The registry of global buffers: both arrays when any, each range set and
+ * inside the address space. */
+static tcmma_status check_buffers(const tcmma_sim_config *cfg, tcmma_error *err) {
+  if (cfg->n_buffers && (!cfg->buffers || !cfg->buffer_bytes))
+    return tcmma_fail(err, TCMMA_INVALID, "n_buffers %zu without buffers and buffer_bytes",
+                      cfg->n_buffers);
+  for (size_t i = 0; i < cfg->n_buffers; i++)
+    if (!cfg->buffers[i] || cfg->buffer_bytes[i] > UINTPTR_MAX - (uintptr_t)cfg->buffers[i])
+      return tcmma_fail(err, TCMMA_INVALID, "registered buffer %zu (%p, %zu bytes): expected a "
+                        "non-NULL base and a range inside the address space", i, cfg->buffers[i],
+                        cfg->buffer_bytes[i]);
+  return TCMMA_OK;
+}
+
 static tcmma_status check_config(const tcmma_sim_config *cfg, tcmma_error *err) {
   for (int i = 0; i < 3; i++)
     if (cfg->grid[i] == 0 || cfg->block[i] == 0)
@@ -418,7 +454,10 @@ static tcmma_status check_config(const tcmma_sim_config *cfg, tcmma_error *err) 
     if (cfg->blocks[i] >= blocks)
       return tcmma_fail(err, TCMMA_INVALID, "sampled block %u (entry %zu) is outside the grid of "
                         "%llu blocks", cfg->blocks[i], i, blocks);
-  return TCMMA_OK;
+  if (cfg->dynamic_shared > shared_limit())
+    return tcmma_fail(err, TCMMA_INVALID, "dynamic_shared %zu bytes: at most %zu (the largest "
+                      "shared memory of any device)", cfg->dynamic_shared, shared_limit());
+  return check_buffers(cfg, err);
 }
 
 /* Sets the launch up (sh.mu held); TCMMA_NO_MEMORY without shared memory. */
@@ -435,17 +474,39 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   sh.message[0] = '\0';
   blk.generation = 0;
   sh.wake = wake_all_locked;
-  sh.dyn_bytes = cfg->dynamic_shared;
+  sh.buffers = cfg->buffers;
+  sh.buffer_bytes = cfg->buffer_bytes;
+  sh.n_buffers = cfg->n_buffers;
+  sh.dyn_bytes = cfg->dynamic_shared; /* at most shared_limit() (check_config) */
   sh.dyn = NULL;
-  /* rounded up to whole 128-byte units (aligned_alloc's rule); a size that
-   * rounding would wrap is no more to be had than one malloc refuses */
-  sh.dyn_alloc = sh.dyn_bytes > SIZE_MAX - 127 - SHARED_GUARD
-                      ? 0
-                      : (sh.dyn_bytes + 127) / 128 * 128 + SHARED_GUARD;
-  if (sh.dyn_bytes && (!sh.dyn_alloc || !(sh.dyn = aligned_alloc(128, sh.dyn_alloc))))
+  sh.zone_lo = 0, sh.zone_hi = SIM_NULL_ZONE;
+  /* rounded up to whole 128-byte units, then the guard */
+  sh.dyn_alloc = (sh.dyn_bytes + 127) / 128 * 128 + SHARED_GUARD;
+  if (!sh.dyn_bytes) return TCMMA_OK;
+  size_t page = (size_t)sysconf(_SC_PAGESIZE);
+  size_t rw = (sh.dyn_alloc + page - 1) / page * page;
+  void *base = mmap(NULL, WINDOW_BEFORE + WINDOW_AFTER, PROT_NONE,
+                    MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (base != MAP_FAILED &&
+      mprotect((char *)base + WINDOW_BEFORE, rw, PROT_READ | PROT_WRITE) != 0) {
+    munmap(base, WINDOW_BEFORE + WINDOW_AFTER);
+    base = MAP_FAILED;
+  }
+  if (base == MAP_FAILED)
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for %zu bytes of dynamic shared memory",
                       sh.dyn_bytes);
+  sh.dyn = (unsigned char *)base + WINDOW_BEFORE;
+  sh.zone_lo = (uintptr_t)base, sh.zone_hi = sh.zone_lo + WINDOW_BEFORE + WINDOW_AFTER;
   return TCMMA_OK;
+}
+
+/* Unmaps the shared window (sh.mu held). */
+static void release_shared_locked(void) {
+  if (sh.dyn) munmap(sh.dyn - WINDOW_BEFORE, WINDOW_BEFORE + WINDOW_AFTER);
+  sh.dyn = NULL;
+  sh.dyn_bytes = 0;
+  sh.zone_lo = 0, sh.zone_hi = SIM_NULL_ZONE;
+  sh.buffers = NULL, sh.buffer_bytes = NULL, sh.n_buffers = 0;
 }
 
 tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
@@ -506,8 +567,7 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
     if (st == TCMMA_OK) st = TCMMA_INVALID;
     tcmma_fail(err, st, "%s", sh.message);
   }
-  free(sh.dyn);
-  sh.dyn = NULL;
+  release_shared_locked();
   tcmma__sim_track_free();
   pthread_mutex_unlock(&sh.mu);
   pthread_mutex_unlock(&launch_mu);

@@ -134,6 +134,11 @@ void tcmma_sim_cvt(const char *opcode, uint32_t *x) {
                            opcode ? opcode : "(null)");
     return;
   }
+  if (!x) {
+    if (tcmma__sim_current_lane() >= 0)
+      tcmma__sim_fail_lane("%s: lane %d's register is NULL", opcode, tcmma__sim_current_lane());
+    return;
+  }
   float f;
   memcpy(&f, x, sizeof f);
   f = tcmma_sim_float_to_tf32(f);

@@ -43,7 +43,9 @@ static void issue(const char *opcode, void *dst, const void *src, unsigned bytes
                          src_bytes, bytes);
   /* src-size 0 reads nothing: its source address is not checked */
   bool reads = !zfill || src_bytes > 0;
-  if (!dst || (uintptr_t)dst % bytes || (reads && (!src || (uintptr_t)src % bytes)))
+  /* NULL and the other addresses outside memory the launch knows: the
+   * bounds checks below */
+  if ((uintptr_t)dst % bytes || (reads && (uintptr_t)src % bytes))
     tcmma__sim_fail_lane("%s: lane %d's addresses %p <- %p are not %u-byte aligned", opcode, lane,
                          dst, src, bytes);
   if (queued == queue_cap) {
@@ -52,10 +54,16 @@ static void issue(const char *opcode, void *dst, const void *src, unsigned bytes
     if (!grown) tcmma__sim_fail_lane("cp.async: out of memory queueing lane %d's copy", lane);
     queue = grown, queue_cap = cap;
   }
+  int warp = tcmma__sim_current_warp();
   tcmma__sim_lock();
-  bool ok = tcmma__sim_track_issue(dst, bytes, thread, tcmma__sim_current_warp(), committed);
+  /* the source at issue (the copy reads it when it lands), then the
+   * destination (its bounds, then its races) */
+  bool ok = (!reads || tcmma__sim_access_check(src, zfill ? src_bytes : bytes, opcode, warp,
+                                               lane)) &&
+            tcmma__sim_track_issue(dst, bytes, thread, warp, committed);
   tcmma__sim_unlock();
-  if (!ok) tcmma__sim_fail_lane("cp.async: the shared-memory tracking failed (see above)");
+  /* a bounds or race failure is recorded already (the first one stands) */
+  if (!ok) tcmma__sim_fail_lane("cp.async: the shared-memory tracking failed (out of memory)");
   queue[queued++] = (pending_copy){dst, reads ? src : NULL, bytes, zfill ? src_bytes : bytes,
                                    committed};
 }

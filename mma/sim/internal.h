@@ -29,6 +29,14 @@ typedef struct {
   void (*wake)(void); /* wakes every waiter after a failure (lock held); block.c's */
   unsigned char *dyn; /* dynamic shared memory: asked for, allocated (with the guard) */
   size_t dyn_bytes, dyn_alloc;
+  /* The shared window [zone_lo, zone_hi): address space around dyn that the
+   * simulator reserved (nothing else lives there), or [0, SIM_NULL_ZONE)
+   * without dynamic shared memory: an access into it must lie in the
+   * extent [dyn, dyn + dyn_bytes). */
+  uintptr_t zone_lo, zone_hi;
+  const void *const *buffers; /* the launch's registered global buffers */
+  const size_t *buffer_bytes;
+  size_t n_buffers;
   unsigned long bar_generation;        /* __syncthreads()s completed in this block */
   unsigned long warp_epoch[SIM_WARPS]; /* __syncwarp()s completed, per warp */
 } sim_shared;
@@ -68,11 +76,18 @@ int tcmma__sim_current_lane(void);
 int tcmma__sim_current_warp(void);
 int tcmma__sim_current_thread(void);
 
-/* Whether [p, p+bytes) (what: the instruction, warp and lane: whose address
- * it is, for the message) keeps out of the bytes after the block's dynamic
- * shared memory: else fails (tcmma__sim_fail, false). Memory elsewhere
- * (global, static shared) passes. */
-bool tcmma__sim_shared_check(const void *p, size_t bytes, const char *what, int warp, int lane);
+/* Bytes from address 0 taken as shared offsets from a NULL base (a kernel
+ * that touches dynamic shared memory the launch did not ask for): more than
+ * any device's shared memory, and below where anything is ever mapped. */
+#define SIM_NULL_ZONE ((uintptr_t)1 << 20)
+
+/* Whether the access [p, p+bytes) (what: the instruction; warp and lane:
+ * whose address it is, for the message) is inside memory the launch knows:
+ * an access into the shared window must lie in the dynamic shared memory's
+ * exact extent; elsewhere, when the launch registered buffers, inside one of
+ * them (with none registered, elsewhere passes). Else fails
+ * (tcmma__sim_fail: lock held) and returns false. */
+bool tcmma__sim_access_check(const void *p, size_t bytes, const char *what, int warp, int lane);
 
 /* Per-thread cp.async state, released when the thread ends its block:
  * returns how many copies were still pending (never waited for). */

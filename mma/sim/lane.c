@@ -28,15 +28,42 @@ unsigned long tcmma__sim_warp_epoch(int warp) {
              : 0;
 }
 
-bool tcmma__sim_shared_check(const void *p, size_t bytes, const char *what, int warp, int lane) {
+/* The access [a, a+bytes) against the registered buffers (some registered). */
+static bool in_buffer(const sim_shared *s, uintptr_t a, size_t bytes) {
+  for (size_t i = 0; i < s->n_buffers; i++) {
+    uintptr_t lo = (uintptr_t)s->buffers[i];
+    if (a >= lo && bytes <= s->buffer_bytes[i] && a - lo <= s->buffer_bytes[i] - bytes)
+      return true;
+  }
+  return false;
+}
+
+bool tcmma__sim_access_check(const void *p, size_t bytes, const char *what, int warp, int lane) {
   const sim_shared *s = &tcmma__sim_state;
   uintptr_t a = (uintptr_t)p, lo = (uintptr_t)s->dyn;
-  if (!s->dyn || a + bytes <= lo || a >= lo + s->dyn_alloc ||
-      (a >= lo && a + bytes <= lo + s->dyn_bytes))
-    return true;
+  if (bytes > UINTPTR_MAX - a) {
+    tcmma__sim_fail("%s by lane %d of warp %d: %zu bytes at %p wrap around the address space",
+                    what, lane, warp, bytes, p);
+    return false;
+  }
+  if (s->dyn && a < SIM_NULL_ZONE) { /* NULL plus an offset: never memory */
+    tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu: a NULL-based address "
+                    "(the dynamic shared memory is %zu bytes at %p)", what, lane, warp, p, bytes,
+                    s->dyn_bytes, (void *)s->dyn);
+    return false;
+  }
+  if (a + bytes > s->zone_lo && a < s->zone_hi) { /* the shared window: only the extent */
+    if (s->dyn && a >= lo && bytes <= s->dyn_bytes && a - lo <= s->dyn_bytes - bytes) return true;
+    tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu, outside the %zu bytes of "
+                    "dynamic shared memory at %p%s", what, lane, warp, p, bytes, s->dyn_bytes,
+                    (void *)s->dyn, s->dyn ? "" : " (the launch asked for none)");
+    return false;
+  }
+  if (!s->n_buffers || in_buffer(s, a, bytes)) return true;
   tcmma__sim_fail("%s by lane %d of warp %d touches bytes %p..+%zu, outside the %zu bytes of "
-                  "dynamic shared memory at %p", what, lane, warp, p, bytes, s->dyn_bytes,
-                  (void *)s->dyn);
+                  "dynamic shared memory at %p and every one of the %zu buffers the launch "
+                  "registered", what, lane, warp, p, bytes, s->dyn_bytes, (void *)s->dyn,
+                  s->n_buffers);
   return false;
 }
 

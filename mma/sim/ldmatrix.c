@@ -34,10 +34,15 @@ static void exec_ldmatrix(const char *opcode, void *const lane_args[SIM_LANES]) 
                     opcode);
     return;
   }
+  for (int lane = 0; lane < SIM_LANES; lane++)
+    if (!((const ldmatrix_args *)lane_args[lane])->regs) {
+      tcmma__sim_fail("%s: lane %d's destination registers are NULL", opcode, lane);
+      return;
+    }
   uint16_t m[4][8][8]; /* matrix, row, column */
   for (int lane = 0; lane < 8 * count; lane++) {
     const ldmatrix_args *x = lane_args[lane];
-    if (!x->row || (uintptr_t)x->row % 16 != 0) {
+    if ((uintptr_t)x->row % 16 != 0) { /* NULL: the bounds check (track_read) */
       tcmma__sim_fail("%s: lane %d's row address %p is not 16-byte aligned", opcode, lane, x->row);
       return;
     }

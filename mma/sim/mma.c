@@ -279,13 +279,26 @@ static const char known[] =
     "m16n8k32.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}, "
     "m16n8k32.row.col[.satfinite].s32.{s8,u8}.{s8,u8}.s32 or m8n8k4.row.col.f64.f64.f64.f64";
 
+/* Every lane's register pointers are set (the model reads and writes them). */
+static bool registers(const char *opcode, void *const lane_args[SIM_LANES]) {
+  for (int lane = 0; lane < SIM_LANES; lane++) {
+    const mma_args *x = lane_args[lane];
+    const char *which = !x->d ? "d" : !x->a ? "a" : !x->b ? "b" : !x->c ? "c" : NULL;
+    if (which) {
+      tcmma__sim_fail("%s: lane %d's %s registers are NULL", opcode, lane, which);
+      return false;
+    }
+  }
+  return true;
+}
+
 static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
   mma_shape s;
   if (!parse_opcode(opcode, false, &s)) {
     tcmma__sim_fail("unknown mma opcode '%s': expected %s", opcode, known);
     return;
   }
-  multiply(&s, lane_args, NULL, NULL);
+  if (registers(opcode, lane_args)) multiply(&s, lane_args, NULL, NULL);
 }
 
 static void exec_mma_scaled(const char *opcode, void *const lane_args[SIM_LANES]) {
@@ -297,7 +310,8 @@ static void exec_mma_scaled(const char *opcode, void *const lane_args[SIM_LANES]
                     opcode, scaled_kind);
     return;
   }
-  if (scales(lane_args, sf_a, sf_b)) multiply(&s, lane_args, sf_a, sf_b);
+  if (registers(opcode, lane_args) && scales(lane_args, sf_a, sf_b))
+    multiply(&s, lane_args, sf_a, sf_b);
 }
 
 void tcmma_sim_mma(const char *opcode, void *d, const void *a, const void *b, const void *c) {

@@ -89,7 +89,7 @@ static void warp_names(char *buf, size_t cap_, uint32_t mask, int warp) {
 bool tcmma__sim_track_issue(const void *dst, unsigned bytes, int thread, int warp,
                             unsigned long group) {
   unsigned long epoch = tcmma__sim_block_epoch();
-  if (!tcmma__sim_shared_check(dst, bytes, "cp.async", warp, thread % SIM_LANES)) return false;
+  if (!tcmma__sim_access_check(dst, bytes, "cp.async", warp, thread % SIM_LANES)) return false;
   for (uintptr_t a = (uintptr_t)dst / CHUNK * CHUNK; a < (uintptr_t)dst + bytes; a += CHUNK) {
     chunk *c = find(a, true);
     if (!c) return false;
@@ -126,7 +126,7 @@ void tcmma__sim_track_land(const void *dst, unsigned bytes, int thread, int warp
 
 bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, const char *what) {
   unsigned long epoch = tcmma__sim_block_epoch();
-  if (!tcmma__sim_shared_check(p, bytes, what, warp, lane)) return false;
+  if (!tcmma__sim_access_check(p, bytes, what, warp, lane)) return false;
   for (uintptr_t a = (uintptr_t)p / CHUNK * CHUNK; a < (uintptr_t)p + bytes; a += CHUNK) {
     chunk *c = find(a, true); /* reads are remembered for the next copy's check */
     if (!c) {

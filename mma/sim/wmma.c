@@ -108,7 +108,9 @@ static void write_mem(elem_kind e, unsigned char *p, float v) {
 
 void tcmma_sim_wmma_fill(tcmma_sim_fragment *f, const char *desc, float value) {
   frag_desc d;
-  if (tcmma__sim_current_lane() < 0 || !f) return;
+  if (tcmma__sim_current_lane() < 0) return;
+  if (!f)
+    tcmma__sim_fail_lane("wmma fill: lane %d's fragment is NULL", tcmma__sim_current_lane());
   if (!parse_desc(desc, &d))
     tcmma__sim_fail_lane("wmma fill: unknown fragment '%s': expected %s", desc ? desc : "(null)",
                          desc_expected);
@@ -144,6 +146,22 @@ static bool uniform(const char *what, void *const lane_args[SIM_LANES]) {
   return true;
 }
 
+/* Every lane's fragment pointers that the collective uses (what: its name)
+ * are set: f (load, mma), a, b, c (mma; c alone for store). */
+static bool fragments(const char *what, void *const lane_args[SIM_LANES], bool f, bool abc,
+                      bool c) {
+  for (int l = 0; l < SIM_LANES; l++) {
+    const wmma_args *x = lane_args[l];
+    const char *which = f && !x->f ? "d" : abc && !x->a ? "a" : abc && !x->b ? "b"
+                        : (abc || c) && !x->c ? "c" : NULL;
+    if (which) {
+      tcmma__sim_fail("%s: lane %d's fragment %s is NULL", what, l, which);
+      return false;
+    }
+  }
+  return true;
+}
+
 /* Checks pointer and ldm for a matrix of d stored with layout (0 row, 1
  * col): 32-byte aligned pointer, ldm*eb a multiple of 16 bytes, ldm at least
  * the stored row length. */
@@ -151,7 +169,7 @@ static bool check_memory(const char *what, const frag_desc *d, const void *ptr, 
                          int layout) {
   int eb = elem_bytes(d->elem);
   unsigned inner = (unsigned)(layout == 0 ? d->cols : d->rows);
-  if (!ptr || (uintptr_t)ptr % 32) {
+  if ((uintptr_t)ptr % 32) { /* NULL: the bounds check of the rows */
     tcmma__sim_fail("%s: pointer %p is not 32-byte aligned", what, ptr);
     return false;
   }
@@ -171,7 +189,8 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
   (void)opcode;
   const wmma_args *x0 = lane_args[0];
   frag_desc d;
-  if (!uniform("wmma load", lane_args)) return;
+  if (!fragments("wmma load", lane_args, true, false, false) || !uniform("wmma load", lane_args))
+    return;
   if (!parse_desc(x0->desc, &d)) {
     tcmma__sim_fail("wmma load: unknown fragment '%s': expected %s", x0->desc ? x0->desc : "(null)",
                     desc_expected);
@@ -188,7 +207,7 @@ static void exec_load(const char *opcode, void *const lane_args[SIM_LANES]) {
   /* every stored row it reads: shared data copied by cp.async must have landed */
   int rows = layout == 0 ? d.rows : d.cols, inner = layout == 0 ? d.cols : d.rows;
   for (int r = 0; r < rows; r++)
-    if (!tcmma__sim_track_read((const unsigned char *)x0->ptr + (size_t)r * x0->ldm * eb,
+    if (!tcmma__sim_track_read((const void *)((uintptr_t)x0->ptr + (size_t)r * x0->ldm * eb),
                                (unsigned)(inner * eb), tcmma__sim_current_warp(), 0, "wmma load"))
       return;
   for (int l = 0; l < SIM_LANES; l++) {
@@ -227,6 +246,7 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
   (void)opcode;
   const wmma_args *x0 = lane_args[0];
   frag_desc da, db, dc;
+  if (!fragments("wmma mma", lane_args, true, true, false)) return;
   if (!parse_desc(x0->a->desc, &da) || !parse_desc(x0->b->desc, &db) ||
       !parse_desc(x0->c->desc, &dc) || da.use != 'a' || db.use != 'b' || dc.use != 'c' ||
       da.m != db.m || da.m != dc.m || da.n != db.n || da.n != dc.n || da.k != db.k ||
@@ -291,7 +311,9 @@ static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
   (void)opcode;
   const wmma_args *x0 = lane_args[0];
   frag_desc d;
-  if (!uniform("wmma store", lane_args)) return;
+  if (!fragments("wmma store", lane_args, false, false, true) ||
+      !uniform("wmma store", lane_args))
+    return;
   for (int l = 0; l < SIM_LANES; l++) {
     const wmma_args *x = lane_args[l];
     if (!parse_desc(x->c->desc, &d) || d.use != 'c' || strncmp(x->c->desc, x0->c->desc, 32)) {
@@ -310,7 +332,7 @@ static void exec_store(const char *opcode, void *const lane_args[SIM_LANES]) {
   /* the stored rows span from ptr to the end of the last one */
   int rows = x0->layout == 0 ? d.rows : d.cols, inner = x0->layout == 0 ? d.cols : d.rows;
   size_t span = ((size_t)(rows - 1) * x0->ldm + (size_t)inner) * (size_t)eb;
-  if (!tcmma__sim_shared_check(x0->ptr, span, "wmma store", tcmma__sim_current_warp(), 0)) return;
+  if (!tcmma__sim_access_check(x0->ptr, span, "wmma store", tcmma__sim_current_warp(), 0)) return;
   for (int l = 0; l < SIM_LANES; l++) {
     const wmma_args *x = lane_args[l];
     for (int t = 0; t < count; t++) {
