@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tables/names.h"
 #include "abi.h"
 #include "emit.h"
 
@@ -26,18 +27,26 @@ static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *er
 static const tcmma_operand op_of[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
 static const char *const op_name[3] = {"d", "a", "b"};
 
+/* The enums' names for the messages' "expected ..." (tables/names.h). */
+static const char *space_at(int i) { return tcmma_space_name((tcmma_space)i); }
+static const char *swizzle_at(int i) { return tcmma_swizzle_name((tcmma_swizzle)i); }
+static const char *init_at(int i) { return tcmma_init_name((tcmma_init)i); }
+
 static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
+  char names[96];
   for (int i = 0; i < 3; i++) {
     const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if ((unsigned)o->prec >= TCMMA_PREC_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "%s: precision %d is out of range", op_name[i],
                         (int)o->prec);
     if ((unsigned)o->space > TCMMA_SPACE_THREAD)
-      return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected global, shared or thread",
-                        op_name[i], (int)o->space);
+      return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected %s", op_name[i],
+                        (int)o->space, tcmma__table_names(names, sizeof names, space_at,
+                                                          TCMMA_SPACE_GLOBAL, TCMMA_SPACE_THREAD));
     if ((unsigned)o->swizzle >= TCMMA_SWIZZLE_COUNT)
-      return tcmma_fail(err, TCMMA_INVALID, "%s: swizzle %d: expected none, 32, 64 or 128",
-                        op_name[i], (int)o->swizzle);
+      return tcmma_fail(err, TCMMA_INVALID, "%s: swizzle %d: expected %s", op_name[i],
+                        (int)o->swizzle, tcmma__table_names(names, sizeof names, swizzle_at, 0,
+                                                            TCMMA_SWIZZLE_COUNT - 1));
     if (o->ld < 0)
       return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
                         op_name[i], o->ld);
@@ -76,7 +85,9 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
                         "1 to %d characters, not all blank (or none for the default)",
                         expr_name[i], exprs[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
   if ((unsigned)c->init > TCMMA_INIT_SCALE)
-    return tcmma_fail(err, TCMMA_INVALID, "init %d: expected load, zero or scale", (int)c->init);
+    return tcmma_fail(err, TCMMA_INVALID, "init %d: expected %s", (int)c->init,
+                      tcmma__table_names(names, sizeof names, init_at, TCMMA_INIT_LOAD,
+                                         TCMMA_INIT_SCALE));
   if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !c->beta))
     return tcmma_fail(err, TCMMA_INVALID, "init scale needs alpha and beta expressions");
   if (c->registers < 0 || c->registers > TCMMA_REGISTERS_MAX)
