@@ -185,7 +185,7 @@ long tcmma__emit_stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *p
   return elems;
 }
 
-size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
+size_t tcmma__emit_stage_bytes(const tcmma_plan *plans, size_t count) {
   tcmma_prec prec = TCMMA_PREC_F32;
   long elems = tcmma__emit_stage_need(plans, count, &prec);
   return (size_t)elems * (size_t)tcmma_prec_bytes(prec);
