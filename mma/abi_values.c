@@ -48,8 +48,9 @@
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
 
-/* Never called: only compiled, for the duplicate-case check. */
-static inline void tcmma__abi_values_unique(int v) {
+/* Never called: only compiled, for the duplicate-case check (unused: clang
+ * warns of an unused static function even when inline). */
+__attribute__((unused)) static void tcmma__abi_values_unique(int v) {
   switch (v) {
 #define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/arms.def"
