@@ -1,7 +1,7 @@
 /* The public renderers: the pieces (fragment declarations, loads, mma,
  * accumulator init and store), and the statement and fragment scope as
- * compositions of them; the kernel prologue. Every block takes its local
- * prefix from the caller's naming context. */
+ * compositions of them; the kernel prologue and its shared bytes. Every
+ * block takes its local prefix from the caller's naming context. */
 #include <ctype.h>
 #include <errno.h>
 #include <stdio.h>
