@@ -4,6 +4,7 @@
 #ifndef TCMMA_MMA_EMIT_H
 #define TCMMA_MMA_EMIT_H
 
+#include <stddef.h>
 #include "tables/dialect.h"
 #include "tcmma/render.h"
 
@@ -95,6 +96,50 @@ void tcmma__emit_ldmatrix_counts(const tcmma_plan *plan, tcmma_operand op, int *
 /* Whether a forced arm is on triple's preference list (either scope) under
  * policy (mma/plan.c): the check tcmma_plan_call and the GEMM plan share. */
 bool tcmma__emit_arm_is_candidate(tcmma_triple t, const tcmma_numerics *policy, tcmma_arm arm);
+
+/* ---- checking plans (mma/plan_check.c) ---- */
+
+/* One scalar field of a plan struct, for comparing a caller's plan with a
+ * fresh one: its name in messages, where it lies, its bytes and how its
+ * value prints (an arm prints its marker too). */
+typedef enum {
+  TCMMA__FIELD_INT, TCMMA__FIELD_UINT, TCMMA__FIELD_BOOL, TCMMA__FIELD_ARM
+} tcmma__emit_kind;
+typedef struct {
+  const char *name;
+  size_t offset, size;
+  tcmma__emit_kind kind;
+} tcmma__emit_field;
+#define TCMMA__FIELD(type, member, name, kind) \
+  {(name), offsetof(type, member), sizeof(((type *)0)->member), TCMMA__FIELD_##kind}
+
+/* How every message about a changed plan starts. */
+#define TCMMA__CHANGED "the plan was changed after planning"
+
+/* TCMMA_INVALID "<changed>: <name> is X, planning gives Y" for the first of
+ * fields whose bytes differ between got and want (two structs of one
+ * type); bools_ok: for the first bool field of got whose byte is neither 0
+ * nor 1. Both read bytes only, never a typed bool or enum. */
+tcmma_status tcmma__emit_fields_differ(const void *got, const void *want,
+                                       const tcmma__emit_field *fields, size_t count,
+                                       tcmma_error *err);
+tcmma_status tcmma__emit_bools_ok(const void *got, const tcmma__emit_field *fields, size_t count,
+                                  tcmma_error *err);
+
+/* The check every reader of a tile plan makes first (renderers, census,
+ * prologue, kernel layout): not NULL, accepted (else "the plan was declined
+ * (reason): <use>"), and exactly what tcmma_plan_call gives for the plan's
+ * own call: its bools 0 or 1, its call whole (size), planning that call
+ * accepts it, and every field planning derives equal (arm, tiles, ldmatrix
+ * operands, the filled ld and scale_ld, the stored shapes). TCMMA_INVALID
+ * naming the field, its value and planning's. Pointers in the call are the
+ * caller's (borrowed): what they point at is checked again, not whether
+ * they still point at live text. */
+tcmma_status tcmma__emit_plan_check(const tcmma_plan *plan, const char *use, tcmma_error *err);
+
+/* The kernel prologue's shared bytes for plans (the stage tile), unchecked:
+ * tcmma_kernel_shared_bytes and the census of a checked plan. */
+size_t tcmma__emit_stage_bytes(const tcmma_plan *plans, size_t count);
 
 /* ---- text helpers ---- */
 
@@ -305,6 +350,12 @@ typedef struct {
  * into *x, which must outlive the call. */
 tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
                                         tcmma_call *out);
+
+/* The check tcmma_render_gemm makes of plan first (mma/gemm_check.c), as
+ * tcmma__emit_plan_check of a tile plan: not NULL, accepted, and exactly
+ * what tcmma_gemm_plan_call gives for its own call (bools, size, every
+ * filled and derived field). TCMMA_INVALID naming the field. */
+tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *err);
 
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */

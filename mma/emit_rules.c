@@ -1,5 +1,6 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
 #include <limits.h>
+#include <stdatomic.h>
 #include <string.h>
 #include "emit.h"
 
@@ -18,7 +19,7 @@ bool tcmma__emit_ldmatrix_eligible(const tcmma_operand_desc *o) {
          tcmma_swizzle_conflict_free(o->swizzle, o->ld * eb);
 }
 
-bool tcmma__emit_regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
+static bool regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
   if (regs == 0) return false;
   for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
@@ -34,6 +35,23 @@ bool tcmma__emit_regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transpose
       }
     }
   return true;
+}
+
+/* Planning asks this of every operand several times and every plan reader
+ * plans again (mma/plan_check.c): each answer, a fact of the arm's layout
+ * table, is worked out once (0: not yet, 1: false, 2: true). Threads that
+ * race write the same answer. */
+bool tcmma__emit_regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
+  static atomic_uchar known[TCMMA_ARM_COUNT][3][2];
+  if ((unsigned)arm >= TCMMA_ARM_COUNT || (unsigned)op > TCMMA_OPERAND_C)
+    return regs_contiguous(arm, op, transposed);
+  atomic_uchar *k = &known[arm][op][transposed];
+  unsigned char v = atomic_load_explicit(k, memory_order_relaxed);
+  if (!v) {
+    v = regs_contiguous(arm, op, transposed) ? 2 : 1;
+    atomic_store_explicit(k, v, memory_order_relaxed);
+  }
+  return v == 2;
 }
 
 bool tcmma__emit_vector_loaded(const tcmma_plan *plan, tcmma_operand op) {
@@ -185,7 +203,7 @@ long tcmma__emit_stage_need(const tcmma_plan *plans, size_t count, tcmma_prec *p
   return elems;
 }
 
-size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
+size_t tcmma__emit_stage_bytes(const tcmma_plan *plans, size_t count) {
   tcmma_prec prec = TCMMA_PREC_F32;
   long elems = tcmma__emit_stage_need(plans, count, &prec);
   return (size_t)elems * (size_t)tcmma_prec_bytes(prec);

@@ -4,6 +4,7 @@
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
+#include "tables/names.h"
 #include "abi.h"
 #include "emit.h"
 
@@ -26,18 +27,27 @@ static tcmma_status decline(tcmma_plan *p, tcmma_decline reason, tcmma_error *er
 static const tcmma_operand op_of[3] = {TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
 static const char *const op_name[3] = {"d", "a", "b"};
 
+/* The enums' names for the messages' "expected ..." (tables/names.h). */
+static const char *space_at(int i) { return tcmma_space_name((tcmma_space)i); }
+static const char *swizzle_at(int i) { return tcmma_swizzle_name((tcmma_swizzle)i); }
+static const char *init_at(int i) { return tcmma_init_name((tcmma_init)i); }
+static const char *scope_at(int i) { return tcmma_scope_name((tcmma_scope)i); }
+
 static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
+  char names[96];
   for (int i = 0; i < 3; i++) {
     const tcmma_operand_desc *o = tcmma__emit_desc(c, op_of[i]);
     if ((unsigned)o->prec >= TCMMA_PREC_COUNT)
       return tcmma_fail(err, TCMMA_INVALID, "%s: precision %d is out of range", op_name[i],
                         (int)o->prec);
     if ((unsigned)o->space > TCMMA_SPACE_THREAD)
-      return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected global, shared or thread",
-                        op_name[i], (int)o->space);
+      return tcmma_fail(err, TCMMA_INVALID, "%s: space %d: expected %s", op_name[i],
+                        (int)o->space, tcmma__table_names(names, sizeof names, space_at,
+                                                          TCMMA_SPACE_GLOBAL, TCMMA_SPACE_THREAD));
     if ((unsigned)o->swizzle >= TCMMA_SWIZZLE_COUNT)
-      return tcmma_fail(err, TCMMA_INVALID, "%s: swizzle %d: expected none, 32, 64 or 128",
-                        op_name[i], (int)o->swizzle);
+      return tcmma_fail(err, TCMMA_INVALID, "%s: swizzle %d: expected %s", op_name[i],
+                        (int)o->swizzle, tcmma__table_names(names, sizeof names, swizzle_at, 0,
+                                                            TCMMA_SWIZZLE_COUNT - 1));
     if (o->ld < 0)
       return tcmma_fail(err, TCMMA_INVALID, "%s: ld %ld: expected 0 (dense) or a positive count",
                         op_name[i], o->ld);
@@ -76,7 +86,14 @@ static tcmma_status check_call(const tcmma_call *c, tcmma_error *err) {
                         "1 to %d characters, not all blank (or none for the default)",
                         expr_name[i], exprs[i], strlen(exprs[i]), TCMMA_EXPR_MAX);
   if ((unsigned)c->init > TCMMA_INIT_SCALE)
-    return tcmma_fail(err, TCMMA_INVALID, "init %d: expected load, zero or scale", (int)c->init);
+    return tcmma_fail(err, TCMMA_INVALID, "init %d: expected %s", (int)c->init,
+                      tcmma__table_names(names, sizeof names, init_at, TCMMA_INIT_LOAD,
+                                         TCMMA_INIT_SCALE));
+  /* resolution checks the scope, a forced arm would not */
+  if ((unsigned)c->scope > TCMMA_SCOPE_FRAGMENT)
+    return tcmma_fail(err, TCMMA_INVALID, "scope %d: expected %s", (int)c->scope,
+                      tcmma__table_names(names, sizeof names, scope_at, TCMMA_SCOPE_STATEMENT,
+                                         TCMMA_SCOPE_FRAGMENT));
   if (c->init == TCMMA_INIT_SCALE && (!c->alpha || !c->beta))
     return tcmma_fail(err, TCMMA_INVALID, "init scale needs alpha and beta expressions");
   if (c->registers < 0 || c->registers > TCMMA_REGISTERS_MAX)
@@ -281,32 +298,5 @@ tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_erro
   out->reason = TCMMA_DECLINE_NONE;
   snprintf(out->message, sizeof out->message, "accepted: %s, %d x %d x %d tiles", info->marker,
            out->mt, out->nt, out->kt);
-  return TCMMA_OK;
-}
-
-tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err) {
-  if (!plan || !out) return tcmma_fail(err, TCMMA_INVALID, "plan and out must not be NULL");
-  if (!plan->accepted)
-    return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): it has no census",
-                      tcmma_decline_name(plan->reason));
-  const tcmma_arm_info *info = tcmma_arm_get(plan->arm);
-  memset(out, 0, sizeof *out);
-  out->a_ldmatrix = plan->a_ldmatrix;
-  out->b_ldmatrix = plan->b_ldmatrix;
-  out->tile_m = info->m, out->tile_n = info->n, out->tile_k = info->k;
-  out->reloads = tcmma_arm_reloads(plan->arm);
-  out->a_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_A);
-  out->b_loads_per_k = tcmma__emit_loads_per_k(plan, TCMMA_OPERAND_B);
-  out->mt = plan->mt, out->nt = plan->nt, out->kt = plan->kt;
-  out->mma_per_statement = plan->mt * plan->nt * plan->kt;
-  out->a_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_A);
-  out->b_vector = tcmma__emit_vector_loaded(plan, TCMMA_OPERAND_B);
-  out->d_vector = tcmma__emit_d_vector(plan);
-  out->shared_bytes = tcmma_kernel_shared_bytes(plan, 1);
-  out->registers = (int)tcmma__emit_plan_registers(plan);
-  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_A, &out->a_ldmatrix_x4, &out->a_ldmatrix_x2,
-                              &out->a_ldmatrix_x1);
-  tcmma__emit_ldmatrix_counts(plan, TCMMA_OPERAND_B, &out->b_ldmatrix_x4, &out->b_ldmatrix_x2,
-                              &out->b_ldmatrix_x1);
   return TCMMA_OK;
 }

@@ -1,8 +1,11 @@
 /* The public renderers: the pieces (fragment declarations, loads, mma,
  * accumulator init and store), and the statement and fragment scope as
- * compositions of them; the kernel prologue. Every block takes its local
- * prefix from the caller's naming context. */
+ * compositions of them; the kernel prologue and its shared bytes. Every
+ * block takes its local prefix from the caller's naming context. */
+#include <ctype.h>
+#include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "emit.h"
 
@@ -41,11 +44,10 @@ static tcmma_status check_frag(const char *frag, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-/* The checks every block shares, then the block's prefix and title. */
-static tcmma_status open_block(const tcmma_render_ctx *ctx, const char *const *exprs, int count,
-                               const char *what, char *prefix, size_t cap, tcmma_error *err) {
-  tcmma_status st = tcmma__emit_check(ctx, exprs, count, err);
-  if (st == TCMMA_OK) st = tcmma__emit_next_prefix(ctx->names, prefix, cap, err);
+/* The block's prefix and title, once its checks (tcmma__emit_check) pass. */
+static tcmma_status open_block(const tcmma_render_ctx *ctx, const char *what, char *prefix,
+                               size_t cap, tcmma_error *err) {
+  tcmma_status st = tcmma__emit_next_prefix(ctx->names, prefix, cap, err);
   if (st == TCMMA_OK) tcmma__emit_title(ctx->out, ctx->plan, what);
   return st;
 }
@@ -86,7 +88,7 @@ tcmma_status tcmma_render_statement(const tcmma_render_ctx *ctx, const char *d, 
     return tcmma_fail(err, TCMMA_INVALID,
                       "%s converts its destination: render it as a fragment scope",
                       tcmma_arm_marker(ctx->plan->arm));
-  if (st == TCMMA_OK) st = open_block(ctx, exprs, 3, NULL, prefix, sizeof prefix, err);
+  if (st == TCMMA_OK) st = open_block(ctx, NULL, prefix, sizeof prefix, err);
   if (st != TCMMA_OK) return st;
   snprintf(acc, sizeof acc, "%sacc", prefix);
   tcmma__emit_body x = body_of(ctx, prefix, 1);
@@ -108,7 +110,8 @@ static tcmma_status fragment_part(const tcmma_render_ctx *ctx, const char *frag,
   tcmma_status st = check_frag(frag, err);
   if (st != TCMMA_OK) return st;
   snprintf(title, sizeof title, "fragment %s: %s", frag, what[part]);
-  st = open_block(ctx, exprs, part == 1 ? 2 : 1, title, prefix, sizeof prefix, err);
+  st = tcmma__emit_check(ctx, exprs, part == 1 ? 2 : 1, err);
+  if (st == TCMMA_OK) st = open_block(ctx, title, prefix, sizeof prefix, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   const tcmma__emit_pieces *pc = pieces_of(ctx->plan);
@@ -157,6 +160,22 @@ tcmma_status tcmma_render_frag_decl(const tcmma_render_ctx *ctx, tcmma_operand o
   return ctx->out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }
 
+/* A constant k step (a C integer literal, optionally signed, as strtol
+ * reads it with base 0) must name one of the plan's kt steps; any other
+ * expression is the caller's to keep in range. */
+static tcmma_status check_kstep(const tcmma_plan *p, const char *kstep, tcmma_error *err) {
+  const char *s = kstep + strspn(kstep, " \t");
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 0);
+  if (end == s || !isxdigit((unsigned char)end[-1]) || end[strspn(end, " \t")]) return TCMMA_OK;
+  if (errno == ERANGE || v < 0 || v >= p->kt)
+    return tcmma_fail(err, TCMMA_INVALID, "k step '%s' is %s: expected 0 to %d (the plan's %d "
+                      "k steps)", kstep, errno == ERANGE ? "out of long's range" : "outside",
+                      p->kt - 1, p->kt);
+  return TCMMA_OK;
+}
+
 tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand op,
                                     const char *frag, const char *base, const char *kstep,
                                     tcmma_error *err) {
@@ -169,7 +188,9 @@ tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand o
                   !strchr(kstep, '\n');
   snprintf(what, sizeof what, "load %s, k step %s", tcmma_operand_name(op),
            quotable ? kstep : "(expression)");
-  tcmma_status st = open_block(ctx, exprs, 3, what, prefix, sizeof prefix, err);
+  tcmma_status st = tcmma__emit_check(ctx, exprs, 3, err);
+  if (st == TCMMA_OK) st = check_kstep(ctx->plan, kstep, err);
+  if (st == TCMMA_OK) st = open_block(ctx, what, prefix, sizeof prefix, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   tcmma_buf body = {0};
@@ -181,7 +202,8 @@ tcmma_status tcmma_render_frag_mma(const tcmma_render_ctx *ctx, const char *acc,
                                    const char *b, tcmma_error *err) {
   const char *exprs[3] = {acc, a, b};
   char prefix[64];
-  tcmma_status st = open_block(ctx, exprs, 3, "mma", prefix, sizeof prefix, err);
+  tcmma_status st = tcmma__emit_check(ctx, exprs, 3, err);
+  if (st == TCMMA_OK) st = open_block(ctx, "mma", prefix, sizeof prefix, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   tcmma_buf body = {0};
@@ -198,7 +220,7 @@ static tcmma_status acc_part(const tcmma_render_ctx *ctx, const char *acc, const
   if (st != TCMMA_OK) return st;
   snprintf(what, sizeof what, "%s (%s)", store ? "store" : "init",
            tcmma_init_name(ctx->plan->call.init));
-  st = open_block(ctx, exprs, 2, what, prefix, sizeof prefix, err);
+  st = open_block(ctx, what, prefix, sizeof prefix, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   const tcmma__emit_pieces *pc = pieces_of(ctx->plan);
@@ -222,6 +244,11 @@ tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
   if (count && !plans) return tcmma_fail(err, TCMMA_INVALID, "plans must not be NULL");
+  for (size_t i = 0; i < count; i++) {
+    tcmma_error why;
+    if (tcmma__emit_plan_check(&plans[i], "a kernel's plans are accepted ones", &why) != TCMMA_OK)
+      return tcmma_fail(err, TCMMA_INVALID, "plans[%zu]: %s", i, why.message);
+  }
   tcmma_dialect dialect = ctx->dialect;
   tcmma_buf *out = ctx->out;
   tcmma_prec prec = TCMMA_PREC_F32;
@@ -231,4 +258,10 @@ tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan
                      tcmma__table_spell(dialect, TCMMA__SPELL_SHARED),
                      tcmma__table_spell_type(dialect, prec), elems);
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
+}
+
+size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count) {
+  for (size_t i = 0; plans && i < count; i++)
+    if (tcmma__emit_plan_check(&plans[i], "", NULL) != TCMMA_OK) return 0;
+  return tcmma__emit_stage_bytes(plans, count);
 }

@@ -212,9 +212,7 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
                                tcmma_error *err) {
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
-  if (!plan || !plan->accepted)
-    return tcmma_fail(err, TCMMA_INVALID, "render gemm: an accepted plan is required%s%s",
-                      plan ? ": " : "", plan ? plan->message : "");
+  if ((st = tcmma__emit_gemm_check(plan, err)) != TCMMA_OK) return st;
   gemm_kernel k;
   memset(&k, 0, sizeof k);
   k.g = plan, k.dl = ctx->dialect;

@@ -159,11 +159,8 @@ tcmma_status tcmma__emit_check(const tcmma_render_ctx *ctx, const char *const *e
                                tcmma_error *err) {
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
-  const tcmma_plan *plan = ctx->plan;
-  if (!plan) return tcmma_fail(err, TCMMA_INVALID, "the render context's plan is NULL");
-  if (!plan->accepted || !tcmma_arm_get(plan->arm))
-    return tcmma_fail(err, TCMMA_INVALID, "the plan was declined (%s): nothing to render",
-                      tcmma_decline_name(plan->reason));
+  if (!ctx->plan) return tcmma_fail(err, TCMMA_INVALID, "the render context's plan is NULL");
+  if ((st = tcmma__emit_plan_check(ctx->plan, "nothing to render", err)) != TCMMA_OK) return st;
   for (int i = 0; i < count; i++) {
     if (!exprs[i] || !*exprs[i])
       return tcmma_fail(err, TCMMA_INVALID, "expression %d is NULL or empty", i + 1);

@@ -154,8 +154,9 @@ size_t tcmma_shared_memory_max(int cc, int floor);
  * memory; pointers 16-byte aligned; c read only when beta != 0). The HOST
  * dialect adds `void NAME_entry(void *args)`, args a `void *[6]` of d, a,
  * b, c, &alpha, &beta, for tcmma_sim_launch_grid. TCMMA_INVALID for a
- * bad ctx, a declined plan or a bad dialect; TCMMA_NO_MEMORY when out
- * failed. */
+ * bad ctx, a declined plan, a plan changed after planning (it must be what
+ * tcmma_gemm_plan_call gives for its own call; the message names the
+ * field) or a bad dialect; TCMMA_NO_MEMORY when out failed. */
 tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                tcmma_error *err);
 

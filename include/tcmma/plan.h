@@ -197,7 +197,8 @@ static inline tcmma_call tcmma_call_default(void) {
  * is malformed (NULL, precision or enum out of range). */
 tcmma_status tcmma_plan_call(const tcmma_call *call, tcmma_plan *out, tcmma_error *err);
 
-/* The census of an accepted plan; TCMMA_INVALID for a declined one. */
+/* The census of an accepted plan; TCMMA_INVALID for a declined one or one
+ * changed after planning (as the renderers, include/tcmma/render.h). */
 tcmma_status tcmma_plan_census(const tcmma_plan *plan, tcmma_census *out, tcmma_error *err);
 
 /* Names of declines ("extents"), spaces ("global") and init modes ("zero");

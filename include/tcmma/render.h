@@ -61,8 +61,12 @@ tcmma_render_ctx tcmma_render_ctx_make(const tcmma_plan *plan, tcmma_dialect dia
  * dialect is valid and whose names (where it numbers blocks) and out are
  * not NULL; C expressions; and an error. Expressions are non-empty and at
  * most TCMMA_EXPR_MAX characters. TCMMA_INVALID: a NULL ctx or one whose
- * size is below sizeof(tcmma_render_ctx), a NULL or declined plan, a bad
- * dialect, names or expression; TCMMA_NO_MEMORY: out failed to grow.
+ * size is below sizeof(tcmma_render_ctx), a NULL or declined plan, a plan
+ * changed after planning (every plan reader plans the plan's own call
+ * again and refuses a plan that differs from what that gives, naming the
+ * field: "the plan was changed after planning: mt is 4, planning gives
+ * 2"), a bad dialect, names or expression; TCMMA_NO_MEMORY: out failed to
+ * grow.
  * Pointer expressions point at the parent tile's base (the operand
  * descriptor places the sub-tile in it). */
 
@@ -108,7 +112,9 @@ tcmma_status tcmma_render_frag_decl(const tcmma_render_ctx *ctx, tcmma_operand o
 /* Loads frag (op a or b) with the tiles of k step kstep (a C int expression,
  * 0 <= kstep < kt: k offset kstep * tile_k) of the plan's sub-tile of the
  * parent at base, through ldmatrix or gathers as the plan says. Under a
- * caller's `#pragma unroll` loop kstep may name its variable. */
+ * caller's `#pragma unroll` loop kstep may name its variable. TCMMA_INVALID
+ * for a constant kstep (an integer literal) outside 0..kt-1; any other
+ * expression cannot be checked here and must stay in range at run time. */
 tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand op,
                                     const char *frag, const char *base, const char *kstep,
                                     tcmma_error *err);
@@ -130,7 +136,9 @@ tcmma_status tcmma_render_acc_store(const tcmma_render_ctx *ctx, const char *acc
 
 /* Kernel-scope declarations the accepted plans of one kernel share, into
  * ctx->out in ctx->dialect (ctx->plan and names unused), and their
- * shared-memory bytes, from one predicate so the two cannot drift. */
+ * shared-memory bytes, from one predicate so the two cannot drift. The
+ * prologue refuses (TCMMA_INVALID, naming plans[i]) a declined or changed
+ * plan, as the renderers do; shared_bytes then counts 0. */
 tcmma_status tcmma_kernel_prologue(const tcmma_render_ctx *ctx, const tcmma_plan *plans,
                                    size_t count, tcmma_error *err);
 size_t tcmma_kernel_shared_bytes(const tcmma_plan *plans, size_t count);
@@ -208,7 +216,8 @@ tcmma_status tcmma_render_kernel(const tcmma_render_ctx *ctx, const tcmma_kernel
  * holds columns r*k .. r*k+k-1 of the outer reduction's a (b: rows).
  * tcmma_kernel_operand_elems: elements in op's buffer (op c is d);
  * tcmma_kernel_operand_index: the element index of role element (i, j) of
- * tile step (a: i<m, j<k; b: i<k, j<n; d: i<m, j<n). -1 for bad input. */
+ * tile step (a: i<m, j<k; b: i<k, j<n; d: i<m, j<n). -1 for bad input,
+ * a declined plan or one the renderers would refuse as changed. */
 long tcmma_kernel_operand_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
 long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                                 long j);
@@ -220,7 +229,8 @@ long tcmma_kernel_operand_index(const tcmma_plan *plan, tcmma_operand op, int st
  * tcmma_kernel_scale_elems: bytes of op's scale buffer (0 for a plan
  * without scales); tcmma_kernel_scale_index: the byte index of the scale of
  * row i of a (column i of b) and k block kb (0 <= kb < k / scale_block) of
- * tile step. -1 for bad input (a plan without scales: every index). */
+ * tile step. -1 for bad input, a changed plan (as above) or, for a plan
+ * without scales, every index. */
 long tcmma_kernel_scale_elems(const tcmma_plan *plan, int outer, tcmma_operand op);
 long tcmma_kernel_scale_index(const tcmma_plan *plan, tcmma_operand op, int step, long i,
                               long kb);

@@ -7,7 +7,8 @@
  * decoded naming context, with its census and kernel buffer layout (scale
  * buffers too); then the staging helper and the swizzle map with decoded
  * arguments. Every outcome must be a status, never a crash, a leak or
- * undefined behaviour. */
+ * undefined behaviour; an accepted plan's census must be OK (the readers'
+ * check plans its call again and must find the same plan). */
 #include <limits.h>
 #include <stddef.h>
 #include <stdint.h>
@@ -145,7 +146,9 @@ static void render_all(const tcmma_plan *p, bytes *b) {
   }
   tcmma_census c;
   tcmma_error err;
-  tcmma_plan_census(p, &c, &err);
+  /* every plan reader plans the plan's call again and refuses a plan that
+   * differs: planning must give an accepted plan back unchanged */
+  if (tcmma_plan_census(p, &c, &err) != TCMMA_OK) __builtin_trap();
   tcmma_kernel_shared_bytes(p, 1);
   int outer = (int)pick(b, 6);
   for (int op = 0; op < 3; op++) {
