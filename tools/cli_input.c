@@ -31,7 +31,9 @@ char *cli_read_input(const char *cmd, const char *path, size_t *len) {
   char why[512] = "";
   int fd = is_stdin ? 0 : tcmma__table_open_file(path, NULL, why, sizeof why);
   if (fd < 0) {
-    cli_fail(cmd, "%s", why[0] ? why : strerror(errno));
+    struct stat at;
+    if (stat(path, &at) != 0) cli_fail(cmd, "cannot read %s: %s", what, strerror(errno));
+    else cli_fail(cmd, "cannot read %s: %s", what, why); /* there, but no regular file */
     return NULL;
   }
   /* a regular file: room for all of it, so one read takes it */
