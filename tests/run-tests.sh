@@ -30,7 +30,7 @@ trap 'exit 130' INT TERM
 # The longest binaries (their wall times, measured) start first, so that
 # the last to finish are short ones and the cores stay busy to the end; the
 # others follow in the order given.
-first='test_verify test_verify_sim test_gemm test_sim_dialect test_ptx_corpus test_compile
+first='test_verify test_verify_sim python-tests.sh test_gemm test_sim_dialect test_ptx_corpus test_compile
        test_sim_cache'
 i=0
 for f in $first; do
