@@ -186,6 +186,7 @@ compare() {
         k = order[i]
         if (k in old) continue
         split(k, p, " ")
+        if (p[1] == "soname" || p[1] == "target") continue # facts of the dump, not the ABI
         if (p[1] == "field") {
           s = p[2]; sub(/\..*/, "", s)
           if (s in osize && !(sized(s) && nval[k] + 0 >= osize[s] + 0)) {
