@@ -24,19 +24,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "tools/verify/matrix.h"
-
-#define NONE_ARM TCMMA_ARM_NONE
-#define OK_ TCMMA_DECLINE_NONE
-#define P(x) TCMMA_PREC_##x
-#define A(x) TCMMA_ARM_##x
-#define D(x) TCMMA_DECLINE_##x
-#define W TCMMA_FP16_WIDE
-#define N TCMMA_FP16_NARROW
-#define PTX TCMMA_PREFER_PTX
-#define WMMA TCMMA_PREFER_WMMA
+#include "tools/verify/matrix_names.h"
 
 /* ---- axis: storages of a and b ---- */
-
 
 static const struct {
   matrix_storage a, b;
@@ -59,8 +49,6 @@ static const struct {
   bool transposed;
   long pad; /* elements added to the stored row length: the ld */
 } d_storages[] = {{false, 1}, {true, 0}};
-
-#define COUNT(x) ((int)(sizeof(x) / sizeof((x)[0])))
 
 /* ---- the decline table: one mutation of a base call each ---- */
 

@@ -7,21 +7,9 @@
 #include <stdio.h>
 #include <string.h>
 #include "tools/verify/matrix.h"
-
-#define NONE_ARM TCMMA_ARM_NONE
-#define OK_ TCMMA_DECLINE_NONE
-#define COUNT(x) ((int)(sizeof(x) / sizeof((x)[0])))
+#include "tools/verify/matrix_names.h"
 
 /* ---- axis: resolution rows ---- */
-
-
-#define P(x) TCMMA_PREC_##x
-#define A(x) TCMMA_ARM_##x
-#define D(x) TCMMA_DECLINE_##x
-#define W TCMMA_FP16_WIDE
-#define N TCMMA_FP16_NARROW
-#define PTX TCMMA_PREFER_PTX
-#define WMMA TCMMA_PREFER_WMMA
 
 /* The resolution table of docs/design.md §4, restated as expectations. */
 static const matrix_row rows[] = {
