@@ -10,6 +10,7 @@
 #include "tcmma/driver.h"
 #include "tools/verify/data.h"
 #include "tools/verify/gemm.h"
+#include "tools/verify/plan.h"
 
 typedef struct {
   tcmma_device_info dev;
@@ -64,7 +65,7 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
                     err.message);
     return;
   }
-  if (!tcmma_arm_runs_on(p->arm, g.dev.cc) || p->shared_bytes > tcmma_shared_memory_max(g.dev.cc, 0)) {
+  if (!verify_gemm_runs_on(p, g.dev.cc)) { /* the device plan's rule */
     verify_case_set(r, VERIFY_CASE_SKIPPED,
                     "the device (cc %d) does not run %s with %zu bytes of "
                     "shared memory",

@@ -1,0 +1,111 @@
+/* The items of both matrices, the rule of which device runs which, and the
+ * device plan's coverage rules (tools/verify/plan.h). The facts come from
+ * the arm table through the public API (tcmma_arm_get, tcmma_arm_runs_on)
+ * and from the GEMM plan (tcmma_shared_memory_max): nothing here names a
+ * floor, an arm or a family. */
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/gemm.h"
+#include "tools/verify/plan.h"
+
+verify_item verify_item_of_case(const verify_case *c) {
+  verify_item it = {.kind = VERIFY_ITEM_ARM, .arm_case = c, .name = c->name,
+                    .arm = TCMMA_ARM_NONE};
+  it.accepted = c->expect == TCMMA_DECLINE_NONE && tcmma_arm_get(c->expect_arm) != NULL;
+  if (it.accepted) it.arm = c->expect_arm;
+  it.cost = verify_item_cost(&it);
+  return it;
+}
+
+verify_item verify_item_of_gemm(const verify_gemm_case *c) {
+  verify_item it = {.kind = VERIFY_ITEM_GEMM, .gemm_case = c, .name = c->name,
+                    .arm = TCMMA_ARM_NONE};
+  tcmma_gemm_plan p;
+  verify_case_result r;
+  if (verify_gemm_case_plan(c, &p, &r)) {
+    it.accepted = true;
+    it.arm = p.arm;
+    it.shared_bytes = p.shared_bytes;
+    it.gemm_plan = p;
+  }
+  it.cost = verify_item_cost(&it);
+  return it;
+}
+
+size_t verify_items_all(verify_item **out) {
+  const verify_case *arm;
+  const verify_gemm_case *gemm;
+  size_t na = verify_matrix(&arm), ng = verify_gemm_matrix(&gemm);
+  *out = calloc(na + ng ? na + ng : 1, sizeof **out);
+  if (!*out) return 0;
+  for (size_t i = 0; i < na; i++) (*out)[i] = verify_item_of_case(&arm[i]);
+  for (size_t i = 0; i < ng; i++) (*out)[na + i] = verify_item_of_gemm(&gemm[i]);
+  return na + ng;
+}
+
+/* The mma products one rendered statement of an arm case holds. */
+static long arm_products(const verify_case *c, tcmma_arm arm) {
+  const tcmma_arm_info *info = tcmma_arm_get(arm);
+  long mt = info->m ? (c->call.m + info->m - 1) / info->m : 1;
+  long nt = info->n ? (c->call.n + info->n - 1) / info->n : 1;
+  long kt = info->k ? (c->call.k + info->k - 1) / info->k : 1;
+  return mt * nt * kt;
+}
+
+long verify_item_cost(const verify_item *it) {
+  if (!it->accepted) return 1;
+  if (it->kind == VERIFY_ITEM_ARM) return 60 + 2 * arm_products(it->arm_case, it->arm) + 4;
+  const tcmma_gemm_call *g = &it->gemm_case->call;
+  int mma = it->gemm_plan.mma_per_k_tile;
+  long long mnk = (long long)g->m * g->n * g->k;
+  return 300 + 4L * mma + (long)(2 * mnk / 100000) + 8;
+}
+
+bool verify_gemm_runs_on(const tcmma_gemm_plan *p, int cc) {
+  if (!tcmma_arm_runs_on(p->arm, cc) || p->shared_bytes > tcmma_shared_memory_max(cc, 0))
+    return false;
+  tcmma_gemm_call call = p->call;
+  tcmma_gemm_plan there;
+  call.cc = cc;
+  return tcmma_gemm_plan_call(&call, &there, NULL) == TCMMA_OK && there.arm == p->arm;
+}
+
+bool verify_item_runs_on(const verify_item *it, int cc) {
+  if (!it->accepted) return true;
+  if (it->kind == VERIFY_ITEM_GEMM) return verify_gemm_runs_on(&it->gemm_plan, cc);
+  return tcmma_arm_runs_on(it->arm, cc);
+}
+
+unsigned verify_plan_mask(const verify_item *it, const verify_devices *d) {
+  if (d->n == 0) return 0;
+  if (!it->accepted) return 1u; /* planning only: once, on the lowest device */
+  unsigned runners = 0;
+  for (size_t i = 0; i < d->n; i++)
+    if (verify_item_runs_on(it, d->cc[i])) runners |= 1u << i;
+  if (it->kind == VERIFY_ITEM_GEMM || runners == 0) return runners;
+  unsigned lowest = 0, highest = 0;
+  for (size_t i = 0; i < d->n; i++)
+    if (runners >> i & 1u) {
+      if (!lowest) lowest = 1u << i;
+      highest = 1u << i;
+    }
+  return lowest | highest;
+}
+
+void verify_plan_uncovered_reason(const verify_item *it, const verify_devices *d, char *buf,
+                                  size_t cap) {
+  char list[VERIFY_PLAN_DEVICES_MAX * 5 + 1];
+  verify_devices_format(d, list, sizeof list);
+  const tcmma_arm_info *info = tcmma_arm_get(it->arm);
+  if (!info) {
+    snprintf(buf, cap, "no device listed");
+    return;
+  }
+  char family[64] = "";
+  if (info->family) snprintf(family, sizeof family, ", only on %d.x devices", info->floor / 10);
+  if (it->kind == VERIFY_ITEM_GEMM)
+    snprintf(buf, cap, "none of %s runs %s (floor %d%s) with %zu bytes of shared memory", list,
+             info->marker, info->floor, family, it->shared_bytes);
+  else snprintf(buf, cap, "none of %s runs %s (floor %d%s)", list, info->marker, info->floor,
+                family);
+}
