@@ -2,8 +2,9 @@
 # Installs what the tests need when it is missing: the compilers they run
 # (${CC:-cc} builds helper programs and the simulator's modules, so CC=clang
 # needs clang; ${CXX:-c++} builds the install test's C++ generator), cmocka
-# (Debian: libcmocka-dev) and pkg-config (the install test reads tcmma.pc
-# with it). As root it installs with apt-get; otherwise it stops with the
+# (Debian: libcmocka-dev), pkg-config (the install test reads tcmma.pc
+# with it), xmllint (libxml2-utils) and Perl's TAP::Parser (perl): the
+# validators tests/report-check.sh runs on tcmma verify's JUnit and TAP. As root it installs with apt-get; otherwise it stops with the
 # exact command.
 
 # Installs the packages named (or stops, saying how).
@@ -51,5 +52,18 @@ have_pkg_config || pkgs="${pkgs:+$pkgs }pkg-config"
 [ -z "$pkgs" ] || install $pkgs
 if ! have_cmocka || ! have_pkg_config; then
   echo "tcmma: cmocka or pkg-config is still missing" >&2
+  exit 1
+fi
+
+# the report validators (tests/report-check.sh)
+have_xmllint() { command -v xmllint >/dev/null 2>&1; }
+have_tap_parser() { perl -MTAP::Parser -e 1 >/dev/null 2>&1; }
+pkgs=""
+have_xmllint || pkgs="libxml2-utils"
+have_tap_parser || pkgs="${pkgs:+$pkgs }perl"
+# shellcheck disable=SC2086
+[ -z "$pkgs" ] || install $pkgs
+if ! have_xmllint || ! have_tap_parser; then
+  echo "tcmma: xmllint or Perl's TAP::Parser is still missing" >&2
   exit 1
 fi

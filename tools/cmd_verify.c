@@ -41,9 +41,10 @@ static const char help[] =
     "             cases each device runs (each arm's cases on the lowest and the newest\n"
     "             listed device that runs the arm, every GEMM case on every device that\n"
     "             runs it, declined cases once on the lowest) and the uncovered cases;\n"
-    "             --shards N splits each device's cases into N jobs; --ci-matrix prints the\n"
-    "             jobs [{\"name\", \"device\", \"shard\", \"cases\", \"cost\", \"command\"}] as one line\n"
-    "             of JSON (GitHub Actions matrix.include, GitLab parallel:matrix)\n"
+    "             --shards N splits each device's cases into N jobs; --ci-matrix prints\n"
+    "             the jobs [{\"name\", \"device\", \"shard\", \"cases\", \"cost\",\n"
+    "             \"command\"}] as one line of JSON (GitHub Actions matrix.include,\n"
+    "             GitLab parallel:matrix)\n"
     "--device CC  with --plan: run the cases the plan gives device CC\n"
     "A skipped case is never counted as passed.\n\n"
     "Exit status: 0 when every selected case passed; 1 when a case failed; 2 on a usage\n"
@@ -132,7 +133,8 @@ static int parse_value(int argc, char **argv, int *i, verify_args *a) {
   tcmma_error err;
   if (!v) return CLI_USAGE;
   if (strcmp(opt, "--executor") == 0) {
-    for (a->exec = 0; a->exec < N_EXECUTORS && strcmp(v, executors[a->exec].name) != 0; a->exec++) {
+    for (a->exec = 0; a->exec < N_EXECUTORS && strcmp(v, executors[a->exec].name) != 0;
+         a->exec++) {
     }
     if (a->exec == N_EXECUTORS)
       return cli_usage("verify", "unknown executor '%s': expected sim, compile or gpu", v);
@@ -168,7 +170,8 @@ static int parse(int argc, char **argv, verify_args *a) {
   *a = (verify_args){.arm = TCMMA_ARM_NONE, .plan_shards = 1};
   for (int i = 1; i < argc; i++) {
     bool value = false;
-    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++) value |= !strcmp(argv[i], values[k]);
+    for (size_t k = 0; k < sizeof values / sizeof values[0]; k++)
+      value |= !strcmp(argv[i], values[k]);
     if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
     if (value) {
       int rc = parse_value(argc, argv, &i, a);
@@ -201,7 +204,8 @@ static int check_combination(const verify_args *a) {
   if ((a->ci_matrix || a->plan_shards != 1) && !printing)
     return cli_usage("verify", "%s goes with --plan DEVICES and no --device: it shapes the printed "
                      "plan", a->ci_matrix ? "--ci-matrix" : "--shards");
-  if (printing && (a->have_arm || a->text || a->subset || a->list || a->shards || a->junit || a->tap))
+  if (printing &&
+      (a->have_arm || a->text || a->subset || a->list || a->shards || a->junit || a->tap))
     return cli_usage("verify", "--plan without --device prints the plan; --arm, --case, --subset, "
                      "--list, --shard, --junit and --tap select or report a run: add --device CC");
   if (a->ci_matrix && a->json)
