@@ -45,25 +45,22 @@ have_cmocka() {
     ${CC:-cc} -x c - -o /dev/null -lcmocka >/dev/null 2>&1
 }
 have_pkg_config() { command -v pkg-config >/dev/null 2>&1; }
-pkgs=""
-have_cmocka || pkgs="libcmocka-dev"
-have_pkg_config || pkgs="${pkgs:+$pkgs }pkg-config"
-# shellcheck disable=SC2086
-[ -z "$pkgs" ] || install $pkgs
-if ! have_cmocka || ! have_pkg_config; then
-  echo "tcmma: cmocka or pkg-config is still missing" >&2
-  exit 1
-fi
-
 # the report validators (tests/report-check.sh)
 have_xmllint() { command -v xmllint >/dev/null 2>&1; }
 have_tap_parser() { perl -MTAP::Parser -e 1 >/dev/null 2>&1; }
-pkgs=""
-have_xmllint || pkgs="libxml2-utils"
-have_tap_parser || pkgs="${pkgs:+$pkgs }perl"
-# shellcheck disable=SC2086
-[ -z "$pkgs" ] || install $pkgs
-if ! have_xmllint || ! have_tap_parser; then
-  echo "tcmma: xmllint or Perl's TAP::Parser is still missing" >&2
-  exit 1
-fi
+
+# Installs the package of each CHECK:PACKAGE pair whose check fails, then
+# stops when a check still fails ($1 names what).
+ensure() {
+  what=$1
+  shift
+  pkgs=""
+  for pair in "$@"; do "${pair%%:*}" || pkgs="${pkgs:+$pkgs }${pair#*:}"; done
+  # shellcheck disable=SC2086
+  [ -z "$pkgs" ] || install $pkgs
+  for pair in "$@"; do
+    "${pair%%:*}" || { echo "tcmma: $what is still missing" >&2; exit 1; }
+  done
+}
+ensure "cmocka or pkg-config" have_cmocka:libcmocka-dev have_pkg_config:pkg-config
+ensure "xmllint or Perl's TAP::Parser" have_xmllint:libxml2-utils have_tap_parser:perl
