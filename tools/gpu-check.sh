@@ -19,7 +19,9 @@
 # other than the device's cc (a skip for "no CUDA driver" is a failure here).
 # Every step runs under a timeout; the whole takes about 6 minutes on 16 cores.
 # Logs go to $OUT (the device machine's return folder) when set, else
-# build/gpu-check/.
+# build/gpu-check/, with JUnit XML of steps 3 and 5 (junit-verify-gpu.xml,
+# junit-verify-gemm-gpu.xml). One job of a device plan (a fleet's share of
+# the cases, docs/verify.md GPU CI) runs with tools/gpu-job.sh instead.
 set -u
 JOBS=${JOBS:-$(nproc 2>/dev/null || echo 4)}
 LOGS=${OUT:-build/gpu-check}
@@ -60,8 +62,8 @@ else
 fi
 
 # 3. the whole matrix on the GPU
-TCMMA_CACHE=0 timeout 300 build/tcmma verify --executor gpu --json >"$LOGS/verify-gpu.json" \
-  2>"$LOGS/verify-gpu.err"
+TCMMA_CACHE=0 timeout 300 build/tcmma verify --executor gpu --json \
+  --junit "$LOGS/junit-verify-gpu.xml" >"$LOGS/verify-gpu.json" 2>"$LOGS/verify-gpu.err"
 rc=$?
 num() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$LOGS/verify-gpu.json" | head -n 1; }
 cases=$(num cases) passed=$(num passed) vfailed=$(num failed) skipped=$(num skipped)
@@ -100,7 +102,8 @@ if [ -x build/tests/test_driver ]; then
 fi
 
 # 5. the GEMM matrix on the GPU
-timeout 300 build/tcmma verify --executor gpu --case gemm --json >"$LOGS/verify-gemm-gpu.json" \
+timeout 300 build/tcmma verify --executor gpu --case gemm --json \
+  --junit "$LOGS/junit-verify-gemm-gpu.xml" >"$LOGS/verify-gemm-gpu.json" \
   2>"$LOGS/verify-gemm-gpu.err"
 rc=$?
 gnum() { sed -n "s/.*\"$1\": *\([0-9]*\).*/\1/p" "$LOGS/verify-gemm-gpu.json" | head -n 1; }

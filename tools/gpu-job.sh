@@ -73,12 +73,14 @@ step ok "job $tag: $(wc -l <"$LOGS/cases-$tag.txt" | tr -d ' ') cases"
 
 # 3. the device must be the job's
 timeout 60 "$BIN" devices --json >"$LOGS/devices.json" 2>&1
-cc=$(sed -n 's/.*"cc": *\([0-9]*\).*/\1/p' "$LOGS/devices.json" | head -n 1)
+# the first value of a key of the devices' JSON (device 0 comes first)
+first() { sed -n "s/.*\"$1\": *\"\{0,1\}\([^\",]*\).*/\1/p" "$LOGS/devices.json" | head -n 1; }
+cc=$(first cc)
 if [ "$cc" != "$device" ]; then
-  step FAIL "device 0 is cc ${cc:-none} ($(sed -n 's/.*"\(name\|message\)": *"\([^"]*\)".*/\2/p' "$LOGS/devices.json" | head -n 1)), the job is for cc $device"
+  step FAIL "device 0 is cc ${cc:-none} ($(first name)$(first message)), the job is for cc $device"
   finish FAILED 1
 fi
-step ok "device 0: cc $cc, $(sed -n 's/.*"name": *"\([^"]*\)".*/\1/p' "$LOGS/devices.json" | head -n 1)"
+step ok "device 0: cc $cc, $(first name)"
 
 # 4. the job
 junit="$LOGS/junit-$tag.xml"
@@ -86,7 +88,8 @@ TCMMA_CACHE=0 timeout 600 "$BIN" verify --executor gpu "$@" --junit "$junit" --j
   >"$LOGS/verify-$tag.json" 2>"$LOGS/verify-$tag.err"
 rc=$?
 num() { sed -n "s/^  \"$1\": *\([0-9]*\).*/\1/p" "$LOGS/verify-$tag.json" | head -n 1; }
-line="verify --executor gpu $*: $(num cases) cases, $(num passed) passed, $(num failed) failed, $(num skipped) skipped; $junit"
+line="verify --executor gpu $*: $(num cases) cases, $(num passed) passed,"
+line="$line $(num failed) failed, $(num skipped) skipped; $junit"
 if [ "$rc" -eq 0 ]; then
   step ok "$line"
   finish PASSED 0
