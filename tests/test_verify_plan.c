@@ -259,6 +259,31 @@ static void cli_plan_and_jobs(void **state) {
   cli_result_free(&r);
 }
 
+/* --job-cost C: every job within C plus the largest case, each device as
+ * many jobs as its cost needs. */
+static void cli_job_cost(void **state) {
+  (void)state;
+  verify_item *items;
+  size_t n = verify_items_all(&items);
+  long largest = 0;
+  for (size_t i = 0; i < n; i++) largest = items[i].cost > largest ? items[i].cost : largest;
+  free(items);
+  cli_result r = run_cli((const char *[]){"verify", "--plan", "75,80,89,90,100,120", "--job-cost",
+                                          "10000", "--ci-matrix", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  int jobs = 0;
+  long total = 0;
+  for (const char *p = r.out; (p = strstr(p, "\"cost\":\"")); jobs++) {
+    p += strlen("\"cost\":\"");
+    long cost = strtol(p, NULL, 10);
+    if (cost > 10000 + largest) fail_msg("a job of cost %ld over 10000 + %ld", cost, largest);
+    total += cost;
+  }
+  assert_true(jobs >= (total + 9999) / 10000); /* no job of much more than C */
+  assert_true(jobs > 6);                       /* the heavy devices got more than one */
+  cli_result_free(&r);
+}
+
 static void cli_refuses(void **state) {
   (void)state;
   const char *bad[][8] = {
@@ -276,6 +301,9 @@ static void cli_refuses(void **state) {
       {"verify", "--plan", "80", "--device", "80", "--shards", "2", NULL},
       {"verify", "--plan", "80", "--shard", "1/2", NULL},
       {"verify", "--plan", "80", "--ci-matrix", "--json", NULL},
+      {"verify", "--plan", "80", "--shards", "2", "--job-cost", "5", NULL},
+      {"verify", "--plan", "80", "--job-cost", "0", NULL},
+      {"verify", "--job-cost", "100", "--list", NULL},
       {"verify", "--tap", "--json", NULL},
       {"verify", "--junit", "x.xml", "--list", NULL},
       {"verify", "--case", "zzz", "--shard", "1/2", NULL},
@@ -296,6 +324,7 @@ int main(void) {
       cmocka_unit_test(shards_even_and_deterministic),
       cmocka_unit_test(cli_shards_partition),
       cmocka_unit_test(cli_plan_and_jobs),
+      cmocka_unit_test(cli_job_cost),
       cmocka_unit_test(cli_refuses),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

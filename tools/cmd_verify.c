@@ -14,7 +14,7 @@
 static const char help[] =
     "usage: tcmma verify [--executor sim|compile|gpu] [--arm NAME] [--case TEXT] [--subset]\n"
     "                    [--list] [--json] [--shard I/N] [--junit FILE] [--tap]\n"
-    "       tcmma verify --plan DEVICES [--shards N] [--json | --ci-matrix]\n"
+    "       tcmma verify --plan DEVICES [--shards N | --job-cost C] [--json | --ci-matrix]\n"
     "       tcmma verify --plan DEVICES --device CC [options above but --subset]\n\n"
     "Runs every case of the arm matrix (arms x scopes x orientations x spaces x layouts x\n"
     "extents, plus declined cases that assert their reason) through one executor:\n"
@@ -41,10 +41,11 @@ static const char help[] =
     "             cases each device runs (each arm's cases on the lowest and the newest\n"
     "             listed device that runs the arm, every GEMM case on every device that\n"
     "             runs it, declined cases once on the lowest) and the uncovered cases;\n"
-    "             --shards N splits each device's cases into N jobs; --ci-matrix prints\n"
-    "             the jobs [{\"name\", \"device\", \"shard\", \"cases\", \"cost\",\n"
-    "             \"command\"}] as one line of JSON (GitHub Actions matrix.include,\n"
-    "             GitLab parallel:matrix)\n"
+    "             --shards N splits each device's cases into N jobs (--job-cost C: into\n"
+    "             jobs of about C cost units each, so that all end together);\n"
+    "             --ci-matrix prints the jobs [{\"name\", \"device\", \"shard\", \"cases\",\n"
+    "             \"cost\", \"command\"}] as one line of JSON (GitHub Actions\n"
+    "             matrix.include, GitLab parallel:matrix)\n"
     "--device CC  with --plan: run the cases the plan gives device CC\n"
     "A skipped case is never counted as passed.\n\n"
     "Exit status: 0 when every selected case passed; 1 when a case failed; 2 on a usage\n"
@@ -157,6 +158,8 @@ static int parse_value(int argc, char **argv, int *i, verify_args *a) {
     a->shard_text = v;
   } else if (strcmp(opt, "--shards") == 0) {
     if (!cli_int("verify", "--shards", v, 1, VERIFY_SHARDS_MAX, &a->plan_shards)) return CLI_USAGE;
+  } else if (strcmp(opt, "--job-cost") == 0) {
+    if (!cli_int("verify", "--job-cost", v, 1, 1000000000, &a->job_cost)) return CLI_USAGE;
   } else {
     a->junit = v; /* --junit */
   }
@@ -166,7 +169,7 @@ static int parse_value(int argc, char **argv, int *i, verify_args *a) {
 /* Parses the options into *a; -1 to go on, else the exit status. */
 static int parse(int argc, char **argv, verify_args *a) {
   static const char *const values[] = {"--executor", "--arm", "--case", "--plan", "--device",
-                                       "--shard", "--shards", "--junit"};
+                                       "--shard", "--shards", "--job-cost", "--junit"};
   *a = (verify_args){.arm = TCMMA_ARM_NONE, .plan_shards = 1};
   for (int i = 1; i < argc; i++) {
     bool value = false;
@@ -184,7 +187,7 @@ static int parse(int argc, char **argv, verify_args *a) {
     else
       return cli_usage("verify", "unknown option '%s': expected --executor, --arm, --case, "
                        "--subset, --list, --json, --shard, --junit, --tap, --plan, --device, "
-                       "--shards or --ci-matrix", argv[i]);
+                       "--shards, --job-cost or --ci-matrix", argv[i]);
   }
   return -1;
 }
@@ -201,9 +204,12 @@ static int check_combination(const verify_args *a) {
     for (size_t i = 0; i < a->devices.n; i++) listed |= a->devices.cc[i] == a->device;
     if (!listed) return cli_usage("verify", "--device %d is not in --plan %s", a->device, a->plan);
   }
-  if ((a->ci_matrix || a->plan_shards != 1) && !printing)
-    return cli_usage("verify", "%s goes with --plan DEVICES and no --device: it shapes the printed "
-                     "plan", a->ci_matrix ? "--ci-matrix" : "--shards");
+  if ((a->ci_matrix || a->plan_shards != 1 || a->job_cost) && !printing)
+    return cli_usage("verify", "%s goes with --plan DEVICES and no --device: it shapes the "
+                     "printed plan",
+                     a->ci_matrix ? "--ci-matrix" : a->job_cost ? "--job-cost" : "--shards");
+  if (a->job_cost && a->plan_shards != 1)
+    return cli_usage("verify", "--shards and --job-cost both say how many jobs: give one");
   if (printing &&
       (a->have_arm || a->text || a->subset || a->list || a->shards || a->junit || a->tap))
     return cli_usage("verify", "--plan without --device prints the plan; --arm, --case, --subset, "

@@ -17,6 +17,7 @@ typedef struct {
   int shard, shards;     /* --shard I/N: I-1 and N; shards 0: no --shard */
   const char *shard_text;
   long plan_shards;      /* --shards N: shards per device of the printed plan (1) */
+  long job_cost;         /* --job-cost C: instead, each device's cost / C shards; 0: none */
   const char *junit;     /* --junit FILE; NULL: none */
 } verify_args;
 

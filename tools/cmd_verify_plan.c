@@ -90,7 +90,9 @@ static bool plan_build(const verify_devices *d, plan_data *p) {
   return true;
 }
 
-static device_share share_of(const plan_data *p, size_t dev, long shards) {
+/* Device dev's share; its jobs: --shards, or its cost over --job-cost
+ * rounded up; never more than its cases or VERIFY_SHARDS_MAX. */
+static device_share share_of(const verify_args *a, const plan_data *p, size_t dev) {
   device_share s = {0};
   for (size_t i = 0; i < p->n; i++) {
     if (!(p->mask[i] >> dev & 1u)) continue;
@@ -100,6 +102,8 @@ static device_share share_of(const plan_data *p, size_t dev, long shards) {
     else if (it->kind == VERIFY_ITEM_ARM) s.arm_cases++;
     else s.gemm_cases++;
   }
+  long long shards = a->job_cost ? (s.cost + a->job_cost - 1) / a->job_cost : a->plan_shards;
+  if (shards > VERIFY_SHARDS_MAX) shards = VERIFY_SHARDS_MAX;
   s.shards = s.cases < shards ? s.cases : (int)shards;
   return s;
 }
@@ -144,7 +148,7 @@ static void print_jobs(const verify_args *a, const plan_data *p, FILE *f) {
   long long cost[VERIFY_SHARDS_MAX];
   int cases[VERIFY_SHARDS_MAX];
   for (size_t d = 0; d < a->devices.n; d++) {
-    device_share s = share_of(p, d, a->plan_shards);
+    device_share s = share_of(a, p, d);
     if (!s.cases) continue;
     shard_costs(p, d, s.shards, cost, cases);
     for (int k = 0; k < s.shards; k++) {
@@ -232,7 +236,7 @@ static void json_devices(json_writer *w, const verify_args *a, const plan_data *
   long long cost[VERIFY_SHARDS_MAX];
   int cases[VERIFY_SHARDS_MAX];
   for (size_t d = 0; d < a->devices.n; d++) {
-    device_share s = share_of(p, d, a->plan_shards);
+    device_share s = share_of(a, p, d);
     json_begin_object(w);
     json_key(w, "device"), json_int(w, a->devices.cc[d]);
     json_key(w, "cases"), json_int(w, s.cases);
@@ -293,7 +297,7 @@ static void text_devices(const verify_args *a, const plan_data *p) {
   table_row(&t, (const char *const[]){"DEVICE", "CASES", "ARM", "GEMM", "PLANNING", "COST",
                                       "JOBS"});
   for (size_t d = 0; d < a->devices.n; d++) {
-    device_share s = share_of(p, d, a->plan_shards);
+    device_share s = share_of(a, p, d);
     char c[7][24];
     snprintf(c[0], 24, "%d", a->devices.cc[d]), snprintf(c[1], 24, "%d", s.cases);
     snprintf(c[2], 24, "%d", s.arm_cases), snprintf(c[3], 24, "%d", s.gemm_cases);
