@@ -48,8 +48,9 @@ static const char help[] =
     "             matrix.include, GitLab parallel:matrix)\n"
     "--device CC  with --plan: run the cases the plan gives device CC\n"
     "A skipped case is never counted as passed.\n\n"
-    "Exit status: 0 when every selected case passed; 1 when a case failed; 2 on a usage\n"
-    "error, including a selection of no case; 4 when none failed but some were skipped\n"
+    "Exit status: 0 when every selected case passed; 1 when a case failed (or the --junit\n"
+    "file could not be written); 2 on a usage error, including a selection of no case;\n"
+    "4 when none failed but some were skipped\n"
     "(an executor could not run them here: no C compiler, no GPU, a device below the\n"
     "arm's floor; the skip reasons say which).\n";
 
