@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """Derives tables/ptx_features.def rows from ptxas (docs/ptx.md, "Deriving rows").
 
-Reads candidate probes, one per line ("ROW_ID instruction;", '#' comments),
+Reads candidate probes, one per line ("ROW_ID instruction;", '#' comments;
+or tests/data/ptx_probes.def's TCMMA_PTX_PROBE lines),
 and asks the toolkit's ptxas, as tests/test_ptx_probe.c later proves:
   * which of its targets accept the probe at its highest PTX ISA version
     (one module per target, every probe in its own kernel: ptxas reports
@@ -14,6 +15,8 @@ suffix rule, PTX version) and the probe line for tests/data/ptx_probes.def.
 It also prints each target's first PTX ISA version (tables/ptx_targets.def).
 
 usage: tools/ptx-feature-scan.py CANDIDATES [--ptxas PATH] [--targets-only]
+       (tools/ptx-candidates.txt holds the candidates the 2026-12-02 rows
+       were derived from)
 """
 import os
 import re
@@ -134,7 +137,10 @@ def main(argv):
     probes = []
     for line in open(argv[1]):
         line = line.strip()
-        if line and not line.startswith("#"):
+        probe = re.match(r'TCMMA_PTX_PROBE\((\w+), "(.*)"\)$', line)
+        if probe:  # tests/data/ptx_probes.def itself: re-derive every row
+            probes.append((probe.group(1), probe.group(2)))
+        elif line and not line.startswith(("#", "/*", " *", "*/")):
             row, text = line.split(None, 1)
             probes.append((row, text))
     with ThreadPoolExecutor(8) as pool:
