@@ -101,14 +101,33 @@ def module(version, target, probes):
         at[len(lines) + 1] = i
         lines.append(text)
         lines.append("ret; }")
+    # not an instruction: ptxas must report it, which shows it read the
+    # module to its end (a syntax error can stop it early, and every probe
+    # after it would then look accepted)
+    lines.append(".visible .entry sentinel() {")
+    at[len(lines) + 1] = SENTINEL
+    lines.append("tcmma_probe_sentinel;")
+    lines.append("ret; }")
     return "\n".join(lines) + "\n", at
 
 
+SENTINEL = -1
+
+
+class StoppedEarly(Exception):
+    pass
+
+
 def rejected(log, at):
+    """The probes ptxas reports errors for; StoppedEarly when it did not
+    reach the sentinel."""
     bad = set()
     for m in re.finditer(r"line (\d+); error", log):
         if int(m.group(1)) in at:
             bad.add(at[int(m.group(1))])
+    if SENTINEL not in bad:
+        raise StoppedEarly(log[:400])
+    bad.discard(SENTINEL)
     return bad
 
 
@@ -173,4 +192,8 @@ def main(argv):
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    try:
+        sys.exit(main(sys.argv))
+    except StoppedEarly as e:
+        sys.exit("ptx-feature-scan: ptxas stopped before the end of a module (a probe it "
+                 "cannot parse?); its log:\n%s" % e)
