@@ -865,10 +865,73 @@ static void targets_ptxas_lacks(void **state) {
   tcmma_ptx_info_free(&info);
 }
 
+/* The checks of one module's text: check_target's status, and its message
+ * must hold want (NULL: no message asked). */
+static void target_check_is(const char *text, tcmma_status st, const char *want) {
+  tcmma_ptx_info info;
+  tcmma_error err;
+  assert_int_equal(tcmma_ptx_parse(text, strlen(text), &info, &err), TCMMA_OK);
+  tcmma_status got = tcmma_ptx_check_target(&info, &err);
+  if (got != st) fail_msg("%s: status %d, expected %d (%s)", text, got, st, err.message);
+  if (want && !strstr(err.message, want)) fail_msg("%s: '%s' lacks '%s'", text, err.message, want);
+  tcmma_ptx_info_free(&info);
+}
+
+/* A .version below the first one that can write the module's .target is
+ * reported (tables/ptx_targets.def, proven by test_ptx_probe), and an
+ * instruction on a target needs the later of its own version and the
+ * target's. */
+static void version_per_target(void **state) {
+  (void)state;
+  target_check_is(".version 7.0\n.target sm_90\n", TCMMA_FLOOR,
+                  ".version 7.0 cannot write .target sm_90: that target needs PTX ISA 7.8");
+  target_check_is(".version 7.8\n.target sm_90a\n", TCMMA_FLOOR, "needs PTX ISA 8.0");
+  target_check_is(".version 8.6\n.target sm_100f\n", TCMMA_FLOOR, "needs PTX ISA 8.8");
+  target_check_is(".version 7.8\n.target sm_90\n", TCMMA_OK, NULL);
+  /* bf16 addition: sm_90 at 7.8, which sm_90 needs anyway */
+  target_check_is(".version 7.8\n.target sm_90\n.entry k() { add.rn.bf16 %h0, %h1, %h2; }\n",
+                  TCMMA_OK, NULL);
+  target_check_is(".version 7.8\n.target sm_80\n.entry k() { add.rn.bf16 %h0, %h1, %h2; }\n",
+                  TCMMA_FLOOR, "it needs sm_90");
+  /* the relaxed cluster barrier needs 8.0 on sm_90, above sm_90's 7.8 */
+  target_check_is(".version 7.8\n.target sm_90\n.entry k() { barrier.cluster.arrive.relaxed; }\n",
+                  TCMMA_FLOOR, "it needs PTX ISA 8.0");
+  target_check_is(".version 7.0\n.target sm_80\n.entry k() { redux.sync.add.u32 %r0, %r1, -1; }\n",
+                  TCMMA_OK, NULL);
+  target_check_is(".version 7.0\n.target sm_75\n.entry k() { redux.sync.add.u32 %r0, %r1, -1; }\n",
+                  TCMMA_FLOOR, "it needs sm_80");
+  assert_int_equal(tcmma_ptx_target_ptx(TCMMA_PTXAS_SM_MIN, 0), 63);
+  assert_int_equal(tcmma_ptx_target_ptx(70, 0), 0);
+  assert_int_equal(tcmma_ptx_target_ptx(90, 'x'), 0);
+}
+
+/* tcmma ptx --check below the toolkit's oldest target says ptxas has no such
+ * target, in text and JSON, and exits 1; the module loads at the oldest. */
+static void cli_check_target_ptxas_lacks(void **state) {
+  (void)state;
+  const char *text = ".version 6.3\n.target sm_75\n.address_size 64\n.entry k() { ret; }\n";
+  cli_result r = run_cli((const char *const[]){"ptx", "-", "--check", "sm_70", NULL}, text);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.out, "check sm_70    does not load: sm_70: the CUDA 13 toolkit's ptxas "
+                                "has no such target"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", "-", "--check", "sm_72", "--json", NULL}, text);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.out, "\"ok\": false"));
+  assert_non_null(strstr(r.out, "has no such target"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", "-", "--check", "sm_75", NULL}, text);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "check sm_75    loads"));
+  cli_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(awkward_fixture),
       cmocka_unit_test(targets_ptxas_lacks),
+      cmocka_unit_test(version_per_target),
+      cmocka_unit_test(cli_check_target_ptxas_lacks),
       cmocka_unit_test(comments_inside_lines),
       cmocka_unit_test(block_comment_ends_line_directive),
       cmocka_unit_test(strings_and_line_directives),

@@ -235,6 +235,25 @@ static void compute_of(const char *target, char *arch, size_t cap) {
   snprintf(arch, cap, "compute_%s", target + 3);
 }
 
+/* Whether the module's required target is exact: the lowest ptxas target
+ * its instructions fit (lowest, "" for none), as ptxas answered for the
+ * module retargeted, is the required one (sm_N for a plain requirement,
+ * sm_Na for an a or a|f one, no target for none; a floor below ptxas's
+ * oldest target reads as that target). */
+static bool required_is_exact(const tcmma_ptx_info *info, const char *lowest, const char *oldest) {
+  char want[32];
+  if (info->no_target) snprintf(want, sizeof want, "%s", "");
+  else if (info->required_sm < TCMMA_PTXAS_SM_MIN) snprintf(want, sizeof want, "%s", oldest);
+  else snprintf(want, sizeof want, "sm_%d%s", info->required_sm,
+                info->required_suffix == TCMMA_PTX_SUFFIX_ANY ? "" : "a");
+  if (strcmp(want, lowest) == 0) return true;
+  char req[48];
+  tcmma_ptx_required_text(info, req, sizeof req);
+  print_message("required target %s (by %s), but the lowest target ptxas assembles it for is %s\n",
+                req, info->required_by ? info->required_by : "-", *lowest ? lowest : "none");
+  return false;
+}
+
 static void targets_agree_with_ptxas(void **state) {
   (void)state;
   if (!ptxas_path()) {
@@ -248,7 +267,7 @@ static void targets_agree_with_ptxas(void **state) {
   for (size_t t = 0; t < nt; t++) compute_of(targets[t], archs[t], sizeof archs[t]);
   int version = ptxas_top_version();
   assert_true(version > 0);
-  size_t nj = n_mods * nt * 2, agree_on = 0, agree_held = 0, agree_ok = 0, bad = 0;
+  size_t nj = n_mods * nt * 2, agree_on = 0, agree_held = 0, agree_ok = 0, exact = 0, bad = 0;
   ptxas_job *jobs = calloc(nj, sizeof *jobs);
   char **texts = calloc(nj, sizeof *texts);
   for (size_t k = 0, j = 0; k < n_mods; k++)
@@ -260,7 +279,9 @@ static void targets_agree_with_ptxas(void **state) {
   ptxas_run(jobs, nj);
   for (size_t k = 0, j = 0; k < n_mods; k++) {
     bool loads_somewhere = false;
+    const char *lowest = "";
     for (size_t t = 0; t < nt; t++, j += 2) {
+      if (!*lowest && jobs[j + 1].rc == 0) lowest = targets[t];
       int sm;
       char suffix;
       assert_int_equal(tcmma_ptx_target_parse(targets[t], &sm, &suffix, NULL), TCMMA_OK);
@@ -282,6 +303,8 @@ static void targets_agree_with_ptxas(void **state) {
       tcmma_ptx_info_free(&re);
       free(texts[j + 1]);
     }
+    if (required_is_exact(&mods[k].info, lowest, targets[0])) exact++;
+    else print_message("  in %s\n", mods[k].name), bad++;
     tcmma_error why;
     bool ours_ok = tcmma_ptx_check_target(&mods[k].info, &why) == TCMMA_OK;
     if (ours_ok == loads_somewhere) agree_ok++;
@@ -289,8 +312,9 @@ static void targets_agree_with_ptxas(void **state) {
                        loads_somewhere ? "some" : "no"), bad++;
   }
   print_message("ptx corpus: target_ok agrees with ptxas on %zu of %zu modules; check_on on %zu of "
-                "%zu (module, target) pairs; retargeted, %zu of %zu\n",
-                agree_ok, n_mods, agree_on, n_mods * nt, agree_held, n_mods * nt);
+                "%zu (module, target) pairs; retargeted, %zu of %zu; the required target is "
+                "exact on %zu of %zu modules\n",
+                agree_ok, n_mods, agree_on, n_mods * nt, agree_held, n_mods * nt, exact, n_mods);
   ptxas_jobs_free(jobs, nj);
   free(jobs), free(texts);
   if (bad) fail_msg("%zu disagreements with ptxas (listed above)", bad);

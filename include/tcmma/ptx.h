@@ -152,9 +152,15 @@ void tcmma_ptx_feature_text(const tcmma_ptx_feature *f, char *buf, size_t size);
  * family target below sm_100, which does not exist). */
 tcmma_status tcmma_ptx_target_parse(const char *text, int *sm, char *suffix, tcmma_error *err);
 
+/* The first PTX ISA version (major*10+minor: 78 for 7.8) that can write
+ * .target sm_<sm><suffix> (suffix 0, 'a' or 'f'), from tables/ptx_targets.def;
+ * 0 for a target the toolkit's ptxas does not have. */
+int tcmma_ptx_target_ptx(int sm, char suffix);
+
 /* Checks the module's own .target and .version against every instruction of
- * its census: TCMMA_OK when they hold it; TCMMA_FLOOR naming the target, the
- * opcode and what it needs otherwise. */
+ * its census, and the .version against the .target's first version
+ * (tcmma_ptx_target_ptx): TCMMA_OK when they hold it; TCMMA_FLOOR naming the
+ * target or version, the opcode and what it needs otherwise. */
 tcmma_status tcmma_ptx_check_target(const tcmma_ptx_info *info, tcmma_error *err);
 
 /* The oldest GPU target the CUDA 13 toolkit's ptxas assembles for: below it

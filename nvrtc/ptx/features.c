@@ -37,6 +37,8 @@ static size_t part_len(const char *s) {
   return dot ? (size_t)(dot - s) : strlen(s);
 }
 
+static bool has_parts_at(const char *p, const char *token, size_t n);
+
 /* Whether part (n bytes) is one whole '.'-separated part of parts. */
 static bool has_part(const char *parts, const char *part, size_t n) {
   for (const char *p = parts; *p;) {
@@ -48,8 +50,35 @@ static bool has_part(const char *parts, const char *part, size_t n) {
   return false;
 }
 
+/* Whether the parts of token (n bytes; '+' joins parts that must follow
+ * each other: "f32+bf16", cvt's destination then source type) occur in
+ * parts one after the other. */
+static bool has_parts(const char *parts, const char *token, size_t n) {
+  const char *plus = memchr(token, '+', n);
+  if (!plus) return has_part(parts, token, n);
+  size_t head = (size_t)(plus - token);
+  for (const char *p = parts; *p;) {
+    size_t len = part_len(p);
+    if (len == head && strncmp(p, token, head) == 0 && p[len] &&
+        has_parts_at(p + len + 1, plus + 1, n - head - 1))
+      return true;
+    if (!p[len]) break;
+    p += len + 1;
+  }
+  return false;
+}
+
+/* Whether the parts of token ('+'-joined) are the leading parts of p. */
+static bool has_parts_at(const char *p, const char *token, size_t n) {
+  const char *plus = memchr(token, '+', n);
+  size_t head = plus ? (size_t)(plus - token) : n, len = part_len(p);
+  if (len != head || strncmp(p, token, head) != 0) return false;
+  return !plus || (p[len] && has_parts_at(p + len + 1, plus + 1, n - head - 1));
+}
+
 /* Whether row f matches opcode, whose first part is `first` bytes long (the
- * callers scan every row for one opcode: the first byte turns most away). */
+ * callers scan every row for one opcode: the first byte turns most away).
+ * A token written "!rn" matches when the part is absent. */
 static bool matches(const tcmma_ptx_feature *f, const char *opcode, size_t first) {
   const char *t = f->tokens;
   if (t[0] != opcode[0] || strncmp(t, opcode, first) != 0 || (t[first] != '.' && t[first]))
@@ -57,8 +86,10 @@ static bool matches(const tcmma_ptx_feature *f, const char *opcode, size_t first
   const char *rest = opcode[first] ? opcode + first + 1 : "";
   for (t += first; *t;) {
     t++; /* the '.' before the token */
+    bool absent = *t == '!';
+    t += absent;
     size_t n = part_len(t);
-    if (!has_part(rest, t, n)) return false;
+    if (has_parts(rest, t, n) == absent) return false;
     t += n;
   }
   return true;
@@ -68,19 +99,19 @@ static bool matches(const tcmma_ptx_feature *f, const char *opcode, size_t first
  * a group (so the first of equally strict rows still wins): an opcode is
  * matched against its group only. A counting sort, built once: a fresh
  * process that checks one PTX pays for it. */
-static unsigned char by_byte[TCMMA_PTX_FEATURE_COUNT];
-static unsigned char group_start[257];
+static unsigned short by_byte[TCMMA_PTX_FEATURE_COUNT];
+static unsigned short group_start[257];
 static pthread_once_t index_once = PTHREAD_ONCE_INIT;
-_Static_assert(TCMMA_PTX_FEATURE_COUNT <= 255, "row indices fit in a byte");
+_Static_assert(TCMMA_PTX_FEATURE_COUNT <= 65535, "row indices fit in an unsigned short");
 
 static void build_index(void) {
-  unsigned char count[256] = {0};
+  unsigned short count[256] = {0};
   for (size_t i = 0; i < TCMMA_PTX_FEATURE_COUNT; i++) count[(unsigned char)features[i].tokens[0]]++;
-  for (int c = 0; c < 256; c++) group_start[c + 1] = (unsigned char)(group_start[c] + count[c]);
-  unsigned char at[256];
+  for (int c = 0; c < 256; c++) group_start[c + 1] = (unsigned short)(group_start[c] + count[c]);
+  unsigned short at[256];
   memcpy(at, group_start, sizeof at);
   for (size_t i = 0; i < TCMMA_PTX_FEATURE_COUNT; i++)
-    by_byte[at[(unsigned char)features[i].tokens[0]]++] = (unsigned char)i;
+    by_byte[at[(unsigned char)features[i].tokens[0]]++] = (unsigned short)i;
 }
 
 /* The rows that may match opcode: the table indices by_byte[*lo..*hi). */
@@ -279,12 +310,35 @@ tcmma_status tcmma_ptx_target_parse(const char *text, int *sm, char *suffix, tcm
   return TCMMA_OK;
 }
 
+static const struct {
+  int sm;
+  char suffix;
+  int ptx;
+} targets[] = {
+#define TCMMA_PTX_TARGET(sm, suffix, maj, min) {sm, suffix, (maj) * 10 + (min)},
+#include "tables/ptx_targets.def"
+#undef TCMMA_PTX_TARGET
+};
+
+int tcmma_ptx_target_ptx(int sm, char suffix) {
+  for (size_t i = 0; i < sizeof targets / sizeof targets[0]; i++)
+    if (targets[i].sm == sm && targets[i].suffix == suffix) return targets[i].ptx;
+  return 0;
+}
+
 tcmma_status tcmma_ptx_check_target(const tcmma_ptx_info *info, tcmma_error *err) {
   if (!info || !info->target)
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_ptx_check_target: no parsed module");
   if (info->target_sm == 0)
     return tcmma_fail(err, TCMMA_INVALID, ".target '%s' is not sm_<digits>[a|f]", info->target);
   int version = info->version_major * 10 + info->version_minor;
+  int first = tcmma_ptx_target_ptx(info->target_sm, info->target_suffix);
+  if (version < first)
+    return tcmma_fail(err, TCMMA_FLOOR,
+                      ".version %d.%d cannot write .target %s: that target needs PTX ISA %d.%d "
+                      "or later",
+                      info->version_major, info->version_minor, info->target, first / 10,
+                      first % 10);
   for (size_t i = 0; i < info->census_count; i++) {
     const char *op = info->census[i].opcode;
     int sm, ptx;
