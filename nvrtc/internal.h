@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "tcmma/compile.h"
 #include "tcmma/arch.h"
+#include "tcmma/buf.h"
 #include "tcmma/ptx.h"
 #include "nvrtc/sha256.h"
 
@@ -258,5 +259,15 @@ int tcmma__ptx_slice(const char *ptx, size_t len, const char *kernel, char **out
 /* Whether ptx[0..len) defines (with a body) the .func name[0..name_len);
  * false on no memory. */
 bool tcmma__ptx_defines_func(const char *ptx, size_t len, const char *name, size_t name_len);
+
+/* The .entry kernels of ptx[0..len) (nvrtc/probe_body.c): each name goes
+ * to suspect when its body holds no instruction but ret and exit, or holds
+ * a trap or brkpt (compiled away, if a higher target keeps work in it with
+ * no trap), else to clean; space-separated (either may be NULL). The number
+ * of kernels with a body. */
+int tcmma__arch_kernels(const char *ptx, size_t len, tcmma_buf *suspect, tcmma_buf *clean);
+
+/* Whether the space-separated list holds name[0..n). */
+bool tcmma__arch_name_in(const char *list, const char *name, size_t n);
 
 #endif
