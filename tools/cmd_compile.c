@@ -14,7 +14,8 @@
 static const char help[] =
     "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--arch ARCH] [--sass]\n"
     "                     [-I DIR]... [-D NAME[=VALUE]]... [--std c++NN] [--fmad-false]\n"
-    "                     [-G] [--minimal] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
+    "                     [-G] [--minimal] [--allow-empty] [-o OUT] [--json]\n"
+    "                     [-- NVRTC-OPTION...]\n\n"
     "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
     "TCMMA_CACHE=0: memory only; tcmma cache shows it), and prints the options, the PTX\n"
@@ -43,11 +44,15 @@ static const char help[] =
     "                - writes the PTX to stdout); an OUT that already holds the output\n"
     "                keeps its bytes and gets a new mtime; an OUT that is FILE itself\n"
     "                (also through a link) is refused\n"
+    "  --allow-empty a kernel compiled away at the chosen arch (its body only ret/exit,\n"
+    "                or a trap/brkpt, while a higher arch gives it work: a header\n"
+    "                library's atom below its arch) is a loud warning, not a failure\n"
     "  --json        the same facts as JSON\n"
     "  -- ...        every later argument is an NVRTC option, passed as given\n\n"
     "Exit status: 0 compiled; 1 NVRTC or ptxas rejected it, or the PTX needs more than\n"
     "its own .target holds (an instruction the markers did not show, or an --arch below\n"
-    "it: the output is still written); 2 usage error.\n";
+    "it: the output is still written), or kernels were compiled away at the chosen arch\n"
+    "(without --allow-empty; the output is still written); 2 usage error.\n";
 
 /* FILE with its extension replaced by ext ("x.cu" -> "x.ptx"). */
 static char *default_output(const char *file, const char *ext) {
@@ -105,7 +110,7 @@ static bool write_output(const char *path, const void *data, size_t n) {
 }
 
 static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const char *required,
-                        const char *problem, const char *out_path) {
+                        const char *problem, const char *out_path, const char *away) {
   char nvrtc[32];
   snprintf(nvrtc, sizeof nvrtc, "%d.%d", p->nvrtc_major, p->nvrtc_minor);
   json_writer w;
@@ -129,6 +134,7 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_end_object(&w);
   json_key(&w, "required_target"), json_string(&w, required);
   json_key(&w, "target_problem"), json_string(&w, problem);
+  json_key(&w, "compiled_away"), json_string(&w, away && away[0] ? away : NULL);
   json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
   json_key(&w, "cache_note"), json_string(&w, p->cache_note);
   json_key(&w, "output"), json_string(&w, out_path);
@@ -184,7 +190,7 @@ static void text_report(FILE *o, const tcmma_program *p, const tcmma_ptx_info *p
             ptx->instruction_count);
 }
 
-static int report(const tcmma_program *p, const char *out_path, bool json) {
+static int report(const tcmma_program *p, const char *out_path, bool json, const char *away) {
   tcmma_ptx_info info;
   tcmma_error why;
   bool read = tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK;
@@ -195,7 +201,7 @@ static int report(const tcmma_program *p, const char *out_path, bool json) {
     if (tcmma_ptx_check_target(&info, &why) != TCMMA_OK) problem = why.message;
   }
   if (json)
-    json_report(p, read ? &info : NULL, read ? required : NULL, problem, out_path);
+    json_report(p, read ? &info : NULL, read ? required : NULL, problem, out_path, away);
   else
     text_report(strcmp(out_path, "-") == 0 ? stderr : stdout, p, read ? &info : NULL,
                 read ? required : NULL, problem, out_path);
@@ -221,7 +227,7 @@ static bool push(list *l, const char *v) {
 enum { GO_ON = -1, HELP_SHOWN = -2 };
 
 typedef struct {
-  bool json;
+  bool json, allow_empty;
   const char *file, *out_path;
   tcmma_compile_opts opts;
   list includes, defines, extra;
@@ -248,6 +254,7 @@ static int parse(int argc, char **argv, args *a) {
     else if (strcmp(argv[i], "--fmad-false") == 0) a->opts.fmad_false = true;
     else if (strcmp(argv[i], "-G") == 0) a->opts.debug = true;
     else if (strcmp(argv[i], "--minimal") == 0) a->opts.minimal = true;
+    else if (strcmp(argv[i], "--allow-empty") == 0) a->allow_empty = true;
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
           !cli_cc("compile", "--cc", v, &a->opts.cc))
@@ -277,7 +284,8 @@ static int parse(int argc, char **argv, args *a) {
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage("compile",
                        "unknown option '%s': expected --cc, --target, --arch, --sass, -I, -D, "
-                       "--std, --fmad-false, -G, --minimal, -o, --json or -- NVRTC options",
+                       "--std, --fmad-false, -G, --minimal, --allow-empty, -o, --json or -- "
+                       "NVRTC options",
                        argv[i]);
     } else if (a->file) {
       return cli_usage("compile", "extra argument '%s': expected one FILE", argv[i]);
@@ -314,7 +322,14 @@ static int compile_file(args *a) {
   tcmma_program p;
   tcmma_error err;
   tcmma_status st = tcmma_compile(source, len, &a->opts, &p, &err);
+  char away[1024] = "";
+  tcmma_error away_err;
+  tcmma_status empty = st == TCMMA_OK && p.ptx ? tcmma_check_compiled_away(
+                           source, len, &a->opts, &p, away, sizeof away, &away_err)
+                                                : TCMMA_OK;
   free(source);
+  if (empty == TCMMA_FLOOR && a->allow_empty)
+    fprintf(stderr, "tcmma compile: WARNING (--allow-empty): %s\n", away_err.message);
   const char *warning = tcmma_cache_warning();
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
   if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
@@ -347,8 +362,10 @@ static int compile_file(args *a) {
                      : write_output(out_path, p.ptx, p.ptx_len)))
     rc = cli_fail("compile", "cannot write '%s': %s", out_path, strerror(errno));
   else
-    rc = report(&p, out_path, a->json);
+    rc = report(&p, out_path, a->json, away);
   if (rc == CLI_OK && st == TCMMA_FLOOR) rc = cli_fail("compile", "%s", err.message);
+  if (rc == CLI_OK && empty == TCMMA_FLOOR && !a->allow_empty)
+    rc = cli_fail("compile", "%s (--allow-empty: write it with a warning)", away_err.message);
   free(owned);
   tcmma_program_free(&p);
   return rc;
