@@ -12,6 +12,7 @@
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
+#include "mma/abi.h"
 
 #define MAX_RUNGS (3 * TCMMA_ARCH_MAX_ARCHS)
 
@@ -159,24 +160,27 @@ static tcmma_status walk(const char *source, size_t len, const tcmma_compile_opt
   return st;
 }
 
+/* The caller's options as this library's whole struct (NULL: defaults). */
+static tcmma_status take_opts(tcmma_compile_opts *o, const tcmma_compile_opts *opts,
+                              tcmma_error *err) {
+  *o = tcmma_compile_opts_default();
+  return opts ? tcmma__abi_take(o, opts, sizeof *o, o, "tcmma_compile_opts",
+                                "tcmma_compile_opts_default() or TCMMA_COMPILE_OPTS_INIT", err)
+              : TCMMA_OK;
+}
+
 tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compile_opts *opts,
                                tcmma_probe *out, tcmma_error *err) {
   if (!out || out->size == 0 || out->size > sizeof *out)
     return tcmma_fail(err, TCMMA_INVALID, "probe: out must be started with tcmma_probe_init()");
   if (!source) return tcmma_fail(err, TCMMA_INVALID, "probe: NULL source");
-  tcmma_compile_opts o = tcmma_compile_opts_default();
-  if (opts) { /* the caller's fields it covers (an older, smaller struct: defaults for the rest) */
-    if (opts->size == 0)
-      return tcmma_fail(err, TCMMA_INVALID, "probe: compile options of size 0: start them with "
-                                            "tcmma_compile_opts_default()");
-    memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o);
-    o.size = sizeof o;
-  }
+  tcmma_compile_opts o;
+  tcmma_status st = take_opts(&o, opts, err);
+  if (st != TCMMA_OK) return st;
   size_t size = out->size;
   tcmma_probe r = tcmma_probe_init();
   tcmma_arch_support s;
-  tcmma_status st = tcmma_nvrtc_support(&s, err);
-  if (st != TCMMA_OK) return st;
+  if ((st = tcmma_nvrtc_support(&s, err)) != TCMMA_OK) return st;
   tcmma_arch_options markers;
   tcmma_error why;
   if (tcmma_gpu_arch_options(source, len, 0, TCMMA_TARGET_FLOOR, &markers, &why) == TCMMA_OK) {
@@ -192,6 +196,25 @@ tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compi
   return TCMMA_OK;
 }
 
+/* The first rung above sm_<sm><suffix> that gives a kernel of suspects
+ * work and no trap (its option into keeper), or -1. */
+static long keeper_above(const char *source, size_t len, const tcmma_compile_opts *opts, int sm,
+                         char suffix, const char *suspects, char *keeper, size_t cap,
+                         tcmma_status *st, tcmma_error *err) {
+  tcmma_arch_support s;
+  rung rungs[MAX_RUNGS];
+  tcmma_compile_opts o;
+  if ((*st = tcmma_nvrtc_support(&s, err)) != TCMMA_OK) return -1;
+  if ((*st = take_opts(&o, opts, err)) != TCMMA_OK) return -1;
+  size_t n = ladder(&s, rungs), at = 0;
+  while (at < n && !(rungs[at].arch == sm && rungs[at].suffix == suffix)) at++;
+  int ran = 0, hits = 0;
+  long up = at < n ? climb(source, len, &o, rungs, n, at, suspects, &ran, &hits, st) : -1;
+  if (*st != TCMMA_OK) tcmma_fail(err, *st, "compiled-away check: a compile could not run");
+  else if (up >= 0) rung_option(keeper, cap, rungs[up]);
+  return up;
+}
+
 tcmma_status tcmma_check_compiled_away(const char *source, size_t len,
                                        const tcmma_compile_opts *opts, const tcmma_program *p,
                                        char *names, size_t cap, tcmma_error *err) {
@@ -200,32 +223,23 @@ tcmma_status tcmma_check_compiled_away(const char *source, size_t len,
   char suffix;
   if (!p || !p->ptx || tcmma_ptx_target_parse(p->target_arch, &sm, &suffix, NULL) != TCMMA_OK)
     return tcmma_fail(err, TCMMA_INVALID, "compiled-away check: the program has no PTX .target");
-  tcmma_buf idle = {0};
-  tcmma__arch_kernels(p->ptx, p->ptx_len, &idle, NULL);
-  if (idle.failed) return tcmma_buf_free(&idle), tcmma_fail(err, TCMMA_NO_MEMORY, "no memory");
-  tcmma_status st = TCMMA_OK;
-  if (idle.len) {
-    tcmma_arch_support s;
-    rung rungs[MAX_RUNGS];
-    size_t n = 0, at = 0;
-    if ((st = tcmma_nvrtc_support(&s, err)) == TCMMA_OK) n = ladder(&s, rungs);
-    while (at < n && !(rungs[at].arch == sm && rungs[at].suffix == suffix)) at++;
-    tcmma_compile_opts o = tcmma_compile_opts_default();
-    if (opts) memcpy(&o, opts, opts->size < sizeof o ? opts->size : sizeof o), o.size = sizeof o;
-    int ran = 0, hits = 0;
-    long up = at < n ? climb(source, len, &o, rungs, n, at, tcmma_buf_str(&idle), &ran, &hits, &st) : -1;
-    if (st == TCMMA_OK && up >= 0) {
-      char keeper[64];
-      rung_option(keeper, sizeof keeper, rungs[up]);
-      if (names && cap) snprintf(names, cap, "%s", tcmma_buf_str(&idle));
-      st = tcmma_fail(err, TCMMA_FLOOR,
-                      "kernels compiled away at %s (bodies of ret/exit only, or a trap/brkpt): %s; %s "
-                      "keeps their work (tcmma options --probe finds the lowest target that does)",
-                      p->target_arch, tcmma_buf_str(&idle), keeper);
-    } else if (st != TCMMA_OK) {
-      st = tcmma_fail(err, st, "compiled-away check: a compile could not run");
-    }
+  tcmma_buf suspects = {0};
+  tcmma__arch_kernels(p->ptx, p->ptx_len, &suspects, NULL);
+  if (suspects.failed) {
+    tcmma_buf_free(&suspects);
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the kernels' names");
   }
-  tcmma_buf_free(&idle);
+  tcmma_status st = TCMMA_OK;
+  char keeper[64];
+  if (suspects.len &&
+      keeper_above(source, len, opts, sm, suffix, tcmma_buf_str(&suspects), keeper,
+                   sizeof keeper, &st, err) >= 0) {
+    if (names && cap) snprintf(names, cap, "%s", tcmma_buf_str(&suspects));
+    st = tcmma_fail(err, TCMMA_FLOOR,
+                    "kernels compiled away at %s (bodies of ret/exit only, or a trap/brkpt): %s; "
+                    "%s keeps their work (tcmma options --probe finds the lowest target that does)",
+                    p->target_arch, tcmma_buf_str(&suspects), keeper);
+  }
+  tcmma_buf_free(&suspects);
   return st;
 }
