@@ -270,4 +270,25 @@ int tcmma__arch_kernels(const char *ptx, size_t len, tcmma_buf *suspect, tcmma_b
 /* Whether the space-separated list holds name[0..n). */
 bool tcmma__arch_name_in(const char *list, const char *name, size_t n);
 
+/* The nvcc to run (nvrtc/nvcc.c): given when non-empty, else $TCMMA_NVCC
+ * when set, else the first executable of $CUDA_HOME/bin/nvcc, the build's
+ * CUDA_HOME and /usr/local/cuda; false with the paths tried in looked
+ * (NULL allowed). */
+bool tcmma__nvcc_path(const char *given, char *buf, size_t cap, char *looked, size_t looked_cap);
+
+/* TCMMA_UNAVAILABLE naming the paths tried for nvcc. */
+tcmma_status tcmma__nvcc_missing(const char *given, tcmma_error *err);
+
+/* What names this nvcc in a cache key (its real path, size and mtime);
+ * false when there is none. */
+bool tcmma__nvcc_identity(const char *given, char *buf, size_t cap);
+
+/* tcmma__nvrtc_compile_raw's contract, with nvcc (given as for
+ * tcmma__nvcc_path): the source written into a private directory, its own
+ * directory (from name) searched first. */
+tcmma_status tcmma__nvcc_compile_raw(const char *given, const char *source, size_t len,
+                                     const char *name,
+                                     const char *const *options, size_t n_options, bool cubin,
+                                     tcmma_program *out, bool *rejected, tcmma_error *err);
+
 #endif

@@ -5,6 +5,7 @@
  * .target (tcmma_ptx_check_target) and no kernel is compiled away: its
  * body idle (ret/exit) or trapping (trap/brkpt) while a higher passing rung
  * gives it work and no trap. */
+#include <limits.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -169,6 +170,17 @@ static tcmma_status take_opts(tcmma_compile_opts *o, const tcmma_compile_opts *o
               : TCMMA_OK;
 }
 
+/* Whether NVRTC refuses the source at r for host code or an nvcc-only
+ * option (its error ends with a hint of tables/nvrtc_hints.def): then no
+ * rung of NVRTC's ladder can pass, and nvcc climbs it instead. */
+static bool host_code(const char *source, size_t len, const tcmma_compile_opts *o, rung r) {
+  outcome first;
+  bool host = try_rung(source, len, o, r, &first) == TCMMA_OK && first.st == TCMMA_COMPILE &&
+              strstr(first.message, ". Hint: ") != NULL;
+  outcome_free(&first);
+  return host;
+}
+
 tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compile_opts *opts,
                                tcmma_probe *out, tcmma_error *err) {
   if (!out || out->size == 0 || out->size > sizeof *out)
@@ -189,7 +201,21 @@ tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compi
   }
   rung rungs[MAX_RUNGS];
   size_t n = ladder(&s, rungs);
+  char nvcc[PATH_MAX + 64];
+  bool have_nvcc = !o.nvcc && tcmma__nvcc_identity(NULL, nvcc, sizeof nvcc);
+  if (have_nvcc && n && host_code(source, len, &o, rungs[0])) o.nvcc = "";
   st = walk(source, len, &o, rungs, n, &r);
+  if (st == TCMMA_OK && !r.arch && have_nvcc && !o.nvcc) {
+    /* NVRTC took no rung (host code, host headers): the whole program with nvcc */
+    tcmma_probe again = tcmma_probe_init();
+    again.marker_floor = r.marker_floor;
+    memcpy(again.marker_option, r.marker_option, sizeof again.marker_option);
+    o.nvcc = "";
+    st = walk(source, len, &o, rungs, n, &again);
+    again.rungs += r.rungs, again.cache_hits += r.cache_hits;
+    r = again;
+  }
+  r.compiler = o.nvcc ? "nvcc" : "nvrtc";
   if (st != TCMMA_OK) return tcmma_fail(err, st, "probe: a compile could not run: %s", tcmma_status_name(st));
   memcpy(out, &r, size);
   out->size = size;

@@ -32,14 +32,16 @@ static const char help[] =
     "                where no kernel is compiled away (a body of ret/exit only, or one\n"
     "                that traps, while a higher target gives it work and no trap).\n"
     "                Prints the marker floor, the proven floor and the evidence (the\n"
-    "                error one step below, or the kernels compiled away there)\n"
+    "                error one step below, or the kernels compiled away there). When\n"
+    "                NVRTC refuses host code or headers (or takes no target), the ladder runs\n"
+    "                again with the toolkit's nvcc (tcmma compile --nvcc)\n"
     "  -I DIR, -D NAME[=V]  with --probe: include directories and defines of the compiles\n"
     "  --json        {\"options\": [...], \"floor\": N|null, \"set_by\": MARKER|null,\n"
     "                \"markers\": [{\"text\", \"kind\", \"line\", \"floor\", \"needs\",\n"
     "                \"compiled_away\"}], \"note\": ..., \"cc\": N|null, \"cc_from_driver\": BOOL,\n"
     "                with --probe \"probe\": {\"marker_floor\", \"marker_option\", \"proven_option\",\n"
     "                \"below\", \"below_status\", \"below_empty\", \"evidence\", \"rungs\",\n"
-    "                \"cache_hits\"}}\n";
+    "                \"cache_hits\", \"compiler\"}}\n";
 
 static const char *kind_name(tcmma_hit_kind k) {
   switch (k) {
@@ -90,6 +92,7 @@ static void json_probe(json_writer *w, const tcmma_probe *p) {
   json_key(w, "evidence"), json_string(w, p->evidence[0] ? p->evidence : NULL);
   json_key(w, "rungs"), json_int(w, p->rungs);
   json_key(w, "cache_hits"), json_int(w, p->cache_hits);
+  json_key(w, "compiler"), json_string(w, p->compiler);
   json_end_object(w);
 }
 
@@ -133,9 +136,11 @@ static void print_json(const tcmma_arch_options *o, const tcmma_probe *probe) {
 }
 
 static void text_probe(const tcmma_probe *p) {
-  printf("probe:   marker floor %s; proven floor %s (%d compiles, %d from the cache)\n",
+  printf("probe:   marker floor %s; proven floor %s (%d compiles%s, %d from the cache)\n",
          p->marker_option[0] ? p->marker_option : "none",
-         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs, p->cache_hits);
+         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs,
+         strcmp(p->compiler, "nvcc") == 0 ? "; NVRTC refused its host code, so nvcc compiled the whole program" : "",
+         p->cache_hits);
   if (p->below[0])
     printf("         %s fails: %s\n", p->below, p->evidence);
   else if (p->evidence[0])

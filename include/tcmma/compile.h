@@ -106,6 +106,11 @@ typedef struct {
                             * launches from device code and the runtime's types, and so
                             * compiles a small program faster; for sources that use none
                             * of them (tcmma's kernels) */
+  const char *nvcc;        /* non-NULL: compile with nvcc instead of NVRTC (whole programs: host
+                            * code, host headers, nvcc-only options in extra), through the same
+                            * cache; "" finds the toolkit's ($TCMMA_NVCC, else
+                            * $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc), else the path of
+                            * the nvcc to run. TCMMA_UNAVAILABLE when there is none. NULL: NVRTC */
 } tcmma_compile_opts;
 
 /* An initializer (C): the size, then designated fields, e.g.
@@ -159,6 +164,8 @@ typedef struct {
                             * rung that keeps their work */
   int rungs;               /* compiles the ladder ran */
   int cache_hits;          /* of them, answered by the cache */
+  const char *compiler;    /* "nvrtc", or "nvcc" when the ladder ran with nvcc: NVRTC refused
+                            * the source for host code and nvcc is present, or opts asked */
 } tcmma_probe;
 
 /* A tcmma_probe with its size set (inline: the caller's own sizeof). */
