@@ -65,7 +65,8 @@ static void set_option(tcmma_arch_options *out, int arch, char suffix) {
 
 /* Whether the target arch<suffix> holds hit h. */
 static bool hit_holds(const tcmma_marker_hit *h, int arch, char suffix) {
-  if (h->kind == TCMMA_HIT_PTX) return tcmma_ptx_opcode_holds(h->text, arch, suffix);
+  if (h->kind == TCMMA_HIT_PTX || h->kind == TCMMA_HIT_MACRO)
+    return tcmma_ptx_opcode_holds(h->text, arch, suffix);
   if (arch < h->floor) return false;
   switch (h->suffix) {
   case TCMMA_PTX_SUFFIX_A: return suffix == 'a';
@@ -84,7 +85,7 @@ static bool all_hold(const tcmma__arch_scan *s, int arch, char suffix) {
 /* What hit h needs, for messages: "sm_90a", "a 12.x device (a family
  * target)", "cc 80". */
 static void need_text(const tcmma_marker_hit *h, char *buf, size_t cap) {
-  if (h->kind == TCMMA_HIT_PTX) {
+  if (h->kind == TCMMA_HIT_PTX || h->kind == TCMMA_HIT_MACRO) {
     int sm, ptx;
     tcmma_ptx_suffix suffix;
     tcmma_ptx_opcode_need(h->text, &sm, &suffix, &ptx);
@@ -248,6 +249,21 @@ static tcmma_status decide(const tcmma__arch_scan *scan, int cc, tcmma_target ta
   return st;
 }
 
+/* The scan's hits into out->markers, in source order: when they do not
+ * all fit, the unknown instructions give way to the markers that decide. */
+static void keep_markers(const tcmma__arch_scan *scan, tcmma_arch_options *out) {
+  size_t known = 0;
+  for (size_t i = 0; i < scan->count; i++) known += scan->hits[i].kind != TCMMA_HIT_UNKNOWN;
+  size_t unknown_room = known < TCMMA_ARCH_MAX_MARKERS ? TCMMA_ARCH_MAX_MARKERS - known : 0;
+  out->n_markers = 0;
+  for (size_t i = 0; i < scan->count && out->n_markers < TCMMA_ARCH_MAX_MARKERS; i++) {
+    bool unknown = scan->hits[i].kind == TCMMA_HIT_UNKNOWN;
+    if (unknown && !unknown_room) continue;
+    unknown_room -= unknown;
+    out->markers[out->n_markers++] = scan->hits[i];
+  }
+}
+
 tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_target target,
                                const tcmma_arch_support *support, tcmma_arch_options *out,
                                tcmma_error *err) {
@@ -262,8 +278,7 @@ tcmma_status tcmma_arch_decide(const char *source, size_t len, int cc, tcmma_tar
   if (tcmma__arch_scan_source(source, source ? len : 0, &scan) != TCMMA_OK)
     return tcmma_fail(err, TCMMA_NO_MEMORY, "no memory to scan a %zu-byte source", len);
   out->floor = scan.floor;
-  out->n_markers = scan.count < TCMMA_ARCH_MAX_MARKERS ? scan.count : TCMMA_ARCH_MAX_MARKERS;
-  if (out->n_markers) memcpy(out->markers, scan.hits, out->n_markers * sizeof *out->markers);
+  keep_markers(&scan, out);
   st = decide(&scan, cc, target, support, out, err);
   tcmma__arch_scan_free(&scan);
   return st;

@@ -1,5 +1,6 @@
 /* tcmma_compile: arch options, the complete option list, the cache, NVRTC,
  * and the records of the open scopes. */
+#include <limits.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -46,13 +47,14 @@ static void hash_part(tcmma__sha256_state *s, const void *data, size_t n) {
  * certain: then nothing may be cached, and note says why; 1 certain, 0
  * uncertain, -1 when the compile must not run (an include NVRTC would block
  * on: note names it). */
-static int cache_key(const tcmma_program *p, const char *source, size_t len,
+static int cache_key(const tcmma_program *p, const char *source, size_t len, const char *nvcc,
                      unsigned char key[32], char *note, size_t note_cap) {
   tcmma__sha256_state s;
   const char *nvrtc = tcmma__nvrtc_identity();
   tcmma__sha256_init(&s);
   hash_part(&s, "tcmma " TCMMA_VERSION, strlen("tcmma " TCMMA_VERSION));
   hash_part(&s, nvrtc ? nvrtc : "", nvrtc ? strlen(nvrtc) : 0);
+  if (nvcc) hash_part(&s, nvcc, strlen(nvcc)); /* nvcc's compile is another entry */
   hash_part(&s, p->name, strlen(p->name));
   for (size_t i = 0; i < p->n_options; i++) hash_part(&s, p->options[i], strlen(p->options[i]));
   hash_part(&s, source, len);
@@ -278,8 +280,12 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
     return st;
   }
   unsigned char key[32];
-  char note[512], why[560];
-  int keyed = cache_key(out, source, len, key, note, sizeof note);
+  char note[512], why[560], nvcc[PATH_MAX + 64];
+  if (o->nvcc && !tcmma__nvcc_identity(o->nvcc, nvcc, sizeof nvcc)) {
+    tcmma_program_free(out);
+    return tcmma__nvcc_missing(o->nvcc, err);
+  }
+  int keyed = cache_key(out, source, len, o->nvcc ? nvcc : NULL, key, note, sizeof note);
   if (keyed < 0) {
     tcmma_program_free(out);
     return tcmma_fail(err, TCMMA_IO, "%s", note);
@@ -301,8 +307,11 @@ tcmma_status tcmma__compile_keeping_figures(const char *source, size_t len,
   out->log = NULL;
   bool rejected = false;
   tcmma_error raw;
-  st = tcmma__nvrtc_compile_raw(source, len, out->name, (const char *const *)out->options,
-                                out->n_options, o->sass, out, &rejected, &raw);
+  const char *const *list = (const char *const *)out->options;
+  st = o->nvcc ? tcmma__nvcc_compile_raw(o->nvcc, source, len, out->name, list, out->n_options,
+                                         o->sass, out, &rejected, &raw)
+               : tcmma__nvrtc_compile_raw(source, len, out->name, list, out->n_options, o->sass,
+                                          out, &rejected, &raw);
   /* the key holds the facts' NVRTC: store only what that very one compiled */
   cacheable = cacheable && tcmma__nvrtc_facts_current();
   if (st != TCMMA_OK) {

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include "tcmma/compile.h"
 #include "tcmma/arch.h"
+#include "tcmma/buf.h"
 #include "tcmma/ptx.h"
 #include "nvrtc/sha256.h"
 
@@ -258,5 +259,36 @@ int tcmma__ptx_slice(const char *ptx, size_t len, const char *kernel, char **out
 /* Whether ptx[0..len) defines (with a body) the .func name[0..name_len);
  * false on no memory. */
 bool tcmma__ptx_defines_func(const char *ptx, size_t len, const char *name, size_t name_len);
+
+/* The .entry kernels of ptx[0..len) (nvrtc/probe_body.c): each name goes
+ * to suspect when its body holds no instruction but ret and exit, or holds
+ * a trap or brkpt (compiled away, if a higher target keeps work in it with
+ * no trap), else to clean; space-separated (either may be NULL). The number
+ * of kernels with a body. */
+int tcmma__arch_kernels(const char *ptx, size_t len, tcmma_buf *suspect, tcmma_buf *clean);
+
+/* Whether the space-separated list holds name[0..n). */
+bool tcmma__arch_name_in(const char *list, const char *name, size_t n);
+
+/* The nvcc to run (nvrtc/nvcc.c): given when non-empty, else $TCMMA_NVCC
+ * when set, else the first executable of $CUDA_HOME/bin/nvcc, the build's
+ * CUDA_HOME and /usr/local/cuda; false with the paths tried in looked
+ * (NULL allowed). */
+bool tcmma__nvcc_path(const char *given, char *buf, size_t cap, char *looked, size_t looked_cap);
+
+/* TCMMA_UNAVAILABLE naming the paths tried for nvcc. */
+tcmma_status tcmma__nvcc_missing(const char *given, tcmma_error *err);
+
+/* What names this nvcc in a cache key (its real path, size and mtime);
+ * false when there is none. */
+bool tcmma__nvcc_identity(const char *given, char *buf, size_t cap);
+
+/* tcmma__nvrtc_compile_raw's contract, with nvcc (given as for
+ * tcmma__nvcc_path): the source written into a private directory, its own
+ * directory (from name) searched first. */
+tcmma_status tcmma__nvcc_compile_raw(const char *given, const char *source, size_t len,
+                                     const char *name,
+                                     const char *const *options, size_t n_options, bool cubin,
+                                     tcmma_program *out, bool *rejected, tcmma_error *err);
 
 #endif

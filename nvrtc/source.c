@@ -141,11 +141,17 @@ typedef struct {
   tcmma__arch_scan *out;
   bool ok;
   bool nvcuda_ns, wmma_ns; /* using namespace nvcuda / nvcuda::wmma seen */
-  /* #if groups: the guards each holds, whether it has another branch, and
-   * whether its first branch holds an #error */
+  bool macro;              /* reading a #define body: asm there is TCMMA_HIT_MACRO */
+  int braces;              /* '{' depth of the code: 0 at file scope */
+  /* #if groups: the guards each holds, whether it has another branch,
+   * whether its first branch holds an #error, the '{' depth at the #if and
+   * whether its first branch holds a template specialisation (an optional
+   * one: the primary template stands without it) */
   struct group {
     size_t first_guard;
     bool has_else, in_first, error_in_first;
+    int braces;
+    bool specialisation;
   } groups[64];
   int depth;
   struct guard {
@@ -270,7 +276,13 @@ static void asm_statements(lexer *lx, const char *text, const int *lines, size_t
       int sm;
       tcmma_ptx_suffix suffix;
       tcmma_ptx_opcode_need(opcode, &sm, &suffix, NULL);
-      if (sm > 0) lx->ok = add_hit(lx->out, TCMMA_HIT_PTX, opcode, k, sm, suffix, lines[op]);
+      /* an opcode no row matches is listed, never dropped: what it needs is
+       * not known (a row-less instruction may still need a target) */
+      if (!tcmma_ptx_feature_for(opcode))
+        lx->ok = add_hit(lx->out, TCMMA_HIT_UNKNOWN, opcode, k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
+      else if (sm > 0)
+        lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO : TCMMA_HIT_PTX, opcode, k, sm,
+                         suffix, lines[op]);
     }
     while (i < n && text[i] != ';' && text[i] != '\n' && text[i] != '{' && text[i] != '}') i++;
   }
@@ -372,6 +384,37 @@ static void fragment_args(lexer *lx) {
   }
 }
 
+/* Whether the "template" just read starts a specialisation: template <>
+ * (explicit), or template <...> struct|class|union NAME < (partial). Only
+ * looks: lx is where it was after. */
+static bool specialisation_ahead(lexer *lx) {
+  size_t save = lx->i;
+  int line = lx->line;
+  bool ok = lx->ok, yes = false;
+  skip_blanks(lx);
+  if (at(lx, 0) == '<') {
+    advance(lx, 1);
+    skip_blanks(lx);
+    if (at(lx, 0) == '>') {
+      yes = true;
+    } else {
+      for (int depth = 1; lx->i < lx->len && depth > 0; advance(lx, 1))
+        depth += at(lx, 0) == '<' ? 1 : at(lx, 0) == '>' ? -1 : 0;
+      skip_blanks(lx);
+      const char *w = lx->src + lx->i;
+      size_t k = read_name(lx);
+      if (name_is(w, k, "struct") || name_is(w, k, "class") || name_is(w, k, "union")) {
+        skip_blanks(lx);
+        read_name(lx);
+        skip_blanks(lx);
+        yes = at(lx, 0) == '<';
+      }
+    }
+  }
+  lx->i = save, lx->line = line, lx->ok = ok;
+  return yes;
+}
+
 /* A name in code: markers.def CODE rows, wmma:: in an nvcuda context,
  * fragment<...>, asm(...), using namespace. */
 static void code_name(lexer *lx, const char *name, size_t n, int line) {
@@ -379,6 +422,9 @@ static void code_name(lexer *lx, const char *name, size_t n, int line) {
     asm_statement(lx);
     return;
   }
+  if (name_is(name, n, "template") && lx->depth && specialisation_ahead(lx))
+    for (int d = 0; d < lx->depth; d++)
+      if (lx->groups[d].in_first) lx->groups[d].specialisation = true;
   if (name_is(name, n, "using")) {
     skip_blanks(lx);
     const char *w = lx->src + lx->i;
@@ -417,8 +463,11 @@ static void finish_group(lexer *lx) {
     if (gd->group_depth != lx->depth) continue;
     /* a threshold at or below the lowest real cc (__CUDA_ARCH__ >= 0 .. 100)
      * holds on every device: it raises nothing */
+    /* a '>' guard at file scope around a specialisation is optional: the
+     * primary template compiles below it, nothing is lost */
+    bool optional = g->braces == 0 && g->specialisation;
     bool raises = gd->first_branch && gd->cc > TCMMA_CC_MIN &&
-                  (gd->op == '>' ? !g->has_else : g->error_in_first);
+                  (gd->op == '>' ? !g->has_else && !optional : g->error_in_first);
     tcmma_marker_hit *h = hit(lx->out, TCMMA_HIT_GUARD, gd->text, strlen(gd->text),
                               raises ? gd->cc : 0, TCMMA_PTX_SUFFIX_ANY, gd->line);
     if (!h) lx->ok = false;
@@ -459,12 +508,15 @@ static void guards_in(lexer *lx, const char *cond, size_t n, int line, bool firs
   }
 }
 
+static void define_body(lexer *lx, size_t from, size_t to, int line);
+
 /* A preprocessor line at lx->i ('#'): its logical text, continuations
  * joined and comments left out. */
 static void directive(lexer *lx) {
   int line = lx->line;
   tcmma_buf text = {0};
   advance(lx, 1);
+  size_t from = lx->i;
   while (lx->i < lx->len && at(lx, 0) != '\n') {
     char c = at(lx, 0);
     if (c == '\\' && (at(lx, 1) == '\n' || (at(lx, 1) == '\r' && at(lx, 2) == '\n'))) {
@@ -492,7 +544,7 @@ static void directive(lexer *lx) {
   size_t n = strlen(rest);
   if (name_is(t, w, "if") || name_is(t, w, "ifdef") || name_is(t, w, "ifndef")) {
     if (lx->depth == (int)(sizeof lx->groups / sizeof lx->groups[0])) finish_group(lx);
-    lx->groups[lx->depth++] = (struct group){lx->n_guards, false, true, false};
+    lx->groups[lx->depth++] = (struct group){lx->n_guards, false, true, false, lx->braces, false};
     if (name_is(t, w, "if")) guards_in(lx, rest, n, line, true);
   } else if (lx->depth && (name_is(t, w, "elif") || name_is(t, w, "else"))) {
     struct group *g = &lx->groups[lx->depth - 1];
@@ -503,6 +555,8 @@ static void directive(lexer *lx) {
     if (g->in_first) g->error_in_first = true;
   } else if (lx->depth && name_is(t, w, "endif")) {
     finish_group(lx);
+  } else if (name_is(t, w, "define")) {
+    define_body(lx, from, lx->i, line);
   }
   tcmma_buf_free(&text);
 }
@@ -538,40 +592,63 @@ static bool by_line(tcmma_marker_hit *hits, size_t n) {
   return true;
 }
 
+/* One token of code at lx->i: a comment, a preprocessor line (not inside
+ * a #define body), a literal, a "(tag)", a name, a number, a brace or any
+ * other byte. */
+static void step(lexer *lx) {
+  char c = at(lx, 0);
+  if (c == '/' && (at(lx, 1) == '/' || at(lx, 1) == '*')) {
+    comment(lx);
+  } else if (c == '#' && !lx->macro && line_start(lx)) {
+    directive(lx);
+  } else if (c == '"') {
+    skip_quoted(lx, NULL);
+  } else if (c == '\'') {
+    /* a digit separator (1'000) is not a character literal */
+    if (lx->i > 0 && ident_char(lx->src[lx->i - 1]) && ident_char(at(lx, 1))) advance(lx, 1);
+    else skip_quoted(lx, NULL);
+  } else if (c == '(') {
+    size_t close = lx->i + 1;
+    while (close < lx->len && close - lx->i < 48 && lx->src[close] != ')' && lx->src[close] != '\n') close++;
+    lx->ok = scan_tags(lx->out, lx->src + lx->i, close < lx->len ? close - lx->i + 1 : lx->len - lx->i,
+                       lx->line);
+    advance(lx, 1);
+  } else if (ident_char(c) && !(c >= '0' && c <= '9')) {
+    size_t start = lx->i;
+    int line = lx->line;
+    size_t n = read_name(lx);
+    /* R"(...)", u8R"(...)": a raw string */
+    if (at(lx, 0) == '"' && lx->src[lx->i - 1] == 'R' && n <= 3) skip_raw(lx, NULL);
+    else if (at(lx, 0) == '"' || at(lx, 0) == '\'') skip_quoted(lx, NULL); /* u8"..", L'x' */
+    else code_name(lx, lx->src + start, n, line);
+  } else if (c >= '0' && c <= '9') {
+    while (lx->i < lx->len && (ident_char(at(lx, 0)) || at(lx, 0) == '.')) advance(lx, 1);
+  } else {
+    lx->braces += c == '{' ? 1 : c == '}' && lx->braces > 0 ? -1 : 0;
+    advance(lx, 1);
+  }
+}
+
+/* The body of "#define NAME[(params)] body" (src[from..to), after the '#'),
+ * read as code: its asm() instructions are hits of kind MACRO, its names
+ * count as anywhere else. */
+static void define_body(lexer *lx, size_t from, size_t to, int line) {
+  lexer body = {.src = lx->src, .len = to, .i = from, .line = line, .out = lx->out, .ok = true,
+                .nvcuda_ns = lx->nvcuda_ns, .wmma_ns = lx->wmma_ns, .macro = true};
+  skip_blanks(&body);
+  read_name(&body); /* "define" */
+  skip_blanks(&body);
+  read_name(&body);
+  if (at(&body, 0) == '(') /* a function-like macro's parameters */
+    while (body.i < body.len && at(&body, 0) != ')') advance(&body, 1);
+  while (body.i < body.len && body.ok) step(&body);
+  lx->ok = lx->ok && body.ok;
+}
+
 tcmma_status tcmma__arch_scan_source(const char *source, size_t len, tcmma__arch_scan *out) {
   memset(out, 0, sizeof *out);
   lexer lx = {.src = source ? source : "", .len = source ? len : 0, .line = 1, .out = out, .ok = true};
-  while (lx.i < lx.len && lx.ok) {
-    char c = at(&lx, 0);
-    if (c == '/' && (at(&lx, 1) == '/' || at(&lx, 1) == '*')) {
-      comment(&lx);
-    } else if (c == '#' && line_start(&lx)) {
-      directive(&lx);
-    } else if (c == '"') {
-      skip_quoted(&lx, NULL);
-    } else if (c == '\'') {
-      /* a digit separator (1'000) is not a character literal */
-      if (lx.i > 0 && ident_char(lx.src[lx.i - 1]) && ident_char(at(&lx, 1))) advance(&lx, 1);
-      else skip_quoted(&lx, NULL);
-    } else if (c == '(') {
-      size_t close = lx.i + 1;
-      while (close < lx.len && close - lx.i < 48 && lx.src[close] != ')' && lx.src[close] != '\n') close++;
-      lx.ok = scan_tags(out, lx.src + lx.i, close < lx.len ? close - lx.i + 1 : lx.len - lx.i, lx.line);
-      advance(&lx, 1);
-    } else if (ident_char(c) && !(c >= '0' && c <= '9')) {
-      size_t start = lx.i;
-      int line = lx.line;
-      size_t n = read_name(&lx);
-      /* R"(...)", u8R"(...)": a raw string */
-      if (at(&lx, 0) == '"' && lx.src[lx.i - 1] == 'R' && n <= 3) skip_raw(&lx, NULL);
-      else if (at(&lx, 0) == '"' || at(&lx, 0) == '\'') skip_quoted(&lx, NULL); /* u8"..", L'x' */
-      else code_name(&lx, lx.src + start, n, line);
-    } else if (c >= '0' && c <= '9') {
-      while (lx.i < lx.len && (ident_char(at(&lx, 0)) || at(&lx, 0) == '.')) advance(&lx, 1);
-    } else {
-      advance(&lx, 1);
-    }
-  }
+  while (lx.i < lx.len && lx.ok) step(&lx);
   while (lx.depth && lx.ok) finish_group(&lx);
   free(lx.guards);
   /* source order: guards are known only at their #endif (a stable sort) */

@@ -51,7 +51,7 @@ static void test_each_marker_floor(void **state) {
       {"/* (wmma-f16-wide) */", 70},  {"/* (wmma-bf16) */", 80},
       {"/* (wmma-tf32) */", 80},      {"using namespace nvcuda::wmma;", 70},
       {"asm(\"cp.async.cg.shared.global [%0], [%1], 16;\");", 80},
-      {"__half h = a * b;", 53},      {"__nv_bfloat16 x = y + z;", 80},
+      {"__half h = a * b;", 53},      {"__nv_bfloat16 x = y + z;", 75},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tcmma_marker_hit hits[4];

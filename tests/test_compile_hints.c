@@ -39,6 +39,9 @@ static void host_headers_and_nvcc_options_say_what_to_do(void **state) {
   expect_hint("#include <stdio.h>\n__global__ void k() {}\n", NULL, 0, "no host C/C++ headers");
   const char *nvcc_only[] = {"--expt-relaxed-constexpr"};
   expect_hint("__global__ void k() {}\n", nvcc_only, 1, "nvcc's driver options");
+  expect_hint("__global__ void k(int *p) { *p = 1; }\nvoid launch(int *d) { k<<<1, 1>>>(d); }\n",
+              NULL, 0, "NVRTC cannot compile host code");
+  expect_hint("#include <algorithm>\n__global__ void k() {}\n", NULL, 0, "tcmma compile --nvcc");
   /* an ordinary error gets no hint */
   tcmma_compile_opts o = tcmma_compile_opts_default();
   tcmma_program p;

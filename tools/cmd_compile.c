@@ -14,7 +14,8 @@
 static const char help[] =
     "usage: tcmma compile FILE|- [--cc N] [--target floor|native] [--arch ARCH] [--sass]\n"
     "                     [-I DIR]... [-D NAME[=VALUE]]... [--std c++NN] [--fmad-false]\n"
-    "                     [-G] [--minimal] [-o OUT] [--json] [-- NVRTC-OPTION...]\n\n"
+    "                     [-G] [--minimal] [--allow-empty] [--nvcc] [-o OUT] [--json]\n"
+    "                     [-- NVRTC-OPTION...]\n\n"
     "Compiles FILE with NVRTC at the architecture its markers need (see tcmma options),\n"
     "through the cache ($TCMMA_CACHE_DIR, $XDG_CACHE_HOME/tcmma or ~/.cache/tcmma;\n"
     "TCMMA_CACHE=0: memory only; tcmma cache shows it), and prints the options, the PTX\n"
@@ -43,11 +44,19 @@ static const char help[] =
     "                - writes the PTX to stdout); an OUT that already holds the output\n"
     "                keeps its bytes and gets a new mtime; an OUT that is FILE itself\n"
     "                (also through a link) is refused\n"
+    "  --allow-empty a kernel compiled away at the chosen arch (its body only ret/exit,\n"
+    "                or a trap/brkpt, while a higher arch gives it work: a header\n"
+    "                library's atom below its arch) is a loud warning, not a failure\n"
+    "  --nvcc        compile with the toolkit's nvcc, not NVRTC: a whole program (host\n"
+    "                code, host headers, nvcc-only options after --) to PTX, or a CUBIN\n"
+    "                with --sass, through the same cache, records and .target check;\n"
+    "                nvcc: $TCMMA_NVCC, else $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc\n"
     "  --json        the same facts as JSON\n"
     "  -- ...        every later argument is an NVRTC option, passed as given\n\n"
     "Exit status: 0 compiled; 1 NVRTC or ptxas rejected it, or the PTX needs more than\n"
     "its own .target holds (an instruction the markers did not show, or an --arch below\n"
-    "it: the output is still written); 2 usage error.\n";
+    "it: the output is still written), or kernels were compiled away at the chosen arch\n"
+    "(without --allow-empty; the output is still written); 2 usage error.\n";
 
 /* FILE with its extension replaced by ext ("x.cu" -> "x.ptx"). */
 static char *default_output(const char *file, const char *ext) {
@@ -105,7 +114,7 @@ static bool write_output(const char *path, const void *data, size_t n) {
 }
 
 static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const char *required,
-                        const char *problem, const char *out_path) {
+                        const char *problem, const char *out_path, const char *away, bool nvcc) {
   char nvrtc[32];
   snprintf(nvrtc, sizeof nvrtc, "%d.%d", p->nvrtc_major, p->nvrtc_minor);
   json_writer w;
@@ -115,6 +124,7 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_key(&w, "options"), json_begin_array(&w);
   for (size_t i = 0; i < p->n_options; i++) json_string(&w, p->options[i]);
   json_end_array(&w);
+  json_key(&w, "compiler"), json_string(&w, nvcc ? "nvcc" : "nvrtc");
   json_key(&w, "nvrtc"), json_string(&w, nvrtc);
   tcmma_nvrtc_info lib; /* the facts: a cache hit never loads NVRTC, nor does its report */
   json_key(&w, "nvrtc_library");
@@ -129,6 +139,7 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
   json_end_object(&w);
   json_key(&w, "required_target"), json_string(&w, required);
   json_key(&w, "target_problem"), json_string(&w, problem);
+  json_key(&w, "compiled_away"), json_string(&w, away && away[0] ? away : NULL);
   json_key(&w, "cache_hit"), json_bool(&w, p->cache_hit);
   json_key(&w, "cache_note"), json_string(&w, p->cache_note);
   json_key(&w, "output"), json_string(&w, out_path);
@@ -153,9 +164,12 @@ static void json_report(const tcmma_program *p, const tcmma_ptx_info *ptx, const
 /* The census of the tensor-core and copy instructions, the ones the PTX
  * feature table knows (a kernel's other opcodes are many and uninteresting). */
 static void text_report(FILE *o, const tcmma_program *p, const tcmma_ptx_info *ptx,
-                        const char *required, const char *problem, const char *out_path) {
-  fprintf(o, "program:  %s (NVRTC %d.%d, %s)\n", p->name, p->nvrtc_major, p->nvrtc_minor,
-          p->cache_hit ? "cache hit" : "compiled");
+                        const char *required, const char *problem, const char *out_path,
+                        bool nvcc) {
+  if (nvcc) fprintf(o, "program:  %s (nvcc, %s)\n", p->name, p->cache_hit ? "cache hit" : "compiled");
+  else
+    fprintf(o, "program:  %s (NVRTC %d.%d, %s)\n", p->name, p->nvrtc_major, p->nvrtc_minor,
+            p->cache_hit ? "cache hit" : "compiled");
   fprintf(o, "options: ");
   for (size_t i = 0; i < p->n_options; i++) fprintf(o, " %s", p->options[i]);
   fprintf(o, "\ntarget:   %s", p->target_arch[0] ? p->target_arch : "(unreadable PTX)");
@@ -184,7 +198,8 @@ static void text_report(FILE *o, const tcmma_program *p, const tcmma_ptx_info *p
             ptx->instruction_count);
 }
 
-static int report(const tcmma_program *p, const char *out_path, bool json) {
+static int report(const tcmma_program *p, const char *out_path, bool json, const char *away,
+                  bool nvcc) {
   tcmma_ptx_info info;
   tcmma_error why;
   bool read = tcmma_ptx_parse(p->ptx, p->ptx_len, &info, NULL) == TCMMA_OK;
@@ -195,10 +210,10 @@ static int report(const tcmma_program *p, const char *out_path, bool json) {
     if (tcmma_ptx_check_target(&info, &why) != TCMMA_OK) problem = why.message;
   }
   if (json)
-    json_report(p, read ? &info : NULL, read ? required : NULL, problem, out_path);
+    json_report(p, read ? &info : NULL, read ? required : NULL, problem, out_path, away, nvcc);
   else
     text_report(strcmp(out_path, "-") == 0 ? stderr : stdout, p, read ? &info : NULL,
-                read ? required : NULL, problem, out_path);
+                read ? required : NULL, problem, out_path, nvcc);
   tcmma_ptx_info_free(&info);
   return CLI_OK;
 }
@@ -221,7 +236,7 @@ static bool push(list *l, const char *v) {
 enum { GO_ON = -1, HELP_SHOWN = -2 };
 
 typedef struct {
-  bool json;
+  bool json, allow_empty;
   const char *file, *out_path;
   tcmma_compile_opts opts;
   list includes, defines, extra;
@@ -248,6 +263,8 @@ static int parse(int argc, char **argv, args *a) {
     else if (strcmp(argv[i], "--fmad-false") == 0) a->opts.fmad_false = true;
     else if (strcmp(argv[i], "-G") == 0) a->opts.debug = true;
     else if (strcmp(argv[i], "--minimal") == 0) a->opts.minimal = true;
+    else if (strcmp(argv[i], "--allow-empty") == 0) a->allow_empty = true;
+    else if (strcmp(argv[i], "--nvcc") == 0) a->opts.nvcc = "";
     else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("compile", argc, argv, &i)) ||
           !cli_cc("compile", "--cc", v, &a->opts.cc))
@@ -277,7 +294,8 @@ static int parse(int argc, char **argv, args *a) {
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage("compile",
                        "unknown option '%s': expected --cc, --target, --arch, --sass, -I, -D, "
-                       "--std, --fmad-false, -G, --minimal, -o, --json or -- NVRTC options",
+                       "--std, --fmad-false, -G, --minimal, --allow-empty, --nvcc, -o, --json or -- "
+                       "NVRTC options",
                        argv[i]);
     } else if (a->file) {
       return cli_usage("compile", "extra argument '%s': expected one FILE", argv[i]);
@@ -295,10 +313,13 @@ static int parse(int argc, char **argv, args *a) {
 }
 
 /* NVRTC's log, once, on stderr: the options it ran with and the whole log. */
-static void print_log(const tcmma_program *p, const char *file, bool rejected) {
+static void print_log(const tcmma_program *p, const char *file, bool rejected, bool nvcc) {
   if (!p->log || !p->log[0]) return;
-  fprintf(stderr, "tcmma compile: NVRTC %d.%d %s %s with options:", p->nvrtc_major,
-          p->nvrtc_minor, rejected ? "rejected" : "compiled", p->name ? p->name : file);
+  char who[32];
+  if (nvcc) snprintf(who, sizeof who, "nvcc");
+  else snprintf(who, sizeof who, "NVRTC %d.%d", p->nvrtc_major, p->nvrtc_minor);
+  fprintf(stderr, "tcmma compile: %s %s %s with options:", who, rejected ? "rejected" : "compiled",
+          p->name ? p->name : file);
   for (size_t i = 0; i < p->n_options; i++) fprintf(stderr, " %s", p->options[i]);
   size_t n = strlen(p->log);
   fprintf(stderr, "\n%s%s", p->log, p->log[n - 1] != '\n' ? "\n" : "");
@@ -314,11 +335,18 @@ static int compile_file(args *a) {
   tcmma_program p;
   tcmma_error err;
   tcmma_status st = tcmma_compile(source, len, &a->opts, &p, &err);
+  char away[1024] = "";
+  tcmma_error away_err;
+  tcmma_status empty = st == TCMMA_OK && p.ptx ? tcmma_check_compiled_away(
+                           source, len, &a->opts, &p, away, sizeof away, &away_err)
+                                                : TCMMA_OK;
   free(source);
+  if (empty == TCMMA_FLOOR && a->allow_empty)
+    fprintf(stderr, "tcmma compile: WARNING (--allow-empty): %s\n", away_err.message);
   const char *warning = tcmma_cache_warning();
   if (warning) fprintf(stderr, "tcmma compile: warning: %s\n", warning);
   if (p.cache_note) fprintf(stderr, "tcmma compile: note: %s\n", p.cache_note);
-  print_log(&p, a->file, st == TCMMA_COMPILE);
+  print_log(&p, a->file, st == TCMMA_COMPILE, a->opts.nvcc != NULL);
   if (st == TCMMA_COMPILE && p.log && p.log[0]) { /* the log said it all, but not why */
     const char *hint = strstr(err.message, ". Hint: ");
     if (hint) fprintf(stderr, "tcmma compile: hint: %s\n", hint + 8);
@@ -347,8 +375,10 @@ static int compile_file(args *a) {
                      : write_output(out_path, p.ptx, p.ptx_len)))
     rc = cli_fail("compile", "cannot write '%s': %s", out_path, strerror(errno));
   else
-    rc = report(&p, out_path, a->json);
+    rc = report(&p, out_path, a->json, away, a->opts.nvcc != NULL);
   if (rc == CLI_OK && st == TCMMA_FLOOR) rc = cli_fail("compile", "%s", err.message);
+  if (rc == CLI_OK && empty == TCMMA_FLOOR && !a->allow_empty)
+    rc = cli_fail("compile", "%s (--allow-empty: write it with a warning)", away_err.message);
   free(owned);
   tcmma_program_free(&p);
   return rc;

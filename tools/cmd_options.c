@@ -7,23 +7,41 @@
 #include "tcmma/tcmma.h"
 
 static const char help[] =
-    "usage: tcmma options FILE|- [--cc N] [--target floor|native] [--json]\n\n"
+    "usage: tcmma options FILE|- [--cc N] [--target floor|native] [--probe [-I DIR]...\n"
+    "                     [-D NAME[=V]]...] [--json]\n\n"
     "Prints the NVRTC architecture option FILE needs, from the markers it carries, read\n"
-    "as CUDA C++ (comments and strings are not code): each arm's (marker); nvcuda::wmma\n"
-    "(also wmma:: under `using namespace nvcuda`), __half, __nv_bfloat16; wmma fragment\n"
-    "types that need more (precision::tf32, double, 8-bit integers, ...); tensor-core and\n"
-    "async-copy instructions inside asm(...) strings, at what tables/ptx_features.def\n"
-    "says they need (wgmma: compute_90a); and __CUDA_ARCH__ >= N guards of an #if with no\n"
-    "#else. Prints the floor, the marker that sets it and every marker with its line, and\n"
-    "the guards whose body the chosen arch compiles away. FILE's #includes are not read.\n"
+    "as CUDA C++ (comments and strings are not code; #define bodies are): each arm's\n"
+    "(marker); nvcuda::wmma (also wmma:: under `using namespace nvcuda`), __half,\n"
+    "__nv_bfloat16; wmma fragment types that need more (precision::tf32, double, 8-bit\n"
+    "integers, ...); the instructions inside asm(...) strings, at what\n"
+    "tables/ptx_features.def says they need (wgmma: compute_90a; \"seen in a macro\" in a\n"
+    "#define body; one no row knows is listed as unknown); and __CUDA_ARCH__ >= N guards\n"
+    "of an #if with no #else (at file scope, not one around a template specialisation:\n"
+    "the primary template stands). Prints the floor, the marker that sets it and every\n"
+    "marker with its line, and the guards whose body the chosen arch compiles away.\n"
+    "FILE's #includes are not read for markers (--probe compiles them).\n"
     "  --cc N        the device's compute capability (major*10+minor); native without it\n"
     "                asks the CUDA driver for the lowest cc among attached devices\n"
     "  --target T    floor (the lowest arch the markers allow, raised to NVRTC's lowest)\n"
     "                or native (the device's cc, clamped to NVRTC's archs);\n"
     "                default: $TCMMA_PTX_TARGET, else floor\n"
+    "  --probe       also prove the floor by compiling: NVRTC compiles FILE to a CUBIN\n"
+    "                (ptxas checks every instruction) up the ladder of its targets\n"
+    "                (sm_N, sm_Nf, sm_Na, N ascending) through the cache; the proven\n"
+    "                floor is the lowest that compiles, whose PTX holds its .target and\n"
+    "                where no kernel is compiled away (a body of ret/exit only, or one\n"
+    "                that traps, while a higher target gives it work and no trap).\n"
+    "                Prints the marker floor, the proven floor and the evidence (the\n"
+    "                error one step below, or the kernels compiled away there). When\n"
+    "                NVRTC refuses host code or headers (or takes no target), the ladder runs\n"
+    "                again with the toolkit's nvcc (tcmma compile --nvcc)\n"
+    "  -I DIR, -D NAME[=V]  with --probe: include directories and defines of the compiles\n"
     "  --json        {\"options\": [...], \"floor\": N|null, \"set_by\": MARKER|null,\n"
     "                \"markers\": [{\"text\", \"kind\", \"line\", \"floor\", \"needs\",\n"
-    "                \"compiled_away\"}], \"note\": ..., \"cc\": N|null, \"cc_from_driver\": BOOL}\n";
+    "                \"compiled_away\"}], \"note\": ..., \"cc\": N|null, \"cc_from_driver\": BOOL,\n"
+    "                with --probe \"probe\": {\"marker_floor\", \"marker_option\", \"proven_option\",\n"
+    "                \"below\", \"below_status\", \"below_empty\", \"evidence\", \"rungs\",\n"
+    "                \"cache_hits\", \"compiler\"}}\n";
 
 static const char *kind_name(tcmma_hit_kind k) {
   switch (k) {
@@ -31,6 +49,8 @@ static const char *kind_name(tcmma_hit_kind k) {
   case TCMMA_HIT_FRAGMENT: return "fragment";
   case TCMMA_HIT_PTX: return "asm";
   case TCMMA_HIT_GUARD: return "guard";
+  case TCMMA_HIT_MACRO: return "macro-asm";
+  case TCMMA_HIT_UNKNOWN: return "unknown";
   default: return "marker";
   }
 }
@@ -58,7 +78,25 @@ static const tcmma_marker_hit *set_by(const tcmma_arch_options *o) {
   return best;
 }
 
-static void print_json(const tcmma_arch_options *o) {
+static void json_probe(json_writer *w, const tcmma_probe *p) {
+  json_key(w, "probe"), json_begin_object(w);
+  json_key(w, "marker_floor");
+  if (p->marker_floor) json_int(w, p->marker_floor);
+  else json_null(w);
+  json_key(w, "marker_option"), json_string(w, p->marker_option[0] ? p->marker_option : NULL);
+  json_key(w, "proven_option"), json_string(w, p->option[0] ? p->option : NULL);
+  json_key(w, "below"), json_string(w, p->below[0] ? p->below : NULL);
+  json_key(w, "below_status");
+  json_string(w, p->evidence[0] ? tcmma_status_name(p->below_status) : NULL);
+  json_key(w, "below_empty"), json_bool(w, p->below_empty);
+  json_key(w, "evidence"), json_string(w, p->evidence[0] ? p->evidence : NULL);
+  json_key(w, "rungs"), json_int(w, p->rungs);
+  json_key(w, "cache_hits"), json_int(w, p->cache_hits);
+  json_key(w, "compiler"), json_string(w, p->compiler);
+  json_end_object(w);
+}
+
+static void print_json(const tcmma_arch_options *o, const tcmma_probe *probe) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -92,11 +130,26 @@ static void print_json(const tcmma_arch_options *o) {
   if (o->cc) json_int(&w, o->cc);
   else json_null(&w);
   json_key(&w, "cc_from_driver"), json_bool(&w, o->cc_from_driver);
+  if (probe) json_probe(&w, probe);
   json_end_object(&w);
   json_finish(&w);
 }
 
-static void print_text(const tcmma_arch_options *o) {
+static void text_probe(const tcmma_probe *p) {
+  printf("probe:   marker floor %s; proven floor %s (%d compiles%s, %d from the cache)\n",
+         p->marker_option[0] ? p->marker_option : "none",
+         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs,
+         strcmp(p->compiler, "nvcc") == 0 ? "; NVRTC refused its host code, so nvcc compiled the whole program" : "",
+         p->cache_hits);
+  if (p->below[0])
+    printf("         %s fails: %s\n", p->below, p->evidence);
+  else if (p->evidence[0])
+    printf("         the highest target fails: %s\n", p->evidence);
+  else if (p->option[0])
+    printf("         it is NVRTC's lowest target: nothing below it to fail\n");
+}
+
+static void print_text(const tcmma_arch_options *o, const tcmma_probe *probe) {
   printf("options: %s\n", o->option[0] ? o->option : "(none: NVRTC's default arch)");
   const tcmma_marker_hit *by = set_by(o);
   char needs[64];
@@ -104,57 +157,111 @@ static void print_text(const tcmma_arch_options *o) {
     needs_text(by, needs, sizeof needs);
     printf("floor:   %s, set by %s on line %d\n", needs, by->text, by->line);
   } else {
-    printf("floor:   none: no marker (no tensor-core or async-copy construct in this file;\n"
-           "         its #includes are not read)\n");
+    printf("floor:   none: no marker raises it (no tensor-core or async-copy construct\n"
+           "         tcmma knows in this file or its #define bodies; its #includes are not read)\n");
   }
   for (size_t i = 0; i < o->n_markers; i++) {
     const tcmma_marker_hit *h = &o->markers[i];
     needs_text(h, needs, sizeof needs);
-    if (h->kind == TCMMA_HIT_GUARD && !h->floor)
+    if (h->kind == TCMMA_HIT_UNKNOWN)
+      printf("unknown: line %-5d %-24s no row in tables/ptx_features.def: what it needs is not "
+             "known\n", h->line, h->text);
+    else if (h->kind == TCMMA_HIT_GUARD && !h->floor)
       printf("guard:   line %-5d %s%s\n", h->line, h->text,
-             h->compiled_away ? ": compiled away at the chosen arch (its #else stands)" : "");
+             h->compiled_away ? ": compiled away at the chosen arch (another branch, or the primary\n"
+             "                                  template it specialises, stands)" : "");
     else
       printf("marker:  line %-5d %-24s %s%s\n", h->line, h->text, needs,
-             h->kind == TCMMA_HIT_GUARD ? " (an #if with no #else)" : "");
+             h->kind == TCMMA_HIT_GUARD ? " (an #if with no #else)"
+             : h->kind == TCMMA_HIT_MACRO ? " (seen in a macro)" : "");
   }
   if (o->cc_from_driver) printf("device:  cc %d (the lowest attached device)\n", o->cc);
   if (o->note[0]) printf("note:    %s\n", o->note);
+  if (probe) text_probe(probe);
 }
 
-int cmd_options(int argc, char **argv) {
-  bool json = false;
-  const char *file = NULL;
-  int cc = 0;
-  tcmma_target target = TCMMA_TARGET_CURRENT;
+/* A growing list of -I / -D values. */
+typedef struct {
+  const char **items;
+  size_t count;
+} list;
+
+static bool push(list *l, const char *v) {
+  const char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
+  if (!grown) return false;
+  l->items = grown;
+  l->items[l->count++] = v;
+  return true;
+}
+
+typedef struct {
+  bool json, probe;
+  const char *file;
+  int cc;
+  tcmma_target target;
+  list includes, defines;
+} args;
+
+/* Fills a from argv: CLI_OK, or the exit code after a message (or help). */
+static int parse(int argc, char **argv, args *a, bool *help_shown) {
   for (int i = 1; i < argc; i++) {
     const char *v;
-    if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
-    if (strcmp(argv[i], "--json") == 0) json = true;
+    if (cli_is_help(argv[i])) return fputs(help, stdout), *help_shown = true, CLI_OK;
+    if (strcmp(argv[i], "--json") == 0) a->json = true;
+    else if (strcmp(argv[i], "--probe") == 0) a->probe = true;
     else if (strcmp(argv[i], "--cc") == 0) {
-      if (!(v = cli_value("options", argc, argv, &i)) || !cli_cc("options", "--cc", v, &cc))
+      if (!(v = cli_value("options", argc, argv, &i)) || !cli_cc("options", "--cc", v, &a->cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
-      if (!(v = cli_value("options", argc, argv, &i)) || !cli_target_option("options", v, &target))
+      if (!(v = cli_value("options", argc, argv, &i)) || !cli_target_option("options", v, &a->target))
         return CLI_USAGE;
+    } else if (strncmp(argv[i], "-I", 2) == 0 || strncmp(argv[i], "-D", 2) == 0) {
+      list *l = argv[i][1] == 'I' ? &a->includes : &a->defines;
+      if (!(v = argv[i][2] ? argv[i] + 2 : cli_value("options", argc, argv, &i))) return CLI_USAGE;
+      if (!push(l, v)) return cli_fail("options", "out of memory");
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
-      return cli_usage("options", "unknown option '%s': expected --cc, --target or --json",
-                       argv[i]);
-    } else if (file) {
+      return cli_usage("options", "unknown option '%s': expected --cc, --target, --probe, -I, "
+                       "-D or --json", argv[i]);
+    } else if (a->file) {
       return cli_usage("options", "extra argument '%s': expected one FILE", argv[i]);
     } else {
-      file = argv[i];
+      a->file = argv[i];
     }
   }
-  if (!file) return cli_usage("options", "missing FILE (a CUDA source, or - for stdin)");
+  if (!a->file) return cli_usage("options", "missing FILE (a CUDA source, or - for stdin)");
+  if (!a->probe && (a->includes.count || a->defines.count))
+    return cli_usage("options", "-I and -D are the probe's compile options: give --probe too");
+  return CLI_OK;
+}
+
+static int run(const args *a) {
   size_t len = 0;
-  char *source = cli_read_input("options", file, &len);
+  char *source = cli_read_input("options", a->file, &len);
   if (!source) return CLI_FAIL;
   tcmma_arch_options o;
   tcmma_error err;
-  tcmma_status st = tcmma_gpu_arch_options(source, len, cc, target, &o, &err);
+  tcmma_status st = tcmma_gpu_arch_options(source, len, a->cc, a->target, &o, &err);
+  tcmma_probe probe = tcmma_probe_init();
+  if (st == TCMMA_OK && a->probe) {
+    tcmma_compile_opts c = tcmma_compile_opts_default();
+    /* the path as given: NVRTC finds the source's "includes" next to it */
+    c.name = strcmp(a->file, "-") == 0 ? "stdin.cu" : a->file;
+    c.include_dirs = a->includes.items, c.n_include_dirs = a->includes.count;
+    c.defines = a->defines.items, c.n_defines = a->defines.count;
+    st = tcmma_probe_floor(source, len, &c, &probe, &err);
+  }
   free(source);
   if (st != TCMMA_OK) return cli_fail("options", "%s", err.message);
-  if (json) print_json(&o);
-  else print_text(&o);
+  if (a->json) print_json(&o, a->probe ? &probe : NULL);
+  else print_text(&o, a->probe ? &probe : NULL);
   return CLI_OK;
+}
+
+int cmd_options(int argc, char **argv) {
+  args a = {.target = TCMMA_TARGET_CURRENT};
+  bool help_shown = false;
+  int rc = parse(argc, argv, &a, &help_shown);
+  if (rc == CLI_OK && !help_shown) rc = run(&a);
+  free(a.includes.items), free(a.defines.items);
+  return rc;
 }

@@ -66,7 +66,10 @@ typedef enum {
   TCMMA_HIT_MARKER = 1, /* a row of tables/markers.def */
   TCMMA_HIT_FRAGMENT = 2, /* a wmma fragment element type (tables/wmma_fragments.def) */
   TCMMA_HIT_PTX = 3,  /* an instruction in an asm() string (tables/ptx_features.def) */
-  TCMMA_HIT_GUARD = 4 /* an __CUDA_ARCH__ comparison in #if or #elif */
+  TCMMA_HIT_GUARD = 4, /* an __CUDA_ARCH__ comparison in #if or #elif */
+  TCMMA_HIT_MACRO = 5, /* an instruction in an asm() string of a #define body */
+  TCMMA_HIT_UNKNOWN = 6 /* an asm() instruction no row of tables/ptx_features.def matches:
+                         * floor 0, what it needs is not known */
 } tcmma_hit_kind;
 
 /* One marker found in a source (its first occurrence). */

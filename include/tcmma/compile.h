@@ -106,6 +106,11 @@ typedef struct {
                             * launches from device code and the runtime's types, and so
                             * compiles a small program faster; for sources that use none
                             * of them (tcmma's kernels) */
+  const char *nvcc;        /* non-NULL: compile with nvcc instead of NVRTC (whole programs: host
+                            * code, host headers, nvcc-only options in extra), through the same
+                            * cache; "" finds the toolkit's ($TCMMA_NVCC, else
+                            * $CUDA_HOME/bin/nvcc, /usr/local/cuda/bin/nvcc), else the path of
+                            * the nvcc to run. TCMMA_UNAVAILABLE when there is none. NULL: NVRTC */
 } tcmma_compile_opts;
 
 /* An initializer (C): the size, then designated fields, e.g.
@@ -138,6 +143,60 @@ tcmma_status tcmma_compile(const char *source, size_t len, const tcmma_compile_o
 
 /* Frees everything p owns and zeroes it; NULL is allowed. */
 void tcmma_program_free(tcmma_program *p);
+
+/* ---- floors proven by compiling (docs/nvrtc.md, "Probes") ------------- */
+
+/* What tcmma_probe_floor found. Start one with tcmma_probe_init(): a size
+ * of 0 is TCMMA_INVALID. */
+typedef struct {
+  size_t size;             /* sizeof(tcmma_probe) where the caller was built */
+  int marker_floor;        /* the markers' floor (tcmma_arch_options.floor; 0: none) */
+  char marker_option[64];  /* the markers' option at the floor target ("" for none) */
+  int arch;                /* the proven floor: the lowest rung of the ladder that */
+  char suffix;             /* compiles, passes tcmma_ptx_check_target and keeps every
+                            * kernel's work; 0 / 0 when no rung does */
+  char option[64];         /* "--gpu-architecture=compute_80" ("" when no rung passes) */
+  char below[64];          /* the rung just below it ("" when it is the ladder's first) */
+  tcmma_status below_status; /* why that rung fails: TCMMA_COMPILE, or TCMMA_FLOOR (its PTX
+                              * needs more than its .target, or below_empty) */
+  bool below_empty;        /* it compiles, but kernels are compiled away there */
+  char evidence[1024];     /* that rung's error, or the kernels it compiled away and the
+                            * rung that keeps their work */
+  int rungs;               /* compiles the ladder ran */
+  int cache_hits;          /* of them, answered by the cache */
+  const char *compiler;    /* "nvrtc", or "nvcc" when the ladder ran with nvcc: NVRTC refused
+                            * the source for host code and nvcc is present, or opts asked */
+} tcmma_probe;
+
+/* A tcmma_probe with its size set (inline: the caller's own sizeof). */
+static inline tcmma_probe tcmma_probe_init(void) {
+  tcmma_probe p = {0};
+  p.size = sizeof p;
+  return p;
+}
+
+/* Compiles source up the ladder of NVRTC's targets (each arch ascending:
+ * compute_N, then compute_Nf, then compute_Na) through the cache with
+ * opts (NULL: defaults; its arch, target, cc and sass are the ladder's own)
+ * and fills *out with the lowest rung that compiles, whose PTX holds its own
+ * .target, and where no kernel is compiled away (its body only ret and
+ * exit, or holding a trap or brkpt, while a higher passing rung gives it
+ * work and no trap). TCMMA_OK
+ * also when no rung passes (out->arch 0: evidence says why); errors:
+ * TCMMA_INVALID (bad out, opts), TCMMA_UNAVAILABLE (no NVRTC),
+ * TCMMA_NO_MEMORY. */
+tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compile_opts *opts,
+                               tcmma_probe *out, tcmma_error *err);
+
+/* Whether p (a compile of source with opts) compiled kernels away: TCMMA_OK
+ * when none of its .entry bodies is only ret/exit or traps (trap, brkpt),
+ * or when no higher passing rung gives such a body work and no trap; TCMMA_FLOOR naming
+ * the kernels and the rung that keeps their work otherwise (names, cap bytes,
+ * gets them space-separated when non-NULL). TCMMA_INVALID for a p with no
+ * PTX or .target; TCMMA_NO_MEMORY. */
+tcmma_status tcmma_check_compiled_away(const char *source, size_t len,
+                                       const tcmma_compile_opts *opts, const tcmma_program *p,
+                                       char *names, size_t cap, tcmma_error *err);
 
 /* Compiles source, which defines every kernel named in kernels[0..n) (their
  * extern "C" names, each once), as ONE NVRTC program through the cache (one
