@@ -1,0 +1,58 @@
+/* Reading nvdisasm's text (tools/bench_sass.c): one function's
+ * instructions, their classes (tools/bench_sass.def), the k-tile main loop
+ * of a GEMM kernel and its instruction mix. For `tcmma bench gemm --static`;
+ * it measures, never judges. */
+#ifndef TCMMA_BENCH_SASS_H
+#define TCMMA_BENCH_SASS_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+typedef enum {
+#define BENCH_SASS_CLASS(id, name, what) BENCH_SASS_##id,
+#define BENCH_SASS_OP(op, cls)
+#include "bench_sass.def"
+#undef BENCH_SASS_CLASS
+#undef BENCH_SASS_OP
+  BENCH_SASS_NCLASS
+} bench_sass_class;
+
+/* The class's report name ("mma") and what it holds. */
+const char *bench_sass_class_name(bench_sass_class c);
+const char *bench_sass_class_what(bench_sass_class c);
+
+/* The class of an opcode: its name before the first '.' ("HMMA" of
+ * "HMMA.16816.F32.BF16") looked up in tools/bench_sass.def; OTHER when
+ * not listed. */
+bench_sass_class bench_sass_classify(const char *opcode);
+
+typedef struct {
+  unsigned long addr;     /* its offset in the function (nvdisasm's comment) */
+  char op[32];            /* the whole opcode with its modifiers ("BAR.SYNC.DEFER_BLOCKING") */
+  bench_sass_class cls;
+  long target;            /* a branch's target: index of the instruction at its label; -1 */
+} bench_sass_insn;
+
+typedef struct {
+  bench_sass_insn *v;
+  size_t n;
+} bench_sass;
+
+/* The instructions of function `name` (NULL: the first) in text, nvdisasm's
+ * output (`nvdisasm -c`), in address order, with branch targets resolved
+ * to indices. false, with why, when the function is not there, has no
+ * instruction, a branch names a label the function lacks, or memory runs
+ * out. Free with bench_sass_free. */
+bool bench_sass_parse(const char *text, const char *name, bench_sass *out, char *why, size_t cap);
+void bench_sass_free(bench_sass *s);
+
+/* The k-tile main loop: the innermost loop (a branch back to an earlier or
+ * the same instruction, its body from the target to the branch) that holds
+ * an mma and a BAR. Its first and last indices; false when there is none. */
+bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last);
+
+/* counts[c]: the instructions of class c in v[first..last]. */
+void bench_sass_count(const bench_sass *s, size_t first, size_t last,
+                      long counts[BENCH_SASS_NCLASS]);
+
+#endif
