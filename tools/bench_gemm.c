@@ -388,8 +388,17 @@ static void print_best(json_writer *w, bool json, int size, const dtype *t, cons
 int bench_gemm(int argc, char **argv) {
   for (int i = 1; i < argc; i++)
     if (strcmp(argv[i], "--static") == 0) {
-      memmove(argv + i, argv + i + 1, (size_t)(argc - i) * sizeof *argv);
-      return bench_gemm_static(argc - 1, argv);
+      /* the rest of the command line, without --static (argv itself is
+       * the caller's: it reads it again for --json on a failure) */
+      char **rest = malloc((size_t)argc * sizeof *rest);
+      if (!rest) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
+      int n = 0;
+      for (int j = 0; j < argc; j++)
+        if (j != i) rest[n++] = argv[j];
+      rest[n] = NULL;
+      int rc = bench_gemm_static(n, rest);
+      free(rest);
+      return rc;
     }
   gemm_opts o;
   int rc;
