@@ -96,6 +96,11 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
     if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
     tcmma__emit_gemm_commit(dl, 1, out);
   }
+  /* the stages read (k tile kt's) and refilled (k tile kt + S - 1's) step
+   * by one and wrap, instead of kt % S: a division by a non-power of two
+   * per k tile and per use */
+  tcmma__emit_line(out, 1, "int %srs = 0, %sws = %d; /* the stage read, the stage refilled */", P,
+                   P, S - 1);
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
   tcmma__emit_line(out, 2,
@@ -105,14 +110,14 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   tcmma__emit_gemm_wait(dl, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
   tcmma__emit_line(out, 2, "if (%skt + %d < %d)", P, S - 1, KT);
-  char stage[64], tile[64];
-  snprintf(stage, sizeof stage, "(%skt + %d) %% %d", P, S - 1, S);
+  char tile[64];
   snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
-  tcmma__emit_gemm_load_stage(g, dl, stage, tile, 3, out);
+  tcmma__emit_gemm_load_stage(g, dl, P "ws", tile, 3, out);
   tcmma__emit_gemm_commit(dl, 2, out);
-  snprintf(stage, sizeof stage, "%skt %% %d", P, S);
-  tcmma_status st = compute(k, stage, 2, out, err);
+  tcmma_status st = compute(k, P "rs", 2, out, err);
   if (st != TCMMA_OK) return st;
+  tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
+  tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
   tcmma__emit_line(out, 1, "}");
   tcmma__emit_gemm_wait(dl, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
