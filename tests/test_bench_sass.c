@@ -51,6 +51,15 @@ static void committed_kernel_loop(void **s) {
   assert_int_equal(c[BENCH_SASS_BRANCH], 2);
   assert_int_equal(c[BENCH_SASS_OTHER], 3); /* the three @!PT LDS RZ, [RZ] */
   assert_int_equal(c[BENCH_SASS_INT], 179 - 64 - 16 - 8 - 3 - 2 - 3);
+  /* one BAR (DEPBAR is not one): one k tile per trip */
+  assert_int_equal(bench_sass_count_op(&k, first, last, "BAR"), 1);
+  assert_int_equal(bench_sass_count_op(&k, first, last, "DEPBAR"), 1);
+  /* the refill the last k tiles skip: @P2 BRA at 0x1230 over 0x1240..0x14b0 */
+  size_t bf, bl;
+  assert_true(bench_sass_skipped_block(&k, first, last, BENCH_SASS_LDGSTS, &bf, &bl));
+  assert_int_equal(k.v[bf].addr, 0x1240);
+  assert_int_equal(k.v[bl].addr, 0x14b0);
+  assert_false(bench_sass_skipped_block(&k, first, last, BENCH_SASS_MMA, &bf, &bl));
   bench_sass_free(&k);
   /* NULL picks the first function; a missing one is named */
   assert_true(bench_sass_parse(text, NULL, &k, why, sizeof why));

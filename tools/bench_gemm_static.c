@@ -16,11 +16,12 @@
 #include "tcmma/compile.h"
 
 static const char static_usage[] =
-    "usage: tcmma bench gemm --static [--arch 80|90] [--dtype NAME] [--config N]\n"
+    "usage: tcmma bench gemm --static [--arch CC] [--dtype NAME] [--config N]\n"
     "                        [--size N] [--dump FILE] [--json]\n\n"
     "Compiles the shipped GEMM configurations (tools/bench_gemm.def; --config N:\n"
     "the Nth, from 1) for an NxNxN problem (--size, default 4096) to CUBIN at sm_80\n"
-    "and sm_90 (--arch: one of them), disassembles them with nvdisasm ($TCMMA_NVDISASM,\n"
+    "and sm_90 (--arch CC: sm_CC alone, CC one of 80 86 89 90 100 120), disassembles\n"
+    "them with nvdisasm ($TCMMA_NVDISASM,\n"
     "PATH, /usr/local/cuda/bin, or the nvidia-cuda-nvdisasm wheel that make deps\n"
     "installs) and prints per kernel the k-tile main loop's instructions per warp\n"
     "and k tile by class beside the ideal (the plan's mma, ldmatrix and cp.async\n"
@@ -43,8 +44,12 @@ typedef struct {
   char note[600];
   int plan_registers, registers, spills;
   long counts[BENCH_SASS_NCLASS], ideal[BENCH_SASS_NCLASS], loop_insns;
+  long refill_int;         /* integer operations inside the ring's refill block; -1: no block */
   double k_tiles;          /* k tiles one trip of the loop covers */
 } static_result;
+
+/* The archs --arch takes (NVRTC 13 compiles each to a CUBIN). */
+static const int archs_known[] = {80, 86, 89, 90, 100, 120};
 
 typedef struct {
   int arch, size, config;  /* 0: every one */
@@ -152,7 +157,20 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
     long c[BENCH_SASS_NCLASS];
     bench_sass_count(&s, first, last, c);
     r->loop_insns = (long)(last - first + 1);
-    r->k_tiles = p->mma_per_k_tile ? (double)c[BENCH_SASS_MMA] / p->mma_per_k_tile : 0;
+    size_t bf, bl;
+    long rc[BENCH_SASS_NCLASS];
+    r->refill_int = -1;
+    if (bench_sass_skipped_block(&s, first, last, BENCH_SASS_LDGSTS, &bf, &bl))
+      bench_sass_count(&s, bf, bl, rc), r->refill_int = rc[BENCH_SASS_INT];
+    /* k tiles per trip from the barriers (one per k tile, two with one
+     * stage): the mma count is what is measured (an arch that emulates
+     * an mma.sync issues several per product) */
+    long bars = bench_sass_count_op(&s, first, last, "BAR");
+    r->k_tiles = (double)bars / (p->call.stages == 1 ? 2 : 1);
+    if (r->k_tiles > 0 && c[BENCH_SASS_MMA] != (long)(r->k_tiles * p->mma_per_k_tile))
+      snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
+               "mma.sync: emulated or split on sm_%d", (double)c[BENCH_SASS_MMA] / r->k_tiles,
+               p->mma_per_k_tile, r->arch);
     for (int i = 0; i < BENCH_SASS_NCLASS; i++) r->counts[i] = c[i];
     ideal_of(p, r->ideal);
     r->measured = r->k_tiles > 0;
@@ -205,8 +223,11 @@ static bool parse_static(int argc, char **argv, static_opts *o, int *rc) {
     if (strcmp(argv[i], "--json") == 0) { o->json = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return false;
     if (strcmp(argv[i - 1], "--arch") == 0) {
-      if (strcmp(v, "80") && strcmp(v, "90"))
-        return cli_usage(cmd, "--arch '%s': expected 80 or 90", v), false;
+      bool known = false;
+      for (size_t a = 0; a < sizeof archs_known / sizeof archs_known[0]; a++)
+        if (atoi(v) == archs_known[a] && strspn(v, "0123456789") == strlen(v)) known = true;
+      if (!known)
+        return cli_usage(cmd, "--arch '%s': expected one of 80 86 89 90 100 120", v), false;
       o->arch = atoi(v);
     } else if (strcmp(argv[i - 1], "--dtype") == 0) {
       bool known = false;
@@ -231,17 +252,19 @@ static bool parse_static(int argc, char **argv, static_opts *o, int *rc) {
 
 /* The kernels the options select, into res (room for every one); count. */
 static size_t select_kernels(const static_opts *o, static_result *res) {
-  static const int archs[] = {80, 90};
+  static const int archs[] = {80, 90}; /* the default pair */
+  int n_archs = o->arch ? 1 : 2;
   size_t n = 0;
-  for (int a = 0; a < 2; a++)
+  for (int a = 0; a < n_archs; a++)
     for (int t = 0; t < bench_gemm_n_dtypes; t++)
       for (int c = 0; c < bench_gemm_n_configs; c++) {
         const bench_gemm_dtype *ty = &bench_gemm_dtypes[t];
         const bench_gemm_config *cf = &bench_gemm_configs[c];
-        if ((o->arch && o->arch != archs[a]) || (o->dtype && strcmp(o->dtype, ty->name)) ||
+        if ((o->dtype && strcmp(o->dtype, ty->name)) ||
             (o->config && o->config != c + 1) || cf->fp8 != (tcmma_prec_bytes(ty->a) == 1))
           continue;
-        res[n++] = (static_result){.arch = archs[a], .t = ty, .c = cf, .index = c + 1};
+        res[n++] = (static_result){.arch = o->arch ? o->arch : archs[a], .t = ty, .c = cf,
+                                   .index = c + 1};
       }
   return n;
 }
@@ -283,6 +306,10 @@ static void json_one(json_writer *w, const static_result *r) {
     json_mix(w, "per_k_tile", r->counts, r->k_tiles);
     json_mix(w, "ideal", r->ideal, 1);
     json_key(w, "ratio"), json_double(w, total(r->counts) / r->k_tiles / total(r->ideal));
+    /* how much of "int" the global loader's refill block holds */
+    json_key(w, "refill_int_per_k_tile");
+    if (r->refill_int >= 0) json_double(w, (double)r->refill_int / r->k_tiles);
+    else json_null(w);
   }
   json_key(w, "note"), json_string(w, r->note);
   json_end_object(w);
@@ -300,6 +327,10 @@ static void text_row(text_table *tt, const static_result *r) {
   for (int i = 0; i < BENCH_SASS_NCLASS; i++)
     snprintf(cells[4 + i], 64, r->measured ? "%g/%ld" : "-", (double)r->counts[i] / r->k_tiles,
              r->ideal[i]);
+  if (r->measured && r->refill_int >= 0) /* the int the loader's refill block holds */
+    snprintf(cells[4 + BENCH_SASS_INT], 64, "%g/%ld (%g refill)",
+             (double)r->counts[BENCH_SASS_INT] / r->k_tiles, r->ideal[BENCH_SASS_INT],
+             (double)r->refill_int / r->k_tiles);
   snprintf(cells[4 + BENCH_SASS_NCLASS], 64, r->measured ? "%g/%g" : "-",
            total(r->counts) / r->k_tiles, total(r->ideal));
   snprintf(cells[5 + BENCH_SASS_NCLASS], 64, r->measured ? "%.2f" : "-",

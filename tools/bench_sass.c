@@ -165,14 +165,23 @@ void bench_sass_free(bench_sass *s) {
   s->v = NULL, s->n = 0;
 }
 
-/* Whether v[first..last] holds an instruction whose opcode starts with op. */
-static bool holds(const bench_sass *s, size_t first, size_t last, const char *op, bool cls_mma) {
-  for (size_t i = first; i <= last; i++)
-    if (cls_mma ? s->v[i].cls == BENCH_SASS_MMA
-                : strncmp(s->v[i].op, op, strlen(op)) == 0 &&
-                      (s->v[i].op[strlen(op)] == '.' || !s->v[i].op[strlen(op)]))
-      return true;
-  return false;
+/* Whether an opcode is op with or without modifiers. */
+static bool is_op(const char *opcode, const char *op) {
+  size_t n = strlen(op);
+  return strncmp(opcode, op, n) == 0 && (opcode[n] == '.' || !opcode[n]);
+}
+
+long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const char *op) {
+  long n = 0;
+  for (size_t i = first; i <= last && i < s->n; i++) n += is_op(s->v[i].op, op);
+  return n;
+}
+
+/* Whether v[first..last] holds an mma and a BAR. */
+static bool holds_mma_and_bar(const bench_sass *s, size_t first, size_t last) {
+  bool mma = false;
+  for (size_t i = first; i <= last; i++) mma |= s->v[i].cls == BENCH_SASS_MMA;
+  return mma && bench_sass_count_op(s, first, last, "BAR") > 0;
 }
 
 bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last) {
@@ -180,10 +189,21 @@ bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last) {
   for (size_t i = 0; i < s->n; i++) {
     long t = s->v[i].target;
     if (t < 0 || (size_t)t > i) continue; /* not a back edge */
-    if (!holds(s, (size_t)t, i, NULL, true) || !holds(s, (size_t)t, i, "BAR", false)) continue;
+    if (!holds_mma_and_bar(s, (size_t)t, i)) continue;
     if (!found || i - (size_t)t < *last - *first) *first = (size_t)t, *last = i, found = true;
   }
   return found;
+}
+
+bool bench_sass_skipped_block(const bench_sass *s, size_t first, size_t last, bench_sass_class cls,
+                              size_t *block_first, size_t *block_last) {
+  for (size_t i = first; i <= last && i < s->n; i++) {
+    long t = s->v[i].target;
+    if (t < 0 || (size_t)t <= i + 1 || (size_t)t > last) continue; /* not a forward skip */
+    for (size_t j = i + 1; j < (size_t)t; j++)
+      if (s->v[j].cls == cls) return *block_first = i + 1, *block_last = (size_t)t - 1, true;
+  }
+  return false;
 }
 
 void bench_sass_count(const bench_sass *s, size_t first, size_t last,

@@ -51,6 +51,18 @@ void bench_sass_free(bench_sass *s);
  * an mma and a BAR. Its first and last indices; false when there is none. */
 bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last);
 
+/* The block a forward branch inside v[first..last] skips (from the
+ * instruction after it to the one before its target) that holds an
+ * instruction of class cls: in a GEMM's main loop, with LDGSTS, the ring's
+ * refill that the last k tiles skip. The first such block; false when
+ * there is none. */
+bool bench_sass_skipped_block(const bench_sass *s, size_t first, size_t last, bench_sass_class cls,
+                              size_t *block_first, size_t *block_last);
+
+/* The instructions in v[first..last] whose opcode is op, modifiers aside
+ * ("BAR" counts BAR.SYNC.DEFER_BLOCKING, not DEPBAR). */
+long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const char *op);
+
 /* counts[c]: the instructions of class c in v[first..last]. */
 void bench_sass_count(const bench_sass *s, size_t first, size_t last,
                       long counts[BENCH_SASS_NCLASS]);
