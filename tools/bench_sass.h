@@ -67,4 +67,14 @@ long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const c
 void bench_sass_count(const bench_sass *s, size_t first, size_t last,
                       long counts[BENCH_SASS_NCLASS]);
 
+/* nvdisasm's path into buf: $TCMMA_NVDISASM, PATH, /usr/local/cuda/bin,
+ * the nvidia-cuda-nvdisasm wheel's (nvidia/<*>/bin/nvdisasm under the
+ * nvidia package python3 imports). false when none is executable. */
+bool bench_sass_find_nvdisasm(char *buf, size_t cap);
+
+/* `nvdisasm -c` of a CUBIN (len bytes), NUL-terminated (free it); NULL with
+ * why set when it cannot be written or nvdisasm fails. */
+char *bench_sass_disassemble(const char *nvdisasm, const unsigned char *cubin, size_t len,
+                             char *why, size_t cap);
+
 #endif
