@@ -60,8 +60,7 @@ static char *disassemble(const char *nvdisasm, const tcmma_program *prog, static
   return bench_sass_disassemble(nvdisasm, prog->cubin, prog->cubin_len, r->note, sizeof r->note);
 }
 
-/* The ideal per warp and k tile, from the plan. */
-static void ideal_of(const tcmma_gemm_plan *p, long ideal[BENCH_SASS_NCLASS]) {
+void bench_gemm_ideal(const tcmma_gemm_plan *p, long ideal[BENCH_SASS_NCLASS]) {
   memset(ideal, 0, sizeof(long) * BENCH_SASS_NCLASS);
   ideal[BENCH_SASS_MMA] = p->mma_per_k_tile;
   ideal[BENCH_SASS_LDSM] = p->ldmatrix_per_k_tile;
@@ -99,7 +98,7 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
                "mma.sync: emulated or split on sm_%d", (double)c[BENCH_SASS_MMA] / r->k_tiles,
                p->mma_per_k_tile, r->arch);
     for (int i = 0; i < BENCH_SASS_NCLASS; i++) r->counts[i] = c[i];
-    ideal_of(p, r->ideal);
+    bench_gemm_ideal(p, r->ideal);
     r->measured = r->k_tiles > 0;
   }
   bench_sass_free(&s);

@@ -7,6 +7,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include "tcmma/gemm.h"
 
 typedef enum {
 #define BENCH_SASS_CLASS(id, name, what) BENCH_SASS_##id,
@@ -66,6 +67,12 @@ long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const c
 /* counts[c]: the instructions of class c in v[first..last]. */
 void bench_sass_count(const bench_sass *s, size_t first, size_t last,
                       long counts[BENCH_SASS_NCLASS]);
+
+/* The ideal main loop of GEMM plan p per warp and k tile, by class: the
+ * plan's mma, ldmatrix and cp.async counts, the barrier with the cp.async
+ * commit and wait (a second barrier with one stage), one back-edge branch,
+ * 10 integer operations (tools/bench_gemm_static.c says which). */
+void bench_gemm_ideal(const tcmma_gemm_plan *p, long ideal[BENCH_SASS_NCLASS]);
 
 /* nvdisasm's path into buf: $TCMMA_NVDISASM, PATH, /usr/local/cuda/bin,
  * the nvidia-cuda-nvdisasm wheel's (nvidia/<*>/bin/nvdisasm under the
