@@ -143,7 +143,10 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   tcmma_status st = compute(k, P "rs", 2, out, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
-  tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
+  if ((S & (S - 1)) == 0) /* a power of two wraps with a mask */
+    tcmma__emit_line(out, 2, "%srs = (%srs + 1) & %d;", P, P, S - 1);
+  else
+    tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
   tcmma__emit_line(out, 1, "}");
   tcmma__emit_gemm_wait(dl, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
