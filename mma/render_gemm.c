@@ -93,15 +93,16 @@ static tcmma_status single_stage_loop(gemm_kernel *k, tcmma_buf *out, tcmma_erro
   return TCMMA_OK;
 }
 
-/* The ring's refill at depth: k tile kt + S - 1 into stage ws, one commit
- * group whether or not there is such a tile (the wait counts groups). */
-static void refill(const gemm_kernel *k, int depth, tcmma_buf *out) {
+/* The ring's refill at depth: k tile kt + S - 1 into stage `stage`, one
+ * commit group whether or not there is such a tile (the wait counts
+ * groups). */
+static void refill(const gemm_kernel *k, const char *stage, int depth, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   int S = g->call.stages;
   char tile[64];
   snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
   tcmma__emit_line(out, depth, "if (%skt + %d < %d)", P, S - 1, g->k_tiles);
-  tcmma__emit_gemm_load_stage(g, k->dl, P "ws", tile, depth + 1, out);
+  tcmma__emit_gemm_load_stage(g, k->dl, stage, tile, depth + 1, out);
   tcmma__emit_gemm_commit(k->dl, depth, out);
 }
 
@@ -128,25 +129,30 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
     if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
     tcmma__emit_gemm_commit(dl, 1, out);
   }
-  /* the stages read (k tile kt's) and refilled (k tile kt + S - 1's) step
-   * by one and wrap, instead of kt % S: a division by a non-power of two
-   * per k tile and per use */
-  tcmma__emit_line(out, 1, "int %srs = 0, %sws = %d; /* the stage read, the stage refilled */", P,
-                   P, S - 1);
+  /* the stages read (k tile kt's) and refilled (k tile kt + S - 1's): a
+   * power of two masks kt; the others step by one and wrap instead of kt %
+   * S, a division per k tile and per use (with 4 stages the stepped pair
+   * cost ptxas 27 more registers on a 128x256 tile) */
+  bool pow2 = (S & (S - 1)) == 0;
+  char rs[64], ws[64];
+  snprintf(rs, sizeof rs, pow2 ? "%skt & %d" : "%srs", P, S - 1);
+  snprintf(ws, sizeof ws, pow2 ? "(%skt + %d) & %d" : "%sws", P, S - 1, S - 1);
+  if (!pow2)
+    tcmma__emit_line(out, 1, "int %srs = 0, %sws = %d; /* the stage read, the stage refilled */",
+                     P, P, S - 1);
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
   tcmma__emit_line(out, 2, "/* k tile kt has landed (%d younger groups may be in flight); the "
                    "barrier also ends every warp's reads of the stage refilled next */", S - 2);
   tcmma__emit_gemm_wait(dl, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
-  refill(k, 2, out);
-  tcmma_status st = compute(k, P "rs", 2, out, err);
+  refill(k, ws, 2, out);
+  tcmma_status st = compute(k, rs, 2, out, err);
   if (st != TCMMA_OK) return st;
-  tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
-  if ((S & (S - 1)) == 0) /* a power of two wraps with a mask */
-    tcmma__emit_line(out, 2, "%srs = (%srs + 1) & %d;", P, P, S - 1);
-  else
+  if (!pow2) {
+    tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
     tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
+  }
   tcmma__emit_line(out, 1, "}");
   tcmma__emit_gemm_wait(dl, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",

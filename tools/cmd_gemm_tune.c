@@ -8,8 +8,9 @@
  * cycles (instructions per warp and k tile times warps, over 4
  * sub-partitions) and its tensor cycles (bm*bn*bk multiply-adds at 2048 per
  * mma_cycles per sub-partition) and its copy cycles (its bytes at
- * bytes_per_cycle); the problem costs that times its blocks and k tiles.
- * A kernel that spills ranks last. */
+ * bytes_per_cycle); the problem costs that times its k tiles and its
+ * blocks rounded up to whole waves of the device's SMs (one block per SM at
+ * a time: no occupancy term). A kernel that spills ranks last. */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -26,7 +27,7 @@
 #define TUNE_K(bk, b)
 #define TUNE_WARPS(wm, wn)
 #define TUNE_STAGES(s)
-#define TUNE_ARCH(cc, c, b)
+#define TUNE_ARCH(cc, c, b, sms)
 static const int tiles[][2] = {
 #undef TUNE_TILE
 #define TUNE_TILE(bm, bn) {bm, bn},
@@ -58,9 +59,9 @@ static const int stages[] = {
 #undef TUNE_STAGES
 #define TUNE_STAGES(s)
 };
-static const int arch_cycles[][3] = {
+static const int arch_cycles[][4] = {
 #undef TUNE_ARCH
-#define TUNE_ARCH(cc, c, b) {cc, c, b},
+#define TUNE_ARCH(cc, c, b, sms) {cc, c, b, sms},
 #include "gemm_tune.def"
 };
 #undef TUNE_TILE
@@ -96,8 +97,9 @@ static double model(const cand *c, int cc) {
   double bytes = (double)k->block_k * (k->block_m * tcmma_prec_bytes(k->a.prec) +
                                        k->block_n * tcmma_prec_bytes(k->b.prec));
   double blocks = (double)p->grid[0] * p->grid[1] * p->grid[2];
+  double waves = ceil(blocks / a[3]) * a[3]; /* an SM's share, whole waves */
   double cost = fmax(fmax(issue, tensor), bytes / a[2]);
-  return blocks * p->k_tiles * cost * (c->spills ? 1e6 : 1);
+  return waves * p->k_tiles * cost * (c->spills ? 1e6 : 1);
 }
 
 /* The ideal instructions per warp and k tile (bench gemm --static's). */
@@ -109,8 +111,9 @@ static double ideal(const tcmma_gemm_plan *p) {
   return t;
 }
 
-/* Every accepted combination for base's problem into out; their count. */
-static size_t enumerate(const tcmma_gemm_call *base, int cc, cand *out) {
+/* Every accepted combination for base's problem into out; their count,
+ * and the first decline's message in why. */
+static size_t enumerate(const tcmma_gemm_call *base, int cc, cand *out, char *why, size_t cap) {
   bool bytes = tcmma_prec_bytes(base->a.prec) == 1 || tcmma_prec_bytes(base->b.prec) == 1;
   size_t n = 0;
   for (size_t t = 0; t < COUNT(tiles); t++)
@@ -126,7 +129,10 @@ static size_t enumerate(const tcmma_gemm_call *base, int cc, cand *out) {
           snprintf(x->name, sizeof x->name, "tcmma_tune_%zu", n);
           c.name = NULL; /* set when rendered: the plan keeps the pointer */
           tcmma_error err = {0};
-          if (tcmma_gemm_plan_call(&c, &x->plan, &err) != TCMMA_OK) continue;
+          if (tcmma_gemm_plan_call(&c, &x->plan, &err) != TCMMA_OK) {
+            if (!why[0]) snprintf(why, cap, "%.400s", x->plan.accepted ? err.message : x->plan.message);
+            continue;
+          }
           x->insns = ideal(&x->plan);
           x->score = model(x, cc);
           n++;
@@ -319,17 +325,17 @@ int gemm_tune(const tcmma_gemm_call *base, int keep, bool json) {
   int cc = base->cc ? base->cc : device ? dev.cc : 80;
   cand *c = calloc(MAX_CANDIDATES, sizeof *c);
   if (!c) return cli_fail("gemm", "out of memory");
-  size_t accepted = enumerate(base, cc, c);
+  char why[1100] = "";
+  size_t accepted = enumerate(base, cc, c, why, sizeof why);
   if (!accepted) {
     free(c);
     return fprintf(stderr, "tcmma gemm: declined: no configuration of tools/gemm_tune.def fits "
-                           "the problem at cc %d\n", cc), CLI_DECLINED;
+                           "the problem at cc %d (the first: %s)\n", cc, why), CLI_DECLINED;
   }
   qsort(c, accepted, sizeof *c, by_score);
   size_t n = accepted < (size_t)keep ? accepted : (size_t)keep;
   unsigned char *cubin;
   size_t len;
-  char why[1100];
   if (!compile_all(c, n, cc, &cubin, &len, why, sizeof why))
     return free(c), cli_fail("gemm", "--tune: the batch compile failed: %s", why);
   read_sass(c, n, cubin, len, cc);
