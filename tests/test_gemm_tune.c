@@ -89,6 +89,14 @@ static void usage_and_declines(void **s) {
     assert_true(strlen(r.err) > 0);
     cli_result_free(&r);
   }
+  /* a decline under --json is the error object, with the first reason */
+  const char *none[] = {"gemm", "--m", "256", "--n", "256", "--k", "100", "--d", "f32", "--a",
+                        "f16", "--b", "f16", "--tune", "--json", NULL};
+  cli_result r = run_cli(none, NULL);
+  assert_int_equal(r.exit_code, 3);
+  assert_non_null(strstr(r.out, "\"error\""));
+  assert_non_null(strstr(r.out, "the first: alignment"));
+  cli_result_free(&r);
 }
 
 int main(void) {

@@ -329,8 +329,11 @@ int gemm_tune(const tcmma_gemm_call *base, int keep, bool json) {
   size_t accepted = enumerate(base, cc, c, why, sizeof why);
   if (!accepted) {
     free(c);
-    return fprintf(stderr, "tcmma gemm: declined: no configuration of tools/gemm_tune.def fits "
-                           "the problem at cc %d (the first: %s)\n", cc, why), CLI_DECLINED;
+    char msg[1300];
+    snprintf(msg, sizeof msg, "declined: no configuration of tools/gemm_tune.def fits the "
+             "problem at cc %d (the first: %.1100s)", cc, why);
+    cli_note_failure("%s", msg); /* the --json error object's message */
+    return fprintf(stderr, "tcmma gemm: %s\n", msg), CLI_DECLINED;
   }
   qsort(c, accepted, sizeof *c, by_score);
   size_t n = accepted < (size_t)keep ? accepted : (size_t)keep;
