@@ -143,7 +143,11 @@ TEST_OBJS := $(UTIL_OBJS) $(BUILD)/obj/tools/cli_parse.o
 $(UTIL_OBJS): | deps
 $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 	@mkdir -p $(dir $@)
-	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(LINK_LIBS) -lcmocka $(LDLIBS)
+	$(CC) $(ALL_CFLAGS) $(SIM_EXPORT) -Itests -o $@ $< $(TEST_OBJS) $(TEST_EXTRA) $(LINK_LIBS) -lcmocka $(LDLIBS)
+
+# The SASS reader's test links the reader itself (tools/bench_sass.c).
+$(BUILD)/tests/test_bench_sass: $(BUILD)/obj/tools/bench_sass.o
+$(BUILD)/tests/test_bench_sass: TEST_EXTRA = $(BUILD)/obj/tools/bench_sass.o
 
 check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \

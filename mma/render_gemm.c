@@ -25,21 +25,27 @@ static tcmma_render_ctx warp_ctx(gemm_kernel *k, tcmma_buf *out) {
   return tcmma_render_ctx_make(&k->warp, k->dl, &k->names, out);
 }
 
+/* The pointers `as` and `bs` (with `pre` before their names: "n" gives
+ * nas, nbs) to the a and b tiles of stage `stage`. */
+static void stage_pointers(const gemm_kernel *k, const char *pre, const char *stage, int depth,
+                           tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const char *ta = tcmma__table_spell_type(k->dl, g->call.a.prec),
+             *tb = tcmma__table_spell_type(k->dl, g->call.b.prec);
+  tcmma__emit_line(out, depth, "const %s *const %s%sas = (const %s *)(%ssmem + (%s) * %zu);", ta,
+                   P, pre, ta, P, stage, g->stage_bytes);
+  tcmma__emit_line(out, depth, "const %s *const %s%sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);",
+                   tb, P, pre, tb, P, stage, g->stage_bytes,
+                   g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
+}
+
 /* One k tile's products from the stage `stage`: fragments of k step s + 1
  * load while step s multiplies. */
 static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_buf *out,
                             tcmma_error *err) {
   const tcmma_plan *w = &k->warp;
-  const tcmma_gemm_plan *g = k->g;
-  tcmma_dialect dl = k->dl;
-  const char *ta = tcmma__table_spell_type(dl, g->call.a.prec),
-             *tb = tcmma__table_spell_type(dl, g->call.b.prec);
   tcmma__emit_line(out, depth, "{");
-  tcmma__emit_line(out, depth + 1, "const %s *const %sas = (const %s *)(%ssmem + (%s) * %zu);", ta,
-                   P, ta, P, stage, g->stage_bytes);
-  tcmma__emit_line(out, depth + 1,
-                   "const %s *const %sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);", tb, P, tb, P,
-                   stage, g->stage_bytes, g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
+  stage_pointers(k, "", stage, depth + 1, out);
   tcmma_buf body = {0};
   tcmma_render_ctx bc = warp_ctx(k, &body);
   tcmma_status st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[0]", P "as", "0", err);
@@ -68,27 +74,54 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   return st;
 }
 
-/* The k loop over the stage ring. */
+/* One stage: copy, wait, compute, and a barrier before the next copy. */
+static tcmma_status single_stage_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+  const tcmma_gemm_plan *g = k->g;
+  tcmma_dialect dl = k->dl;
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
+  tcmma__emit_line(out, 1, "/* one stage: copy, wait, compute, and a barrier before the next copy */");
+  tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, g->k_tiles, P);
+  tcmma__emit_gemm_load_stage(g, dl, "0", P "kt", 2, out);
+  tcmma__emit_gemm_commit(dl, 2, out);
+  tcmma__emit_gemm_wait(dl, 0, 2, out);
+  tcmma__emit_line(out, 2, "%s;", sync);
+  tcmma_status st = compute(k, "0", 2, out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__emit_line(out, 2, "%s;", sync);
+  tcmma__emit_line(out, 1, "}");
+  return TCMMA_OK;
+}
+
+/* The ring's refill at depth: k tile kt + S - 1 into stage `stage`, one
+ * commit group whether or not there is such a tile (the wait counts
+ * groups). */
+static void refill(const gemm_kernel *k, const char *stage, int depth, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  int S = g->call.stages;
+  char tile[64];
+  snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
+  tcmma__emit_line(out, depth, "if (%skt + %d < %d)", P, S - 1, g->k_tiles);
+  tcmma__emit_gemm_load_stage(g, k->dl, stage, tile, depth + 1, out);
+  tcmma__emit_gemm_commit(k->dl, depth, out);
+}
+
+/* The k loop over the stage ring: each k tile waits for its copies and
+ * crosses the barrier first, then refills the ring and multiplies. (A
+ * pipelined ring, its barrier before the last k step so that the next k
+ * tile's first step loads during it, measured with `tcmma bench gemm
+ * --static`: 134 instead of 139 instructions per warp and k tile for the
+ * 128x128x32 bf16 kernel, but 4-18 more registers, above the plan's
+ * estimate for 128x256 and 256x128 tiles and B k x n, and more
+ * instructions there: docs/emit.md, GEMM main loop. Loading the next k
+ * tile before the barrier would read other threads' copies before they are
+ * known to have landed: wait_group covers the thread's own copies only.) */
 static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
   int S = g->call.stages, KT = g->k_tiles;
   const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
-  if (S == 1) {
-    tcmma__emit_line(out, 1,
-                     "/* one stage: copy, wait, compute, and a barrier before the next copy */");
-    tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-    tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
-    tcmma__emit_gemm_load_stage(g, dl, "0", P "kt", 2, out);
-    tcmma__emit_gemm_commit(dl, 2, out);
-    tcmma__emit_gemm_wait(dl, 0, 2, out);
-    tcmma__emit_line(out, 2, "%s;", sync);
-    tcmma_status st = compute(k, "0", 2, out, err);
-    if (st != TCMMA_OK) return st;
-    tcmma__emit_line(out, 2, "%s;", sync);
-    tcmma__emit_line(out, 1, "}");
-    return TCMMA_OK;
-  }
+  if (S == 1) return single_stage_loop(k, out, err);
   tcmma__emit_line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
   for (int s = 0; s < S - 1; s++) {
     char t[16];
@@ -96,23 +129,30 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
     if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
     tcmma__emit_gemm_commit(dl, 1, out);
   }
+  /* the stages read (k tile kt's) and refilled (k tile kt + S - 1's): a
+   * power of two masks kt; the others step by one and wrap instead of kt %
+   * S, a division per k tile and per use (with 4 stages the stepped pair
+   * cost ptxas 27 more registers on a 128x256 tile) */
+  bool pow2 = (S & (S - 1)) == 0;
+  char rs[64], ws[64];
+  snprintf(rs, sizeof rs, pow2 ? "%skt & %d" : "%srs", P, S - 1);
+  snprintf(ws, sizeof ws, pow2 ? "(%skt + %d) & %d" : "%sws", P, S - 1, S - 1);
+  if (!pow2)
+    tcmma__emit_line(out, 1, "int %srs = 0, %sws = %d; /* the stage read, the stage refilled */",
+                     P, P, S - 1);
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
-  tcmma__emit_line(out, 2,
-                   "/* k tile kt has landed (%d younger groups may be in flight); the "
-                   "barrier also ends every warp's reads of the stage refilled next */",
-                   S - 2);
+  tcmma__emit_line(out, 2, "/* k tile kt has landed (%d younger groups may be in flight); the "
+                   "barrier also ends every warp's reads of the stage refilled next */", S - 2);
   tcmma__emit_gemm_wait(dl, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
-  tcmma__emit_line(out, 2, "if (%skt + %d < %d)", P, S - 1, KT);
-  char stage[64], tile[64];
-  snprintf(stage, sizeof stage, "(%skt + %d) %% %d", P, S - 1, S);
-  snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
-  tcmma__emit_gemm_load_stage(g, dl, stage, tile, 3, out);
-  tcmma__emit_gemm_commit(dl, 2, out);
-  snprintf(stage, sizeof stage, "%skt %% %d", P, S);
-  tcmma_status st = compute(k, stage, 2, out, err);
+  refill(k, ws, 2, out);
+  tcmma_status st = compute(k, rs, 2, out, err);
   if (st != TCMMA_OK) return st;
+  if (!pow2) {
+    tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
+    tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
+  }
   tcmma__emit_line(out, 1, "}");
   tcmma__emit_gemm_wait(dl, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",

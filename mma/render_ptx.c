@@ -123,9 +123,21 @@ static void ldmatrix_load(const ctx *x, tcmma_operand op, const ldm_plan *lp, in
       opcode[96];
   snprintf(extra_r, sizeof extra_r, "%s%slr", P, n);
   snprintf(extra_c, sizeof extra_c, "%s%slc", P, n);
-  tcmma__emit_ptx_coord(r, sizeof r, P, rv, rt, (tcmma__emit_affine){0, 0, 0}, extra_r);
+  /* the tile's stored row (rt * rv) leaves the swizzle mask alone when it
+   * is whole periods of the atom (8 rows): then it is a constant added to
+   * the lane's offset, which after unrolling is an immediate of the
+   * ldmatrix, and the lane's offset is one per k step and column tile */
+  bool split = rt % 8 == 0 || o->swizzle == TCMMA_SWIZZLE_NONE;
+  tcmma__emit_ptx_coord(r, sizeof r, P, rv, split ? 0 : rt, (tcmma__emit_affine){0, 0, 0},
+                        extra_r);
   tcmma__emit_ptx_coord(c, sizeof c, P, cv, ct, (tcmma__emit_affine){0, 0, 0}, extra_c);
-  tcmma__emit_operand_offset(off, sizeof off, x->dl, o, r, c);
+  char lane[TCMMA__ADDR_TEXT - 128];
+  tcmma__emit_operand_offset(lane, sizeof lane, x->dl, o, r, c);
+  if (split)
+    snprintf(off, sizeof off, "%d * %.60s * %ld + %s", rt, rv,
+             o->ld * tcmma_prec_bytes(o->prec), lane);
+  else
+    snprintf(off, sizeof off, "%s", lane);
   snprintf(opcode, sizeof opcode, tcmma__emit_collective_opcode(TCMMA__COLL_LDMATRIX), count,
            lp->trans ? ".trans" : "");
   tcmma__emit_indent(out, depth);

@@ -64,3 +64,30 @@ ensure() {
 }
 ensure "cmocka or pkg-config" have_cmocka:libcmocka-dev have_pkg_config:pkg-config
 ensure "xmllint or Perl's TAP::Parser" have_xmllint:libxml2-utils have_tap_parser:perl
+
+# nvdisasm, for `tcmma bench gemm --static` and its test (test_bench_sass):
+# the toolkit here has no nvdisasm, so the nvidia-cuda-nvdisasm wheel brings
+# one (nvidia/<*>/bin/nvdisasm under the nvidia package, where the bench
+# looks for it after TCMMA_NVDISASM, PATH and /usr/local/cuda/bin).
+have_nvdisasm() {
+  [ -n "${TCMMA_NVDISASM:-}" ] && [ -x "$TCMMA_NVDISASM" ] && return 0
+  command -v nvdisasm >/dev/null 2>&1 && return 0
+  [ -x /usr/local/cuda/bin/nvdisasm ] && return 0
+  python3 -c "import glob, os, nvidia, sys
+sys.exit(not any(os.access(p, os.X_OK) for d in nvidia.__path__
+                 for p in glob.glob(os.path.join(d, '*', 'bin', 'nvdisasm'))))" >/dev/null 2>&1
+}
+if ! have_nvdisasm; then
+  if [ "$(id -u)" = 0 ] && command -v python3 >/dev/null 2>&1; then
+    echo "tcmma: installing nvidia-cuda-nvdisasm (needed by the tests)"
+    python3 -m pip install -q nvidia-cuda-nvdisasm >/dev/null 2>&1 ||
+      { echo "tcmma: pip could not install nvidia-cuda-nvdisasm" >&2; exit 1; }
+  else
+    echo "tcmma: the tests need nvdisasm; run: python3 -m pip install nvidia-cuda-nvdisasm" >&2
+    exit 1
+  fi
+fi
+if ! have_nvdisasm; then
+  echo "tcmma: nvdisasm is still missing" >&2
+  exit 1
+fi

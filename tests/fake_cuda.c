@@ -6,8 +6,8 @@
  * adds 1 to n ints; kernel "trap" fails at launch. An image containing
  * FAKE_JIT_ERROR, or any image while FAKE_CUDA_JIT_FAIL=1, is rejected with a
  * JIT log. FAKE_CUDA_KERNEL=noop|scribble makes any module hold
- * "tcmma_kernel"(d, a, b), which does nothing (noop) or overwrites the first
- * byte of a (scribble). Calls that need a context fail
+ * "tcmma_kernel"(d, a, b) and the tuner's "tcmma_tune_<n>"(d, a, b, ...),
+ * which do nothing (noop) or overwrite the first byte of a (scribble). Calls that need a context fail
  * with CUDA_ERROR_INVALID_CONTEXT when none is current. */
 #include <cuda.h>
 #include <stdint.h>
@@ -151,7 +151,8 @@ CUresult cuModuleGetFunction(CUfunction *fn, CUmodule mod, const char *name) {
   if (!current) return CUDA_ERROR_INVALID_CONTEXT;
   if (strcmp(name, "add_one") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)1;
   else if (strcmp(name, "trap") == 0 && strstr(m->text, name)) *fn = (CUfunction)(uintptr_t)2;
-  else if (strcmp(name, "tcmma_kernel") == 0 && getenv("FAKE_CUDA_KERNEL"))
+  else if ((strcmp(name, "tcmma_kernel") == 0 || strncmp(name, "tcmma_tune_", 11) == 0) &&
+           getenv("FAKE_CUDA_KERNEL"))
     *fn = (CUfunction)(uintptr_t)3;
   else return CUDA_ERROR_NOT_FOUND;
   return CUDA_SUCCESS;

@@ -8,6 +8,7 @@
 #include <stddef.h>
 #include "cli.h"
 #include "tools/verify/verify.h"
+#include "tcmma/gemm.h"
 
 /* A measurement: wall-clock and CPU seconds (user + system, every thread). */
 typedef struct {
@@ -72,6 +73,32 @@ typedef struct {
  * with why set when none renders. */
 size_t bench_kernels(size_t want, bench_kernel **out, char *why, size_t cap);
 void bench_kernels_free(bench_kernel *k, size_t n);
+
+/* The GEMM configurations the benches measure (tools/bench_gemm.def). */
+typedef struct {
+  const char *name;           /* "bf16" */
+  tcmma_prec d, a, b;
+} bench_gemm_dtype;
+
+typedef struct {
+  int bm, bn, bk, wm, wn, stages;
+  bool bt;  /* b stored n x k */
+  bool fp8; /* a configuration for 1-byte inputs (k tiles of 64+) */
+} bench_gemm_config;
+
+extern const bench_gemm_dtype bench_gemm_dtypes[];
+extern const bench_gemm_config bench_gemm_configs[];
+extern const int bench_gemm_n_dtypes, bench_gemm_n_configs;
+
+/* The call of dtype t and configuration c for an m x n x k GEMM at cc. */
+tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_config *c, int m,
+                                int n, int k, int cc);
+
+/* "128x128x32 w2x2 s3 b,t": c as the tables print it. */
+void bench_gemm_config_text(const bench_gemm_config *c, char *buf, size_t cap);
+
+/* tcmma bench gemm --static (tools/bench_gemm_static.c): argv without --static. */
+int bench_gemm_static(int argc, char **argv);
 
 /* A subcommand of tcmma bench (tools/bench.def). */
 #define TCMMA_BENCH(name, fn, summary) int fn(int argc, char **argv);

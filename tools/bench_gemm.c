@@ -14,32 +14,49 @@
 #include "cli.h"
 #include "tcmma/tcmma.h"
 
-typedef struct {
-  const char *name;           /* "bf16" */
-  tcmma_prec d, a, b;
-  int min_cc;                 /* 0: the arm's floor decides */
-} dtype;
+typedef bench_gemm_dtype dtype;
+typedef bench_gemm_config config;
 
-static const dtype dtypes[] = {
-    {"bf16", TCMMA_PREC_BF16, TCMMA_PREC_BF16, TCMMA_PREC_BF16, 0},
-    {"f16", TCMMA_PREC_F16, TCMMA_PREC_F16, TCMMA_PREC_F16, 0},
-    {"e4m3", TCMMA_PREC_F32, TCMMA_PREC_E4M3, TCMMA_PREC_E4M3, 0},
+const bench_gemm_dtype bench_gemm_dtypes[] = {
+#define BENCH_GEMM_DTYPE(name, d, a, b) {name, TCMMA_PREC_##d, TCMMA_PREC_##a, TCMMA_PREC_##b},
+#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, fp8)
+#include "bench_gemm.def"
+#undef BENCH_GEMM_DTYPE
+#undef BENCH_GEMM_CONFIG
 };
 
-typedef struct {
-  int bm, bn, bk, wm, wn, stages;
-  bool bt; /* b stored n x k */
-  bool fp8; /* a configuration for 8-bit inputs (k tiles of 64+) */
-} config;
-
-static const config configs[] = {
-    {128, 128, 32, 2, 2, 3, true, false},  {128, 128, 32, 2, 2, 4, true, false},
-    {128, 256, 32, 2, 4, 3, true, false},  {256, 128, 32, 4, 2, 3, true, false},
-    {128, 128, 64, 2, 2, 3, true, false},  {128, 128, 32, 2, 2, 3, false, false},
-    {128, 128, 64, 2, 2, 3, true, true},   {128, 256, 64, 2, 4, 3, true, true},
-    {128, 128, 64, 4, 2, 3, true, true},
+const bench_gemm_config bench_gemm_configs[] = {
+#define BENCH_GEMM_DTYPE(name, d, a, b)
+#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, fp8) {bm, bn, bk, wm, wn, stages, bt, fp8},
+#include "bench_gemm.def"
+#undef BENCH_GEMM_DTYPE
+#undef BENCH_GEMM_CONFIG
 };
-enum { N_DTYPES = 3, N_CONFIGS = sizeof configs / sizeof configs[0] };
+
+enum {
+  N_DTYPES = sizeof bench_gemm_dtypes / sizeof bench_gemm_dtypes[0],
+  N_CONFIGS = sizeof bench_gemm_configs / sizeof bench_gemm_configs[0]
+};
+const int bench_gemm_n_dtypes = N_DTYPES, bench_gemm_n_configs = N_CONFIGS;
+#define dtypes bench_gemm_dtypes
+#define configs bench_gemm_configs
+
+tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_config *c, int m,
+                                int n, int k, int cc) {
+  tcmma_gemm_call call = tcmma_gemm_call_default();
+  call.m = m, call.n = n, call.k = k;
+  call.d.prec = t->d, call.a.prec = t->a, call.b.prec = t->b;
+  call.b.transposed = c->bt;
+  call.block_m = c->bm, call.block_n = c->bn, call.block_k = c->bk;
+  call.warps_m = c->wm, call.warps_n = c->wn, call.stages = c->stages;
+  call.cc = cc;
+  return call;
+}
+
+void bench_gemm_config_text(const bench_gemm_config *c, char *buf, size_t cap) {
+  snprintf(buf, cap, "%dx%dx%d w%dx%d s%d%s", c->bm, c->bn, c->bk, c->wm, c->wn, c->stages,
+           c->bt ? " b,t" : "");
+}
 
 typedef struct {
   int size;
@@ -90,13 +107,7 @@ static double get(tcmma_prec p, const unsigned char *at) {
 static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3], const float *av,
                     const float *bv, int repeats) {
   int S = r->size;
-  tcmma_gemm_call call = tcmma_gemm_call_default();
-  call.m = call.n = call.k = S;
-  call.d.prec = r->t->d, call.a.prec = r->t->a, call.b.prec = r->t->b;
-  call.b.transposed = r->c->bt;
-  call.block_m = r->c->bm, call.block_n = r->c->bn, call.block_k = r->c->bk;
-  call.warps_m = r->c->wm, call.warps_n = r->c->wn, call.stages = r->c->stages;
-  call.cc = dev->cc;
+  tcmma_gemm_call call = bench_gemm_call(r->t, r->c, S, S, S, dev->cc);
   tcmma_gemm_plan p;
   tcmma_error err = {0};
   if (tcmma_gemm_plan_call(&call, &p, &err) != TCMMA_OK) {
@@ -212,7 +223,8 @@ static void torch_times(const int *sizes, int n_sizes, double torch[][N_DTYPES],
 }
 
 static const char gemm_usage[] =
-    "usage: tcmma bench gemm [--json] [--sizes N[,N...]] [--repeats R]\n\n"
+    "usage: tcmma bench gemm [--json] [--sizes N[,N...]] [--repeats R]\n"
+    "       tcmma bench gemm --static [OPTIONS]   (no GPU: the SASS main loop; --static --help)\n\n"
     "TFLOP/s of the emitted GEMM on device 0 (bf16, f16, fp8 where the device runs it),\n"
     "best block-tile configuration per size and type, beside torch.matmul when torch\n"
     "imports. Sizes: multiples of 128 in 128..16384 (default 4096,8192); repeats: timed\n"
@@ -353,9 +365,7 @@ static const result *best_of(const result *res, size_t nres, int size, const dty
 static void print_best(json_writer *w, bool json, int size, const dtype *t, const result *best,
                        double tt) {
   char cfg[64] = "-";
-  if (best)
-    snprintf(cfg, sizeof cfg, "%dx%dx%d w%dx%d s%d%s", best->c->bm, best->c->bn, best->c->bk,
-             best->c->wm, best->c->wn, best->c->stages, best->c->bt ? " b,t" : "");
+  if (best) bench_gemm_config_text(best->c, cfg, sizeof cfg);
   double ratio = best && tt > 0 ? best->tflops / tt : -1;
   if (json) {
     json_begin_object(w);
@@ -376,6 +386,20 @@ static void print_best(json_writer *w, bool json, int size, const dtype *t, cons
 }
 
 int bench_gemm(int argc, char **argv) {
+  for (int i = 1; i < argc; i++)
+    if (strcmp(argv[i], "--static") == 0) {
+      /* the rest of the command line, without --static (argv itself is
+       * the caller's: it reads it again for --json on a failure) */
+      char **rest = malloc((size_t)argc * sizeof *rest);
+      if (!rest) return fprintf(stderr, "tcmma bench gemm: out of memory\n"), CLI_FAIL;
+      int n = 0;
+      for (int j = 0; j < argc; j++)
+        if (j != i) rest[n++] = argv[j];
+      rest[n] = NULL;
+      int rc = bench_gemm_static(n, rest);
+      free(rest);
+      return rc;
+    }
   gemm_opts o;
   int rc;
   if (!parse_gemm_opts(argc, argv, &o, &rc)) return rc;

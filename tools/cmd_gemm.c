@@ -9,12 +9,15 @@
 #include "tcmma/tcmma.h"
 #include "tools/cli.h"
 #include "tools/cli_parse.h"
+#include "tools/cmd_gemm_tune.h"
 
 static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
-    "                  [--dialect cuda|host] [--kernel|--json]\n\n"
+    "                  [--dialect cuda|host] [--kernel|--json]\n"
+    "       tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC --tune [--tune-max N]\n"
+    "                  [--cc N] [--registers N] [--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
     "the kernel may get C = D) and prints the plan (threads, grid, dynamic shared\n"
     "bytes, registers expected, per-k-tile census), with --kernel the kernel,\n"
@@ -25,6 +28,11 @@ static const char *const help =
     "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
     "shows for the launch: the kernel takes them as float arguments, so they\n"
     "never change its text.\n"
+    "--tune tries the tiles, warp grids and stages of tools/gemm_tune.def that fit\n"
+    "the budgets, compiles the best N of the static model (default 8, at most 64) in\n"
+    "one batch and prints them ranked: by measured time on device 0 when it is the\n"
+    "--cc's (default: its cc, else 80), else by the static model on their SASS main\n"
+    "loop (nvdisasm) or the ideal loop.\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -120,7 +128,8 @@ static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
 /* What the command line asks of tcmma gemm. */
 typedef struct {
   tcmma_gemm_call c;
-  bool kernel, json, have[6], dialect_given;
+  bool kernel, json, have[6], dialect_given, tune, shape_given;
+  int tune_max;
   double alpha, beta;
   tcmma_dialect dialect;
 } gemm_args;
@@ -145,7 +154,12 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
       return g->have[3 + s] = true, 0;
     }
   }
-  if (strcmp(a, "--tile") == 0) {
+  if (strcmp(a, "--tile") == 0 || strcmp(a, "--warps") == 0 || strcmp(a, "--stages") == 0)
+    g->shape_given = true;
+  if (strcmp(a, "--tune-max") == 0) {
+    if (!cli_int(cmd, a, v, 1, 64, &x)) return CLI_USAGE;
+    g->tune_max = (int)x;
+  } else if (strcmp(a, "--tile") == 0) {
     int t[3];
     if (!parse_dims(cmd, a, v, 3, t)) return CLI_USAGE;
     c->block_m = t[0], c->block_n = t[1], c->block_k = t[2];
@@ -193,6 +207,7 @@ static int parse(int argc, char **argv, gemm_args *g) {
     if (strcmp(a, "--kernel") == 0) { g->kernel = true; continue; }
     if (strcmp(a, "--json") == 0) { g->json = true; continue; }
     if (strcmp(a, "--unpredicated") == 0) { g->c.unpredicated = true; continue; }
+    if (strcmp(a, "--tune") == 0) { g->tune = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     int rc = take_value(a, v, g);
     if (rc) return rc;
@@ -201,6 +216,10 @@ static int parse(int argc, char **argv, gemm_args *g) {
   for (int i = 0; i < 6; i++)
     if (!g->have[i]) return cli_usage(cmd, "%s is required", need[i]);
   if (g->kernel && g->json) return cli_usage(cmd, "--kernel and --json exclude each other");
+  if (g->tune && (g->kernel || g->dialect_given || g->shape_given))
+    return cli_usage(cmd, "--tune chooses the tile, warps and stages and prints no kernel: "
+                          "without --tile, --warps, --stages, --kernel and --dialect");
+  if (g->tune_max && !g->tune) return cli_usage(cmd, "--tune-max needs --tune");
   if (g->dialect_given && !g->kernel && !g->json)
     return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
   return -1;
@@ -211,6 +230,7 @@ int cmd_gemm(int argc, char **argv) {
   gemm_args g;
   int rc = parse(argc, argv, &g);
   if (rc >= 0) return rc;
+  if (g.tune) return gemm_tune(&g.c, g.tune_max ? g.tune_max : 8, g.json);
   tcmma_gemm_call c = g.c;
   bool kernel = g.kernel, json = g.json;
   double alpha = g.alpha, beta = g.beta;
