@@ -86,6 +86,9 @@ typedef struct {
   bool fp8; /* a configuration for 1-byte inputs (k tiles of 64+) */
 } bench_gemm_config;
 
+/* c's fields "tile", "warps", "stages", "b_transposed" into the open object. */
+void bench_gemm_config_json(json_writer *w, const bench_gemm_config *c);
+
 extern const bench_gemm_dtype bench_gemm_dtypes[];
 extern const bench_gemm_config bench_gemm_configs[];
 extern const int bench_gemm_n_dtypes, bench_gemm_n_configs;

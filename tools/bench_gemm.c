@@ -41,6 +41,14 @@ const int bench_gemm_n_dtypes = N_DTYPES, bench_gemm_n_configs = N_CONFIGS;
 #define dtypes bench_gemm_dtypes
 #define configs bench_gemm_configs
 
+void bench_gemm_config_json(json_writer *w, const bench_gemm_config *c) {
+  json_key(w, "tile"), json_tile(w, c->bm, c->bn, c->bk);
+  json_key(w, "warps"), json_begin_array(w), json_int(w, c->wm), json_int(w, c->wn),
+      json_end_array(w);
+  json_key(w, "stages"), json_int(w, c->stages);
+  json_key(w, "b_transposed"), json_bool(w, c->bt);
+}
+
 tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_config *c, int m,
                                 int n, int k, int cc) {
   tcmma_gemm_call call = tcmma_gemm_call_default();
@@ -334,11 +342,7 @@ static void json_results(json_writer *w, const tcmma_device_info *dev, const cha
     json_begin_object(w);
     json_key(w, "size"), json_int(w, r->size);
     json_key(w, "dtype"), json_string(w, r->t->name);
-    json_key(w, "tile"), json_tile(w, r->c->bm, r->c->bn, r->c->bk);
-    json_key(w, "warps"), json_begin_array(w), json_int(w, r->c->wm), json_int(w, r->c->wn),
-        json_end_array(w);
-    json_key(w, "stages"), json_int(w, r->c->stages);
-    json_key(w, "b_transposed"), json_bool(w, r->c->bt);
+    bench_gemm_config_json(w, r->c);
     json_key(w, "ran"), json_bool(w, r->ran);
     json_key(w, "ms"), json_double(w, r->ms);
     json_key(w, "tflops"), json_double(w, r->tflops);

@@ -214,11 +214,7 @@ static void json_one(json_writer *w, const static_result *r) {
   json_key(w, "arch"), json_int(w, r->arch);
   json_key(w, "dtype"), json_string(w, r->t->name);
   json_key(w, "config"), json_int(w, r->index);
-  json_key(w, "tile"), json_tile(w, r->c->bm, r->c->bn, r->c->bk);
-  json_key(w, "warps"), json_begin_array(w), json_int(w, r->c->wm), json_int(w, r->c->wn),
-      json_end_array(w);
-  json_key(w, "stages"), json_int(w, r->c->stages);
-  json_key(w, "b_transposed"), json_bool(w, r->c->bt);
+  bench_gemm_config_json(w, r->c);
   json_key(w, "accepted"), json_bool(w, r->accepted);
   json_key(w, "measured"), json_bool(w, r->measured);
   json_key(w, "registers"), json_begin_object(w);

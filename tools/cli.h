@@ -97,6 +97,14 @@ void json_tile(json_writer *w, int m, int n, int k);
 /* Ends the document with a newline. */
 void json_finish(json_writer *w);
 
+/* A growing list of borrowed strings (repeated options: -I, -D); free
+ * items when done. cli_list_push: false when out of memory. */
+typedef struct {
+  const char **items;
+  size_t count;
+} cli_list;
+bool cli_list_push(cli_list *l, const char *v);
+
 /* An aligned text table: add cells row by row, then print. */
 typedef struct {
   int cols, rows, cap;

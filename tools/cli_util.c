@@ -307,3 +307,11 @@ void table_free(text_table *t) {
   free(t->cells);
   memset(t, 0, sizeof *t);
 }
+
+bool cli_list_push(cli_list *l, const char *v) {
+  const char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
+  if (!grown) return false;
+  l->items = grown;
+  l->items[l->count++] = v;
+  return true;
+}

@@ -218,20 +218,6 @@ static int report(const tcmma_program *p, const char *out_path, bool json, const
   return CLI_OK;
 }
 
-/* A growing list of option values (-I, -D, the pass-through). */
-typedef struct {
-  const char **items;
-  size_t count;
-} list;
-
-static bool push(list *l, const char *v) {
-  const char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
-  if (!grown) return false;
-  l->items = grown;
-  l->items[l->count++] = v;
-  return true;
-}
-
 /* parse(): go on to compile, or help was printed (other values: exit codes) */
 enum { GO_ON = -1, HELP_SHOWN = -2 };
 
@@ -239,7 +225,7 @@ typedef struct {
   bool json, allow_empty;
   const char *file, *out_path;
   tcmma_compile_opts opts;
-  list includes, defines, extra;
+  cli_list includes, defines, extra;
 } args;
 
 /* -I DIR / -IDIR (likewise -D): the value, or NULL after a usage message. */
@@ -254,7 +240,7 @@ static int parse(int argc, char **argv, args *a) {
     tcmma_error err;
     if (strcmp(argv[i], "--") == 0) {
       for (i++; i < argc; i++)
-        if (!push(&a->extra, argv[i])) return cli_fail("compile", "out of memory");
+        if (!cli_list_push(&a->extra, argv[i])) return cli_fail("compile", "out of memory");
       break;
     }
     if (cli_is_help(argv[i])) return fputs(help, stdout), HELP_SHOWN;
@@ -285,10 +271,10 @@ static int parse(int argc, char **argv, args *a) {
       a->opts.std = v;
     } else if (strncmp(argv[i], "-I", 2) == 0) {
       if (!(v = attached("-I", argc, argv, &i))) return CLI_USAGE;
-      if (!push(&a->includes, v)) return cli_fail("compile", "out of memory");
+      if (!cli_list_push(&a->includes, v)) return cli_fail("compile", "out of memory");
     } else if (strncmp(argv[i], "-D", 2) == 0) {
       if (!(v = attached("-D", argc, argv, &i))) return CLI_USAGE;
-      if (!push(&a->defines, v)) return cli_fail("compile", "out of memory");
+      if (!cli_list_push(&a->defines, v)) return cli_fail("compile", "out of memory");
     } else if (strcmp(argv[i], "-o") == 0) {
       if (!(a->out_path = cli_value("compile", argc, argv, &i))) return CLI_USAGE;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {

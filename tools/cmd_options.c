@@ -180,26 +180,12 @@ static void print_text(const tcmma_arch_options *o, const tcmma_probe *probe) {
   if (probe) text_probe(probe);
 }
 
-/* A growing list of -I / -D values. */
-typedef struct {
-  const char **items;
-  size_t count;
-} list;
-
-static bool push(list *l, const char *v) {
-  const char **grown = realloc(l->items, (l->count + 1) * sizeof *grown);
-  if (!grown) return false;
-  l->items = grown;
-  l->items[l->count++] = v;
-  return true;
-}
-
 typedef struct {
   bool json, probe;
   const char *file;
   int cc;
   tcmma_target target;
-  list includes, defines;
+  cli_list includes, defines;
 } args;
 
 /* Fills a from argv: CLI_OK, or the exit code after a message (or help). */
@@ -216,9 +202,9 @@ static int parse(int argc, char **argv, args *a, bool *help_shown) {
       if (!(v = cli_value("options", argc, argv, &i)) || !cli_target_option("options", v, &a->target))
         return CLI_USAGE;
     } else if (strncmp(argv[i], "-I", 2) == 0 || strncmp(argv[i], "-D", 2) == 0) {
-      list *l = argv[i][1] == 'I' ? &a->includes : &a->defines;
+      cli_list *l = argv[i][1] == 'I' ? &a->includes : &a->defines;
       if (!(v = argv[i][2] ? argv[i] + 2 : cli_value("options", argc, argv, &i))) return CLI_USAGE;
-      if (!push(l, v)) return cli_fail("options", "out of memory");
+      if (!cli_list_push(l, v)) return cli_fail("options", "out of memory");
     } else if (argv[i][0] == '-' && argv[i][1] != '\0') {
       return cli_usage("options", "unknown option '%s': expected --cc, --target, --probe, -I, "
                        "-D or --json", argv[i]);
