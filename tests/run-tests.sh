@@ -74,8 +74,12 @@ while [ "$i" -lt "$n" ]; do
   k=$(sed -n 's/^\[  SKIPPED \] \([0-9]*\) test.*/\1/p' "$out" 2>/dev/null | tail -n 1)
   passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0})); skipped=$((skipped + ${k:-0}))
   if [ "$rc" -ne 0 ] && [ -z "$f" ]; then
-    echo "tcmma: $t exited with status $rc"; broken=$((broken + 1)); failed=$((failed + 1))
+    echo "tcmma: $t exited with status $rc" >>"$dir/failures"; broken=$((broken + 1)); failed=$((failed + 1))
   fi
+  # the failed and skipped cases again, by binary, so that a log's tail
+  # (all a CI report may keep) names them
+  sed -n "s#^\[  \(FAILED\|SKIPPED\) *\] \([^0-9 ].*\)#tcmma: $t: \1 \2#p" "$out" 2>/dev/null >>"$dir/failures"
 done
+[ -s "$dir/failures" ] && cat "$dir/failures"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
 [ "$failed" -eq 0 ] && [ "$broken" -eq 0 ]

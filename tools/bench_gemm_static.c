@@ -18,7 +18,7 @@ static const char static_usage[] =
     "                        [--size N] [--dump FILE] [--json]\n\n"
     "Compiles the shipped GEMM configurations (tools/bench_gemm.def; --config N:\n"
     "the Nth, from 1) for an NxNxN problem (--size, default 4096) to CUBIN at sm_80\n"
-    "and sm_90 (--arch CC: sm_CC alone, CC one of 80 86 89 90 100 120), disassembles\n"
+    "and sm_90 (--arch CC: sm_CC alone; a bad CC lists those taken), disassembles\n"
     "them with nvdisasm ($TCMMA_NVDISASM,\n"
     "PATH, /usr/local/cuda/bin, or the nvidia-cuda-nvdisasm wheel that make deps\n"
     "installs) and prints per kernel the k-tile main loop's instructions per warp\n"
@@ -150,10 +150,12 @@ static bool parse_static(int argc, char **argv, static_opts *o, int *rc) {
     if (!(v = cli_value(cmd, argc, argv, &i))) return false;
     if (strcmp(argv[i - 1], "--arch") == 0) {
       bool known = false;
-      for (size_t a = 0; a < sizeof archs_known / sizeof archs_known[0]; a++)
+      char list[64] = "";
+      for (size_t a = 0; a < sizeof archs_known / sizeof archs_known[0]; a++) {
         if (atoi(v) == archs_known[a] && strspn(v, "0123456789") == strlen(v)) known = true;
-      if (!known)
-        return cli_usage(cmd, "--arch '%s': expected one of 80 86 89 90 100 120", v), false;
+        snprintf(list + strlen(list), sizeof list - strlen(list), " %d", archs_known[a]);
+      }
+      if (!known) return cli_usage(cmd, "--arch '%s': expected one of%s", v, list), false;
       o->arch = atoi(v);
     } else if (strcmp(argv[i - 1], "--dtype") == 0) {
       bool known = false;

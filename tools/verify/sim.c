@@ -46,7 +46,7 @@ static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
 static sim_module *prepared;
 static tcmma_status prepared_status = TCMMA_OK; /* of the last prepare's build */
 static char prepared_message[TCMMA_ERROR_MAX];
-static const verify_case *const *prepared_cases;
+static const verify_case **prepared_cases; /* owned: the caller's list may go */
 static size_t prepared_count;
 
 /* A failed build: SKIPPED when this machine has no compiler, else FAILED. */
@@ -74,9 +74,8 @@ void verify_exec_sim_prepare(const verify_case *const *cases, size_t count) {
     prepared_status = sim_module_build(accepted, plans, n, &prepared, &err);
     snprintf(prepared_message, sizeof prepared_message, "%s", err.message);
   }
-  prepared_cases = cases, prepared_count = count;
+  prepared_cases = accepted, prepared_count = accepted ? n : 0;
   pthread_mutex_unlock(&prepared_mu);
-  free(accepted);
   free(plans);
 }
 
@@ -86,11 +85,12 @@ void verify_exec_sim_finish(void) {
   prepared = NULL;
   prepared_status = TCMMA_OK;
   prepared_message[0] = '\0';
+  free(prepared_cases);
   prepared_cases = NULL, prepared_count = 0;
   pthread_mutex_unlock(&prepared_mu);
 }
 
-/* Whether c was among the prepared cases (so a failed build covers it). */
+/* Whether c was among the cases built (so a failed build covers it). */
 static bool was_prepared(const verify_case *c) {
   for (size_t i = 0; i < prepared_count; i++)
     if (prepared_cases[i] == c) return true;
