@@ -12,6 +12,7 @@
 #include "gemm_rules.h"
 #include "tcmma/arch.h"
 #include "tcmma/gemm.h"
+#include "tcmma/ptx.h"
 
 /* f32 elements added to each epilogue row: the accumulator stores of a
  * warp's 8 fragment rows then fall in different banks (rows of a multiple
@@ -263,19 +264,22 @@ static tcmma_status check_arm_form(tcmma_gemm_plan *g, const tcmma_arm_info *inf
   return TCMMA_OK;
 }
 
-/* The cc from which the kernel's loader runs: its 16-byte copies are
- * cp.async, whose floor is the marker's (tables/markers.def). */
-static int loader_floor(void) { return tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC); }
+/* The cc from which the kernel's loader runs with cp.async (cc 0: the plan
+ * is for every device from there). */
+static int loader_floor(void) { return tcmma__emit_gemm_loader_floor(); }
 
-/* A device below the loader's floor cannot run the kernel whatever its arm
- * (mma-f16-k8 runs on Turing, cp.async does not) (decline ARCH). */
+/* Below cp.async's floor the loader copies with plain loads; the warp tile
+ * still needs ldmatrix and the arm, whose floors a forced arm may not meet
+ * (decline ARCH). */
 static tcmma_status check_arch(tcmma_gemm_plan *g, const tcmma_arm_info *info,
                                tcmma_error *err) {
-  int cc = g->call.cc, floor = loader_floor();
+  int cc = g->call.cc, ldm = TCMMA_PTX_MIN_SM(LDMATRIX);
+  int floor = info->floor > ldm ? info->floor : ldm;
   if (cc && cc < floor)
-    return decline(g, TCMMA_GEMM_DECLINE_ARCH, err, "cc %d: the loader's cp.async copies need "
-                   "cc %d or later (arm %s runs from cc %d)", cc, floor, info->marker,
-                   info->floor);
+    return decline(g, TCMMA_GEMM_DECLINE_ARCH, err, "cc %d: the kernel needs cc %d (arm %s "
+                   "from cc %d, ldmatrix from cc %d; below cc %d its loader uses plain loads "
+                   "instead of cp.async)", cc, floor, info->marker, info->floor, ldm,
+                   loader_floor());
   return TCMMA_OK;
 }
 
@@ -332,30 +336,25 @@ static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
                  wp.message[0] ? wp.message : werr.message);
 }
 
-/* Global rows in whole 16-byte units: the copies and the stores move
- * whole units from each row's start (decline ALIGNMENT). */
-static tcmma_status check_alignment(tcmma_gemm_plan *g, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  const struct { const char *name; long ld; int eb; } rows[3] = {
-      {"a", c->a.ld, tcmma_prec_bytes(c->a.prec)},
-      {"b", c->b.ld, tcmma_prec_bytes(c->b.prec)},
-      {"d", c->d.ld, tcmma_prec_bytes(c->d.prec)}};
-  for (int i = 0; i < 3; i++)
-    if ((rows[i].ld * rows[i].eb) % TCMMA__GEMM_COPY_BYTES)
-      return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s's rows of ld %ld x %d bytes: "
-                     "expected a multiple of %d bytes (ld a multiple of %d)", rows[i].name,
-                     rows[i].ld, rows[i].eb, TCMMA__GEMM_COPY_BYTES,
-                     TCMMA__GEMM_COPY_BYTES / rows[i].eb);
+/* Each operand's alignment class, asked or the widest its ld allows, and
+ * the loader it gets (mma/gemm_shape.c; decline ALIGNMENT). */
+static tcmma_status check_alignment(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                    tcmma_gemm_info *i, tcmma_error *err) {
+  char msg[400];
+  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
   return TCMMA_OK;
 }
 
 /* Ragged extents need predicated copies and stores (decline PREDICATION);
  * the launch must take the grid, and the kernel's int block index (the
  * grouped order of render_gemm.c) must hold every block (decline CALL). */
-static tcmma_status plan_grid(tcmma_gemm_plan *g, tcmma_error *err) {
+static tcmma_status plan_grid(tcmma_gemm_plan *g, bool shape_args, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
-  g->predicated = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
-  if (g->predicated && c->unpredicated)
+  bool ragged = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
+  /* shape arguments: any shape unless the caller asks for whole tiles only */
+  g->predicated = shape_args ? !c->unpredicated : ragged;
+  if (ragged && c->unpredicated)
     return decline(g, TCMMA_GEMM_DECLINE_PREDICATION, err, "%dx%dx%d over a %dx%dx%d block "
                    "tile: predicated copies and stores are required", c->m, c->n, c->k,
                    c->block_m, c->block_n, c->block_k);
@@ -423,32 +422,69 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
 
 /* The per-k-tile figures a caller compares variants by, from the warp
  * tile's census and the loader's copies; then the plan is accepted. */
-static void accept(tcmma_gemm_plan *g) {
+static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   g->mma_per_k_tile = g->census.mma_per_statement;
   g->ldmatrix_per_k_tile = (g->census.a_ldmatrix_x4 + g->census.a_ldmatrix_x2 +
                             g->census.b_ldmatrix_x4 + g->census.b_ldmatrix_x2) *
                            g->census.kt;
-  g->cp_async_per_k_tile = (int)tcmma__emit_gemm_stage_copies_per_thread(g);
+  /* the cp.async copies of each operand's class a thread issues (plain
+   * loads are not counted) */
+  long a = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES /
+           i->a_copy_bytes,
+       b = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B) * TCMMA__GEMM_COPY_BYTES /
+           i->b_copy_bytes;
+  g->cp_async_per_k_tile = (int)((i->a_plain ? 0 : a) + (i->b_plain ? 0 : b));
+  tcmma__emit_gemm_serves(g, i);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;
   snprintf(g->message, sizeof g->message, "accepted");
 }
 
-tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
-                                  tcmma_error *err) {
+tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
+                                   tcmma_error *err) {
+  tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
+  memset(info, 0, sizeof *info);
+  info->size = sizeof *info;
+  info->shape_args = o.shape_args;
   tcmma_status st = take_call(call, out, err);
   if (st == TCMMA_OK) st = check_call(out, err);
   if (st == TCMMA_OK) st = choose_arm(out, err);
   if (st != TCMMA_OK) return st;
-  const tcmma_arm_info *info = tcmma_arm_get(out->arm);
-  if ((st = check_arm_form(out, info, err)) != TCMMA_OK) return st;
-  if ((st = check_arch(out, info, err)) != TCMMA_OK) return st;
+  const tcmma_arm_info *arm = tcmma_arm_get(out->arm);
+  if ((st = check_arm_form(out, arm, err)) != TCMMA_OK) return st;
+  if ((st = check_arch(out, arm, err)) != TCMMA_OK) return st;
   if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
-  if ((st = check_alignment(out, err)) != TCMMA_OK) return st;
-  if ((st = plan_grid(out, err)) != TCMMA_OK) return st;
-  if ((st = plan_shared(out, info, err)) != TCMMA_OK) return st;
+  if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
+  if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
+  if ((st = plan_shared(out, arm, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(out, err)) != TCMMA_OK) return st;
-  accept(out);
+  accept(out, info);
   return TCMMA_OK;
+}
+
+tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                  tcmma_error *err) {
+  tcmma_gemm_info info;
+  return tcmma__emit_gemm_plan(call, NULL, out, &info, err);
+}
+
+tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                  tcmma_gemm_plan *out, tcmma_gemm_info *info,
+                                  tcmma_error *err) {
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  if (opts) {
+    tcmma_status t = tcmma__abi_take(&o, opts, sizeof o, &o, "tcmma_gemm_opts",
+                                     "tcmma_gemm_opts_default()", err);
+    if (t != TCMMA_OK) return t;
+  }
+  size_t want = info && info->size ? info->size : sizeof(tcmma_gemm_info);
+  if (info && (want < sizeof info->size || want > sizeof(tcmma_gemm_info)))
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_gemm_info.size is %zu: expected %zu..%zu (0: "
+                      "this library's)", want, sizeof info->size, sizeof(tcmma_gemm_info));
+  tcmma_gemm_info full;
+  tcmma_status st = tcmma__emit_gemm_plan(call, &o, out, &full, err);
+  if (info) memcpy(info, &full, want), info->size = want;
+  return st;
 }

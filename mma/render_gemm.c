@@ -7,10 +7,12 @@
  * and the swizzle atoms: this file only composes them. */
 #include <stdio.h>
 #include <string.h>
+#include "abi.h"
 #include "emit.h"
 
 typedef struct {
   const tcmma_gemm_plan *g;
+  tcmma__emit_gemm_form f; /* the plan's options and what they gave */
   tcmma_plan warp;
   tcmma__emit_gemm_exprs x;
   tcmma_dialect dl;
@@ -68,56 +70,100 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   return st;
 }
 
-/* The k loop over the stage ring. */
+/* cp.async's commit and wait, where the loader has any cp.async copy. */
+static void commit(const gemm_kernel *k, int depth, tcmma_buf *out) {
+  if (tcmma__emit_gemm_async(&k->f)) tcmma__emit_gemm_commit(k->dl, depth, out);
+}
+static void wait_groups(const gemm_kernel *k, int n, int depth, tcmma_buf *out) {
+  if (tcmma__emit_gemm_async(&k->f)) tcmma__emit_gemm_wait(k->dl, n, depth, out);
+}
+
+/* The one-stage loop: copy, wait, compute, and a barrier before the next
+ * copy. */
+static tcmma_status one_stage(gemm_kernel *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
+  tcmma_dialect dl = k->dl;
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
+  tcmma__emit_line(out, 1, "/* one stage: copy, wait, compute, and a barrier before the next copy */");
+  tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  tcmma__emit_gemm_load_stage(&k->f, dl, "0", P "kt", 2, out);
+  commit(k, 2, out);
+  wait_groups(k, 0, 2, out);
+  tcmma__emit_line(out, 2, "%s;", sync);
+  tcmma_status st = compute(k, "0", 2, out, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__emit_line(out, 2, "%s;", sync);
+  tcmma__emit_line(out, 1, "}");
+  return TCMMA_OK;
+}
+
+/* The k loop over the stage ring (k tiles: a constant, or from the k
+ * argument of a shape-argument kernel). */
 static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
-  int S = g->call.stages, KT = g->k_tiles;
-  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
-  if (S == 1) {
-    tcmma__emit_line(out, 1,
-                     "/* one stage: copy, wait, compute, and a barrier before the next copy */");
-    tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-    tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
-    tcmma__emit_gemm_load_stage(g, dl, "0", P "kt", 2, out);
-    tcmma__emit_gemm_commit(dl, 2, out);
-    tcmma__emit_gemm_wait(dl, 0, 2, out);
-    tcmma__emit_line(out, 2, "%s;", sync);
-    tcmma_status st = compute(k, "0", 2, out, err);
-    if (st != TCMMA_OK) return st;
-    tcmma__emit_line(out, 2, "%s;", sync);
-    tcmma__emit_line(out, 1, "}");
-    return TCMMA_OK;
+  int S = g->call.stages;
+  bool args = k->f.i.shape_args;
+  char KT[64];
+  if (args) {
+    snprintf(KT, sizeof KT, "%sktiles", P);
+    tcmma__emit_line(out, 1, "const int %s = (k + %d) / %d;", KT, g->call.block_k - 1,
+                     g->call.block_k);
+  } else {
+    snprintf(KT, sizeof KT, "%d", g->k_tiles);
   }
+  tcmma__emit_gemm_loader_decls(&k->f, dl, 1, out);
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
+  if (S == 1) return one_stage(k, KT, out, err);
   tcmma__emit_line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
   for (int s = 0; s < S - 1; s++) {
     char t[16];
     snprintf(t, sizeof t, "%d", s);
-    if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
-    tcmma__emit_gemm_commit(dl, 1, out);
+    if (args) tcmma__emit_line(out, 1, "if (%d < %s)", s, KT);
+    if (args || s < g->k_tiles) tcmma__emit_gemm_load_stage(&k->f, dl, t, t, args ? 2 : 1, out);
+    commit(k, 1, out);
   }
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
   tcmma__emit_line(out, 2,
                    "/* k tile kt has landed (%d younger groups may be in flight); the "
                    "barrier also ends every warp's reads of the stage refilled next */",
                    S - 2);
-  tcmma__emit_gemm_wait(dl, S - 2, 2, out);
+  wait_groups(k, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
-  tcmma__emit_line(out, 2, "if (%skt + %d < %d)", P, S - 1, KT);
+  tcmma__emit_line(out, 2, "if (%skt + %d < %s)", P, S - 1, KT);
   char stage[64], tile[64];
   snprintf(stage, sizeof stage, "(%skt + %d) %% %d", P, S - 1, S);
   snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
-  tcmma__emit_gemm_load_stage(g, dl, stage, tile, 3, out);
-  tcmma__emit_gemm_commit(dl, 2, out);
+  tcmma__emit_gemm_load_stage(&k->f, dl, stage, tile, 3, out);
+  commit(k, 2, out);
   snprintf(stage, sizeof stage, "%skt %% %d", P, S);
   tcmma_status st = compute(k, stage, 2, out, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "}");
-  tcmma__emit_gemm_wait(dl, 0, 1, out);
+  wait_groups(k, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
                    sync);
   return TCMMA_OK;
+}
+
+/* block_origin's grouped order over the launch's grid (gridDim), for a
+ * kernel whose shape is its arguments. */
+static void grouped_args(const gemm_kernel *k, const char *bx, const char *by, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const char *gx = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_X),
+             *gy = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_Y);
+  unsigned G = TCMMA_GEMM_GROUP_ROWS;
+  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
+  tcmma_buf_printf(out, "  const int %sgx = (int)%s, %sgy = (int)%s;\n", P, gx, P, gy);
+  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %sgx + (int)%s;\n", P, by, P, bx);
+  tcmma_buf_printf(out, "  const int %sfirst = %sbid / (%u * %sgx) * %u;\n", P, P, G, P, G);
+  tcmma_buf_printf(out, "  const int %srows = %sgy - %sfirst < %u ? %sgy - %sfirst : %u;\n", P, P,
+                   P, G, P, P, G);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% (%u * %sgx) %% %srows)"
+                   " * %d;\n", P, P, G, P, P, g->call.block_m);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% (%u * %sgx) / %srows * %d;\n", P,
+                   G, P, P, g->call.block_n);
 }
 
 /* The block tile's first row and column. Blocks run in groups of
@@ -129,6 +175,10 @@ static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
   const char *bx = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
              *by = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
   unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
+  if (k->f.i.shape_args) {
+    grouped_args(k, bx, by, out);
+    return;
+  }
   if (gx == 1 || gy == 1) {
     tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
                      " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
@@ -145,31 +195,68 @@ static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
                    G * gx, P, g->call.block_n);
 }
 
-static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+/* The kernel's title comment and signature, through the opening brace. */
+static void signature(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   tcmma_dialect dl = k->dl;
   const char *td = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
-  tcmma_buf_printf(out, "/* %s: D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s): d %s, a %s%s, "
-                   "b %s%s; block %dx%dx%d, warps %dx%d, %d stage%s, %s; %d threads, grid "
-                   "%ux%u, %zu bytes of dynamic shared memory */\n",
-                   k->name, c->m, c->n, c->m, c->k, c->k, c->n, tcmma_arm_marker(g->arm),
-                   tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
-                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec),
-                   c->b.transposed ? ",t" : "", c->block_m, c->block_n, c->block_k, c->warps_m,
-                   c->warps_n, c->stages, c->stages == 1 ? "" : "s",
-                   g->predicated ? "predicated edges" : "whole tiles", g->threads, g->grid[0],
-                   g->grid[1], g->shared_bytes);
+  const tcmma_gemm_info *i = &k->f.i;
+  char shape[160];
+  if (i->shape_args)
+    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape "
+             "(%s; rows aligned a %d, b %d, c and d %d bytes)", g->predicated ? "predicated edges"
+             : "whole tiles only", i->a_align, i->b_align, i->d_align);
+  else
+    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s)", c->m,
+             c->n, c->m, c->k, c->k, c->n, g->predicated ? "predicated edges" : "whole tiles");
+  tcmma_buf_printf(out, "/* %s: %s: %s: d %s, a %s%s, b %s%s; block %dx%dx%d, warps %dx%d, %d "
+                   "stage%s; %d threads, grid %ux%u, %zu bytes of dynamic shared memory */\n",
+                   k->name, tcmma_arm_marker(g->arm), shape, tcmma_prec_name(c->d.prec),
+                   tcmma_prec_name(c->a.prec), c->a.transposed ? ",t" : "",
+                   tcmma_prec_name(c->b.prec), c->b.transposed ? ",t" : "", c->block_m,
+                   c->block_n, c->block_k, c->warps_m, c->warps_n, c->stages,
+                   c->stages == 1 ? "" : "s", g->threads, g->grid[0], g->grid[1],
+                   g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
   tcmma__emit_includes(precs, g->arm, dl, true, out);
   tcmma_buf_printf(out,
                    "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
-                   "float alpha, float beta)\n{\n",
+                   "float alpha, float beta%s)\n{\n",
                    tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
                    tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta,
-                   tb, td);
+                   tb, td, i->shape_args ? ",\n    int m, int n, int k, int lda, int ldb, int ldc, "
+                   "int ldd" : "");
+}
+
+/* The simulator's entry: args as the kernel's arguments, in order. */
+static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
+  const tcmma_gemm_call *c = &k->g->call;
+  tcmma_dialect dl = k->dl;
+  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+             *ta = tcmma__table_spell_type(dl, c->a.prec),
+             *tb = tcmma__table_spell_type(dl, c->b.prec);
+  bool args = k->f.i.shape_args;
+  tcmma_buf_printf(out,
+                   "\n/* The simulator's entry: args is a void *[%d] of d, a, b, c, &alpha, "
+                   "&beta%s. */\nvoid %s_entry(void *args)\n{\n"
+                   "  void **p = (void **)args;\n"
+                   "  %s((%s *)p[0], (const %s *)p[1], (const %s *)p[2], (const %s *)p[3],\n"
+                   "      *(const float *)p[4], *(const float *)p[5]",
+                   args ? 13 : 6, args ? ", &m, &n, &k, &lda, &ldb, &ldc, &ldd (ints)" : "",
+                   k->name, k->name, td, ta, tb, td);
+  if (args)
+    tcmma_buf_printf(out, ",\n      *(const int *)p[6], *(const int *)p[7], *(const int *)p[8], "
+                     "*(const int *)p[9],\n      *(const int *)p[10], *(const int *)p[11], "
+                     "*(const int *)p[12]");
+  tcmma_buf_printf(out, ");\n}\n");
+}
+
+static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+  tcmma_dialect dl = k->dl;
+  signature(k, out);
   tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
                    tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
@@ -195,27 +282,24 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
-  tcmma__emit_gemm_epilogue(g, dl, 1, out);
+  tcmma__emit_gemm_epilogue(&k->f, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST)
-    tcmma_buf_printf(out,
-                     "\n/* The simulator's entry: args is a void *[6] of d, a, b, c, &alpha, "
-                     "&beta. */\nvoid %s_entry(void *args)\n{\n"
-                     "  void **p = (void **)args;\n"
-                     "  %s((%s *)p[0], (const %s *)p[1], (const %s *)p[2], (const %s *)p[3],\n"
-                     "      *(const float *)p[4], *(const float *)p[5]);\n}\n",
-                     k->name, k->name, td, ta, tb, td);
+  if (dl == TCMMA_DIALECT_HOST) host_entry(k, out);
   return TCMMA_OK;
 }
 
-tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
-                               tcmma_error *err) {
+tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                    const tcmma_gemm_opts *opts, tcmma_error *err) {
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_check(plan, err)) != TCMMA_OK) return st;
   gemm_kernel k;
   memset(&k, 0, sizeof k);
-  k.g = plan, k.dl = ctx->dialect;
+  k.f.o = tcmma_gemm_opts_default();
+  if (opts && (st = tcmma__abi_take(&k.f.o, opts, sizeof k.f.o, &k.f.o, "tcmma_gemm_opts",
+                                    "tcmma_gemm_opts_default()", err)) != TCMMA_OK)
+    return st;
+  if ((st = tcmma__emit_gemm_check(plan, &k.f.o, &k.f.i, err)) != TCMMA_OK) return st;
+  k.g = plan, k.f.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
   tcmma__emit_gemm_warp_call(plan, &k.x, &w);
@@ -226,4 +310,9 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
   st = kernel_text(&k, ctx->out, err);
   if (st == TCMMA_OK && ctx->out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;
+}
+
+tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                               tcmma_error *err) {
+  return tcmma_render_gemm_opts(ctx, plan, NULL, err);
 }

@@ -117,6 +117,52 @@ typedef struct {
   int cp_async_per_k_tile; /* per thread: 16-byte copies of A and B */
 } tcmma_gemm_plan;
 
+/* The alignment classes a GEMM operand's rows and base pointer may have
+ * (bytes): 16-byte cp.async.cg at 16, cp.async.ca of 8 or 4 bytes, plain
+ * loads of 2 or 1 bytes; never below the element's bytes. */
+#define TCMMA_GEMM_ALIGN_MAX 16
+
+/* The GEMM's options beyond tcmma_gemm_call (issue #22; docs/emit.md,
+ * GEMM), a struct of its own because tcmma_gemm_call is embedded in the
+ * frozen tcmma_gemm_plan (docs/design.md §15): size first, fields appended
+ * at the end. Start one with tcmma_gemm_opts_default(): a size of 0 is
+ * TCMMA_INVALID. All zero: the fixed-shape kernel of tcmma_gemm_plan_call. */
+typedef struct {
+  size_t size;             /* sizeof(tcmma_gemm_opts) where the caller was built */
+  bool shape_args;         /* shape-generic: m, n, k, lda, ldb, ldc, ldd are kernel
+                              arguments; the call's sizes and ld are one shape the
+                              kernel serves (the plan's grid is for it) */
+  int a_align, b_align, d_align; /* alignment class (bytes, a power of two, at least
+                              the element, at most TCMMA_GEMM_ALIGN_MAX) of the
+                              operand's base and rows (d's class is c's too); 0: the
+                              widest the call's ld allows */
+} tcmma_gemm_opts;
+
+/* What a plan made with options serves and how its loader copies, written
+ * by tcmma_gemm_plan_opts up to the caller's size (size first, grows at
+ * the end). */
+typedef struct {
+  size_t size;             /* sizeof(tcmma_gemm_info) where the caller was built */
+  bool shape_args;         /* the kernel takes its shape as arguments */
+  int a_align, b_align, d_align; /* the classes planned (bytes) */
+  int a_copy_bytes, b_copy_bytes; /* bytes per copy of the loader */
+  bool a_plain, b_plain;   /* plain loads (below cc 80, or a class under 4 bytes)
+                              instead of cp.async */
+  bool a_edge, b_edge;     /* tiles at a ragged edge take a separate predicated
+                              copy path; interior tiles copy unpredicated */
+  int m_multiple, n_multiple, k_multiple; /* shapes served: extents multiples of these
+                              (1: any) up to TCMMA_GEMM_EXTENT_MAX, every ld a
+                              multiple of its class over the element's bytes
+                              (fixed shape: only the call's own) */
+} tcmma_gemm_info;
+
+void tcmma_gemm_opts_init(tcmma_gemm_opts *out, size_t size);
+static inline tcmma_gemm_opts tcmma_gemm_opts_default(void) {
+  tcmma_gemm_opts o;
+  tcmma_gemm_opts_init(&o, sizeof o);
+  return o;
+}
+
 /* Fills the first `size` bytes of *out (the caller's sizeof(tcmma_gemm_call))
  * with the defaults: 128x128x128 of f32 = bf16 x bf16, every field that has
  * a default at 0; out->size = size. For bindings; NULL or a size too small to
@@ -136,6 +182,12 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
  * or an enum out of range. */
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
                                   tcmma_error *err);
+
+/* Plans call with opts (NULL: the defaults), as tcmma_gemm_plan_call, and
+ * fills *info (NULL: not wanted; its size set by the caller, or 0 for this
+ * library's). TCMMA_INVALID also for a bad opts or info size. */
+tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                  tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
 /* The name of a decline ("shared") and its rule sentence; "?" out of range. */
 const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);
@@ -159,6 +211,15 @@ size_t tcmma_shared_memory_max(int cc, int floor);
  * field) or a bad dialect; TCMMA_NO_MEMORY when out failed. */
 tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                tcmma_error *err);
+
+/* tcmma_render_gemm of a plan made by tcmma_gemm_plan_opts with the same
+ * opts (NULL: the defaults). A shape_args kernel is `NAME(D *d, const A *a,
+ * const B *b, const D *c, float alpha, float beta, int m, int n, int k, int
+ * lda, int ldb, int ldc, int ldd)`, launched with grid ceil(n / block_n) x
+ * ceil(m / block_m); its HOST entry takes a `void *[13]` (pointers to each
+ * argument after c's). Pointers aligned to their operand's class. */
+tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                    const tcmma_gemm_opts *opts, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

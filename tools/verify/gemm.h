@@ -14,6 +14,7 @@
 typedef struct {
   char name[160];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
   tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
+  tcmma_gemm_opts opts;      /* shape arguments, alignment classes */
   double alpha, beta;
   bool c_is_d;               /* C is D: d holds C's values before the run */
   tcmma_gemm_decline expect; /* NONE: must be accepted */
@@ -35,10 +36,19 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
  * declined case that declined as expected). */
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
-/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel,
+/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel
+ * (shape_args: its shape passed as arguments, the plan's call's),
  * leaves what it wrote there. false with why filled when it could not run. */
-typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                                  float alpha, float beta, char *why, size_t cap);
+typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, bool shape_args,
+                                  void *const bufs[4], float alpha, float beta, char *why,
+                                  size_t cap);
+
+/* The kernel's argument array (tcmma_gemm_plan_opts; docs/emit.md, GEMM):
+ * ptrs[0..4) point at d, a, b, c's pointers, then alpha and beta, and with
+ * shape_args the plan's m, n, k, lda, ldb, ldc (= ldd), ldd, stored into
+ * dims[7]. Returns the count (6 or 13). */
+size_t verify_gemm_args(const tcmma_gemm_plan *plan, bool shape_args, void *const ptrs[4],
+                        float *alpha, float *beta, int dims[7], void *args[13]);
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
@@ -49,8 +59,8 @@ bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan
 
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
-bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap);
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, bool shape_args,
+                            void *const bufs[4], float alpha, float beta, char *why, size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim

@@ -16,8 +16,8 @@ typedef struct {
   tcmma_kernel fn;
 } gpu_gemm;
 
-static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], float alpha,
-                   float beta, char *why, size_t cap) {
+static bool runner(void *ctx, const tcmma_gemm_plan *p, bool shape_args, void *const bufs[4],
+                   float alpha, float beta, char *why, size_t cap) {
   gpu_gemm *g = ctx;
   const tcmma_gemm_call *c = &p->call;
   long ar = c->a.transposed ? c->k : c->m, br = c->b.transposed ? c->n : c->k;
@@ -36,7 +36,9 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], flo
   }
   unsigned long long cptr = mem[3].ptr ? mem[3].ptr : mem[0].ptr;
   if (st == TCMMA_OK) {
-    void *args[6] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &cptr, &alpha, &beta};
+    void *ptrs[4] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &cptr}, *args[13];
+    int dims[7];
+    verify_gemm_args(p, shape_args, ptrs, &alpha, &beta, dims, args);
     unsigned block[3] = {(unsigned)p->threads, 1, 1};
     st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, &err);
   }
@@ -73,7 +75,7 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  if (tcmma_render_gemm(&rc, p, &err) != TCMMA_OK) {
+  if (tcmma_render_gemm_opts(&rc, p, &c->opts, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;

@@ -168,7 +168,8 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
-    if (!run(ctx, plan, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
+    if (!run(ctx, plan, cs->opts.shape_args, bufs, (float)cs->alpha, (float)cs->beta, why,
+             sizeof why)) {
       ok = verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s", p ? "real pass" : "integer pass", why);
       break;
     }
@@ -179,9 +180,22 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
   return ok;
 }
 
-bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap) {
-  void *args[6] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
+size_t verify_gemm_args(const tcmma_gemm_plan *plan, bool shape_args, void *const ptrs[4],
+                        float *alpha, float *beta, int dims[7], void *args[13]) {
+  const tcmma_gemm_call *c = &plan->call;
+  for (int i = 0; i < 4; i++) args[i] = ptrs[i];
+  args[4] = alpha, args[5] = beta;
+  if (!shape_args) return 6;
+  int v[7] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld, (int)c->d.ld, (int)c->d.ld};
+  for (int i = 0; i < 7; i++) dims[i] = v[i], args[6 + i] = &dims[i];
+  return 13;
+}
+
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, bool shape_args,
+                            void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+  void *args[13];
+  int dims[7];
+  verify_gemm_args(plan, shape_args, bufs, &alpha, &beta, dims, args);
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};
