@@ -399,12 +399,23 @@ static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
  * k step of a k tile, every 16-byte copy a thread issues per k tile (its
  * addresses and predicates), 1-byte operands, predication. A kernel over
  * the caller's budget would spill (decline REGISTERS). */
-static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
+/* The copies beyond the 16-byte ones a thread issues per k tile: rows of a
+ * class under 16 bytes take 16 / class copies for each 16-byte unit. */
+static long narrow_copies(const tcmma_gemm_plan *g, const tcmma_gemm_info *i) {
+  long a = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_A),
+       b = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B);
+  return a * (TCMMA__GEMM_COPY_BYTES / i->a_copy_bytes - 1) +
+         b * (TCMMA__GEMM_COPY_BYTES / i->b_copy_bytes - 1);
+}
+
+static tcmma_status budget_registers(tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                     tcmma_error *err) {
   const tcmma_census *cz = &g->census;
-  long copies = tcmma__emit_gemm_stage_copies_per_thread(g);
+  long copies = tcmma__emit_gemm_stage_copies_per_thread(g), narrow = narrow_copies(g, i);
   bool bytes = tcmma_prec_bytes(g->call.a.prec) == 1 || tcmma_prec_bytes(g->call.b.prec) == 1;
   long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt +
                   TCMMA_GEMM_REGISTERS_PER_COPY * copies +
+                  TCMMA_GEMM_REGISTERS_PER_NARROW_COPY * narrow +
                   (bytes ? TCMMA_GEMM_REGISTERS_BYTE_OPERANDS : 0) +
                   (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0);
   long regs = cz->registers + overhead;
@@ -412,11 +423,11 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
   if (regs > g->call.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %ld registers "
                    "per thread (accumulator and one k step of fragments %d, %ld for %d k steps, "
-                   "%ld copies per thread%s%s): over the budget of %d (call.registers; the "
+                   "%ld copies per thread%s%s%s): over the budget of %d (call.registers; the "
                    "GEMM's default %d)", g->warp_m, g->warp_n, regs, cz->registers, overhead,
-                   cz->kt, copies, bytes ? ", 1-byte operands" : "",
-                   g->predicated ? ", predication" : "", g->call.registers,
-                   TCMMA_GEMM_REGISTERS);
+                   cz->kt, copies + narrow, narrow ? " of classes under 16 bytes" : "",
+                   bytes ? ", 1-byte operands" : "", g->predicated ? ", predication" : "",
+                   g->call.registers, TCMMA_GEMM_REGISTERS);
   return TCMMA_OK;
 }
 
@@ -459,7 +470,7 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
   if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
   if ((st = plan_shared(out, arm, err)) != TCMMA_OK) return st;
-  if ((st = budget_registers(out, err)) != TCMMA_OK) return st;
+  if ((st = budget_registers(out, info, err)) != TCMMA_OK) return st;
   accept(out, info);
   return TCMMA_OK;
 }

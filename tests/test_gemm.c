@@ -62,14 +62,25 @@ static void arch_and_budget_declines(void **s) {
   tcmma_gemm_call c = tcmma_gemm_call_default();
   c.m = c.n = c.k = 64, c.block_m = c.block_n = 64;
   c.a.prec = c.b.prec = TCMMA_PREC_F16, c.b.transposed = true;
-  c.cc = 75;
+  c.cc = 75; /* Turing: the plain-load loader, no cp.async */
   tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
   tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, NULL, &p, &info, &err), TCMMA_OK);
+  assert_true(info.a_plain && info.b_plain);
+  assert_int_equal(p.cp_async_per_k_tile, 0);
+  tcmma_buf text = {0};
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &text), &p, &err),
+                   TCMMA_OK);
+  assert_null(strstr(tcmma_buf_str(&text), "cp.async"));
+  assert_non_null(strstr(tcmma_buf_str(&text), "(mma-f16-k8)"));
+  tcmma_buf_free(&text);
+  c.cc = 70, c.arm = "mma-f16-k8"; /* below the arm and ldmatrix */
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
   assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ARCH);
   char want[64];
-  snprintf(want, sizeof want, "need cc %d or later", tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC));
-  assert_non_null(strstr(p.message, "cc 75")), assert_non_null(strstr(p.message, want));
+  snprintf(want, sizeof want, "needs cc %d", TCMMA_PTX_MIN_SM(LDMATRIX));
+  assert_non_null(strstr(p.message, "cc 70")), assert_non_null(strstr(p.message, want));
   assert_string_equal(tcmma_gemm_decline_name(TCMMA_GEMM_DECLINE_ARCH), "arch");
   c.cc = 0, c.arm = "mma-f16-k8"; /* Turing's arm on any device: those that copy */
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
@@ -203,17 +214,28 @@ static void matrix_plans_and_text(void **s) {
     }
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+    tcmma_gemm_info info = {.size = sizeof info};
+    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &cs[i].opts, &p, &info, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p,
+                                            &cs[i].opts, &err),
                      TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
     snprintf(want, sizeof want, "(%s)", tcmma_arm_marker(p.arm));
     if (!strstr(t, want)) fail_msg("%s: no arm marker %s", cs[i].name, want);
-    if (!strstr(t, "(cp.async.)")) fail_msg("%s: no cp.async marker", cs[i].name);
+    /* cp.async, its marker and the ring's waits exactly where a copy is one */
+    bool async = !info.a_plain || !info.b_plain;
+    if (async != (strstr(t, "(cp.async.)") != NULL))
+      fail_msg("%s: cp.async copies %d but the marker disagrees", cs[i].name, async);
     snprintf(want, sizeof want, "cp.async.wait_group %d;", p.call.stages > 1 ? p.call.stages - 2 : 0);
-    if (!strstr(t, want)) fail_msg("%s: no '%s'", cs[i].name, want);
-    if (p.predicated != (strstr(t, "16, %2;") != NULL))
+    if (async != (strstr(t, want) != NULL)) fail_msg("%s: '%s' where copies are %s", cs[i].name,
+                                                     want, async ? "cp.async" : "plain");
+    /* the zero-filling form only on the edge path of a cp.async operand */
+    bool zfill = (info.a_edge && !info.a_plain) || (info.b_edge && !info.b_plain);
+    if (zfill != (strstr(t, ", %2;") != NULL))
       fail_msg("%s: predicated %d but the copies disagree", cs[i].name, p.predicated);
+    if (info.shape_args != (strstr(t, "int m, int n, int k, int lda") != NULL))
+      fail_msg("%s: shape arguments %d but the signature disagrees", cs[i].name, info.shape_args);
     tcmma_buf_free(&out);
   }
   for (int d = 1; d < TCMMA_GEMM_DECLINE_COUNT; d++)
@@ -226,10 +248,10 @@ static void *open_entry(const char *text, void **handle) {
   return *handle ? dlsym(*handle, "tcmma_kernel_entry") : NULL;
 }
 
-static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
+static void render_host(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_buf *out) {
   tcmma_error err = {0};
-  if (tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p,
-                        &err) != TCMMA_OK) fail_msg("%s", err.message);
+  if (tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p, o,
+                             &err) != TCMMA_OK) fail_msg("%s", err.message);
 }
 
 static void matrix_runs_on_the_simulator(void **s) {
@@ -242,7 +264,7 @@ static void matrix_runs_on_the_simulator(void **s) {
     verify_case_result r = {0};
     if (!verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
-    render_host(&p, &text);
+    render_host(&p, &cs[i].opts, &text);
     void *h;
     void *sym = open_entry(tcmma_buf_str(&text), &h);
     if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
@@ -387,7 +409,7 @@ static void broken_pipelines_are_caught(void **s) {
   tcmma_error err = {0};
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
   tcmma_buf text = {0};
-  render_host(&p, &text);
+  render_host(&p, NULL, &text);
   const char *loop = "for (int __tcmma_g_kt = 0;";
   struct { const char *from, *to, *want; } breaks[] = {
       {"tcmma_sim_syncthreads();", ";", "__syncthreads since"},
@@ -475,10 +497,15 @@ static void cli(void **s) {
   assert_non_null(strstr(r.out, "extern \"C\" __global__ void __launch_bounds__(128, 1)\ntcmma_gemm("));
   cli_result_free(&r);
   const char *odd[] = {"gemm", "--m", "127", "--n", "129", "--k", "65", "--d", "f32", "--a", "f16",
-                       "--b", "f16", NULL};
+                       "--b", "f16", "--align", "16,0,0", NULL};
   r = run_cli(odd, NULL);
   assert_int_equal(r.exit_code, 3);
   assert_non_null(strstr(r.err, "alignment: a's rows of ld 65"));
+  cli_result_free(&r);
+  odd[13] = "--tile", odd[14] = "64x64x32"; /* the widest classes the rows allow */
+  r = run_cli(odd, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "alignment classes a 2, b 2, d 4 bytes"));
   cli_result_free(&r);
   const char *bad[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a", "f16",
                        "--b", "f16", "--tile", "64x64", NULL};

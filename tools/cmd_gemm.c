@@ -14,7 +14,7 @@ static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
-    "                  [--dialect cuda|host] [--kernel|--json]\n\n"
+    "                  [--shape-args] [--align A,B,D] [--dialect cuda|host] [--kernel|--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
     "the kernel may get C = D) and prints the plan (threads, grid, dynamic shared\n"
     "bytes, registers expected, per-k-tile census), with --kernel the kernel,\n"
@@ -25,6 +25,11 @@ static const char *const help =
     "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
     "shows for the launch: the kernel takes them as float arguments, so they\n"
     "never change its text.\n"
+    "--shape-args: one kernel for every shape (m, n, k and the ld's are kernel\n"
+    "arguments; the sizes given are one it serves). --align: the alignment class\n"
+    "in bytes (16, 8, 4, 2, 1; 0 = the widest the ld allows) of a's, b's and d's\n"
+    "rows and pointers: 16 copies with cp.async.cg, 8 and 4 with cp.async.ca, 2 and\n"
+    "1 with plain loads (below --cc 80 every copy is a plain load).\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -46,6 +51,28 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
   return true;
 }
 
+/* --align A,B,D: three classes of 0..TCMMA_GEMM_ALIGN_MAX bytes (the
+ * planner checks the rest); false after a usage message. */
+static bool parse_classes(const char *cmd, const char *opt, const char *text, int out[3]) {
+  char buf[64];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *s = buf;
+  for (int i = 0; i < 3; i++) {
+    char *comma = i < 2 ? strchr(s, ',') : NULL;
+    if (i < 2 && !comma) {
+      cli_usage(cmd, "%s '%s': expected A,B,D (bytes each, 0 = the widest the ld allows)", opt,
+                text);
+      return false;
+    }
+    if (comma) *comma = '\0';
+    long v;
+    if (!cli_int(cmd, opt, s, 0, TCMMA_GEMM_ALIGN_MAX, &v)) return false;
+    out[i] = (int)v;
+    s = comma ? comma + 1 : s;
+  }
+  return true;
+}
+
 /* A finite decimal number for --alpha/--beta that a float (the kernel's
  * argument) holds; false after a usage message. */
 static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
@@ -60,7 +87,41 @@ static bool parse_scalar(const char *cmd, const char *opt, const char *text, dou
   return true;
 }
 
-static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta) {
+/* How operand x's stage tiles are copied, as text. */
+static const char *loader_name(bool plain, int bytes) {
+  return plain ? "plain" : bytes == 16 ? "cp.async.cg" : "cp.async.ca";
+}
+
+static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
+  json_key(w, "shape_args"), json_bool(w, i->shape_args);
+  json_key(w, "align"), json_begin_object(w);
+  json_key(w, "a"), json_int(w, i->a_align);
+  json_key(w, "b"), json_int(w, i->b_align);
+  json_key(w, "d"), json_int(w, i->d_align);
+  json_end_object(w);
+  json_key(w, "loader"), json_begin_object(w);
+  json_key(w, "a"), json_string(w, loader_name(i->a_plain, i->a_copy_bytes));
+  json_key(w, "a_bytes"), json_int(w, i->a_copy_bytes);
+  json_key(w, "a_edge"), json_bool(w, i->a_edge);
+  json_key(w, "b"), json_string(w, loader_name(i->b_plain, i->b_copy_bytes));
+  json_key(w, "b_bytes"), json_int(w, i->b_copy_bytes);
+  json_key(w, "b_edge"), json_bool(w, i->b_edge);
+  json_end_object(w);
+  /* null: the call's own shape only */
+  json_key(w, "serves"), json_begin_object(w);
+  static const char *const keys[3] = {"m_multiple", "n_multiple", "k_multiple"};
+  int v[3] = {i->m_multiple, i->n_multiple, i->k_multiple};
+  for (int k = 0; k < 3; k++) {
+    json_key(w, keys[k]);
+    if (v[k]) json_int(w, v[k]);
+    else json_string(w, NULL);
+  }
+  json_key(w, "extent_max"), json_int(w, TCMMA_GEMM_EXTENT_MAX);
+  json_end_object(w);
+}
+
+static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
+                      double alpha, double beta) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -95,13 +156,15 @@ static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, 
     json_key(&w, "ldmatrix_per_warp"), json_int(&w, p->ldmatrix_per_k_tile);
     json_key(&w, "cp_async_per_thread"), json_int(&w, p->cp_async_per_k_tile);
     json_end_object(&w);
+    json_shape(&w, info);
   }
   json_key(&w, "text"), json_string(&w, text);
   json_end_object(&w);
   json_finish(&w);
 }
 
-static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
+static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
+                      double beta) {
   const tcmma_gemm_call *c = &p->call;
   printf("gemm %dx%dx%d: %s, block %dx%dx%d, warps %dx%d (warp tile %dx%d), %d stages%s\n",
          c->m, c->n, c->k, tcmma_arm_marker(p->arm), c->block_m, c->block_n, c->block_k,
@@ -112,14 +175,25 @@ static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
          p->shared_max, alpha, beta);
   printf("registers per thread expected: %d; stages swizzled a %s, b %s\n", p->registers,
          tcmma_swizzle_name(p->a_swizzle), tcmma_swizzle_name(p->b_swizzle));
-  printf("per k tile: %d mma.sync and %d ldmatrix per warp, %d 16-byte cp.async per thread "
+  printf("per k tile: %d mma.sync and %d ldmatrix per warp, %d cp.async per thread "
          "(%d k tiles)\n", p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile,
          p->k_tiles);
+  printf("alignment classes a %d, b %d, d %d bytes; loader a %s %d-byte%s, b %s %d-byte%s\n",
+         i->a_align, i->b_align, i->d_align, loader_name(i->a_plain, i->a_copy_bytes),
+         i->a_copy_bytes, i->a_edge ? " (edge tiles predicated)" : "",
+         loader_name(i->b_plain, i->b_copy_bytes), i->b_copy_bytes,
+         i->b_edge ? " (edge tiles predicated)" : "");
+  if (i->shape_args)
+    printf("serves: m, n, k multiples of %d, %d, %d up to %d as kernel arguments, ld's multiples "
+           "of their class\n", i->m_multiple, i->n_multiple, i->k_multiple, TCMMA_GEMM_EXTENT_MAX);
+  else
+    printf("serves: %dx%dx%d only (fixed shape)\n", p->call.m, p->call.n, p->call.k);
 }
 
 /* What the command line asks of tcmma gemm. */
 typedef struct {
   tcmma_gemm_call c;
+  tcmma_gemm_opts o;
   bool kernel, json, have[6], dialect_given;
   double alpha, beta;
   tcmma_dialect dialect;
@@ -161,6 +235,10 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
     c->registers = (int)x;
   } else if (strcmp(a, "--cc") == 0) {
     if (!cli_cc(cmd, a, v, &c->cc)) return CLI_USAGE;
+  } else if (strcmp(a, "--align") == 0) {
+    int t[3];
+    if (!parse_classes(cmd, a, v, t)) return CLI_USAGE;
+    g->o.a_align = t[0], g->o.b_align = t[1], g->o.d_align = t[2];
   } else if (strcmp(a, "--arm") == 0) {
     c->arm = v;
   } else if (strcmp(a, "--name") == 0) {
@@ -184,8 +262,8 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
  * status (help: CLI_OK). */
 static int parse(int argc, char **argv, gemm_args *g) {
   const char *cmd = "gemm";
-  *g = (gemm_args){.c = tcmma_gemm_call_default(), .alpha = 1, .beta = 0,
-                   .dialect = TCMMA_DIALECT_CUDA};
+  *g = (gemm_args){.c = tcmma_gemm_call_default(), .o = tcmma_gemm_opts_default(), .alpha = 1,
+                   .beta = 0, .dialect = TCMMA_DIALECT_CUDA};
   g->c.m = g->c.n = g->c.k = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -193,6 +271,7 @@ static int parse(int argc, char **argv, gemm_args *g) {
     if (strcmp(a, "--kernel") == 0) { g->kernel = true; continue; }
     if (strcmp(a, "--json") == 0) { g->json = true; continue; }
     if (strcmp(a, "--unpredicated") == 0) { g->c.unpredicated = true; continue; }
+    if (strcmp(a, "--shape-args") == 0) { g->o.shape_args = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     int rc = take_value(a, v, g);
     if (rc) return rc;
@@ -216,18 +295,20 @@ int cmd_gemm(int argc, char **argv) {
   double alpha = g.alpha, beta = g.beta;
   tcmma_dialect dialect = g.dialect;
   tcmma_gemm_plan plan;
+  tcmma_gemm_info info = {.size = sizeof info};
   tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);
+  tcmma_status st = tcmma_gemm_plan_opts(&c, &g.o, &plan, &info, &err);
   if (st != TCMMA_OK && st != TCMMA_DECLINED) return cli_fail(cmd, "%s", err.message);
   tcmma_buf text = {0};
   tcmma_render_ctx ctx = tcmma_render_ctx_make(NULL, dialect, NULL, &text);
-  if (plan.accepted && (kernel || json) && tcmma_render_gemm(&ctx, &plan, &err) != TCMMA_OK) {
+  if (plan.accepted && (kernel || json) &&
+      tcmma_render_gemm_opts(&ctx, &plan, &g.o, &err) != TCMMA_OK) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
-  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
+  if (json) json_plan(&plan, &info, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
   else if (plan.accepted && kernel) fputs(tcmma_buf_str(&text), stdout);
-  else if (plan.accepted) text_plan(&plan, alpha, beta);
+  else if (plan.accepted) text_plan(&plan, &info, alpha, beta);
   tcmma_buf_free(&text);
   if (!plan.accepted) {
     fprintf(stderr, "tcmma gemm: declined: %s\n", plan.message);

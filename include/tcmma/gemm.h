@@ -61,6 +61,9 @@ typedef enum {
 #define TCMMA_GEMM_REGISTERS_PER_COPY 6
 #define TCMMA_GEMM_REGISTERS_BYTE_OPERANDS 80
 #define TCMMA_GEMM_REGISTERS_PREDICATED 16
+/* And NARROW_COPY per copy beyond the 16-byte ones when an operand's class
+ * is under 16 bytes (fitted on the GEMM matrix's 2-, 4- and 8-byte rows). */
+#define TCMMA_GEMM_REGISTERS_PER_NARROW_COPY 2
 
 /* The GEMM's default budget per thread (a call's registers 0): all a thread
  * may have, since a block of the GEMM runs few warps (not the one-warp

@@ -75,6 +75,11 @@ void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_
  * false with why filled otherwise. */
 bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
                                size_t cap);
+/* The same for a plan made with opts (NULL: the defaults): an operand whose
+ * ragged tiles take their own predicated path may show its copies once or
+ * twice per load site. */
+bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                                    const tcmma_program *prog, char *why, size_t cap);
 
 /* The compile executor over many cases (tools/verify/gemm_compile.c):
  * prepare renders every case of list[0..count) the plan accepts and

@@ -50,9 +50,9 @@ static const row rows[] = {
     /* shape-generic and alignment classes (issue #22): dense rows of any
      * length, K = 65 (2-byte classes, plain loads), 8- and 4-byte cp.async,
      * 1-byte fp8 rows, and each as a fixed-shape and a shape-argument kernel */
-    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
-    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
     {"bf16", "bf16", "bf16", true, true, 127, 129, 65, 64, 64, 32, 2, 2, 2, 0, 0, 0, 2, -1,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
@@ -66,7 +66,7 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* classes 8, 4, 8 */
     {"bf16", "bf16", "bf16", true, false, 64, 66, 68, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 4, 4, 4},
-    {"f32", "e4m3", "e4m3", false, true, 65, 33, 65, 64, 32, 64, 2, 1, 2, 0, 0, 0, 1, 0,
+    {"f32", "e4m3", "e4m3", false, true, 65, 33, 65, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true}, /* 1-byte rows */
     /* Turing: the plain-load loader (no cp.async below cc 80) */
     {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
