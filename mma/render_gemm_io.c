@@ -164,7 +164,8 @@ static void copy_loop(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const op
      * inside the matrix even when it reads nothing */
     char safe[260];
     snprintf(safe, sizeof safe, "(%sn ? %s : (const unsigned char *)%s)", P, src, x->ptr);
-    copy_unit(dl, x, depth + 1, dst, x->plain ? src : safe, "(unsigned)" TCMMA__GEMM_P "n", out);
+    copy_unit(dl, x, depth + 1, dst, x->plain ? src : safe,
+              x->plain ? TCMMA__GEMM_P "n" : "(unsigned)" TCMMA__GEMM_P "n", out);
   }
   tcmma__emit_line(out, depth, "}");
 }

@@ -280,6 +280,110 @@ static void matrix_runs_on_the_simulator(void **s) {
   assert_true(ran >= 8);
 }
 
+/* The runner of tests that keep what the kernel wrote: the simulator's,
+ * then d's bytes copied out. */
+typedef struct {
+  sim_entry entry;
+  unsigned char *d;
+  size_t bytes;
+} keeping_runner;
+
+static bool keep_run(void *ctx, const tcmma_gemm_plan *p, bool shape_args, void *const bufs[4],
+                     float alpha, float beta, char *why, size_t cap) {
+  keeping_runner *k = ctx;
+  if (!verify_gemm_sim_runner(&k->entry, p, shape_args, bufs, alpha, beta, why, cap)) return false;
+  memcpy(k->d, bufs[0], k->bytes);
+  return true;
+}
+
+/* The host module of plan p with opts o, its entry into *entry. */
+static void *host_kernel(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, sim_entry *entry) {
+  tcmma_buf text = {0};
+  render_host(p, o, &text);
+  void *h;
+  void *sym = open_entry(tcmma_buf_str(&text), &h);
+  if (!sym) fail_msg("host text does not compile:\n%s", tcmma_buf_str(&text));
+  memcpy(entry, &sym, sizeof sym);
+  tcmma_buf_free(&text);
+  return h;
+}
+
+/* A dense bf16 GEMM whose rows are not whole 16-byte units (K = 65): its
+ * fixed-shape kernel and its shape-argument kernel both match the
+ * reference and write the very same bits (issue #22). */
+static void fixed_and_shape_args_agree(void **s) {
+  (void)s;
+  verify_gemm_case cs[2];
+  memset(cs, 0, sizeof cs);
+  tcmma_gemm_plan p[2];
+  unsigned char *d[2];
+  size_t bytes = (size_t)127 * 129 * 4;
+  for (int i = 0; i < 2; i++) {
+    snprintf(cs[i].name, sizeof cs[i].name, "gemm/agree/127x129x65"); /* one seed: one data */
+    cs[i].call = tcmma_gemm_call_default();
+    cs[i].call.m = 127, cs[i].call.n = 129, cs[i].call.k = 65;
+    cs[i].call.block_m = cs[i].call.block_n = 64, cs[i].call.name = "tcmma_kernel";
+    cs[i].opts = tcmma_gemm_opts_default();
+    cs[i].opts.shape_args = i == 1;
+    cs[i].alpha = 1.5, cs[i].beta = -0.5;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &cs[i].opts, &p[i], NULL, &err), TCMMA_OK);
+    keeping_runner k = {.d = d[i] = malloc(bytes), .bytes = bytes};
+    assert_non_null(k.d);
+    void *h = host_kernel(&p[i], &cs[i].opts, &k.entry);
+    verify_case_result r = {0};
+    if (!verify_gemm_case_run(&cs[i], &p[i], keep_run, &k, &r)) fail_msg("%s: %s", cs[i].name, r.reason);
+    dlclose(h);
+  }
+  assert_memory_equal(d[0], d[1], bytes);
+  free(d[0]), free(d[1]);
+}
+
+/* One shape-argument kernel, rendered once, serves every shape its plan
+ * declares (any m, n, k; dense ld's of its classes): each matches the
+ * reference. */
+static void shape_args_kernel_serves_every_shape(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.block_m = c.block_n = 64, c.name = "tcmma_kernel";
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  o.shape_args = true, o.a_align = o.b_align = 2, o.d_align = 4;
+  tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_OK);
+  assert_int_equal(info.m_multiple, 1), assert_int_equal(info.k_multiple, 1);
+  assert_true(info.a_plain && info.b_plain && info.a_edge && info.b_edge);
+  sim_entry entry;
+  void *h = host_kernel(&p, &o, &entry);
+  static const int shapes[][3] = {{127, 129, 65}, {1, 1, 1}, {64, 64, 32}, {200, 72, 97}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    verify_gemm_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.call = c, cs.opts = o, cs.alpha = 1, cs.beta = 1;
+    cs.call.m = shapes[i][0], cs.call.n = shapes[i][1], cs.call.k = shapes[i][2];
+    snprintf(cs.name, sizeof cs.name, "gemm/serves/%dx%dx%d", cs.call.m, cs.call.n, cs.call.k);
+    tcmma_gemm_plan q; /* this shape's grid; the kernel is p's */
+    assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &o, &q, NULL, &err), TCMMA_OK);
+    verify_case_result r = {0};
+    if (!verify_gemm_case_run(&cs, &q, verify_gemm_sim_runner, &entry, &r))
+      fail_msg("%s: %s", cs.name, r.reason);
+  }
+  dlclose(h);
+  /* a class the rows break declines, naming it */
+  c.k = 65, o.a_align = 16;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ALIGNMENT);
+  assert_non_null(strstr(p.message, "a_align"));
+  o.a_align = 3;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(p.message, "a_align 3: expected a power of two"));
+  /* the options carry their size */
+  o.size = 0;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "tcmma_gemm_opts.size is 0"));
+}
+
 /* Skips the test where NVRTC does not load, saying why. */
 static void skip_without_nvrtc(void) {
   tcmma_error err = {0};
@@ -575,6 +679,8 @@ int main(void) {
       cmocka_unit_test(gpu_executor_on_the_fake_driver),
       cmocka_unit_test(broken_pipelines_are_caught),
       cmocka_unit_test(matrix_runs_on_the_simulator),
+      cmocka_unit_test(fixed_and_shape_args_agree),
+      cmocka_unit_test(shape_args_kernel_serves_every_shape),
       cmocka_unit_test(matrix_compiles_as_planned),
       cmocka_unit_test(variants_compile_in_one_batch),
   };
