@@ -401,6 +401,22 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
  * loaded) and the thread's first copy in the stage tile. */
 void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
+/* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
+ * batched (a batch or pointer arrays); its arguments after beta, in order
+ * (the count; types and names); at depth, each block's matrix of the batch
+ * and K slice (`__tcmma_g_bz`, `__tcmma_g_slice`) with d, a, b, c moved to
+ * that matrix; and split-K's reduction into the shared f32 tile (nothing
+ * for one slice). */
+typedef struct {
+  const char *type, *name;
+} tcmma__emit_gemm_param;
+bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f);
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]);
+void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                 tcmma_buf *out);
+void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                   tcmma_buf *out);
+
 /* Whether any of the loader's copies is a cp.async (commit and wait
  * groups are emitted only then: below cc 80 they do not exist). */
 bool tcmma__emit_gemm_async(const tcmma__emit_gemm_form *f);

@@ -370,6 +370,16 @@ static tcmma_status plan_grid(tcmma_gemm_plan *g, bool shape_args, tcmma_error *
   return TCMMA_OK;
 }
 
+/* The batch over grid z, the K slices and their workspace (mma/gemm_shape.c;
+ * decline CALL). */
+static tcmma_status plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
+                               tcmma_error *err) {
+  char msg[400];
+  if (!tcmma__emit_gemm_batch(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  return TCMMA_OK;
+}
+
 /* The stage ring and, after it, the epilogue's f32 tile share one dynamic
  * allocation, which the device (or every device from the arm's floor)
  * must give a block (decline SHARED). */
@@ -469,6 +479,7 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
   if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
   if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
+  if ((st = plan_batch(out, &o, info, err)) != TCMMA_OK) return st;
   if ((st = plan_shared(out, arm, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(out, info, err)) != TCMMA_OK) return st;
   accept(out, info);

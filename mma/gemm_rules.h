@@ -27,6 +27,12 @@ int tcmma__emit_gemm_loader_floor(void);
 bool tcmma__emit_gemm_classes(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
                               tcmma_gemm_info *i, char *msg, size_t cap);
 
+/* The batch and the K slices of opts into info (1 when not asked), g's
+ * grid z and the split-K workspace; false with msg for a value out of
+ * range. g's grid and k tiles must be planned. */
+bool tcmma__emit_gemm_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
+                            char *msg, size_t cap);
+
 /* The shapes an accepted g serves and which operands meet ragged edges,
  * into info (info->shape_args set, g's predication planned). */
 void tcmma__emit_gemm_serves(const tcmma_gemm_plan *g, tcmma_gemm_info *i);

@@ -69,3 +69,57 @@ void tcmma__emit_gemm_serves(const tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   i->n_multiple = !i->shape_args ? 0 : whole ? c->block_n : 1;
   i->k_multiple = !i->shape_args ? 0 : whole ? c->block_k : 1;
 }
+
+/* Operand stride s (elements; 0: dense) of a batch of matrices of `need`
+ * elements each; false with msg when it is negative or, for d, overlaps. */
+static bool stride_ok(long long s, long long need, bool written, const char *name, char *msg,
+                      size_t cap) {
+  if (s < 0 || (written && s && s < need))
+    return snprintf(msg, cap, "stride_%s %lld: expected 0 (dense) or at least %lld (one "
+                    "stored matrix%s)", name, s, need, written ? ": d's matrices may not "
+                    "overlap" : ""), false;
+  if (s > ((long long)1 << 40))
+    return snprintf(msg, cap, "stride_%s %lld: expected 0..2^40", name, s), false;
+  return true;
+}
+
+bool tcmma__emit_gemm_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
+                            char *msg, size_t cap) {
+  const tcmma_gemm_call *c = &g->call;
+  i->batch = o->batch ? o->batch : 1, i->split_k = o->split_k ? o->split_k : 1;
+  if (i->batch < 1 || i->batch > TCMMA_GEMM_GRID_Z_MAX)
+    return snprintf(msg, cap, "batch %d: expected 0..%d", o->batch, TCMMA_GEMM_GRID_Z_MAX), false;
+  if (i->split_k < 1 || i->split_k > TCMMA_GEMM_SPLIT_K_MAX || i->split_k > g->k_tiles)
+    return snprintf(msg, cap, "split_k %d: expected 0..%d and at most the %d k tiles of k %d "
+                    "over block_k %d", o->split_k, TCMMA_GEMM_SPLIT_K_MAX, g->k_tiles, c->k,
+                    c->block_k), false;
+  if ((long)i->batch * i->split_k > TCMMA_GEMM_GRID_Z_MAX)
+    return snprintf(msg, cap, "batch %d x split_k %d: expected at most %d blocks along grid z",
+                    i->batch, i->split_k, TCMMA_GEMM_GRID_Z_MAX), false;
+  if (o->pointer_array && (o->stride_a || o->stride_b || o->stride_d))
+    return snprintf(msg, cap, "pointer_array with strides: a pointer array has no strides"),
+           false;
+  long ar = c->a.transposed ? c->k : c->m, br = c->b.transposed ? c->n : c->k;
+  if (!stride_ok(o->stride_a, (long long)ar * c->a.ld, false, "a", msg, cap) ||
+      !stride_ok(o->stride_b, (long long)br * c->b.ld, false, "b", msg, cap) ||
+      !stride_ok(o->stride_d, (long long)c->m * c->d.ld, true, "d", msg, cap))
+    return false;
+  /* each matrix's base keeps its operand's class */
+  const struct { long long s; int eb, align; const char *v; } st[3] = {
+      {o->stride_a, tcmma_prec_bytes(c->a.prec), i->a_align, "a"},
+      {o->stride_b, tcmma_prec_bytes(c->b.prec), i->b_align, "b"},
+      {o->stride_d, tcmma_prec_bytes(c->d.prec), i->d_align, "d"}};
+  for (int k = 0; k < 3; k++)
+    if (st[k].s * st[k].eb % st[k].align)
+      return snprintf(msg, cap, "stride_%s %lld x %d bytes: expected a multiple of %s's class "
+                      "of %d bytes", st[k].v, st[k].s, st[k].eb, st[k].v, st[k].align), false;
+  g->grid[2] = (unsigned)(i->batch * i->split_k);
+  i->k_tiles_per_split = (g->k_tiles + i->split_k - 1) / i->split_k;
+  if (i->split_k > 1) {
+    size_t tiles = (size_t)g->grid[0] * g->grid[1] * (size_t)i->batch;
+    i->workspace_counters = tiles * (size_t)i->split_k * (size_t)c->block_m *
+                            (size_t)c->block_n * sizeof(float);
+    i->workspace_bytes = i->workspace_counters + tiles * sizeof(unsigned);
+  }
+  return true;
+}

@@ -78,6 +78,46 @@ static void wait_groups(const gemm_kernel *k, int n, int depth, tcmma_buf *out) 
   if (tcmma__emit_gemm_async(&k->f)) tcmma__emit_gemm_wait(k->dl, n, depth, out);
 }
 
+/* The k tiles of the block's loop into KT: a constant, or counted at run
+ * time (from the k argument, or of this block's K slice: from
+ * __tcmma_g_kt0 on); whether counted at run time. */
+static bool tile_count(const gemm_kernel *k, char *KT, size_t cap, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const tcmma_gemm_info *i = &k->f.i;
+  int BK = g->call.block_k, S = i->split_k;
+  if (!i->shape_args && S == 1) return snprintf(KT, cap, "%d", g->k_tiles), false;
+  snprintf(KT, cap, "%sktiles", P);
+  char all[48];
+  if (i->shape_args) snprintf(all, sizeof all, "(k + %d) / %d", BK - 1, BK);
+  else snprintf(all, sizeof all, "%d", g->k_tiles);
+  if (S == 1) {
+    tcmma__emit_line(out, 1, "const int %s = %s;", KT, all);
+    return true;
+  }
+  char per[48], total[48];
+  if (i->shape_args) {
+    tcmma__emit_line(out, 1, "const int %sktall = %s, %sper = (%sktall + %d) / %d;", P, all, P,
+                     P, S - 1, S);
+    snprintf(per, sizeof per, "%sper", P), snprintf(total, sizeof total, "%sktall", P);
+  } else {
+    snprintf(per, sizeof per, "%d", i->k_tiles_per_split);
+    snprintf(total, sizeof total, "%d", g->k_tiles);
+  }
+  tcmma__emit_line(out, 1, "/* this K slice's k tiles: %s from tile %skt0 (the last slice may "
+                   "have fewer, or none) */", per, P);
+  tcmma__emit_line(out, 1, "const int %skt0 = %sslice * %s;", P, P, per);
+  tcmma__emit_line(out, 1, "const int %s = %s - %skt0 < %s ? (%s - %skt0 > 0 ? %s - %skt0 : 0) : "
+                   "%s;", KT, total, P, per, total, P, total, P, per);
+  return true;
+}
+
+/* k tile `t` of the whole reduction as text: t itself, or from this K
+ * slice's first tile. */
+static void tile_of(const gemm_kernel *k, const char *t, char *buf, size_t cap) {
+  if (k->f.i.split_k > 1) snprintf(buf, cap, "%skt0 + %s", P, t);
+  else snprintf(buf, cap, "%s", t);
+}
+
 /* The one-stage loop: copy, wait, compute, and a barrier before the next
  * copy. */
 static tcmma_status one_stage(gemm_kernel *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
@@ -86,7 +126,9 @@ static tcmma_status one_stage(gemm_kernel *k, const char *KT, tcmma_buf *out, tc
   tcmma__emit_line(out, 1, "/* one stage: copy, wait, compute, and a barrier before the next copy */");
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
-  tcmma__emit_gemm_load_stage(&k->f, dl, "0", P "kt", 2, out);
+  char tile[64];
+  tile_of(k, P "kt", tile, sizeof tile);
+  tcmma__emit_gemm_load_stage(&k->f, dl, "0", tile, 2, out);
   commit(k, 2, out);
   wait_groups(k, 0, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
@@ -103,24 +145,18 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
   int S = g->call.stages;
-  bool args = k->f.i.shape_args;
   char KT[64];
-  if (args) {
-    snprintf(KT, sizeof KT, "%sktiles", P);
-    tcmma__emit_line(out, 1, "const int %s = (k + %d) / %d;", KT, g->call.block_k - 1,
-                     g->call.block_k);
-  } else {
-    snprintf(KT, sizeof KT, "%d", g->k_tiles);
-  }
+  bool args = tile_count(k, KT, sizeof KT, out);
   tcmma__emit_gemm_loader_decls(&k->f, dl, 1, out);
   const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
   if (S == 1) return one_stage(k, KT, out, err);
   tcmma__emit_line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
   for (int s = 0; s < S - 1; s++) {
-    char t[16];
-    snprintf(t, sizeof t, "%d", s);
+    char t[48], n[16];
+    snprintf(n, sizeof n, "%d", s);
+    tile_of(k, n, t, sizeof t);
     if (args) tcmma__emit_line(out, 1, "if (%d < %s)", s, KT);
-    if (args || s < g->k_tiles) tcmma__emit_gemm_load_stage(&k->f, dl, t, t, args ? 2 : 1, out);
+    if (args || s < g->k_tiles) tcmma__emit_gemm_load_stage(&k->f, dl, n, t, args ? 2 : 1, out);
     commit(k, 1, out);
   }
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
@@ -132,9 +168,10 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   wait_groups(k, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
   tcmma__emit_line(out, 2, "if (%skt + %d < %s)", P, S - 1, KT);
-  char stage[64], tile[64];
+  char stage[64], next[64], tile[96];
   snprintf(stage, sizeof stage, "(%skt + %d) %% %d", P, S - 1, S);
-  snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
+  snprintf(next, sizeof next, "%skt + %d", P, S - 1);
+  tile_of(k, next, tile, sizeof tile);
   tcmma__emit_gemm_load_stage(&k->f, dl, stage, tile, 3, out);
   commit(k, 2, out);
   snprintf(stage, sizeof stage, "%skt %% %d", P, S);
@@ -222,13 +259,19 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
                    g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
   tcmma__emit_includes(precs, g->arm, dl, true, out);
+  const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
   tcmma_buf_printf(out,
-                   "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
-                   "float alpha, float beta%s)\n{\n",
+                   "\n%s %s(%d, 1)\n%s(%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
+                   "float alpha, float beta",
                    tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
-                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta,
-                   tb, td, i->shape_args ? ",\n    int m, int n, int k, int lda, int ldb, int ldc, "
-                   "int ldd" : "");
+                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, arr,
+                   sfx, ta, arr, sfx, tb, arr, sfx, td, arr, sfx);
+  tcmma__emit_gemm_param ps[12];
+  int n = tcmma__emit_gemm_params(&k->f, ps);
+  for (int p = 0; p < n; p++)
+    tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
+                     ps[p].type[strlen(ps[p].type) - 1] == '*' ? "" : " ", ps[p].name);
+  tcmma_buf_printf(out, ")\n{\n");
 }
 
 /* The simulator's entry: args as the kernel's arguments, in order. */
@@ -238,19 +281,23 @@ static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
   const char *td = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
-  bool args = k->f.i.shape_args;
+  tcmma__emit_gemm_param ps[12];
+  int n = tcmma__emit_gemm_params(&k->f, ps);
+  const char *arr = k->f.o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
-                   "\n/* The simulator's entry: args is a void *[%d] of d, a, b, c, &alpha, "
-                   "&beta%s. */\nvoid %s_entry(void *args)\n{\n"
+                   "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
+                   "kernel's arguments in order (d, a, b, c%s themselves). */\nvoid %s_entry(void "
+                   "*args)\n{\n"
                    "  void **p = (void **)args;\n"
-                   "  %s((%s *)p[0], (const %s *)p[1], (const %s *)p[2], (const %s *)p[3],\n"
+                   "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
                    "      *(const float *)p[4], *(const float *)p[5]",
-                   args ? 13 : 6, args ? ", &m, &n, &k, &lda, &ldb, &ldc, &ldd (ints)" : "",
-                   k->name, k->name, td, ta, tb, td);
-  if (args)
-    tcmma_buf_printf(out, ",\n      *(const int *)p[6], *(const int *)p[7], *(const int *)p[8], "
-                     "*(const int *)p[9],\n      *(const int *)p[10], *(const int *)p[11], "
-                     "*(const int *)p[12]");
+                   6 + n, *arr ? ": the pointer arrays" : "", k->name, k->name, td, arr, ta, arr,
+                   tb, arr, td, arr);
+  for (int p = 0; p < n; p++) {
+    bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
+    tcmma_buf_printf(out, ",%s*(%s%s *)p[%d]", p % 3 == 0 ? "\n      " : " ",
+                     ptr ? "" : "const ", ptr ? "void *" : ps[p].type, 6 + p);
+  }
   tcmma_buf_printf(out, ");\n}\n");
 }
 
@@ -262,6 +309,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
   block_origin(k, out);
+  tcmma__emit_gemm_batch_base(&k->f, dl, 1, out);
   tcmma_buf decls = {0};
   tcmma_render_ctx dc = warp_ctx(k, &decls);
   tcmma_status st = tcmma_render_frag_decl(&dc, TCMMA_OPERAND_C, P "acc", 0, err);
@@ -282,6 +330,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
+  tcmma__emit_gemm_split_reduce(&k->f, dl, 1, out);
   tcmma__emit_gemm_epilogue(&k->f, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
   if (dl == TCMMA_DIALECT_HOST) host_entry(k, out);

@@ -220,9 +220,12 @@ void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect
     tcmma__emit_line(out, depth, "const int %s%sr0 = %stid / %ld, %s%sc0 = %stid %% %ld * %d;", P,
                      v, P, x.cpr, P, v, P, x.cpr, x.per);
     tcmma__emit_line(out, depth, "const size_t %sld%s = (size_t)%s * %d;", P, v, ld, x.eb);
+    /* from k 0, or this K slice's first k */
+    char k0[48] = "0";
+    if (f->i.split_k > 1) snprintf(k0, sizeof k0, "%skt0 * %d", P, g->call.block_k);
     tcmma__emit_line(out, depth, "const unsigned char *%sp%s = (const unsigned char *)%s + "
                      "(size_t)(%s + %s%sr0) * %sld%s + (size_t)(%s + %s%sc0) * %d;", P, v, x.ptr,
-                     x.k_rows ? "0" : mn0, P, v, P, v, x.k_rows ? mn0 : "0", P, v, x.eb);
+                     x.k_rows ? k0 : mn0, P, v, P, v, x.k_rows ? mn0 : k0, P, v, x.eb);
     if (x.k_rows)
       tcmma__emit_line(out, depth, "const size_t %ss%s = %d * %sld%s;", P, v, g->call.block_k, P,
                        v);

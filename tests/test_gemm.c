@@ -288,10 +288,10 @@ typedef struct {
   size_t bytes;
 } keeping_runner;
 
-static bool keep_run(void *ctx, const tcmma_gemm_plan *p, bool shape_args, void *const bufs[4],
-                     float alpha, float beta, char *why, size_t cap) {
+static bool keep_run(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o,
+                     void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
   keeping_runner *k = ctx;
-  if (!verify_gemm_sim_runner(&k->entry, p, shape_args, bufs, alpha, beta, why, cap)) return false;
+  if (!verify_gemm_sim_runner(&k->entry, p, o, bufs, alpha, beta, why, cap)) return false;
   memcpy(k->d, bufs[0], k->bytes);
   return true;
 }

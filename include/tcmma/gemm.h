@@ -46,6 +46,8 @@ typedef enum {
 
 /* The most rows of blocks a grid may have: CUDA's limit on gridDim.y. */
 #define TCMMA_GEMM_GRID_Y_MAX 65535
+/* The most blocks along grid z (batch x split_k): CUDA's limit on gridDim.z. */
+#define TCMMA_GEMM_GRID_Z_MAX 65535
 
 /* The registers per thread the plan expects beyond the accumulator and one
  * k step of A and B fragments (the warp tile's census): OVERHEAD, plus
@@ -139,7 +141,23 @@ typedef struct {
                               the element, at most TCMMA_GEMM_ALIGN_MAX) of the
                               operand's base and rows (d's class is c's too); 0: the
                               widest the call's ld allows */
+  int batch;               /* GEMMs in one launch, over grid z; 0: 1 (with shape_args: a
+                              batched kernel, the count its grid's; this one the example) */
+  bool pointer_array;      /* batch: d, a, b, c are arrays of `batch` pointers
+                              (`T *const *`) instead of one base each */
+  long long stride_a, stride_b, stride_d; /* strided batch: elements from one matrix to the
+                              next (c's is d's); 0: dense (stored rows x ld). With
+                              shape_args the kernel takes stride_a, stride_b, stride_c and
+                              stride_d as arguments instead */
+  int split_k;             /* slices of K over grid z (0: 1, at most the k tiles and
+                              TCMMA_GEMM_SPLIT_K_MAX): each slice stores its f32 partial
+                              tile in the workspace and the slice that arrives last sums
+                              every slice's in slice order (deterministic) before the
+                              epilogue */
 } tcmma_gemm_opts;
+
+/* The most K slices a split-K plan takes. */
+#define TCMMA_GEMM_SPLIT_K_MAX 64
 
 /* What a plan made with options serves and how its loader copies, written
  * by tcmma_gemm_plan_opts up to the caller's size (size first, grows at
@@ -157,6 +175,15 @@ typedef struct {
                               (1: any) up to TCMMA_GEMM_EXTENT_MAX, every ld a
                               multiple of its class over the element's bytes
                               (fixed shape: only the call's own) */
+  int batch, split_k;      /* as planned (1 when not asked) */
+  int k_tiles_per_split;   /* k tiles each slice reduces (the last may have fewer) */
+  size_t workspace_bytes;  /* split_k > 1: the `void *workspace` argument's bytes: batch x
+                              split_k x tiles f32 partial tiles of block_m x block_n, then
+                              one unsigned counter per output tile from
+                              workspace_counters; the counters must be zero before the
+                              first launch (each launch leaves them zero). With
+                              shape_args: for the call's shape (same formula) */
+  size_t workspace_counters; /* byte offset of the counters in the workspace */
 } tcmma_gemm_info;
 
 void tcmma_gemm_opts_init(tcmma_gemm_opts *out, size_t size);
@@ -216,11 +243,14 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
                                tcmma_error *err);
 
 /* tcmma_render_gemm of a plan made by tcmma_gemm_plan_opts with the same
- * opts (NULL: the defaults). A shape_args kernel is `NAME(D *d, const A *a,
- * const B *b, const D *c, float alpha, float beta, int m, int n, int k, int
- * lda, int ldb, int ldc, int ldd)`, launched with grid ceil(n / block_n) x
- * ceil(m / block_m); its HOST entry takes a `void *[13]` (pointers to each
- * argument after c's). Pointers aligned to their operand's class. */
+ * opts (NULL: the defaults). The kernel's arguments, in order: d, a, b, c
+ * (with pointer_array `D *const *d_batch, const A *const *a_batch, ...`),
+ * alpha, beta; with shape_args `int m, int n, int k, int lda, int ldb, int
+ * ldc, int ldd` and, batched and strided, `long long stride_a, stride_b,
+ * stride_c, stride_d`; with split_k `void *workspace`. Launched with grid
+ * ceil(n / block_n) x ceil(m / block_m) x (batch * split_k). The HOST entry
+ * takes a `void *[]` of pointers to each argument in that order.
+ * Pointers aligned to their operand's class. */
 tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                     const tcmma_gemm_opts *opts, tcmma_error *err);
 

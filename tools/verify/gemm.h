@@ -36,19 +36,33 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
  * declined case that declined as expected). */
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
-/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel
- * (shape_args: its shape passed as arguments, the plan's call's),
- * leaves what it wrote there. false with why filled when it could not run. */
-typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, bool shape_args,
-                                  void *const bufs[4], float alpha, float beta, char *why,
-                                  size_t cap);
+/* The kernel's buffers d, a, b, c (c NULL when C is D; each the whole
+ * batch at its stride): runs the kernel made with opts (its shape, batch,
+ * pointer arrays and workspace as opts and the plan's call say), leaves
+ * what it wrote there. false with why filled when it could not run. */
+typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan,
+                                  const tcmma_gemm_opts *opts, void *const bufs[4], float alpha,
+                                  float beta, char *why, size_t cap);
 
-/* The kernel's argument array (tcmma_gemm_plan_opts; docs/emit.md, GEMM):
- * ptrs[0..4) point at d, a, b, c's pointers, then alpha and beta, and with
- * shape_args the plan's m, n, k, lda, ldb, ldc (= ldd), ldd, stored into
- * dims[7]. Returns the count (6 or 13). */
-size_t verify_gemm_args(const tcmma_gemm_plan *plan, bool shape_args, void *const ptrs[4],
-                        float *alpha, float *beta, int dims[7], void *args[13]);
+/* What a launch of plan with opts takes beyond the buffers (the batch,
+ * each operand's stride in bytes, the workspace's bytes), from
+ * tcmma_gemm_plan_opts; false when the call does not plan again. */
+typedef struct {
+  tcmma_gemm_info info;
+  size_t stride[4]; /* bytes from one matrix of d, a, b, c to the next */
+} verify_gemm_launch;
+bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                           verify_gemm_launch *out);
+
+/* The kernel's argument array (tcmma_render_gemm_opts; docs/emit.md,
+ * GEMM): ptrs[0..4) point at d, a, b, c's pointers (or pointer arrays),
+ * then alpha and beta, the shape's m, n, k, lda, ldb, ldc (= ldd), ldd,
+ * the strides (elements; stored into dims and strides) and the workspace
+ * pointer *workspace, as opts asks. Returns the count. */
+size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                        const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
+                        float *beta, int dims[7], long long strides[4], void **workspace,
+                        void *args[18]);
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
@@ -59,7 +73,7 @@ bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan
 
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
-bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, bool shape_args,
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                             void *const bufs[4], float alpha, float beta, char *why, size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation

@@ -19,6 +19,9 @@ typedef struct {
   bool tf32; /* the numerics policy allows tf32 */
   bool args; /* shape-generic: the shape passed as kernel arguments */
   int aa, ab, ad; /* alignment classes asked (bytes; 0: the widest each ld allows) */
+  int batch, split; /* matrices over grid z; K slices (0: 1) */
+  bool parr;        /* pointer arrays instead of strides */
+  long long sa, sb, sd; /* strides (elements; 0: dense) */
 } row;
 
 static const row rows[] = {
@@ -73,6 +76,20 @@ static const row rows[] = {
      false, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"f16", "f16", "f16", true, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
      true, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    /* batches (strided, pointer arrays) and split-K (issue #22) */
+    {"f32", "bf16", "bf16", false, true, 96, 80, 64, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 32, 64, 64, 32, 2, 2, 2, 0, 0, 0, 2, 1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2, 0, false,
+     64 * 32 + 64, 32 * 64 + 128, 64 * 64 + 96}, /* gaps between the matrices */
+    {"f16", "f16", "f16", true, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 3, 0, true},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 256, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 3},
+    {"bf16", "bf16", "bf16", false, true, 65, 70, 200, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 4},
+    {"f32", "f16", "f16", false, false, 64, 128, 160, 64, 64, 32, 2, 2, 1, 0, 0, 0, 2, -1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 4},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -96,6 +113,8 @@ static const row rows[] = {
      false, false, 70, 0, "mma-f16-k8", TCMMA_GEMM_DECLINE_ARCH}, /* Volta: below the arm */
     {"f32", "bf16", "bf16", false, false, 128, 128, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT, false, false, 16},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 0, 3},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
@@ -126,6 +145,8 @@ static void build(void) {
     c->opts = tcmma_gemm_opts_default();
     c->opts.shape_args = w->args;
     c->opts.a_align = w->aa, c->opts.b_align = w->ab, c->opts.d_align = w->ad;
+    c->opts.batch = w->batch, c->opts.split_k = w->split, c->opts.pointer_array = w->parr;
+    c->opts.stride_a = w->sa, c->opts.stride_b = w->sb, c->opts.stride_d = w->sd;
     c->alpha = w->alpha, c->beta = w->beta, c->c_is_d = w->c_is_d;
     c->expect = w->expect;
     char ld[96] = "";
@@ -134,7 +155,11 @@ static void build(void) {
       at = snprintf(ld, sizeof ld, "/ld=%ld,%ld,%ld", w->lda, w->ldb, w->ldd);
     if (w->aa || w->ab || w->ad)
       at += snprintf(ld + at, sizeof ld - (size_t)at, "/align=%d,%d,%d", w->aa, w->ab, w->ad);
-    if (w->args) snprintf(ld + at, sizeof ld - (size_t)at, "/args");
+    if (w->args) at += snprintf(ld + at, sizeof ld - (size_t)at, "/args");
+    if (w->batch)
+      at += snprintf(ld + at, sizeof ld - (size_t)at, "/batch=%d%s%s", w->batch,
+                     w->parr ? ",pointers" : "", w->sa ? ",strides" : "");
+    if (w->split) snprintf(ld + at, sizeof ld - (size_t)at, "/split-k=%d", w->split);
     /* an accepted case is named by the arm its plan runs (a plan that
      * declines after all fails the case when it runs) */
     tcmma_gemm_plan plan;

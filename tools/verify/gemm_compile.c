@@ -65,7 +65,8 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
   long u = p->mma_per_k_tile ? mma / p->mma_per_k_tile : 0, S = p->call.stages, KT = p->k_tiles;
   long prologue = S == 1 ? 0 : (S - 1 < KT ? S - 1 : KT), refills = KT - prologue;
   long copies = prologue + (refills == 0 ? 0 : u == KT ? refills : u);
-  if (info.shape_args) copies = S == 1 ? 1 : S; /* every site: k is an argument */
+  if (info.shape_args || info.split_k > 1) /* every site: the k tiles are counted at run time */
+    copies = S == 1 ? 1 : S;
   long lo = 0, hi = 0;
   for (int op = 0; op < 2; op++) {
     long per = async_copies(p, &info, op);
