@@ -47,8 +47,11 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
   const char *bz = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX_Z);
   tcmma__emit_line(out, depth, "/* grid z: matrix %s of the batch%s */", P "bz",
                    S > 1 ? ", K slice " P "slice of it" : "");
-  tcmma__emit_line(out, depth, "const int %sbz = (int)%s / %d, %sslice = (int)%s %% %d;", P, bz, S,
-                   P, bz, S);
+  if (S == 1)
+    tcmma__emit_line(out, depth, "const int %sbz = (int)%s;", P, bz);
+  else
+    tcmma__emit_line(out, depth, "const int %sbz = (int)%s / %d, %sslice = (int)%s %% %d;", P, bz,
+                     S, P, bz, S);
   if (!batched) return;
   const tcmma_gemm_call *c = &f->g->call;
   const char *td = tcmma__table_spell_type(dl, c->d.prec),

@@ -384,6 +384,54 @@ static void shape_args_kernel_serves_every_shape(void **s) {
   assert_non_null(strstr(err.message, "tcmma_gemm_opts.size is 0"));
 }
 
+static char *replaced(const char *text, const char *after, const char *from, const char *to);
+
+/* Split-K: the workspace the plan reports (partial tiles, then one counter
+ * per output tile), and a reduction that drops a slice is caught by the
+ * reference: the slices' sum is what makes the answer. */
+static void split_k_workspace_and_reduction(void **s) {
+  (void)s;
+  verify_gemm_case cs;
+  memset(&cs, 0, sizeof cs);
+  snprintf(cs.name, sizeof cs.name, "gemm/split-k/64x64x256");
+  cs.call = tcmma_gemm_call_default();
+  cs.call.m = cs.call.n = 64, cs.call.k = 256, cs.call.block_m = cs.call.block_n = 64;
+  cs.call.name = "tcmma_kernel";
+  cs.opts = tcmma_gemm_opts_default();
+  cs.opts.split_k = 3, cs.opts.batch = 2;
+  cs.alpha = 1, cs.beta = 0;
+  tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &cs.opts, &p, &info, &err), TCMMA_OK);
+  assert_int_equal(p.grid[2], 6);
+  assert_int_equal(info.k_tiles_per_split, 3); /* 8 k tiles: 3, 3, 2 */
+  assert_int_equal(info.workspace_counters, 2 * 3 * 64 * 64 * sizeof(float));
+  assert_int_equal(info.workspace_bytes, info.workspace_counters + 2 * sizeof(unsigned));
+  tcmma_buf text = {0};
+  render_host(&p, &cs.opts, &text);
+  for (int broken = 0; broken < 2; broken++) {
+    char *t = broken ? replaced(tcmma_buf_str(&text), "split-K over", "__tcmma_g_s < 3;",
+                                "__tcmma_g_s < 2;")
+                     : strdup(tcmma_buf_str(&text));
+    assert_non_null(t);
+    void *h;
+    void *sym = open_entry(t, &h);
+    if (!sym) fail_msg("host text does not compile:\n%s", t);
+    sim_entry entry;
+    memcpy(&entry, &sym, sizeof sym);
+    verify_case_result r = {0};
+    bool ok = verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, &r);
+    if (ok == broken) fail_msg("%s reduction: %s", broken ? "a broken" : "the", r.reason);
+    dlclose(h);
+    free(t);
+  }
+  tcmma_buf_free(&text);
+  cs.opts.split_k = 9; /* more slices than k tiles */
+  assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &cs.opts, &p, &info, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(p.message, "split_k 9"));
+}
+
 /* Skips the test where NVRTC does not load, saying why. */
 static void skip_without_nvrtc(void) {
   tcmma_error err = {0};
@@ -527,7 +575,7 @@ static void broken_pipelines_are_caught(void **s) {
     if (!sym) fail_msg("broken text does not compile:\n%s", broken);
     sim_entry entry;
     memcpy(&entry, &sym, sizeof sym);
-    verify_gemm_case cs = {.call = c, .alpha = 1, .beta = 0};
+    verify_gemm_case cs = {.call = c, .opts = tcmma_gemm_opts_default(), .alpha = 1, .beta = 0};
     snprintf(cs.name, sizeof cs.name, "broken/%zu", b);
     verify_case_result r = {0};
     assert_false(verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, &r));
@@ -606,6 +654,15 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 3);
   assert_non_null(strstr(r.err, "alignment: a's rows of ld 65"));
   cli_result_free(&r);
+  const char *split[] = {"gemm", "--m", "64", "--n", "64", "--k", "1024", "--d", "f32", "--a",
+                         "bf16", "--b", "bf16", "--tile", "64x64x32", "--batch", "2",
+                         "--split-k", "4", "--json", NULL};
+  r = run_cli(split, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_int_equal(json_int_of(r.out, "workspace_bytes"), 2 * 4 * 64 * 64 * 4 + 2 * 4);
+  assert_int_equal(json_int_of(r.out, "split_k"), 4);
+  assert_non_null(strstr(r.out, "atomicAdd"));
+  cli_result_free(&r);
   odd[13] = "--tile", odd[14] = "64x64x32"; /* the widest classes the rows allow */
   r = run_cli(odd, NULL);
   assert_int_equal(r.exit_code, 0);
@@ -681,6 +738,7 @@ int main(void) {
       cmocka_unit_test(matrix_runs_on_the_simulator),
       cmocka_unit_test(fixed_and_shape_args_agree),
       cmocka_unit_test(shape_args_kernel_serves_every_shape),
+      cmocka_unit_test(split_k_workspace_and_reduction),
       cmocka_unit_test(matrix_compiles_as_planned),
       cmocka_unit_test(variants_compile_in_one_batch),
   };

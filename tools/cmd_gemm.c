@@ -14,7 +14,8 @@ static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
-    "                  [--shape-args] [--align A,B,D] [--dialect cuda|host] [--kernel|--json]\n\n"
+    "                  [--shape-args] [--align A,B,D] [--batch N [--pointer-array]\n"
+    "                  [--strides A,B,D]] [--split-k S] [--dialect cuda|host] [--kernel|--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
     "the kernel may get C = D) and prints the plan (threads, grid, dynamic shared\n"
     "bytes, registers expected, per-k-tile census), with --kernel the kernel,\n"
@@ -30,6 +31,11 @@ static const char *const help =
     "in bytes (16, 8, 4, 2, 1; 0 = the widest the ld allows) of a's, b's and d's\n"
     "rows and pointers: 16 copies with cp.async.cg, 8 and 4 with cp.async.ca, 2 and\n"
     "1 with plain loads (below --cc 80 every copy is a plain load).\n"
+    "--batch: N GEMMs over grid z, each matrix --strides elements after the last\n"
+    "(0 = dense; c's is d's) or, with --pointer-array, from arrays of N pointers.\n"
+    "--split-k: S slices of K over grid z, summed in slice order in the kernel\n"
+    "through a workspace (its bytes in the plan; its counters zero before the\n"
+    "first launch) before the epilogue.\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -51,25 +57,37 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
   return true;
 }
 
-/* --align A,B,D: three classes of 0..TCMMA_GEMM_ALIGN_MAX bytes (the
- * planner checks the rest); false after a usage message. */
-static bool parse_classes(const char *cmd, const char *opt, const char *text, int out[3]) {
-  char buf[64];
+/* A,B,D: three comma-separated integers lo..hi; false after a usage message. */
+static bool parse_three(const char *cmd, const char *opt, const char *text, long lo, long hi,
+                        long out[3]) {
+  char buf[96];
   snprintf(buf, sizeof buf, "%s", text);
   char *s = buf;
   for (int i = 0; i < 3; i++) {
     char *comma = i < 2 ? strchr(s, ',') : NULL;
     if (i < 2 && !comma) {
-      cli_usage(cmd, "%s '%s': expected A,B,D (bytes each, 0 = the widest the ld allows)", opt,
-                text);
+      cli_usage(cmd, "%s '%s': expected A,B,D", opt, text);
       return false;
     }
     if (comma) *comma = '\0';
-    long v;
-    if (!cli_int(cmd, opt, s, 0, TCMMA_GEMM_ALIGN_MAX, &v)) return false;
-    out[i] = (int)v;
+    if (!cli_int(cmd, opt, s, lo, hi, &out[i])) return false;
     s = comma ? comma + 1 : s;
   }
+  return true;
+}
+
+/* --strides A,B,D: elements from one matrix of the batch to the next (0:
+ * dense); the planner checks them against the matrices. */
+static bool parse_strides(const char *cmd, const char *opt, const char *text, long out[3]) {
+  return parse_three(cmd, opt, text, 0, 1L << 40, out);
+}
+
+/* --align A,B,D: three classes of 0..TCMMA_GEMM_ALIGN_MAX bytes (the
+ * planner checks the rest); false after a usage message. */
+static bool parse_classes(const char *cmd, const char *opt, const char *text, int out[3]) {
+  long t[3];
+  if (!parse_three(cmd, opt, text, 0, TCMMA_GEMM_ALIGN_MAX, t)) return false;
+  for (int i = 0; i < 3; i++) out[i] = (int)t[i];
   return true;
 }
 
@@ -118,6 +136,11 @@ static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
   }
   json_key(w, "extent_max"), json_int(w, TCMMA_GEMM_EXTENT_MAX);
   json_end_object(w);
+  json_key(w, "batch"), json_int(w, i->batch);
+  json_key(w, "split_k"), json_int(w, i->split_k);
+  json_key(w, "k_tiles_per_split"), json_int(w, i->k_tiles_per_split);
+  json_key(w, "workspace_bytes"), json_int(w, (long long)i->workspace_bytes);
+  json_key(w, "workspace_counters"), json_int(w, (long long)i->workspace_counters);
 }
 
 static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
@@ -188,6 +211,10 @@ static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double
            "of their class\n", i->m_multiple, i->n_multiple, i->k_multiple, TCMMA_GEMM_EXTENT_MAX);
   else
     printf("serves: %dx%dx%d only (fixed shape)\n", p->call.m, p->call.n, p->call.k);
+  if (i->batch > 1 || i->split_k > 1)
+    printf("grid z: batch %d x split-k %d (%d k tiles per slice); workspace %zu bytes, counters "
+           "from byte %zu (zero before the first launch)\n", i->batch, i->split_k,
+           i->k_tiles_per_split, i->workspace_bytes, i->workspace_counters);
 }
 
 /* What the command line asks of tcmma gemm. */
@@ -239,6 +266,16 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
     int t[3];
     if (!parse_classes(cmd, a, v, t)) return CLI_USAGE;
     g->o.a_align = t[0], g->o.b_align = t[1], g->o.d_align = t[2];
+  } else if (strcmp(a, "--batch") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_GRID_Z_MAX, &x)) return CLI_USAGE;
+    g->o.batch = (int)x;
+  } else if (strcmp(a, "--split-k") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_SPLIT_K_MAX, &x)) return CLI_USAGE;
+    g->o.split_k = (int)x;
+  } else if (strcmp(a, "--strides") == 0) {
+    long t[3];
+    if (!parse_strides(cmd, a, v, t)) return CLI_USAGE;
+    g->o.stride_a = t[0], g->o.stride_b = t[1], g->o.stride_d = t[2];
   } else if (strcmp(a, "--arm") == 0) {
     c->arm = v;
   } else if (strcmp(a, "--name") == 0) {
@@ -272,6 +309,7 @@ static int parse(int argc, char **argv, gemm_args *g) {
     if (strcmp(a, "--json") == 0) { g->json = true; continue; }
     if (strcmp(a, "--unpredicated") == 0) { g->c.unpredicated = true; continue; }
     if (strcmp(a, "--shape-args") == 0) { g->o.shape_args = true; continue; }
+    if (strcmp(a, "--pointer-array") == 0) { g->o.pointer_array = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     int rc = take_value(a, v, g);
     if (rc) return rc;
