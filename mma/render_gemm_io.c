@@ -1,10 +1,13 @@
 /* The block-wide parts of a GEMM kernel (docs/emit.md, GEMM): the loader
- * that copies one k tile of A and B into a stage with 16-byte cp.async
- * (zero-filled past the matrix edges when the plan is predicated), the
- * stage ring's commit and wait, and the epilogue that reads the f32 block
- * tile back from shared memory, applies alpha and beta, converts to d's
- * storage and stores 16 bytes at a time (element by element at a ragged
- * edge). */
+ * that copies one k tile of A and B into a stage with copies of each
+ * operand's alignment class (16-byte cp.async.cg, 8- or 4-byte
+ * cp.async.ca, plain loads below 4 bytes or below cc 80) from one 64-bit
+ * pointer per operand advanced per k tile, interior tiles unpredicated and
+ * tiles at a ragged edge zero-filled past it; the stage ring's commit and
+ * wait; and the epilogue that reads the f32 block tile back from shared
+ * memory, applies alpha and beta, converts to d's storage and stores 16
+ * bytes at a time (element by element at a ragged edge or below d's class
+ * of 16). */
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/arch.h"
