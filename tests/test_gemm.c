@@ -370,6 +370,12 @@ static void shape_args_kernel_serves_every_shape(void **s) {
       fail_msg("%s: %s", cs.name, r.reason);
   }
   dlclose(h);
+  /* rendered without the options it was planned with: refused, naming them */
+  tcmma_buf none = {0};
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &none), &p, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "other tcmma_gemm_opts"));
+  tcmma_buf_free(&none);
   /* a class the rows break declines, naming it */
   c.k = 65, o.a_align = 16;
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_DECLINED);
