@@ -384,7 +384,7 @@ static tcmma_status plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcm
  * allocation, which the device (or every device from the arm's floor)
  * must give a block (decline SHARED). */
 static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
-                                tcmma_error *err) {
+                                const tcmma_gemm_info *gi, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
   g->stage_bytes = (size_t)(tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) +
                             tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B)) *
@@ -392,13 +392,17 @@ static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
   g->epilogue_bytes = (size_t)c->block_m * (size_t)g->epilogue_ld * 4;
   size_t ring = g->stage_bytes * (size_t)c->stages;
   g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
+  /* split-K's last-slice flag after both, in the one dynamic allocation */
+  size_t flag = gi->split_k > 1 ? TCMMA__GEMM_FLAG_BYTES : 0;
+  g->shared_bytes += flag;
   /* any device (cc 0) that runs both the arm and the loader */
   int floor = info->floor > loader_floor() ? info->floor : loader_floor();
   g->shared_max = tcmma_shared_memory_max(c->cc, floor);
   if (g->shared_bytes > g->shared_max)
     return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, epilogue "
-                   "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
-                   g->stage_bytes, g->epilogue_bytes, g->shared_max,
+                   "%zu%s) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
+                   g->stage_bytes, g->epilogue_bytes, flag ? ", split-K's flag" : "",
+                   g->shared_max,
                    c->cc ? "cc " : "every device from cc ", c->cc ? c->cc : floor);
   return TCMMA_OK;
 }
@@ -480,7 +484,7 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
   if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
   if ((st = plan_batch(out, &o, info, err)) != TCMMA_OK) return st;
-  if ((st = plan_shared(out, arm, err)) != TCMMA_OK) return st;
+  if ((st = plan_shared(out, arm, info, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(out, info, err)) != TCMMA_OK) return st;
   accept(out, info);
   return TCMMA_OK;

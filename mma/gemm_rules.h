@@ -12,6 +12,11 @@
  * d in the same 16-byte units (one uint4), so global rows are whole units. */
 enum { TCMMA__GEMM_COPY_BYTES = 16 };
 
+/* Bytes at the end of a split-K kernel's dynamic shared memory for the
+ * flag that tells its threads whether their slice arrived last (in the one
+ * allocation the plan counts, not a static __shared__ one it would not). */
+enum { TCMMA__GEMM_FLAG_BYTES = 16 };
+
 /* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
  * a class below it load with plain loads. */
 enum { TCMMA__GEMM_ASYNC_MIN = 4 };

@@ -5,6 +5,7 @@
  * element's final sum in the shared f32 tile before the epilogue reads it. */
 #include <stdio.h>
 #include "emit.h"
+#include "gemm_rules.h"
 
 #define P TCMMA__GEMM_P
 
@@ -90,7 +91,8 @@ void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect
                    "workspace; the slice that arrives last sums all %d in slice order (the same "
                    "sum whichever arrives last) into the shared tile the epilogue reads */", S, S);
   tcmma__emit_line(out, depth, "{");
-  tcmma__emit_line(out, d1, "%s unsigned %slast;", tcmma__table_spell(dl, TCMMA__SPELL_SHARED), P);
+  tcmma__emit_line(out, d1, "volatile unsigned *const %slast = (volatile unsigned *)(%ssmem + %zu);",
+                   P, P, g->shared_bytes - TCMMA__GEMM_FLAG_BYTES);
   tcmma__emit_line(out, d1, "const size_t %stile = ((size_t)%sbz * %s + %s) * %s + %s;", P, P, gy,
                    by, gx, bx);
   tcmma__emit_line(out, d1, "float *const %sws = (float *)workspace + %stile * %ld;", P, P,
@@ -106,12 +108,13 @@ void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect
   tcmma__emit_line(out, d1, "%s; /* the partial tile is visible before it is counted */", fence);
   tcmma__emit_line(out, d1, "%s;", sync);
   tcmma__emit_line(out, d1, "if (%stid == 0) {", P);
-  tcmma__emit_line(out, d1 + 1, "%slast = %s(%scount, 1u) == %du;", P,
+  tcmma__emit_line(out, d1 + 1, "*%slast = %s(%scount, 1u) == %du;", P,
                    tcmma__table_spell(dl, TCMMA__SPELL_ATOMIC_ADD), P, S - 1);
-  tcmma__emit_line(out, d1 + 1, "if (%slast) *%scount = 0u; /* ready for the next launch */", P, P);
+  tcmma__emit_line(out, d1 + 1, "if (*%slast) *%scount = 0u; /* ready for the next launch */", P,
+                   P);
   tcmma__emit_line(out, d1, "}");
   tcmma__emit_line(out, d1, "%s;", sync);
-  tcmma__emit_line(out, d1, "if (!%slast) return;", P);
+  tcmma__emit_line(out, d1, "if (!*%slast) return;", P);
   tcmma__emit_line(out, d1, "%s;", fence);
   tcmma__emit_line(out, d1, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, tile, P,
                    g->threads);

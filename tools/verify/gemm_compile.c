@@ -48,6 +48,11 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
     return snprintf(why, cap, "ptxas: %d registers (the plan expects at most %d), %d/%d bytes "
                     "spilled (stores/loads), %d bytes of stack", prog->registers, p->registers,
                     prog->spill_store_bytes, prog->spill_load_bytes, prog->stack_bytes), false;
+  /* every byte of shared memory is in the plan's dynamic shared_bytes, which
+   * it checked against the device */
+  if (prog->shared_bytes)
+    return snprintf(why, cap, "ptxas: %d bytes of static shared memory the plan does not count",
+                    prog->shared_bytes), false;
   tcmma_gemm_plan again;
   tcmma_gemm_info info = {.size = sizeof info};
   if (tcmma_gemm_plan_opts(&p->call, opts, &again, &info, NULL) != TCMMA_OK)
