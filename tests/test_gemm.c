@@ -495,6 +495,10 @@ static void matrix_compiles_as_planned(void **s) {
   bad = kept;
   bad.registers = kept_plan.registers + 1;
   assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  bad = kept;
+  bad.shared_bytes = 128; /* static shared memory the plan does not count */
+  assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_non_null(strstr(why, "static shared"));
   tcmma_gemm_plan other = kept_plan;
   other.ldmatrix_per_k_tile++;
   assert_false(verify_gemm_compile_check(&other, &kept, why, sizeof why));
