@@ -1,4 +1,4 @@
-/* The defaults of the two call structs, written once: the inline
+/* The defaults of the call structs (and the GEMM options), written once: the inline
  * tcmma_call_default / tcmma_gemm_call_default of the headers and bindings
  * (which cannot call an inline function) both take them from here. Each
  * fills only the caller's size, so an older caller's smaller struct is never
@@ -36,4 +36,12 @@ void tcmma_gemm_call_init(tcmma_gemm_call *out, size_t size) {
   c.a.prec = c.b.prec = TCMMA_PREC_BF16;
   c.numerics = tcmma_numerics_default();
   fill(out, size, &c, sizeof c);
+}
+
+void tcmma_gemm_opts_init(tcmma_gemm_opts *out, size_t size) {
+  if (!out || size < sizeof out->size) return;
+  tcmma_gemm_opts o;
+  memset(&o, 0, sizeof o);
+  o.size = size;
+  fill(out, size, &o, sizeof o);
 }

@@ -353,9 +353,33 @@ tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_ge
 
 /* The check tcmma_render_gemm makes of plan first (mma/gemm_check.c), as
  * tcmma__emit_plan_check of a tile plan: not NULL, accepted, and exactly
- * what tcmma_gemm_plan_call gives for its own call (bools, size, every
- * filled and derived field). TCMMA_INVALID naming the field. */
-tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *err);
+ * what tcmma_gemm_plan_opts gives for its own call and opts (this
+ * library's whole struct; bools, size, every filled and derived field),
+ * the info of that planning into *info. TCMMA_INVALID naming the field. */
+tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                                    tcmma_gemm_info *info, tcmma_error *err);
+
+/* A GEMM plan with the options it was planned with and what they gave
+ * (tcmma_gemm_plan_opts): what the kernel's pieces render from. */
+typedef struct {
+  const tcmma_gemm_plan *g;
+  tcmma_gemm_opts o; /* this library's whole struct */
+  tcmma_gemm_info i; /* this library's whole struct */
+} tcmma__emit_gemm_form;
+
+/* The text of one of g's extents or ld's: its constant, or in a
+ * shape-argument kernel the argument's name; into buf. */
+typedef enum {
+  TCMMA__GEMM_DIM_M, TCMMA__GEMM_DIM_N, TCMMA__GEMM_DIM_K, TCMMA__GEMM_DIM_LDA,
+  TCMMA__GEMM_DIM_LDB, TCMMA__GEMM_DIM_LDC, TCMMA__GEMM_DIM_LDD
+} tcmma__gemm_dim;
+const char *tcmma__emit_gemm_dim(const tcmma__emit_gemm_form *f, tcmma__gemm_dim d, char *buf,
+                                 size_t cap);
+
+/* Plans call with opts into *out, and the whole info into *info (both this
+ * library's structs): tcmma_gemm_plan_opts less the caller's sizes. */
+tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                   tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */
@@ -365,15 +389,40 @@ tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *er
 
 /* The kernel's block-wide pieces (mma/render_gemm_io.c), at depth:
  * load_stage copies k tile `ktile` (an int expression) of A and B into
- * stage `stage` with 16-byte cp.async (zero-filled at the edges when
- * predicated); commit and wait(n) are cp.async.commit_group and
+ * stage `stage` with copies of each operand's class (cp.async, or plain
+ * loads; interior tiles unpredicated, tiles at a ragged edge zero-filled
+ * past it), then advances the source pointers; commit and wait(n) are cp.async.commit_group and
  * cp.async.wait_group n; epilogue reads the f32 block tile from shared
  * memory and stores d = alpha * acc + beta * c. */
-void tcmma__emit_gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, const char *stage,
-                                 const char *ktile, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                 const char *stage, const char *ktile, int depth, tcmma_buf *out);
+/* The loader's per-thread state, declared once before the first stage:
+ * each operand's 64-bit source pointer (advanced one k tile per stage
+ * loaded) and the thread's first copy in the stage tile. */
+void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                   tcmma_buf *out);
+/* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
+ * batched (a batch or pointer arrays); its arguments after beta, in order
+ * (the count; types and names); at depth, each block's matrix of the batch
+ * and K slice (`__tcmma_g_bz`, `__tcmma_g_slice`) with d, a, b, c moved to
+ * that matrix; and split-K's reduction into the shared f32 tile (nothing
+ * for one slice). */
+typedef struct {
+  const char *type, *name;
+} tcmma__emit_gemm_param;
+bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f);
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]);
+void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                 tcmma_buf *out);
+void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                   tcmma_buf *out);
+
+/* Whether any of the loader's copies is a cp.async (commit and wait
+ * groups are emitted only then: below cc 80 they do not exist). */
+bool tcmma__emit_gemm_async(const tcmma__emit_gemm_form *f);
 void tcmma__emit_gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
-void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
+void tcmma__emit_gemm_epilogue(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                tcmma_buf *out);
 
 /* Whether a caller's C expression is usable text: 1 to TCMMA_EXPR_MAX

@@ -12,6 +12,7 @@
 #include "gemm_rules.h"
 #include "tcmma/arch.h"
 #include "tcmma/gemm.h"
+#include "tcmma/ptx.h"
 
 /* f32 elements added to each epilogue row: the accumulator stores of a
  * warp's 8 fragment rows then fall in different banks (rows of a multiple
@@ -263,19 +264,22 @@ static tcmma_status check_arm_form(tcmma_gemm_plan *g, const tcmma_arm_info *inf
   return TCMMA_OK;
 }
 
-/* The cc from which the kernel's loader runs: its 16-byte copies are
- * cp.async, whose floor is the marker's (tables/markers.def). */
-static int loader_floor(void) { return tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC); }
+/* The cc from which the kernel's loader runs with cp.async (cc 0: the plan
+ * is for every device from there). */
+static int loader_floor(void) { return tcmma__emit_gemm_loader_floor(); }
 
-/* A device below the loader's floor cannot run the kernel whatever its arm
- * (mma-f16-k8 runs on Turing, cp.async does not) (decline ARCH). */
+/* Below cp.async's floor the loader copies with plain loads; the warp tile
+ * still needs ldmatrix and the arm, whose floors a forced arm may not meet
+ * (decline ARCH). */
 static tcmma_status check_arch(tcmma_gemm_plan *g, const tcmma_arm_info *info,
                                tcmma_error *err) {
-  int cc = g->call.cc, floor = loader_floor();
+  int cc = g->call.cc, ldm = TCMMA_PTX_MIN_SM(LDMATRIX);
+  int floor = info->floor > ldm ? info->floor : ldm;
   if (cc && cc < floor)
-    return decline(g, TCMMA_GEMM_DECLINE_ARCH, err, "cc %d: the loader's cp.async copies need "
-                   "cc %d or later (arm %s runs from cc %d)", cc, floor, info->marker,
-                   info->floor);
+    return decline(g, TCMMA_GEMM_DECLINE_ARCH, err, "cc %d: the kernel needs cc %d (arm %s "
+                   "from cc %d, ldmatrix from cc %d; below cc %d its loader uses plain loads "
+                   "instead of cp.async)", cc, floor, info->marker, info->floor, ldm,
+                   loader_floor());
   return TCMMA_OK;
 }
 
@@ -332,30 +336,25 @@ static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
                  wp.message[0] ? wp.message : werr.message);
 }
 
-/* Global rows in whole 16-byte units: the copies and the stores move
- * whole units from each row's start (decline ALIGNMENT). */
-static tcmma_status check_alignment(tcmma_gemm_plan *g, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  const struct { const char *name; long ld; int eb; } rows[3] = {
-      {"a", c->a.ld, tcmma_prec_bytes(c->a.prec)},
-      {"b", c->b.ld, tcmma_prec_bytes(c->b.prec)},
-      {"d", c->d.ld, tcmma_prec_bytes(c->d.prec)}};
-  for (int i = 0; i < 3; i++)
-    if ((rows[i].ld * rows[i].eb) % TCMMA__GEMM_COPY_BYTES)
-      return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s's rows of ld %ld x %d bytes: "
-                     "expected a multiple of %d bytes (ld a multiple of %d)", rows[i].name,
-                     rows[i].ld, rows[i].eb, TCMMA__GEMM_COPY_BYTES,
-                     TCMMA__GEMM_COPY_BYTES / rows[i].eb);
+/* Each operand's alignment class, asked or the widest its ld allows, and
+ * the loader it gets (mma/gemm_shape.c; decline ALIGNMENT). */
+static tcmma_status check_alignment(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                    tcmma_gemm_info *i, tcmma_error *err) {
+  char msg[400];
+  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
   return TCMMA_OK;
 }
 
 /* Ragged extents need predicated copies and stores (decline PREDICATION);
  * the launch must take the grid, and the kernel's int block index (the
  * grouped order of render_gemm.c) must hold every block (decline CALL). */
-static tcmma_status plan_grid(tcmma_gemm_plan *g, tcmma_error *err) {
+static tcmma_status plan_grid(tcmma_gemm_plan *g, bool shape_args, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
-  g->predicated = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
-  if (g->predicated && c->unpredicated)
+  bool ragged = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
+  /* shape arguments: any shape unless the caller asks for whole tiles only */
+  g->predicated = shape_args ? !c->unpredicated : ragged;
+  if (ragged && c->unpredicated)
     return decline(g, TCMMA_GEMM_DECLINE_PREDICATION, err, "%dx%dx%d over a %dx%dx%d block "
                    "tile: predicated copies and stores are required", c->m, c->n, c->k,
                    c->block_m, c->block_n, c->block_k);
@@ -371,11 +370,21 @@ static tcmma_status plan_grid(tcmma_gemm_plan *g, tcmma_error *err) {
   return TCMMA_OK;
 }
 
+/* The batch over grid z, the K slices and their workspace (mma/gemm_shape.c;
+ * decline CALL). */
+static tcmma_status plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
+                               tcmma_error *err) {
+  char msg[400];
+  if (!tcmma__emit_gemm_batch(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
+  return TCMMA_OK;
+}
+
 /* The stage ring and, after it, the epilogue's f32 tile share one dynamic
  * allocation, which the device (or every device from the arm's floor)
  * must give a block (decline SHARED). */
 static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
-                                tcmma_error *err) {
+                                const tcmma_gemm_info *gi, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
   g->stage_bytes = (size_t)(tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) +
                             tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B)) *
@@ -383,13 +392,17 @@ static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
   g->epilogue_bytes = (size_t)c->block_m * (size_t)g->epilogue_ld * 4;
   size_t ring = g->stage_bytes * (size_t)c->stages;
   g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
+  /* split-K's last-slice flag after both, in the one dynamic allocation */
+  size_t flag = gi->split_k > 1 ? TCMMA__GEMM_FLAG_BYTES : 0;
+  g->shared_bytes += flag;
   /* any device (cc 0) that runs both the arm and the loader */
   int floor = info->floor > loader_floor() ? info->floor : loader_floor();
   g->shared_max = tcmma_shared_memory_max(c->cc, floor);
   if (g->shared_bytes > g->shared_max)
     return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, epilogue "
-                   "%zu) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
-                   g->stage_bytes, g->epilogue_bytes, g->shared_max,
+                   "%zu%s) exceed the %zu a block may use on %s%d", g->shared_bytes, c->stages,
+                   g->stage_bytes, g->epilogue_bytes, flag ? ", split-K's flag" : "",
+                   g->shared_max,
                    c->cc ? "cc " : "every device from cc ", c->cc ? c->cc : floor);
   return TCMMA_OK;
 }
@@ -400,12 +413,23 @@ static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
  * k step of a k tile, every 16-byte copy a thread issues per k tile (its
  * addresses and predicates), 1-byte operands, predication. A kernel over
  * the caller's budget would spill (decline REGISTERS). */
-static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
+/* The copies beyond the 16-byte ones a thread issues per k tile: rows of a
+ * class under 16 bytes take 16 / class copies for each 16-byte unit. */
+static long narrow_copies(const tcmma_gemm_plan *g, const tcmma_gemm_info *i) {
+  long a = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_A),
+       b = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B);
+  return a * (TCMMA__GEMM_COPY_BYTES / i->a_copy_bytes - 1) +
+         b * (TCMMA__GEMM_COPY_BYTES / i->b_copy_bytes - 1);
+}
+
+static tcmma_status budget_registers(tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                     tcmma_error *err) {
   const tcmma_census *cz = &g->census;
-  long copies = tcmma__emit_gemm_stage_copies_per_thread(g);
+  long copies = tcmma__emit_gemm_stage_copies_per_thread(g), narrow = narrow_copies(g, i);
   bool bytes = tcmma_prec_bytes(g->call.a.prec) == 1 || tcmma_prec_bytes(g->call.b.prec) == 1;
   long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt +
                   TCMMA_GEMM_REGISTERS_PER_COPY * copies +
+                  TCMMA_GEMM_REGISTERS_PER_NARROW_COPY * narrow +
                   (bytes ? TCMMA_GEMM_REGISTERS_BYTE_OPERANDS : 0) +
                   (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0);
   long regs = cz->registers + overhead;
@@ -413,42 +437,80 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
   if (regs > g->call.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %ld registers "
                    "per thread (accumulator and one k step of fragments %d, %ld for %d k steps, "
-                   "%ld copies per thread%s%s): over the budget of %d (call.registers; the "
+                   "%ld copies per thread%s%s%s): over the budget of %d (call.registers; the "
                    "GEMM's default %d)", g->warp_m, g->warp_n, regs, cz->registers, overhead,
-                   cz->kt, copies, bytes ? ", 1-byte operands" : "",
-                   g->predicated ? ", predication" : "", g->call.registers,
-                   TCMMA_GEMM_REGISTERS);
+                   cz->kt, copies + narrow, narrow ? " of classes under 16 bytes" : "",
+                   bytes ? ", 1-byte operands" : "", g->predicated ? ", predication" : "",
+                   g->call.registers, TCMMA_GEMM_REGISTERS);
   return TCMMA_OK;
 }
 
 /* The per-k-tile figures a caller compares variants by, from the warp
  * tile's census and the loader's copies; then the plan is accepted. */
-static void accept(tcmma_gemm_plan *g) {
+static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   g->mma_per_k_tile = g->census.mma_per_statement;
   g->ldmatrix_per_k_tile = (g->census.a_ldmatrix_x4 + g->census.a_ldmatrix_x2 +
                             g->census.b_ldmatrix_x4 + g->census.b_ldmatrix_x2) *
                            g->census.kt;
-  g->cp_async_per_k_tile = (int)tcmma__emit_gemm_stage_copies_per_thread(g);
+  /* the cp.async copies of each operand's class a thread issues (plain
+   * loads are not counted) */
+  long a = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES /
+           i->a_copy_bytes,
+       b = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B) * TCMMA__GEMM_COPY_BYTES /
+           i->b_copy_bytes;
+  g->cp_async_per_k_tile = (int)((i->a_plain ? 0 : a) + (i->b_plain ? 0 : b));
+  tcmma__emit_gemm_serves(g, i);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;
   snprintf(g->message, sizeof g->message, "accepted");
 }
 
-tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
-                                  tcmma_error *err) {
+tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
+                                   tcmma_error *err) {
+  tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
+  memset(info, 0, sizeof *info);
+  info->size = sizeof *info;
+  info->shape_args = o.shape_args;
   tcmma_status st = take_call(call, out, err);
   if (st == TCMMA_OK) st = check_call(out, err);
   if (st == TCMMA_OK) st = choose_arm(out, err);
   if (st != TCMMA_OK) return st;
-  const tcmma_arm_info *info = tcmma_arm_get(out->arm);
-  if ((st = check_arm_form(out, info, err)) != TCMMA_OK) return st;
-  if ((st = check_arch(out, info, err)) != TCMMA_OK) return st;
+  const tcmma_arm_info *arm = tcmma_arm_get(out->arm);
+  if ((st = check_arm_form(out, arm, err)) != TCMMA_OK) return st;
+  if ((st = check_arch(out, arm, err)) != TCMMA_OK) return st;
   if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
-  if ((st = check_alignment(out, err)) != TCMMA_OK) return st;
-  if ((st = plan_grid(out, err)) != TCMMA_OK) return st;
-  if ((st = plan_shared(out, info, err)) != TCMMA_OK) return st;
-  if ((st = budget_registers(out, err)) != TCMMA_OK) return st;
-  accept(out);
+  if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
+  if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
+  if ((st = plan_batch(out, &o, info, err)) != TCMMA_OK) return st;
+  if ((st = plan_shared(out, arm, info, err)) != TCMMA_OK) return st;
+  if ((st = budget_registers(out, info, err)) != TCMMA_OK) return st;
+  accept(out, info);
   return TCMMA_OK;
+}
+
+tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                  tcmma_error *err) {
+  tcmma_gemm_info info;
+  return tcmma__emit_gemm_plan(call, NULL, out, &info, err);
+}
+
+tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                  tcmma_gemm_plan *out, tcmma_gemm_info *info,
+                                  tcmma_error *err) {
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  if (opts) {
+    tcmma_status t = tcmma__abi_take(&o, opts, sizeof o, &o, "tcmma_gemm_opts",
+                                     "tcmma_gemm_opts_default()", err);
+    if (t != TCMMA_OK) return t;
+  }
+  size_t want = info && info->size ? info->size : sizeof(tcmma_gemm_info);
+  if (info && (want < sizeof info->size || want > sizeof(tcmma_gemm_info)))
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_gemm_info.size is %zu: expected %zu..%zu (0: "
+                      "this library's)", want, sizeof info->size, sizeof(tcmma_gemm_info));
+  tcmma_gemm_info full;
+  tcmma_status st = tcmma__emit_gemm_plan(call, &o, out, &full, err);
+  if (info) memcpy(info, &full, want), info->size = want;
+  return st;
 }

@@ -12,6 +12,36 @@
  * d in the same 16-byte units (one uint4), so global rows are whole units. */
 enum { TCMMA__GEMM_COPY_BYTES = 16 };
 
+/* Bytes at the end of a split-K kernel's dynamic shared memory for the
+ * flag that tells its threads whether their slice arrived last (in the one
+ * allocation the plan counts, not a static __shared__ one it would not). */
+enum { TCMMA__GEMM_FLAG_BYTES = 16 };
+
+/* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
+ * a class below it load with plain loads. */
+enum { TCMMA__GEMM_ASYNC_MIN = 4 };
+
+/* The cc from which the loader's copies may be cp.async (its marker's
+ * floor, tables/markers.def); below it every copy is a plain load. */
+int tcmma__emit_gemm_loader_floor(void);
+
+/* The alignment classes of opts (0: the widest each ld allows) into info,
+ * with the copy size and kind (cp.async or plain) they give each operand;
+ * false with msg naming the operand when a class is no class or its rows
+ * break it. g's call must be checked (ld filled). */
+bool tcmma__emit_gemm_classes(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                              tcmma_gemm_info *i, char *msg, size_t cap);
+
+/* The batch and the K slices of opts into info (1 when not asked), g's
+ * grid z and the split-K workspace; false with msg for a value out of
+ * range. g's grid and k tiles must be planned. */
+bool tcmma__emit_gemm_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
+                            char *msg, size_t cap);
+
+/* The shapes an accepted g serves and which operands meet ragged edges,
+ * into info (info->shape_args set, g's predication planned). */
+void tcmma__emit_gemm_serves(const tcmma_gemm_plan *g, tcmma_gemm_info *i);
+
 /* The 16-byte copies that fill operand op's (A or B) stage tile of g; g's
  * stage shape (a_rows/a_cols or b_rows/b_cols) must be set. */
 long tcmma__emit_gemm_stage_copies(const tcmma_gemm_plan *g, tcmma_operand op);

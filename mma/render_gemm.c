@@ -7,10 +7,12 @@
  * and the swizzle atoms: this file only composes them. */
 #include <stdio.h>
 #include <string.h>
+#include "abi.h"
 #include "emit.h"
 
 typedef struct {
   const tcmma_gemm_plan *g;
+  tcmma__emit_gemm_form f; /* the plan's options and what they gave */
   tcmma_plan warp;
   tcmma__emit_gemm_exprs x;
   tcmma_dialect dl;
@@ -74,17 +76,67 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   return st;
 }
 
-/* One stage: copy, wait, compute, and a barrier before the next copy. */
-static tcmma_status single_stage_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+/* cp.async's commit and wait, where the loader has any cp.async copy. */
+static void commit(const gemm_kernel *k, int depth, tcmma_buf *out) {
+  if (tcmma__emit_gemm_async(&k->f)) tcmma__emit_gemm_commit(k->dl, depth, out);
+}
+static void wait_groups(const gemm_kernel *k, int n, int depth, tcmma_buf *out) {
+  if (tcmma__emit_gemm_async(&k->f)) tcmma__emit_gemm_wait(k->dl, n, depth, out);
+}
+
+/* The k tiles of the block's loop into KT: a constant, or counted at run
+ * time (from the k argument, or of this block's K slice: from
+ * __tcmma_g_kt0 on); whether counted at run time. */
+static bool tile_count(const gemm_kernel *k, char *KT, size_t cap, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
+  const tcmma_gemm_info *i = &k->f.i;
+  int BK = g->call.block_k, S = i->split_k;
+  if (!i->shape_args && S == 1) return snprintf(KT, cap, "%d", g->k_tiles), false;
+  snprintf(KT, cap, "%sktiles", P);
+  char all[48];
+  if (i->shape_args) snprintf(all, sizeof all, "(k + %d) / %d", BK - 1, BK);
+  else snprintf(all, sizeof all, "%d", g->k_tiles);
+  if (S == 1) {
+    tcmma__emit_line(out, 1, "const int %s = %s;", KT, all);
+    return true;
+  }
+  char per[48], total[48];
+  if (i->shape_args) {
+    tcmma__emit_line(out, 1, "const int %sktall = %s, %sper = (%sktall + %d) / %d;", P, all, P,
+                     P, S - 1, S);
+    snprintf(per, sizeof per, "%sper", P), snprintf(total, sizeof total, "%sktall", P);
+  } else {
+    snprintf(per, sizeof per, "%d", i->k_tiles_per_split);
+    snprintf(total, sizeof total, "%d", g->k_tiles);
+  }
+  tcmma__emit_line(out, 1, "/* this K slice's k tiles: %s from tile %skt0 (the last slice may "
+                   "have fewer, or none) */", per, P);
+  tcmma__emit_line(out, 1, "const int %skt0 = %sslice * %s;", P, P, per);
+  tcmma__emit_line(out, 1, "const int %s = %s - %skt0 < %s ? (%s - %skt0 > 0 ? %s - %skt0 : 0) : "
+                   "%s;", KT, total, P, per, total, P, total, P, per);
+  return true;
+}
+
+/* k tile `t` of the whole reduction as text: t itself, or from this K
+ * slice's first tile. */
+static void tile_of(const gemm_kernel *k, const char *t, char *buf, size_t cap) {
+  if (k->f.i.split_k > 1) snprintf(buf, cap, "%skt0 + %s", P, t);
+  else snprintf(buf, cap, "%s", t);
+}
+
+/* The one-stage loop: copy, wait, compute, and a barrier before the next
+ * copy. */
+static tcmma_status one_stage(gemm_kernel *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
   tcmma_dialect dl = k->dl;
   const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
   tcmma__emit_line(out, 1, "/* one stage: copy, wait, compute, and a barrier before the next copy */");
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, g->k_tiles, P);
-  tcmma__emit_gemm_load_stage(g, dl, "0", P "kt", 2, out);
-  tcmma__emit_gemm_commit(dl, 2, out);
-  tcmma__emit_gemm_wait(dl, 0, 2, out);
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  char tile[64];
+  tile_of(k, P "kt", tile, sizeof tile);
+  tcmma__emit_gemm_load_stage(&k->f, dl, "0", tile, 2, out);
+  commit(k, 2, out);
+  wait_groups(k, 0, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
   tcmma_status st = compute(k, "0", 2, out, err);
   if (st != TCMMA_OK) return st;
@@ -96,17 +148,19 @@ static tcmma_status single_stage_loop(gemm_kernel *k, tcmma_buf *out, tcmma_erro
 /* The ring's refill at depth: k tile kt + S - 1 into stage `stage`, one
  * commit group whether or not there is such a tile (the wait counts
  * groups). */
-static void refill(const gemm_kernel *k, const char *stage, int depth, tcmma_buf *out) {
-  const tcmma_gemm_plan *g = k->g;
-  int S = g->call.stages;
-  char tile[64];
-  snprintf(tile, sizeof tile, "%skt + %d", P, S - 1);
-  tcmma__emit_line(out, depth, "if (%skt + %d < %d)", P, S - 1, g->k_tiles);
-  tcmma__emit_gemm_load_stage(g, k->dl, stage, tile, depth + 1, out);
-  tcmma__emit_gemm_commit(k->dl, depth, out);
+static void refill(const gemm_kernel *k, const char *KT, const char *stage, int depth,
+                   tcmma_buf *out) {
+  int S = k->g->call.stages;
+  char next[64], tile[96];
+  snprintf(next, sizeof next, "%skt + %d", P, S - 1);
+  tile_of(k, next, tile, sizeof tile);
+  tcmma__emit_line(out, depth, "if (%skt + %d < %s)", P, S - 1, KT);
+  tcmma__emit_gemm_load_stage(&k->f, k->dl, stage, tile, depth + 1, out);
+  commit(k, depth, out);
 }
 
-/* The k loop over the stage ring: each k tile waits for its copies and
+/* The k loop over the stage ring (k tiles: a constant, or from the k
+ * argument of a shape-argument kernel): each k tile waits for its copies and
  * crosses the barrier first, then refills the ring and multiplies. (A
  * pipelined ring, its barrier before the last k step so that the next k
  * tile's first step loads during it, measured with `tcmma bench gemm
@@ -119,15 +173,20 @@ static void refill(const gemm_kernel *k, const char *stage, int depth, tcmma_buf
 static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
   const tcmma_gemm_plan *g = k->g;
   tcmma_dialect dl = k->dl;
-  int S = g->call.stages, KT = g->k_tiles;
+  int S = g->call.stages;
+  char KT[64];
+  bool args = tile_count(k, KT, sizeof KT, out);
+  tcmma__emit_gemm_loader_decls(&k->f, dl, 1, out);
   const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
-  if (S == 1) return single_stage_loop(k, out, err);
+  if (S == 1) return one_stage(k, KT, out, err);
   tcmma__emit_line(out, 1, "/* prologue: k tiles 0..%d in flight, one commit group each */", S - 2);
   for (int s = 0; s < S - 1; s++) {
-    char t[16];
-    snprintf(t, sizeof t, "%d", s);
-    if (s < KT) tcmma__emit_gemm_load_stage(g, dl, t, t, 1, out);
-    tcmma__emit_gemm_commit(dl, 1, out);
+    char t[48], n[16];
+    snprintf(n, sizeof n, "%d", s);
+    tile_of(k, n, t, sizeof t);
+    if (args) tcmma__emit_line(out, 1, "if (%d < %s)", s, KT);
+    if (args || s < g->k_tiles) tcmma__emit_gemm_load_stage(&k->f, dl, n, t, args ? 2 : 1, out);
+    commit(k, 1, out);
   }
   /* the stages read (k tile kt's) and refilled (k tile kt + S - 1's): a
    * power of two masks kt; the others step by one and wrap instead of kt %
@@ -135,29 +194,48 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
    * cost ptxas 27 more registers on a 128x256 tile) */
   bool pow2 = (S & (S - 1)) == 0;
   char rs[64], ws[64];
-  snprintf(rs, sizeof rs, pow2 ? "%skt & %d" : "%srs", P, S - 1);
-  snprintf(ws, sizeof ws, pow2 ? "(%skt + %d) & %d" : "%sws", P, S - 1, S - 1);
+  snprintf(rs, sizeof rs, pow2 ? "%skt & %d" : "%sstage_rd", P, S - 1);
+  snprintf(ws, sizeof ws, pow2 ? "(%skt + %d) & %d" : "%sstage_wr", P, S - 1, S - 1);
   if (!pow2)
-    tcmma__emit_line(out, 1, "int %srs = 0, %sws = %d; /* the stage read, the stage refilled */",
+    tcmma__emit_line(out, 1, "int %sstage_rd = 0, %sstage_wr = %d; /* the stage read, the stage refilled */",
                      P, P, S - 1);
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %d; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
   tcmma__emit_line(out, 2, "/* k tile kt has landed (%d younger groups may be in flight); the "
                    "barrier also ends every warp's reads of the stage refilled next */", S - 2);
-  tcmma__emit_gemm_wait(dl, S - 2, 2, out);
+  wait_groups(k, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
-  refill(k, ws, 2, out);
+  refill(k, KT, ws, 2, out);
   tcmma_status st = compute(k, rs, 2, out, err);
   if (st != TCMMA_OK) return st;
   if (!pow2) {
-    tcmma__emit_line(out, 2, "%sws = %srs;", P, P);
-    tcmma__emit_line(out, 2, "%srs = %srs == %d ? 0 : %srs + 1;", P, P, S - 1, P);
+    tcmma__emit_line(out, 2, "%sstage_wr = %sstage_rd;", P, P);
+    tcmma__emit_line(out, 2, "%sstage_rd = %sstage_rd == %d ? 0 : %sstage_rd + 1;", P, P, S - 1, P);
   }
   tcmma__emit_line(out, 1, "}");
-  tcmma__emit_gemm_wait(dl, 0, 1, out);
+  wait_groups(k, 0, 1, out);
   tcmma__emit_line(out, 1, "%s; /* every warp is done with the stages: the epilogue reuses them */",
                    sync);
   return TCMMA_OK;
+}
+
+/* block_origin's grouped order over the launch's grid (gridDim), for a
+ * kernel whose shape is its arguments. */
+static void grouped_args(const gemm_kernel *k, const char *bx, const char *by, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const char *gx = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_X),
+             *gy = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_Y);
+  unsigned G = TCMMA_GEMM_GROUP_ROWS;
+  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
+  tcmma_buf_printf(out, "  const int %sgx = (int)%s, %sgy = (int)%s;\n", P, gx, P, gy);
+  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %sgx + (int)%s;\n", P, by, P, bx);
+  tcmma_buf_printf(out, "  const int %sfirst = %sbid / (%u * %sgx) * %u;\n", P, P, G, P, G);
+  tcmma_buf_printf(out, "  const int %srows = %sgy - %sfirst < %u ? %sgy - %sfirst : %u;\n", P, P,
+                   P, G, P, P, G);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% (%u * %sgx) %% %srows)"
+                   " * %d;\n", P, P, G, P, P, g->call.block_m);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% (%u * %sgx) / %srows * %d;\n", P,
+                   G, P, P, g->call.block_n);
 }
 
 /* The block tile's first row and column. Blocks run in groups of
@@ -169,6 +247,10 @@ static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
   const char *bx = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
              *by = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
   unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
+  if (k->f.i.shape_args) {
+    grouped_args(k, bx, by, out);
+    return;
+  }
   if (gx == 1 || gy == 1) {
     tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
                      " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
@@ -185,36 +267,84 @@ static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
                    G * gx, P, g->call.block_n);
 }
 
-static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+/* The kernel's title comment and signature, through the opening brace. */
+static void signature(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   tcmma_dialect dl = k->dl;
   const char *td = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
-  tcmma_buf_printf(out, "/* %s: D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s): d %s, a %s%s, "
-                   "b %s%s; block %dx%dx%d, warps %dx%d, %d stage%s, %s; %d threads, grid "
-                   "%ux%u, %zu bytes of dynamic shared memory */\n",
-                   k->name, c->m, c->n, c->m, c->k, c->k, c->n, tcmma_arm_marker(g->arm),
-                   tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
-                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec),
-                   c->b.transposed ? ",t" : "", c->block_m, c->block_n, c->block_k, c->warps_m,
-                   c->warps_n, c->stages, c->stages == 1 ? "" : "s",
-                   g->predicated ? "predicated edges" : "whole tiles", g->threads, g->grid[0],
-                   g->grid[1], g->shared_bytes);
+  const tcmma_gemm_info *i = &k->f.i;
+  char shape[160];
+  if (i->shape_args)
+    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape "
+             "(%s; rows aligned a %d, b %d, c and d %d bytes)", g->predicated ? "predicated edges"
+             : "whole tiles only", i->a_align, i->b_align, i->d_align);
+  else
+    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s)", c->m,
+             c->n, c->m, c->k, c->k, c->n, g->predicated ? "predicated edges" : "whole tiles");
+  tcmma_buf_printf(out, "/* %s: %s: %s: d %s, a %s%s, b %s%s; block %dx%dx%d, warps %dx%d, %d "
+                   "stage%s; %d threads, grid %ux%u, %zu bytes of dynamic shared memory */\n",
+                   k->name, tcmma_arm_marker(g->arm), shape, tcmma_prec_name(c->d.prec),
+                   tcmma_prec_name(c->a.prec), c->a.transposed ? ",t" : "",
+                   tcmma_prec_name(c->b.prec), c->b.transposed ? ",t" : "", c->block_m,
+                   c->block_n, c->block_k, c->warps_m, c->warps_n, c->stages,
+                   c->stages == 1 ? "" : "s", g->threads, g->grid[0], g->grid[1],
+                   g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
   tcmma__emit_includes(precs, g->arm, dl, true, out);
+  const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
   tcmma_buf_printf(out,
-                   "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
-                   "float alpha, float beta)\n{\n",
+                   "\n%s %s(%d, 1)\n%s(%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
+                   "float alpha, float beta",
                    tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
-                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta,
-                   tb, td);
+                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, arr,
+                   sfx, ta, arr, sfx, tb, arr, sfx, td, arr, sfx);
+  tcmma__emit_gemm_param ps[12];
+  int n = tcmma__emit_gemm_params(&k->f, ps);
+  for (int p = 0; p < n; p++)
+    tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
+                     ps[p].type[strlen(ps[p].type) - 1] == '*' ? "" : " ", ps[p].name);
+  tcmma_buf_printf(out, ")\n{\n");
+}
+
+/* The simulator's entry: args as the kernel's arguments, in order. */
+static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
+  const tcmma_gemm_call *c = &k->g->call;
+  tcmma_dialect dl = k->dl;
+  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+             *ta = tcmma__table_spell_type(dl, c->a.prec),
+             *tb = tcmma__table_spell_type(dl, c->b.prec);
+  tcmma__emit_gemm_param ps[12];
+  int n = tcmma__emit_gemm_params(&k->f, ps);
+  const char *arr = k->f.o.pointer_array ? "const *" : "";
+  tcmma_buf_printf(out,
+                   "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
+                   "kernel's arguments in order (d, a, b, c%s themselves). */\nvoid %s_entry(void "
+                   "*args)\n{\n"
+                   "  void **p = (void **)args;\n"
+                   "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
+                   "      *(const float *)p[4], *(const float *)p[5]",
+                   6 + n, *arr ? ": the pointer arrays" : "", k->name, k->name, td, arr, ta, arr,
+                   tb, arr, td, arr);
+  for (int p = 0; p < n; p++) {
+    bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
+    tcmma_buf_printf(out, ",%s*(%s%s *)p[%d]", p % 3 == 0 ? "\n      " : " ",
+                     ptr ? "" : "const ", ptr ? "void *" : ps[p].type, 6 + p);
+  }
+  tcmma_buf_printf(out, ");\n}\n");
+}
+
+static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
+  tcmma_dialect dl = k->dl;
+  signature(k, out);
   tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
                    tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
   block_origin(k, out);
+  tcmma__emit_gemm_batch_base(&k->f, dl, 1, out);
   tcmma_buf decls = {0};
   tcmma_render_ctx dc = warp_ctx(k, &decls);
   tcmma_status st = tcmma_render_frag_decl(&dc, TCMMA_OPERAND_C, P "acc", 0, err);
@@ -235,27 +365,34 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
-  tcmma__emit_gemm_epilogue(g, dl, 1, out);
+  tcmma__emit_gemm_split_reduce(&k->f, dl, 1, out);
+  tcmma__emit_gemm_epilogue(&k->f, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST)
-    tcmma_buf_printf(out,
-                     "\n/* The simulator's entry: args is a void *[6] of d, a, b, c, &alpha, "
-                     "&beta. */\nvoid %s_entry(void *args)\n{\n"
-                     "  void **p = (void **)args;\n"
-                     "  %s((%s *)p[0], (const %s *)p[1], (const %s *)p[2], (const %s *)p[3],\n"
-                     "      *(const float *)p[4], *(const float *)p[5]);\n}\n",
-                     k->name, k->name, td, ta, tb, td);
+  if (dl == TCMMA_DIALECT_HOST) host_entry(k, out);
   return TCMMA_OK;
 }
 
-tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
-                               tcmma_error *err) {
+tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                    const tcmma_gemm_opts *opts, tcmma_error *err) {
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_check(plan, err)) != TCMMA_OK) return st;
   gemm_kernel k;
   memset(&k, 0, sizeof k);
-  k.g = plan, k.dl = ctx->dialect;
+  k.f.o = tcmma_gemm_opts_default();
+  if (opts && (st = tcmma__abi_take(&k.f.o, opts, sizeof k.f.o, &k.f.o, "tcmma_gemm_opts",
+                                    "tcmma_gemm_opts_default()", err)) != TCMMA_OK)
+    return st;
+  if ((st = tcmma__emit_gemm_check(plan, &k.f.o, &k.f.i, err)) != TCMMA_OK) {
+    /* a plan is checked against the options it is rendered with: name them
+     * as the other cause */
+    if (err && strncmp(err->message, TCMMA__CHANGED, strlen(TCMMA__CHANGED)) == 0) {
+      size_t n = strlen(err->message);
+      snprintf(err->message + n, sizeof err->message - n, " (or it was planned with other "
+               "tcmma_gemm_opts than the ones it is rendered with)");
+    }
+    return st;
+  }
+  k.g = plan, k.f.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
   tcmma__emit_gemm_warp_call(plan, &k.x, &w);
@@ -266,4 +403,9 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
   st = kernel_text(&k, ctx->out, err);
   if (st == TCMMA_OK && ctx->out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;
+}
+
+tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                               tcmma_error *err) {
+  return tcmma_render_gemm_opts(ctx, plan, NULL, err);
 }

@@ -80,6 +80,11 @@ static void sizes_are_checked(void **state) {
     g.size = size;
     expect_size_refused(tcmma_gemm_plan_call(&g, &gp, &err), &err, "tcmma_gemm_call", size,
                         sizeof g);
+    g = tcmma_gemm_call_default();
+    tcmma_gemm_opts go = tcmma_gemm_opts_default();
+    go.size = size;
+    expect_size_refused(tcmma_gemm_plan_opts(&g, &go, &gp, NULL, &err), &err, "tcmma_gemm_opts",
+                        size, sizeof go);
     tcmma_kernel_opts ko = TCMMA_KERNEL_OPTS_INIT(.outer = 1);
     tcmma_buf out = {0};
     ko.size = size;
@@ -116,6 +121,23 @@ static void older_smaller_structs_get_defaults(void **state) {
   assert_int_equal(tcmma_plan_call(&call, &plan, &err), TCMMA_OK);
   assert_int_equal(plan.call.registers, 0);
   assert_int_equal(plan.call.size, sizeof call);
+
+  /* the GEMM's options and info: split_k past an older caller's size is not
+   * read, and its smaller info is written only as far as it reaches */
+  tcmma_gemm_call g = tcmma_gemm_call_default();
+  tcmma_gemm_opts go = tcmma_gemm_opts_default();
+  go.split_k = 100000; /* out of range: read, the plan declines */
+  tcmma_gemm_plan gp;
+  tcmma_gemm_info gi[2];
+  assert_int_equal(tcmma_gemm_plan_opts(&g, &go, &gp, NULL, &err), TCMMA_DECLINED);
+  go.size = offsetof(tcmma_gemm_opts, batch);
+  memset(gi, 0x5a, sizeof gi);
+  gi[0].size = offsetof(tcmma_gemm_info, batch);
+  assert_int_equal(tcmma_gemm_plan_opts(&g, &go, &gp, &gi[0], &err), TCMMA_OK);
+  assert_int_equal(gi[0].a_align, 16);
+  const unsigned char *past = (const unsigned char *)&gi[0] + offsetof(tcmma_gemm_info, batch);
+  for (size_t i = 0; i < sizeof gi - offsetof(tcmma_gemm_info, batch); i++)
+    assert_int_equal(past[i], 0x5a);
 
   /* the kernel: indexed_bases past the caller's size is not read */
   tcmma_buf plain = {0}, old = {0}, indexed = {0};

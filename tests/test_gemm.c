@@ -62,14 +62,25 @@ static void arch_and_budget_declines(void **s) {
   tcmma_gemm_call c = tcmma_gemm_call_default();
   c.m = c.n = c.k = 64, c.block_m = c.block_n = 64;
   c.a.prec = c.b.prec = TCMMA_PREC_F16, c.b.transposed = true;
-  c.cc = 75;
+  c.cc = 75; /* Turing: the plain-load loader, no cp.async */
   tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
   tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, NULL, &p, &info, &err), TCMMA_OK);
+  assert_true(info.a_plain && info.b_plain);
+  assert_int_equal(p.cp_async_per_k_tile, 0);
+  tcmma_buf text = {0};
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &text), &p, &err),
+                   TCMMA_OK);
+  assert_null(strstr(tcmma_buf_str(&text), "cp.async"));
+  assert_non_null(strstr(tcmma_buf_str(&text), "(mma-f16-k8)"));
+  tcmma_buf_free(&text);
+  c.cc = 70, c.arm = "mma-f16-k8"; /* below the arm and ldmatrix */
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_DECLINED);
   assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ARCH);
   char want[64];
-  snprintf(want, sizeof want, "need cc %d or later", tcmma_marker_floor(TCMMA_MARKER_CP_ASYNC));
-  assert_non_null(strstr(p.message, "cc 75")), assert_non_null(strstr(p.message, want));
+  snprintf(want, sizeof want, "needs cc %d", TCMMA_PTX_MIN_SM(LDMATRIX));
+  assert_non_null(strstr(p.message, "cc 70")), assert_non_null(strstr(p.message, want));
   assert_string_equal(tcmma_gemm_decline_name(TCMMA_GEMM_DECLINE_ARCH), "arch");
   c.cc = 0, c.arm = "mma-f16-k8"; /* Turing's arm on any device: those that copy */
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
@@ -203,17 +214,28 @@ static void matrix_plans_and_text(void **s) {
     }
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+    tcmma_gemm_info info = {.size = sizeof info};
+    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &cs[i].opts, &p, &info, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p,
+                                            &cs[i].opts, &err),
                      TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
     snprintf(want, sizeof want, "(%s)", tcmma_arm_marker(p.arm));
     if (!strstr(t, want)) fail_msg("%s: no arm marker %s", cs[i].name, want);
-    if (!strstr(t, "(cp.async.)")) fail_msg("%s: no cp.async marker", cs[i].name);
+    /* cp.async, its marker and the ring's waits exactly where a copy is one */
+    bool async = !info.a_plain || !info.b_plain;
+    if (async != (strstr(t, "(cp.async.)") != NULL))
+      fail_msg("%s: cp.async copies %d but the marker disagrees", cs[i].name, async);
     snprintf(want, sizeof want, "cp.async.wait_group %d;", p.call.stages > 1 ? p.call.stages - 2 : 0);
-    if (!strstr(t, want)) fail_msg("%s: no '%s'", cs[i].name, want);
-    if (p.predicated != (strstr(t, "16, %2;") != NULL))
+    if (async != (strstr(t, want) != NULL)) fail_msg("%s: '%s' where copies are %s", cs[i].name,
+                                                     want, async ? "cp.async" : "plain");
+    /* the zero-filling form only on the edge path of a cp.async operand */
+    bool zfill = (info.a_edge && !info.a_plain) || (info.b_edge && !info.b_plain);
+    if (zfill != (strstr(t, ", %2;") != NULL))
       fail_msg("%s: predicated %d but the copies disagree", cs[i].name, p.predicated);
+    if (info.shape_args != (strstr(t, "int m, int n, int k, int lda") != NULL))
+      fail_msg("%s: shape arguments %d but the signature disagrees", cs[i].name, info.shape_args);
     tcmma_buf_free(&out);
   }
   for (int d = 1; d < TCMMA_GEMM_DECLINE_COUNT; d++)
@@ -226,10 +248,10 @@ static void *open_entry(const char *text, void **handle) {
   return *handle ? dlsym(*handle, "tcmma_kernel_entry") : NULL;
 }
 
-static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
+static void render_host(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_buf *out) {
   tcmma_error err = {0};
-  if (tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p,
-                        &err) != TCMMA_OK) fail_msg("%s", err.message);
+  if (tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p, o,
+                             &err) != TCMMA_OK) fail_msg("%s", err.message);
 }
 
 static void matrix_runs_on_the_simulator(void **s) {
@@ -242,7 +264,7 @@ static void matrix_runs_on_the_simulator(void **s) {
     verify_case_result r = {0};
     if (!verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
-    render_host(&p, &text);
+    render_host(&p, &cs[i].opts, &text);
     void *h;
     void *sym = open_entry(tcmma_buf_str(&text), &h);
     if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
@@ -256,6 +278,164 @@ static void matrix_runs_on_the_simulator(void **s) {
     ran++;
   }
   assert_true(ran >= 8);
+}
+
+/* The runner of tests that keep what the kernel wrote: the simulator's,
+ * then d's bytes copied out. */
+typedef struct {
+  sim_entry entry;
+  unsigned char *d;
+  size_t bytes;
+} keeping_runner;
+
+static bool keep_run(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o,
+                     void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+  keeping_runner *k = ctx;
+  if (!verify_gemm_sim_runner(&k->entry, p, o, bufs, alpha, beta, why, cap)) return false;
+  memcpy(k->d, bufs[0], k->bytes);
+  return true;
+}
+
+/* The host module of plan p with opts o, its entry into *entry. */
+static void *host_kernel(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, sim_entry *entry) {
+  tcmma_buf text = {0};
+  render_host(p, o, &text);
+  void *h;
+  void *sym = open_entry(tcmma_buf_str(&text), &h);
+  if (!sym) fail_msg("host text does not compile:\n%s", tcmma_buf_str(&text));
+  memcpy(entry, &sym, sizeof sym);
+  tcmma_buf_free(&text);
+  return h;
+}
+
+/* A dense bf16 GEMM whose rows are not whole 16-byte units (K = 65): its
+ * fixed-shape kernel and its shape-argument kernel both match the
+ * reference and write the very same bits (issue #22). */
+static void fixed_and_shape_args_agree(void **s) {
+  (void)s;
+  verify_gemm_case cs[2];
+  memset(cs, 0, sizeof cs);
+  tcmma_gemm_plan p[2];
+  unsigned char *d[2];
+  size_t bytes = (size_t)127 * 129 * 4;
+  for (int i = 0; i < 2; i++) {
+    snprintf(cs[i].name, sizeof cs[i].name, "gemm/agree/127x129x65"); /* one seed: one data */
+    cs[i].call = tcmma_gemm_call_default();
+    cs[i].call.m = 127, cs[i].call.n = 129, cs[i].call.k = 65;
+    cs[i].call.block_m = cs[i].call.block_n = 64, cs[i].call.name = "tcmma_kernel";
+    cs[i].opts = tcmma_gemm_opts_default();
+    cs[i].opts.shape_args = i == 1;
+    cs[i].alpha = 1.5, cs[i].beta = -0.5;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &cs[i].opts, &p[i], NULL, &err), TCMMA_OK);
+    keeping_runner k = {.d = d[i] = malloc(bytes), .bytes = bytes};
+    assert_non_null(k.d);
+    void *h = host_kernel(&p[i], &cs[i].opts, &k.entry);
+    verify_case_result r = {0};
+    if (!verify_gemm_case_run(&cs[i], &p[i], keep_run, &k, &r)) fail_msg("%s: %s", cs[i].name, r.reason);
+    dlclose(h);
+  }
+  assert_memory_equal(d[0], d[1], bytes);
+  free(d[0]), free(d[1]);
+}
+
+/* One shape-argument kernel, rendered once, serves every shape its plan
+ * declares (any m, n, k; dense ld's of its classes): each matches the
+ * reference. */
+static void shape_args_kernel_serves_every_shape(void **s) {
+  (void)s;
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.block_m = c.block_n = 64, c.name = "tcmma_kernel";
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  o.shape_args = true, o.a_align = o.b_align = 2, o.d_align = 4;
+  tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_OK);
+  assert_int_equal(info.m_multiple, 1), assert_int_equal(info.k_multiple, 1);
+  assert_true(info.a_plain && info.b_plain && info.a_edge && info.b_edge);
+  sim_entry entry;
+  void *h = host_kernel(&p, &o, &entry);
+  static const int shapes[][3] = {{127, 129, 65}, {1, 1, 1}, {64, 64, 32}, {200, 72, 97}};
+  for (size_t i = 0; i < sizeof shapes / sizeof shapes[0]; i++) {
+    verify_gemm_case cs;
+    memset(&cs, 0, sizeof cs);
+    cs.call = c, cs.opts = o, cs.alpha = 1, cs.beta = 1;
+    cs.call.m = shapes[i][0], cs.call.n = shapes[i][1], cs.call.k = shapes[i][2];
+    snprintf(cs.name, sizeof cs.name, "gemm/serves/%dx%dx%d", cs.call.m, cs.call.n, cs.call.k);
+    tcmma_gemm_plan q; /* this shape's grid; the kernel is p's */
+    assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &o, &q, NULL, &err), TCMMA_OK);
+    verify_case_result r = {0};
+    if (!verify_gemm_case_run(&cs, &q, verify_gemm_sim_runner, &entry, &r))
+      fail_msg("%s: %s", cs.name, r.reason);
+  }
+  dlclose(h);
+  /* rendered without the options it was planned with: refused, naming them */
+  tcmma_buf none = {0};
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &none), &p, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "other tcmma_gemm_opts"));
+  tcmma_buf_free(&none);
+  /* a class the rows break declines, naming it */
+  c.k = 65, o.a_align = 16;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_DECLINED);
+  assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_ALIGNMENT);
+  assert_non_null(strstr(p.message, "a_align"));
+  o.a_align = 3;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(p.message, "a_align 3: expected a power of two"));
+  /* the options carry their size */
+  o.size = 0;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "tcmma_gemm_opts.size is 0"));
+}
+
+static char *replaced(const char *text, const char *after, const char *from, const char *to);
+
+/* Split-K: the workspace the plan reports (partial tiles, then one counter
+ * per output tile), and a reduction that drops a slice is caught by the
+ * reference: the slices' sum is what makes the answer. */
+static void split_k_workspace_and_reduction(void **s) {
+  (void)s;
+  verify_gemm_case cs;
+  memset(&cs, 0, sizeof cs);
+  snprintf(cs.name, sizeof cs.name, "gemm/split-k/64x64x256");
+  cs.call = tcmma_gemm_call_default();
+  cs.call.m = cs.call.n = 64, cs.call.k = 256, cs.call.block_m = cs.call.block_n = 64;
+  cs.call.name = "tcmma_kernel";
+  cs.opts = tcmma_gemm_opts_default();
+  cs.opts.split_k = 3, cs.opts.batch = 2;
+  cs.alpha = 1, cs.beta = 0;
+  tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &cs.opts, &p, &info, &err), TCMMA_OK);
+  assert_int_equal(p.grid[2], 6);
+  assert_int_equal(info.k_tiles_per_split, 3); /* 8 k tiles: 3, 3, 2 */
+  assert_int_equal(info.workspace_counters, 2 * 3 * 64 * 64 * sizeof(float));
+  assert_int_equal(info.workspace_bytes, info.workspace_counters + 2 * sizeof(unsigned));
+  tcmma_buf text = {0};
+  render_host(&p, &cs.opts, &text);
+  for (int broken = 0; broken < 2; broken++) {
+    char *t = broken ? replaced(tcmma_buf_str(&text), "split-K over", "__tcmma_g_s < 3;",
+                                "__tcmma_g_s < 2;")
+                     : strdup(tcmma_buf_str(&text));
+    assert_non_null(t);
+    void *h;
+    void *sym = open_entry(t, &h);
+    if (!sym) fail_msg("host text does not compile:\n%s", t);
+    sim_entry entry;
+    memcpy(&entry, &sym, sizeof sym);
+    verify_case_result r = {0};
+    bool ok = verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, &r);
+    if (ok == broken) fail_msg("%s reduction: %s", broken ? "a broken" : "the", r.reason);
+    dlclose(h);
+    free(t);
+  }
+  tcmma_buf_free(&text);
+  cs.opts.split_k = 9; /* more slices than k tiles */
+  assert_int_equal(tcmma_gemm_plan_opts(&cs.call, &cs.opts, &p, &info, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(p.message, "split_k 9"));
 }
 
 /* Skips the test where NVRTC does not load, saying why. */
@@ -315,6 +495,10 @@ static void matrix_compiles_as_planned(void **s) {
   bad = kept;
   bad.registers = kept_plan.registers + 1;
   assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  bad = kept;
+  bad.shared_bytes = 128; /* static shared memory the plan does not count */
+  assert_false(verify_gemm_compile_check(&kept_plan, &bad, why, sizeof why));
+  assert_non_null(strstr(why, "static shared"));
   tcmma_gemm_plan other = kept_plan;
   other.ldmatrix_per_k_tile++;
   assert_false(verify_gemm_compile_check(&other, &kept, why, sizeof why));
@@ -387,7 +571,7 @@ static void broken_pipelines_are_caught(void **s) {
   tcmma_error err = {0};
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
   tcmma_buf text = {0};
-  render_host(&p, &text);
+  render_host(&p, NULL, &text);
   const char *loop = "for (int __tcmma_g_kt = 0;";
   struct { const char *from, *to, *want; } breaks[] = {
       {"tcmma_sim_syncthreads();", ";", "__syncthreads since"},
@@ -401,7 +585,7 @@ static void broken_pipelines_are_caught(void **s) {
     if (!sym) fail_msg("broken text does not compile:\n%s", broken);
     sim_entry entry;
     memcpy(&entry, &sym, sizeof sym);
-    verify_gemm_case cs = {.call = c, .alpha = 1, .beta = 0};
+    verify_gemm_case cs = {.call = c, .opts = tcmma_gemm_opts_default(), .alpha = 1, .beta = 0};
     snprintf(cs.name, sizeof cs.name, "broken/%zu", b);
     verify_case_result r = {0};
     assert_false(verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, &r));
@@ -475,10 +659,24 @@ static void cli(void **s) {
   assert_non_null(strstr(r.out, "extern \"C\" __global__ void __launch_bounds__(128, 1)\ntcmma_gemm("));
   cli_result_free(&r);
   const char *odd[] = {"gemm", "--m", "127", "--n", "129", "--k", "65", "--d", "f32", "--a", "f16",
-                       "--b", "f16", NULL};
+                       "--b", "f16", "--align", "16,0,0", NULL};
   r = run_cli(odd, NULL);
   assert_int_equal(r.exit_code, 3);
   assert_non_null(strstr(r.err, "alignment: a's rows of ld 65"));
+  cli_result_free(&r);
+  const char *split[] = {"gemm", "--m", "64", "--n", "64", "--k", "1024", "--d", "f32", "--a",
+                         "bf16", "--b", "bf16", "--tile", "64x64x32", "--batch", "2",
+                         "--split-k", "4", "--json", NULL};
+  r = run_cli(split, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_int_equal(json_int_of(r.out, "workspace_bytes"), 2 * 4 * 64 * 64 * 4 + 2 * 4);
+  assert_int_equal(json_int_of(r.out, "split_k"), 4);
+  assert_non_null(strstr(r.out, "atomicAdd"));
+  cli_result_free(&r);
+  odd[13] = "--tile", odd[14] = "64x64x32"; /* the widest classes the rows allow */
+  r = run_cli(odd, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "alignment classes a 2, b 2, d 4 bytes"));
   cli_result_free(&r);
   const char *bad[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a", "f16",
                        "--b", "f16", "--tile", "64x64", NULL};
@@ -548,6 +746,9 @@ int main(void) {
       cmocka_unit_test(gpu_executor_on_the_fake_driver),
       cmocka_unit_test(broken_pipelines_are_caught),
       cmocka_unit_test(matrix_runs_on_the_simulator),
+      cmocka_unit_test(fixed_and_shape_args_agree),
+      cmocka_unit_test(shape_args_kernel_serves_every_shape),
+      cmocka_unit_test(split_k_workspace_and_reduction),
       cmocka_unit_test(matrix_compiles_as_planned),
       cmocka_unit_test(variants_compile_in_one_batch),
   };

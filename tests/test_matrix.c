@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "util.h"
+#include "tools/verify/gemm.h"
 #include "tools/verify/verify.h"
 
 static size_t count_accepted(const verify_case *cs, size_t n) {
@@ -79,9 +80,13 @@ static int by_name(const void *x, const void *y) {
 static void names_unique_and_readable(void **state) {
   (void)state;
   const verify_case *cs;
-  size_t n = verify_matrix(&cs);
-  const char **names = malloc(n * sizeof *names);
+  const verify_gemm_case *gs;
+  size_t n = verify_matrix(&cs), ng = verify_gemm_matrix(&gs);
+  const char **names = malloc((n + ng) * sizeof *names);
   assert_non_null(names);
+  /* the GEMM matrix's names too: a selection, a shard and a report key by
+   * name (two GEMM cases once differed only in their cc) */
+  for (size_t i = 0; i < ng; i++) names[n + i] = gs[i].name;
   for (size_t i = 0; i < n; i++) {
     names[i] = cs[i].name;
     assert_true(strlen(cs[i].name) > 10 && strlen(cs[i].name) < sizeof cs[i].name - 1);
@@ -93,8 +98,8 @@ static void names_unique_and_readable(void **state) {
     else snprintf(head, sizeof head, "decline-%s/", tcmma_decline_name(cs[i].expect));
     assert_true(strncmp(cs[i].name, head, strlen(head)) == 0);
   }
-  qsort(names, n, sizeof *names, by_name);
-  for (size_t i = 1; i < n; i++)
+  qsort(names, n + ng, sizeof *names, by_name);
+  for (size_t i = 1; i < n + ng; i++)
     if (strcmp(names[i - 1], names[i]) == 0) fail_msg("duplicate case name %s", names[i]);
   free(names);
 }

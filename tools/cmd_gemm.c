@@ -15,7 +15,8 @@ static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
-    "                  [--dialect cuda|host] [--kernel|--json]\n"
+    "                  [--shape-args] [--align A,B,D] [--batch N [--pointer-array]\n"
+    "                  [--strides A,B,D]] [--split-k S] [--dialect cuda|host] [--kernel|--json]\n"
     "       tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC --tune [--tune-max N]\n"
     "                  [--cc N] [--registers N] [--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
@@ -28,6 +29,16 @@ static const char *const help =
     "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
     "shows for the launch: the kernel takes them as float arguments, so they\n"
     "never change its text.\n"
+    "--shape-args: one kernel for every shape (m, n, k and the ld's are kernel\n"
+    "arguments; the sizes given are one it serves). --align: the alignment class\n"
+    "in bytes (16, 8, 4, 2, 1; 0 = the widest the ld allows) of a's, b's and d's\n"
+    "rows and pointers: 16 copies with cp.async.cg, 8 and 4 with cp.async.ca, 2 and\n"
+    "1 with plain loads (below --cc 80 every copy is a plain load).\n"
+    "--batch: N GEMMs over grid z, each matrix --strides elements after the last\n"
+    "(0 = dense; c's is d's) or, with --pointer-array, from arrays of N pointers.\n"
+    "--split-k: S slices of K over grid z, summed in slice order in the kernel\n"
+    "through a workspace (its bytes in the plan; its counters zero before the\n"
+    "first launch) before the epilogue.\n"
     "--tune tries the tiles, warp grids and stages of tools/gemm_tune.def that fit\n"
     "the budgets, compiles the best N of the static model (default 8, at most 64) in\n"
     "one batch and prints them ranked: by measured time on device 0 when it is the\n"
@@ -54,6 +65,40 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
   return true;
 }
 
+/* A,B,D: three comma-separated integers lo..hi; false after a usage message. */
+static bool parse_three(const char *cmd, const char *opt, const char *text, long lo, long hi,
+                        long out[3]) {
+  char buf[96];
+  snprintf(buf, sizeof buf, "%s", text);
+  char *s = buf;
+  for (int i = 0; i < 3; i++) {
+    char *comma = i < 2 ? strchr(s, ',') : NULL;
+    if (i < 2 && !comma) {
+      cli_usage(cmd, "%s '%s': expected A,B,D", opt, text);
+      return false;
+    }
+    if (comma) *comma = '\0';
+    if (!cli_int(cmd, opt, s, lo, hi, &out[i])) return false;
+    s = comma ? comma + 1 : s;
+  }
+  return true;
+}
+
+/* --strides A,B,D: elements from one matrix of the batch to the next (0:
+ * dense); the planner checks them against the matrices. */
+static bool parse_strides(const char *cmd, const char *opt, const char *text, long out[3]) {
+  return parse_three(cmd, opt, text, 0, 1L << 40, out);
+}
+
+/* --align A,B,D: three classes of 0..TCMMA_GEMM_ALIGN_MAX bytes (the
+ * planner checks the rest); false after a usage message. */
+static bool parse_classes(const char *cmd, const char *opt, const char *text, int out[3]) {
+  long t[3];
+  if (!parse_three(cmd, opt, text, 0, TCMMA_GEMM_ALIGN_MAX, t)) return false;
+  for (int i = 0; i < 3; i++) out[i] = (int)t[i];
+  return true;
+}
+
 /* A finite decimal number for --alpha/--beta that a float (the kernel's
  * argument) holds; false after a usage message. */
 static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
@@ -68,7 +113,46 @@ static bool parse_scalar(const char *cmd, const char *opt, const char *text, dou
   return true;
 }
 
-static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta) {
+/* How operand x's stage tiles are copied, as text. */
+static const char *loader_name(bool plain, int bytes) {
+  return plain ? "plain" : bytes == 16 ? "cp.async.cg" : "cp.async.ca";
+}
+
+static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
+  json_key(w, "shape_args"), json_bool(w, i->shape_args);
+  json_key(w, "align"), json_begin_object(w);
+  json_key(w, "a"), json_int(w, i->a_align);
+  json_key(w, "b"), json_int(w, i->b_align);
+  json_key(w, "d"), json_int(w, i->d_align);
+  json_end_object(w);
+  json_key(w, "loader"), json_begin_object(w);
+  json_key(w, "a"), json_string(w, loader_name(i->a_plain, i->a_copy_bytes));
+  json_key(w, "a_bytes"), json_int(w, i->a_copy_bytes);
+  json_key(w, "a_edge"), json_bool(w, i->a_edge);
+  json_key(w, "b"), json_string(w, loader_name(i->b_plain, i->b_copy_bytes));
+  json_key(w, "b_bytes"), json_int(w, i->b_copy_bytes);
+  json_key(w, "b_edge"), json_bool(w, i->b_edge);
+  json_end_object(w);
+  /* null: the call's own shape only */
+  json_key(w, "serves"), json_begin_object(w);
+  static const char *const keys[3] = {"m_multiple", "n_multiple", "k_multiple"};
+  int v[3] = {i->m_multiple, i->n_multiple, i->k_multiple};
+  for (int k = 0; k < 3; k++) {
+    json_key(w, keys[k]);
+    if (v[k]) json_int(w, v[k]);
+    else json_string(w, NULL);
+  }
+  json_key(w, "extent_max"), json_int(w, TCMMA_GEMM_EXTENT_MAX);
+  json_end_object(w);
+  json_key(w, "batch"), json_int(w, i->batch);
+  json_key(w, "split_k"), json_int(w, i->split_k);
+  json_key(w, "k_tiles_per_split"), json_int(w, i->k_tiles_per_split);
+  json_key(w, "workspace_bytes"), json_int(w, (long long)i->workspace_bytes);
+  json_key(w, "workspace_counters"), json_int(w, (long long)i->workspace_counters);
+}
+
+static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
+                      double alpha, double beta) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -103,13 +187,15 @@ static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, 
     json_key(&w, "ldmatrix_per_warp"), json_int(&w, p->ldmatrix_per_k_tile);
     json_key(&w, "cp_async_per_thread"), json_int(&w, p->cp_async_per_k_tile);
     json_end_object(&w);
+    json_shape(&w, info);
   }
   json_key(&w, "text"), json_string(&w, text);
   json_end_object(&w);
   json_finish(&w);
 }
 
-static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
+static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
+                      double beta) {
   const tcmma_gemm_call *c = &p->call;
   printf("gemm %dx%dx%d: %s, block %dx%dx%d, warps %dx%d (warp tile %dx%d), %d stages%s\n",
          c->m, c->n, c->k, tcmma_arm_marker(p->arm), c->block_m, c->block_n, c->block_k,
@@ -120,15 +206,30 @@ static void text_plan(const tcmma_gemm_plan *p, double alpha, double beta) {
          p->shared_max, alpha, beta);
   printf("registers per thread expected: %d; stages swizzled a %s, b %s\n", p->registers,
          tcmma_swizzle_name(p->a_swizzle), tcmma_swizzle_name(p->b_swizzle));
-  printf("per k tile: %d mma.sync and %d ldmatrix per warp, %d 16-byte cp.async per thread "
+  printf("per k tile: %d mma.sync and %d ldmatrix per warp, %d cp.async per thread "
          "(%d k tiles)\n", p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile,
          p->k_tiles);
+  printf("alignment classes a %d, b %d, d %d bytes; loader a %s %d-byte%s, b %s %d-byte%s\n",
+         i->a_align, i->b_align, i->d_align, loader_name(i->a_plain, i->a_copy_bytes),
+         i->a_copy_bytes, i->a_edge ? " (edge tiles predicated)" : "",
+         loader_name(i->b_plain, i->b_copy_bytes), i->b_copy_bytes,
+         i->b_edge ? " (edge tiles predicated)" : "");
+  if (i->shape_args)
+    printf("serves: m, n, k multiples of %d, %d, %d up to %d as kernel arguments, ld's multiples "
+           "of their class\n", i->m_multiple, i->n_multiple, i->k_multiple, TCMMA_GEMM_EXTENT_MAX);
+  else
+    printf("serves: %dx%dx%d only (fixed shape)\n", p->call.m, p->call.n, p->call.k);
+  if (i->batch > 1 || i->split_k > 1)
+    printf("grid z: batch %d x split-k %d (%d k tiles per slice); workspace %zu bytes, counters "
+           "from byte %zu (zero before the first launch)\n", i->batch, i->split_k,
+           i->k_tiles_per_split, i->workspace_bytes, i->workspace_counters);
 }
 
 /* What the command line asks of tcmma gemm. */
 typedef struct {
   tcmma_gemm_call c;
-  bool kernel, json, have[6], dialect_given, tune, shape_given;
+  tcmma_gemm_opts o;
+  bool kernel, json, have[6], dialect_given, tune, shape_given, opts_given;
   int tune_max;
   double alpha, beta;
   tcmma_dialect dialect;
@@ -156,6 +257,9 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
   }
   if (strcmp(a, "--tile") == 0 || strcmp(a, "--warps") == 0 || strcmp(a, "--stages") == 0)
     g->shape_given = true;
+  if (strcmp(a, "--align") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--split-k") == 0 ||
+      strcmp(a, "--strides") == 0)
+    g->opts_given = true;
   if (strcmp(a, "--tune-max") == 0) {
     if (!cli_int(cmd, a, v, 1, 64, &x)) return CLI_USAGE;
     g->tune_max = (int)x;
@@ -175,6 +279,20 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
     c->registers = (int)x;
   } else if (strcmp(a, "--cc") == 0) {
     if (!cli_cc(cmd, a, v, &c->cc)) return CLI_USAGE;
+  } else if (strcmp(a, "--align") == 0) {
+    int t[3];
+    if (!parse_classes(cmd, a, v, t)) return CLI_USAGE;
+    g->o.a_align = t[0], g->o.b_align = t[1], g->o.d_align = t[2];
+  } else if (strcmp(a, "--batch") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_GRID_Z_MAX, &x)) return CLI_USAGE;
+    g->o.batch = (int)x;
+  } else if (strcmp(a, "--split-k") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_SPLIT_K_MAX, &x)) return CLI_USAGE;
+    g->o.split_k = (int)x;
+  } else if (strcmp(a, "--strides") == 0) {
+    long t[3];
+    if (!parse_strides(cmd, a, v, t)) return CLI_USAGE;
+    g->o.stride_a = t[0], g->o.stride_b = t[1], g->o.stride_d = t[2];
   } else if (strcmp(a, "--arm") == 0) {
     c->arm = v;
   } else if (strcmp(a, "--name") == 0) {
@@ -198,8 +316,8 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
  * status (help: CLI_OK). */
 static int parse(int argc, char **argv, gemm_args *g) {
   const char *cmd = "gemm";
-  *g = (gemm_args){.c = tcmma_gemm_call_default(), .alpha = 1, .beta = 0,
-                   .dialect = TCMMA_DIALECT_CUDA};
+  *g = (gemm_args){.c = tcmma_gemm_call_default(), .o = tcmma_gemm_opts_default(), .alpha = 1,
+                   .beta = 0, .dialect = TCMMA_DIALECT_CUDA};
   g->c.m = g->c.n = g->c.k = 0;
   for (int i = 1; i < argc; i++) {
     const char *a = argv[i], *v;
@@ -208,6 +326,8 @@ static int parse(int argc, char **argv, gemm_args *g) {
     if (strcmp(a, "--json") == 0) { g->json = true; continue; }
     if (strcmp(a, "--unpredicated") == 0) { g->c.unpredicated = true; continue; }
     if (strcmp(a, "--tune") == 0) { g->tune = true; continue; }
+    if (strcmp(a, "--shape-args") == 0) { g->o.shape_args = g->opts_given = true; continue; }
+    if (strcmp(a, "--pointer-array") == 0) { g->o.pointer_array = g->opts_given = true; continue; }
     if (!(v = cli_value(cmd, argc, argv, &i))) return CLI_USAGE;
     int rc = take_value(a, v, g);
     if (rc) return rc;
@@ -219,6 +339,9 @@ static int parse(int argc, char **argv, gemm_args *g) {
   if (g->tune && (g->kernel || g->dialect_given || g->shape_given))
     return cli_usage(cmd, "--tune chooses the tile, warps and stages and prints no kernel: "
                           "without --tile, --warps, --stages, --kernel and --dialect");
+  if (g->tune && g->opts_given)
+    return cli_usage(cmd, "--tune ranks fixed-shape kernels: without --shape-args, --align, "
+                          "--batch, --pointer-array, --strides and --split-k");
   if (g->tune_max && !g->tune) return cli_usage(cmd, "--tune-max needs --tune");
   if (g->dialect_given && !g->kernel && !g->json)
     return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
@@ -236,18 +359,20 @@ int cmd_gemm(int argc, char **argv) {
   double alpha = g.alpha, beta = g.beta;
   tcmma_dialect dialect = g.dialect;
   tcmma_gemm_plan plan;
+  tcmma_gemm_info info = {.size = sizeof info};
   tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);
+  tcmma_status st = tcmma_gemm_plan_opts(&c, &g.o, &plan, &info, &err);
   if (st != TCMMA_OK && st != TCMMA_DECLINED) return cli_fail(cmd, "%s", err.message);
   tcmma_buf text = {0};
   tcmma_render_ctx ctx = tcmma_render_ctx_make(NULL, dialect, NULL, &text);
-  if (plan.accepted && (kernel || json) && tcmma_render_gemm(&ctx, &plan, &err) != TCMMA_OK) {
+  if (plan.accepted && (kernel || json) &&
+      tcmma_render_gemm_opts(&ctx, &plan, &g.o, &err) != TCMMA_OK) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
-  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
+  if (json) json_plan(&plan, &info, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
   else if (plan.accepted && kernel) fputs(tcmma_buf_str(&text), stdout);
-  else if (plan.accepted) text_plan(&plan, alpha, beta);
+  else if (plan.accepted) text_plan(&plan, &info, alpha, beta);
   tcmma_buf_free(&text);
   if (!plan.accepted) {
     fprintf(stderr, "tcmma gemm: declined: %s\n", plan.message);

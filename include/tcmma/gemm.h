@@ -46,6 +46,8 @@ typedef enum {
 
 /* The most rows of blocks a grid may have: CUDA's limit on gridDim.y. */
 #define TCMMA_GEMM_GRID_Y_MAX 65535
+/* The most blocks along grid z (batch x split_k): CUDA's limit on gridDim.z. */
+#define TCMMA_GEMM_GRID_Z_MAX 65535
 
 /* The registers per thread the plan expects beyond the accumulator and one
  * k step of A and B fragments (the warp tile's census): OVERHEAD, plus
@@ -61,6 +63,9 @@ typedef enum {
 #define TCMMA_GEMM_REGISTERS_PER_COPY 6
 #define TCMMA_GEMM_REGISTERS_BYTE_OPERANDS 80
 #define TCMMA_GEMM_REGISTERS_PREDICATED 16
+/* And NARROW_COPY per copy beyond the 16-byte ones when an operand's class
+ * is under 16 bytes (fitted on the GEMM matrix's 2-, 4- and 8-byte rows). */
+#define TCMMA_GEMM_REGISTERS_PER_NARROW_COPY 2
 
 /* The GEMM's default budget per thread (a call's registers 0): all a thread
  * may have, since a block of the GEMM runs few warps (not the one-warp
@@ -117,6 +122,77 @@ typedef struct {
   int cp_async_per_k_tile; /* per thread: 16-byte copies of A and B */
 } tcmma_gemm_plan;
 
+/* The alignment classes a GEMM operand's rows and base pointer may have
+ * (bytes): 16-byte cp.async.cg at 16, cp.async.ca of 8 or 4 bytes, plain
+ * loads of 2 or 1 bytes; never below the element's bytes. */
+#define TCMMA_GEMM_ALIGN_MAX 16
+
+/* The GEMM's options beyond tcmma_gemm_call (issue #22; docs/emit.md,
+ * GEMM), a struct of its own because tcmma_gemm_call is embedded in the
+ * frozen tcmma_gemm_plan (docs/design.md §15): size first, fields appended
+ * at the end. Start one with tcmma_gemm_opts_default(): a size of 0 is
+ * TCMMA_INVALID. All zero: the fixed-shape kernel of tcmma_gemm_plan_call. */
+typedef struct {
+  size_t size;             /* sizeof(tcmma_gemm_opts) where the caller was built */
+  bool shape_args;         /* shape-generic: m, n, k, lda, ldb, ldc, ldd are kernel
+                              arguments; the call's sizes and ld are one shape the
+                              kernel serves (the plan's grid is for it) */
+  int a_align, b_align, d_align; /* alignment class (bytes, a power of two, at least
+                              the element, at most TCMMA_GEMM_ALIGN_MAX) of the
+                              operand's base and rows (d's class is c's too); 0: the
+                              widest the call's ld allows */
+  int batch;               /* GEMMs in one launch, over grid z; 0: 1 (with shape_args: a
+                              batched kernel, the count its grid's; this one the example) */
+  bool pointer_array;      /* batch: d, a, b, c are arrays of `batch` pointers
+                              (`T *const *`) instead of one base each */
+  long long stride_a, stride_b, stride_d; /* strided batch: elements from one matrix to the
+                              next (c's is d's); 0: dense (stored rows x ld). With
+                              shape_args the kernel takes stride_a, stride_b, stride_c and
+                              stride_d as arguments instead */
+  int split_k;             /* slices of K over grid z (0: 1, at most the k tiles and
+                              TCMMA_GEMM_SPLIT_K_MAX): each slice stores its f32 partial
+                              tile in the workspace and the slice that arrives last sums
+                              every slice's in slice order (deterministic) before the
+                              epilogue */
+} tcmma_gemm_opts;
+
+/* The most K slices a split-K plan takes. */
+#define TCMMA_GEMM_SPLIT_K_MAX 64
+
+/* What a plan made with options serves and how its loader copies, written
+ * by tcmma_gemm_plan_opts up to the caller's size (size first, grows at
+ * the end). */
+typedef struct {
+  size_t size;             /* sizeof(tcmma_gemm_info) where the caller was built */
+  bool shape_args;         /* the kernel takes its shape as arguments */
+  int a_align, b_align, d_align; /* the classes planned (bytes) */
+  int a_copy_bytes, b_copy_bytes; /* bytes per copy of the loader */
+  bool a_plain, b_plain;   /* plain loads (below cc 80, or a class under 4 bytes)
+                              instead of cp.async */
+  bool a_edge, b_edge;     /* tiles at a ragged edge take a separate predicated
+                              copy path; interior tiles copy unpredicated */
+  int m_multiple, n_multiple, k_multiple; /* shapes served: extents multiples of these
+                              (1: any) up to TCMMA_GEMM_EXTENT_MAX, every ld a
+                              multiple of its class over the element's bytes
+                              (fixed shape: only the call's own) */
+  int batch, split_k;      /* as planned (1 when not asked) */
+  int k_tiles_per_split;   /* k tiles each slice reduces (the last may have fewer) */
+  size_t workspace_bytes;  /* split_k > 1: the `void *workspace` argument's bytes: batch x
+                              split_k x tiles f32 partial tiles of block_m x block_n, then
+                              one unsigned counter per output tile from
+                              workspace_counters; the counters must be zero before the
+                              first launch (each launch leaves them zero). With
+                              shape_args: for the call's shape (same formula) */
+  size_t workspace_counters; /* byte offset of the counters in the workspace */
+} tcmma_gemm_info;
+
+void tcmma_gemm_opts_init(tcmma_gemm_opts *out, size_t size);
+static inline tcmma_gemm_opts tcmma_gemm_opts_default(void) {
+  tcmma_gemm_opts o;
+  tcmma_gemm_opts_init(&o, sizeof o);
+  return o;
+}
+
 /* Fills the first `size` bytes of *out (the caller's sizeof(tcmma_gemm_call))
  * with the defaults: 128x128x128 of f32 = bf16 x bf16, every field that has
  * a default at 0; out->size = size. For bindings; NULL or a size too small to
@@ -136,6 +212,12 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
  * or an enum out of range. */
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
                                   tcmma_error *err);
+
+/* Plans call with opts (NULL: the defaults), as tcmma_gemm_plan_call, and
+ * fills *info (NULL: not wanted; its size set by the caller, or 0 for this
+ * library's). TCMMA_INVALID also for a bad opts or info size. */
+tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                  tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
 /* The name of a decline ("shared") and its rule sentence; "?" out of range. */
 const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);
@@ -159,6 +241,18 @@ size_t tcmma_shared_memory_max(int cc, int floor);
  * field) or a bad dialect; TCMMA_NO_MEMORY when out failed. */
 tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                tcmma_error *err);
+
+/* tcmma_render_gemm of a plan made by tcmma_gemm_plan_opts with the same
+ * opts (NULL: the defaults). The kernel's arguments, in order: d, a, b, c
+ * (with pointer_array `D *const *d_batch, const A *const *a_batch, ...`),
+ * alpha, beta; with shape_args `int m, int n, int k, int lda, int ldb, int
+ * ldc, int ldd` and, batched and strided, `long long stride_a, stride_b,
+ * stride_c, stride_d`; with split_k `void *workspace`. Launched with grid
+ * ceil(n / block_n) x ceil(m / block_m) x (batch * split_k). The HOST entry
+ * takes a `void *[]` of pointers to each argument in that order.
+ * Pointers aligned to their operand's class. */
+tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                    const tcmma_gemm_opts *opts, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -48,6 +48,8 @@
  *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
  *   cp.async.wait_group N              tcmma_sim_cp_async_wait_group(N)
  *   __syncwarp()                       tcmma_sim_syncwarp()
+ *   atomicAdd, __threadfence(), __ldcg tcmma_sim_atomic_add, tcmma_sim_threadfence(),
+ *                                      tcmma_sim_ldcg
  *   nvcuda::wmma::fragment<…> f        tcmma_sim_fragment f
  *   nvcuda::wmma::fill_fragment(f, v)  tcmma_sim_wmma_fill(&f, DESC, v)
  *   nvcuda::wmma::load_matrix_sync     tcmma_sim_wmma_load(&f, DESC, ptr, ldm, layout)
@@ -274,6 +276,14 @@ void tcmma_sim_cp_async_wait_all(void);
 
 /* __syncwarp(): every lane of the warp arrives before any leaves. */
 void tcmma_sim_syncwarp(void);
+
+/* Global memory shared between blocks (a split-K GEMM's workspace):
+ * atomicAdd on an unsigned (returns the old value; sequentially
+ * consistent), __threadfence() and __ldcg (a load that bypasses L1: here a
+ * plain load, the blocks of a grid running one after another). */
+unsigned tcmma_sim_atomic_add(unsigned *p, unsigned v);
+void tcmma_sim_threadfence(void);
+float tcmma_sim_ldcg(const float *p);
 
 /* ---- wmma ---- */
 

@@ -122,3 +122,16 @@ unsigned tcmma__sim_cp_async_lane_end(void) {
   committed = 0;
   return pending;
 }
+
+/* The global-memory operations between blocks (include/tcmma/sim.h): a
+ * split-K GEMM's slices count their arrivals with atomicAdd and publish
+ * their partial tiles with __threadfence. The lanes are threads, so the
+ * count is a real atomic. Here, beside the copies, so that every program
+ * that links the copies links these. */
+unsigned tcmma_sim_atomic_add(unsigned *p, unsigned v) {
+  return __atomic_fetch_add(p, v, __ATOMIC_SEQ_CST);
+}
+
+void tcmma_sim_threadfence(void) { __atomic_thread_fence(__ATOMIC_SEQ_CST); }
+
+float tcmma_sim_ldcg(const float *p) { return *p; }

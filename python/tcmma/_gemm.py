@@ -8,15 +8,19 @@ from ._render import _NO_NAMES, _dialect, _run
 from .errors import Declined
 
 GemmFigures = dataclass_of("tcmma_gemm_plan", "GemmFigures", skip=("call",))
+GemmInfo = dataclass_of("tcmma_gemm_info", "GemmInfo", skip=("size",))
 
 
 class GemmPlan:
     """An accepted GEMM plan; .figures has every figure of tcmma_gemm_plan
-    (grid, threads, shared_bytes, registers, census, ...)."""
+    (grid, threads, shared_bytes, registers, census, ...), .info those of
+    tcmma_gemm_info (alignment classes, loader, shapes served, batch,
+    split-K workspace)."""
 
-    def __init__(self, cdata, keep):
-        self._p, self._keep = cdata, keep
+    def __init__(self, cdata, keep, opts, info):
+        self._p, self._keep, self._opts = cdata, keep, opts
         self.figures = to_dataclass(cdata, "GemmFigures", skip=("call",))
+        self.info = to_dataclass(info, "GemmInfo", skip=("size",))
 
     grid = property(lambda self: tuple(self._p.grid))
     threads = property(lambda self: self._p.threads)
@@ -35,9 +39,13 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
               arm: typing.Optional[str] = None, block_m: int = 0, block_n: int = 0,
               block_k: int = 0, warps_m: int = 0, warps_n: int = 0, stages: int = 0,
               unpredicated: bool = False, registers: int = 0,
-              name: typing.Optional[str] = None) -> GemmPlan:
+              name: typing.Optional[str] = None, shape_args: bool = False,
+              a_align: int = 0, b_align: int = 0, d_align: int = 0, batch: int = 0,
+              pointer_array: bool = False, stride_a: int = 0, stride_b: int = 0,
+              stride_d: int = 0, split_k: int = 0) -> GemmPlan:
     """Plans a GEMM (d, a, b: precisions or OperandDesc with transposed/ld; zero
-    tile fields take the defaults). Raises Declined(reason: GemmDecline)."""
+    tile fields take the defaults; shape_args .. split_k: tcmma_gemm_opts,
+    docs/emit.md, GEMM). Raises Declined(reason: GemmDecline)."""
     keep = Keep()
     c = new_struct("tcmma_gemm_call")
     c.m, c.n, c.k = int_arg(m, "m"), int_arg(n, "n"), int_arg(k, "k")
@@ -54,22 +62,31 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
     c.unpredicated = bool(unpredicated)
     c.name = keep.cstr(str_arg(name, "name", optional=True))
     keep.items.append(c)
+    o = new_struct("tcmma_gemm_opts")
+    o.shape_args, o.pointer_array = bool(shape_args), bool(pointer_array)
+    for f, v in (("a_align", a_align), ("b_align", b_align), ("d_align", d_align),
+                 ("batch", batch), ("stride_a", stride_a), ("stride_b", stride_b),
+                 ("stride_d", stride_d), ("split_k", split_k)):
+        setattr(o, f, int_arg(v, f))
     out = new_struct("tcmma_gemm_plan")
+    info = new_struct("tcmma_gemm_info")
     err = new_error()
-    st = lib.tcmma_gemm_plan_call(c, out, err)
+    st = lib.tcmma_gemm_plan_opts(c, o, out, info, err)
     if st == lib.TCMMA_DECLINED:
         raise Declined(Status.DECLINED, ffi.string(out.message).decode(),
                        reason=GemmDecline(out.reason))
     check(st, err)
-    return GemmPlan(out, keep)
+    return GemmPlan(out, keep, o, info)
 
 
 def render_gemm(plan: GemmPlan, dialect="cuda") -> str:
-    """The whole kernel NAME(d, a, b, c, alpha, beta) (HOST: plus NAME_entry)."""
+    """The whole kernel NAME(d, a, b, c, alpha, beta, ...the options' arguments)
+    (HOST: plus NAME_entry)."""
     if not isinstance(plan, GemmPlan):
         raise TypeError("plan must be a tcmma.GemmPlan (from tcmma.gemm_plan), not %r" % (plan,))
     # the GEMM plan is the renderer's own argument; the context carries no tile plan
-    return _run(lib.tcmma_render_gemm, None, _dialect(dialect), _NO_NAMES, plan._p)
+    return _run(lib.tcmma_render_gemm_opts, None, _dialect(dialect), _NO_NAMES, plan._p,
+                plan._opts)
 
 
 def gemm(*args, dialect="cuda", **kw) -> typing.Tuple[GemmPlan, str]:

@@ -96,3 +96,17 @@ def test_gemm():
         tcmma.render_gemm(tcmma.plan(16, 8, 16))
     with pytest.raises(TypeError, match="block_m"):
         tcmma.gemm_plan(64, 64, 64, block_m=1.5)
+
+
+def test_gemm_options():
+    # a dense bf16 127x129x65: 2-byte rows, one kernel for every shape
+    p, text = tcmma.gemm(127, 129, 65, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
+                         shape_args=True)
+    assert p.info.a_align == 2 and p.info.a_plain and p.info.m_multiple == 1
+    assert "int m, int n, int k, int lda" in text
+    p, text = tcmma.gemm(64, 64, 256, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
+                         split_k=3, batch=2)
+    assert p.grid == (1, 1, 6) and "atomicAdd" in text
+    assert p.info.workspace_bytes == 2 * 3 * 64 * 64 * 4 + 2 * 4
+    with pytest.raises(tcmma.Declined, match="split_k 9"):
+        tcmma.gemm_plan(64, 64, 256, split_k=9)

@@ -14,6 +14,7 @@
 typedef struct {
   char name[160];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
   tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
+  tcmma_gemm_opts opts;      /* shape arguments, alignment classes */
   double alpha, beta;
   bool c_is_d;               /* C is D: d holds C's values before the run */
   tcmma_gemm_decline expect; /* NONE: must be accepted */
@@ -35,10 +36,33 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
  * declined case that declined as expected). */
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
-/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel,
- * leaves what it wrote there. false with why filled when it could not run. */
-typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                                  float alpha, float beta, char *why, size_t cap);
+/* The kernel's buffers d, a, b, c (c NULL when C is D; each the whole
+ * batch at its stride): runs the kernel made with opts (its shape, batch,
+ * pointer arrays and workspace as opts and the plan's call say), leaves
+ * what it wrote there. false with why filled when it could not run. */
+typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan,
+                                  const tcmma_gemm_opts *opts, void *const bufs[4], float alpha,
+                                  float beta, char *why, size_t cap);
+
+/* What a launch of plan with opts takes beyond the buffers (the batch,
+ * each operand's stride in bytes, the workspace's bytes), from
+ * tcmma_gemm_plan_opts; false when the call does not plan again. */
+typedef struct {
+  tcmma_gemm_info info;
+  size_t stride[4]; /* bytes from one matrix of d, a, b, c to the next */
+} verify_gemm_launch;
+bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                           verify_gemm_launch *out);
+
+/* The kernel's argument array (tcmma_render_gemm_opts; docs/emit.md,
+ * GEMM): ptrs[0..4) point at d, a, b, c's pointers (or pointer arrays),
+ * then alpha and beta, the shape's m, n, k, lda, ldb, ldc (= ldd), ldd,
+ * the strides (elements; stored into dims and strides) and the workspace
+ * pointer *workspace, as opts asks. Returns the count. */
+size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                        const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
+                        float *beta, int dims[7], long long strides[4], void **workspace,
+                        void *args[18]);
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
@@ -49,8 +73,8 @@ bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan
 
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
-bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap);
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                            void *const bufs[4], float alpha, float beta, char *why, size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim
@@ -65,6 +89,11 @@ void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_
  * false with why filled otherwise. */
 bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
                                size_t cap);
+/* The same for a plan made with opts (NULL: the defaults): an operand whose
+ * ragged tiles take their own predicated path may show its copies once or
+ * twice per load site. */
+bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                                    const tcmma_program *prog, char *why, size_t cap);
 
 /* The compile executor over many cases (tools/verify/gemm_compile.c):
  * prepare renders every case of list[0..count) the plan accepts and

@@ -17,6 +17,11 @@ typedef struct {
   const char *arm;
   tcmma_gemm_decline expect;
   bool tf32; /* the numerics policy allows tf32 */
+  bool args; /* shape-generic: the shape passed as kernel arguments */
+  int aa, ab, ad; /* alignment classes asked (bytes; 0: the widest each ld allows) */
+  int batch, split; /* matrices over grid z; K slices (0: 1) */
+  bool parr;        /* pointer arrays instead of strides */
+  long long sa, sb, sd; /* strides (elements; 0: dense) */
 } row;
 
 static const row rows[] = {
@@ -45,6 +50,46 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* 10x3 blocks: two groups of rows */
     {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, "mma-f16-k8", TCMMA_GEMM_DECLINE_NONE}, /* Turing's shape */
+    /* shape-generic and alignment classes (issue #22): dense rows of any
+     * length, K = 65 (2-byte classes, plain loads), 8- and 4-byte cp.async,
+     * 1-byte fp8 rows, and each as a fixed-shape and a shape-argument kernel */
+    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"bf16", "bf16", "bf16", true, true, 127, 129, 65, 64, 64, 32, 2, 2, 2, 0, 0, 0, 2, -1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "f16", "f16", false, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 72, 136, 132, -1, 2,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "bf16", "bf16", false, false, 128, 128, 128, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "bf16", "bf16", false, false, 128, 128, 64, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, true, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "bf16", "bf16", false, false, 64, 66, 68, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* classes 8, 4, 8 */
+    {"bf16", "bf16", "bf16", true, false, 64, 66, 68, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 4, 4, 4},
+    {"f32", "e4m3", "e4m3", false, true, 65, 33, 65, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true}, /* 1-byte rows */
+    /* Turing: the plain-load loader (no cp.async below cc 80) */
+    {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", true, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    /* batches (strided, pointer arrays) and split-K (issue #22) */
+    {"f32", "bf16", "bf16", false, true, 96, 80, 64, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 32, 64, 64, 32, 2, 2, 2, 0, 0, 0, 2, 1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2, 0, false,
+     64 * 32 + 64, 32 * 64 + 128, 64 * 64 + 96}, /* gaps between the matrices */
+    {"f16", "f16", "f16", true, false, 127, 129, 65, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 3, 0, true},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 256, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 3},
+    {"bf16", "bf16", "bf16", false, true, 65, 70, 200, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 4},
+    {"f32", "f16", "f16", false, false, 64, 128, 160, 64, 64, 32, 2, 2, 1, 0, 0, 0, 2, -1,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 4},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -58,8 +103,6 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_WARP_TILE},
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 3, 1, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_TILE},
-    {"f32", "bf16", "bf16", false, false, 128, 128, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
-     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT},
     {"f32", "bf16", "bf16", false, false, 256, 256, 256, 256, 256, 64, 4, 4, 4, 0, 0, 0, 1, 0,
      false, false, 89, 0, NULL, TCMMA_GEMM_DECLINE_SHARED},
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
@@ -67,7 +110,11 @@ static const row rows[] = {
     {"f32", "bf16", "bf16", false, false, 127, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, true, 80, 0, NULL, TCMMA_GEMM_DECLINE_PREDICATION},
     {"f32", "f16", "f16", false, true, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
-     false, false, 75, 0, NULL, TCMMA_GEMM_DECLINE_ARCH}, /* Turing's arm, cp.async's floor */
+     false, false, 70, 0, "mma-f16-k8", TCMMA_GEMM_DECLINE_ARCH}, /* Volta: below the arm */
+    {"f32", "bf16", "bf16", false, false, 128, 128, 65, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT, false, false, 16},
+    {"f32", "bf16", "bf16", false, false, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 0, 3},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
@@ -95,16 +142,31 @@ static void build(void) {
     g->arm = w->arm;
     g->numerics.tf32 = w->tf32;
     g->name = "tcmma_kernel";
+    c->opts = tcmma_gemm_opts_default();
+    c->opts.shape_args = w->args;
+    c->opts.a_align = w->aa, c->opts.b_align = w->ab, c->opts.d_align = w->ad;
+    c->opts.batch = w->batch, c->opts.split_k = w->split, c->opts.pointer_array = w->parr;
+    c->opts.stride_a = w->sa, c->opts.stride_b = w->sb, c->opts.stride_d = w->sd;
     c->alpha = w->alpha, c->beta = w->beta, c->c_is_d = w->c_is_d;
     c->expect = w->expect;
-    char ld[64] = "";
+    char ld[96] = "";
+    int at = 0;
     if (w->lda || w->ldb || w->ldd)
-      snprintf(ld, sizeof ld, "/ld=%ld,%ld,%ld", w->lda, w->ldb, w->ldd);
+      at = snprintf(ld, sizeof ld, "/ld=%ld,%ld,%ld", w->lda, w->ldb, w->ldd);
+    if (w->aa || w->ab || w->ad)
+      at += snprintf(ld + at, sizeof ld - (size_t)at, "/align=%d,%d,%d", w->aa, w->ab, w->ad);
+    if (w->args) at += snprintf(ld + at, sizeof ld - (size_t)at, "/args");
+    if (w->batch)
+      at += snprintf(ld + at, sizeof ld - (size_t)at, "/batch=%d%s%s", w->batch,
+                     w->parr ? ",pointers" : "", w->sa ? ",strides" : "");
+    if (w->split) at += snprintf(ld + at, sizeof ld - (size_t)at, "/split-k=%d", w->split);
+    /* below cp.async's 8.0 the same call plans another loader: a name of its own */
+    if (w->cc < 80) snprintf(ld + at, sizeof ld - (size_t)at, "/cc=%d", w->cc);
     /* an accepted case is named by the arm its plan runs (a plan that
      * declines after all fails the case when it runs) */
     tcmma_gemm_plan plan;
     const char *arm = "declined";
-    if (!w->expect && tcmma_gemm_plan_call(g, &plan, NULL) == TCMMA_OK)
+    if (!w->expect && tcmma_gemm_plan_opts(g, &c->opts, &plan, NULL, NULL) == TCMMA_OK)
       arm = tcmma_arm_marker(plan.arm);
     snprintf(c->name, sizeof c->name,
              "gemm/%s%s/%dx%dx%d/w%dx%d/s%d/d=%s/a=%s%s/b=%s%s/%dx%dx%d%s/alpha=%g,beta=%g%s",
@@ -125,7 +187,7 @@ size_t verify_gemm_matrix(const verify_gemm_case **out) {
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan,
                            verify_case_result *r) {
   tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_call(&c->call, plan, &err);
+  tcmma_status st = tcmma_gemm_plan_opts(&c->call, &c->opts, plan, NULL, &err);
   if (c->expect != TCMMA_GEMM_DECLINE_NONE) {
     if (st == TCMMA_DECLINED && plan->reason == c->expect && plan->message[0])
       verify_case_set(r, VERIFY_CASE_PASSED, "declined as expected: %s", plan->message);

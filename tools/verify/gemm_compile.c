@@ -21,20 +21,48 @@ static long census_count(const tcmma_ptx_info *info, const char *prefix) {
   return n;
 }
 
-bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
-                               size_t cap) {
+/* Operand op's (0: a, 1: b) cp.async copies per thread and k tile: its
+ * stage tile in copies of its class, none for plain loads. */
+static long async_copies(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, int op) {
+  const tcmma_gemm_call *c = &p->call;
+  long bytes = op ? p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec)
+                  : p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec);
+  bool plain = op ? i->b_plain : i->a_plain;
+  return plain ? 0 : bytes / (op ? i->b_copy_bytes : i->a_copy_bytes) / p->threads;
+}
+
+/* The cp.async instructions the PTX may hold for operand copies per thread
+ * of `per` a k tile over `sites` loads: an operand whose ragged tiles take
+ * a separate predicated path has both paths at each site, unless the
+ * compiler folds or merges them. */
+static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
+  *lo += per * sites;
+  *hi += per * sites * (edge ? 2 : 1);
+}
+
+bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                                    const tcmma_program *prog, char *why, size_t cap) {
   if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
   if (prog->spill_store_bytes || prog->spill_load_bytes || prog->stack_bytes ||
       prog->registers > p->registers)
     return snprintf(why, cap, "ptxas: %d registers (the plan expects at most %d), %d/%d bytes "
                     "spilled (stores/loads), %d bytes of stack", prog->registers, p->registers,
                     prog->spill_store_bytes, prog->spill_load_bytes, prog->stack_bytes), false;
-  tcmma_ptx_info info;
-  if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &info, NULL) != TCMMA_OK)
+  /* every byte of shared memory is in the plan's dynamic shared_bytes, which
+   * it checked against the device */
+  if (prog->shared_bytes)
+    return snprintf(why, cap, "ptxas: %d bytes of static shared memory the plan does not count",
+                    prog->shared_bytes), false;
+  tcmma_gemm_plan again;
+  tcmma_gemm_info info = {.size = sizeof info};
+  if (tcmma_gemm_plan_opts(&p->call, opts, &again, &info, NULL) != TCMMA_OK)
+    return snprintf(why, cap, "the plan's call does not plan again with its options"), false;
+  tcmma_ptx_info px;
+  if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &px, NULL) != TCMMA_OK)
     return snprintf(why, cap, "the PTX does not read"), false;
-  long mma = census_count(&info, "mma.sync"), ldm = census_count(&info, "ldmatrix"),
-       cp = census_count(&info, "cp.async.cg") + census_count(&info, "cp.async.ca");
-  tcmma_ptx_info_free(&info);
+  long mma = census_count(&px, "mma.sync"), ldm = census_count(&px, "ldmatrix"),
+       cp = census_count(&px, "cp.async.cg") + census_count(&px, "cp.async.ca");
+  tcmma_ptx_info_free(&px);
   /* the k loop's body u times: kept (1), or unrolled by the compiler (a
    * short loop may be, whatever its pragma); a full unroll drops the
    * guarded refills past the last k tile, and a loop that refills nothing
@@ -42,13 +70,25 @@ bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *pr
   long u = p->mma_per_k_tile ? mma / p->mma_per_k_tile : 0, S = p->call.stages, KT = p->k_tiles;
   long prologue = S == 1 ? 0 : (S - 1 < KT ? S - 1 : KT), refills = KT - prologue;
   long copies = prologue + (refills == 0 ? 0 : u == KT ? refills : u);
-  if (u < 1 || mma != u * p->mma_per_k_tile || ldm != u * p->ldmatrix_per_k_tile ||
-      cp != p->cp_async_per_k_tile * copies)
+  if (info.shape_args || info.split_k > 1) /* every site: the k tiles are counted at run time */
+    copies = S == 1 ? 1 : S;
+  long lo = 0, hi = 0;
+  for (int op = 0; op < 2; op++) {
+    long per = async_copies(p, &info, op);
+    copy_range(per, op ? info.b_edge : info.a_edge, copies, &lo, &hi);
+  }
+  if (u < 1 || mma != u * p->mma_per_k_tile || ldm != u * p->ldmatrix_per_k_tile || cp < lo ||
+      cp > hi)
     return snprintf(why, cap, "PTX has %ld mma, %ld ldmatrix, %ld cp.async; the plan says %d, %d, "
-                    "%d per k tile (%ld k tile bodies, %ld tiles copied)", mma, ldm, cp,
-                    p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile, u,
-                    copies), false;
+                    "%d per k tile (%ld k tile bodies, %ld tiles copied: %ld..%ld cp.async)", mma,
+                    ldm, cp, p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile, u,
+                    copies, lo, hi), false;
   return true;
+}
+
+bool verify_gemm_compile_check(const tcmma_gemm_plan *p, const tcmma_program *prog, char *why,
+                               size_t cap) {
+  return verify_gemm_compile_check_opts(p, NULL, prog, why, cap);
 }
 
 /* One case's compile: the kernel's text and its job. */
@@ -72,7 +112,7 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   memset(g, 0, sizeof *g);
   g->c = c;
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
-  g->rendered = tcmma_render_gemm(&rc, p, &g->render_err) == TCMMA_OK;
+  g->rendered = tcmma_render_gemm_opts(&rc, p, &c->opts, &g->render_err) == TCMMA_OK;
   /* for the device the plan targets (its cc), else at the arm's floor */
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
@@ -97,7 +137,7 @@ static void judge(const tcmma_gemm_plan *p, const gemm_compile *g, verify_case_r
     verify_case_set(r, VERIFY_CASE_SKIPPED, "%s", j->err.message);
   else if (j->status != TCMMA_OK)
     verify_case_set(r, VERIFY_CASE_FAILED, "compile: %s", j->err.message);
-  else if (!verify_gemm_compile_check(p, &j->prog, why, sizeof why))
+  else if (!verify_gemm_compile_check_opts(p, &g->c->opts, &j->prog, why, sizeof why))
     verify_case_set(r, VERIFY_CASE_FAILED, "%s", why);
   else
     verify_case_set(r, VERIFY_CASE_PASSED, "%d registers (plan %d), no spills, census as planned",

@@ -5,6 +5,7 @@
  * driver or a device the case is SKIPPED; a device below the arm's floor
  * skips with "does not run"; driver failures fail the case. */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
@@ -17,15 +18,70 @@ typedef struct {
   tcmma_kernel fn;
 } gpu_gemm;
 
-static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], float alpha,
-                   float beta, char *why, size_t cap) {
+/* Device pointer arrays of a pointer-array batch: arr[k] holds the
+ * addresses of buffer k's matrices. */
+static tcmma_status device_arrays(const gpu_gemm *g, const verify_gemm_launch *l,
+                                  const tcmma_devmem mem[4], tcmma_devmem arr[4],
+                                  tcmma_error *err) {
+  int nb = l->info.batch;
+  unsigned long long host[64];
+  if (nb > 64) return tcmma_fail(err, TCMMA_INVALID, "pointer-array batch of %d: the gpu "
+                                 "runner takes at most 64", nb);
+  tcmma_status st = TCMMA_OK;
+  for (int k = 0; k < 4 && st == TCMMA_OK; k++) {
+    const tcmma_devmem *m = mem[k].ptr ? &mem[k] : &mem[0]; /* C is D */
+    for (int i = 0; i < nb; i++) host[i] = m->ptr + (unsigned long long)i * l->stride[k];
+    st = tcmma_mem_alloc(g->dev.ordinal, sizeof host[0] * (size_t)nb, &arr[k], err);
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(&arr[k], 0, host, sizeof host[0] * (size_t)nb, err);
+  }
+  return st;
+}
+
+/* Launches the kernel on device copies of bufs (their whole batch) with
+ * the arguments opts asks for. */
+static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                           const verify_gemm_launch *l, tcmma_devmem mem[4], float alpha,
+                           float beta, tcmma_error *err) {
+  tcmma_devmem arr[4] = {{0}}, ws = {0};
+  tcmma_status st = TCMMA_OK;
+  unsigned long long ptr[4];
+  for (int k = 0; k < 4; k++) ptr[k] = mem[k].ptr ? mem[k].ptr : mem[0].ptr;
+  if (opts && opts->pointer_array && (st = device_arrays(g, l, mem, arr, err)) == TCMMA_OK)
+    for (int k = 0; k < 4; k++) ptr[k] = arr[k].ptr;
+  if (st == TCMMA_OK && l->info.workspace_bytes) {
+    unsigned char *zero = calloc(1, l->info.workspace_bytes);
+    st = zero ? tcmma_mem_alloc(g->dev.ordinal, l->info.workspace_bytes, &ws, err)
+              : tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the workspace");
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(&ws, 0, zero, l->info.workspace_bytes, err);
+    free(zero);
+  }
+  if (st == TCMMA_OK) {
+    void *ptrs[4] = {&ptr[0], &ptr[1], &ptr[2], &ptr[3]}, *args[18], *wsp = &ws.ptr;
+    int dims[7];
+    long long strides[4];
+    verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, dims, strides, wsp, args);
+    unsigned block[3] = {(unsigned)p->threads, 1, 1};
+    st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, err);
+  }
+  for (int k = 0; k < 4; k++) tcmma_mem_free(&arr[k]);
+  tcmma_mem_free(&ws);
+  return st;
+}
+
+static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                   void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
   gpu_gemm *g = ctx;
   const tcmma_gemm_call *c = &p->call;
-  long ar = c->a.transposed ? c->k : c->m, br = c->b.transposed ? c->n : c->k;
-  size_t bytes[4] = {(size_t)c->m * (size_t)c->d.ld * (size_t)tcmma_prec_bytes(c->d.prec),
-                     (size_t)ar * (size_t)c->a.ld * (size_t)tcmma_prec_bytes(c->a.prec),
-                     (size_t)br * (size_t)c->b.ld * (size_t)tcmma_prec_bytes(c->b.prec), 0};
-  bytes[3] = bytes[0];
+  verify_gemm_launch l;
+  if (!verify_gemm_launch_of(p, opts, &l))
+    return snprintf(why, cap, "the plan's call does not plan again"), false;
+  long rows[4] = {c->m, c->a.transposed ? c->k : c->m, c->b.transposed ? c->n : c->k, c->m};
+  long lds[4] = {c->d.ld, c->a.ld, c->b.ld, c->d.ld};
+  tcmma_prec precs[4] = {c->d.prec, c->a.prec, c->b.prec, c->d.prec};
+  size_t bytes[4];
+  for (int i = 0; i < 4; i++)
+    bytes[i] = (size_t)(l.info.batch - 1) * l.stride[i] +
+               (size_t)rows[i] * (size_t)lds[i] * (size_t)tcmma_prec_bytes(precs[i]);
   tcmma_devmem mem[4] = {{0}};
   tcmma_error err = {0};
   tcmma_status st = TCMMA_OK;
@@ -35,12 +91,7 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], flo
     if (st == TCMMA_OK)
       st = tcmma_mem_to_device(&mem[i], 0, bufs[i], bytes[i] + VERIFY_CANARY_BYTES, &err);
   }
-  unsigned long long cptr = mem[3].ptr ? mem[3].ptr : mem[0].ptr;
-  if (st == TCMMA_OK) {
-    void *args[6] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &cptr, &alpha, &beta};
-    unsigned block[3] = {(unsigned)p->threads, 1, 1};
-    st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, &err);
-  }
+  if (st == TCMMA_OK) st = launch(g, p, opts, &l, mem, alpha, beta, &err);
   for (int i = 0; i < 4 && st == TCMMA_OK; i++)
     if (mem[i].ptr)
       st = tcmma_mem_to_host(bufs[i], &mem[i], 0, bytes[i] + VERIFY_CANARY_BYTES, &err);
@@ -74,7 +125,7 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  if (tcmma_render_gemm(&rc, p, &err) != TCMMA_OK) {
+  if (tcmma_render_gemm_opts(&rc, p, &c->opts, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;

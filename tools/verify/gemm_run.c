@@ -14,15 +14,18 @@ enum { D_BUF, A_BUF, B_BUF, C_BUF };
 
 typedef struct {
   tcmma_prec prec;
-  long rows, cols, ld;  /* as stored */
-  size_t bytes;         /* rows * ld elements, then the canary */
+  long rows, cols, ld;  /* one matrix as stored */
+  int count;            /* matrices: the batch */
+  size_t stride;        /* elements from one matrix to the next */
+  size_t bytes;         /* the whole batch, then the canary */
   unsigned char *mem, *before;
 } gbuf;
 
 typedef struct {
   const tcmma_gemm_call *call;
   gbuf b[4];
-  double *c0;           /* C's values (storage-rounded), m x n */
+  double *c0;           /* C's values (storage-rounded), batch x m x n */
+  int batch;            /* matrices */
   unsigned long long seed;
 } gdata;
 
@@ -31,38 +34,43 @@ static unsigned long long next(unsigned long long *s) {
   return *s;
 }
 
-static bool buf_init(gbuf *g, tcmma_prec prec, long rows, long cols, long ld) {
-  g->prec = prec, g->rows = rows, g->cols = cols, g->ld = ld;
+static bool buf_init(gbuf *g, tcmma_prec prec, long rows, long cols, long ld, int count,
+                     size_t stride_bytes) {
+  g->prec = prec, g->rows = rows, g->cols = cols, g->ld = ld, g->count = count;
   size_t eb = (size_t)tcmma_prec_bytes(prec);
-  g->bytes = (size_t)rows * (size_t)ld * eb;
+  g->stride = stride_bytes / eb;
+  g->bytes = ((size_t)(count - 1) * g->stride + (size_t)rows * (size_t)ld) * eb;
   /* 16-byte aligned for the kernel's vector copies */
   g->mem = aligned_alloc(16, (g->bytes + VERIFY_CANARY_BYTES + 15) / 16 * 16);
   g->before = malloc(g->bytes + VERIFY_CANARY_BYTES);
   return g->mem && g->before;
 }
 
-static unsigned char *at(const gbuf *g, unsigned char *mem, long r, long c) {
-  return mem + ((size_t)r * (size_t)g->ld + (size_t)c) * (size_t)tcmma_prec_bytes(g->prec);
+static unsigned char *at(const gbuf *g, unsigned char *mem, int bi, long r, long c) {
+  return mem + ((size_t)bi * g->stride + (size_t)r * (size_t)g->ld + (size_t)c) *
+                   (size_t)tcmma_prec_bytes(g->prec);
 }
 
-/* The stored element of role (i, j) of operand buffer k. */
-static unsigned char *role_at(const gdata *x, int k, unsigned char *mem, long i, long j) {
+/* The stored element of role (i, j) of operand buffer k's matrix bi. */
+static unsigned char *role_at(const gdata *x, int k, unsigned char *mem, int bi, long i, long j) {
   bool t = k == A_BUF ? x->call->a.transposed : k == B_BUF ? x->call->b.transposed : false;
-  return t ? at(&x->b[k], mem, j, i) : at(&x->b[k], mem, i, j);
+  return t ? at(&x->b[k], mem, bi, j, i) : at(&x->b[k], mem, bi, i, j);
 }
 
 /* Poisons every byte (0xff: NaN in every format) and fills the stored
- * elements: integers in [-3, 3] or reals in [-1, 1]. */
+ * elements of every matrix: integers in [-3, 3] or reals in [-1, 1]. */
 static void fill(gdata *x, int k, verify_pass pass) {
   gbuf *g = &x->b[k];
   memset(g->mem, 0xff, g->bytes + VERIFY_CANARY_BYTES);
-  for (long r = 0; r < g->rows; r++)
-    for (long c = 0; c < g->cols; c++) {
-      unsigned long long v = next(&x->seed);
-      double val = pass == VERIFY_PASS_INTEGER ? (double)(long)(v % 7) - 3.0
-                                               : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      verify_storage_put(g->prec, at(g, g->mem, r, c), val);
-    }
+  for (int bi = 0; bi < g->count; bi++)
+    for (long r = 0; r < g->rows; r++)
+      for (long c = 0; c < g->cols; c++) {
+        unsigned long long v = next(&x->seed);
+        double val = pass == VERIFY_PASS_INTEGER
+                         ? (double)(long)(v % 7) - 3.0
+                         : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
+        verify_storage_put(g->prec, at(g, g->mem, bi, r, c), val);
+      }
   memcpy(g->before, g->mem, g->bytes + VERIFY_CANARY_BYTES);
 }
 
@@ -75,6 +83,68 @@ static void storage_units(tcmma_prec p, double *u, double *tiny) {
   else *u = ldexp(1, -(bits / 4)), *tiny = ldexp(1, -16); /* 8-bit d: coarse but safe */
 }
 
+/* Whether the kernel wrote d's buffer only at the batch's m x n elements:
+ * the buffer as it was, with those elements taken from the kernel's, is
+ * the kernel's byte for byte (padding, gaps between matrices, canary). */
+static bool d_written_inside(gdata *x, const char *pn, verify_case_result *r) {
+  const tcmma_gemm_call *c = x->call;
+  gbuf *d = &x->b[D_BUF];
+  size_t eb = (size_t)tcmma_prec_bytes(d->prec), all = d->bytes + VERIFY_CANARY_BYTES;
+  unsigned char *want = malloc(all);
+  if (!want) return verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the check");
+  memcpy(want, d->before, all);
+  for (int bi = 0; bi < d->count; bi++)
+    for (long i = 0; i < c->m; i++)
+      memcpy(at(d, want, bi, i, 0), at(d, d->mem, bi, i, 0), (size_t)c->n * eb);
+  size_t o = 0;
+  while (o < all && want[o] == d->mem[o]) o++;
+  free(want);
+  if (o == all) return true;
+  if (o >= d->bytes)
+    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote past d's buffer", pn);
+  size_t e = o / eb, bi = e / d->stride, rem = e % d->stride;
+  return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote d's padding at (%zu, %zu) "
+                         "of matrix %zu (element %zu past its start)", pn, rem / (size_t)d->ld,
+                         rem % (size_t)d->ld, bi, rem);
+}
+
+/* d's elements of matrix bi against the reference; counts the bad ones
+ * into *bad, the first into first. */
+static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, verify_pass pass,
+                           long *bad, char *first, size_t cap) {
+  const tcmma_gemm_call *c = x->call;
+  gbuf *d = &x->b[D_BUF];
+  double u_d, tiny;
+  storage_units(c->d.prec, &u_d, &tiny);
+  for (long i = 0; i < c->m; i++)
+    for (long j = 0; j < c->n; j++) {
+      double sum = 0, mag = 0;
+      for (long k = 0; k < c->k; k++) {
+        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, bi, i, k)) *
+                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, bi, k, j));
+        sum += p, mag += fabs(p);
+      }
+      double c0 = x->c0[((size_t)bi * c->m + i) * c->n + j];
+      double ref = cs->alpha * sum + (cs->beta != 0 ? cs->beta * c0 : 0);
+      double s = fabs(cs->alpha) * mag + fabs(cs->beta) * fabs(c0);
+      unsigned char want[8];
+      verify_storage_put(c->d.prec, want, ref);
+      double got = verify_storage_get(c->d.prec, at(d, d->mem, bi, i, j));
+      bool ok;
+      if (pass == VERIFY_PASS_INTEGER) {
+        ok = memcmp(want, at(d, d->mem, bi, i, j), (size_t)tcmma_prec_bytes(c->d.prec)) == 0;
+      } else {
+        /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
+         * scale's f32 arithmetic adds 3 more, d rounds once (split-K's sum
+         * of slices is more additions of the same k - 1) */
+        double e = (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
+        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
+      }
+      if (!ok && (*bad)++ == 0)
+        snprintf(first, cap, "d[%d][%ld][%ld] = %.9g, expected %.9g", bi, i, j, got, ref);
+    }
+}
+
 static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, verify_case_result *r) {
   const tcmma_gemm_call *c = x->call;
   const char *pn = pass == VERIFY_PASS_INTEGER ? "integer pass" : "real pass";
@@ -85,49 +155,13 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
                              k == A_BUF   ? "a"
                              : k == B_BUF ? "b"
                                           : "c");
-  gbuf *d = &x->b[D_BUF];
-  if (memcmp(d->mem + d->bytes, d->before + d->bytes, VERIFY_CANARY_BYTES))
-    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote past d's buffer", pn);
-  for (long i = 0; i < d->rows; i++)
-    for (long j = c->n; j < d->ld; j++)
-      if (memcmp(at(d, d->mem, i, j), at(d, d->before, i, j), (size_t)tcmma_prec_bytes(d->prec)))
-        return verify_case_set(r, VERIFY_CASE_FAILED,
-                               "%s: the kernel wrote d's padding at (%ld, "
-                               "%ld)",
-                               pn, i, j);
-  double u_d, tiny;
-  storage_units(c->d.prec, &u_d, &tiny);
+  if (!d_written_inside(x, pn, r)) return false;
   long bad = 0;
   char first[300] = "";
-  for (long i = 0; i < c->m; i++)
-    for (long j = 0; j < c->n; j++) {
-      double sum = 0, mag = 0;
-      for (long k = 0; k < c->k; k++) {
-        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, i, k)) *
-                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, k, j));
-        sum += p, mag += fabs(p);
-      }
-      double c0 = x->c0[i * c->n + j];
-      double ref = cs->alpha * sum + (cs->beta != 0 ? cs->beta * c0 : 0);
-      double s = fabs(cs->alpha) * mag + fabs(cs->beta) * fabs(c0);
-      unsigned char want[8];
-      verify_storage_put(c->d.prec, want, ref);
-      double got = verify_storage_get(c->d.prec, at(d, d->mem, i, j));
-      bool ok;
-      if (pass == VERIFY_PASS_INTEGER) {
-        ok = memcmp(want, at(d, d->mem, i, j), (size_t)tcmma_prec_bytes(c->d.prec)) == 0;
-      } else {
-        /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
-         * scale's f32 arithmetic adds 3 more, d rounds once */
-        double e = (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
-        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
-      }
-      if (!ok && bad++ == 0)
-        snprintf(first, sizeof first, "d[%ld][%ld] = %.9g, expected %.9g", i, j, got, ref);
-    }
+  for (int bi = 0; bi < x->batch; bi++) compare_matrix(cs, x, bi, pass, &bad, first, sizeof first);
   if (bad)
     return verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s (%ld of %ld elements differ)", pn, first,
-                           bad, (long)c->m * c->n);
+                           bad, (long)x->batch * c->m * c->n);
   return true;
 }
 
@@ -136,39 +170,58 @@ static void data_free(gdata *x) {
   free(x->c0);
 }
 
+/* The buffers of a run of plan's call over l's batch. */
+static bool data_init(gdata *x, const verify_gemm_case *cs, const tcmma_gemm_call *c,
+                      const verify_gemm_launch *l) {
+  memset(x, 0, sizeof *x);
+  x->call = c, x->batch = l->info.batch;
+  int nb = x->batch;
+  long ar = c->a.transposed ? c->k : c->m, ac = c->a.transposed ? c->m : c->k;
+  long br = c->b.transposed ? c->n : c->k, bc = c->b.transposed ? c->k : c->n;
+  return buf_init(&x->b[D_BUF], c->d.prec, c->m, c->n, c->d.ld, nb, l->stride[D_BUF]) &&
+         buf_init(&x->b[A_BUF], c->a.prec, ar, ac, c->a.ld, nb, l->stride[A_BUF]) &&
+         buf_init(&x->b[B_BUF], c->b.prec, br, bc, c->b.ld, nb, l->stride[B_BUF]) &&
+         (cs->c_is_d ||
+          buf_init(&x->b[C_BUF], c->d.prec, c->m, c->n, c->d.ld, nb, l->stride[C_BUF])) &&
+         (x->c0 = malloc(sizeof *x->c0 * (size_t)nb * (size_t)c->m * (size_t)c->n));
+}
+
+/* Fills pass p's inputs (seeded by the case's name) and keeps C's values. */
+static void data_fill(gdata *x, const verify_gemm_case *cs, int p, verify_pass pass) {
+  const tcmma_gemm_call *c = x->call;
+  x->seed = 0x9e3779b97f4a7c15ull;
+  for (const char *s = cs->name; *s; s++) x->seed = (x->seed ^ (unsigned char)*s) * 0x100000001b3ull;
+  x->seed += (unsigned long long)p + 1;
+  for (int k = A_BUF; k <= C_BUF; k++)
+    if (x->b[k].mem) fill(x, k, pass);
+  fill(x, D_BUF, pass); /* C's values when C is D; else poison the kernel overwrites */
+  const gbuf *cb = cs->c_is_d ? &x->b[D_BUF] : &x->b[C_BUF];
+  for (int bi = 0; bi < x->batch; bi++)
+    for (long i = 0; i < c->m; i++)
+      for (long j = 0; j < c->n; j++)
+        x->c0[((size_t)bi * c->m + i) * c->n + j] =
+            verify_storage_get(c->d.prec, at(cb, cb->mem, bi, i, j));
+}
+
 bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *plan,
                           tcmma_gemm_runner run, void *ctx, verify_case_result *r) {
   const tcmma_gemm_call *c = &plan->call;
+  verify_gemm_launch l;
+  if (!verify_gemm_launch_of(plan, &cs->opts, &l))
+    return verify_case_set(r, VERIFY_CASE_FAILED, "the plan's call does not plan again");
   gdata x;
-  memset(&x, 0, sizeof x);
-  x.call = c;
-  long ar = c->a.transposed ? c->k : c->m, ac = c->a.transposed ? c->m : c->k;
-  long br = c->b.transposed ? c->n : c->k, bc = c->b.transposed ? c->k : c->n;
-  bool ok = buf_init(&x.b[D_BUF], c->d.prec, c->m, c->n, c->d.ld) &&
-            buf_init(&x.b[A_BUF], c->a.prec, ar, ac, c->a.ld) &&
-            buf_init(&x.b[B_BUF], c->b.prec, br, bc, c->b.ld) &&
-            (cs->c_is_d || buf_init(&x.b[C_BUF], c->d.prec, c->m, c->n, c->d.ld)) &&
-            (x.c0 = malloc(sizeof *x.c0 * (size_t)c->m * (size_t)c->n));
+  bool ok = data_init(&x, cs, c, &l);
   if (!ok) {
     data_free(&x);
     return verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the buffers");
   }
   static const verify_pass passes[2] = {VERIFY_PASS_INTEGER, VERIFY_PASS_REAL};
   for (int p = 0; p < 2 && ok; p++) {
-    x.seed = 0x9e3779b97f4a7c15ull;
-    for (const char *s = cs->name; *s; s++) x.seed = (x.seed ^ (unsigned char)*s) * 0x100000001b3ull;
-    x.seed += (unsigned long long)p + 1;
-    for (int k = A_BUF; k <= C_BUF; k++)
-      if (x.b[k].mem) fill(&x, k, passes[p]);
-    fill(&x, D_BUF, passes[p]); /* C's values when C is D; else poison the kernel overwrites */
-    const gbuf *cb = cs->c_is_d ? &x.b[D_BUF] : &x.b[C_BUF];
-    for (long i = 0; i < c->m; i++)
-      for (long j = 0; j < c->n; j++)
-        x.c0[i * c->n + j] = verify_storage_get(c->d.prec, at(cb, cb->mem, i, j));
+    data_fill(&x, cs, p, passes[p]);
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
-    if (!run(ctx, plan, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
+    if (!run(ctx, plan, &cs->opts, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
       ok = verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s", p ? "real pass" : "integer pass", why);
       break;
     }
@@ -179,13 +232,85 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
   return ok;
 }
 
-bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap) {
-  void *args[6] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
+bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                           verify_gemm_launch *out) {
+  memset(out, 0, sizeof *out);
+  out->info.size = sizeof out->info;
+  tcmma_gemm_plan again;
+  if (tcmma_gemm_plan_opts(&plan->call, opts, &again, &out->info, NULL) != TCMMA_OK) return false;
+  const tcmma_gemm_call *c = &plan->call;
+  long rows[4] = {c->m, c->a.transposed ? c->k : c->m, c->b.transposed ? c->n : c->k, c->m};
+  long lds[4] = {c->d.ld, c->a.ld, c->b.ld, c->d.ld};
+  long long asked[4] = {opts ? opts->stride_d : 0, opts ? opts->stride_a : 0,
+                        opts ? opts->stride_b : 0, opts ? opts->stride_d : 0};
+  tcmma_prec precs[4] = {c->d.prec, c->a.prec, c->b.prec, c->d.prec};
+  for (int k = 0; k < 4; k++)
+    out->stride[k] = (size_t)(asked[k] ? asked[k] : (long long)rows[k] * lds[k]) *
+                     (size_t)tcmma_prec_bytes(precs[k]);
+  return true;
+}
+
+size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                        const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
+                        float *beta, int dims[7], long long strides[4], void **workspace,
+                        void *args[18]) {
+  const tcmma_gemm_call *c = &plan->call;
+  size_t n = 0;
+  for (int i = 0; i < 4; i++) args[n++] = ptrs[i];
+  args[n++] = alpha, args[n++] = beta;
+  bool batched = l->info.batch > 1 || (opts && opts->pointer_array);
+  if (l->info.shape_args) {
+    int v[7] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld, (int)c->d.ld, (int)c->d.ld};
+    for (int i = 0; i < 7; i++) dims[i] = v[i], args[n++] = &dims[i];
+  }
+  if (l->info.shape_args && batched && !opts->pointer_array) {
+    tcmma_prec precs[4] = {c->a.prec, c->b.prec, c->d.prec, c->d.prec};
+    size_t bytes[4] = {l->stride[1], l->stride[2], l->stride[3], l->stride[0]};
+    for (int i = 0; i < 4; i++)
+      strides[i] = (long long)(bytes[i] / (size_t)tcmma_prec_bytes(precs[i])),
+      args[n++] = &strides[i];
+  }
+  if (l->info.split_k > 1) args[n++] = workspace;
+  return n;
+}
+
+/* The pointer arrays of a pointer-array batch into arr (4 x batch), one
+ * per matrix of each buffer; *ptrs[k] the array's address. */
+static void pointer_arrays(const verify_gemm_launch *l, void *const bufs[4], void **arr,
+                           void *ptrs[4]) {
+  int nb = l->info.batch;
+  for (int k = 0; k < 4; k++) {
+    for (int i = 0; i < nb; i++) arr[k * nb + i] = (unsigned char *)bufs[k] + (size_t)i * l->stride[k];
+    ptrs[k] = &arr[k * nb];
+  }
+}
+
+bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                            void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+  verify_gemm_launch l;
+  if (!verify_gemm_launch_of(plan, opts, &l))
+    return snprintf(why, cap, "the plan's call does not plan again"), false;
+  void *args[18], *ptrs[4] = {bufs[0], bufs[1], bufs[2], bufs[3]}, *workspace = NULL;
+  void **arr = NULL;
+  int dims[7];
+  long long strides[4];
+  if (opts && opts->pointer_array) {
+    if (!(arr = malloc(sizeof *arr * 4 * (size_t)l.info.batch)))
+      return snprintf(why, cap, "no memory for the pointer arrays"), false;
+    pointer_arrays(&l, bufs, arr, ptrs);
+  }
+  /* the workspace's counters start at zero, as the plan asks of the caller */
+  if (l.info.workspace_bytes && !(workspace = calloc(1, l.info.workspace_bytes))) {
+    free(arr);
+    return snprintf(why, cap, "no memory for the workspace"), false;
+  }
+  verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, &workspace, args);
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};
-  if (tcmma_sim_launch_grid(*(sim_entry *)ctx, args, &cfg, &err) == TCMMA_OK) return true;
+  tcmma_status st = tcmma_sim_launch_grid(*(sim_entry *)ctx, args, &cfg, &err);
+  free(arr), free(workspace);
+  if (st == TCMMA_OK) return true;
   snprintf(why, cap, "simulator: %s", err.message);
   return false;
 }

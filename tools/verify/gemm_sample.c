@@ -71,6 +71,7 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
   for (; t < tries && kept < want; t++) {
     verify_gemm_case *c = &out[kept];
     draw(&s, c);
+    c->opts = tcmma_gemm_opts_default();
     tcmma_gemm_plan p;
     if (tcmma_gemm_plan_call(&c->call, &p, NULL) != TCMMA_OK) continue;
     const tcmma_gemm_call *g = &p.call;

@@ -1,0 +1,130 @@
+/* A GEMM kernel's batch and K slices (docs/emit.md, GEMM; issue #22): the
+ * arguments beyond d, a, b, c, alpha, beta; each block's matrix of the
+ * batch (blockIdx.z / split_k: pointer arrays or strides) and its K slice
+ * (blockIdx.z % split_k); and split-K's reduction, which forms each
+ * element's final sum in the shared f32 tile before the epilogue reads it. */
+#include <stdio.h>
+#include "emit.h"
+#include "gemm_rules.h"
+
+#define P TCMMA__GEMM_P
+
+bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f) {
+  return f->i.batch > 1 || f->o.pointer_array;
+}
+
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]) {
+  static const char *const dims[7] = {"m", "n", "k", "lda", "ldb", "ldc", "ldd"};
+  static const char *const strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
+  int n = 0;
+  if (f->i.shape_args)
+    for (int i = 0; i < 7; i++) out[n++] = (tcmma__emit_gemm_param){"int", dims[i]};
+  if (f->i.shape_args && tcmma__emit_gemm_batched(f) && !f->o.pointer_array)
+    for (int i = 0; i < 4; i++) out[n++] = (tcmma__emit_gemm_param){"long long", strides[i]};
+  if (f->i.split_k > 1) out[n++] = (tcmma__emit_gemm_param){"void *", "workspace"};
+  return n;
+}
+
+/* Operand v's stride (elements) as text: the argument, or its constant
+ * (0 in opts: one dense stored matrix). */
+static void stride_text(const tcmma__emit_gemm_form *f, char v, char *buf, size_t cap) {
+  const tcmma_gemm_call *c = &f->g->call;
+  if (f->i.shape_args) {
+    snprintf(buf, cap, "stride_%c", v);
+    return;
+  }
+  long long s = v == 'a' ? f->o.stride_a : v == 'b' ? f->o.stride_b : f->o.stride_d;
+  long rows = v == 'a' ? (c->a.transposed ? c->k : c->m)
+              : v == 'b' ? (c->b.transposed ? c->n : c->k) : c->m;
+  long ld = v == 'a' ? c->a.ld : v == 'b' ? c->b.ld : c->d.ld;
+  snprintf(buf, cap, "%lld", s ? s : (long long)rows * ld);
+}
+
+void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                 tcmma_buf *out) {
+  int S = f->i.split_k;
+  bool batched = tcmma__emit_gemm_batched(f);
+  if (!batched && S == 1) return;
+  const char *bz = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX_Z);
+  tcmma__emit_line(out, depth, "/* grid z: matrix %s of the batch%s */", P "bz",
+                   S > 1 ? ", K slice " P "slice of it" : "");
+  if (S == 1)
+    tcmma__emit_line(out, depth, "const int %sbz = (int)%s;", P, bz);
+  else
+    tcmma__emit_line(out, depth, "const int %sbz = (int)%s / %d, %sslice = (int)%s %% %d;", P, bz,
+                     S, P, bz, S);
+  if (!batched) return;
+  const tcmma_gemm_call *c = &f->g->call;
+  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+             *ta = tcmma__table_spell_type(dl, c->a.prec),
+             *tb = tcmma__table_spell_type(dl, c->b.prec);
+  if (f->o.pointer_array) {
+    tcmma__emit_line(out, depth, "%s *const d = d_batch[%sbz];", td, P);
+    tcmma__emit_line(out, depth, "const %s *const a = a_batch[%sbz];", ta, P);
+    tcmma__emit_line(out, depth, "const %s *const b = b_batch[%sbz];", tb, P);
+    tcmma__emit_line(out, depth, "const %s *const c = c_batch[%sbz];", td, P);
+    return;
+  }
+  char sa[32], sb[32], sd[32];
+  stride_text(f, 'a', sa, sizeof sa), stride_text(f, 'b', sb, sizeof sb);
+  stride_text(f, 'd', sd, sizeof sd);
+  tcmma__emit_line(out, depth, "a += (size_t)%sbz * %s;", P, sa);
+  tcmma__emit_line(out, depth, "b += (size_t)%sbz * %s;", P, sb);
+  tcmma__emit_line(out, depth, "c += (size_t)%sbz * %s;", P, f->i.shape_args ? "stride_c" : sd);
+  tcmma__emit_line(out, depth, "d += (size_t)%sbz * %s;", P, sd);
+}
+
+void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
+                                   tcmma_buf *out) {
+  const tcmma_gemm_plan *g = f->g;
+  int S = f->i.split_k, BM = g->call.block_m, BN = g->call.block_n;
+  if (S == 1) return;
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS),
+             *fence = tcmma__table_spell(dl, TCMMA__SPELL_THREADFENCE),
+             *gx = tcmma__table_spell(dl, TCMMA__SPELL_GRID_DIM_X),
+             *gy = tcmma__table_spell(dl, TCMMA__SPELL_GRID_DIM_Y),
+             *bx = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX),
+             *by = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX_Y);
+  long tile = (long)BM * BN;
+  int d1 = depth + 1;
+  tcmma__emit_line(out, depth, "/* split-K over %d slices: each stores its partial tile in the "
+                   "workspace; the slice that arrives last sums all %d in slice order (the same "
+                   "sum whichever arrives last) into the shared tile the epilogue reads */", S, S);
+  tcmma__emit_line(out, depth, "{");
+  tcmma__emit_line(out, d1, "volatile unsigned *const %slast = (volatile unsigned *)(%ssmem + %zu);",
+                   P, P, g->shared_bytes - TCMMA__GEMM_FLAG_BYTES);
+  tcmma__emit_line(out, d1, "const size_t %stile = ((size_t)%sbz * %s + %s) * %s + %s;", P, P, gy,
+                   by, gx, bx);
+  tcmma__emit_line(out, d1, "float *const %sws = (float *)workspace + %stile * %ld;", P, P,
+                   tile * S);
+  tcmma__emit_line(out, d1, "unsigned *const %scount = (unsigned *)((unsigned char *)workspace + "
+                   "(size_t)%s * %s * %s * %ld) + %stile;", P, gx, gy,
+                   tcmma__table_spell(dl, TCMMA__SPELL_GRID_DIM_Z), tile * 4, P);
+  tcmma__emit_line(out, d1, "float *const %st = (float *)%ssmem;", P, P);
+  tcmma__emit_line(out, d1, "for (int %se = %stid; %se < %ld; %se += %d)", P, P, P, tile, P,
+                   g->threads);
+  tcmma__emit_line(out, d1 + 1, "%sws[(size_t)%sslice * %ld + %se] = %st[%se / %d * %ld + %se %% %d];",
+                   P, P, tile, P, P, P, BN, g->epilogue_ld, P, BN);
+  tcmma__emit_line(out, d1, "%s; /* the partial tile is visible before it is counted */", fence);
+  tcmma__emit_line(out, d1, "%s;", sync);
+  tcmma__emit_line(out, d1, "if (%stid == 0) {", P);
+  tcmma__emit_line(out, d1 + 1, "*%slast = %s(%scount, 1u) == %du;", P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_ATOMIC_ADD), P, S - 1);
+  tcmma__emit_line(out, d1 + 1, "if (*%slast) *%scount = 0u; /* ready for the next launch */", P,
+                   P);
+  tcmma__emit_line(out, d1, "}");
+  tcmma__emit_line(out, d1, "%s;", sync);
+  tcmma__emit_line(out, d1, "if (!*%slast) return;", P);
+  tcmma__emit_line(out, d1, "%s;", fence);
+  tcmma__emit_line(out, d1, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, tile, P,
+                   g->threads);
+  tcmma__emit_line(out, d1 + 1, "float %sx = 0.0f;", P);
+  tcmma__emit_line(out, d1 + 1, "for (int %ss = 0; %ss < %d; ++%ss) %sx += %s(%sws + (size_t)%ss * "
+                   "%ld + %se);", P, P, S, P, P, tcmma__table_spell(dl, TCMMA__SPELL_LDCG), P, P,
+                   tile, P);
+  tcmma__emit_line(out, d1 + 1, "%st[%se / %d * %ld + %se %% %d] = %sx;", P, P, BN, g->epilogue_ld,
+                   P, BN, P);
+  tcmma__emit_line(out, d1, "}");
+  tcmma__emit_line(out, d1, "%s;", sync);
+  tcmma__emit_line(out, depth, "}");
+}
