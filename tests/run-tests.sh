@@ -78,7 +78,9 @@ while [ "$i" -lt "$n" ]; do
   fi
   # the failed and skipped cases again, by binary, so that a log's tail
   # (all a CI report may keep) names them
-  sed -n "s#^\[  \(FAILED\|SKIPPED\) *\] \([^0-9 ].*\)#tcmma: $t: \1 \2#p" "$out" 2>/dev/null >>"$dir/failures"
+  awk -v t="$t" '/^\[  (FAILED|SKIPPED) *\] [0-9]+ test\(s\), listed below:/ { on = 1; next }
+    on && /^\[  (FAILED|SKIPPED) *\] / { print "tcmma: " t ": " $2 " " $4; next } { on = 0 }' \
+    "$out" 2>/dev/null >>"$dir/failures"
 done
 [ -s "$dir/failures" ] && cat "$dir/failures"
 echo "tests: $passed passed, $failed failed, $skipped skipped"
