@@ -148,6 +148,10 @@ $(BUILD)/tests/%: tests/%.c $(TEST_OBJS) $(LINK_LIBS) $(HEADERS) | deps
 # The SASS reader's test links the reader itself (tools/bench_sass.c).
 $(BUILD)/tests/test_bench_sass: $(BUILD)/obj/tools/bench_sass.o
 $(BUILD)/tests/test_bench_sass: TEST_EXTRA = $(BUILD)/obj/tools/bench_sass.o
+# The emulation table's test reads the SASS it disassembles the same way.
+ARM_EMULATION_EXTRA = $(addprefix $(BUILD)/obj/tools/,bench_sass.o bench_sass_run.o bench_util.o cli_util.o)
+$(BUILD)/tests/test_arm_emulation: $(ARM_EMULATION_EXTRA)
+$(BUILD)/tests/test_arm_emulation: TEST_EXTRA = $(ARM_EMULATION_EXTRA)
 
 check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \

@@ -427,20 +427,31 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, const tcmma_gemm_info *
   const tcmma_census *cz = &g->census;
   long copies = tcmma__emit_gemm_stage_copies_per_thread(g), narrow = narrow_copies(g, i);
   bool bytes = tcmma_prec_bytes(g->call.a.prec) == 1 || tcmma_prec_bytes(g->call.b.prec) == 1;
+  bool emulated = tcmma_arm_sass_products(g->arm, g->call.cc) > 1;
   long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt +
                   TCMMA_GEMM_REGISTERS_PER_COPY * copies +
                   TCMMA_GEMM_REGISTERS_PER_NARROW_COPY * narrow +
                   (bytes ? TCMMA_GEMM_REGISTERS_BYTE_OPERANDS : 0) +
-                  (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0);
+                  (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0) +
+                  (emulated ? TCMMA_GEMM_REGISTERS_EMULATED : 0);
   long regs = cz->registers + overhead;
   g->registers = (int)(regs < INT_MAX ? regs : INT_MAX);
+  /* where ptxas emulates the arm it takes what the estimate says, and
+   * spills when the launch bound leaves a thread less (512 threads: 128) */
+  long cap = TCMMA_REGISTERS_PER_BLOCK / g->threads;
+  if (emulated && regs > cap && cap < g->call.registers)
+    return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %ld registers "
+                   "per thread where ptxas emulates %s on cc %d (tables/arm_emulation.def): over "
+                   "the %ld a thread of a %d-thread block may have", g->warp_m, g->warp_n, regs,
+                   tcmma_arm_marker(g->arm), g->call.cc, cap, g->threads);
   if (regs > g->call.registers)
     return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a %dx%d warp tile expects %ld registers "
                    "per thread (accumulator and one k step of fragments %d, %ld for %d k steps, "
-                   "%ld copies per thread%s%s%s): over the budget of %d (call.registers; the "
+                   "%ld copies per thread%s%s%s%s): over the budget of %d (call.registers; the "
                    "GEMM's default %d)", g->warp_m, g->warp_n, regs, cz->registers, overhead,
                    cz->kt, copies + narrow, narrow ? " of classes under 16 bytes" : "",
                    bytes ? ", 1-byte operands" : "", g->predicated ? ", predication" : "",
+                   emulated ? ", an mma.sync ptxas emulates on this cc" : "",
                    g->call.registers, TCMMA_GEMM_REGISTERS);
   return TCMMA_OK;
 }

@@ -68,6 +68,15 @@ bool tcmma_arm_runs_on(tcmma_arm arm, int cc) {
   return !a->family || cc / 10 == a->floor / 10;
 }
 
+int tcmma_arm_sass_products(tcmma_arm arm, int cc) {
+  if (cc == 0 || !tcmma_arm_runs_on(arm, cc)) return 0;
+#define TCMMA_ARM_EMULATION(ARM, lo, hi, products, sass) \
+  if (arm == TCMMA_ARM_##ARM && cc >= (lo) && cc <= (hi)) return (products);
+#include "tables/arm_emulation.def"
+#undef TCMMA_ARM_EMULATION
+  return 1;
+}
+
 void tcmma_arm_ldmatrix_operands(tcmma_arm arm, bool a_eligible, bool a_transposed, bool b_eligible,
                                  bool b_transposed, bool *a_ldmatrix, bool *b_ldmatrix) {
   const tcmma_arm_info *info = tcmma_arm_get(arm);

@@ -93,10 +93,16 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
      * an mma.sync issues several per product) */
     long bars = bench_sass_count_op(&s, first, last, "BAR");
     r->k_tiles = (double)bars / (p->call.stages == 1 ? 2 : 1);
-    if (r->k_tiles > 0 && c[BENCH_SASS_MMA] != (long)(r->k_tiles * p->mma_per_k_tile))
+    int products = tcmma_arm_sass_products(p->arm, r->arch);
+    double per_tile = r->k_tiles > 0 ? (double)c[BENCH_SASS_MMA] / r->k_tiles : 0;
+    if (r->k_tiles > 0 && per_tile != (double)p->mma_per_k_tile * products)
       snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
-               "mma.sync: emulated or split on sm_%d", (double)c[BENCH_SASS_MMA] / r->k_tiles,
-               p->mma_per_k_tile, r->arch);
+               "mma.sync: not the %d per product tables/arm_emulation.def gives sm_%d", per_tile,
+               p->mma_per_k_tile, products, r->arch);
+    else if (products > 1)
+      snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
+               "mma.sync: ptxas emulates %s on sm_%d (tables/arm_emulation.def)", per_tile,
+               p->mma_per_k_tile, tcmma_arm_marker(p->arm), r->arch);
     for (int i = 0; i < BENCH_SASS_NCLASS; i++) r->counts[i] = c[i];
     bench_gemm_ideal(p, r->ideal);
     r->measured = r->k_tiles > 0;

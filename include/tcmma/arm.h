@@ -86,6 +86,12 @@ tcmma_status tcmma_cc_check(int cc, tcmma_error *err);
  * for an out-of-range arm or cc. */
 bool tcmma_arm_runs_on(tcmma_arm arm, int cc);
 
+/* The tensor-core instructions ptxas issues per mma.sync of arm on a device
+ * of cc: 1 where the SASS has the product, more where ptxas emulates it
+ * (tables/arm_emulation.def: fp8 on 9.0 to 11.0), 0 where the arm does not
+ * run on cc (tcmma_arm_runs_on) or cc is 0 ("any device": no SASS yet). */
+int tcmma_arm_sass_products(tcmma_arm arm, int cc);
+
 /* Which operands arm loads through ldmatrix, given whether each operand is
  * eligible at all (shared memory, swizzled_b128 layout) and whether it is
  * stored transposed. The one rule the renderer and the census both read. */

@@ -66,6 +66,12 @@ typedef enum {
 /* And NARROW_COPY per copy beyond the 16-byte ones when an operand's class
  * is under 16 bytes (fitted on the GEMM matrix's 2-, 4- and 8-byte rows). */
 #define TCMMA_GEMM_REGISTERS_PER_NARROW_COPY 2
+/* And EMULATED when ptxas emulates the arm's mma.sync on the plan's cc
+ * (tcmma_arm_sass_products above 1: fp8 on 9.0 to 11.0 unpacks operands to
+ * f16 for two HMMA per product): fitted on ptxas -v at sm_90 and sm_100
+ * over the fp8 kernels the plan accepts at sm_89 (docs/emit.md, GEMM
+ * registers), where ptxas takes 1.5 to 3 times the registers of sm_89. */
+#define TCMMA_GEMM_REGISTERS_EMULATED 24
 
 /* The GEMM's default budget per thread (a call's registers 0): all a thread
  * may have, since a block of the GEMM runs few warps (not the one-warp

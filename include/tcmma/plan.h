@@ -78,6 +78,9 @@ typedef enum { TCMMA_INIT_LOAD = 0, TCMMA_INIT_ZERO = 1, TCMMA_INIT_SCALE = 2 } 
  * loop state. TCMMA_REGISTERS_MAX: the most a call may allow. */
 #define TCMMA_REGISTERS_DEFAULT 192
 #define TCMMA_REGISTERS_MAX 255
+/* The registers one block may hold on every device from cc 7.0 to 12.x:
+ * under __launch_bounds__(T), ptxas takes at most this over T a thread. */
+#define TCMMA_REGISTERS_PER_BLOCK 65536
 
 /* The most tile products (mt*nt*kt) one rendered statement or update may
  * unroll: beyond it NVRTC's time and the code size grow without bound; a
