@@ -1,7 +1,9 @@
-/* The ring pieces and the dialect-neutral glue (include/tcmma/ring.h): a
- * hand-written multi-warp, multi-stage GEMM composed only from the public
- * pieces and the glue runs on the block simulator against the reference
- * (ragged M, N and K) and compiles under NVRTC at sm_80 with no warning;
+/* The ring pieces and the dialect-neutral glue (include/tcmma/ring.h): the
+ * generator of docs/emit.md (Ring pieces), a hand-written multi-warp,
+ * multi-stage GEMM composed only from the public pieces and the glue, is
+ * built from the document; its host text runs on the block simulator
+ * against the reference (ragged M, N and K) and its CUDA text compiles
+ * under NVRTC at sm_80 with no warning;
  * its broken variants (a wait that lets a stage be read before it landed,
  * a missing barrier) are races the simulator names; bad input is refused
  * naming the value, appending nothing. */
@@ -20,136 +22,117 @@
 typedef void (*any_fn)(void);
 extern const any_fn verify_sim_keep[];
 
-/* How the hand-written kernel is broken (NONE: not). */
-typedef enum { BREAK_NONE, BREAK_WAIT, BREAK_BARRIER } breakage;
-
-#define OK(call)                                                      \
-  do {                                                                \
-    tcmma_error e_ = {0};                                             \
-    tcmma_error *err = &e_;                                           \
-    if ((call) != TCMMA_OK) fail_msg("%s: %s", #call, e_.message);    \
+/* A call that must succeed, its message on failure (err in its scope). */
+#define OK(call)                                                   \
+  do {                                                             \
+    tcmma_error e_ = {0};                                          \
+    tcmma_error *err = &e_;                                        \
+    if ((call) != TCMMA_OK) fail_msg("%s: %s", #call, e_.message); \
   } while (0)
 
-/* One k tile's products from stage `stage`, with the warp plan's pieces. */
-static void compute(const tcmma_render_ctx *w, const tcmma_gemm_plan *p, const char *stage) {
-  tcmma_render_ctx r = *w;
-  tcmma_buf_printf(r.out, "{\n");
-  OK(tcmma_render_gemm_ring_tiles(&r, p, NULL, stage, "as", "bs", err));
-  for (int ks = 0; ks < w->plan->kt; ks++) {
-    char k[16];
-    snprintf(k, sizeof k, "%d", ks);
-    OK(tcmma_render_frag_load(&r, TCMMA_OPERAND_A, "af", "as", k, err));
-    OK(tcmma_render_frag_load(&r, TCMMA_OPERAND_B, "bf", "bs", k, err));
-    OK(tcmma_render_frag_mma(&r, "acc", "af", "bf", err));
-  }
-  tcmma_buf_printf(r.out, "}\n");
+/* The generator of docs/emit.md (Ring pieces), built once. */
+static char *example, example_dir[64];
+
+static int build_example(void **st) {
+  (void)st;
+  example = doc_example_build("docs/emit.md", "## Ring pieces", example_dir, sizeof example_dir);
+  return 0; /* each test fails on its own when it is missing */
 }
 
-/* The main loop: wait for k tile kt, barrier, refill the ring, multiply. */
-static void main_loop(const tcmma_render_ctx *w, const tcmma_gemm_plan *p, breakage brk) {
-  tcmma_buf *out = w->out;
-  int S = p->call.stages, KT = p->k_tiles;
-  for (int s = 0; s < S - 1; s++) { /* the prologue: S - 1 k tiles in flight */
-    char n[16];
-    snprintf(n, sizeof n, "%d", s);
-    if (s < KT) OK(tcmma_render_gemm_ring_load(w, p, NULL, n, n, err));
-    OK(tcmma_render_gemm_ring_commit(w, p, NULL, err));
-  }
-  tcmma_buf_printf(out, "for (int kt = 0; kt < %d; ++kt) {\n", KT);
-  OK(tcmma_render_gemm_ring_wait(w, p, NULL, brk == BREAK_WAIT ? S - 1 : S - 2, err));
-  if (brk != BREAK_BARRIER) tcmma_buf_printf(out, "TCMMA_SYNC();\n");
-  char stage[32], tile[32], read[32];
-  snprintf(stage, sizeof stage, "(kt + %d) %% %d", S - 1, S);
-  snprintf(tile, sizeof tile, "kt + %d", S - 1);
-  snprintf(read, sizeof read, "kt %% %d", S);
-  tcmma_buf_printf(out, "if (kt + %d < %d)\n", S - 1, KT);
-  OK(tcmma_render_gemm_ring_load(w, p, NULL, stage, tile, err));
-  OK(tcmma_render_gemm_ring_commit(w, p, NULL, err));
-  compute(w, p, read);
-  tcmma_buf_printf(out, "}\n");
+static int remove_example(void **st) {
+  (void)st;
+  if (example) doc_example_remove(example_dir);
+  free(example);
+  return 0;
 }
 
-/* The hand-written kernel `tcmma_kernel(d, a, b, c, alpha, beta)` of p in
- * dialect dl: only the ring pieces, the warp call's fragment pieces and
- * the glue; the HOST text adds the simulator's entry. */
-static void hand_kernel(const tcmma_gemm_plan *p, tcmma_dialect dl, breakage brk, tcmma_buf *out) {
-  char exprs[TCMMA_GEMM_WARP_EXPRS_BYTES];
-  tcmma_call wc;
-  tcmma_plan wp;
-  OK(tcmma_gemm_warp_call(p, NULL, exprs, sizeof exprs, &wc, err));
-  OK(tcmma_plan_call(&wc, &wp, err));
-  tcmma_names names = {NULL, 0};
-  tcmma_render_ctx w = tcmma_render_ctx_make(&wp, dl, &names, out);
-  OK(tcmma_render_includes(&w, true, err));
-  OK(tcmma_render_glue(&w, err));
-  tcmma_buf_printf(out, "\nTCMMA_KERNEL tcmma_kernel(float *d, const void *a, const void *b, "
-                        "const float *c, float alpha, float beta)\n{\nTCMMA_DYN_SHARED(smem);\n");
-  OK(tcmma_render_gemm_ring_decls(&w, p, NULL, "smem", "a", "b", NULL, NULL, err));
-  OK(tcmma_render_frag_decl(&w, TCMMA_OPERAND_C, "acc", 0, err));
-  OK(tcmma_render_frag_decl(&w, TCMMA_OPERAND_A, "af", 0, err));
-  OK(tcmma_render_frag_decl(&w, TCMMA_OPERAND_B, "bf", 0, err));
-  OK(tcmma_render_acc_init(&w, "acc", "(float *)smem", err));
-  main_loop(&w, p, brk);
-  OK(tcmma_render_gemm_ring_store(&w, p, NULL, "acc", "d", "c", "alpha", "beta", err));
-  tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST)
-    tcmma_buf_printf(out, "\nvoid tcmma_kernel_entry(void *args);\nvoid tcmma_kernel_entry(void "
-                          "*args)\n{\n  void **p = (void **)args;\n  tcmma_kernel((float *)p[0], "
-                          "p[1], p[2], (const float *)p[3], *(const float *)p[4], "
-                          "*(const float *)p[5]);\n}\n");
-}
-
+/* A shape the generator takes: M N K, block, warps, stages, A stored
+ * transposed (its arguments, in order). */
 typedef struct {
-  int m, n, k, bm, bn, bk, wm, wn, stages;
-  bool at, bt;
+  int m, n, k, bm, bn, wm, wn, stages, at;
 } ring_shape;
 
 /* Ragged in M, N and K; 2x2 warps over 3 stages; 1x2 warps over 4 (a
- * power of two: the stage masks), A stored transposed. */
+ * power of two: the stage masks) with A transposed; 2x1 over 2 stages. */
 static const ring_shape shapes[] = {
-    {100, 72, 200, 64, 64, 32, 2, 2, 3, false, false},
-    {70, 130, 90, 32, 64, 32, 1, 2, 4, true, false},
-    {48, 40, 64, 32, 32, 32, 2, 1, 2, false, true},
+    {100, 72, 200, 64, 64, 2, 2, 3, 0},
+    {70, 130, 90, 32, 64, 1, 2, 4, 1},
+    {48, 40, 64, 32, 32, 2, 1, 2, 0},
 };
 
+/* The call the generator plans for s. */
 static tcmma_gemm_call call_of(const ring_shape *s) {
   tcmma_gemm_call c = tcmma_gemm_call_default();
-  c.m = s->m, c.n = s->n, c.k = s->k;
-  c.block_m = s->bm, c.block_n = s->bn, c.block_k = s->bk;
-  c.warps_m = s->wm, c.warps_n = s->wn, c.stages = s->stages;
-  c.a.transposed = s->at, c.b.transposed = s->bt;
-  c.name = "tcmma_kernel";
+  c.m = s->m, c.n = s->n, c.k = s->k, c.block_m = s->bm, c.block_n = s->bn, c.block_k = 32;
+  c.warps_m = s->wm, c.warps_n = s->wn, c.stages = s->stages, c.a.transposed = s->at;
+  c.cc = 80;
   return c;
 }
 
-/* Runs the hand-written kernel of shape s (broken as brk) on the
- * simulator; r says how it went. */
-static bool run_hand(const ring_shape *s, breakage brk, verify_case_result *r) {
-  tcmma_gemm_call c = call_of(s);
-  tcmma_gemm_plan p;
-  OK(tcmma_gemm_plan_call(&c, &p, err));
-  tcmma_buf text = {0};
-  hand_kernel(&p, TCMMA_DIALECT_HOST, brk, &text);
-  void *h = host_module_open(tcmma_buf_str(&text));
+/* What the generator prints for s in dialect ("cuda" or "host"); owned. */
+static char *generated(const char *dialect, const ring_shape *s) {
+  if (!example) fail_msg("the docs/emit.md ring example does not build");
+  char cmd[1024];
+  snprintf(cmd, sizeof cmd, "%s %s %d %d %d %d %d %d %d %d %d", example, dialect, s->m, s->n,
+           s->k, s->bm, s->bn, s->wm, s->wn, s->stages, s->at);
+  FILE *f = popen(cmd, "r");
+  assert_non_null(f);
+  tcmma_buf out = {0};
+  char chunk[4096];
+  size_t n;
+  while ((n = fread(chunk, 1, sizeof chunk, f)) > 0) tcmma_buf_append(&out, chunk, n);
+  if (pclose(f) != 0) fail_msg("%s failed", cmd);
+  return out.data;
+}
+
+/* text with the first `from` after `after` replaced by `to`; owned. */
+static char *replaced(const char *text, const char *after, const char *from, const char *to) {
+  const char *a = strstr(text, after), *f = a ? strstr(a, from) : NULL;
+  if (!f) fail_msg("no '%s' after '%s'", from, after);
+  size_t n = strlen(text) - strlen(from) + strlen(to) + 1;
+  char *out = malloc(n);
+  assert_non_null(out);
+  snprintf(out, n, "%.*s%s%s", (int)(f - text), text, to, f + strlen(from));
+  return out;
+}
+
+/* How the generated kernel is broken (NONE: not). */
+typedef enum { BREAK_NONE, BREAK_WAIT, BREAK_BARRIER } breakage;
+
+/* Runs the generated kernel of shape s (broken as brk) on the simulator
+ * against the reference; r says how it went. */
+static bool run_generated(const ring_shape *s, breakage brk, verify_case_result *r) {
+  char *text = generated("host", s), *run = text;
+  const char *loop = "for (int kt = 0;";
+  char weak[64], wait[64];
+  snprintf(wait, sizeof wait, "tcmma_sim_cp_async_wait_group(%d);", s->stages - 2);
+  snprintf(weak, sizeof weak, "tcmma_sim_cp_async_wait_group(%d);", s->stages - 1);
+  if (brk == BREAK_WAIT) run = replaced(text, loop, wait, weak);
+  if (brk == BREAK_BARRIER) run = replaced(text, loop, "TCMMA_SYNC();\n", "");
+  void *h = host_module_open(run);
   void *sym = h ? dlsym(h, "tcmma_kernel_entry") : NULL;
-  if (!sym) fail_msg("host text does not compile:\n%s", tcmma_buf_str(&text));
+  if (!sym) fail_msg("host text does not compile:\n%s", run);
   sim_entry entry;
   memcpy(&entry, &sym, sizeof sym);
+  tcmma_gemm_call c = call_of(s);
+  tcmma_gemm_plan p;
+  OK(tcmma_gemm_plan_call(&c, &p, err)); /* the generator's plan, for the launch */
   verify_gemm_case cs = {.call = c, .opts = tcmma_gemm_opts_default(), .alpha = 1.5, .beta = -0.5};
   snprintf(cs.name, sizeof cs.name, "ring/%dx%dx%d/w%dx%d/s%d/break%d", s->m, s->n, s->k, s->wm,
            s->wn, s->stages, (int)brk);
   bool ok = verify_gemm_case_run(&cs, &p, verify_gemm_sim_runner, &entry, r);
   dlclose(h);
-  tcmma_buf_free(&text);
+  if (run != text) free(run);
+  free(text);
   return ok;
 }
 
-static void hand_kernel_matches_the_reference(void **st) {
+static void generated_kernel_matches_the_reference(void **st) {
   (void)st;
   assert_non_null(verify_sim_keep);
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
     verify_case_result r = {0};
-    if (!run_hand(&shapes[i], BREAK_NONE, &r)) fail_msg("shape %zu: %s", i, r.reason);
+    if (!run_generated(&shapes[i], BREAK_NONE, &r)) fail_msg("shape %zu: %s", i, r.reason);
     printf("passed shape %zu: %s\n", i, r.reason);
   }
 }
@@ -161,17 +144,18 @@ static void hand_kernel_matches_the_reference(void **st) {
 static void broken_rings_are_caught(void **st) {
   (void)st;
   verify_case_result r = {0};
-  assert_false(run_hand(&shapes[0], BREAK_WAIT, &r));
+  assert_false(run_generated(&shapes[0], BREAK_WAIT, &r));
   if (!strstr(r.reason, "cp.async into them")) fail_msg("weak wait: %s", r.reason);
   memset(&r, 0, sizeof r);
-  assert_false(run_hand(&shapes[0], BREAK_BARRIER, &r));
+  assert_false(run_generated(&shapes[0], BREAK_BARRIER, &r));
   if (!strstr(r.reason, "__syncthreads since") && !strstr(r.reason, "cp.async into them") &&
       !strstr(r.reason, "overwritten while in use"))
     fail_msg("no barrier: %s", r.reason);
 }
 
-/* The same text under NVRTC at sm_80: a CUBIN, no warning. */
-static void hand_kernel_compiles(void **st) {
+/* The same generator's CUDA text under NVRTC at sm_80: a CUBIN, no
+ * warning, no spill. */
+static void generated_kernel_compiles(void **st) {
   (void)st;
   tcmma_error why = {0};
   if (tcmma_nvrtc_load(NULL, &why) != TCMMA_OK) {
@@ -179,22 +163,17 @@ static void hand_kernel_compiles(void **st) {
     skip();
   }
   for (size_t i = 0; i < sizeof shapes / sizeof *shapes; i++) {
-    tcmma_gemm_call c = call_of(&shapes[i]);
-    c.cc = 80;
-    tcmma_gemm_plan p;
-    OK(tcmma_gemm_plan_call(&c, &p, err));
-    tcmma_buf text = {0};
-    hand_kernel(&p, TCMMA_DIALECT_CUDA, BREAK_NONE, &text);
+    char *text = generated("cuda", &shapes[i]);
     tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .arch = 80);
     tcmma_program prog;
-    if (tcmma_compile(text.data, text.len, &o, &prog, &why) != TCMMA_OK)
-      fail_msg("compile: %s\n%s\n%s", why.message, prog.log ? prog.log : "", text.data);
+    if (tcmma_compile(text, strlen(text), &o, &prog, &why) != TCMMA_OK)
+      fail_msg("compile: %s\n%s\n%s", why.message, prog.log ? prog.log : "", text);
     assert_non_null(prog.cubin);
     assert_string_equal(prog.target_arch, "sm_80");
     if (strstr(prog.log, "warning")) fail_msg("warnings:\n%s", prog.log);
     assert_int_equal(prog.spill_store_bytes, 0);
     tcmma_program_free(&prog);
-    tcmma_buf_free(&text);
+    free(text);
   }
 }
 
@@ -202,6 +181,7 @@ static void hand_kernel_compiles(void **st) {
 static void bad_input_is_refused(void **st) {
   (void)st;
   tcmma_gemm_call c = call_of(&shapes[0]);
+  c.cc = 0;
   tcmma_gemm_plan p, changed;
   OK(tcmma_gemm_plan_call(&c, &p, err));
   changed = p, changed.threads += 32;
@@ -303,9 +283,9 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_input_is_refused),
       cmocka_unit_test(glue_in_both_dialects),
-      cmocka_unit_test(hand_kernel_matches_the_reference),
+      cmocka_unit_test(generated_kernel_matches_the_reference),
       cmocka_unit_test(broken_rings_are_caught),
-      cmocka_unit_test(hand_kernel_compiles),
+      cmocka_unit_test(generated_kernel_compiles),
   };
-  return cmocka_run_group_tests(tests, NULL, NULL);
+  return cmocka_run_group_tests(tests, build_example, remove_example);
 }
