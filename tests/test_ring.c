@@ -232,6 +232,30 @@ static void bad_input_is_refused(void **st) {
   assert_int_equal(names.next, 0);
 }
 
+/* Below cc 80 the loader copies with plain loads: the ring's commit and
+ * wait render nothing, its loads no cp.async. */
+static void plain_loader_has_no_groups(void **st) {
+  (void)st;
+  tcmma_gemm_call c = call_of(&shapes[0]);
+  c.cc = 75, c.a.prec = c.b.prec = TCMMA_PREC_F16;
+  tcmma_gemm_plan p;
+  OK(tcmma_gemm_plan_call(&c, &p, err));
+  tcmma_buf out = {0};
+  const tcmma_render_ctx *x = RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out);
+  OK(tcmma_render_gemm_ring_commit(x, &p, NULL, err));
+  OK(tcmma_render_gemm_ring_wait(x, &p, NULL, 1, err));
+  assert_int_equal(out.len, 0);
+  OK(tcmma_render_gemm_ring_load(x, &p, NULL, "kt % 3", "kt", err));
+  assert_non_null(strstr(tcmma_buf_str(&out), "plain loads"));
+  assert_null(strstr(tcmma_buf_str(&out), "cp.async"));
+  tcmma_buf_free(&out);
+  c.cc = 80; /* the same call at cc 80 copies with cp.async */
+  OK(tcmma_gemm_plan_call(&c, &p, err));
+  OK(tcmma_render_gemm_ring_commit(x, &p, NULL, err));
+  assert_non_null(strstr(tcmma_buf_str(&out), "cp.async.commit_group"));
+  tcmma_buf_free(&out);
+}
+
 /* The glue: every row defined in both dialects, guarded, and the host
  * text with the glue compiles twice over (a second rendering is
  * harmless). */
@@ -283,6 +307,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(bad_input_is_refused),
       cmocka_unit_test(glue_in_both_dialects),
+      cmocka_unit_test(plain_loader_has_no_groups),
       cmocka_unit_test(generated_kernel_matches_the_reference),
       cmocka_unit_test(broken_rings_are_caught),
       cmocka_unit_test(generated_kernel_compiles),
