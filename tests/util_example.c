@@ -7,6 +7,10 @@
 #include <unistd.h>
 #include "util.h"
 
+#ifndef TCMMA_SANFLAGS
+#define TCMMA_SANFLAGS ""
+#endif
+
 char *doc_example_build(const char *doc, const char *heading, char *dir, size_t cap) {
   char *text = read_file(src_path(doc), NULL);
   const char *sec = text ? strstr(text, heading) : NULL;
@@ -25,7 +29,10 @@ char *doc_example_build(const char *doc, const char *heading, char *dir, size_t 
   FILE *f = fopen(path, "w");
   if (f) fwrite(code, 1, (size_t)(end - code), f), fclose(f);
   free(text);
+  /* the sanitizers the library was built with (the environment's, else
+   * this build's own) */
   const char *build = getenv("TCMMA_BUILD"), *san = getenv("TCMMA_SANFLAGS");
+  if (!san) san = TCMMA_SANFLAGS;
   const char *cc = getenv("CC");
   char inc[1024], root[1024], lib[1024]; /* src_path returns one static buffer */
   snprintf(inc, sizeof inc, "%s", src_path("include"));
