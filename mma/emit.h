@@ -367,6 +367,12 @@ typedef struct {
   tcmma_gemm_info i; /* this library's whole struct */
 } tcmma__emit_gemm_form;
 
+/* The form of plan rendered with opts (NULL: the defaults; a caller's
+ * struct of any size): opts taken, then tcmma__emit_gemm_check, whose
+ * "changed" message also names other opts as the possible cause. */
+tcmma_status tcmma__emit_gemm_form_take(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                                        tcmma__emit_gemm_form *f, tcmma_error *err);
+
 /* The text of one of g's extents or ld's: its constant, or in a
  * shape-argument kernel the argument's name; into buf. */
 typedef enum {
@@ -430,5 +436,17 @@ void tcmma__emit_gemm_epilogue(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
  * is not an expression: callers that take NULL as "the default" test it
  * first. */
 bool tcmma__emit_expr_ok(const char *expr);
+
+/* Whether expr is a C integer literal (optionally signed, blank around it,
+ * as strtol reads it with base 0): 1 with *value set, -1 when it is one
+ * outside long's range, 0 when it is any other expression. */
+int tcmma__emit_literal(const char *expr, long *value);
+
+/* Appends text to out with each identifier from[i] (a whole token, outside
+ * comments, string and character literals and member names) written as
+ * to[i]: a kernel's composed text (whose parameters are d, a, b, c, alpha,
+ * beta) made to read a caller's locals instead. */
+void tcmma__emit_rename(const char *text, const char *const *from, const char *const *to, int n,
+                        tcmma_buf *out);
 
 #endif

@@ -1,6 +1,9 @@
 /* The rules planning, rendering and the census share (mma/emit.h). */
+#include <ctype.h>
+#include <errno.h>
 #include <limits.h>
 #include <stdatomic.h>
+#include <stdlib.h>
 #include <string.h>
 #include "emit.h"
 
@@ -213,4 +216,55 @@ bool tcmma__emit_expr_ok(const char *expr) {
   if (!expr) return false;
   size_t n = strlen(expr);
   return n >= 1 && n <= TCMMA_EXPR_MAX && expr[strspn(expr, " \t\r\n\f\v")] != '\0';
+}
+
+int tcmma__emit_literal(const char *expr, long *value) {
+  const char *s = expr + strspn(expr, " \t");
+  char *end;
+  errno = 0;
+  long v = strtol(s, &end, 0);
+  if (end == s || !isxdigit((unsigned char)end[-1]) || end[strspn(end, " \t")]) return 0;
+  *value = v;
+  return errno == ERANGE ? -1 : 1;
+}
+
+/* The end of the comment, string or character literal that starts at p
+ * (p itself when none starts there). */
+static const char *skip_opaque(const char *p) {
+  if (p[0] == '/' && p[1] == '*') {
+    const char *e = strstr(p + 2, "*/");
+    return e ? e + 2 : p + strlen(p);
+  }
+  if (p[0] == '/' && p[1] == '/') return p + strcspn(p, "\n");
+  if (*p != '"' && *p != '\'') return p;
+  char q = *p++;
+  while (*p && *p != q) p += p[0] == '\\' && p[1] ? 2 : 1;
+  return *p ? p + 1 : p;
+}
+
+void tcmma__emit_rename(const char *text, const char *const *from, const char *const *to, int n,
+                        tcmma_buf *out) {
+  const char *p = text;
+  bool member = false; /* after . or ->: a field name, never renamed */
+  while (*p) {
+    const char *e = skip_opaque(p);
+    if (e == p && (isalnum((unsigned char)*p) || *p == '_')) {
+      e = p;
+      while (isalnum((unsigned char)*e) || *e == '_') e++;
+      int hit = -1;
+      for (int i = 0; i < n && hit < 0 && !member && !isdigit((unsigned char)*p); i++)
+        if (strlen(from[i]) == (size_t)(e - p) && strncmp(p, from[i], (size_t)(e - p)) == 0)
+          hit = i;
+      if (hit >= 0) tcmma_buf_append(out, to[hit], strlen(to[hit]));
+      else tcmma_buf_append(out, p, (size_t)(e - p));
+      member = false;
+      p = e;
+      continue;
+    }
+    if (e == p) e = p + 1;
+    if (!isspace((unsigned char)*p))
+      member = *p == '.' || (*p == '>' && p > text && p[-1] == '-');
+    tcmma_buf_append(out, p, (size_t)(e - p));
+    p = e;
+  }
 }

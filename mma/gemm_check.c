@@ -4,6 +4,8 @@
  * its caller changed is refused naming the field instead of rendering a
  * kernel from figures no rule made. */
 #include <stdio.h>
+#include <string.h>
+#include "abi.h"
 #include "emit.h"
 
 #define F(member, kind) TCMMA__FIELD(tcmma_gemm_plan, member, #member, kind)
@@ -61,4 +63,26 @@ tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, const tcmma_gem
     return tcmma_fail(err, TCMMA_INVALID, "%s: its call does not plan (%s)", TCMMA__CHANGED,
                       why.message);
   return tcmma__emit_fields_differ(plan, &fresh, gemm_derived, COUNT(gemm_derived), err);
+}
+
+tcmma_status tcmma__emit_gemm_form_take(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                                        tcmma__emit_gemm_form *f, tcmma_error *err) {
+  memset(f, 0, sizeof *f);
+  f->o = tcmma_gemm_opts_default();
+  tcmma_status st;
+  if (opts && (st = tcmma__abi_take(&f->o, opts, sizeof f->o, &f->o, "tcmma_gemm_opts",
+                                    "tcmma_gemm_opts_default()", err)) != TCMMA_OK)
+    return st;
+  if ((st = tcmma__emit_gemm_check(plan, &f->o, &f->i, err)) != TCMMA_OK) {
+    /* a plan is checked against the options it is rendered with: name them
+     * as the other cause */
+    if (err && strncmp(err->message, TCMMA__CHANGED, strlen(TCMMA__CHANGED)) == 0) {
+      size_t n = strlen(err->message);
+      snprintf(err->message + n, sizeof err->message - n, " (or it was planned with other "
+               "tcmma_gemm_opts than the ones it is rendered with)");
+    }
+    return st;
+  }
+  f->g = plan;
+  return TCMMA_OK;
 }

@@ -160,18 +160,14 @@ tcmma_status tcmma_render_frag_decl(const tcmma_render_ctx *ctx, tcmma_operand o
   return ctx->out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory") : TCMMA_OK;
 }
 
-/* A constant k step (a C integer literal, optionally signed, as strtol
- * reads it with base 0) must name one of the plan's kt steps; any other
- * expression is the caller's to keep in range. */
+/* A constant k step (a C integer literal) must name one of the plan's kt
+ * steps; any other expression is the caller's to keep in range. */
 static tcmma_status check_kstep(const tcmma_plan *p, const char *kstep, tcmma_error *err) {
-  const char *s = kstep + strspn(kstep, " \t");
-  char *end;
-  errno = 0;
-  long v = strtol(s, &end, 0);
-  if (end == s || !isxdigit((unsigned char)end[-1]) || end[strspn(end, " \t")]) return TCMMA_OK;
-  if (errno == ERANGE || v < 0 || v >= p->kt)
+  long v;
+  int lit = tcmma__emit_literal(kstep, &v);
+  if (lit && (lit < 0 || v < 0 || v >= p->kt))
     return tcmma_fail(err, TCMMA_INVALID, "k step '%s' is %s: expected 0 to %d (the plan's %d "
-                      "k steps)", kstep, errno == ERANGE ? "out of long's range" : "outside",
+                      "k steps)", kstep, lit < 0 ? "out of long's range" : "outside",
                       p->kt - 1, p->kt);
   return TCMMA_OK;
 }

@@ -378,21 +378,8 @@ tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gem
   if (st != TCMMA_OK) return st;
   gemm_kernel k;
   memset(&k, 0, sizeof k);
-  k.f.o = tcmma_gemm_opts_default();
-  if (opts && (st = tcmma__abi_take(&k.f.o, opts, sizeof k.f.o, &k.f.o, "tcmma_gemm_opts",
-                                    "tcmma_gemm_opts_default()", err)) != TCMMA_OK)
-    return st;
-  if ((st = tcmma__emit_gemm_check(plan, &k.f.o, &k.f.i, err)) != TCMMA_OK) {
-    /* a plan is checked against the options it is rendered with: name them
-     * as the other cause */
-    if (err && strncmp(err->message, TCMMA__CHANGED, strlen(TCMMA__CHANGED)) == 0) {
-      size_t n = strlen(err->message);
-      snprintf(err->message + n, sizeof err->message - n, " (or it was planned with other "
-               "tcmma_gemm_opts than the ones it is rendered with)");
-    }
-    return st;
-  }
-  k.g = plan, k.f.g = plan, k.dl = ctx->dialect;
+  if ((st = tcmma__emit_gemm_form_take(plan, opts, &k.f, err)) != TCMMA_OK) return st;
+  k.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
   tcmma__emit_gemm_warp_call(plan, &k.x, &w);

@@ -30,29 +30,11 @@ static void readme_example_builds_and_runs(void **state) {
   assert_non_null(readme);
   const char *sec = strstr(readme, "## Emitting and compiling a tile-MMA");
   assert_non_null(sec);
-  const char *code = strstr(sec, "```c\n");
-  assert_non_null(code);
-  code += 5;
-  const char *end = strstr(code, "```\n");
-  assert_non_null(end);
-  char dir[] = "/tmp/tcmma-readme-XXXXXX";
-  assert_non_null(mkdtemp(dir));
-  char path[256], cmd[8192];
-  snprintf(path, sizeof path, "%s/example.c", dir);
-  FILE *f = fopen(path, "w");
-  assert_non_null(f);
-  fwrite(code, 1, (size_t)(end - code), f);
-  fclose(f);
-  const char *build = getenv("TCMMA_BUILD"), *san = getenv("TCMMA_SANFLAGS");
-  const char *cc = getenv("CC");
-  char inc[1024], root[1024], lib[1024]; /* src_path returns one static buffer */
-  snprintf(inc, sizeof inc, "%s", src_path("include"));
-  snprintf(root, sizeof root, "%s", src_path("."));
-  snprintf(lib, sizeof lib, "%s", build && *build ? build : src_path("build"));
-  snprintf(cmd, sizeof cmd,
-           "%s -std=c11 -Wall -Wextra -Werror %s -I%s -I%s %s %s/libtcmma.a -ldl -lpthread -lm "
-           "-o %s/example 2>&1 && %s/example > %s/out.txt 2>&1",
-           cc && *cc ? cc : "cc", san ? san : "", inc, root, path, lib, dir, dir, dir);
+  char dir[64], path[256], cmd[1024];
+  char *exe = doc_example_build("README.md", "## Emitting and compiling a tile-MMA", dir,
+                                sizeof dir);
+  if (!exe) fail_msg("the README example does not build");
+  snprintf(cmd, sizeof cmd, "%s > %s/out.txt 2>&1", exe, dir);
   int rc = system(cmd);
   snprintf(path, sizeof path, "%s/out.txt", dir);
   char *out = read_file(path, NULL);
@@ -64,8 +46,8 @@ static void readme_example_builds_and_runs(void **state) {
   assert_non_null(strstr(sec, "`mma-f16: compiled, ...-byte cubin at sm_80`"));
   free(out);
   free(readme);
-  snprintf(cmd, sizeof cmd, "rm -rf %s", dir);
-  assert_int_equal(system(cmd), 0);
+  free(exe);
+  doc_example_remove(dir);
 }
 
 int main(void) {

@@ -36,6 +36,13 @@ char *read_file(const char *path, size_t *len);
  * (tests/util_module.c); NULL when it does not compile or load. */
 void *host_module_open(const char *text);
 
+/* Builds the first ```c block after heading in doc (relative to the
+ * source root) into a program against $TCMMA_BUILD's libtcmma.a, in a
+ * fresh folder (its name into dir; remove it with doc_example_remove);
+ * the program's path (owned), or NULL, saying why on stderr. */
+char *doc_example_build(const char *doc, const char *heading, char *dir, size_t cap);
+void doc_example_remove(const char *dir);
+
 /* $TCMMA_SRCDIR (default ".") joined with a relative path; static buffer. */
 const char *src_path(const char *rel);
 

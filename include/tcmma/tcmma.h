@@ -15,6 +15,7 @@
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
 #include "tcmma/gemm.h"
+#include "tcmma/ring.h"
 #include "tcmma/arch.h"
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
