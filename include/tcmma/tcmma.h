@@ -20,6 +20,7 @@
 #include "tcmma/ptx.h"
 #include "tcmma/driver.h"
 #include "tcmma/tensor_map.h"
+#include "tcmma/tma.h"
 #include "tcmma/abi.h"
 
 #endif
