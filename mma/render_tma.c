@@ -149,8 +149,8 @@ tcmma_status tcmma_render_tma_kernel(tcmma_dialect dl, const tcmma_tensor_map *m
   tcmma_buf_printf(out, "%s %s(%s %s map, unsigned char *out, int c0, int c1, int c2, int c3, "
                         "int c4) {\n",
                    SPELL(dl, KERNEL), name, SPELL(dl, GRID_CONSTANT), SPELL(dl, CU_TENSOR_MAP));
-  if (map->rank < 5) tcmma__emit_line(out, 1, "(void)c4;");
-  for (int i = map->rank; i < 4; i++) tcmma__emit_line(out, 1, "(void)c%d;", i);
+  for (int i = map->rank; i < TCMMA_TMAP_RANK_MAX; i++) /* the coordinates past the rank */
+    tcmma__emit_line(out, 1, "(void)c%d;", i);
   kernel_body(dl, map, bytes, out);
   tcmma_buf_printf(out, "}\n");
   if (dl == TCMMA_DIALECT_HOST)
