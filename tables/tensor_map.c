@@ -253,6 +253,11 @@ static unsigned long long landed(const tcmma_tensor_map *m, int i) {
   return (m->box[i] + e - 1) / e;
 }
 
+unsigned tcmma_tensor_map_box_elems(const tcmma_tensor_map *map, int dim) {
+  if (tcmma_tensor_map_check(map, NULL, NULL) != TCMMA_OK || dim < 0 || dim >= map->rank) return 0;
+  return (unsigned)landed(map, dim);
+}
+
 long long tcmma_tensor_map_box_bytes(const tcmma_tensor_map *map) {
   if (tcmma_tensor_map_check(map, NULL, NULL) != TCMMA_OK) return -1;
   long long n = eb_of(map);

@@ -186,6 +186,10 @@ static void box_bytes_and_offsets(void **state) {
   assert_int_equal(tcmma_tensor_map_box_bytes(&m), 64 * 32 * 2);
   m.box[1] = 63; /* ceil(63 / 2) */
   assert_int_equal(tcmma_tensor_map_box_bytes(&m), 64 * 32 * 2);
+  assert_int_equal(tcmma_tensor_map_box_elems(&m, 0), 64);
+  assert_int_equal(tcmma_tensor_map_box_elems(&m, 1), 32);
+  assert_int_equal(tcmma_tensor_map_box_elems(&m, 2), 0);
+  assert_int_equal(tcmma_tensor_map_box_elems(&m, -1), 0);
   m.box[1] = 0;
   assert_int_equal(tcmma_tensor_map_box_bytes(&m), -1);
   assert_int_equal(tcmma_tensor_map_box_bytes(NULL), -1);

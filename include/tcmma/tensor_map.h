@@ -110,6 +110,12 @@ tcmma_status tcmma_tensor_map_check(const tcmma_tensor_map *map, tcmma_tmap_rule
  * mbarrier transaction count of the copy. -1 for a map that fails the check. */
 long long tcmma_tensor_map_box_bytes(const tcmma_tensor_map *map);
 
+/* Elements of dimension dim one copy of a valid map lands: ceil(box[dim] /
+ * element_strides[dim]), the whole box[0] without interleave (the TMA has
+ * no stride in dimension 0); 0 for a map that fails the check or a dim
+ * outside its rank. */
+unsigned tcmma_tensor_map_box_elems(const tcmma_tensor_map *map, int dim);
+
 /* Byte offset in shared memory, from the box's 128-byte-aligned base, of
  * the box element at index idx[0..rank-1] (counted in landed elements):
  * dense rows of the landed dimension 0, the swizzle's Swizzle<B,4,3> on the

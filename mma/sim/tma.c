@@ -205,18 +205,13 @@ void tcmma_sim_mbar_wait(const char *opcode, unsigned long long *bar, unsigned p
   leave();
 }
 
-/* Elements of dimension i a copy lands (dimension 0 whole: no interleave here). */
-static unsigned landed(const tcmma_tensor_map *m, int i) {
-  unsigned e = i == 0 ? 1 : m->element_strides[i];
-  return (m->box[i] + e - 1) / e;
-}
-
 /* Writes copy c's box (lock held): each landed element from global memory,
  * or zeros outside the dims. False after a bounds failure. */
 static bool land_one(const sim_tma *c) {
   const tcmma_tensor_map *m = &c->map;
   int eb = tcmma_prec_bytes(m->prec), rank = m->rank;
-  unsigned idx[TCMMA_TMAP_RANK_MAX] = {0};
+  unsigned idx[TCMMA_TMAP_RANK_MAX] = {0}, landed[TCMMA_TMAP_RANK_MAX];
+  for (int i = 0; i < rank; i++) landed[i] = tcmma_tensor_map_box_elems(m, i);
   for (;;) {
     long long addr = 0;
     bool inside = true;
@@ -236,7 +231,7 @@ static bool land_one(const sim_tma *c) {
       memcpy(dst, src, (size_t)eb);
     }
     int i = 0; /* the next index, dimension 0 fastest */
-    while (i < rank && ++idx[i] == landed(m, i)) idx[i++] = 0;
+    while (i < rank && ++idx[i] == landed[i]) idx[i++] = 0;
     if (i == rank) return true;
   }
 }
