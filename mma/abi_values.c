@@ -47,6 +47,14 @@
   TCMMA__ABI_RANGE("ptx_features.def", TCMMA_PTX_FEATURE_COUNT, ID, value)
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
+#define TCMMA_TMAP_INTERLEAVE(ID, value, ...) \
+  TCMMA__ABI_RANGE("tensor_map.def", TCMMA_TMAP_INTERLEAVE_COUNT, ID, value)
+#define TCMMA_TMAP_L2(ID, value, ...) TCMMA__ABI_RANGE("tensor_map.def", TCMMA_TMAP_L2_COUNT, ID, value)
+#define TCMMA_TMAP_OOB(ID, value, ...) \
+  TCMMA__ABI_RANGE("tensor_map.def", TCMMA_TMAP_OOB_COUNT, ID, value)
+#define TCMMA_TMAP_RULE(ID, value, ...) \
+  TCMMA__ABI_RANGE("tensor_map.def", TCMMA_TMAP_RULE_COUNT, ID, value)
+#include "tables/tensor_map.def"
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -90,5 +98,21 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_PTX_FEATURE(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
+  }
+  switch (v) {
+#define TCMMA_TMAP_INTERLEAVE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tensor_map.def"
+  }
+  switch (v) {
+#define TCMMA_TMAP_L2(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tensor_map.def"
+  }
+  switch (v) {
+#define TCMMA_TMAP_OOB(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tensor_map.def"
+  }
+  switch (v) {
+#define TCMMA_TMAP_RULE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tensor_map.def"
   }
 }

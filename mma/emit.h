@@ -210,6 +210,10 @@ void tcmma__emit_cuda_includes(const tcmma_prec *precs, int n, tcmma_arm arm, tc
 void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
                           bool vendor_headers, tcmma_buf *out);
 
+/* The CUDA declaration of word id (a row of tables/cuda_words.def) under its
+ * guards; nothing for a word without a row. */
+void tcmma__emit_cuda_word(tcmma__table_spelling id, tcmma_buf *out);
+
 /* Copies a caller's expression into buf with threadIdx.x and blockIdx.x
  * spelled in dialect. */
 void tcmma__emit_expr(tcmma_dialect dialect, const char *text, char *buf, size_t cap);

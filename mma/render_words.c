@@ -41,6 +41,15 @@ static bool needed_words(const tcmma_prec precs[3], bool need[N_WORDS]) {
   return true;
 }
 
+/* Row i of the words, under its guards (the vendor header's, and its own
+ * so that two blocks of text declaring it splice together). */
+static void emit_word(size_t i, tcmma_buf *out) {
+  const char *name = tcmma__table_spell(TCMMA_DIALECT_CUDA, words[i].id);
+  tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
+                        "%s\n#endif\n",
+                   words[i].guard, name, name, words[i].definition);
+}
+
 void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialect dialect,
                           bool vendor_headers_wanted, tcmma_buf *out) {
   if (dialect == TCMMA_DIALECT_HOST) {
@@ -59,13 +68,13 @@ void tcmma__emit_includes(const tcmma_prec precs[3], tcmma_arm arm, tcmma_dialec
     tcmma_buf_printf(out, "/* tcmma: the words of the vendor headers this kernel uses, "
                           "declared instead of\n * including them "
                           "(tables/cuda_words.def) */\n");
-  for (size_t i = 0; i < N_WORDS; i++) {
-    if (!need[i]) continue;
-    const char *name = tcmma__table_spell(TCMMA_DIALECT_CUDA, words[i].id);
-    tcmma_buf_printf(out, "#if !defined(%s) && !defined(__tcmma_word%s)\n#define __tcmma_word%s\n"
-                          "%s\n#endif\n",
-                     words[i].guard, name, name, words[i].definition);
-  }
+  for (size_t i = 0; i < N_WORDS; i++)
+    if (need[i]) emit_word(i, out);
+}
+
+void tcmma__emit_cuda_word(tcmma__table_spelling id, tcmma_buf *out) {
+  for (size_t i = 0; i < N_WORDS; i++)
+    if (words[i].id == id) emit_word(i, out);
 }
 
 tcmma_status tcmma_render_includes(const tcmma_render_ctx *ctx, bool vendor_headers_wanted,

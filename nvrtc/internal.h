@@ -21,6 +21,11 @@ tcmma_status tcmma__nvrtc_compile_raw(const char *source, size_t len, const char
                                       const char *const *options, size_t n_options, bool want_cubin,
                                       tcmma_program *out, bool *rejected, tcmma_error *err);
 
+/* An optional symbol of the loaded CUDA driver (one a driver may lack, as
+ * cuTensorMapEncodeTiled before 12.0), loading the driver first; NULL with
+ * TCMMA_UNAVAILABLE in err without a driver or without the symbol. */
+void *tcmma__nvrtc_driver_symbol(const char *sym, tcmma_error *err);
+
 /* The --gpu-architecture option for arch with suffix 0, 'a' or 'f':
  * compute_<arch><suffix> (PTX), or sm_<arch><suffix> when sass (a CUBIN). */
 void tcmma__arch_option(char *buf, size_t cap, bool sass, int arch, char suffix);

@@ -8,7 +8,9 @@
  * JIT log. FAKE_CUDA_KERNEL=noop|scribble makes any module hold
  * "tcmma_kernel"(d, a, b) and the tuner's "tcmma_tune_<n>"(d, a, b, ...),
  * which do nothing (noop) or overwrite the first byte of a (scribble). Calls that need a context fail
- * with CUDA_ERROR_INVALID_CONTEXT when none is current. */
+ * with CUDA_ERROR_INVALID_CONTEXT when none is current. cuTensorMapEncodeTiled
+ * writes its arguments into the map as 16 words (fake_tmap_words below);
+ * FAKE_CUDA_TMAP_FAIL=1 makes it return CUDA_ERROR_INVALID_VALUE. */
 #include <cuda.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -41,6 +43,7 @@ CUresult cuGetErrorName(CUresult e, const char **s) {
   case CUDA_ERROR_LAUNCH_FAILED: *s = "CUDA_ERROR_LAUNCH_FAILED"; return CUDA_SUCCESS;
   case CUDA_ERROR_INVALID_CONTEXT: *s = "CUDA_ERROR_INVALID_CONTEXT"; return CUDA_SUCCESS;
   case CUDA_ERROR_OUT_OF_MEMORY: *s = "CUDA_ERROR_OUT_OF_MEMORY"; return CUDA_SUCCESS;
+  case CUDA_ERROR_INVALID_VALUE: *s = "CUDA_ERROR_INVALID_VALUE"; return CUDA_SUCCESS;
   default: *s = NULL; return CUDA_ERROR_INVALID_VALUE;
   }
 }
@@ -220,3 +223,29 @@ CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b) {
   return CUDA_SUCCESS;
 }
 CUresult cuEventDestroy_v2(CUevent e) { (void)e; return CUDA_SUCCESS; }
+
+/* The map as words: type, rank, address, dims[5], strides[4] (the rank - 1
+ * given), box and element strides 12 bits each, the four options a byte
+ * each, then the number of calls so far. */
+CUresult cuTensorMapEncodeTiled(CUtensorMap *map, CUtensorMapDataType type, cuuint32_t rank,
+                                void *address, const cuuint64_t *dims, const cuuint64_t *strides,
+                                const cuuint32_t *box, const cuuint32_t *estrides,
+                                CUtensorMapInterleave il, CUtensorMapSwizzle sw,
+                                CUtensorMapL2promotion l2, CUtensorMapFloatOOBfill oob) {
+  static unsigned long long calls;
+  const char *fail = getenv("FAKE_CUDA_TMAP_FAIL");
+  if ((fail && strcmp(fail, "1") == 0) || rank < 1 || rank > 5) return CUDA_ERROR_INVALID_VALUE;
+  unsigned long long w[16] = {0};
+  w[0] = (unsigned long long)type, w[1] = rank, w[2] = (unsigned long long)(uintptr_t)address;
+  for (unsigned i = 0; i < rank; i++) {
+    w[3 + i] = dims[i];
+    if (i + 1 < rank) w[8 + i] = strides[i];
+    w[12] |= (unsigned long long)box[i] << (12 * i);
+    w[13] |= (unsigned long long)estrides[i] << (12 * i);
+  }
+  w[14] = (unsigned long long)il | (unsigned long long)sw << 8 | (unsigned long long)l2 << 16 |
+          (unsigned long long)oob << 24;
+  w[15] = ++calls;
+  memcpy(map, w, sizeof w);
+  return CUDA_SUCCESS;
+}

@@ -49,5 +49,6 @@ void fake_cuda_use(const char *library) {
   unsetenv("FAKE_CUDA_CCS");
   unsetenv("FAKE_CUDA_JIT_FAIL");
   unsetenv("FAKE_CUDA_KERNEL");
+  unsetenv("FAKE_CUDA_TMAP_FAIL");
   tcmma_driver_unload();
 }

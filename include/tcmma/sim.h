@@ -62,6 +62,16 @@
  *                                      kernel: one copy all lanes share)
  *   extern "C" __global__ void         void
  *   __launch_bounds__(T, B)            TCMMA_SIM_LAUNCH_BOUNDS(T, B) (expands to nothing)
+ *   const __grid_constant__            TCMMA_SIM_GRID_CONSTANT (const)
+ *   __device__ __forceinline__         TCMMA_SIM_DEVICE_FN (static inline)
+ *   CUtensorMap                        tcmma_tensor_map (include/tcmma/tensor_map.h)
+ *   __shared__ __align__(1024) T x[N]  static _Alignas(1024) T x[N]
+ *   asm volatile("mbarrier.init…" …), ("mbarrier.arrive[.expect_tx]…"), the try_wait loop
+ *                                      tcmma_sim_mbar_init / _arrive / _wait (opcode, bar, …)
+ *   asm volatile("fence.mbarrier_init…"), ("fence.proxy.async…")  tcmma_sim_fence(opcode)
+ *   asm volatile("cp.async.bulk.tensor.Nd…" …)
+ *                                      tcmma_sim_tma_load(opcode, dst, &map, bar, coords)
+ *   a plain read of a TMA tile's bytes tcmma_sim_ld_shared(dst, src, bytes)
  *   uint4, __align__(16)               tcmma_sim_uint4, _Alignas(16)
  *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
  *                                      tcmma_sim_cp_async_commit() / _wait_all()
@@ -93,6 +103,7 @@
 #include <stdalign.h> /* alignas: a keyword in C++ */
 #endif
 #include "tcmma/status.h"
+#include "tcmma/tensor_map.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -101,6 +112,9 @@ extern "C" {
 
 /* A kernel's launch bounds mean nothing on the host. */
 #define TCMMA_SIM_LAUNCH_BOUNDS(threads, blocks)
+/* A kernel's by-value parameter (__grid_constant__) and a device helper. */
+#define TCMMA_SIM_GRID_CONSTANT const
+#define TCMMA_SIM_DEVICE_FN static inline
 
 /* Storage types of the host dialect: the raw bits, as the GPU stores them. */
 typedef struct { uint16_t bits; } tcmma_sim_half;
@@ -284,6 +298,41 @@ void tcmma_sim_syncwarp(void);
 unsigned tcmma_sim_atomic_add(unsigned *p, unsigned v);
 void tcmma_sim_threadfence(void);
 float tcmma_sim_ldcg(const float *p);
+/* ---- TMA and mbarrier (per thread; include/tcmma/tma.h's helpers) ----
+ * Modelled from the PTX ISA: a barrier (8 bytes of shared memory, set up by
+ * mbarrier_init with its expected arrivals) completes its current phase
+ * when every arrival is in and its transaction count (the bytes expected by
+ * arrive.expect_tx, less those complete_tx delivered) is zero; then the
+ * next phase starts with the same arrivals expected. A TMA copy lands its
+ * bytes, each delivered to its barrier, once the phase's arrivals are in
+ * and a thread waits on it. wait(parity) returns once the phase of that
+ * parity completed (at once for the parity of the phase before the first);
+ * a wait that nothing can complete ends the run as a deadlock naming the
+ * barrier and what it still expects, never a hang. The launch fails
+ * (TCMMA_INVALID, naming it) for: an opcode other than the helpers', a
+ * barrier used before init or misaligned, more arrivals than expected, more
+ * bytes delivered than expected, a map failing tcmma_tensor_map_check (its
+ * rule named) or one the model does not cover (interleave, NaN fill), a
+ * destination not 128-byte aligned (the swizzle's repeat, 256 to 1024 bytes,
+ * when swizzled) or outside memory the launch knows, a read through
+ * tcmma_sim_ld_shared of bytes a copy has not landed in, and a block ending
+ * with copies never landed. */
+void tcmma_sim_mbar_init(const char *opcode, unsigned long long *bar, unsigned arrivals);
+/* mbarrier.arrive (tx_bytes 0) or mbarrier.arrive.expect_tx (tx_bytes expected first). */
+void tcmma_sim_mbar_arrive(const char *opcode, unsigned long long *bar, unsigned tx_bytes);
+void tcmma_sim_mbar_wait(const char *opcode, unsigned long long *bar, unsigned parity);
+/* fence.mbarrier_init.release.cluster, fence.proxy.async.shared::cta: the
+ * model's memory is one proxy, so they only check the opcode. */
+void tcmma_sim_fence(const char *opcode);
+/* cp.async.bulk.tensor.<rank>d...: the box of map at element coordinates
+ * coords[0..rank-1] into shared dst (landed as tcmma_tensor_map_shared_offset
+ * says; elements outside map's dims land as zeros), its bytes completing on bar. */
+void tcmma_sim_tma_load(const char *opcode, void *dst, const tcmma_tensor_map *map,
+                        unsigned long long *bar, const int *coords);
+/* A generic read of bytes of shared memory src into dst, checked against
+ * the TMA copies not yet landed there (the host spelling of a kernel's
+ * plain read of a TMA tile). */
+void tcmma_sim_ld_shared(void *dst, const void *src, size_t bytes);
 
 /* ---- wmma ---- */
 

@@ -20,6 +20,8 @@
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "tcmma/driver.h"
+#include "tcmma/tensor_map.h"
+#include "tcmma/tma.h"
 #include "tcmma/abi.h"
 
 #endif

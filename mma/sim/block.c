@@ -83,7 +83,10 @@ static struct {
   unsigned exited, blocked, finished;
   unsigned bar_arrived;
   bool bar_waiting[TCMMA_SIM_BLOCK_THREADS_MAX];
-} blk = {PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER};
+  /* threads blocked in tcmma__sim_block_wait_locked: what each waits for */
+  pthread_cond_t async_cv;
+  const char *async_wait[TCMMA_SIM_BLOCK_THREADS_MAX];
+} blk = {PTHREAD_COND_INITIALIZER, PTHREAD_COND_INITIALIZER, .async_cv = PTHREAD_COND_INITIALIZER};
 
 /* The state below the scheduler (lane.c): lock, failure, shared memory
  * (allocated: rounded, plus SHARED_GUARD), epochs. */
@@ -120,6 +123,7 @@ static void wake_all_locked(void) {
   for (unsigned w = 0; w < SIM_WARPS; w++) pthread_cond_broadcast(&blk.warp[w].cv);
   pthread_cond_broadcast(&blk.bar_cv);
   pthread_cond_broadcast(&blk.block_cv);
+  pthread_cond_broadcast(&blk.async_cv);
 }
 
 static void fail_locked(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -161,10 +165,11 @@ static bool pick_same(unsigned l, const void *ctx) {
          strcmp(s->w->opcode[l], s->w->opcode[s->ref]) == 0;
 }
 static bool pick_bar(unsigned t, const void *ctx) { (void)ctx; return blk.bar_waiting[t]; }
+static bool pick_async(unsigned t, const void *ctx) { (void)ctx; return blk.async_wait[t]; }
 static bool pick_not_bar(unsigned t, const void *ctx) {
   (void)ctx;
   const sim_warp *w = &blk.warp[t / SIM_LANES];
-  return !blk.bar_waiting[t] && !w->waiting[t % SIM_LANES];
+  return !blk.bar_waiting[t] && !w->waiting[t % SIM_LANES] && !blk.async_wait[t];
 }
 
 /* " (warp 2)" or " (threads 64-95)": where a warp's lanes sit in a block of
@@ -240,6 +245,13 @@ static void check_deadlock_locked(void) {
     used += (size_t)snprintf(msg + used, sizeof msg - used, " lanes %s of warp %u wait at '%s';",
                              list, wi, w->opcode[ref]);
   }
+  for (unsigned t = 0; t < blk.nthreads && used < sizeof msg; t++)
+    if (blk.async_wait[t]) { /* named by the first waiter's barrier */
+      index_list(list, sizeof list, blk.nthreads, pick_async, NULL);
+      used += (size_t)snprintf(msg + used, sizeof msg - used, " threads %s wait on %s;", list,
+                               blk.async_wait[t]);
+      break;
+    }
   if (blk.exited && used < sizeof msg) {
     index_list(list, sizeof list, blk.nthreads, pick_not_bar, NULL);
     used += (size_t)snprintf(msg + used, sizeof msg - used, " threads %s have exited;", list);
@@ -277,6 +289,26 @@ bool tcmma__sim_collective(const char *opcode, sim_exec_fn exec, void *lane_arg)
 }
 
 void tcmma_sim_syncwarp(void) { tcmma__sim_collective("syncwarp", exec_syncwarp, NULL); }
+
+/* ---- waits on asynchronous state (mbarrier phases) ---- */
+
+static void block_wait_locked(bool (*ready)(void *ctx), void *ctx, const char *what) {
+  const sim_thread *t = tls_thread;
+  if (!t) return;
+  while (!sh.failed && !ready(ctx)) {
+    blk.async_wait[t->tid] = what;
+    blk.blocked++;
+    check_deadlock_locked();
+    /* the waker counts this thread unblocked and clears its entry */
+    while (blk.async_wait[t->tid] && !sh.failed) pthread_cond_wait(&blk.async_cv, &sh.mu);
+  }
+}
+
+static void block_wake_locked(void) {
+  for (unsigned t = 0; t < blk.nthreads; t++)
+    if (blk.async_wait[t]) blk.async_wait[t] = NULL, blk.blocked--;
+  pthread_cond_broadcast(&blk.async_cv);
+}
 
 /* ---- __syncthreads ---- */
 
@@ -348,6 +380,8 @@ static void next_block_locked(void) {
   blk.exited = blk.blocked = blk.finished = blk.bar_arrived = 0;
   sh.bar_generation = 0;
   memset(blk.bar_waiting, 0, sizeof blk.bar_waiting);
+  memset(blk.async_wait, 0, sizeof blk.async_wait);
+  tcmma__sim_tma_reset();
   if (sh.dyn) memset(sh.dyn, 0xff, sh.dyn_alloc); /* uninitialized: NaN in every format */
   tcmma__sim_track_reset();
   blk.generation++;
@@ -401,6 +435,7 @@ static void *thread_main(void *p) {
     thread_exit_locked(t);
     if (++blk.finished == blk.nthreads) {
       if (!sh.failed) check_guard_locked();
+      if (!sh.failed) tcmma__sim_tma_block_end(blk.block_idx[0]);
       next_block_locked();
     }
   }
@@ -474,6 +509,7 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   sh.message[0] = '\0';
   blk.generation = 0;
   sh.wake = wake_all_locked;
+  sh.async_wait = block_wait_locked, sh.async_wake = block_wake_locked;
   sh.buffers = cfg->buffers;
   sh.buffer_bytes = cfg->buffer_bytes;
   sh.n_buffers = cfg->n_buffers;

@@ -27,6 +27,9 @@ typedef struct {
   bool failed;        /* the run's first failure, in message */
   char message[TCMMA_ERROR_MAX];
   void (*wake)(void); /* wakes every waiter after a failure (lock held); block.c's */
+  /* block.c's waits on asynchronous state (tcmma__sim_block_wait_locked) */
+  void (*async_wait)(bool (*ready)(void *ctx), void *ctx, const char *what);
+  void (*async_wake)(void);
   unsigned char *dyn; /* dynamic shared memory: asked for, allocated (with the guard) */
   size_t dyn_bytes, dyn_alloc;
   /* The shared window [zone_lo, zone_hi): address space around dyn that the
@@ -92,6 +95,20 @@ bool tcmma__sim_access_check(const void *p, size_t bytes, const char *what, int 
 /* Per-thread cp.async state, released when the thread ends its block:
  * returns how many copies were still pending (never waited for). */
 unsigned tcmma__sim_cp_async_lane_end(void);
+
+/* ---- waits on asynchronous state (lane.c, through block.c's; lock held) ---- */
+
+/* Blocks the calling thread until ready(ctx) holds (rechecked whenever
+ * tcmma__sim_block_wake_locked is called) or the run fails; what names the
+ * wait in a deadlock message (a string that lives until the thread wakes). */
+void tcmma__sim_block_wait_locked(bool (*ready)(void *ctx), void *ctx, const char *what);
+/* Wakes every thread blocked there, to recheck. */
+void tcmma__sim_block_wake_locked(void);
+
+/* The TMA and mbarrier model (tma.c; lock held): forget every barrier and
+ * copy (a new block); and the block's end (fails for copies never landed). */
+void tcmma__sim_tma_reset(void);
+void tcmma__sim_tma_block_end(unsigned block);
 
 /* The block's lock, for lane code (cp.async) that touches the tracking
  * below; execs already hold it. */

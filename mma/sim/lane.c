@@ -94,3 +94,11 @@ void tcmma__sim_fail_lane(const char *fmt, ...) {
   pthread_mutex_unlock(&tcmma__sim_state.mu);
   tcmma__sim_stop_thread();
 }
+
+void tcmma__sim_block_wait_locked(bool (*ready)(void *ctx), void *ctx, const char *what) {
+  if (tcmma__sim_state.async_wait) tcmma__sim_state.async_wait(ready, ctx, what);
+}
+
+void tcmma__sim_block_wake_locked(void) {
+  if (tcmma__sim_state.async_wake) tcmma__sim_state.async_wake();
+}

@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include "tcmma/driver.h"
 #include "tables/file.h"
+#include "nvrtc/internal.h"
 
 /* field, exported symbol, cudaTypedefs.h type */
 #define DRIVER_FNS(X)                                                            \
@@ -135,6 +136,17 @@ void tcmma_driver_unload(void) {
   }
   memset(&drv, 0, sizeof drv);
   pthread_mutex_unlock(&drv_lock);
+}
+
+void *tcmma__nvrtc_driver_symbol(const char *sym, tcmma_error *err) {
+  if (tcmma_driver_load(err) != TCMMA_OK) return NULL;
+  pthread_mutex_lock(&drv_lock);
+  void *fn = drv.lib ? dlsym(drv.lib, sym) : NULL;
+  pthread_mutex_unlock(&drv_lock);
+  if (!fn)
+    tcmma_fail(err, TCMMA_UNAVAILABLE, "the CUDA driver has no %s (a driver before CUDA 12.0?)",
+               sym);
+  return fn;
 }
 
 tcmma_status tcmma_driver_version(int *version, tcmma_error *err) {
