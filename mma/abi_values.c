@@ -47,6 +47,9 @@
   TCMMA__ABI_RANGE("ptx_features.def", TCMMA_PTX_FEATURE_COUNT, ID, value)
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
+#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_RANGE("wgmma.def", TCMMA_WGMMA_COUNT, ID, value)
+#include "tables/wgmma.def"
+#undef TCMMA_WGMMA
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -55,6 +58,11 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/arms.def"
 #undef TCMMA_ARM
+  }
+  switch (v) {
+#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/wgmma.def"
+#undef TCMMA_WGMMA
   }
   switch (v) {
 #define TCMMA_PREC(ID, value, ...) TCMMA__ABI_CASE(value)

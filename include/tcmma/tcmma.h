@@ -19,6 +19,7 @@
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "tcmma/driver.h"
+#include "tcmma/wgmma.h"
 #include "tcmma/abi.h"
 
 #endif
