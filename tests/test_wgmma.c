@@ -382,6 +382,40 @@ static void marker_asks_for_sm_90a(void **state) {
   assert_int_equal(hits[0].suffix, TCMMA_PTX_SUFFIX_A);
 }
 
+/* tcmma layout shows the accumulator of the warpgroup, from the table. */
+static void layout_command_shows_the_accumulator(void **state) {
+  (void)state;
+  cli_result r = run_cli((const char *const[]){"layout", "wgmma-bf16", "c", "--n", "16", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  /* header plus 128 threads x 8 registers */
+  size_t lines = 0;
+  for (const char *p = r.out; *p; p++) lines += *p == '\n';
+  assert_int_equal(lines, 1 + 128 * 8);
+  assert_non_null(strstr(r.out, "THREAD"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"layout", "wgmma-f16-acc16", "c", "--n", "8", "--json", NULL},
+              NULL);
+  assert_int_equal(r.exit_code, 0);
+  /* thread 127's last element: row 63, column 7 */
+  const char *last = strstr(r.out, "\"thread\": 127");
+  assert_non_null(last);
+  while (strstr(last + 1, "\"thread\": 127")) last = strstr(last + 1, "\"thread\": 127");
+  assert_int_equal(json_int_of(last, "row"), 63);
+  assert_int_equal(json_int_of(last, "col"), 7);
+  cli_result_free(&r);
+  const char *const bad[][6] = {{"layout", "wgmma-s8", "c", "--n", "40", NULL},
+                                {"layout", "wgmma-s8", "a", NULL},
+                                {"layout", "mma-f16", "c", "--n", "16", NULL},
+                                {"layout", "wgmma-bf16", "c", "--n", "x", NULL}};
+  const char *says[] = {"--n 40", "expected c", "fixed tile", "--n"};
+  for (int i = 0; i < 4; i++) {
+    r = run_cli(bad[i], NULL);
+    assert_int_equal(r.exit_code, 2);
+    if (!strstr(r.err, says[i])) fail_msg("case %d: '%s' lacks '%s'", i, r.err, says[i]);
+    cli_result_free(&r);
+  }
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_row_and_only_those),
@@ -393,6 +427,7 @@ int main(void) {
       cmocka_unit_test(descriptors_from_layouts),
       cmocka_unit_test(what_a_descriptor_cannot_express),
       cmocka_unit_test(marker_asks_for_sm_90a),
+      cmocka_unit_test(layout_command_shows_the_accumulator),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
