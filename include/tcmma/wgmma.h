@@ -11,6 +11,7 @@
 #include "tcmma/ptx.h"
 #include "tcmma/swizzle.h"
 #include "tcmma/plan.h"
+#include "tcmma/buf.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -127,6 +128,32 @@ typedef struct {
 tcmma_status tcmma_wgmma_operand_plan(tcmma_wgmma w, tcmma_operand op, int n,
                                       const tcmma_operand_desc *desc, tcmma_wgmma_operand *out,
                                       tcmma_error *err);
+
+/* One warpgroup tile product to render: acc[64 x n] (+)= A[64 x k] B[k x n],
+ * A and B in shared memory as their v2 layouts say, k a multiple of the
+ * arm's k (docs/wgmma.md). Start one with TCMMA_WGMMA_CALL_INIT. */
+typedef struct {
+  size_t size;            /* sizeof(tcmma_wgmma_call) where the caller was built */
+  tcmma_wgmma arm;
+  int n, k;               /* n: one of the arm's instruction n */
+  tcmma_operand_desc a, b; /* shared operands (tcmma_wgmma_operand_plan) */
+  const char *name;       /* the function's name (a C identifier, at most 64
+                             characters, borrowed); NULL: "tcmma_wgmma_tile" */
+  int wait;               /* wgmma.wait_group N after the commit: 0 (the products
+                             are done on return) to 7 (that many groups left in
+                             flight; the caller waits before reading acc) */
+} tcmma_wgmma_call;
+
+#define TCMMA_WGMMA_CALL_INIT(...) {.size = sizeof(tcmma_wgmma_call), __VA_ARGS__}
+
+/* Renders call as two CUDA device functions into out (appended): NAME_publish()
+ * (fence.proxy.async after the block's ordinary shared stores, then a block
+ * barrier) and NAME(acc, a, b, accumulate), run by every thread of one
+ * warpgroup: wgmma.fence, one wgmma.mma_async per k step through matrix
+ * descriptors, commit_group, wait_group. TCMMA_DECLINED (message in err) when
+ * an operand plan declines or k is not a multiple of the arm's k;
+ * TCMMA_INVALID for a NULL, malformed or too small call. */
+tcmma_status tcmma_wgmma_render(const tcmma_wgmma_call *call, tcmma_buf *out, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
