@@ -18,6 +18,7 @@ typedef struct {
   char acc_c;        /* the constraint letter: f (f32) or r (s32, f16 pairs) */
   const char *acc_t; /* the accumulator element's C type */
   char op[128];      /* the opcode */
+  bool a_regs;       /* A from registers */
 } wg;
 
 static bool identifier(const char *s) {
@@ -50,25 +51,35 @@ static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *er
     return tcmma_fail(err, TCMMA_DECLINED, "%s does not multiply %s by %s", g->info->marker,
                       tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec));
   g->regs = tcmma_wgmma_acc_regs(c->arm, c->n);
+  g->a_regs = c->a.space == TCMMA_SPACE_THREAD;
   g->acc_c = g->info->acc == TCMMA_PREC_F32 ? 'f' : 'r';
   g->acc_t = g->info->acc == TCMMA_PREC_F32 ? "float" : g->info->acc == TCMMA_PREC_S32 ? "int"
                                                                                         : "unsigned";
   return tcmma_wgmma_instruction(c->arm, c->n, c->a.prec, c->b.prec, g->op, sizeof g->op, err);
 }
 
+/* "K-major, 128-byte swizzle", or "registers, K-major". */
+static void where(const tcmma_operand_desc *d, const tcmma_wgmma_operand *o, bool regs, bool is_a,
+                  char *buf, size_t cap) {
+  if (regs) snprintf(buf, cap, "registers, K-major");
+  else snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major") : "K-major",
+                tcmma_swizzle_name(d->swizzle));
+}
+
 static void header(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
+  char a[48], b[48];
+  where(&c->a, &g->a, g->a_regs, true, a, sizeof a);
+  where(&c->b, &g->b, false, false, b, sizeof b);
   tcmma_buf_printf(out,
                    "/* warpgroup tile product (%s): acc[64 x %d] += A[64 x %d] B[%d x %d]\n"
                    " * (acc = A B when accumulate is false), %d x\n"
                    " *   %s\n"
-                   " * A (%s, %s-byte swizzle) and B (%s, %s-byte swizzle) in shared memory,\n"
-                   " * each parent 1024-byte aligned, read through matrix descriptors. Every\n"
+                   " * A (%s) and B (%s); shared operands\n"
+                   " * read through matrix descriptors, each parent 1024-byte aligned. Every\n"
                    " * thread of one warpgroup calls it together; acc is the thread's share\n"
                    " * (tcmma layout %s c --n %d). */\n",
-                   g->info->marker, c->n, c->k, c->k, c->n, c->k / g->info->k, g->op,
-                   g->a.trans ? "M-major" : "K-major", tcmma_swizzle_name(c->a.swizzle),
-                   g->b.trans ? "N-major" : "K-major", tcmma_swizzle_name(c->b.swizzle),
+                   g->info->marker, c->n, c->k, c->k, c->n, c->k / g->info->k, g->op, a, b,
                    g->info->marker, c->n);
   tcmma_buf_printf(out,
                    "/* after the block's ordinary stores of A and B: the async proxy (wgmma)\n"
@@ -91,41 +102,66 @@ static void hold(const wg *g, tcmma_buf *out) {
 /* The opcode's operand list: the registers, both descriptors, scale-d and,
  * as the row has them, imm-scale-a/-b and imm-trans-a/-b. */
 static void mma_asm(const wg *g, tcmma_buf *out) {
+  int b_at = g->regs + (g->a_regs ? TCMMA_WGMMA_A_REGS : 1);
   tcmma_buf_printf(out, "    asm volatile(\"{\\n\"\n                 \".reg .pred p;\\n\"\n"
                         "                 \"setp.ne.b32 p, %%%d, 0;\\n\"\n"
-                        "                 \"%s {\"\n                 \"", g->regs + 2, g->op);
+                        "                 \"%s {\"\n                 \"", b_at + 1, g->op);
   for (int r = 0; r < g->regs; r++)
     tcmma_buf_printf(out, "%%%d%s", r, r + 1 == g->regs ? "" : (r % 8 == 7 ? ", \"\n                 \"" : ", "));
-  tcmma_buf_printf(out, "}, %%%d, %%%d, p", g->regs, g->regs + 1);
+  if (g->a_regs)
+    tcmma_buf_printf(out, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p", g->regs, g->regs + 1,
+                     g->regs + 2, g->regs + 3, b_at);
+  else tcmma_buf_printf(out, "}, %%%d, %%%d, p", g->regs, b_at);
   if (g->info->acc != TCMMA_PREC_S32) tcmma_buf_printf(out, ", 1, 1");
-  if (g->info->trans) tcmma_buf_printf(out, ", %d, %d", g->a.trans, g->b.trans);
+  /* a register A has no imm-trans-a */
+  if (g->info->trans && !g->a_regs) tcmma_buf_printf(out, ", %d, %d", g->a.trans, g->b.trans);
+  else if (g->info->trans) tcmma_buf_printf(out, ", %d", g->b.trans);
   tcmma_buf_printf(out, ";\\n\"\n                 \"}\\n\"\n                 : ");
   for (int r = 0; r < g->regs; r++)
     tcmma_buf_printf(out, "\"+%c\"(tcmma_acc[%d])%s", g->acc_c, r,
                      r + 1 == g->regs ? "" : (r % 4 == 3 ? ",\n                   " : ", "));
-  tcmma_buf_printf(out, "\n                 : \"l\"(tcmma_da), \"l\"(tcmma_db), "
-                        "\"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
+  if (g->a_regs)
+    tcmma_buf_printf(out, "\n                 : \"r\"(tcmma_a[tcmma_s][0]), \"r\"(tcmma_a[tcmma_s][1]), "
+                          "\"r\"(tcmma_a[tcmma_s][2]),\n                   \"r\"(tcmma_a[tcmma_s][3]), "
+                          "\"l\"(tcmma_db), \"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
+  else
+    tcmma_buf_printf(out, "\n                 : \"l\"(tcmma_da), \"l\"(tcmma_db), "
+                          "\"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
+}
+
+/* The signature and the operands' shared addresses (a register A: the
+ * caller's fragments, one per k step). */
+static void signature(const wg *g, tcmma_buf *out) {
+  const tcmma_wgmma_call *c = g->call;
+  const char *ta = tcmma_prec_cuda_type(c->a.prec), *tb = tcmma_prec_cuda_type(c->b.prec);
+  tcmma_buf_printf(out, "__device__ __forceinline__ void %s(%s (&tcmma_acc)[%d], ", g->name,
+                   g->acc_t, g->regs);
+  if (g->a_regs) tcmma_buf_printf(out, "const unsigned (&tcmma_a)[%d][%d],\n", c->k / g->info->k,
+                                  TCMMA_WGMMA_A_REGS);
+  else tcmma_buf_printf(out, "const %s *tcmma_a,\n", ta);
+  tcmma_buf_printf(out, "    const %s *tcmma_b, bool tcmma_accumulate) {\n", tb);
+  if (!g->a_regs)
+    tcmma_buf_printf(out, "  const unsigned tcmma_a_at = (unsigned)__cvta_generic_to_shared(tcmma_a) + %ldu;\n",
+                     g->a.origin_bytes);
+  tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)__cvta_generic_to_shared(tcmma_b) + %ldu;\n",
+                   g->b.origin_bytes);
 }
 
 static void body(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
-  const char *ta = tcmma_prec_cuda_type(c->a.prec), *tb = tcmma_prec_cuda_type(c->b.prec);
-  tcmma_buf_printf(out,
-                   "__device__ __forceinline__ void %s(%s (&tcmma_acc)[%d], const %s *tcmma_a,\n"
-                   "    const %s *tcmma_b, bool tcmma_accumulate) {\n"
-                   "  const unsigned tcmma_a_at = (unsigned)__cvta_generic_to_shared(tcmma_a) + %ldu;\n"
-                   "  const unsigned tcmma_b_at = (unsigned)__cvta_generic_to_shared(tcmma_b) + %ldu;\n",
-                   g->name, g->acc_t, g->regs, ta, tb, g->a.origin_bytes, g->b.origin_bytes);
+  signature(g, out);
   hold(g, out);
   tcmma_buf_printf(out, "  asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n"
                         "#pragma unroll\n"
                         "  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n"
-                        "    /* the descriptors with this step's start address (bits 0-13: >> 4) */\n"
-                        "    const unsigned long long tcmma_da = 0x%016llxull |\n"
-                        "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n"
-                        "    const unsigned long long tcmma_db = 0x%016llxull |\n"
+                        "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n",
+                   c->k / g->info->k);
+  if (!g->a_regs)
+    tcmma_buf_printf(out, "    const unsigned long long tcmma_da = 0x%016llxull |\n"
+                          "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
+                     (unsigned long long)g->a.desc, g->a.k_step_bytes);
+  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = 0x%016llxull |\n"
                         "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
-                   c->k / g->info->k, (unsigned long long)g->a.desc, g->a.k_step_bytes,
                    (unsigned long long)g->b.desc, g->b.k_step_bytes);
   mma_asm(g, out);
   tcmma_buf_printf(out, "  }\n  asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"

@@ -3,7 +3,8 @@
  * (docs/wgmma.md). The descriptor reads 16-byte core-matrix rows in 8-row
  * groups; with a swizzle the hardware XORs address bits, which equals the
  * project's row formula (tables/swizzles.def) only when a stored row is
- * exactly one swizzle span and the parent starts on an 8-row atom. */
+ * exactly one swizzle span and the parent starts on an 8-row atom. An A
+ * in registers needs no descriptor. */
 #include "tcmma/wgmma.h"
 
 #include <stdarg.h>
@@ -108,6 +109,13 @@ tcmma_status tcmma_wgmma_operand_plan(tcmma_wgmma w, tcmma_operand op, int n,
   if (!(i->ops >> d->prec & 1u))
     return decline(out, TCMMA_DECLINE_NO_ARM, err, "%s does not read %s operands", i->marker,
                    tcmma_prec_name(d->prec));
+  if (op == TCMMA_OPERAND_A && d->space == TCMMA_SPACE_THREAD) {
+    if (d->transposed)
+      return decline(out, TCMMA_DECLINE_LAYOUT, err,
+                     "%s: an A from registers is K-major (the fragments of tcmma layout %s a); "
+                     "this one is stored transposed", i->marker, i->marker);
+    return TCMMA_OK; /* registers: no descriptor */
+  }
   shape s = {op == TCMMA_OPERAND_A ? "a" : "b", d->transposed == (op == TCMMA_OPERAND_B),
              op == TCMMA_OPERAND_A ? i->m : n, tcmma_prec_bits(d->prec) / 8,
              tcmma_swizzle_get(d->swizzle)->bytes, 0};

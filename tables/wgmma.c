@@ -5,13 +5,14 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "tcmma/layout.h"
 #include "tables/names.h"
 
 /* Indexed by value (a row's value column, not its position): [value] = row. */
 static const tcmma_wgmma_info rows[TCMMA_WGMMA_COUNT] = {
-#define TCMMA_WGMMA(ID, value, marker, m, k, acc, ops, row, n_mask, trans, instr)               \
+#define TCMMA_WGMMA(ID, value, marker, m, k, acc, ops, row, n_mask, trans, a_frag, instr)       \
   [value] = {TCMMA_##ID, marker, m, k, TCMMA_PREC_##acc, ops, TCMMA_PTX_MIN_SM(row),          \
-             (tcmma_ptx_suffix)TCMMA_PTX_SUFFIX_OF(row), n_mask, trans, instr},
+             (tcmma_ptx_suffix)TCMMA_PTX_SUFFIX_OF(row), n_mask, trans, instr, TCMMA_ARM_##a_frag},
 #include "tables/wgmma.def"
 #undef TCMMA_WGMMA
 };
@@ -121,6 +122,30 @@ tcmma_status tcmma_wgmma_acc_layout(tcmma_wgmma w, int n, int thread, int reg, i
   if (row) *row = 16 * warp + lane / 4 + 8 * ((x % 4) / 2);
   if (col) *col = 8 * (x / 4) + 2 * (lane % 4) + x % 2;
   return TCMMA_OK;
+}
+
+int tcmma_wgmma_a_elems_per_reg(tcmma_wgmma w) {
+  const tcmma_wgmma_info *i = tcmma_wgmma_get(w);
+  return i ? tcmma_fragment_elems_per_reg(i->a_frag, TCMMA_OPERAND_A) : 0;
+}
+
+tcmma_status tcmma_wgmma_a_layout(tcmma_wgmma w, int thread, int reg, int elem, int *row, int *col,
+                                  tcmma_error *err) {
+  const tcmma_wgmma_info *i = tcmma_wgmma_get(w);
+  if (!i) return tcmma_fail(err, TCMMA_INVALID, "wgmma arm %d is out of range", (int)w);
+  int per = tcmma_wgmma_a_elems_per_reg(w);
+  if (thread < 0 || thread >= TCMMA_WARPGROUP_SIZE || reg < 0 || reg >= TCMMA_WGMMA_A_REGS ||
+      elem < 0 || elem >= per)
+    return tcmma_fail(err, TCMMA_INVALID,
+                      "%s register A: thread %d, register %d, element %d: expected thread 0..%d, "
+                      "register 0..%d, element 0..%d", i->marker, thread, reg, elem,
+                      TCMMA_WARPGROUP_SIZE - 1, TCMMA_WGMMA_A_REGS - 1, per - 1);
+  /* warp w's 16 rows as the one-warp arm's lanes hold its 16 x k tile */
+  int r = 0;
+  tcmma_status s = tcmma_fragment_layout(i->a_frag, TCMMA_OPERAND_A, thread % 32, reg, elem, &r,
+                                         col, err);
+  if (s == TCMMA_OK && row) *row = 16 * (thread / 32) + r;
+  return s;
 }
 
 /* The descriptor's swizzle field (PTX ISA): 0 none, 1 128 B, 2 64 B, 3 32 B. */

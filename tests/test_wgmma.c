@@ -63,6 +63,8 @@ static void every_row_and_only_those(void **state) {
     assert_int_equal(i->trans, isa[r].trans);
     assert_int_equal(i->floor, 90);
     assert_int_equal(i->suffix, TCMMA_PTX_SUFFIX_A);
+    /* a register A: four 32-bit registers of 32/bits elements */
+    assert_int_equal(tcmma_wgmma_a_elems_per_reg(w), 32 / tcmma_prec_bits(prec(isa[r].a)));
     for (int n = -8; n <= 272; n++)
       if (tcmma_wgmma_n_ok(w, n) != isa_n(isa[r].ns, n))
         fail_msg("%s: n %d %s", isa[r].marker, n, isa_n(isa[r].ns, n) ? "missing" : "extra");
@@ -152,29 +154,42 @@ static void accumulator_covers_the_tile_once(void **state) {
     }
 }
 
+/* One hand-derived cell: arm, thread, register, element -> row, column;
+ * a = true: the register A fragment, else the accumulator at n 128. */
+typedef struct {
+  const char *arm;
+  int thread, reg, elem, row, col;
+} cell;
+
+static void check_cells(const cell *cases, size_t n, bool a) {
+  for (size_t c = 0; c < n; c++) {
+    int row = -1, col = -1;
+    tcmma_wgmma w = parse(cases[c].arm);
+    tcmma_status s = a ? tcmma_wgmma_a_layout(w, cases[c].thread, cases[c].reg, cases[c].elem, &row,
+                                              &col, NULL)
+                       : tcmma_wgmma_acc_layout(w, 128, cases[c].thread, cases[c].reg,
+                                                cases[c].elem, &row, &col, NULL);
+    assert_int_equal(s, TCMMA_OK);
+    if (row != cases[c].row || col != cases[c].col)
+      fail_msg("%s %s thread %d reg %d elem %d: (%d, %d), expected (%d, %d)", cases[c].arm,
+               a ? "A" : "acc", cases[c].thread, cases[c].reg, cases[c].elem, row, col,
+               cases[c].row, cases[c].col);
+  }
+}
+
 /* Hand-derived cells (PTX ISA, "Matrix Fragments for wgmma.m64nNk16",
  * accumulator D): warp w owns rows 16w..16w+15; lane l's pair sits at row
  * 16w + l/4 (+8 for the second pair) and columns 8j + 2(l%4) (+1). */
 static void accumulator_cells_by_hand(void **state) {
   (void)state;
-  const struct {
-    const char *arm;
-    int thread, reg, elem, row, col;
-  } cases[] = {
+  static const cell cases[] = {
       {"wgmma-bf16", 0, 0, 0, 0, 0},     {"wgmma-bf16", 0, 1, 0, 0, 1},
       {"wgmma-bf16", 0, 2, 0, 8, 0},     {"wgmma-bf16", 5, 3, 0, 9, 3},
       {"wgmma-bf16", 37, 4, 0, 17, 10},  {"wgmma-bf16", 127, 63, 0, 63, 127},
       {"wgmma-f16-acc16", 0, 1, 1, 8, 1}, {"wgmma-f16-acc16", 66, 2, 0, 32, 12},
       {"wgmma-s8", 99, 6, 0, 56, 14},
   };
-  for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++) {
-    int row = -1, col = -1;
-    assert_int_equal(tcmma_wgmma_acc_layout(parse(cases[c].arm), 128, cases[c].thread, cases[c].reg,
-                                            cases[c].elem, &row, &col, NULL), TCMMA_OK);
-    if (row != cases[c].row || col != cases[c].col)
-      fail_msg("%s thread %d reg %d elem %d: (%d, %d), expected (%d, %d)", cases[c].arm,
-               cases[c].thread, cases[c].reg, cases[c].elem, row, col, cases[c].row, cases[c].col);
-  }
+  check_cells(cases, sizeof cases / sizeof cases[0], false);
   tcmma_error err;
   tcmma_wgmma bf16 = parse("wgmma-bf16");
   assert_int_equal(tcmma_wgmma_acc_layout(bf16, 128, 128, 0, 0, NULL, NULL, &err), TCMMA_INVALID);
@@ -187,6 +202,44 @@ static void accumulator_cells_by_hand(void **state) {
                    TCMMA_INVALID);
   assert_int_equal(tcmma_wgmma_acc_regs(parse("wgmma-s8"), 40), 0);
   assert_int_equal(tcmma_wgmma_acc_regs(parse("wgmma-fp8-acc16"), 256), 64);
+}
+
+/* A register A covers the 64 x k step once; cells by hand (PTX ISA,
+ * wgmma register fragments of A: warp w's rows 16w.., lane l's group l/4
+ * and column pair, quad or single 2(l%4), 4(l%4) or l%4, +8 rows for the
+ * odd registers, +k/2 columns for the upper two). */
+static void register_a_fragment(void **state) {
+  (void)state;
+  static unsigned char seen[64][32];
+  for (int r = 0; r < NISA; r++) {
+    tcmma_wgmma w = parse(isa[r].marker);
+    int per = tcmma_wgmma_a_elems_per_reg(w);
+    memset(seen, 0, sizeof seen);
+    for (int t = 0; t < TCMMA_WARPGROUP_SIZE; t++)
+      for (int g = 0; g < TCMMA_WGMMA_A_REGS; g++)
+        for (int e = 0; e < per; e++) {
+          int row = -1, col = -1;
+          assert_int_equal(tcmma_wgmma_a_layout(w, t, g, e, &row, &col, NULL), TCMMA_OK);
+          assert_true(row >= 0 && row < 64 && col >= 0 && col < isa[r].k);
+          assert_int_equal(seen[row][col]++, 0);
+        }
+  }
+  static const cell cases[] = {
+      {"wgmma-bf16", 0, 0, 1, 0, 1},   {"wgmma-bf16", 37, 3, 0, 25, 10},
+      {"wgmma-bf16", 37, 1, 1, 25, 3}, {"wgmma-tf32", 6, 2, 0, 1, 6},
+      {"wgmma-fp8", 70, 1, 3, 41, 11}, {"wgmma-s8", 127, 3, 0, 63, 28},
+  };
+  check_cells(cases, sizeof cases / sizeof cases[0], true);
+  tcmma_error err;
+  assert_int_equal(tcmma_wgmma_a_layout(parse("wgmma-bf16"), 0, 4, 0, NULL, NULL, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "register 4"));
+  assert_int_equal(tcmma_wgmma_a_layout(parse("wgmma-tf32"), 0, 0, 1, NULL, NULL, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_wgmma_a_layout(parse("wgmma-s8"), -1, 0, 0, NULL, NULL, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_wgmma_a_layout(TCMMA_WGMMA_NONE, 0, 0, 0, NULL, NULL, &err), TCMMA_INVALID);
+  assert_int_equal(tcmma_wgmma_a_elems_per_reg(TCMMA_WGMMA_NONE), 0);
 }
 
 /* Descriptor bits by hand (PTX ISA "Matrix Descriptor Format"): start,
@@ -280,6 +333,11 @@ static void descriptors_from_layouts(void **state) {
   tcmma_operand_desc o = shared("bf16", false, 64);
   o.row0.value = 64, o.col0.value = 16;
   assert_int_equal(planned("wgmma-bf16", TCMMA_OPERAND_A, 64, o).origin_bytes, 64 * 128 + 32);
+  /* an A from registers: no descriptor */
+  tcmma_operand_desc r = shared("bf16", false, 0);
+  r.space = TCMMA_SPACE_THREAD;
+  tcmma_wgmma_operand ra = planned("wgmma-bf16", TCMMA_OPERAND_A, 64, r);
+  assert_true(ra.desc == 0 && !ra.trans && ra.k_step_bytes == 0);
   /* dense (ld 0) swizzled rows are one span */
   assert_int_equal(planned("wgmma-s8", TCMMA_OPERAND_B, 48, shared("u8", true, 0)).desc,
                    0x4000004000010000ull);
@@ -315,6 +373,11 @@ static void what_a_descriptor_cannot_express(void **state) {
   /* N-major B wider than one span */
   expect_decline("wgmma-f16", TCMMA_OPERAND_B, 128, shared("f16", false, 64), TCMMA_DECLINE_LAYOUT,
                  "128 elements");
+  tcmma_operand_desc rt = shared("bf16", true, 64);
+  rt.space = TCMMA_SPACE_THREAD;
+  expect_decline("wgmma-bf16", TCMMA_OPERAND_A, 64, rt, TCMMA_DECLINE_LAYOUT, "K-major");
+  rt.transposed = true;
+  expect_decline("wgmma-bf16", TCMMA_OPERAND_B, 64, rt, TCMMA_DECLINE_SPACE, "thread");
   tcmma_operand_desc g = shared("bf16", false, 64);
   g.space = TCMMA_SPACE_GLOBAL;
   expect_decline("wgmma-bf16", TCMMA_OPERAND_B, 64, g, TCMMA_DECLINE_SPACE, "global");
@@ -403,11 +466,17 @@ static void layout_command_shows_the_accumulator(void **state) {
   assert_int_equal(json_int_of(last, "row"), 63);
   assert_int_equal(json_int_of(last, "col"), 7);
   cli_result_free(&r);
+  r = run_cli((const char *const[]){"layout", "wgmma-fp8", "a", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  lines = 0;
+  for (const char *p = r.out; *p; p++) lines += *p == '\n';
+  assert_int_equal(lines, 1 + 128 * 4 * 4); /* 4 registers of 4 bytes */
+  cli_result_free(&r);
   const char *const bad[][6] = {{"layout", "wgmma-s8", "c", "--n", "40", NULL},
-                                {"layout", "wgmma-s8", "a", NULL},
+                                {"layout", "wgmma-s8", "b", NULL},
                                 {"layout", "mma-f16", "c", "--n", "16", NULL},
                                 {"layout", "wgmma-bf16", "c", "--n", "x", NULL}};
-  const char *says[] = {"--n 40", "expected c", "fixed tile", "--n"};
+  const char *says[] = {"--n 40", "expected a (from registers) or c", "fixed tile", "--n"};
   for (int i = 0; i < 4; i++) {
     r = run_cli(bad[i], NULL);
     assert_int_equal(r.exit_code, 2);
@@ -423,6 +492,7 @@ int main(void) {
       cmocka_unit_test(opcodes_spell_the_ptx),
       cmocka_unit_test(accumulator_covers_the_tile_once),
       cmocka_unit_test(accumulator_cells_by_hand),
+      cmocka_unit_test(register_a_fragment),
       cmocka_unit_test(descriptor_bits_by_hand),
       cmocka_unit_test(descriptors_from_layouts),
       cmocka_unit_test(what_a_descriptor_cannot_express),

@@ -2,8 +2,9 @@
  * (docs/wgmma.md, docs/design.md §13): for each row of tables/wgmma.def and
  * each precision pair it takes, its own opcode (tcmma_wgmma_instruction)
  * assembles at sm_90a for every n of the row's list and is rejected at
- * sm_90 (no a), sm_89 and sm_100a (wgmma is not forward-compatible); an n
- * off the list is rejected at sm_90a. The floors also agree with the PTX
+ * sm_90 (no a), sm_89 and sm_100a (wgmma is not forward-compatible), with A
+ * through a descriptor and from registers; an n off the list is rejected at
+ * sm_90a. The floors also agree with the PTX
  * feature table the rows name. */
 #include <stdio.h>
 #include <stdlib.h>
@@ -33,7 +34,7 @@ static size_t pairs_of(pair *out, size_t cap) {
 /* One instruction line at n: the accumulator's registers, the two
  * descriptors, scale-d, and (floating point) imm-scale-a/-b and (rows with
  * imm-trans) both trans values (PTX ISA, wgmma.mma_async "Syntax"). */
-static size_t line_of(char *buf, size_t cap, const pair *p, int n) {
+static size_t line_of(char *buf, size_t cap, const pair *p, int n, bool a_regs) {
   const tcmma_wgmma_info *i = tcmma_wgmma_get(p->w);
   char op[128];
   tcmma_error err;
@@ -51,25 +52,27 @@ static size_t line_of(char *buf, size_t cap, const pair *p, int n) {
   size_t used = (size_t)snprintf(buf, cap, "%s {", op);
   for (int r = 0; r < regs; r++)
     used += (size_t)snprintf(buf + used, cap - used, "%s%s%d", r ? ", " : "", f32 ? "%f" : "%r", r);
-  used += (size_t)snprintf(buf + used, cap - used, "}, %%rd1, %%rd2, 1%s%s;\n",
-                           integer ? "" : ", 1, 1", i->trans ? ", 0, 0" : "");
+  /* A from registers: four b32, and no imm-trans-a */
+  used += (size_t)snprintf(buf + used, cap - used, "}, %s, %%rd2, 1%s%s;\n",
+                           a_regs ? "{%r200, %r201, %r202, %r203}" : "%rd1", integer ? "" : ", 1, 1",
+                           !i->trans ? "" : a_regs ? ", 0" : ", 0, 0");
   return used;
 }
 
 /* A module holding the lines at each n of ns (count of them); *first_line:
  * the line number of the first instruction. */
-static char *module(const pair *p, const int *ns, int count, int version, const char *target,
-                    int *first_line) {
+static char *module(const pair *p, const int *ns, int count, bool a_regs, int version,
+                    const char *target, int *first_line) {
   char *text = malloc(TEXT_MAX);
   assert_non_null(text);
   size_t used = (size_t)snprintf(text, TEXT_MAX,
                                  ".version %d.%d\n.target %s\n.address_size 64\n"
                                  ".visible .entry k(.param .u64 p) {\n"
-                                 ".reg .b64 %%rd<4>; .reg .f32 %%f<130>; .reg .b32 %%r<130>;\n"
+                                 ".reg .b64 %%rd<4>; .reg .f32 %%f<130>; .reg .b32 %%r<210>;\n"
                                  "ld.param.u64 %%rd1, [p];\nmov.b64 %%rd2, %%rd1;\n",
                                  version / 10, version % 10, target);
   *first_line = 8;
-  for (int j = 0; j < count; j++) used += line_of(text + used, TEXT_MAX - used, p, ns[j]);
+  for (int j = 0; j < count; j++) used += line_of(text + used, TEXT_MAX - used, p, ns[j], a_regs);
   snprintf(text + used, TEXT_MAX - used, "ret;\n}\n");
   return text;
 }
@@ -108,11 +111,11 @@ typedef struct {
   size_t n;
 } plan;
 
-static void add(plan *pl, const pair *p, const int *ns, int count, int version, const char *target,
-                bool want) {
+static void add(plan *pl, const pair *p, const int *ns, int count, bool a_regs, int version,
+                const char *target, bool want) {
   assert_true(pl->n < JOBS_MAX);
   int line = 0;
-  char *text = module(p, ns, count, version, target, &line);
+  char *text = module(p, ns, count, a_regs, version, target, &line);
   pl->jobs[pl->n] = (ptxas_job){.text = text, .len = strlen(text), .arch = target};
   pl->want[pl->n] = want, pl->of[pl->n] = p;
   pl->n++;
@@ -125,12 +128,15 @@ static void add_pair(plan *pl, const pair *p, bool first_of_row, int version) {
   for (int n = 8; n <= 256; n += 8)
     if (tcmma_wgmma_n_ok(p->w, n)) ok[count++] = n;
   assert_true(count > 0 && ok[0] == 8 && ok[count - 1] == 256);
-  add(pl, p, ok, count, version, "sm_90a", true);
+  add(pl, p, ok, count, false, version, "sm_90a", true);
   static const char *const below[] = {"sm_90", "sm_89", "sm_100a"};
-  for (int t = 0; t < 3; t++) add(pl, p, ok, 1, version, below[t], false);
+  for (int t = 0; t < 3; t++) add(pl, p, ok, 1, false, version, below[t], false);
+  /* A from registers: every n at sm_90a, the smallest rejected at sm_90 */
+  add(pl, p, ok, count, true, version, "sm_90a", true);
+  add(pl, p, ok, 1, true, version, "sm_90", false);
   if (!first_of_row) return;
   for (int n = 8; n <= 264; n += 8)
-    if (!tcmma_wgmma_n_ok(p->w, n)) add(pl, p, &n, 1, version, "sm_90a", false);
+    if (!tcmma_wgmma_n_ok(p->w, n)) add(pl, p, &n, 1, false, version, "sm_90a", false);
 }
 
 static void floors_proven_by_ptxas(void **state) {
@@ -170,7 +176,7 @@ static void floors_proven_by_ptxas(void **state) {
   ptxas_jobs_free(pl.jobs, pl.n);
   assert_int_equal(bad, 0);
   /* both kinds of rejection were tried: targets below or past, and n off a list */
-  assert_true(rejected > 3 * np && off_list > (size_t)TCMMA_WGMMA_COUNT);
+  assert_true(rejected > 4 * np && off_list > (size_t)TCMMA_WGMMA_COUNT);
   print_message("%zu ptxas probes over %zu precision pairs\n", pl.n, np);
 }
 

@@ -15,6 +15,7 @@ typedef struct {
   bool b_n_major;
   tcmma_swizzle sw;
   long ld; /* both operands' rows, in elements */
+  bool a_regs; /* A from registers */
 } render_case;
 
 static const render_case cases[] = {
@@ -26,6 +27,10 @@ static const render_case cases[] = {
     {"wgmma-fp8-acc16", "e5m2", "e5m2", 16, 32, false, TCMMA_SWIZZLE_B32, 32},
     {"wgmma-s8", "s8", "u8", 48, 64, false, TCMMA_SWIZZLE_B128, 128},
     {"wgmma-s8-sat", "u8", "u8", 24, 32, false, TCMMA_SWIZZLE_B128, 128},
+    {"wgmma-bf16", "bf16", "bf16", 64, 32, false, TCMMA_SWIZZLE_B128, 64, true},
+    {"wgmma-f16", "f16", "f16", 64, 32, true, TCMMA_SWIZZLE_B128, 64, true},
+    {"wgmma-tf32", "f32", "f32", 16, 16, false, TCMMA_SWIZZLE_B128, 32, true},
+    {"wgmma-s8", "s8", "s8", 32, 64, false, TCMMA_SWIZZLE_B128, 128, true},
 };
 
 static tcmma_operand_desc operand(const char *prec, bool transposed, const render_case *c) {
@@ -40,6 +45,7 @@ static tcmma_wgmma_call call_of(const render_case *c) {
   tcmma_wgmma_call call = TCMMA_WGMMA_CALL_INIT(.n = c->n, .k = c->k);
   assert_int_equal(tcmma_wgmma_parse(c->arm, &call.arm, NULL), TCMMA_OK);
   call.a = operand(c->a, false, c);
+  if (c->a_regs) call.a.space = TCMMA_SPACE_THREAD;
   call.b = operand(c->b, !c->b_n_major, c);
   return call;
 }
@@ -51,7 +57,25 @@ static void kernel(tcmma_buf *src, const render_case *c, const tcmma_wgmma_call 
   const tcmma_wgmma_info *i = tcmma_wgmma_get(call->arm);
   const char *acc = i->acc == TCMMA_PREC_F32 ? "float" : i->acc == TCMMA_PREC_S32 ? "int" : "unsigned";
   long a_elems = 64 * c->ld, b_elems = (c->b_n_major ? c->k : c->n) * c->ld;
-  int regs = tcmma_wgmma_acc_regs(call->arm, c->n);
+  int regs = tcmma_wgmma_acc_regs(call->arm, c->n), steps = c->k / i->k;
+  if (c->a_regs) {
+    /* each thread's fragments straight from global memory: the compile, not the values, is
+     * under test */
+    tcmma_buf_printf(src,
+                     "\nextern \"C\" __global__ void tcmma_test(const unsigned *ga, const %s *gb, %s *gd) {\n"
+                     "  __shared__ __align__(1024) %s sb[%ld];\n"
+                     "  for (int i = threadIdx.x; i < %ld; i += 128) sb[i] = gb[i];\n"
+                     "  tcmma_wgmma_tile_publish();\n"
+                     "  unsigned ra[%d][4];\n"
+                     "  for (int s = 0; s < %d; s++)\n"
+                     "    for (int j = 0; j < 4; j++) ra[s][j] = ga[(threadIdx.x * %d + s) * 4 + j];\n"
+                     "  %s acc[%d];\n"
+                     "  for (int i = 0; i < %d; i++) acc[i] = 0;\n"
+                     "  tcmma_wgmma_tile(acc, ra, sb, false);\n"
+                     "  for (int i = 0; i < %d; i++) gd[threadIdx.x * %d + i] = acc[i];\n}\n",
+                     tb, acc, tb, b_elems, b_elems, steps, steps, steps, acc, regs, regs, regs, regs);
+    return;
+  }
   tcmma_buf_printf(src,
                    "\nextern \"C\" __global__ void tcmma_test(const %s *ga, const %s *gb, %s *gd) {\n"
                    "  __shared__ __align__(1024) %s sa[%ld];\n"
@@ -122,6 +146,21 @@ static void text_carries_marker_and_plans(void **state) {
   tcmma_buf_free(&src);
 }
 
+/* A from registers: the fragments as "r" operands, no A descriptor, only
+ * imm-trans-b. */
+static void text_of_register_a(void **state) {
+  (void)state;
+  tcmma_wgmma_call call = call_of(&cases[9]);
+  tcmma_buf src = {0};
+  assert_int_equal(tcmma_wgmma_render(&call, &src, NULL), TCMMA_OK);
+  const char *want[] = {"const unsigned (&tcmma_a)[2][4]", "{%32, %33, %34, %35}, %36, p, 1, 1, 1;",
+                        "\"r\"(tcmma_a[tcmma_s][3])", "A (registers, K-major)"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(src.data, want[i])) fail_msg("no '%s' in\n%s", want[i], src.data);
+  assert_null(strstr(src.data, "tcmma_da"));
+  tcmma_buf_free(&src);
+}
+
 static void declines_and_bad_calls(void **state) {
   (void)state;
   tcmma_buf src = {0};
@@ -155,14 +194,16 @@ static void declines_and_bad_calls(void **state) {
 
 int main(void) {
   enum { N = sizeof cases / sizeof cases[0] };
-  struct CMUnitTest tests[N + 2];
+  struct CMUnitTest tests[N + 3];
   static char names[N][64];
   for (size_t i = 0; i < N; i++) {
-    snprintf(names[i], sizeof names[i], "%s/n%d/k%d/%s", cases[i].arm, cases[i].n, cases[i].k,
-             tcmma_swizzle_name(cases[i].sw));
+    snprintf(names[i], sizeof names[i], "%s/n%d/k%d/%s%s%s", cases[i].arm, cases[i].n, cases[i].k,
+             tcmma_swizzle_name(cases[i].sw), cases[i].b_n_major ? "/b=n-major" : "",
+             cases[i].a_regs ? "/a=registers" : "");
     tests[i] = (struct CMUnitTest){names[i], compiles_at_sm_90a, NULL, NULL, (void *)&cases[i]};
   }
   tests[N] = (struct CMUnitTest)cmocka_unit_test(text_carries_marker_and_plans);
   tests[N + 1] = (struct CMUnitTest)cmocka_unit_test(declines_and_bad_calls);
+  tests[N + 2] = (struct CMUnitTest)cmocka_unit_test(text_of_register_a);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -12,10 +12,11 @@ static const char help[] =
     "col=n; C (and D): row=m col=n. elem is the element's index inside its 32-bit\n"
     "register (halves for 16-bit types, bytes for fp8, 0 for f32). wmma arms have no\n"
     "layout: their fragments are opaque.\n\n"
-    "A wgmma arm (tables/wgmma.def) takes c only (its A and B are read from shared\n"
-    "memory through descriptors): the accumulator of the 64 x N tile, for every\n"
-    "thread of the warpgroup (0..127), register and element.\n\n"
-    "  --n N    the wgmma instruction's n (default 64; one of the arm's list)\n"
+    "A wgmma arm (tables/wgmma.def) takes c, the accumulator of the 64 x N tile, and\n"
+    "a, the fragment of one k step of an A read from registers (B is read from\n"
+    "shared memory through a descriptor), for every thread of the warpgroup\n"
+    "(0..127), register and element; row=m, col=n (c) or k (a).\n\n"
+    "  --n N    c: the wgmma instruction's n (default 64; one of the arm's list)\n"
     "  --json   a list of {\"lane\", \"reg\", \"elem\", \"row\", \"col\"} (wgmma:\n"
     "           \"thread\" in place of \"lane\")\n";
 
@@ -87,14 +88,19 @@ static int inline_layout(tcmma_arm arm, tcmma_operand op, printer *p) {
   return print_end(p, NULL);
 }
 
-static int wgmma_layout(tcmma_wgmma w, const char *operand, long n, printer *p) {
-  if (strcmp(operand, "c") != 0)
-    return cli_usage(CMD, "operand '%s' of %s: a wgmma arm reads a and b from shared memory "
-                          "through descriptors; expected c", operand, tcmma_wgmma_marker(w));
-  if (!tcmma_wgmma_n_ok(w, (int)n))
+static int wgmma_layout(tcmma_wgmma w, const char *operand, long n, bool n_given, printer *p) {
+  bool a = strcmp(operand, "a") == 0;
+  if (!a && strcmp(operand, "c") != 0)
+    return cli_usage(CMD, "operand '%s' of %s: a wgmma arm reads b from shared memory through a "
+                          "descriptor; expected a (from registers) or c", operand,
+                     tcmma_wgmma_marker(w));
+  if (a && n_given)
+    return cli_usage(CMD, "--n: A's fragment of one k step is the same at every n");
+  if (!a && !tcmma_wgmma_n_ok(w, (int)n))
     return cli_usage(CMD, "--n %ld is not an instruction n of %s (tables/wgmma.def)", n,
                      tcmma_wgmma_marker(w));
-  int regs = tcmma_wgmma_acc_regs(w, (int)n), per = tcmma_wgmma_acc_elems_per_reg(w);
+  int regs = a ? TCMMA_WGMMA_A_REGS : tcmma_wgmma_acc_regs(w, (int)n);
+  int per = a ? tcmma_wgmma_a_elems_per_reg(w) : tcmma_wgmma_acc_elems_per_reg(w);
   tcmma_error err;
   p->who = "thread";
   print_begin(p);
@@ -102,8 +108,9 @@ static int wgmma_layout(tcmma_wgmma w, const char *operand, long n, printer *p) 
     for (int reg = 0; reg < regs; reg++)
       for (int elem = 0; elem < per; elem++) {
         int v[5] = {t, reg, elem, 0, 0};
-        if (tcmma_wgmma_acc_layout(w, (int)n, t, reg, elem, &v[3], &v[4], &err))
-          return print_end(p, &err);
+        tcmma_status s = a ? tcmma_wgmma_a_layout(w, t, reg, elem, &v[3], &v[4], &err)
+                           : tcmma_wgmma_acc_layout(w, (int)n, t, reg, elem, &v[3], &v[4], &err);
+        if (s) return print_end(p, &err);
         print_row(p, v);
       }
   return print_end(p, NULL);
@@ -135,7 +142,7 @@ int cmd_layout(int argc, char **argv) {
   tcmma_operand op;
   char names[256];
   inline_arms(names, sizeof names);
-  if (tcmma_wgmma_parse(pos[0], &w, NULL) == TCMMA_OK) return wgmma_layout(w, pos[1], n, &p);
+  if (tcmma_wgmma_parse(pos[0], &w, NULL) == TCMMA_OK) return wgmma_layout(w, pos[1], n, n_given, &p);
   if (tcmma_arm_parse(pos[0], &arm, &err)) return cli_usage(CMD, "%s", err.message);
   if (n_given)
     return cli_usage(CMD, "--n is a wgmma arm's instruction n; %s has the fixed tile %dx%dx%d",

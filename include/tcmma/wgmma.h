@@ -53,6 +53,8 @@ typedef struct {
   uint32_t n_mask;        /* bit i: n = 8 * (i + 1) is an instruction n */
   bool trans;             /* operands from shared memory may be M/N-major */
   const char *instr;      /* opcode template (%n, %a, %b) */
+  tcmma_arm a_frag;       /* the arms.def row whose A fragment each warp's share of a
+                             register A follows (tcmma_wgmma_a_layout) */
 } tcmma_wgmma_info;
 
 /* The row of w; NULL when out of range. */
@@ -93,6 +95,15 @@ int tcmma_wgmma_acc_elems_per_reg(tcmma_wgmma w);
 tcmma_status tcmma_wgmma_acc_layout(tcmma_wgmma w, int n, int thread, int reg, int elem, int *row,
                                     int *col, tcmma_error *err);
 
+/* Where element elem of register reg (0..TCMMA_WGMMA_A_REGS-1) of a register
+ * A fragment of one k step sits for warpgroup thread thread: row (m, 0..63)
+ * and col (k). Elements per register: tcmma_wgmma_a_elems_per_reg (2 for
+ * 16-bit, 1 for tf32, 4 for 8-bit; 0 for a bad w). TCMMA_INVALID naming an
+ * index out of range. */
+int tcmma_wgmma_a_elems_per_reg(tcmma_wgmma w);
+tcmma_status tcmma_wgmma_a_layout(tcmma_wgmma w, int thread, int reg, int elem, int *row, int *col,
+                                  tcmma_error *err);
+
 /* The 64-bit shared-memory matrix descriptor (PTX ISA "matrix descriptor"):
  * start address, leading and stride byte offsets (bytes; each a multiple of
  * 16 below 2^18), base offset (0..7) and swizzle. TCMMA_INVALID naming a
@@ -118,7 +129,9 @@ typedef struct {
 } tcmma_wgmma_operand;
 
 /* Plans operand op (TCMMA_OPERAND_A: 64 x k rows of A; TCMMA_OPERAND_B:
- * k x n) of w at instruction n from its v2 layout desc. Declines
+ * k x n) of w at instruction n from its v2 layout desc. An A in
+ * TCMMA_SPACE_THREAD is read from registers (tcmma_wgmma_a_layout; K-major
+ * only, so not transposed): no descriptor (desc 0). Declines
  * (out->reason, out->message, TCMMA_DECLINED, message copied to err): an
  * operand not in shared memory (space), a precision w does not take or a
  * bad n (extents), an M/N-major operand of a K-major-only row or a layout
@@ -136,7 +149,8 @@ typedef struct {
   size_t size;            /* sizeof(tcmma_wgmma_call) where the caller was built */
   tcmma_wgmma arm;
   int n, k;               /* n: one of the arm's instruction n */
-  tcmma_operand_desc a, b; /* shared operands (tcmma_wgmma_operand_plan) */
+  tcmma_operand_desc a, b; /* shared operands, or an A in TCMMA_SPACE_THREAD: registers
+                             (tcmma_wgmma_operand_plan) */
   const char *name;       /* the function's name (a C identifier, at most 64
                              characters, borrowed); NULL: "tcmma_wgmma_tile" */
   int wait;               /* wgmma.wait_group N after the commit: 0 (the products
@@ -149,7 +163,8 @@ typedef struct {
 /* Renders call as two CUDA device functions into out (appended): NAME_publish()
  * (fence.proxy.async after the block's ordinary shared stores, then a block
  * barrier) and NAME(acc, a, b, accumulate), run by every thread of one
- * warpgroup: wgmma.fence, one wgmma.mma_async per k step through matrix
+ * warpgroup (a register A: `const unsigned (&a)[k steps][4]`, each step's
+ * fragment as tcmma_wgmma_a_layout places it): wgmma.fence, one wgmma.mma_async per k step through matrix
  * descriptors, commit_group, wait_group. TCMMA_DECLINED (message in err) when
  * an operand plan declines or k is not a multiple of the arm's k;
  * TCMMA_INVALID for a NULL, malformed or too small call. */
