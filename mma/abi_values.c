@@ -55,6 +55,9 @@
 #define TCMMA_TMAP_RULE(ID, value, ...) \
   TCMMA__ABI_RANGE("tensor_map.def", TCMMA_TMAP_RULE_COUNT, ID, value)
 #include "tables/tensor_map.def"
+#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_RANGE("wgmma.def", TCMMA_WGMMA_COUNT, ID, value)
+#include "tables/wgmma.def"
+#undef TCMMA_WGMMA
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -63,6 +66,11 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/arms.def"
 #undef TCMMA_ARM
+  }
+  switch (v) {
+#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/wgmma.def"
+#undef TCMMA_WGMMA
   }
   switch (v) {
 #define TCMMA_PREC(ID, value, ...) TCMMA__ABI_CASE(value)

@@ -69,7 +69,8 @@ static bool hit_holds(const tcmma_marker_hit *h, int arch, char suffix) {
     return tcmma_ptx_opcode_holds(h->text, arch, suffix);
   if (arch < h->floor) return false;
   switch (h->suffix) {
-  case TCMMA_PTX_SUFFIX_A: return suffix == 'a';
+  /* an arch-specific arm (wgmma) runs on its floor's own arch only */
+  case TCMMA_PTX_SUFFIX_A: return suffix == 'a' && arch == h->floor;
   /* a family arm runs on its floor's major version only */
   case TCMMA_PTX_SUFFIX_A_OR_F: return (suffix == 'a' || suffix == 'f') && arch / 10 == h->floor / 10;
   default: return true;
@@ -91,6 +92,8 @@ static void need_text(const tcmma_marker_hit *h, char *buf, size_t cap) {
     tcmma_ptx_opcode_need(h->text, &sm, &suffix, &ptx);
     tcmma_ptx_info one = {.required_sm = sm, .required_suffix = suffix};
     tcmma_ptx_required_text(&one, buf, cap);
+  } else if (h->suffix == TCMMA_PTX_SUFFIX_A) {
+    snprintf(buf, cap, "sm_%da", h->floor);
   } else if (h->suffix == TCMMA_PTX_SUFFIX_A_OR_F) {
     snprintf(buf, cap, "a %d.x device (a family target)", h->floor / 10);
   } else {

@@ -11,6 +11,7 @@
 #include "tcmma/arm.h"
 #include "tcmma/buf.h"
 #include "tcmma/ptx.h"
+#include "tcmma/wgmma.h"
 #include "nvrtc/internal.h"
 
 static const struct {
@@ -122,6 +123,13 @@ static bool scan_tags(tcmma__arch_scan *s, const char *text, size_t n, int line)
       if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)w, arm->floor,
                    arm->family ? TCMMA_PTX_SUFFIX_A_OR_F : TCMMA_PTX_SUFFIX_ANY, at))
         return false;
+    }
+    for (int w = 0; w < TCMMA_WGMMA_COUNT; w++) {
+      const tcmma_wgmma_info *wg = tcmma_wgmma_get((tcmma_wgmma)w);
+      if (!tag_is(text, i, k, wg->marker)) continue;
+      char tag[48];
+      int len = snprintf(tag, sizeof tag, "(%s)", wg->marker);
+      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, wg->floor, wg->suffix, at)) return false;
     }
     for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
       if (tcmma_marker_is_tag(m) && tag_is(text, i, k, tcmma_marker_text(m)) &&

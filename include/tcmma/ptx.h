@@ -42,6 +42,15 @@ enum {
 #undef TCMMA_PTX_FEATURE
 };
 #define TCMMA_PTX_MIN_SM(ID) TCMMA_PTX_MIN_SM_##ID
+/* A row's suffix as a constant, for the tables that name a row's target
+ * (tables/wgmma.def): TCMMA_PTX_SUFFIX_OF(WGMMA) is TCMMA_PTX_SUFFIX_A. */
+enum {
+#define TCMMA_PTX_FEATURE(ID, value, tokens, suffix, sms, ptx_major, ptx_minor) \
+  TCMMA_PTX_SUFFIX_OF_##ID = TCMMA_PTX_SUFFIX_##suffix,
+#include "tables/ptx_features.def"
+#undef TCMMA_PTX_FEATURE
+};
+#define TCMMA_PTX_SUFFIX_OF(ID) TCMMA_PTX_SUFFIX_OF_##ID
 
 #define TCMMA_PTX_SMS_MAX 6
 /* In a row's sms: every sm above the one before holds it too. */

@@ -22,6 +22,7 @@
 #include "tcmma/driver.h"
 #include "tcmma/tensor_map.h"
 #include "tcmma/tma.h"
+#include "tcmma/wgmma.h"
 #include "tcmma/abi.h"
 
 #endif

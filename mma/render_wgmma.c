@@ -1,0 +1,186 @@
+/* The warpgroup tile product (docs/wgmma.md): one wgmma.mma_async per k
+ * step through the operands' matrix descriptors (mma/wgmma_plan.c), fenced
+ * and committed as the PTX ISA asks, the accumulators held in place with
+ * "+f"/"+r" constraints so that the compiler neither moves nor copies them
+ * across the asynchronous instructions. */
+#include "tcmma/wgmma.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <string.h>
+
+typedef struct {
+  const tcmma_wgmma_call *call;
+  const tcmma_wgmma_info *info;
+  tcmma_wgmma_operand a, b;
+  const char *name;
+  int regs;          /* 32-bit accumulator registers per thread */
+  char acc_c;        /* the constraint letter: f (f32) or r (s32, f16 pairs) */
+  const char *acc_t; /* the accumulator element's C type */
+  char op[128];      /* the opcode */
+  bool a_regs;       /* A from registers */
+} wg;
+
+static bool identifier(const char *s) {
+  if (!s || !(isalpha((unsigned char)s[0]) || s[0] == '_') || strlen(s) > 64) return false;
+  for (; *s; s++)
+    if (!isalnum((unsigned char)*s) && *s != '_') return false;
+  return true;
+}
+
+static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *err) {
+  if (!c || c->size < sizeof *c)
+    return tcmma_fail(err, TCMMA_INVALID, "wgmma render: the call is NULL or its size %zu is "
+                      "below %zu (start it with TCMMA_WGMMA_CALL_INIT)", c ? c->size : 0,
+                      sizeof *c);
+  if (!(g->info = tcmma_wgmma_get(c->arm)))
+    return tcmma_fail(err, TCMMA_INVALID, "wgmma arm %d is out of range", (int)c->arm);
+  g->name = c->name ? c->name : "tcmma_wgmma_tile";
+  if (!identifier(g->name))
+    return tcmma_fail(err, TCMMA_INVALID, "wgmma render: name '%s' is not a C identifier of at "
+                      "most 64 characters", g->name);
+  if (c->wait < 0 || c->wait > 7)
+    return tcmma_fail(err, TCMMA_INVALID, "wgmma render: wait %d: expected 0 to 7", c->wait);
+  if (c->k <= 0 || c->k % g->info->k)
+    return tcmma_fail(err, TCMMA_DECLINED, "%s: k %d must be a positive multiple of %d",
+                      g->info->marker, c->k, g->info->k);
+  tcmma_status s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_A, c->n, &c->a, &g->a, err);
+  if (s == TCMMA_OK) s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_B, c->n, &c->b, &g->b, err);
+  if (s != TCMMA_OK) return s;
+  if (!tcmma_wgmma_takes(c->arm, c->a.prec, c->b.prec))
+    return tcmma_fail(err, TCMMA_DECLINED, "%s does not multiply %s by %s", g->info->marker,
+                      tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec));
+  g->regs = tcmma_wgmma_acc_regs(c->arm, c->n);
+  g->a_regs = c->a.space == TCMMA_SPACE_THREAD;
+  g->acc_c = g->info->acc == TCMMA_PREC_F32 ? 'f' : 'r';
+  g->acc_t = g->info->acc == TCMMA_PREC_F32 ? "float" : g->info->acc == TCMMA_PREC_S32 ? "int"
+                                                                                        : "unsigned";
+  return tcmma_wgmma_instruction(c->arm, c->n, c->a.prec, c->b.prec, g->op, sizeof g->op, err);
+}
+
+/* "K-major, 128-byte swizzle", or "registers, K-major". */
+static void where(const tcmma_operand_desc *d, const tcmma_wgmma_operand *o, bool regs, bool is_a,
+                  char *buf, size_t cap) {
+  if (regs) snprintf(buf, cap, "registers, K-major");
+  else snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major") : "K-major",
+                tcmma_swizzle_name(d->swizzle));
+}
+
+static void header(const wg *g, tcmma_buf *out) {
+  const tcmma_wgmma_call *c = g->call;
+  char a[48], b[48];
+  where(&c->a, &g->a, g->a_regs, true, a, sizeof a);
+  where(&c->b, &g->b, false, false, b, sizeof b);
+  tcmma_buf_printf(out,
+                   "/* warpgroup tile product (%s): acc[64 x %d] += A[64 x %d] B[%d x %d]\n"
+                   " * (acc = A B when accumulate is false), %d x\n"
+                   " *   %s\n"
+                   " * A (%s) and B (%s); shared operands\n"
+                   " * read through matrix descriptors, each parent 1024-byte aligned. Every\n"
+                   " * thread of one warpgroup calls it together; acc is the thread's share\n"
+                   " * (tcmma layout %s c --n %d). */\n",
+                   g->info->marker, c->n, c->k, c->k, c->n, c->k / g->info->k, g->op, a, b,
+                   g->info->marker, c->n);
+  tcmma_buf_printf(out,
+                   "/* after the block's ordinary stores of A and B: the async proxy (wgmma)\n"
+                   " * sees them; every thread of the block */\n"
+                   "__device__ __forceinline__ void %s_publish() {\n"
+                   "  asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");\n"
+                   "  __syncthreads();\n}\n\n", g->name);
+}
+
+/* asm volatile("" : "+f"(acc[i])) for every register: the compiler keeps
+ * each in place across the asynchronous instructions. */
+static void hold(const wg *g, tcmma_buf *out) {
+  tcmma_buf_printf(out,
+                   "#pragma unroll\n"
+                   "  for (int tcmma_i = 0; tcmma_i < %d; tcmma_i++)\n"
+                   "    asm volatile(\"\" : \"+%c\"(tcmma_acc[tcmma_i])::\"memory\");\n",
+                   g->regs, g->acc_c);
+}
+
+/* The opcode's operand list: the registers, both descriptors, scale-d and,
+ * as the row has them, imm-scale-a/-b and imm-trans-a/-b. */
+static void mma_asm(const wg *g, tcmma_buf *out) {
+  int b_at = g->regs + (g->a_regs ? TCMMA_WGMMA_A_REGS : 1);
+  tcmma_buf_printf(out, "    asm volatile(\"{\\n\"\n                 \".reg .pred p;\\n\"\n"
+                        "                 \"setp.ne.b32 p, %%%d, 0;\\n\"\n"
+                        "                 \"%s {\"\n                 \"", b_at + 1, g->op);
+  for (int r = 0; r < g->regs; r++)
+    tcmma_buf_printf(out, "%%%d%s", r, r + 1 == g->regs ? "" : (r % 8 == 7 ? ", \"\n                 \"" : ", "));
+  if (g->a_regs)
+    tcmma_buf_printf(out, "}, {%%%d, %%%d, %%%d, %%%d}, %%%d, p", g->regs, g->regs + 1,
+                     g->regs + 2, g->regs + 3, b_at);
+  else tcmma_buf_printf(out, "}, %%%d, %%%d, p", g->regs, b_at);
+  if (g->info->acc != TCMMA_PREC_S32) tcmma_buf_printf(out, ", 1, 1");
+  /* a register A has no imm-trans-a */
+  if (g->info->trans && !g->a_regs) tcmma_buf_printf(out, ", %d, %d", g->a.trans, g->b.trans);
+  else if (g->info->trans) tcmma_buf_printf(out, ", %d", g->b.trans);
+  tcmma_buf_printf(out, ";\\n\"\n                 \"}\\n\"\n                 : ");
+  for (int r = 0; r < g->regs; r++)
+    tcmma_buf_printf(out, "\"+%c\"(tcmma_acc[%d])%s", g->acc_c, r,
+                     r + 1 == g->regs ? "" : (r % 4 == 3 ? ",\n                   " : ", "));
+  if (g->a_regs)
+    tcmma_buf_printf(out, "\n                 : \"r\"(tcmma_a[tcmma_s][0]), \"r\"(tcmma_a[tcmma_s][1]), "
+                          "\"r\"(tcmma_a[tcmma_s][2]),\n                   \"r\"(tcmma_a[tcmma_s][3]), "
+                          "\"l\"(tcmma_db), \"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
+  else
+    tcmma_buf_printf(out, "\n                 : \"l\"(tcmma_da), \"l\"(tcmma_db), "
+                          "\"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
+}
+
+/* The signature and the operands' shared addresses (a register A: the
+ * caller's fragments, one per k step). */
+static void signature(const wg *g, tcmma_buf *out) {
+  const tcmma_wgmma_call *c = g->call;
+  const char *ta = tcmma_prec_cuda_type(c->a.prec), *tb = tcmma_prec_cuda_type(c->b.prec);
+  tcmma_buf_printf(out, "__device__ __forceinline__ void %s(%s (&tcmma_acc)[%d], ", g->name,
+                   g->acc_t, g->regs);
+  if (g->a_regs) tcmma_buf_printf(out, "const unsigned (&tcmma_a)[%d][%d],\n", c->k / g->info->k,
+                                  TCMMA_WGMMA_A_REGS);
+  else tcmma_buf_printf(out, "const %s *tcmma_a,\n", ta);
+  tcmma_buf_printf(out, "    const %s *tcmma_b, bool tcmma_accumulate) {\n", tb);
+  if (!g->a_regs)
+    tcmma_buf_printf(out, "  const unsigned tcmma_a_at = (unsigned)__cvta_generic_to_shared(tcmma_a) + %ldu;\n",
+                     g->a.origin_bytes);
+  tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)__cvta_generic_to_shared(tcmma_b) + %ldu;\n",
+                   g->b.origin_bytes);
+}
+
+static void body(const wg *g, tcmma_buf *out) {
+  const tcmma_wgmma_call *c = g->call;
+  signature(g, out);
+  hold(g, out);
+  tcmma_buf_printf(out, "  asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n"
+                        "#pragma unroll\n"
+                        "  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n"
+                        "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n",
+                   c->k / g->info->k);
+  if (!g->a_regs)
+    tcmma_buf_printf(out, "    const unsigned long long tcmma_da = 0x%016llxull |\n"
+                          "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
+                     (unsigned long long)g->a.desc, g->a.k_step_bytes);
+  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = 0x%016llxull |\n"
+                        "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
+                   (unsigned long long)g->b.desc, g->b.k_step_bytes);
+  mma_asm(g, out);
+  tcmma_buf_printf(out, "  }\n  asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"
+                        "  asm volatile(\"wgmma.wait_group.sync.aligned %%0;\\n\" ::\"n\"(%d) : \"memory\");\n",
+                   c->wait);
+  hold(g, out);
+  tcmma_buf_printf(out, "}\n");
+}
+
+tcmma_status tcmma_wgmma_render(const tcmma_wgmma_call *call, tcmma_buf *out, tcmma_error *err) {
+  wg g = {.call = call};
+  if (!out) return tcmma_fail(err, TCMMA_INVALID, "wgmma render: out must not be NULL");
+  tcmma_status s = check_call(call, &g, err);
+  if (s != TCMMA_OK) return s;
+  /* the operands' types (cuda_bf16.h, cuda_fp8.h, ...) */
+  const char *ha = tcmma_prec_header(call->a.prec), *hb = tcmma_prec_header(call->b.prec);
+  if (ha[0]) tcmma_buf_printf(out, "#include <%s>\n", ha);
+  if (hb[0] && strcmp(ha, hb) != 0) tcmma_buf_printf(out, "#include <%s>\n", hb);
+  header(&g, out);
+  body(&g, out);
+  return TCMMA_OK;
+}
