@@ -28,7 +28,8 @@ typedef struct {
   size_t truncated_at;
   bool saw_version, saw_target;
   size_t line_break_at;   /* just after the last block comment that spans lines */
-  /* census hash: open addressing over census indices + 1 (0: empty), with
+  /* census hash: open addressing over census indices + 1 (0: empty), at most
+   * a quarter full (a probe rarely goes past its first slot), with
    * each opcode's length and hash beside it (compared before its bytes) */
   size_t *slots, slot_cap, op_cap;
   size_t *op_len;
@@ -104,8 +105,8 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1,
 
 #ifdef __SSE2__
 /* Bit i set where byte i of the sixteen at p is an opcode byte (byte_class:
- * a letter, a digit, '_', '$' or '.'). */
-static inline unsigned opcode_mask16(const char *p) {
+ * a letter, a digit, '_', '$' or '.'; with dot false, a word byte: no '.'). */
+static inline unsigned opcode_mask16(const char *p, bool dot) {
   __m128i v = _mm_loadu_si128((const __m128i *)p);
   __m128i dl = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
   __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(dl, _mm_set1_epi8('z' - 'a')), dl);
@@ -113,7 +114,7 @@ static inline unsigned opcode_mask16(const char *p) {
   __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(dd, _mm_set1_epi8(9)), dd);
   __m128i other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
                                             _mm_cmpeq_epi8(v, _mm_set1_epi8('$'))),
-                               _mm_cmpeq_epi8(v, _mm_set1_epi8('.')));
+                               _mm_cmpeq_epi8(v, _mm_set1_epi8(dot ? '.' : '_')));
   return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), other));
 }
 #endif
@@ -160,9 +161,16 @@ static void skip_plain(reader *r, const unsigned char *stop) {
 /* Reads an identifier at pos; returns its length (0 when none). */
 static size_t read_ident(reader *r, const char **start) {
   *start = r->text + r->pos;
-  size_t n = 0;
-  while (r->pos < r->len && word_char(r->text[r->pos])) r->pos++, n++;
-  return n;
+  size_t begin = r->pos;
+#ifdef __SSE2__
+  unsigned stop = 0; /* sixteen at a time, as read_opcode */
+  while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, false) & 0xffffu))
+    r->pos += 16;
+  if (stop) r->pos += (size_t)__builtin_ctz(stop);
+  else
+#endif
+    while (r->pos < r->len && word_char(r->text[r->pos])) r->pos++;
+  return r->pos - begin;
 }
 
 /* Reads an opcode: identifier parts joined by '.' or "::". */
@@ -172,7 +180,7 @@ static size_t read_opcode(reader *r, const char **start) {
   for (;;) {
 #ifdef __SSE2__
     unsigned stop = 0; /* sixteen at a time: a byte loop's exit is mispredicted */
-    while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos) & 0xffffu))
+    while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, true) & 0xffffu))
       r->pos += 16;
     if (stop) r->pos += (size_t)__builtin_ctz(stop);
     else
@@ -293,8 +301,8 @@ static bool census_room(reader *r) {
 
 static void count_opcode(reader *r, const char *op, size_t n) {
   tcmma_ptx_info *info = r->info;
-  if ((info->census_count + 1) * 4 > r->slot_cap * 3 &&
-      !rehash(r, r->slot_cap ? r->slot_cap * 2 : 64))
+  if ((info->census_count + 1) * 4 > r->slot_cap &&
+      !rehash(r, r->slot_cap ? r->slot_cap * 4 : 256))
     return;
   uint64_t h = hash(op, n);
   size_t s = (size_t)h & (r->slot_cap - 1);
@@ -573,14 +581,14 @@ static bool text_byte(unsigned char c) {
 }
 
 /* Whether block [start, end) of t holds a byte that may not appear in PTX
- * text (a control byte other than a blank, or DEL); *seen gets whether it
- * holds anything but blanks. Sixteen bytes at a time where SSE2 is. */
-static bool block_bad(const unsigned char *t, size_t start, size_t end, bool *seen) {
+ * text (a control byte other than a blank, or DEL). Sixteen bytes at a
+ * time where SSE2 is. */
+static bool block_bad(const unsigned char *t, size_t start, size_t end) {
   size_t i = start;
   bool bad = false;
 #ifdef __SSE2__
-  __m128i any_bad = _mm_setzero_si128(), any_seen = _mm_setzero_si128();
-  const __m128i c1f = _mm_set1_epi8(0x1f), c20 = _mm_set1_epi8(0x20), c7f = _mm_set1_epi8(0x7f);
+  __m128i any_bad = _mm_setzero_si128();
+  const __m128i c1f = _mm_set1_epi8(0x1f), c7f = _mm_set1_epi8(0x7f);
   const __m128i c9 = _mm_set1_epi8(9), c4 = _mm_set1_epi8(4);
   for (; i + 16 <= end; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(t + i));
@@ -589,34 +597,31 @@ static bool block_bad(const unsigned char *t, size_t start, size_t end, bool *se
     __m128i blank = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);               /* 9 <= v <= 13 */
     any_bad = _mm_or_si128(any_bad, _mm_or_si128(_mm_andnot_si128(blank, control),
                                                   _mm_cmpeq_epi8(v, c7f)));
-    any_seen = _mm_or_si128(any_seen,
-                            _mm_xor_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, c20), v), _mm_set1_epi8(-1)));
   }
   bad = _mm_movemask_epi8(any_bad) != 0;
-  *seen = *seen || _mm_movemask_epi8(any_seen) != 0;
 #endif
-  for (; i < end; i++) {
-    bad = bad || !text_byte(t[i]);
-    *seen = *seen || t[i] > ' ';
-  }
+  for (; i < end; i++) bad = bad || !text_byte(t[i]);
   return bad;
 }
 
 /* Text that holds NUL or control bytes is not PTX. Checked a block at a
- * time; a block with a bad byte is looked at byte by byte for the first. */
+ * time; a block with a bad byte is looked at byte by byte for the first.
+ * Text of blanks only is empty (looked for apart: the first byte above a
+ * blank is near the start of any module). */
 static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
   const unsigned char *t = (const unsigned char *)text;
-  bool seen = false;
   for (size_t start = 0; start < len; start += 4096) {
     size_t end = len - start < 4096 ? len : start + 4096;
-    if (!block_bad(t, start, end, &seen)) continue;
+    if (!block_bad(t, start, end)) continue;
     for (size_t i = start; i < end; i++)
       if (!text_byte(t[i]))
         return tcmma_fail(err, TCMMA_PARSE,
                           "not PTX text: control byte 0x%02x at offset %zu (binary input?)", t[i],
                           i);
   }
-  if (!seen)
+  size_t i = 0;
+  while (i < len && t[i] <= ' ') i++;
+  if (i == len)
     return tcmma_fail(err, TCMMA_PARSE,
                       "empty input: expected PTX text with .version and .target directives");
   return TCMMA_OK;
