@@ -79,6 +79,7 @@ static void run_batch(tcmma__arch_ladder *l, size_t i) {
   size_t k = 0;
   for (size_t j = i; j < l->n && k < l->width; j++)
     if (!l->have[j]) jobs[k++] = (job){l, j};
+  if (k == 0) return; /* rung i was compiled already */
   for (size_t t = 1; t < k; t++) started[t] = pthread_create(&tid[t], NULL, run_job, &jobs[t]) == 0;
   run_job(&jobs[0]);
   for (size_t t = 1; t < k; t++) {
