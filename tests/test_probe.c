@@ -139,6 +139,8 @@ static void a_second_probe_is_all_cache(void **state) {
   free(src);
 }
 
+static const char ladder_suffixes[3] = {'\0', 'f', 'a'}; /* the ladder's order per arch */
+
 /* One probe on a fresh cache compiles its rungs in batches, up to one rung a
  * core at once (fewer batches than rungs where two cores or more are
  * online; one a rung on one core), each through the cache: the disk then
@@ -173,7 +175,7 @@ static void the_ladder_compiles_in_batches(void **state) {
   int checked = 0;
   bool reached = false;
   for (size_t i = 0; i < s.count && !reached; i++)
-    for (const char *sx = "\0fa"; sx < "\0fa" + 3 && !reached; sx++) {
+    for (const char *sx = ladder_suffixes; sx < ladder_suffixes + 3 && !reached; sx++) {
       if (*sx && !(s.accepts && s.accepts(s.archs[i], *sx, s.ctx))) continue;
       tcmma_compile_opts one = o;
       one.arch = s.archs[i], one.arch_suffix = *sx, one.sass = true;

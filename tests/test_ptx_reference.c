@@ -110,6 +110,8 @@ static int slow_lowest(const slow_set *s, tcmma_ptx_suffix *suffix) {
   return best;
 }
 
+static const char suffixes[3] = {'\0', 'a', 'f'};
+
 /* Adds opcode's slow matches to s; checks feature_for and opcode_holds for
  * it at every sm and suffix a row lists. Returns how many rows matched. */
 static size_t add_slow(slow_set *s, const char *opcode, const char *module) {
@@ -131,7 +133,7 @@ static size_t add_slow(slow_set *s, const char *opcode, const char *module) {
              own ? own->id : "none");
   for (size_t i = 0; i < tcmma_ptx_feature_count(); i++)
     for (int j = 0; j < TCMMA_PTX_SMS_MAX && tcmma_ptx_feature_get(i)->sms[j] > 0; j++)
-      for (const char *sx = "\0af"; sx < "\0af" + 3; sx++) {
+      for (const char *sx = suffixes; sx < suffixes + 3; sx++) {
         int sm = tcmma_ptx_feature_get(i)->sms[j];
         if (*sx == 'f' && sm < TCMMA_PTX_FAMILY_MIN_SM) continue;
         bool fast = tcmma_ptx_opcode_holds(opcode, sm, *sx), slow = set_holds(&one, sm, *sx);
