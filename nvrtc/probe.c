@@ -1,7 +1,7 @@
 /* Floors proven by compiling (docs/nvrtc.md, "Probes"): the source is
- * compiled up the ladder of NVRTC's targets through tcmma_compile, so every
- * rung is a cache entry and a second probe of the same source costs lookups
- * only. A rung passes when NVRTC takes the source, the PTX holds its own
+ * compiled up the ladder of NVRTC's targets through tcmma_compile, a batch
+ * of rungs at once on the cores (nvrtc/probe_ladder.c), so every rung is a
+ * cache entry and a second probe of the same source costs lookups only. A rung passes when NVRTC takes the source, the PTX holds its own
  * .target (tcmma_ptx_check_target) and no kernel is compiled away: its
  * body idle (ret/exit) or trapping (trap/brkpt) while a higher passing rung
  * gives it work and no trap. */
@@ -13,64 +13,12 @@
 #include "tcmma/compile.h"
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
+#include "nvrtc/probe_ladder.h"
 #include "mma/abi.h"
 
-#define MAX_RUNGS (3 * TCMMA_ARCH_MAX_ARCHS)
-
-typedef struct {
-  int arch;
-  char suffix;
-} rung;
-
-/* Every target NVRTC compiles for, ascending: each arch plain, family, then
- * arch-specific. */
-static size_t ladder(const tcmma_arch_support *s, rung *out) {
-  int archs[TCMMA_ARCH_MAX_ARCHS];
-  size_t n = s->count < TCMMA_ARCH_MAX_ARCHS ? s->count : TCMMA_ARCH_MAX_ARCHS, k = 0;
-  memcpy(archs, s->archs, n * sizeof *archs);
-  for (size_t i = 1; i < n; i++) /* nvrtcGetSupportedArchs lists them ascending; be sure */
-    for (size_t j = i; j > 0 && archs[j - 1] > archs[j]; j--) {
-      int t = archs[j];
-      archs[j] = archs[j - 1], archs[j - 1] = t;
-    }
-  for (size_t i = 0; i < n; i++) {
-    out[k++] = (rung){archs[i], 0};
-    if (s->accepts && s->accepts(archs[i], 'f', s->ctx)) out[k++] = (rung){archs[i], 'f'};
-    if (s->accepts && s->accepts(archs[i], 'a', s->ctx)) out[k++] = (rung){archs[i], 'a'};
-  }
-  return k;
-}
-
-/* One rung's compile: its status and message, and its kernels with and
- * without work (space-separated names). */
-typedef struct {
-  tcmma_status st;
-  char message[TCMMA_ERROR_MAX];
-  tcmma_buf idle, busy;
-  bool hit;
-} outcome;
-
-static void outcome_free(outcome *o) {
-  tcmma_buf_free(&o->idle), tcmma_buf_free(&o->busy);
-}
-
-static tcmma_status try_rung(const char *source, size_t len, const tcmma_compile_opts *base,
-                             rung r, outcome *o) {
-  memset(o, 0, sizeof *o);
-  tcmma_compile_opts opts = *base;
-  /* a CUBIN: ptxas checks every instruction too, those no table row knows */
-  opts.arch = r.arch, opts.arch_suffix = r.suffix, opts.sass = true;
-  tcmma_program p;
-  tcmma_error err = {0};
-  o->st = tcmma_compile(source, len, &opts, &p, &err);
-  snprintf(o->message, sizeof o->message, "%s", o->st == TCMMA_OK ? "" : err.message);
-  o->hit = p.cache_hit;
-  if (o->st == TCMMA_OK && p.ptx) tcmma__arch_kernels(p.ptx, p.ptx_len, &o->idle, &o->busy);
-  tcmma_program_free(&p);
-  if (o->idle.failed || o->busy.failed) return TCMMA_NO_MEMORY;
-  /* NVRTC missing or out of memory: no rung can say anything */
-  return o->st == TCMMA_UNAVAILABLE || o->st == TCMMA_NO_MEMORY ? o->st : TCMMA_OK;
-}
+typedef tcmma__arch_rung rung;
+typedef tcmma__arch_outcome outcome;
+typedef tcmma__arch_ladder ladder;
 
 /* Whether some kernel of list has work in o. */
 static bool busy_in(const outcome *o, const char *list) {
@@ -88,18 +36,20 @@ static void rung_option(char *buf, size_t cap, rung r) {
   tcmma__arch_option(buf, cap, false, r.arch, r.suffix);
 }
 
-/* The first passing rung above rungs[from] that keeps work in a kernel of
- * idle, or -1; *ran and *hits count the compiles. */
-static long climb(const char *source, size_t len, const tcmma_compile_opts *o, const rung *rungs,
-                  size_t n, size_t from, const char *idle, int *ran, int *hits, tcmma_status *st) {
-  for (size_t i = from + 1; i < n; i++) {
-    outcome up;
-    *st = try_rung(source, len, o, rungs[i], &up);
-    ++*ran, *hits += up.hit;
-    bool keeps = up.st == TCMMA_OK && busy_in(&up, idle);
-    outcome_free(&up);
-    if (*st != TCMMA_OK) return -1;
-    if (keeps) return (long)i;
+/* Rung i's outcome, or NULL with *st why it could not be compiled. */
+static const outcome *at(ladder *l, size_t i, tcmma_status *st) {
+  const outcome *o = tcmma__arch_ladder_at(l, i);
+  *st = o ? o->hard : TCMMA_INVALID;
+  return *st == TCMMA_OK ? o : NULL;
+}
+
+/* The first passing rung above rung from that keeps work in a kernel of
+ * idle, or -1 (*st: a compile that could not run). */
+static long climb(ladder *l, size_t from, const char *idle, tcmma_status *st) {
+  for (size_t i = from + 1; i < l->n; i++) {
+    const outcome *up = at(l, i, st);
+    if (!up) return -1;
+    if (up->st == TCMMA_OK && busy_in(up, idle)) return (long)i;
   }
   return -1;
 }
@@ -117,48 +67,44 @@ static void record_below(tcmma_probe *out, rung r, const outcome *o, const char 
     snprintf(out->evidence, sizeof out->evidence, "%s", o->message);
 }
 
-/* The ladder walk: the lowest passing rung, with the failure just below. */
-static tcmma_status walk(const char *source, size_t len, const tcmma_compile_opts *o,
-                         const rung *rungs, size_t n, tcmma_probe *out) {
-  outcome prev = {.st = TCMMA_OK};
-  bool have_prev = false;
+/* The ladder walk: the lowest passing rung, with the failure just below.
+ * The rungs are compiled as the ladder batches them (nvrtc/probe_ladder.c);
+ * the walk reads their outcomes in its own order, as it would compile them
+ * one by one. */
+static tcmma_status walk(ladder *l, tcmma_probe *out) {
+  const outcome *prev = NULL;
   char keeper[64] = "";
   tcmma_status st = TCMMA_OK;
-  for (size_t i = 0; i < n && st == TCMMA_OK; i++) {
-    outcome now;
-    st = try_rung(source, len, o, rungs[i], &now);
-    out->rungs++, out->cache_hits += now.hit;
-    long up = -1;
-    if (st == TCMMA_OK && now.st == TCMMA_OK && now.idle.len)
-      up = climb(source, len, o, rungs, n, i, tcmma_buf_str(&now.idle), &out->rungs,
-                 &out->cache_hits, &st);
-    if (st == TCMMA_OK && now.st == TCMMA_OK && up < 0) { /* it passes */
-      out->arch = rungs[i].arch, out->suffix = rungs[i].suffix;
-      rung_option(out->option, sizeof out->option, rungs[i]);
-      if (have_prev) record_below(out, rungs[i - 1], &prev, keeper);
-      outcome_free(&now);
-      break;
+  for (size_t i = 0; i < l->n; i++) {
+    const outcome *now = at(l, i, &st);
+    if (!now) return st;
+    long up = now->st == TCMMA_OK && now->idle.len ? climb(l, i, tcmma_buf_str(&now->idle), &st) : -1;
+    if (st != TCMMA_OK) return st;
+    if (now->st == TCMMA_OK && up < 0) { /* it passes */
+      out->arch = l->rungs[i].arch, out->suffix = l->rungs[i].suffix;
+      rung_option(out->option, sizeof out->option, l->rungs[i]);
+      if (prev) record_below(out, l->rungs[i - 1], prev, keeper);
+      return TCMMA_OK;
     }
-    outcome_free(&prev);
-    prev = now, have_prev = true;
+    prev = now;
     if (up >= 0) {
       /* every rung between gave the kernels no work: each fails as this one
        * does; go on at the keeper, with the rung below it as the evidence */
-      rung_option(keeper, sizeof keeper, rungs[up]);
-      if ((size_t)up - 1 > i) {
-        outcome_free(&prev);
-        st = try_rung(source, len, o, rungs[up - 1], &prev);
-        out->rungs++, out->cache_hits += prev.hit;
-      }
+      rung_option(keeper, sizeof keeper, l->rungs[up]);
+      if ((size_t)up - 1 > i && !(prev = at(l, (size_t)up - 1, &st))) return st;
       i = (size_t)up - 1;
     }
   }
-  if (st == TCMMA_OK && !out->arch && have_prev) { /* nothing passes: the top rung's failure */
-    record_below(out, rungs[n - 1], &prev, keeper);
+  if (prev) { /* nothing passes: the top rung's failure */
+    record_below(out, l->rungs[l->n - 1], prev, keeper);
     out->below[0] = '\0';
   }
-  outcome_free(&prev);
-  return st;
+  return TCMMA_OK;
+}
+
+/* Adds the compiles l ran to out's counts. */
+static void count(const ladder *l, tcmma_probe *out) {
+  out->rungs += l->ran, out->cache_hits += l->hits, out->batches += l->batches;
 }
 
 /* The caller's options as this library's whole struct (NULL: defaults). */
@@ -170,15 +116,40 @@ static tcmma_status take_opts(tcmma_compile_opts *o, const tcmma_compile_opts *o
               : TCMMA_OK;
 }
 
-/* Whether NVRTC refuses the source at r for host code or an nvcc-only
- * option (its error ends with a hint of tables/nvrtc_hints.def): then no
- * rung of NVRTC's ladder can pass, and nvcc climbs it instead. */
-static bool host_code(const char *source, size_t len, const tcmma_compile_opts *o, rung r) {
-  outcome first;
-  bool host = try_rung(source, len, o, r, &first) == TCMMA_OK && first.st == TCMMA_COMPILE &&
-              strstr(first.message, ". Hint: ") != NULL;
-  outcome_free(&first);
-  return host;
+/* Whether NVRTC refuses the source at l's first rung for host code or an
+ * nvcc-only option (its error ends with a hint of tables/nvrtc_hints.def):
+ * then no rung of NVRTC's ladder can pass, and nvcc climbs it instead. */
+static bool host_code(ladder *l) {
+  tcmma_status st;
+  const outcome *first = l->n ? at(l, 0, &st) : NULL;
+  return first && first->st == TCMMA_COMPILE && strstr(first->message, ". Hint: ") != NULL;
+}
+
+/* The walk with NVRTC's ladder (o as given), then, where NVRTC refuses host
+ * code or takes no rung and nvcc is present, with nvcc's: the whole program
+ * (o->nvcc set). *r holds the markers; it gets the walk's answer and counts. */
+static tcmma_status probe_ladders(const tcmma_arch_support *s, const char *source, size_t len,
+                                  tcmma_compile_opts *o, tcmma_probe *r) {
+  char nvcc[PATH_MAX + 64];
+  bool have_nvcc = !o->nvcc && tcmma__nvcc_identity(NULL, nvcc, sizeof nvcc);
+  ladder *l = tcmma__arch_ladder_open(s, source, len, o);
+  if (!l) return TCMMA_NO_MEMORY;
+  bool host = have_nvcc && host_code(l);
+  tcmma_status st = host ? TCMMA_OK : walk(l, r);
+  count(l, r);
+  tcmma__arch_ladder_close(l);
+  if (st != TCMMA_OK || r->arch || !have_nvcc) return st;
+  tcmma_probe again = tcmma_probe_init();
+  again.marker_floor = r->marker_floor;
+  memcpy(again.marker_option, r->marker_option, sizeof again.marker_option);
+  again.rungs = r->rungs, again.cache_hits = r->cache_hits, again.batches = r->batches;
+  o->nvcc = "";
+  if (!(l = tcmma__arch_ladder_open(s, source, len, o))) return TCMMA_NO_MEMORY;
+  st = walk(l, &again);
+  count(l, &again);
+  tcmma__arch_ladder_close(l);
+  *r = again;
+  return st;
 }
 
 tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compile_opts *opts,
@@ -199,22 +170,7 @@ tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compi
     r.marker_floor = markers.floor;
     snprintf(r.marker_option, sizeof r.marker_option, "%s", markers.option);
   }
-  rung rungs[MAX_RUNGS];
-  size_t n = ladder(&s, rungs);
-  char nvcc[PATH_MAX + 64];
-  bool have_nvcc = !o.nvcc && tcmma__nvcc_identity(NULL, nvcc, sizeof nvcc);
-  if (have_nvcc && n && host_code(source, len, &o, rungs[0])) o.nvcc = "";
-  st = walk(source, len, &o, rungs, n, &r);
-  if (st == TCMMA_OK && !r.arch && have_nvcc && !o.nvcc) {
-    /* NVRTC took no rung (host code, host headers): the whole program with nvcc */
-    tcmma_probe again = tcmma_probe_init();
-    again.marker_floor = r.marker_floor;
-    memcpy(again.marker_option, r.marker_option, sizeof again.marker_option);
-    o.nvcc = "";
-    st = walk(source, len, &o, rungs, n, &again);
-    again.rungs += r.rungs, again.cache_hits += r.cache_hits;
-    r = again;
-  }
+  st = probe_ladders(&s, source, len, &o, &r);
   r.compiler = o.nvcc ? "nvcc" : "nvrtc";
   if (st != TCMMA_OK) return tcmma_fail(err, st, "probe: a compile could not run: %s", tcmma_status_name(st));
   memcpy(out, &r, size);
@@ -228,16 +184,17 @@ static long keeper_above(const char *source, size_t len, const tcmma_compile_opt
                          char suffix, const char *suspects, char *keeper, size_t cap,
                          tcmma_status *st, tcmma_error *err) {
   tcmma_arch_support s;
-  rung rungs[MAX_RUNGS];
   tcmma_compile_opts o;
   if ((*st = tcmma_nvrtc_support(&s, err)) != TCMMA_OK) return -1;
   if ((*st = take_opts(&o, opts, err)) != TCMMA_OK) return -1;
-  size_t n = ladder(&s, rungs), at = 0;
-  while (at < n && !(rungs[at].arch == sm && rungs[at].suffix == suffix)) at++;
-  int ran = 0, hits = 0;
-  long up = at < n ? climb(source, len, &o, rungs, n, at, suspects, &ran, &hits, st) : -1;
+  ladder *l = tcmma__arch_ladder_open(&s, source, len, &o);
+  if (!l) return *st = tcmma_fail(err, TCMMA_NO_MEMORY, "no memory for the ladder"), -1;
+  size_t from = 0;
+  while (from < l->n && !(l->rungs[from].arch == sm && l->rungs[from].suffix == suffix)) from++;
+  long up = from < l->n ? climb(l, from, suspects, st) : -1;
   if (*st != TCMMA_OK) tcmma_fail(err, *st, "compiled-away check: a compile could not run");
-  else if (up >= 0) rung_option(keeper, cap, rungs[up]);
+  else if (up >= 0) rung_option(keeper, cap, l->rungs[up]);
+  tcmma__arch_ladder_close(l);
   return up;
 }
 

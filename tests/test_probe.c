@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
 
@@ -138,6 +139,60 @@ static void a_second_probe_is_all_cache(void **state) {
   free(src);
 }
 
+static const char ladder_suffixes[3] = {'\0', 'f', 'a'}; /* the ladder's order per arch */
+
+/* One probe on a fresh cache compiles its rungs in batches, up to one rung a
+ * core at once (fewer batches than rungs where two cores or more are
+ * online; one a rung on one core), each through the cache: the disk then
+ * holds an entry per fresh compile, and every rung of the ladder up to the
+ * proven floor, compiled on its own afterwards, is answered from the disk. */
+static void the_ladder_compiles_in_batches(void **state) {
+  (void)state;
+  char own[256];
+  test_cache_fresh(own, sizeof own, "probe-batches");
+  size_t len;
+  char *src = load("cuda/probe/kernel_guard_sm90.cu", &len);
+  tcmma_compile_opts o = opts_for("cuda/probe/kernel_guard_sm90.cu");
+  tcmma_probe p = tcmma_probe_init();
+  tcmma_error err;
+  tcmma_status st = tcmma_probe_floor(src, len, &o, &p, &err);
+  if (st == TCMMA_UNAVAILABLE) free(src), test_cache_remove(own), skip();
+  assert_int_equal(st, TCMMA_OK);
+  assert_string_equal(p.option, "--gpu-architecture=compute_90");
+  long online = sysconf(_SC_NPROCESSORS_ONLN);
+  print_message("probe: %d rungs in %d batches on %ld cores, %d from the cache\n", p.rungs,
+                p.batches, online, p.cache_hits);
+  assert_true(p.batches >= 1 && p.batches <= p.rungs && p.rungs > 2);
+  if (online >= 2) assert_true(p.batches < p.rungs);
+  else assert_int_equal(p.batches, p.rungs);
+  tcmma_cache_info info;
+  assert_int_equal(tcmma_cache_info_get(&info, &err), TCMMA_OK);
+  assert_int_equal(info.entries, (size_t)(p.rungs - p.cache_hits));
+  /* the ladder's rungs in its order (plain, f, a; arch ascending) to the floor */
+  tcmma_arch_support s;
+  assert_int_equal(tcmma_nvrtc_support(&s, &err), TCMMA_OK);
+  tcmma_cache_clear_memory();
+  int checked = 0;
+  bool reached = false;
+  for (size_t i = 0; i < s.count && !reached; i++)
+    for (const char *sx = ladder_suffixes; sx < ladder_suffixes + 3 && !reached; sx++) {
+      if (*sx && !(s.accepts && s.accepts(s.archs[i], *sx, s.ctx))) continue;
+      tcmma_compile_opts one = o;
+      one.arch = s.archs[i], one.arch_suffix = *sx, one.sass = true;
+      tcmma_program prog;
+      tcmma_compile(src, len, &one, &prog, &err);
+      if (!prog.cache_hit) fail_msg("sm_%d%c: not in the cache after the probe", s.archs[i], *sx);
+      tcmma_program_free(&prog);
+      checked++;
+      reached = s.archs[i] == 90 && *sx == 0;
+    }
+  assert_true(reached && checked > 2);
+  free(src);
+  assert_int_equal(test_cache_remove(own), 0);
+  setenv("TCMMA_CACHE_DIR", dir, 1); /* the group's cache again */
+  tcmma_cache_clear_memory();
+}
+
 /* A marker's floor is the lowest target where what it names compiles with
  * this NVRTC (tables/markers.def): bf16 types and arithmetic at 75, with
  * ptxas; the bf16 tensor-core forms keep 80. */
@@ -207,6 +262,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(corpus_floors_are_proven),
       cmocka_unit_test(a_second_probe_is_all_cache),
+      cmocka_unit_test(the_ladder_compiles_in_batches),
       cmocka_unit_test(marker_floors_match_the_compiler),
       cmocka_unit_test(the_cli_says_so),
   };

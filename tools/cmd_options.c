@@ -27,7 +27,8 @@ static const char help[] =
     "                default: $TCMMA_PTX_TARGET, else floor\n"
     "  --probe       also prove the floor by compiling: NVRTC compiles FILE to a CUBIN\n"
     "                (ptxas checks every instruction) up the ladder of its targets\n"
-    "                (sm_N, sm_Nf, sm_Na, N ascending) through the cache; the proven\n"
+    "                (sm_N, sm_Nf, sm_Na, N ascending) through the cache, a batch of\n"
+    "                rungs at once on the cores (\"batches\" says how many); the proven\n"
     "                floor is the lowest that compiles, whose PTX holds its .target and\n"
     "                where no kernel is compiled away (a body of ret/exit only, or one\n"
     "                that traps, while a higher target gives it work and no trap).\n"
@@ -41,7 +42,7 @@ static const char help[] =
     "                \"compiled_away\"}], \"note\": ..., \"cc\": N|null, \"cc_from_driver\": BOOL,\n"
     "                with --probe \"probe\": {\"marker_floor\", \"marker_option\", \"proven_option\",\n"
     "                \"below\", \"below_status\", \"below_empty\", \"evidence\", \"rungs\",\n"
-    "                \"cache_hits\", \"compiler\"}}\n";
+    "                \"cache_hits\", \"compiler\", \"batches\"}}\n";
 
 static const char *kind_name(tcmma_hit_kind k) {
   switch (k) {
@@ -93,6 +94,7 @@ static void json_probe(json_writer *w, const tcmma_probe *p) {
   json_key(w, "rungs"), json_int(w, p->rungs);
   json_key(w, "cache_hits"), json_int(w, p->cache_hits);
   json_key(w, "compiler"), json_string(w, p->compiler);
+  json_key(w, "batches"), json_int(w, p->batches);
   json_end_object(w);
 }
 
@@ -136,9 +138,10 @@ static void print_json(const tcmma_arch_options *o, const tcmma_probe *probe) {
 }
 
 static void text_probe(const tcmma_probe *p) {
-  printf("probe:   marker floor %s; proven floor %s (%d compiles%s, %d from the cache)\n",
+  printf("probe:   marker floor %s; proven floor %s (%d compiles in %d batches%s, %d from the "
+         "cache)\n",
          p->marker_option[0] ? p->marker_option : "none",
-         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs,
+         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs, p->batches,
          strcmp(p->compiler, "nvcc") == 0 ? "; NVRTC refused its host code, so nvcc compiled the whole program" : "",
          p->cache_hits);
   if (p->below[0])

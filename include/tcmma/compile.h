@@ -166,6 +166,8 @@ typedef struct {
   int cache_hits;          /* of them, answered by the cache */
   const char *compiler;    /* "nvrtc", or "nvcc" when the ladder ran with nvcc: NVRTC refused
                             * the source for host code and nvcc is present, or opts asked */
+  int batches;             /* the batches the rungs were compiled in, each up to one rung a
+                            * core at once (rungs / batches: how many ran side by side) */
 } tcmma_probe;
 
 /* A tcmma_probe with its size set (inline: the caller's own sizeof). */
@@ -176,7 +178,9 @@ static inline tcmma_probe tcmma_probe_init(void) {
 }
 
 /* Compiles source up the ladder of NVRTC's targets (each arch ascending:
- * compute_N, then compute_Nf, then compute_Na) through the cache with
+ * compute_N, then compute_Nf, then compute_Na), a batch of rungs at once on
+ * the cores (the rung it needs and the next ones above, each compiled once
+ * per probe), through the cache with
  * opts (NULL: defaults; its arch, target, cc and sass are the ladder's own)
  * and fills *out with the lowest rung that compiles, whose PTX holds its own
  * .target, and where no kernel is compiled away (its body only ret and

@@ -28,10 +28,12 @@ typedef struct {
   size_t truncated_at;
   bool saw_version, saw_target;
   size_t line_break_at;   /* just after the last block comment that spans lines */
-  /* census hash: open addressing over census indices + 1 (0: empty), with
-   * each opcode's length beside it (compared before its bytes) */
+  /* census hash: open addressing over census indices + 1 (0: empty), at most
+   * a quarter full (a probe rarely goes past its first slot), with
+   * each opcode's length and hash beside it (compared before its bytes) */
   size_t *slots, slot_cap, op_cap;
   size_t *op_len;
+  uint64_t *op_hash;
 } reader;
 
 static int line_of(const reader *r, size_t pos) {
@@ -97,10 +99,44 @@ static bool skip_space_slow(reader *r, bool stop_at_newline) {
   return false;
 }
 
-/* skip_space, with the common case (a word starts right here) inline. */
+/* The blanks skip_space steps over: '\n' too when a line end does not stop it. */
+static const unsigned char blank_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1, ['\f'] = 1,
+                                              ['\v'] = 1, ['\n'] = 2};
+
+#ifdef __SSE2__
+/* Bit i set where byte i of the sixteen at p is an opcode byte (byte_class:
+ * a letter, a digit, '_', '$' or '.'; with dot false, a word byte: no '.'). */
+static inline unsigned opcode_mask16(const char *p, bool dot) {
+  __m128i v = _mm_loadu_si128((const __m128i *)p);
+  __m128i dl = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
+  __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(dl, _mm_set1_epi8('z' - 'a')), dl);
+  __m128i dd = _mm_sub_epi8(v, _mm_set1_epi8('0'));
+  __m128i digit = _mm_cmpeq_epi8(_mm_min_epu8(dd, _mm_set1_epi8(9)), dd);
+  __m128i other = _mm_or_si128(_mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8('_')),
+                                            _mm_cmpeq_epi8(v, _mm_set1_epi8('$'))),
+                               _mm_cmpeq_epi8(v, _mm_set1_epi8(dot ? '.' : '_')));
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(_mm_or_si128(letter, digit), other));
+}
+#endif
+
+/* The first byte at or after p (below len) that is no blank or line end.
+ * A byte loop: the indent between statements is a byte or a few (sixteen at
+ * a time measured slower). */
+static inline size_t skip_blanks(const char *t, size_t p, size_t len) {
+  while (p < len && blank_byte[(unsigned char)t[p]]) p++;
+  return p;
+}
+
+/* skip_space, with the common cases inline: a word starts right here, or
+ * (not stopping at line ends) a run of blanks and line ends, the indent
+ * between two statements; only a '/' or a line end that stops goes slow. */
 static inline bool skip_space(reader *r, bool stop_at_newline) {
-  if (r->pos < r->len && (unsigned char)r->text[r->pos] > ' ' && r->text[r->pos] != '/' &&
-      !(stop_at_newline && r->pos == r->line_break_at))
+  size_t p = r->pos;
+  if (!stop_at_newline) {
+    r->pos = p = skip_blanks(r->text, p, r->len);
+    return p < r->len && r->text[p] == '/' ? skip_space_slow(r, false) : false;
+  }
+  if (p < r->len && (unsigned char)r->text[p] > ' ' && r->text[p] != '/' && p != r->line_break_at)
     return false;
   return skip_space_slow(r, stop_at_newline);
 }
@@ -125,22 +161,34 @@ static void skip_plain(reader *r, const unsigned char *stop) {
 /* Reads an identifier at pos; returns its length (0 when none). */
 static size_t read_ident(reader *r, const char **start) {
   *start = r->text + r->pos;
-  size_t n = 0;
-  while (r->pos < r->len && word_char(r->text[r->pos])) r->pos++, n++;
-  return n;
+  size_t begin = r->pos;
+#ifdef __SSE2__
+  unsigned stop = 0; /* sixteen at a time, as read_opcode */
+  while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, false) & 0xffffu))
+    r->pos += 16;
+  if (stop) r->pos += (size_t)__builtin_ctz(stop);
+  else
+#endif
+    while (r->pos < r->len && word_char(r->text[r->pos])) r->pos++;
+  return r->pos - begin;
 }
 
 /* Reads an opcode: identifier parts joined by '.' or "::". */
 static size_t read_opcode(reader *r, const char **start) {
   *start = r->text + r->pos;
   size_t begin = r->pos;
-  while (!at_end(r)) {
-    char c = peek(r, 0);
-    if (byte_class[(unsigned char)c]) r->pos++;
-    else if (c == ':' && peek(r, 1) == ':') r->pos += 2;
-    else break;
+  for (;;) {
+#ifdef __SSE2__
+    unsigned stop = 0; /* sixteen at a time: a byte loop's exit is mispredicted */
+    while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, true) & 0xffffu))
+      r->pos += 16;
+    if (stop) r->pos += (size_t)__builtin_ctz(stop);
+    else
+#endif
+      while (r->pos < r->len && byte_class[(unsigned char)r->text[r->pos]]) r->pos++;
+    if (peek(r, 0) != ':' || peek(r, 1) != ':') return r->pos - begin;
+    r->pos += 2;
   }
-  return r->pos - begin;
 }
 
 static void skip_string(reader *r) {
@@ -174,26 +222,56 @@ static bool push_string(reader *r, char ***list, size_t *count, const char *s, s
   return true;
 }
 
+static inline uint64_t load64(const char *p) {
+  uint64_t w;
+  memcpy(&w, p, 8);
+  return w;
+}
+
+static inline uint64_t load32(const char *p) {
+  uint32_t w;
+  memcpy(&w, p, 4);
+  return w;
+}
+
 /* A multiplicative hash eight bytes at a time (opcodes are a dozen or two
- * bytes long: two or three rounds, not one multiply per byte). */
-static uint64_t hash(const char *s, size_t n) {
-  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w;
-  size_t i = 0;
-  for (; i + 8 <= n; i += 8) {
-    memcpy(&w, s + i, 8);
-    h = (h ^ w) * 0xff51afd7ed558ccdull;
-    h ^= h >> 32;
+ * bytes long: two or three rounds, not one multiply per byte); the last
+ * word, or two halves below eight bytes, overlap what came before, so no
+ * byte loop (and its mispredicted exit) runs for the tail. */
+static inline uint64_t hash(const char *s, size_t n) {
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w = 0;
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8) {
+      h = (h ^ load64(s + i)) * 0xff51afd7ed558ccdull;
+      h ^= h >> 32;
+    }
+    w = load64(s + n - 8);
+  } else if (n >= 4) {
+    w = load32(s) << 32 | load32(s + n - 4);
+  } else {
+    for (size_t i = 0; i < n; i++) w = w << 8 | (unsigned char)s[i];
   }
-  for (w = 0; i < n; i++) w = w << 8 | (unsigned char)s[i];
   h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
+}
+
+/* Whether the n bytes at a and at b are the same: word loads as hash reads
+ * them, not a call to memcmp for a dozen bytes. */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+  if (n >= 8) {
+    for (size_t i = 0; i + 8 < n; i += 8)
+      if (load64(a + i) != load64(b + i)) return false;
+    return load64(a + n - 8) == load64(b + n - 8);
+  }
+  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
+  return memcmp(a, b, n) == 0;
 }
 
 static bool rehash(reader *r, size_t cap) {
   size_t *slots = calloc(cap, sizeof *slots);
   if (!slots) return r->status = TCMMA_NO_MEMORY, false;
   for (size_t i = 0; i < r->info->census_count; i++) {
-    size_t s = (size_t)hash(r->info->census[i].opcode, r->op_len[i]) & (cap - 1);
+    size_t s = (size_t)r->op_hash[i] & (cap - 1);
     while (slots[s]) s = (s + 1) & (cap - 1);
     slots[s] = i + 1;
   }
@@ -203,57 +281,76 @@ static bool rehash(reader *r, size_t cap) {
   return true;
 }
 
+/* Grows the census and its lengths and hashes to room for one more. */
+static bool census_room(reader *r) {
+  tcmma_ptx_info *info = r->info;
+  if (info->census_count < r->op_cap) return true;
+  size_t cap = r->op_cap ? 2 * r->op_cap : 32;
+  tcmma_ptx_op *grown = realloc(info->census, cap * sizeof *grown);
+  if (!grown) return r->status = TCMMA_NO_MEMORY, false;
+  info->census = grown;
+  size_t *lens = realloc(r->op_len, cap * sizeof *lens);
+  if (!lens) return r->status = TCMMA_NO_MEMORY, false;
+  r->op_len = lens;
+  uint64_t *hashes = realloc(r->op_hash, cap * sizeof *hashes);
+  if (!hashes) return r->status = TCMMA_NO_MEMORY, false;
+  r->op_hash = hashes;
+  r->op_cap = cap;
+  return true;
+}
+
 static void count_opcode(reader *r, const char *op, size_t n) {
   tcmma_ptx_info *info = r->info;
-  if ((info->census_count + 1) * 4 > r->slot_cap * 3 &&
-      !rehash(r, r->slot_cap ? r->slot_cap * 2 : 64))
+  if ((info->census_count + 1) * 4 > r->slot_cap &&
+      !rehash(r, r->slot_cap ? r->slot_cap * 4 : 256))
     return;
-  size_t s = (size_t)hash(op, n) & (r->slot_cap - 1);
+  uint64_t h = hash(op, n);
+  size_t s = (size_t)h & (r->slot_cap - 1);
   for (; r->slots[s]; s = (s + 1) & (r->slot_cap - 1)) {
     size_t i = r->slots[s] - 1;
-    if (r->op_len[i] == n && memcmp(info->census[i].opcode, op, n) == 0) {
+    if (r->op_hash[i] == h && r->op_len[i] == n && same_bytes(info->census[i].opcode, op, n)) {
       info->census[i].count++;
       info->instruction_count++;
       return;
     }
   }
-  if (info->census_count == r->op_cap) {
-    size_t cap = r->op_cap ? 2 * r->op_cap : 32;
-    tcmma_ptx_op *grown = realloc(info->census, cap * sizeof *grown);
-    if (!grown) return (void)(r->status = TCMMA_NO_MEMORY);
-    info->census = grown;
-    size_t *lens = realloc(r->op_len, cap * sizeof *lens);
-    if (!lens) return (void)(r->status = TCMMA_NO_MEMORY);
-    r->op_len = lens;
-    r->op_cap = cap;
-  }
+  if (!census_room(r)) return;
   char *d = dup_n(r, op, n);
   if (!d) return;
   info->census[info->census_count] = (tcmma_ptx_op){d, 1};
   r->op_len[info->census_count] = n;
+  r->op_hash[info->census_count] = h;
   r->slots[s] = ++info->census_count;
   info->instruction_count++;
 }
 
-/* Directives PTX ends at the end of their line rather than with ';'. */
-static bool line_directive(const char *w, size_t n) {
-#define NAME(s) {s, sizeof s - 1}
+/* What a directive's name asks of the reader. */
+typedef enum { DIR_OTHER, DIR_LINE, DIR_VERSION, DIR_TARGET, DIR_ADDRESS_SIZE, DIR_ENTRY } dir_kind;
+
+/* The directives the reader knows by name: those PTX ends at the end of
+ * their line rather than with ';' (DIR_LINE and the three it reads), and
+ * .entry, whose name it notes. */
+static dir_kind directive_kind(const char *w, size_t n) {
+#define NAME(s, kind) {s, sizeof s - 1, kind}
   static const struct {
     const char *name;
     size_t len;
-  } names[] = {NAME("version"), NAME("target"), NAME("address_size"), NAME("loc"),
-               NAME("file"), NAME("maxntid"), NAME("reqntid"), NAME("minnctapersm"),
-               NAME("maxnctapersm"), NAME("maxnreg"), NAME("noreturn"),
-               NAME("explicitcluster"), NAME("reqnctapercluster"), NAME("maxclusterrank"),
-               NAME("blocksareclusters")};
+    dir_kind kind;
+  } names[] = {NAME("version", DIR_VERSION), NAME("target", DIR_TARGET),
+               NAME("address_size", DIR_ADDRESS_SIZE), NAME("entry", DIR_ENTRY),
+               NAME("loc", DIR_LINE), NAME("file", DIR_LINE), NAME("maxntid", DIR_LINE),
+               NAME("reqntid", DIR_LINE), NAME("minnctapersm", DIR_LINE),
+               NAME("maxnctapersm", DIR_LINE), NAME("maxnreg", DIR_LINE),
+               NAME("noreturn", DIR_LINE), NAME("explicitcluster", DIR_LINE),
+               NAME("reqnctapercluster", DIR_LINE), NAME("maxclusterrank", DIR_LINE),
+               NAME("blocksareclusters", DIR_LINE)};
 #undef NAME
-  for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
-    if (names[i].len == n && memcmp(names[i].name, w, n) == 0) return true;
-  return false;
-}
-
-static bool word_is(const char *w, size_t n, const char *name) {
-  return strlen(name) == n && strncmp(w, name, n) == 0;
+  /* length and first byte first: a module's directives are mostly .reg and
+   * .param, which this turns away without a compare of their bytes */
+  for (size_t i = 0; n && i < sizeof names / sizeof names[0]; i++)
+    if (names[i].len == n && names[i].name[0] == w[0] && memcmp(names[i].name, w, n) == 0)
+      return names[i].kind;
+  return DIR_OTHER;
 }
 
 static tcmma_status bad(reader *r, size_t at, const char *fmt, const char *what) {
@@ -336,11 +433,12 @@ static void read_directive(reader *r) {
   size_t at = r->pos++;
   const char *w;
   size_t n = read_ident(r, &w);
-  bool line = line_directive(w, n);
-  if (word_is(w, n, "version")) read_version(r, at);
-  else if (word_is(w, n, "target")) read_target(r, at);
-  else if (word_is(w, n, "address_size")) read_address_size(r, at);
-  bool initializer = false, want_entry = word_is(w, n, "entry");
+  dir_kind kind = directive_kind(w, n);
+  bool line = kind != DIR_OTHER && kind != DIR_ENTRY;
+  if (kind == DIR_VERSION) read_version(r, at);
+  else if (kind == DIR_TARGET) read_target(r, at);
+  else if (kind == DIR_ADDRESS_SIZE) read_address_size(r, at);
+  bool initializer = false, want_entry = kind == DIR_ENTRY;
   while (r->status == TCMMA_OK && !at_end(r)) {
     if (skip_space(r, line)) return; /* a line directive ends with its line */
     if (at_end(r)) break;
@@ -375,7 +473,7 @@ static void read_directive(reader *r) {
     } else if (c == '.') {
       r->pos++;
       n = read_ident(r, &w);
-      if (word_is(w, n, "entry")) want_entry = true;
+      if (n == 5 && memcmp(w, "entry", 5) == 0) want_entry = true;
     } else {
       if (c == '=') initializer = true;
       r->pos++;
@@ -483,14 +581,14 @@ static bool text_byte(unsigned char c) {
 }
 
 /* Whether block [start, end) of t holds a byte that may not appear in PTX
- * text (a control byte other than a blank, or DEL); *seen gets whether it
- * holds anything but blanks. Sixteen bytes at a time where SSE2 is. */
-static bool block_bad(const unsigned char *t, size_t start, size_t end, bool *seen) {
+ * text (a control byte other than a blank, or DEL). Sixteen bytes at a
+ * time where SSE2 is. */
+static bool block_bad(const unsigned char *t, size_t start, size_t end) {
   size_t i = start;
   bool bad = false;
 #ifdef __SSE2__
-  __m128i any_bad = _mm_setzero_si128(), any_seen = _mm_setzero_si128();
-  const __m128i c1f = _mm_set1_epi8(0x1f), c20 = _mm_set1_epi8(0x20), c7f = _mm_set1_epi8(0x7f);
+  __m128i any_bad = _mm_setzero_si128();
+  const __m128i c1f = _mm_set1_epi8(0x1f), c7f = _mm_set1_epi8(0x7f);
   const __m128i c9 = _mm_set1_epi8(9), c4 = _mm_set1_epi8(4);
   for (; i + 16 <= end; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(t + i));
@@ -499,34 +597,31 @@ static bool block_bad(const unsigned char *t, size_t start, size_t end, bool *se
     __m128i blank = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);               /* 9 <= v <= 13 */
     any_bad = _mm_or_si128(any_bad, _mm_or_si128(_mm_andnot_si128(blank, control),
                                                   _mm_cmpeq_epi8(v, c7f)));
-    any_seen = _mm_or_si128(any_seen,
-                            _mm_xor_si128(_mm_cmpeq_epi8(_mm_min_epu8(v, c20), v), _mm_set1_epi8(-1)));
   }
   bad = _mm_movemask_epi8(any_bad) != 0;
-  *seen = *seen || _mm_movemask_epi8(any_seen) != 0;
 #endif
-  for (; i < end; i++) {
-    bad = bad || !text_byte(t[i]);
-    *seen = *seen || t[i] > ' ';
-  }
+  for (; i < end; i++) bad = bad || !text_byte(t[i]);
   return bad;
 }
 
 /* Text that holds NUL or control bytes is not PTX. Checked a block at a
- * time; a block with a bad byte is looked at byte by byte for the first. */
+ * time; a block with a bad byte is looked at byte by byte for the first.
+ * Text of blanks only is empty (looked for apart: the first byte above a
+ * blank is near the start of any module). */
 static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
   const unsigned char *t = (const unsigned char *)text;
-  bool seen = false;
   for (size_t start = 0; start < len; start += 4096) {
     size_t end = len - start < 4096 ? len : start + 4096;
-    if (!block_bad(t, start, end, &seen)) continue;
+    if (!block_bad(t, start, end)) continue;
     for (size_t i = start; i < end; i++)
       if (!text_byte(t[i]))
         return tcmma_fail(err, TCMMA_PARSE,
                           "not PTX text: control byte 0x%02x at offset %zu (binary input?)", t[i],
                           i);
   }
-  if (!seen)
+  size_t i = 0;
+  while (i < len && t[i] <= ' ') i++;
+  if (i == len)
     return tcmma_fail(err, TCMMA_PARSE,
                       "empty input: expected PTX text with .version and .target directives");
   return TCMMA_OK;
@@ -541,7 +636,7 @@ tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
   if (s != TCMMA_OK) return s;
   reader r = {.text = text, .len = len, .info = info, .err = err, .line_break_at = SIZE_MAX};
   read_statements(&r);
-  free(r.slots), free(r.op_len);
+  free(r.slots), free(r.op_len), free(r.op_hash);
   if (r.status == TCMMA_NO_MEMORY)
     return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory reading %zu bytes of PTX", len);
   if (r.status != TCMMA_OK) return r.status;
