@@ -34,6 +34,9 @@ const tcmma__table_prec_words *tcmma__table_prec_words_of(tcmma_prec p);
 /* The inline-asm constraint letter of a fragment register holding one
  * element of p ("f", "d", "r"; tables/prec.def); "r" when out of range. */
 const char *tcmma__table_prec_asm(tcmma_prec p);
+/* The type of p's block scales ("ue8m0", "ue4m3"; "" when p is unscaled or
+ * out of range). */
+const char *tcmma__table_prec_scale(tcmma_prec p);
 
 /* The element type of storage p in dialect ("__half", "tcmma_sim_half"). */
 const char *tcmma__table_spell_type(tcmma_dialect dialect, tcmma_prec p);

@@ -8,15 +8,16 @@ typedef struct {
   const char *name;
   int bits;
   const char *ptx_type, *header, *asm_constraint;
-  bool integer, scaled;
+  bool integer;
+  const char *scale;
   tcmma__table_prec_words words;
 } prec_row;
 
 /* Indexed by value (a row's value column, not its position). */
 static const prec_row rows[TCMMA_PREC_COUNT] = {
 #define TCMMA_PREC(ID, value, name, bits, cuda_type, ptx_type, to_f32, from_f32, pair, pair_to,  \
-                   pair_from, header, asm, integer, scaled)                                               \
-  [value] = {name, bits, ptx_type, header, asm, integer, scaled,                              \
+                   pair_from, header, asm, integer, scale)                                                \
+  [value] = {name, bits, ptx_type, header, asm, integer, scale,                               \
    {TCMMA__SPELL_##cuda_type, TCMMA__SPELL_##to_f32, TCMMA__SPELL_##from_f32,       \
     TCMMA__SPELL_##pair, TCMMA__SPELL_##pair_to, TCMMA__SPELL_##pair_from}},
 #include "tables/prec.def"
@@ -65,7 +66,8 @@ static const char *word(tcmma_prec p, tcmma__table_spelling w) {
 const char *tcmma_prec_name(tcmma_prec p) { return row(p) ? row(p)->name : "?"; }
 const char *tcmma__table_prec_asm(tcmma_prec p) { return row(p) ? row(p)->asm_constraint : "r"; }
 bool tcmma_prec_is_integer(tcmma_prec p) { return row(p) && row(p)->integer; }
-bool tcmma_prec_is_scaled(tcmma_prec p) { return row(p) && row(p)->scaled; }
+bool tcmma_prec_is_scaled(tcmma_prec p) { return row(p) && row(p)->scale[0]; }
+const char *tcmma__table_prec_scale(tcmma_prec p) { return row(p) ? row(p)->scale : ""; }
 int tcmma_prec_bits(tcmma_prec p) { return row(p) ? row(p)->bits : 0; }
 int tcmma_prec_bytes(tcmma_prec p) { return row(p) ? row(p)->bits / 8 : 0; }
 const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }

@@ -5,13 +5,14 @@
 #include <string.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
+#include "tables/dialect.h"
 
 static const struct {
   const char *name;
   int bits;
   const char *ptx; /* the type suffix mma.sync spells */
   bool integer;
-  bool scaled; /* OCP MX: e4m3/e5m2 elements with ue8m0 block scales apart */
+  bool scaled; /* OCP MX, NVFP4: elements with block scales apart */
 } want[] = {
     {"f64", 64, "f64", false, false},    {"f32", 32, "f32", false, false},
     {"f16", 16, "f16", false, false},    {"bf16", 16, "bf16", false, false},
@@ -19,6 +20,11 @@ static const struct {
     {"mxe4m3", 8, "e4m3", false, true},  {"mxe5m2", 8, "e5m2", false, true},
     {"s8", 8, "s8", true, false},        {"u8", 8, "u8", true, false},
     {"s32", 32, "s32", true, false},
+    /* fp4/fp6 one element per byte (CUDA's __nv_fp4_e2m1 is one byte) */
+    {"e2m1", 8, "e2m1", false, false},   {"e2m3", 8, "e2m3", false, false},
+    {"e3m2", 8, "e3m2", false, false},   {"ue4m3", 8, "ue4m3", false, false},
+    {"mxf4", 8, "e2m1", false, true},    {"nvf4", 8, "e2m1", false, true},
+    {"mxe2m3", 8, "e2m3", false, true},  {"mxe3m2", 8, "e3m2", false, true},
 };
 #define NWANT (int)(sizeof want / sizeof want[0])
 
@@ -82,6 +88,31 @@ static void cuda_spellings(void **state) {
   assert_string_equal(tcmma_prec_header(TCMMA_PREC_BF16), "cuda_bf16.h");
   assert_string_equal(tcmma_prec_header(TCMMA_PREC_F32), ""); /* built in */
   assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_F64), "double");
+  /* fp4/fp6: CUDA's one-byte types (cuda_fp4.h, cuda_fp6.h) */
+  assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_E2M1), "__nv_fp4_e2m1");
+  assert_string_equal(tcmma_prec_header(TCMMA_PREC_NVF4), "cuda_fp4.h");
+  assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_MXE2M3), "__nv_fp6_e2m3");
+  assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_E3M2), "__nv_fp6_e3m2");
+  assert_string_equal(tcmma_prec_header(TCMMA_PREC_E3M2), "cuda_fp6.h");
+  assert_string_equal(tcmma_prec_cuda_type(TCMMA_PREC_UE4M3), "unsigned char");
+}
+
+/* The block scales' type: ue8m0 for OCP MX (mxe4m3 ... mxf4), ue4m3 for
+ * NVFP4; none for unscaled storage or out of range. */
+static void scale_types(void **state) {
+  (void)state;
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_MXE4M3), "ue8m0");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_MXF4), "ue8m0");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_MXE3M2), "ue8m0");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_NVF4), "ue4m3");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_E2M1), "");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_UE4M3), "");
+  assert_string_equal(tcmma__table_prec_scale(TCMMA_PREC_COUNT), "");
+  for (int i = 0; i < NWANT; i++) {
+    tcmma_prec p;
+    assert_int_equal(tcmma_prec_parse(want[i].name, &p, NULL), TCMMA_OK);
+    assert_int_equal(tcmma__table_prec_scale(p)[0] != 0, want[i].scaled);
+  }
 }
 
 static void bad_names_are_invalid_and_named(void **state) {
@@ -127,7 +158,8 @@ static void list_names_and_truncation(void **state) {
   (void)state;
   char buf[128];
   tcmma_prec_list(buf, sizeof buf);
-  assert_string_equal(buf, "f64 f32 f16 bf16 e4m3 e5m2 mxe4m3 mxe5m2 s8 u8 s32");
+  assert_string_equal(buf, "f64 f32 f16 bf16 e4m3 e5m2 mxe4m3 mxe5m2 s8 u8 s32 e2m1 e2m3 e3m2 "
+                           "ue4m3 mxf4 nvf4 mxe2m3 mxe3m2");
   char tiny[6] = "xxxxx";
   tcmma_prec_list(tiny, sizeof tiny); /* stops at a whole name, stays terminated */
   assert_true(strlen(tiny) < sizeof tiny);
@@ -155,6 +187,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_name_parses_and_prints_back),
       cmocka_unit_test(cuda_spellings),
+      cmocka_unit_test(scale_types),
       cmocka_unit_test(bad_names_are_invalid_and_named),
       cmocka_unit_test(out_of_range_precisions),
       cmocka_unit_test(list_names_and_truncation),

@@ -25,6 +25,20 @@ static bool parse_at(const char *text, long *row, long *col) {
   return true;
 }
 
+/* "mxe4m3, mxe5m2, ...": the block-scaled precisions, from the precision
+ * table (public tcmma_prec_is_scaled). */
+static const char *scaled_names(char *buf, size_t cap) {
+  size_t used = 0;
+  buf[0] = '\0';
+  for (int p = 0; p < TCMMA_PREC_COUNT; p++) {
+    if (!tcmma_prec_is_scaled((tcmma_prec)p)) continue;
+    int n = snprintf(buf + used, cap - used, "%s%s", used ? ", " : "", tcmma_prec_name((tcmma_prec)p));
+    if (n < 0 || (size_t)n >= cap - used) break;
+    used += (size_t)n;
+  }
+  return buf;
+}
+
 /* "32, 64 or 128": the swizzles other than none, from the swizzle table. */
 static const char *swizzle_spans(char *buf, size_t cap) {
   size_t used = 0;
@@ -102,11 +116,12 @@ tcmma_status cli_parse_operand_spec(const char *spec, tcmma_operand_desc *out, t
         return tcmma_fail(err, TCMMA_INVALID,
                           "operand spec '%s': %s '%s': expected a decimal integer from 1 to %ld",
                           spec, scales ? "sld" : "ld", text, LONG_MAX);
+      char names[128];
       if (scales && !tcmma_prec_is_scaled(o.prec))
         return tcmma_fail(err, TCMMA_INVALID,
                           "operand spec '%s': sld (the block scales' leading dimension) needs a "
-                          "block-scaled precision (mxe4m3, mxe5m2), not %s", spec,
-                          tcmma_prec_name(o.prec));
+                          "block-scaled precision (%s), not %s", spec,
+                          scaled_names(names, sizeof names), tcmma_prec_name(o.prec));
       *(scales ? &o.scale_ld : &o.ld) = (long)v;
     } else {
       return tcmma_fail(err, TCMMA_INVALID,

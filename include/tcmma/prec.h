@@ -31,9 +31,9 @@ const char *tcmma_prec_name(tcmma_prec p);
 /* Whether p holds integers (s8, u8, s32); false when out of range. */
 bool tcmma_prec_is_integer(tcmma_prec p);
 
-/* Whether p is block-scaled storage (mxe4m3, mxe5m2): its elements come with
- * ue8m0 block scales given apart (tcmma_operand_desc scale); false when out
- * of range. */
+/* Whether p is block-scaled storage (mxe4m3, mxe5m2, mxf4, mxe2m3, mxe3m2
+ * with ue8m0 scales; nvf4 with ue4m3 scales): its elements come with block
+ * scales given apart (tcmma_operand_desc scale); false when out of range. */
 bool tcmma_prec_is_scaled(tcmma_prec p);
 
 /* Storage width of one element in bits / bytes; 0 when p is out of range. */

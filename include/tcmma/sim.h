@@ -19,6 +19,7 @@
  *   CUDA                               host dialect
  *   __half / __nv_bfloat16             tcmma_sim_half / tcmma_sim_bfloat16
  *   __nv_fp8_e4m3 / __nv_fp8_e5m2      tcmma_sim_fp8_e4m3 / tcmma_sim_fp8_e5m2
+ *   __nv_fp4_e2m1, __nv_fp6_e2m3/e3m2  tcmma_sim_fp4_e2m1, tcmma_sim_fp6_e2m3/e3m2
  *   __half2float, __float2half_rn      tcmma_sim_half2float, tcmma_sim_float2half_rn
  *   __bfloat162float, __float2bfloat16_rn  tcmma_sim_bfloat162float, tcmma_sim_float2bfloat16_rn
  *   float2, __half2, __nv_bfloat162    tcmma_sim_float2, tcmma_sim_half2, tcmma_sim_bfloat162
@@ -121,6 +122,10 @@ typedef struct { uint16_t bits; } tcmma_sim_half;
 typedef struct { uint16_t bits; } tcmma_sim_bfloat16;
 typedef struct { uint8_t bits; } tcmma_sim_fp8_e4m3;
 typedef struct { uint8_t bits; } tcmma_sim_fp8_e5m2;
+/* fp4/fp6: one element per byte, the value in the low 4 / 6 bits. */
+typedef struct { uint8_t bits; } tcmma_sim_fp4_e2m1;
+typedef struct { uint8_t bits; } tcmma_sim_fp6_e2m3;
+typedef struct { uint8_t bits; } tcmma_sim_fp6_e3m2;
 /* Pairs of adjacent elements, x at the lower address, aligned to their size
  * as CUDA's float2, __half2 and __nv_bfloat162 are. */
 typedef struct { alignas(8) float x; float y; } tcmma_sim_float2;
@@ -376,6 +381,19 @@ uint8_t tcmma_sim_float_to_e4m3(float f);
 uint8_t tcmma_sim_float_to_e5m2(float f);
 float tcmma_sim_e4m3_to_float(uint8_t v);
 float tcmma_sim_e5m2_to_float(uint8_t v);
+/* fp4 (e2m1) and fp6 (e2m3, e3m2), OCP MX: round to nearest even,
+ * saturating to the largest finite (no Inf, no NaN: NaN becomes the positive
+ * largest finite); the value in the low 4 / 6 bits, higher bits 0 (ignored
+ * by the widening). ue4m3 (NVFP4's block scale, unsigned e4m3): likewise,
+ * negative values 0, NaN 0x7f; the top bit ignored. Widening is exact. */
+uint8_t tcmma_sim_float_to_e2m1(float f);
+uint8_t tcmma_sim_float_to_e2m3(float f);
+uint8_t tcmma_sim_float_to_e3m2(float f);
+uint8_t tcmma_sim_float_to_ue4m3(float f);
+float tcmma_sim_e2m1_to_float(uint8_t v);
+float tcmma_sim_e2m3_to_float(uint8_t v);
+float tcmma_sim_e3m2_to_float(uint8_t v);
+float tcmma_sim_ue4m3_to_float(uint8_t v);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

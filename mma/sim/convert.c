@@ -1,6 +1,7 @@
-/* Exact conversions of the host warp simulator: f16, bf16, fp8 (one
- * round-to-nearest-even codec, computed in double where every float and
- * every scaled significand is exact) and tf32 (cvt.rna). */
+/* Exact conversions of the host warp simulator: f16, bf16, fp8, fp6, fp4
+ * and the ue4m3 scale (one round-to-nearest-even codec, computed in double
+ * where every float and every scaled significand is exact) and tf32
+ * (cvt.rna). */
 #include <math.h>
 #include <string.h>
 #include "mma/sim/internal.h"
@@ -9,6 +10,12 @@ const sim_format tcmma__sim_fmt_f16 = {5, 10, 15, true};
 const sim_format tcmma__sim_fmt_bf16 = {8, 7, 127, true};
 const sim_format tcmma__sim_fmt_e4m3 = {4, 3, 7, false};
 const sim_format tcmma__sim_fmt_e5m2 = {5, 2, 15, true};
+/* OCP MX v1.0: e2m1 max 6, e2m3 max 7.5, e3m2 max 28, none with Inf/NaN;
+ * ue4m3 (NVFP4's scale) is e4m3 without its sign: max 448, 0x7f NaN. */
+const sim_format tcmma__sim_fmt_e2m1 = {2, 1, 1, false, true, false};
+const sim_format tcmma__sim_fmt_e2m3 = {2, 3, 1, false, true, false};
+const sim_format tcmma__sim_fmt_e3m2 = {3, 2, 3, false, true, false};
+const sim_format tcmma__sim_fmt_ue4m3 = {4, 3, 7, false, false, true};
 
 static uint32_t exp_ones(const sim_format *f) { return (1u << f->exp_bits) - 1; }
 static uint32_t man_ones(const sim_format *f) { return (1u << f->man_bits) - 1; }
@@ -17,17 +24,18 @@ static uint32_t max_finite_bits(const sim_format *f) {
   /* IEEE: exponent all-ones minus one, mantissa all ones; e4m3: the top
    * binade is finite except its all-ones mantissa (NaN). */
   if (f->has_inf) return ((exp_ones(f) - 1) << f->man_bits) | man_ones(f);
+  if (f->finite_only) return (exp_ones(f) << f->man_bits) | man_ones(f);
   return (exp_ones(f) << f->man_bits) | (man_ones(f) - 1);
 }
 
 double tcmma__sim_decode(const sim_format *f, uint32_t bits) {
-  uint32_t sign = (bits >> (f->exp_bits + f->man_bits)) & 1;
+  uint32_t sign = f->unsigned_ ? 0 : (bits >> (f->exp_bits + f->man_bits)) & 1;
   uint32_t e = (bits >> f->man_bits) & exp_ones(f);
   uint32_t m = bits & man_ones(f);
   double v;
   if (f->has_inf && e == exp_ones(f))
     v = m ? NAN : INFINITY;
-  else if (!f->has_inf && e == exp_ones(f) && m == man_ones(f))
+  else if (!f->has_inf && !f->finite_only && e == exp_ones(f) && m == man_ones(f))
     v = NAN;
   else if (e == 0)
     v = ldexp((double)m, 1 - f->bias - f->man_bits);
@@ -38,7 +46,8 @@ double tcmma__sim_decode(const sim_format *f, uint32_t bits) {
 
 uint32_t tcmma__sim_encode(const sim_format *f, double x, bool satfinite) {
   uint32_t sign_bit = 1u << (f->exp_bits + f->man_bits);
-  if (isnan(x)) return sign_bit - 1;
+  if (isnan(x)) return f->finite_only ? max_finite_bits(f) : sign_bit - 1;
+  if (f->unsigned_ && signbit(x)) return 0;
   uint32_t sign = signbit(x) ? sign_bit : 0;
   double a = fabs(x);
   double max = tcmma__sim_decode(f, max_finite_bits(f));
@@ -125,6 +134,31 @@ float tcmma_sim_e4m3_to_float(uint8_t v) {
 }
 float tcmma_sim_e5m2_to_float(uint8_t v) {
   return (float)tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
+}
+
+uint8_t tcmma_sim_float_to_e2m1(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_e2m1, f, true);
+}
+uint8_t tcmma_sim_float_to_e2m3(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_e2m3, f, true);
+}
+uint8_t tcmma_sim_float_to_e3m2(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_e3m2, f, true);
+}
+uint8_t tcmma_sim_float_to_ue4m3(float f) {
+  return (uint8_t)tcmma__sim_encode(&tcmma__sim_fmt_ue4m3, f, true);
+}
+float tcmma_sim_e2m1_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_e2m1, v);
+}
+float tcmma_sim_e2m3_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_e2m3, v);
+}
+float tcmma_sim_e3m2_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_e3m2, v);
+}
+float tcmma_sim_ue4m3_to_float(uint8_t v) {
+  return (float)tcmma__sim_decode(&tcmma__sim_fmt_ue4m3, v);
 }
 
 void tcmma_sim_cvt(const char *opcode, uint32_t *x) {

@@ -147,21 +147,26 @@ bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, co
 
 /* A binary floating-point format: exp_bits, man_bits, bias; has_inf: the
  * all-ones exponent is Inf/NaN (IEEE); otherwise (e4m3) only all-ones
- * exponent and mantissa is NaN and the rest of that binade is finite. */
+ * exponent and mantissa is NaN and the rest of that binade is finite.
+ * finite_only (OCP fp6/fp4): no NaN either, every pattern a number;
+ * unsigned_ (ue4m3): no sign bit, so the format is exp_bits + man_bits wide. */
 typedef struct {
   int exp_bits, man_bits, bias;
-  bool has_inf;
+  bool has_inf, finite_only, unsigned_;
 } sim_format;
 
 extern const sim_format tcmma__sim_fmt_f16, tcmma__sim_fmt_bf16, tcmma__sim_fmt_e4m3,
-    tcmma__sim_fmt_e5m2;
+    tcmma__sim_fmt_e5m2, tcmma__sim_fmt_e2m1, tcmma__sim_fmt_e2m3, tcmma__sim_fmt_e3m2,
+    tcmma__sim_fmt_ue4m3;
 
 /* The value of bits in fmt (NaN, Inf, subnormals exact). */
 double tcmma__sim_decode(const sim_format *fmt, uint32_t bits);
 
 /* x rounded to nearest even in fmt. Overflow: Inf when fmt has_inf and
  * !satfinite, else the largest finite with x's sign. NaN: the canonical NaN
- * (all ones but the sign). */
+ * (all ones but the sign); in a finite_only format the positive largest
+ * finite (as CUDA's fp4/fp6 conversions do). Unsigned formats: a negative x
+ * is 0 (the nearest the format holds). */
 uint32_t tcmma__sim_encode(const sim_format *fmt, double x, bool satfinite);
 
 #endif

@@ -54,6 +54,12 @@ void verify_storage_put(tcmma_prec p, unsigned char *at, double v) {
   case TCMMA_PREC_BF16: h = tcmma_sim_float2bfloat16_rn(f).bits, memcpy(at, &h, 2); break;
   case TCMMA_PREC_E4M3: case TCMMA_PREC_MXE4M3: *at = tcmma_sim_float_to_e4m3(f); break;
   case TCMMA_PREC_E5M2: case TCMMA_PREC_MXE5M2: *at = tcmma_sim_float_to_e5m2(f); break;
+  case TCMMA_PREC_E2M1: case TCMMA_PREC_MXF4: case TCMMA_PREC_NVF4:
+    *at = tcmma_sim_float_to_e2m1(f);
+    break;
+  case TCMMA_PREC_E2M3: case TCMMA_PREC_MXE2M3: *at = tcmma_sim_float_to_e2m3(f); break;
+  case TCMMA_PREC_E3M2: case TCMMA_PREC_MXE3M2: *at = tcmma_sim_float_to_e3m2(f); break;
+  case TCMMA_PREC_UE4M3: *at = tcmma_sim_float_to_ue4m3(f); break;
   default: memcpy(at, &f, sizeof f); break;
   }
 }
@@ -72,6 +78,11 @@ double verify_storage_get(tcmma_prec p, const unsigned char *at) {
   case TCMMA_PREC_BF16: memcpy(&h, at, 2); return tcmma_sim_bfloat162float((tcmma_sim_bfloat16){h});
   case TCMMA_PREC_E4M3: case TCMMA_PREC_MXE4M3: return tcmma_sim_e4m3_to_float(*at);
   case TCMMA_PREC_E5M2: case TCMMA_PREC_MXE5M2: return tcmma_sim_e5m2_to_float(*at);
+  case TCMMA_PREC_E2M1: case TCMMA_PREC_MXF4: case TCMMA_PREC_NVF4:
+    return tcmma_sim_e2m1_to_float(*at);
+  case TCMMA_PREC_E2M3: case TCMMA_PREC_MXE2M3: return tcmma_sim_e2m3_to_float(*at);
+  case TCMMA_PREC_E3M2: case TCMMA_PREC_MXE3M2: return tcmma_sim_e3m2_to_float(*at);
+  case TCMMA_PREC_UE4M3: return tcmma_sim_ue4m3_to_float(*at);
   default: memcpy(&f, at, sizeof f); return f;
   }
 }
