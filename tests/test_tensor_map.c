@@ -104,7 +104,7 @@ static void nan_int(tcmma_tensor_map *m) {
 
 static const breakage breakages[] = {
     {TCMMA_TMAP_RULE_SIZE, "expected at least", size_small},
-    {TCMMA_TMAP_RULE_PREC, "element type 11", prec_bad},
+    {TCMMA_TMAP_RULE_PREC, "is no storage precision", prec_bad},
     {TCMMA_TMAP_RULE_OPTIONS, "swizzle 4 is out of range", swizzle_bad},
     {TCMMA_TMAP_RULE_OPTIONS, "oob_fill 2 is out of range", oob_bad},
     {TCMMA_TMAP_RULE_OPTIONS, "l2_promotion -1 is out of range", l2_bad},
