@@ -353,9 +353,12 @@ tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_ge
 
 /* The check tcmma_render_gemm makes of plan first (mma/gemm_check.c), as
  * tcmma__emit_plan_check of a tile plan: not NULL, accepted, and exactly
- * what tcmma_gemm_plan_call gives for its own call (bools, size, every
- * filled and derived field). TCMMA_INVALID naming the field. */
-tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *err);
+ * what tcmma_gemm_plan_epilogue gives for its own call and the epilogue e
+ * (bools, size, every filled and derived field). TCMMA_INVALID naming the
+ * field. */
+typedef struct tcmma__gemm_epi tcmma__gemm_epi; /* mma/gemm_epilogue.h */
+tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, const tcmma__gemm_epi *e,
+                                    tcmma_error *err);
 
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */
@@ -373,8 +376,8 @@ void tcmma__emit_gemm_load_stage(const tcmma_gemm_plan *g, tcmma_dialect dl, con
                                  const char *ktile, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_commit(tcmma_dialect dl, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out);
-void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
-                               tcmma_buf *out);
+void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                               tcmma_dialect dl, int depth, tcmma_buf *out);
 
 /* Whether a caller's C expression is usable text: 1 to TCMMA_EXPR_MAX
  * characters, not all blank (a blank one would render "(int)(   )"). NULL

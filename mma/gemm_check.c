@@ -5,6 +5,7 @@
  * kernel from figures no rule made. */
 #include <stdio.h>
 #include "emit.h"
+#include "gemm_epilogue.h"
 
 #define F(member, kind) TCMMA__FIELD(tcmma_gemm_plan, member, #member, kind)
 
@@ -40,7 +41,8 @@ static const tcmma__emit_field gemm_derived[] = {
 #undef F
 #define COUNT(a) (sizeof(a) / sizeof(a)[0])
 
-tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *err) {
+tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, const tcmma__gemm_epi *e,
+                                    tcmma_error *err) {
   if (!plan) return tcmma_fail(err, TCMMA_INVALID, "render gemm: an accepted plan is required");
   tcmma_status st = tcmma__emit_bools_ok(plan, gemm_bools, COUNT(gemm_bools), err);
   if (st != TCMMA_OK) return st;
@@ -52,7 +54,7 @@ tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, tcmma_error *er
                       TCMMA__CHANGED, plan->call.size, sizeof(tcmma_gemm_call));
   tcmma_gemm_plan fresh;
   tcmma_error why = {0};
-  st = tcmma_gemm_plan_call(&plan->call, &fresh, &why);
+  st = tcmma_gemm_plan_epilogue(&plan->call, e->ops, e->count, &fresh, &why);
   if (st == TCMMA_DECLINED)
     return tcmma_fail(err, TCMMA_INVALID, "%s: accepted is true, planning gives false (%s)",
                       TCMMA__CHANGED, fresh.message);

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
+#include "gemm_epilogue.h"
 
 typedef struct {
   const tcmma_gemm_plan *g;
@@ -16,6 +17,7 @@ typedef struct {
   tcmma_dialect dl;
   tcmma_names names;
   const char *name;
+  tcmma__gemm_epi epi; /* the epilogue list (mma/render_gemm_epilogue.c) */
 } gemm_kernel;
 
 #define P TCMMA__GEMM_P
@@ -149,7 +151,8 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   tcmma_dialect dl = k->dl;
-  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &k->epi)),
+             *tc = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
   tcmma_buf_printf(out, "/* %s: D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C (%s): d %s, a %s%s, "
@@ -164,12 +167,15 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
                    g->grid[1], g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
   tcmma__emit_includes(precs, g->arm, dl, true, out);
+  tcmma__emit_gemm_epilogue_prelude(g, &k->epi, dl, out);
   tcmma_buf_printf(out,
                    "\n%s %s(%d, 1)\n%s(%s *d, const %s *a, const %s *b, const %s *c, "
-                   "float alpha, float beta)\n{\n",
+                   "float alpha, float beta",
                    tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
                    tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, ta,
-                   tb, td);
+                   tb, tc);
+  tcmma__emit_gemm_epilogue_params(g, &k->epi, dl, out);
+  tcmma_buf_printf(out, ")\n{\n");
   tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
                    tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
@@ -195,27 +201,37 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma_buf_free(&store);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
-  tcmma__emit_gemm_epilogue(g, dl, 1, out);
+  tcmma__emit_gemm_epilogue(g, &k->epi, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST)
+  if (dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out,
                      "\n/* The simulator's entry: args is a void *[6] of d, a, b, c, &alpha, "
-                     "&beta. */\nvoid %s_entry(void *args)\n{\n"
+                     "&beta%s. */\nvoid %s_entry(void *args)\n{\n"
                      "  void **p = (void **)args;\n"
                      "  %s((%s *)p[0], (const %s *)p[1], (const %s *)p[2], (const %s *)p[3],\n"
-                     "      *(const float *)p[4], *(const float *)p[5]);\n}\n",
-                     k->name, k->name, td, ta, tb, td);
+                     "      *(const float *)p[4], *(const float *)p[5]",
+                     k->epi.count ? ", then the epilogue's arguments" : "", k->name, k->name,
+                     td, ta, tb, tc);
+    tcmma__emit_gemm_epilogue_entry_args(g, &k->epi, dl, 6, out);
+    tcmma_buf_printf(out, ");\n}\n");
+  }
   return TCMMA_OK;
 }
 
 tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                tcmma_error *err) {
+  return tcmma_render_gemm_epilogue(ctx, plan, NULL, 0, err);
+}
+
+tcmma_status tcmma_render_gemm_epilogue(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                        const tcmma_epilogue_op *ops, int count, tcmma_error *err) {
+  tcmma__gemm_epi e = {ops, count};
   tcmma_status st = tcmma__emit_ctx_check(ctx, err);
   if (st != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_check(plan, err)) != TCMMA_OK) return st;
+  if ((st = tcmma__emit_gemm_check(plan, &e, err)) != TCMMA_OK) return st;
   gemm_kernel k;
   memset(&k, 0, sizeof k);
-  k.g = plan, k.dl = ctx->dialect;
+  k.g = plan, k.dl = ctx->dialect, k.epi = e;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;
   tcmma__emit_gemm_warp_call(plan, &k.x, &w);

@@ -9,6 +9,7 @@
 #include <string.h>
 #include "tcmma/arch.h"
 #include "emit.h"
+#include "gemm_epilogue.h"
 #include "gemm_rules.h"
 
 /* Where operand op's stage tile comes from in global memory: the global
@@ -130,23 +131,22 @@ void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out) {
                      tcmma__emit_collective_opcode(TCMMA__COLL_CP_WAIT_GROUP), n);
 }
 
-/* One element of the epilogue: x = alpha * acc (+ beta * c), converted. */
-void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int depth,
-                               tcmma_buf *out) {
+#define G TCMMA__GEMM_P
+
+/* The epilogue loop; each element's statements are render_gemm_epilogue.c's. */
+void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                               tcmma_dialect dl, int depth, tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   const char *P = TCMMA__GEMM_P;
-  int ed = tcmma_prec_bytes(c->d.prec), vec = TCMMA__GEMM_COPY_BYTES / ed;
-  const tcmma__table_prec_words *w = tcmma__table_prec_words_of(c->d.prec);
-  const char *T = tcmma__table_spell(dl, w->type), *to = tcmma__table_spell(dl, w->to_f32),
-             *from = tcmma__table_spell(dl, w->from_f32),
-             *u4 = tcmma__table_spell(dl, TCMMA__SPELL_VEC16),
-             *al = tcmma__table_spell(dl, TCMMA__SPELL_ALIGN16);
+  int ed = tcmma_prec_bytes(tcmma__emit_gemm_out_prec(c, e)), vec = TCMMA__GEMM_COPY_BYTES / ed;
+  const char *u4 = tcmma__table_spell(dl, TCMMA__SPELL_VEC16);
   long per_row = c->block_n / vec, total = (long)c->block_m * per_row;
   bool ragged_n = c->n % c->block_n != 0, ragged_m = c->m % c->block_m != 0;
   tcmma__emit_line(out, depth,
                    "/* epilogue: d = alpha * acc + beta * c, %d elements (%d bytes) per "
                    "store */",
                    vec, TCMMA__GEMM_COPY_BYTES);
+  tcmma__emit_gemm_epilogue_begin(e, depth, out);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, depth, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, total, P,
                    g->threads);
@@ -159,30 +159,28 @@ void tcmma__emit_gemm_epilogue(const tcmma_gemm_plan *g, tcmma_dialect dl, int d
   tcmma__emit_line(out, d1, "const float *%ss = (const float *)%ssmem + %sr * %ld + %sc;", P, P, P,
                    g->epilogue_ld, P);
   tcmma__emit_line(out, d1, "const size_t %so = (size_t)%sgr * %ld + %sgc;", P, P, c->d.ld, P);
-  tcmma__emit_line(out, d1, "%s %s %sv[%d], %scv[%d];", al, T, P, vec, P, vec);
+  tcmma__emit_gemm_epilogue_vectors(g, e, dl, vec, d1, out);
   int d2 = d1;
   if (ragged_n) {
     tcmma__emit_line(out, d1, "if (%sgc + %d <= %d) {", P, vec, c->n);
     d2 = d1 + 1;
   }
-  tcmma__emit_line(out, d2, "if (beta != 0.0f) *(%s *)%scv = *(const %s *)(c + %so);", u4, P, u4,
-                   P);
+  tcmma__emit_gemm_epilogue_load_c(g, dl, vec, d2, out);
   tcmma__emit_line(out, d2, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
   tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d; ++%sj) {", P, P, vec, P);
-  tcmma__emit_line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
-  tcmma__emit_line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(%scv[%sj]);", P, to, P, P);
-  tcmma__emit_line(out, d2 + 1, "%sv[%sj] = %s(%sx);", P, P, from, P);
+  tcmma__emit_gemm_epilogue_element(g, e, dl, d2 + 1, G "s[" G "j]", G "cv[" G "j]", G "v[" G "j]",
+                                    out);
   tcmma__emit_line(out, d2, "}");
   tcmma__emit_line(out, d2, "*(%s *)(d + %so) = *(const %s *)%sv;", u4, P, u4, P);
   if (ragged_n) {
     tcmma__emit_line(out, d1, "} else {");
     tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d && %sgc + %sj < %d; ++%sj) {", P, P, vec,
                      P, P, c->n, P);
-    tcmma__emit_line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
-    tcmma__emit_line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(c[%so + %sj]);", P, to, P, P);
-    tcmma__emit_line(out, d2 + 1, "d[%so + %sj] = %s(%sx);", P, P, from, P);
+    tcmma__emit_gemm_epilogue_element(g, e, dl, d2 + 1, G "s[" G "j]", "c[" G "o + " G "j]",
+                                      "d[" G "o + " G "j]", out);
     tcmma__emit_line(out, d2, "}");
     tcmma__emit_line(out, d1, "}");
   }
   tcmma__emit_line(out, depth, "}");
+  tcmma__emit_gemm_epilogue_end(e, dl, depth, out);
 }

@@ -9,11 +9,13 @@
 #include "tcmma/tcmma.h"
 #include "tools/cli.h"
 #include "tools/cli_parse.h"
+#include "tools/cmd_gemm_epilogue.h"
 
 static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
+    "                  [--epilogue LIST [--epilogue-hook BODY|--epilogue-hook-file F]]\n"
     "                  [--dialect cuda|host] [--kernel|--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
     "the kernel may get C = D) and prints the plan (threads, grid, dynamic shared\n"
@@ -24,7 +26,11 @@ static const char *const help =
     "Defaults: --tile 128x128x32 --warps 2x2 --stages 3. --alpha/--beta (finite\n"
     "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
     "shows for the launch: the kernel takes them as float arguments, so they\n"
-    "never change its text.\n"
+    "never change its text. --epilogue: ops applied in order after alpha and\n"
+    "beta, NAME[:ARG] comma-separated: bias:row|col, relu, gelu-tanh, gelu-erf,\n"
+    "silu, clamp:LO:HI, residual, scale:tensor|row|col, amax, cvt:PREC (last;\n"
+    "f32, f16, bf16, e4m3, e5m2, saturating), hook (the body of float f(float x,\n"
+    "int row, int col), from --epilogue-hook or --epilogue-hook-file).\n"
     "Exit 0 accepted, 3 declined (reason on stderr), 2 usage error.\n";
 
 static bool parse_dims(const char *cmd, const char *opt, const char *text, int count, int *out) {
@@ -60,7 +66,8 @@ static bool parse_scalar(const char *cmd, const char *opt, const char *text, dou
   return true;
 }
 
-static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta) {
+static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta,
+                      const cli_epilogue *epi) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -75,6 +82,7 @@ static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, 
   json_key(&w, "stages"), json_int(&w, p->call.stages);
   json_key(&w, "alpha"), json_double(&w, alpha);
   json_key(&w, "beta"), json_double(&w, beta);
+  json_key(&w, "epilogue"), cli_epilogue_json(epi, &w);
   if (p->accepted) {
     json_key(&w, "threads"), json_int(&w, p->threads);
     json_key(&w, "grid"), json_begin_array(&w);
@@ -123,6 +131,7 @@ typedef struct {
   bool kernel, json, have[6], dialect_given;
   double alpha, beta;
   tcmma_dialect dialect;
+  cli_epilogue epi;
 } gemm_args;
 
 /* Takes value v of option a into g; 0, or the usage error's exit status. */
@@ -135,6 +144,7 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
   static const char *const specs[3] = {"--d", "--a", "--b"};
   int *dims[3] = {&c->m, &c->n, &c->k};
   tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
+  if (cli_epilogue_option(&g->epi, a, v)) return 0;
   for (int s = 0; s < 3; s++) {
     if (strcmp(a, sizes[s]) == 0) {
       if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_EXTENT_MAX, &x)) return CLI_USAGE;
@@ -201,31 +211,32 @@ static int parse(int argc, char **argv, gemm_args *g) {
   for (int i = 0; i < 6; i++)
     if (!g->have[i]) return cli_usage(cmd, "%s is required", need[i]);
   if (g->kernel && g->json) return cli_usage(cmd, "--kernel and --json exclude each other");
+  if (!cli_epilogue_parse(&g->epi)) return CLI_USAGE;
   if (g->dialect_given && !g->kernel && !g->json)
     return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
   return -1;
 }
 
-int cmd_gemm(int argc, char **argv) {
+/* Plans, renders and prints what g asks. */
+static int run(const gemm_args *pg) {
   const char *cmd = "gemm";
-  gemm_args g;
-  int rc = parse(argc, argv, &g);
-  if (rc >= 0) return rc;
+  const gemm_args g = *pg;
   tcmma_gemm_call c = g.c;
   bool kernel = g.kernel, json = g.json;
   double alpha = g.alpha, beta = g.beta;
   tcmma_dialect dialect = g.dialect;
   tcmma_gemm_plan plan;
   tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_call(&c, &plan, &err);
+  tcmma_status st = tcmma_gemm_plan_epilogue(&c, g.epi.ops, g.epi.count, &plan, &err);
   if (st != TCMMA_OK && st != TCMMA_DECLINED) return cli_fail(cmd, "%s", err.message);
   tcmma_buf text = {0};
   tcmma_render_ctx ctx = tcmma_render_ctx_make(NULL, dialect, NULL, &text);
-  if (plan.accepted && (kernel || json) && tcmma_render_gemm(&ctx, &plan, &err) != TCMMA_OK) {
+  if (plan.accepted && (kernel || json) &&
+      tcmma_render_gemm_epilogue(&ctx, &plan, g.epi.ops, g.epi.count, &err) != TCMMA_OK) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
-  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
+  if (json) json_plan(&plan, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta, &g.epi);
   else if (plan.accepted && kernel) fputs(tcmma_buf_str(&text), stdout);
   else if (plan.accepted) text_plan(&plan, alpha, beta);
   tcmma_buf_free(&text);
@@ -234,4 +245,12 @@ int cmd_gemm(int argc, char **argv) {
     return CLI_DECLINED;
   }
   return CLI_OK;
+}
+
+int cmd_gemm(int argc, char **argv) {
+  gemm_args g;
+  int rc = parse(argc, argv, &g);
+  if (rc < 0) rc = run(&g);
+  cli_epilogue_free(&g.epi);
+  return rc;
 }

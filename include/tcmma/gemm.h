@@ -26,6 +26,72 @@ typedef enum {
 #undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
 
+/* The GEMM's epilogue operations, applied in the caller's order to each
+ * element after alpha and beta (tables/epilogues.def; docs/emit.md, GEMM
+ * epilogues). */
+typedef enum {
+#define TCMMA_EPILOGUE(ID, value, ...) TCMMA_EPILOGUE_##ID = (value),
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+  TCMMA_EPILOGUE_COUNT = 0
+#define TCMMA_EPILOGUE(...) +1
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+} tcmma_epilogue_kind;
+
+/* Where a bias or scale vector runs (tables/epilogue_axes.def). */
+typedef enum {
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) TCMMA_EPILOGUE_AXIS_##ID = (value),
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
+  TCMMA_EPILOGUE_AXIS_COUNT = 0
+#define TCMMA_EPILOGUE_AXIS(...) +1
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
+} tcmma_epilogue_axis;
+
+/* The most operations one epilogue lists. */
+#define TCMMA_EPILOGUE_OPS_MAX 16
+/* The longest hook body (bytes, without its NUL). */
+#define TCMMA_EPILOGUE_BODY_MAX 4096
+
+/* One epilogue operation. Start one with tcmma_epilogue_op_default(); every
+ * element of an array carries the same size (the caller's sizeof). Fields
+ * an op does not take are ignored. */
+typedef struct {
+  size_t size;              /* sizeof(tcmma_epilogue_op) where the caller was built */
+  tcmma_epilogue_kind kind;
+  tcmma_epilogue_axis axis; /* bias: ROW or COL; scale: TENSOR, ROW or COL */
+  tcmma_prec prec;          /* cvt: f32, f16, bf16, e4m3 or e5m2 (d's storage) */
+  float lo, hi;             /* clamp: lo <= hi, neither NaN */
+  const char *body;         /* hook: the statements of `float f(float x, int row, int
+                               col)`, valid CUDA and C (borrowed; not blank, braces
+                               balanced, at most TCMMA_EPILOGUE_BODY_MAX bytes) */
+} tcmma_epilogue_op;
+
+/* Fills the first `size` bytes of *out with the defaults (kind RELU, axis
+ * COL, prec f32, lo 0, hi 0, body NULL); out->size = size. NULL or a size
+ * too small for the size field does nothing. */
+void tcmma_epilogue_op_init(tcmma_epilogue_op *out, size_t size);
+
+/* The defaults as a value, with the caller's own sizeof. */
+static inline tcmma_epilogue_op tcmma_epilogue_op_default(void) {
+  tcmma_epilogue_op o;
+  tcmma_epilogue_op_init(&o, sizeof o);
+  return o;
+}
+
+/* The name of kind ("gelu-tanh") or axis ("row"); "?" out of range.
+ * tcmma_epilogue_parse: the kind named name; TCMMA_INVALID naming the value
+ * and every name otherwise (err may be NULL). */
+const char *tcmma_epilogue_name(tcmma_epilogue_kind kind);
+const char *tcmma_epilogue_axis_name(tcmma_epilogue_axis axis);
+tcmma_status tcmma_epilogue_parse(const char *name, tcmma_epilogue_kind *out, tcmma_error *err);
+/* What kind takes, as the CLI spells it after the name: "" (nothing),
+ * "row|col" or "tensor|row|col" (axis), "lo:hi" (lo, hi), "prec" (prec),
+ * "body" (body); "?" out of range. */
+const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
+
 /* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2
  * warps and a 3-stage cp.async ring. */
 #define TCMMA_GEMM_BLOCK_M 128
@@ -137,6 +203,17 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
                                   tcmma_error *err);
 
+/* Plans call with an epilogue: ops[0..count) (count 0..TCMMA_EPILOGUE_OPS_MAX;
+ * ops may be NULL when count is 0) applied in order to each element after
+ * alpha and beta. tcmma_gemm_plan_call is this with no ops. The list is an
+ * argument, not a field of the call: tcmma_gemm_plan embeds the call, so
+ * the call cannot grow under this soname (docs/design.md §15). Returns as
+ * tcmma_gemm_plan_call; a bad list declines `call` (an argument),
+ * `alignment` or `tile` (cvt's narrower stores), or is TCMMA_INVALID (an
+ * enum or an element's size out of range). */
+tcmma_status tcmma_gemm_plan_epilogue(const tcmma_gemm_call *call, const tcmma_epilogue_op *ops,
+                                      int count, tcmma_gemm_plan *out, tcmma_error *err);
+
 /* The name of a decline ("shared") and its rule sentence; "?" out of range. */
 const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);
 const char *tcmma_gemm_decline_rule(tcmma_gemm_decline reason);
@@ -159,6 +236,18 @@ size_t tcmma_shared_memory_max(int cc, int floor);
  * field) or a bad dialect; TCMMA_NO_MEMORY when out failed. */
 tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
                                tcmma_error *err);
+
+/* Renders the kernel of a plan made by tcmma_gemm_plan_epilogue with the
+ * same ops[0..count) (checked as tcmma_render_gemm checks the plan: the
+ * list must plan to it). The kernel takes, after beta, one argument per op
+ * that has one, in list order, named by the op and its place: `const float
+ * *biasI` and `*scaleI` (n or m floats by axis, one for tensor), `const D
+ * *residualI` (stored like c), `float *amaxI` (raised to max |x| with
+ * atomicMax on its bits; zero it before the launch); d is stored in cvt's
+ * precision when the list ends with cvt. The host entry's args go on with
+ * those pointers. Errors as tcmma_render_gemm. */
+tcmma_status tcmma_render_gemm_epilogue(const tcmma_render_ctx *ctx, const tcmma_gemm_plan *plan,
+                                        const tcmma_epilogue_op *ops, int count, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus
