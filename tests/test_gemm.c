@@ -203,7 +203,8 @@ static void matrix_plans_and_text(void **s) {
     }
     tcmma_buf out = {0};
     tcmma_error err = {0};
-    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+    assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p,
+                                                cs[i].epilogue, cs[i].epilogue_count, &err),
                      TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
@@ -226,10 +227,11 @@ static void *open_entry(const char *text, void **handle) {
   return *handle ? dlsym(*handle, "tcmma_kernel_entry") : NULL;
 }
 
-static void render_host(const tcmma_gemm_plan *p, tcmma_buf *out) {
+static void render_host(const verify_gemm_case *c, const tcmma_gemm_plan *p, tcmma_buf *out) {
   tcmma_error err = {0};
-  if (tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p,
-                        &err) != TCMMA_OK) fail_msg("%s", err.message);
+  if (tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, out), p,
+                                 c ? c->epilogue : NULL, c ? c->epilogue_count : 0,
+                                 &err) != TCMMA_OK) fail_msg("%s", err.message);
 }
 
 static void matrix_runs_on_the_simulator(void **s) {
@@ -242,7 +244,7 @@ static void matrix_runs_on_the_simulator(void **s) {
     verify_case_result r = {0};
     if (!verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
-    render_host(&p, &text);
+    render_host(&cs[i], &p, &text);
     void *h;
     void *sym = open_entry(tcmma_buf_str(&text), &h);
     if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
@@ -387,7 +389,7 @@ static void broken_pipelines_are_caught(void **s) {
   tcmma_error err = {0};
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
   tcmma_buf text = {0};
-  render_host(&p, &text);
+  render_host(NULL, &p, &text);
   const char *loop = "for (int __tcmma_g_kt = 0;";
   struct { const char *from, *to, *want; } breaks[] = {
       {"tcmma_sim_syncthreads();", ";", "__syncthreads since"},

@@ -12,11 +12,13 @@
 #include "tools/verify/verify.h"
 
 typedef struct {
-  char name[160];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
+  char name[256];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
   tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
   double alpha, beta;
   bool c_is_d;               /* C is D: d holds C's values before the run */
   tcmma_gemm_decline expect; /* NONE: must be accepted */
+  tcmma_epilogue_op epilogue[TCMMA_EPILOGUE_OPS_MAX]; /* after alpha and beta */
+  int epilogue_count;
 } verify_gemm_case;
 
 /* The whole GEMM matrix, built once. */
@@ -35,10 +37,13 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
  * declined case that declined as expected). */
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
-/* The kernel's buffers d, a, b, c (c NULL when C is D): runs the kernel,
- * leaves what it wrote there. false with why filled when it could not run. */
+/* The kernel's buffers d, a, b, c (c NULL when C is D) and the epilogue's
+ * tensors x (tools/verify/gemm_epilogue.h): runs the kernel, leaves what it
+ * wrote there. false with why filled when it could not run. */
+typedef struct verify_gemm_extras verify_gemm_extras;
 typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                                  float alpha, float beta, char *why, size_t cap);
+                                  const verify_gemm_extras *x, float alpha, float beta, char *why,
+                                  size_t cap);
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
@@ -50,7 +55,8 @@ bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
 bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap);
+                            const verify_gemm_extras *x, float alpha, float beta, char *why,
+                            size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim

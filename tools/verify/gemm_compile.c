@@ -72,7 +72,8 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   memset(g, 0, sizeof *g);
   g->c = c;
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
-  g->rendered = tcmma_render_gemm(&rc, p, &g->render_err) == TCMMA_OK;
+  g->rendered = tcmma_render_gemm_epilogue(&rc, p, c->epilogue, c->epilogue_count,
+                                           &g->render_err) == TCMMA_OK;
   /* for the device the plan targets (its cc), else at the arm's floor */
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,

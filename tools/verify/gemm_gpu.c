@@ -9,23 +9,24 @@
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
 #include "tools/verify/data.h"
-#include "tools/verify/gemm.h"
+#include "tools/verify/gemm_epilogue.h"
 
 typedef struct {
   tcmma_device_info dev;
   tcmma_kernel fn;
+  tcmma_prec out; /* d's stored precision */
 } gpu_gemm;
 
-static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], float alpha,
-                   float beta, char *why, size_t cap) {
+static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4],
+                   const verify_gemm_extras *x, float alpha, float beta, char *why, size_t cap) {
   gpu_gemm *g = ctx;
   const tcmma_gemm_call *c = &p->call;
   long ar = c->a.transposed ? c->k : c->m, br = c->b.transposed ? c->n : c->k;
-  size_t bytes[4] = {(size_t)c->m * (size_t)c->d.ld * (size_t)tcmma_prec_bytes(c->d.prec),
+  size_t bytes[4] = {(size_t)c->m * (size_t)c->d.ld * (size_t)tcmma_prec_bytes(g->out),
                      (size_t)ar * (size_t)c->a.ld * (size_t)tcmma_prec_bytes(c->a.prec),
                      (size_t)br * (size_t)c->b.ld * (size_t)tcmma_prec_bytes(c->b.prec), 0};
-  bytes[3] = bytes[0];
-  tcmma_devmem mem[4] = {{0}};
+  bytes[3] = (size_t)c->m * (size_t)c->d.ld * (size_t)tcmma_prec_bytes(c->d.prec);
+  tcmma_devmem mem[4] = {{0}}, xm[TCMMA_EPILOGUE_OPS_MAX] = {{0}};
   tcmma_error err = {0};
   tcmma_status st = TCMMA_OK;
   for (int i = 0; i < 4 && st == TCMMA_OK; i++) {
@@ -34,16 +35,25 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, void *const bufs[4], flo
     if (st == TCMMA_OK)
       st = tcmma_mem_to_device(&mem[i], 0, bufs[i], bytes[i] + VERIFY_CANARY_BYTES, &err);
   }
+  for (int i = 0; i < x->n && st == TCMMA_OK; i++) {
+    st = tcmma_mem_alloc(g->dev.ordinal, x->bytes[i], &xm[i], &err);
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(&xm[i], 0, x->ptr[i], x->bytes[i], &err);
+  }
   unsigned long long cptr = mem[3].ptr ? mem[3].ptr : mem[0].ptr;
   if (st == TCMMA_OK) {
-    void *args[6] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &cptr, &alpha, &beta};
+    void *args[6 + TCMMA_EPILOGUE_OPS_MAX] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &cptr,
+                                              &alpha, &beta};
+    for (int i = 0; i < x->n; i++) args[6 + i] = &xm[i].ptr;
     unsigned block[3] = {(unsigned)p->threads, 1, 1};
     st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, &err);
   }
   for (int i = 0; i < 4 && st == TCMMA_OK; i++)
     if (mem[i].ptr)
       st = tcmma_mem_to_host(bufs[i], &mem[i], 0, bytes[i] + VERIFY_CANARY_BYTES, &err);
+  for (int i = 0; i < x->n && st == TCMMA_OK; i++)
+    if (x->written[i]) st = tcmma_mem_to_host(x->ptr[i], &xm[i], 0, x->bytes[i], &err);
   for (int i = 0; i < 4; i++) tcmma_mem_free(&mem[i]);
+  for (int i = 0; i < x->n; i++) tcmma_mem_free(&xm[i]);
   if (st == TCMMA_OK) return true;
   snprintf(why, cap, "device %d (cc %d): %s", g->dev.ordinal, g->dev.cc, err.message);
   return false;
@@ -73,7 +83,8 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  if (tcmma_render_gemm(&rc, p, &err) != TCMMA_OK) {
+  g.out = verify_gemm_out_prec(c);
+  if (tcmma_render_gemm_epilogue(&rc, p, c->epilogue, c->epilogue_count, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;

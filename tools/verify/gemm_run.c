@@ -7,7 +7,7 @@
 #include <string.h>
 #include "tcmma/sim.h"
 #include "tools/verify/data.h"
-#include "tools/verify/gemm.h"
+#include "tools/verify/gemm_epilogue.h"
 #include "tools/verify/sim.h"
 
 enum { D_BUF, A_BUF, B_BUF, C_BUF };
@@ -21,6 +21,8 @@ typedef struct {
 
 typedef struct {
   const tcmma_gemm_call *call;
+  tcmma_prec out;       /* d's stored precision (cvt's) */
+  verify_gemm_extras x; /* the epilogue's tensors */
   gbuf b[4];
   double *c0;           /* C's values (storage-rounded), m x n */
   unsigned long long seed;
@@ -96,7 +98,9 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
                                "%ld)",
                                pn, i, j);
   double u_d, tiny;
-  storage_units(c->d.prec, &u_d, &tiny);
+  storage_units(x->out, &u_d, &tiny);
+  float amax_ref[TCMMA_EPILOGUE_OPS_MAX] = {0};
+  double amax_err[TCMMA_EPILOGUE_OPS_MAX] = {0};
   long bad = 0;
   char first[300] = "";
   for (long i = 0; i < c->m; i++)
@@ -110,30 +114,37 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
       double c0 = x->c0[i * c->n + j];
       double ref = cs->alpha * sum + (cs->beta != 0 ? cs->beta * c0 : 0);
       double s = fabs(cs->alpha) * mag + fabs(cs->beta) * fabs(c0);
-      unsigned char want[8];
-      verify_storage_put(c->d.prec, want, ref);
-      double got = verify_storage_get(c->d.prec, at(d, d->mem, i, j));
-      bool ok;
-      if (pass == VERIFY_PASS_INTEGER) {
-        ok = memcmp(want, at(d, d->mem, i, j), (size_t)tcmma_prec_bytes(c->d.prec)) == 0;
-      } else {
-        /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
-         * scale's f32 arithmetic adds 3 more, d rounds once */
-        double e = (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
-        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
+      /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
+       * scale's f32 arithmetic adds 3 more, d rounds once */
+      double e = pass == VERIFY_PASS_INTEGER ? 0 : (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
+      if (cs->epilogue_count) {
+        /* the kernel's f32 x, then the ops (exact inputs: x as the kernel has it) */
+        float x0 = pass == VERIFY_PASS_INTEGER
+                       ? (float)cs->alpha * (float)sum + (cs->beta != 0 ? (float)cs->beta * (float)c0 : 0.0f)
+                       : (float)ref;
+        ref = verify_gemm_epilogue_ref(cs, c, &x->x, i, j, x0, &e, amax_ref, amax_err);
       }
+      unsigned char want[8];
+      verify_storage_put(x->out, want, ref);
+      double got = verify_storage_get(x->out, at(d, d->mem, i, j));
+      bool ok;
+      if (pass == VERIFY_PASS_INTEGER)
+        ok = memcmp(want, at(d, d->mem, i, j), (size_t)tcmma_prec_bytes(x->out)) == 0;
+      else
+        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
       if (!ok && bad++ == 0)
         snprintf(first, sizeof first, "d[%ld][%ld] = %.9g, expected %.9g", i, j, got, ref);
     }
   if (bad)
     return verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s (%ld of %ld elements differ)", pn, first,
                            bad, (long)c->m * c->n);
-  return true;
+  return verify_gemm_amax_check(cs, &x->x, pass == VERIFY_PASS_INTEGER, amax_ref, amax_err, pn, r);
 }
 
 static void data_free(gdata *x) {
   for (int k = 0; k < 4; k++) free(x->b[k].mem), free(x->b[k].before);
   free(x->c0);
+  verify_gemm_extras_free(&x->x);
 }
 
 bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *plan,
@@ -142,9 +153,10 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
   gdata x;
   memset(&x, 0, sizeof x);
   x.call = c;
+  x.out = verify_gemm_out_prec(cs);
   long ar = c->a.transposed ? c->k : c->m, ac = c->a.transposed ? c->m : c->k;
   long br = c->b.transposed ? c->n : c->k, bc = c->b.transposed ? c->k : c->n;
-  bool ok = buf_init(&x.b[D_BUF], c->d.prec, c->m, c->n, c->d.ld) &&
+  bool ok = buf_init(&x.b[D_BUF], x.out, c->m, c->n, c->d.ld) &&
             buf_init(&x.b[A_BUF], c->a.prec, ar, ac, c->a.ld) &&
             buf_init(&x.b[B_BUF], c->b.prec, br, bc, c->b.ld) &&
             (cs->c_is_d || buf_init(&x.b[C_BUF], c->d.prec, c->m, c->n, c->d.ld)) &&
@@ -161,6 +173,11 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
     for (int k = A_BUF; k <= C_BUF; k++)
       if (x.b[k].mem) fill(&x, k, passes[p]);
     fill(&x, D_BUF, passes[p]); /* C's values when C is D; else poison the kernel overwrites */
+    verify_gemm_extras_free(&x.x);
+    if (!verify_gemm_extras_fill(cs, c, passes[p] == VERIFY_PASS_INTEGER, x.seed, &x.x)) {
+      ok = verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the epilogue's tensors");
+      break;
+    }
     const gbuf *cb = cs->c_is_d ? &x.b[D_BUF] : &x.b[C_BUF];
     for (long i = 0; i < c->m; i++)
       for (long j = 0; j < c->n; j++)
@@ -168,7 +185,7 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
-    if (!run(ctx, plan, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
+    if (!run(ctx, plan, bufs, &x.x, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
       ok = verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s", p ? "real pass" : "integer pass", why);
       break;
     }
@@ -180,8 +197,10 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
 }
 
 bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
-                            float alpha, float beta, char *why, size_t cap) {
-  void *args[6] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
+                            const verify_gemm_extras *x, float alpha, float beta, char *why,
+                            size_t cap) {
+  void *args[6 + TCMMA_EPILOGUE_OPS_MAX] = {bufs[0], bufs[1], bufs[2], bufs[3], &alpha, &beta};
+  for (int i = 0; i < x->n; i++) args[6 + i] = x->ptr[i];
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};

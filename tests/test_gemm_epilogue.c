@@ -1,0 +1,203 @@
+/* The GEMM's epilogue list (include/tcmma/gemm.h, tcmma_epilogue_op;
+ * docs/emit.md, GEMM epilogues): names and argument forms, the rules a list
+ * must keep (declines and INVALID naming the op and the value), what the
+ * rendered kernel takes, and tcmma gemm --epilogue with its errors and JSON.
+ * The ops' values are checked by the GEMM matrix (tests/test_gemm.c runs
+ * its epilogue cases on the simulator and compiles them with NVRTC). */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "tcmma/tcmma.h"
+#include "util.h"
+
+static tcmma_gemm_call small_call(void) {
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = c.n = c.k = 64, c.block_m = c.block_n = 64, c.cc = 80;
+  return c;
+}
+
+static tcmma_epilogue_op op(tcmma_epilogue_kind k) {
+  tcmma_epilogue_op o = tcmma_epilogue_op_default();
+  o.kind = k;
+  return o;
+}
+
+/* Every name parses back to its kind; an unknown one lists them all. */
+static void names_round_trip(void **s) {
+  (void)s;
+  for (int k = 0; k < TCMMA_EPILOGUE_COUNT; k++) {
+    tcmma_epilogue_kind got;
+    assert_int_equal(tcmma_epilogue_parse(tcmma_epilogue_name((tcmma_epilogue_kind)k), &got, NULL),
+                     TCMMA_OK);
+    assert_int_equal(got, k);
+    assert_string_not_equal(tcmma_epilogue_args((tcmma_epilogue_kind)k), "?");
+  }
+  tcmma_epilogue_kind got;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_epilogue_parse("gelu", &got, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "'gelu'"));
+  assert_non_null(strstr(err.message, "gelu-tanh, gelu-erf"));
+  assert_string_equal(tcmma_epilogue_name(TCMMA_EPILOGUE_COUNT), "?");
+  assert_string_equal(tcmma_epilogue_axis_name(TCMMA_EPILOGUE_AXIS_ROW), "row");
+  assert_string_equal(tcmma_epilogue_args(TCMMA_EPILOGUE_SCALE), "tensor|row|col");
+}
+
+/* Plans c with ops[0..n): the status, and the message has `want`. */
+static void expect(const tcmma_epilogue_op *ops, int n, tcmma_status st, tcmma_gemm_decline why,
+                   const char *want) {
+  tcmma_gemm_call c = small_call();
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  tcmma_status got = tcmma_gemm_plan_epilogue(&c, ops, n, &p, &err);
+  if (got != st || (st == TCMMA_DECLINED && p.reason != why) || !strstr(err.message, want))
+    fail_msg("status %d (want %d), reason %s: '%s' lacks '%s'", got, st,
+             tcmma_gemm_decline_name(p.reason), err.message, want);
+}
+
+/* Each rule of a list, broken once, names the op and its value. */
+static void rules_decline_naming_the_value(void **s) {
+  (void)s;
+  tcmma_epilogue_op o[3] = {op(TCMMA_EPILOGUE_CVT), op(TCMMA_EPILOGUE_RELU)};
+  o[0].prec = TCMMA_PREC_BF16;
+  expect(o, 2, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "expected the last op");
+  o[0].prec = TCMMA_PREC_S8;
+  expect(o, 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "s8 at place 0");
+  o[0] = op(TCMMA_EPILOGUE_CLAMP), o[0].lo = 1, o[0].hi = 0;
+  expect(o, 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "lo 1, hi 0");
+  o[0] = op(TCMMA_EPILOGUE_BIAS), o[0].axis = TCMMA_EPILOGUE_AXIS_TENSOR;
+  expect(o, 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "axis tensor");
+  static const char *const bodies[] = {NULL, " \n\t", "return x; } void f() {", "{ return x;"};
+  static const char *const why[] = {"NULL", "blank", "unbalanced", "unbalanced"};
+  for (int i = 0; i < 4; i++) {
+    o[0] = op(TCMMA_EPILOGUE_HOOK), o[0].body = bodies[i];
+    expect(o, 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, why[i]);
+  }
+  char *big = malloc(TCMMA_EPILOGUE_BODY_MAX + 2);
+  memset(big, ' ', TCMMA_EPILOGUE_BODY_MAX + 1), big[TCMMA_EPILOGUE_BODY_MAX + 1] = '\0';
+  o[0].body = big;
+  expect(o, 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "longer");
+  free(big);
+  expect(o, TCMMA_EPILOGUE_OPS_MAX + 1, TCMMA_DECLINED, TCMMA_GEMM_DECLINE_CALL, "17 ops");
+  expect(NULL, 2, TCMMA_INVALID, TCMMA_GEMM_DECLINE_NONE, "NULL");
+  o[0] = op(TCMMA_EPILOGUE_RELU), o[0].kind = (tcmma_epilogue_kind)99;
+  expect(o, 1, TCMMA_INVALID, TCMMA_GEMM_DECLINE_NONE, "kind 99");
+  o[0] = op(TCMMA_EPILOGUE_RELU), o[1] = op(TCMMA_EPILOGUE_RELU), o[1].size = 8;
+  expect(o, 2, TCMMA_INVALID, TCMMA_GEMM_DECLINE_NONE, "op 1: size 8");
+  o[0].size = 0;
+  expect(o, 1, TCMMA_INVALID, TCMMA_GEMM_DECLINE_NONE, "size 0");
+}
+
+/* The kernel takes one argument per op that has one, in list order, and
+ * renders the hook as a function; a plan rendered with another list than
+ * it was made with is refused when the list does not plan. */
+static void kernel_arguments_in_list_order(void **s) {
+  (void)s;
+  tcmma_epilogue_op o[6] = {op(TCMMA_EPILOGUE_SCALE), op(TCMMA_EPILOGUE_RESIDUAL),
+                            op(TCMMA_EPILOGUE_HOOK), op(TCMMA_EPILOGUE_BIAS),
+                            op(TCMMA_EPILOGUE_AMAX), op(TCMMA_EPILOGUE_CVT)};
+  o[2].body = "return x + (float)col;";
+  o[5].prec = TCMMA_PREC_E4M3;
+  tcmma_gemm_call c = small_call();
+  c.name = "k";
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_epilogue(&c, o, 6, &p, &err), TCMMA_OK);
+  for (int dl = 0; dl < 2; dl++) {
+    tcmma_buf out = {0};
+    assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, (tcmma_dialect)dl, NULL, &out), &p, o,
+                                                6, &err), TCMMA_OK);
+    const char *t = tcmma_buf_str(&out);
+    const char *sig = strstr(t, "float alpha, float beta, const float *scale0, const ");
+    assert_non_null(sig);
+    assert_non_null(strstr(sig, "*residual1, const float *bias3, float *amax4)"));
+    assert_non_null(strstr(t, "float k_hook2(float x, int row, int col)\n{\n  return x + (float)col;"));
+    assert_non_null(strstr(t, dl ? "tcmma_sim_fp8_e4m3 *d" : "__nv_fp8_e4m3 *d"));
+    if (dl) assert_non_null(strstr(t, "(float *)p[9]);"));
+    tcmma_buf_free(&out);
+  }
+  o[5].prec = TCMMA_PREC_S32; /* the list no longer plans */
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, o,
+                                              6, &err), TCMMA_INVALID);
+  tcmma_buf_free(&out);
+  /* no list: the kernel is the plain one, byte for byte */
+  tcmma_buf a = {0}, b = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &a), &p, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &b), &p, NULL,
+                                              0, &err), TCMMA_OK);
+  assert_string_equal(tcmma_buf_str(&a), tcmma_buf_str(&b));
+  assert_null(strstr(tcmma_buf_str(&a), "math.h"));
+  tcmma_buf_free(&a), tcmma_buf_free(&b);
+}
+
+static cli_result gemm(const char *list, const char *extra) {
+  const char *args[16] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
+                          "bf16", "--b", "bf16", "--epilogue", list};
+  int n = 15;
+  if (extra) args[n++] = extra;
+  args[n] = NULL;
+  return run_cli(args, NULL);
+}
+
+/* Bad names and arguments: exit 2 naming the item and the expected forms. */
+static void cli_errors_name_the_value(void **s) {
+  (void)s;
+  static const struct { const char *list, *want; } bad[] = {
+      {"bias:diag", "'bias:diag': expected bias:row|col"},
+      {"bias", "expected bias:row|col"},
+      {"relu:1", "relu takes no argument"},
+      {"swish", "'swish': expected one of bias, relu"},
+      {"clamp:1", "expected clamp:lo:hi"},
+      {"clamp:0:x", "'x': expected a finite decimal number"},
+      {"cvt:e9m9", "e9m9"},
+      {"hook", "expected --epilogue-hook BODY"},
+      {",", "expected at least one op"},
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    cli_result r = gemm(bad[i].list, NULL);
+    if (r.exit_code != 2 || !strstr(r.err, bad[i].want))
+      fail_msg("--epilogue %s: exit %d, '%s' lacks '%s'", bad[i].list, r.exit_code, r.err,
+               bad[i].want);
+    cli_result_free(&r);
+  }
+  cli_result r = gemm("cvt:bf16,relu", NULL); /* parses, declines */
+  assert_int_equal(r.exit_code, 3);
+  assert_non_null(strstr(r.err, "epilogue op 0 (cvt)"));
+  cli_result_free(&r);
+}
+
+/* The list in JSON, the hook's body from the command line. */
+static void cli_json_lists_the_ops(void **s) {
+  (void)s;
+  const char *args[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--tile", "64x64x32",
+                        "--d", "f32", "--a", "bf16", "--b", "bf16", "--epilogue",
+                        "bias:row,clamp:-1:2.5,hook,cvt:e5m2", "--epilogue-hook", "return x;",
+                        "--json", NULL};
+  cli_result r = run_cli(args, NULL);
+  assert_int_equal(r.exit_code, 0);
+  /* the JSON without its layout's whitespace (the body's space goes too) */
+  char *flat = strdup(r.out);
+  size_t n = 0;
+  for (const char *c = r.out; *c; c++)
+    if (*c != ' ' && *c != '\n') flat[n++] = *c;
+  flat[n] = '\0';
+  if (!strstr(flat, "\"epilogue\":[{\"op\":\"bias\",\"axis\":\"row\"},{\"op\":\"clamp\","
+                    "\"lo\":-1,\"hi\":2.5},{\"op\":\"hook\",\"body\":\"returnx;\"},"
+                    "{\"op\":\"cvt\",\"prec\":\"e5m2\"}]"))
+    fail_msg("no epilogue list in %s", r.out);
+  free(flat);
+  assert_non_null(strstr(r.out, "__nv_fp8_e5m2 *d"));
+  cli_result_free(&r);
+}
+
+int main(void) {
+  const struct CMUnitTest tests[] = {
+      cmocka_unit_test(names_round_trip),
+      cmocka_unit_test(rules_decline_naming_the_value),
+      cmocka_unit_test(kernel_arguments_in_list_order),
+      cmocka_unit_test(cli_errors_name_the_value),
+      cmocka_unit_test(cli_json_lists_the_ops),
+  };
+  return cmocka_run_group_tests(tests, NULL, NULL);
+}
