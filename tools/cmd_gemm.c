@@ -55,15 +55,8 @@ static bool parse_dims(const char *cmd, const char *opt, const char *text, int c
 /* A finite decimal number for --alpha/--beta that a float (the kernel's
  * argument) holds; false after a usage message. */
 static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (!*text || *end || errno || !isfinite(v) || fabs(v) > FLT_MAX) {
-    cli_usage(cmd, "%s '%s': expected a finite decimal number within a float's range", opt, text);
-    return false;
-  }
-  *out = v;
-  return true;
+  (void)cmd;
+  return cli_finite_float(opt, text, out);
 }
 
 static void json_plan(const tcmma_gemm_plan *p, const char *text, double alpha, double beta,

@@ -9,7 +9,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tables/file.h"
+#include "tools/cli_input.h"
 #include "tools/cmd_gemm_epilogue.h"
 
 static const char *const cmd = "gemm";
@@ -21,15 +21,24 @@ int cli_epilogue_option(cli_epilogue *e, const char *a, const char *v) {
   return 0;
 }
 
-/* A finite float for clamp's bounds. */
-static bool take_float(const char *item, const char *text, float *out) {
+bool cli_finite_float(const char *what, const char *text, double *out) {
   char *end = NULL;
   errno = 0;
   double v = strtod(text, &end);
   if (!*text || *end || errno || !isfinite(v) || fabs(v) > FLT_MAX) {
-    cli_usage(cmd, "--epilogue '%s': '%s': expected a finite decimal number", item, text);
+    cli_usage(cmd, "%s '%s': expected a finite decimal number within a float's range", what, text);
     return false;
   }
+  *out = v;
+  return true;
+}
+
+/* A bound of clamp in item. */
+static bool take_float(const char *item, const char *text, float *out) {
+  char what[1100];
+  double v;
+  snprintf(what, sizeof what, "--epilogue '%s':", item);
+  if (!cli_finite_float(what, text, &v)) return false;
   *out = (float)v;
   return true;
 }
@@ -40,15 +49,9 @@ static const char *hook_body(cli_epilogue *e, const char *item) {
     cli_usage(cmd, "--epilogue-hook and --epilogue-hook-file exclude each other");
     return NULL;
   }
-  if (e->hook_file && !e->hook_text) {
-    char why[512];
-    size_t len;
-    if (!tcmma__table_read_file(e->hook_file, TCMMA_EPILOGUE_BODY_MAX, &e->hook_text, &len, NULL,
-                                why, sizeof why)) {
-      cli_usage(cmd, "--epilogue-hook-file: %s", why);
-      return NULL;
-    }
-  }
+  size_t len;
+  if (e->hook_file && !e->hook_text && !(e->hook_text = cli_read_input(cmd, e->hook_file, &len)))
+    return NULL; /* cli_read_input said why */
   const char *b = e->hook ? e->hook : e->hook_text;
   if (!b) cli_usage(cmd, "--epilogue '%s': expected --epilogue-hook BODY or --epilogue-hook-file "
                     "FILE (the body of float f(float x, int row, int col))", item);

@@ -30,4 +30,8 @@ void cli_epilogue_json(const cli_epilogue *e, json_writer *w);
 
 void cli_epilogue_free(cli_epilogue *e);
 
+/* A finite decimal number a float holds (--alpha, --beta, clamp's bounds);
+ * false after a usage message of tcmma gemm naming what and text. */
+bool cli_finite_float(const char *what, const char *text, double *out);
+
 #endif
