@@ -131,6 +131,42 @@ static void kernel_arguments_in_list_order(void **s) {
   tcmma_buf_free(&a), tcmma_buf_free(&b);
 }
 
+/* A kernel with every op compiles under NVRTC with an empty log (no
+ * warning); its PTX has the atomic of amax and the fp8 stores' conversion. */
+static void every_op_compiles_without_warnings(void **s) {
+  (void)s;
+  tcmma_error err = {0};
+  if (tcmma_nvrtc_load(NULL, &err) != TCMMA_OK) {
+    printf("no NVRTC here: %s\n", err.message);
+    skip();
+  }
+  tcmma_epilogue_op o[TCMMA_EPILOGUE_COUNT];
+  int n = 0;
+  for (int k = 0; k < TCMMA_EPILOGUE_COUNT; k++) {
+    if (k == TCMMA_EPILOGUE_CVT) continue; /* last */
+    o[n] = op((tcmma_epilogue_kind)k);
+    if (k == TCMMA_EPILOGUE_HOOK) o[n].body = "return x * (float)(row + col);";
+    if (k == TCMMA_EPILOGUE_CLAMP) o[n].lo = -4, o[n].hi = 4;
+    n++;
+  }
+  o[n] = op(TCMMA_EPILOGUE_CVT), o[n].prec = TCMMA_PREC_E5M2, n++;
+  tcmma_gemm_call c = small_call();
+  c.m = 65; /* ragged: the element-wise store too */
+  tcmma_gemm_plan p;
+  assert_int_equal(tcmma_gemm_plan_epilogue(&c, o, n, &p, &err), TCMMA_OK);
+  tcmma_buf src = {0};
+  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &src), &p, o,
+                                              n, &err), TCMMA_OK);
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "epilogue.cu");
+  tcmma_program prog;
+  tcmma_status st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
+  if (st != TCMMA_OK) fail_msg("%s\n%s", err.message, tcmma_buf_str(&src));
+  if (prog.log[0]) fail_msg("NVRTC said: %s", prog.log);
+  assert_non_null(strstr(prog.ptx, "atom.global.max.u32"));
+  tcmma_program_free(&prog);
+  tcmma_buf_free(&src);
+}
+
 static cli_result gemm(const char *list, const char *extra) {
   const char *args[16] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
                           "bf16", "--b", "bf16", "--epilogue", list};
@@ -196,6 +232,7 @@ int main(void) {
       cmocka_unit_test(names_round_trip),
       cmocka_unit_test(rules_decline_naming_the_value),
       cmocka_unit_test(kernel_arguments_in_list_order),
+      cmocka_unit_test(every_op_compiles_without_warnings),
       cmocka_unit_test(cli_errors_name_the_value),
       cmocka_unit_test(cli_json_lists_the_ops),
   };
