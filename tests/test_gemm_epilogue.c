@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "tcmma/tcmma.h"
 #include "util.h"
 
@@ -225,6 +226,28 @@ static void cli_json_lists_the_ops(void **s) {
   free(flat);
   assert_non_null(strstr(r.out, "__nv_fp8_e5m2 *d"));
   cli_result_free(&r);
+  /* the body from a file, lines and all; both sources at once are refused */
+  char path[] = "/tmp/tcmma-hook-XXXXXX";
+  int fd = mkstemp(path);
+  assert_true(fd >= 0);
+  const char body[] = "float y = x * 2.0f;\nreturn y;\n";
+  assert_int_equal(write(fd, body, sizeof body - 1), (long)(sizeof body - 1));
+  close(fd);
+  const char *file[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--tile", "64x64x32",
+                        "--d", "f32", "--a", "bf16", "--b", "bf16", "--epilogue", "hook",
+                        "--epilogue-hook-file", path, "--kernel", NULL};
+  r = run_cli(file, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "(float x, int row, int col)\n{\n  float y = x * 2.0f;\n  return y;\n}"));
+  cli_result_free(&r);
+  const char *both[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
+                        "bf16", "--b", "bf16", "--epilogue", "hook", "--epilogue-hook", "return x;",
+                        "--epilogue-hook-file", path, NULL};
+  r = run_cli(both, NULL);
+  assert_int_equal(r.exit_code, 2);
+  assert_non_null(strstr(r.err, "exclude each other"));
+  cli_result_free(&r);
+  unlink(path);
 }
 
 int main(void) {
