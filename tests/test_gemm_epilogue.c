@@ -8,8 +8,14 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <dlfcn.h>
 #include "tcmma/tcmma.h"
+#include "tools/verify/gemm_epilogue.h"
+#include "tools/verify/sim.h"
 #include "util.h"
+
+typedef void (*any_fn)(void);
+extern const any_fn verify_sim_keep[]; /* links the simulator the modules call */
 
 static tcmma_gemm_call small_call(void) {
   tcmma_gemm_call c = tcmma_gemm_call_default();
@@ -168,6 +174,56 @@ static void every_op_compiles_without_warnings(void **s) {
   tcmma_buf_free(&src);
 }
 
+/* Another runner than the simulator's: the kernel's libm is then not the
+ * reference's, as on a GPU. */
+static bool other_libm_runner(void *ctx, const tcmma_gemm_plan *plan, void *const bufs[4],
+                              const verify_gemm_extras *x, float alpha, float beta, char *why,
+                              size_t cap) {
+  return verify_gemm_sim_runner(ctx, plan, bufs, x, alpha, beta, why, cap);
+}
+
+/* The matrix's cases whose ops call libm pass with the integer pass's bound
+ * for another libm (the gpu executor's), and a kernel that scales by 2
+ * where the reference does not fails that bound. */
+static void libm_cases_within_the_other_libm_bound(void **s) {
+  (void)s;
+  assert_non_null(verify_sim_keep);
+  const verify_gemm_case *cs;
+  size_t n = verify_gemm_matrix(&cs), ran = 0;
+  for (size_t i = 0; i < n; i++) {
+    tcmma_gemm_plan p;
+    verify_case_result r = {0};
+    if (!verify_gemm_epilogue_libm(&cs[i]) || !verify_gemm_case_plan(&cs[i], &p, &r)) continue;
+    for (int wrong = 0; wrong < 2; wrong++) {
+      verify_gemm_case c = cs[i];
+      if (wrong) { /* a first op the reference is not told of */
+        memmove(&c.epilogue[1], &c.epilogue[0], sizeof c.epilogue[0] * (size_t)c.epilogue_count++);
+        c.epilogue[0] = tcmma_epilogue_op_default();
+        c.epilogue[0].kind = TCMMA_EPILOGUE_HOOK, c.epilogue[0].body = "return 2 * x;";
+      }
+      tcmma_error err = {0};
+      assert_int_equal(tcmma_gemm_plan_epilogue(&c.call, c.epilogue, c.epilogue_count, &p, &err),
+                       TCMMA_OK);
+      tcmma_buf text = {0};
+      assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &text), &p,
+                                                  c.epilogue, c.epilogue_count, &err), TCMMA_OK);
+      void *h = host_module_open(tcmma_buf_str(&text));
+      void *sym = h ? dlsym(h, "tcmma_kernel_entry") : NULL;
+      assert_non_null(sym);
+      sim_entry entry;
+      memcpy(&entry, &sym, sizeof sym);
+      if (wrong) /* the reference without it */
+        memmove(&c.epilogue[0], &c.epilogue[1], sizeof c.epilogue[0] * (size_t)--c.epilogue_count);
+      bool ok = verify_gemm_case_run(&c, &p, other_libm_runner, &entry, &r);
+      if (ok == (bool)wrong) fail_msg("%s (wrong %d): %s", c.name, wrong, r.reason);
+      dlclose(h);
+      tcmma_buf_free(&text);
+    }
+    ran++;
+  }
+  assert_true(ran >= 2);
+}
+
 static cli_result gemm(const char *list, const char *extra) {
   const char *args[16] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
                           "bf16", "--b", "bf16", "--epilogue", list};
@@ -256,6 +312,7 @@ int main(void) {
       cmocka_unit_test(rules_decline_naming_the_value),
       cmocka_unit_test(kernel_arguments_in_list_order),
       cmocka_unit_test(every_op_compiles_without_warnings),
+      cmocka_unit_test(libm_cases_within_the_other_libm_bound),
       cmocka_unit_test(cli_errors_name_the_value),
       cmocka_unit_test(cli_json_lists_the_ops),
   };

@@ -14,6 +14,11 @@
 /* The epilogue cases into out[0..cap): how many were written. */
 size_t verify_gemm_epilogue_cases(verify_gemm_case *out, size_t cap);
 
+/* Whether c's list calls libm (gelu-tanh, gelu-erf, silu): where the kernel's
+ * libm is not the reference's (a GPU's) the integer pass compares within a
+ * bound, not bit for bit. */
+bool verify_gemm_epilogue_libm(const verify_gemm_case *c);
+
 /* The stored precision of d (cvt's when the list ends with one). */
 tcmma_prec verify_gemm_out_prec(const verify_gemm_case *c);
 

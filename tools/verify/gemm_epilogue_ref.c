@@ -15,6 +15,14 @@ tcmma_prec verify_gemm_out_prec(const verify_gemm_case *c) {
   return c->call.d.prec;
 }
 
+bool verify_gemm_epilogue_libm(const verify_gemm_case *c) {
+  for (int i = 0; i < c->epilogue_count; i++)
+    if (c->epilogue[i].kind == TCMMA_EPILOGUE_GELU_TANH ||
+        c->epilogue[i].kind == TCMMA_EPILOGUE_GELU_ERF || c->epilogue[i].kind == TCMMA_EPILOGUE_SILU)
+      return true;
+  return false;
+}
+
 static unsigned long long step(unsigned long long *s) {
   *s ^= *s << 13, *s ^= *s >> 7, *s ^= *s << 17;
   return *s;
