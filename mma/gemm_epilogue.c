@@ -22,13 +22,18 @@ static const char *const axis_names[TCMMA_EPILOGUE_AXIS_COUNT] = {
 #undef TCMMA_EPILOGUE_AXIS
 };
 
-static const struct { tcmma_prec prec; const char *max; } targets[] = {
+static const struct {
+  tcmma_prec prec;
+  const char *max;
+} targets[] = {
 #define TCMMA_EPILOGUE_TARGET(P, max, narrow) {TCMMA_PREC_##P, max},
 #include "tables/epilogues.def"
 #undef TCMMA_EPILOGUE_TARGET
 };
 
-const tcmma__epi_row *tcmma__emit_epilogue_row(tcmma_epilogue_kind kind) { return &rows[kind]; }
+const tcmma__epi_row *tcmma__emit_epilogue_row(tcmma_epilogue_kind kind) {
+  return &rows[kind];
+}
 
 const char *tcmma_epilogue_name(tcmma_epilogue_kind kind) {
   return (unsigned)kind < TCMMA_EPILOGUE_COUNT ? rows[kind].name : "?";
@@ -41,7 +46,8 @@ const char *tcmma_epilogue_axis_name(tcmma_epilogue_axis axis) {
 tcmma_status tcmma_epilogue_parse(const char *name, tcmma_epilogue_kind *out, tcmma_error *err) {
   char list[256] = "";
   for (int k = 0; k < TCMMA_EPILOGUE_COUNT; k++) {
-    if (name && out && strcmp(name, rows[k].name) == 0) return *out = (tcmma_epilogue_kind)k, TCMMA_OK;
+    if (name && out && strcmp(name, rows[k].name) == 0)
+      return *out = (tcmma_epilogue_kind)k, TCMMA_OK;
     size_t n = strlen(list);
     snprintf(list + n, sizeof list - n, "%s%s", k ? ", " : "", rows[k].name);
   }
@@ -52,12 +58,12 @@ tcmma_status tcmma_epilogue_parse(const char *name, tcmma_epilogue_kind *out, tc
 const char *tcmma_epilogue_args(tcmma_epilogue_kind kind) {
   if ((unsigned)kind >= TCMMA_EPILOGUE_COUNT) return "?";
   switch (rows[kind].args) {
-  case TCMMA__EPI_ARGS_AXIS_RC: return "row|col";
-  case TCMMA__EPI_ARGS_AXIS_TRC: return "tensor|row|col";
-  case TCMMA__EPI_ARGS_RANGE: return "lo:hi";
-  case TCMMA__EPI_ARGS_PREC: return "prec";
-  case TCMMA__EPI_ARGS_BODY: return "body";
-  default: return "";
+    case TCMMA__EPI_ARGS_AXIS_RC: return "row|col";
+    case TCMMA__EPI_ARGS_AXIS_TRC: return "tensor|row|col";
+    case TCMMA__EPI_ARGS_RANGE: return "lo:hi";
+    case TCMMA__EPI_ARGS_PREC: return "prec";
+    case TCMMA__EPI_ARGS_BODY: return "body";
+    default: return "";
   }
 }
 
@@ -83,8 +89,8 @@ tcmma_epilogue_op tcmma__emit_gemm_epilogue_op(const tcmma__gemm_epi *e, int i) 
   tcmma_epilogue_op o = tcmma_epilogue_op_default(), d = o;
   size_t stride;
   memcpy(&stride, e->ops, sizeof stride);
-  tcmma__abi_take(&o, (const char *)e->ops + (size_t)i * stride, sizeof o, &d,
-                  "tcmma_epilogue_op", "tcmma_epilogue_op_default()", NULL);
+  tcmma__abi_take(&o, (const char *)e->ops + (size_t)i * stride, sizeof o, &d, "tcmma_epilogue_op",
+                  "tcmma_epilogue_op_default()", NULL);
   return o;
 }
 
@@ -124,17 +130,21 @@ static tcmma_status op_rules(const tcmma_gemm_call *c, const tcmma_epilogue_op *
     return snprintf(m, mc, "lo %.9g, hi %.9g: expected finite lo <= hi", o->lo, o->hi),
            TCMMA_DECLINED;
   const char *why = r->args == TCMMA__EPI_ARGS_BODY ? body_problem(o->body) : NULL;
-  if (why) return snprintf(m, mc, "body %s: expected the statements of a function", why),
-           TCMMA_DECLINED;
+  if (why)
+    return snprintf(m, mc, "body %s: expected the statements of a function", why), TCMMA_DECLINED;
   if (r->args != TCMMA__EPI_ARGS_PREC) return TCMMA_OK;
   if (!tcmma__emit_epilogue_target_max(o->prec) || i + 1 != count)
-    return snprintf(m, mc, "%s at place %d of %d: expected the last op, to f32, f16, bf16, e4m3 "
-                    "or e5m2", tcmma_prec_name(o->prec), i, count), TCMMA_DECLINED;
+    return snprintf(m, mc,
+                    "%s at place %d of %d: expected the last op, to f32, f16, bf16, e4m3 "
+                    "or e5m2",
+                    tcmma_prec_name(o->prec), i, count),
+           TCMMA_DECLINED;
   int eb = tcmma_prec_bytes(o->prec), vec = TCMMA__GEMM_COPY_BYTES / eb;
   if ((c->d.ld * eb) % TCMMA__GEMM_COPY_BYTES)
     return *reason = TCMMA_GEMM_DECLINE_ALIGNMENT,
            snprintf(m, mc, "d's rows of ld %ld x %d bytes (%s): expected a multiple of %d bytes",
-                    c->d.ld, eb, tcmma_prec_name(o->prec), TCMMA__GEMM_COPY_BYTES), TCMMA_DECLINED;
+                    c->d.ld, eb, tcmma_prec_name(o->prec), TCMMA__GEMM_COPY_BYTES),
+           TCMMA_DECLINED;
   if (c->block_n % vec)
     return *reason = TCMMA_GEMM_DECLINE_TILE,
            snprintf(m, mc, "block_n %d: expected a multiple of %d (%d-byte stores of %s)",
@@ -148,11 +158,12 @@ tcmma_status tcmma__emit_gemm_epilogue_rules(const tcmma_gemm_call *c, const tcm
   *reason = TCMMA_GEMM_DECLINE_CALL;
   if (e->count < 0 || e->count > TCMMA_EPILOGUE_OPS_MAX)
     return snprintf(msg, cap, "epilogue of %d ops: expected 0..%d", e->count,
-                    TCMMA_EPILOGUE_OPS_MAX), TCMMA_DECLINED;
+                    TCMMA_EPILOGUE_OPS_MAX),
+           TCMMA_DECLINED;
   if (e->count == 0) return TCMMA_OK;
   if (!e->ops)
-    return snprintf(msg, cap, "gemm plan: epilogue ops NULL with a count of %d",
-                    e->count), TCMMA_INVALID;
+    return snprintf(msg, cap, "gemm plan: epilogue ops NULL with a count of %d", e->count),
+           TCMMA_INVALID;
   size_t stride;
   memcpy(&stride, e->ops, sizeof stride);
   for (int i = 0; i < e->count; i++) {
@@ -161,17 +172,19 @@ tcmma_status tcmma__emit_gemm_epilogue_rules(const tcmma_gemm_call *c, const tcm
     tcmma_error why = {0};
     size_t size;
     memcpy(&size, at, sizeof size);
-    if (size != stride ||
-        tcmma__abi_take(&o, at, sizeof o, &d, "tcmma_epilogue_op", "tcmma_epilogue_op_default()",
-                        &why) != TCMMA_OK)
+    if (size != stride || tcmma__abi_take(&o, at, sizeof o, &d, "tcmma_epilogue_op",
+                                          "tcmma_epilogue_op_default()", &why) != TCMMA_OK)
       return snprintf(msg, cap, "gemm plan: epilogue op %d: size %zu (op 0's %zu)%s%s", i, size,
-                      stride, why.message[0] ? ": " : "", why.message), TCMMA_INVALID;
+                      stride, why.message[0] ? ": " : "", why.message),
+             TCMMA_INVALID;
     if ((unsigned)o.kind >= TCMMA_EPILOGUE_COUNT || (unsigned)o.axis >= TCMMA_EPILOGUE_AXIS_COUNT ||
         (unsigned)o.prec >= TCMMA_PREC_COUNT)
-      return snprintf(msg, cap, "gemm plan: epilogue op %d: kind %d, axis %d or precision %d out "
-                      "of range (0..%d, 0..%d, 0..%d)", i, (int)o.kind, (int)o.axis, (int)o.prec,
-                      TCMMA_EPILOGUE_COUNT - 1, TCMMA_EPILOGUE_AXIS_COUNT - 1,
-                      TCMMA_PREC_COUNT - 1), TCMMA_INVALID;
+      return snprintf(msg, cap,
+                      "gemm plan: epilogue op %d: kind %d, axis %d or precision %d out "
+                      "of range (0..%d, 0..%d, 0..%d)",
+                      i, (int)o.kind, (int)o.axis, (int)o.prec, TCMMA_EPILOGUE_COUNT - 1,
+                      TCMMA_EPILOGUE_AXIS_COUNT - 1, TCMMA_PREC_COUNT - 1),
+             TCMMA_INVALID;
     tcmma_status st = op_rules(c, &o, i, e->count, reason, msg, cap);
     if (st != TCMMA_OK) return st;
   }

@@ -15,10 +15,20 @@ typedef struct tcmma__gemm_epi {
 } tcmma__gemm_epi;
 
 /* How an op's row renders and what it takes (one row of the table). */
-typedef enum { TCMMA__EPI_ARGS_NONE, TCMMA__EPI_ARGS_AXIS_RC, TCMMA__EPI_ARGS_AXIS_TRC,
-               TCMMA__EPI_ARGS_RANGE, TCMMA__EPI_ARGS_PREC, TCMMA__EPI_ARGS_BODY } tcmma__epi_args;
-typedef enum { TCMMA__EPI_PARAM_NONE, TCMMA__EPI_PARAM_F32, TCMMA__EPI_PARAM_C,
-               TCMMA__EPI_PARAM_AMAX } tcmma__epi_param;
+typedef enum {
+  TCMMA__EPI_ARGS_NONE,
+  TCMMA__EPI_ARGS_AXIS_RC,
+  TCMMA__EPI_ARGS_AXIS_TRC,
+  TCMMA__EPI_ARGS_RANGE,
+  TCMMA__EPI_ARGS_PREC,
+  TCMMA__EPI_ARGS_BODY
+} tcmma__epi_args;
+typedef enum {
+  TCMMA__EPI_PARAM_NONE,
+  TCMMA__EPI_PARAM_F32,
+  TCMMA__EPI_PARAM_C,
+  TCMMA__EPI_PARAM_AMAX
+} tcmma__epi_param;
 typedef struct {
   const char *name;
   tcmma__epi_args args;
@@ -59,18 +69,20 @@ const char *tcmma__emit_epilogue_target_max(tcmma_prec p);
  * element loop, each thread's running amax and its atomicMax; vectors: the
  * declarations of the store vector v (d's stored type) and c's cv, vec
  * elements each; load_c: cv from c at offset o when beta is not 0. */
-void tcmma__emit_gemm_epilogue_element(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int depth,
-                                       const char *acc, const char *cval, const char *dst,
-                                       tcmma_buf *out);
-void tcmma__emit_gemm_epilogue_params(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, tcmma_buf *out);
-void tcmma__emit_gemm_epilogue_entry_args(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int first,
-                                          tcmma_buf *out);
-void tcmma__emit_gemm_epilogue_prelude(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue_element(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, int depth, const char *acc,
+                                       const char *cval, const char *dst, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue_params(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                      tcmma_dialect dl, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue_entry_args(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                          tcmma_dialect dl, int first, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue_prelude(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, tcmma_buf *out);
 void tcmma__emit_gemm_epilogue_begin(const tcmma__gemm_epi *e, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_epilogue_end(const tcmma__gemm_epi *e, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
-void tcmma__emit_gemm_epilogue_vectors(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int vec,
-                                       int depth, tcmma_buf *out);
+void tcmma__emit_gemm_epilogue_vectors(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, int vec, int depth, tcmma_buf *out);
 void tcmma__emit_gemm_epilogue_load_c(const tcmma_gemm_plan *g, tcmma_dialect dl, int vec,
                                       int depth, tcmma_buf *out);
 

@@ -19,7 +19,10 @@ static const char *const axis_index[TCMMA_EPILOGUE_AXIS_COUNT] = {
 #undef TCMMA_EPILOGUE_AXIS
 };
 
-static const struct { tcmma_prec prec; tcmma__table_spelling narrow; } narrows[] = {
+static const struct {
+  tcmma_prec prec;
+  tcmma__table_spelling narrow;
+} narrows[] = {
 #define TCMMA__SPELL_NONE TCMMA__SPELL_COUNT
 #define TCMMA_EPILOGUE_TARGET(PREC, max, narrow) {TCMMA_PREC_##PREC, TCMMA__SPELL_##narrow},
 #include "tables/epilogues.def"
@@ -61,35 +64,52 @@ static void word(const word_ctx *w, const char *name, size_t n, tcmma_buf *out) 
   const tcmma_epilogue_op *o = &w->op;
   char t[96];
 #define IS(s) (n == strlen(s) && strncmp(name, s, n) == 0)
-  if (IS("x")) tcmma_buf_printf(out, "%sx", P);
-  else if (IS("p")) tcmma_buf_printf(out, "%s%d", tcmma_epilogue_name(o->kind), w->i);
+  if (IS("x"))
+    tcmma_buf_printf(out, "%sx", P);
+  else if (IS("p"))
+    tcmma_buf_printf(out, "%s%d", tcmma_epilogue_name(o->kind), w->i);
   else if (IS("i")) {
     const char *ix = axis_index[o->axis];
     tcmma_buf_printf(out, "%s", ix[0] == 'r' ? P "gr" : ix[0] == 'j' ? "(" P "gc + " P "j)" : "0");
-  } else if (IS("o")) tcmma_buf_printf(out, "(%so + %sj)", P, P);
-  else if (IS("r")) tcmma_buf_printf(out, "%sgr", P);
-  else if (IS("c")) tcmma_buf_printf(out, "%sgc + %sj", P, P);
+  } else if (IS("o"))
+    tcmma_buf_printf(out, "(%so + %sj)", P, P);
+  else if (IS("r"))
+    tcmma_buf_printf(out, "%sgr", P);
+  else if (IS("c"))
+    tcmma_buf_printf(out, "%sgc + %sj", P, P);
   else if (IS("to"))
-    tcmma_buf_printf(out, "%s", tcmma__table_spell(w->dl, tcmma__table_prec_words_of(w->g->call.d.prec)->to_f32));
-  else if (IS("lo") || IS("hi")) float_text(IS("lo") ? o->lo : o->hi, t, sizeof t), tcmma_buf_printf(out, "%s", t);
-  else if (IS("max")) tcmma_buf_printf(out, "%s", tcmma__emit_epilogue_target_max(o->prec));
-  else if (IS("bits")) tcmma_buf_printf(out, "%s", tcmma__table_spell(w->dl, TCMMA__SPELL_FLOAT_BITS));
-  else if (IS("u")) tcmma_buf_printf(out, "%su", P);
-  else if (IS("a")) tcmma_buf_printf(out, "%samax%d", P, w->i);
-  else if (IS("f")) tcmma_buf_printf(out, "%s_hook%d", kernel_name(w->g), w->i);
-  else tcmma_buf_printf(out, "$%.*s", (int)n, name); /* not a word: the table's own text */
+    tcmma_buf_printf(
+        out, "%s",
+        tcmma__table_spell(w->dl, tcmma__table_prec_words_of(w->g->call.d.prec)->to_f32));
+  else if (IS("lo") || IS("hi"))
+    float_text(IS("lo") ? o->lo : o->hi, t, sizeof t), tcmma_buf_printf(out, "%s", t);
+  else if (IS("max"))
+    tcmma_buf_printf(out, "%s", tcmma__emit_epilogue_target_max(o->prec));
+  else if (IS("bits"))
+    tcmma_buf_printf(out, "%s", tcmma__table_spell(w->dl, TCMMA__SPELL_FLOAT_BITS));
+  else if (IS("u"))
+    tcmma_buf_printf(out, "%su", P);
+  else if (IS("a"))
+    tcmma_buf_printf(out, "%samax%d", P, w->i);
+  else if (IS("f"))
+    tcmma_buf_printf(out, "%s_hook%d", kernel_name(w->g), w->i);
+  else
+    tcmma_buf_printf(out, "$%.*s", (int)n, name); /* not a word: the table's own text */
 #undef IS
 }
 
 /* Op i's statement at depth. */
-static void render_op(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int i, int depth,
-                      tcmma_buf *out) {
+static void render_op(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int i,
+                      int depth, tcmma_buf *out) {
   word_ctx w = {g, e, dl, i, tcmma__emit_gemm_epilogue_op(e, i)};
   const char *s = tcmma__emit_epilogue_row(w.op.kind)->render;
   tcmma_buf line = {0};
   while (*s) {
     const char *d = strchr(s, '$');
-    if (!d) { tcmma_buf_printf(&line, "%s", s); break; }
+    if (!d) {
+      tcmma_buf_printf(&line, "%s", s);
+      break;
+    }
     tcmma_buf_printf(&line, "%.*s", (int)(d - s), s);
     size_t n = strspn(d + 1, "abcdefghijklmnopqrstuvwxyz");
     word(&w, d + 1, n, &line);
@@ -99,9 +119,9 @@ static void render_op(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_
   tcmma_buf_free(&line);
 }
 
-void tcmma__emit_gemm_epilogue_element(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int depth,
-                                       const char *acc, const char *cval, const char *dst,
-                                       tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue_element(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, int depth, const char *acc,
+                                       const char *cval, const char *dst, tcmma_buf *out) {
   const char *to = tcmma__table_spell(dl, tcmma__table_prec_words_of(g->call.d.prec)->to_f32);
   tcmma__emit_line(out, depth, "float %sx = alpha * %s;", P, acc);
   tcmma__emit_line(out, depth, "if (beta != 0.0f) %sx += beta * %s(%s);", P, to, cval);
@@ -110,35 +130,42 @@ void tcmma__emit_gemm_epilogue_element(const tcmma_gemm_plan *g, const tcmma__ge
 }
 
 /* The arguments ops read or write, after beta, one per op that has one. */
-void tcmma__emit_gemm_epilogue_params(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue_params(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                      tcmma_dialect dl, tcmma_buf *out) {
   const char *tc = tcmma__table_spell_type(dl, g->call.d.prec);
   for (int i = 0; i < e->count; i++) {
     tcmma_epilogue_op o = tcmma__emit_gemm_epilogue_op(e, i);
     tcmma__epi_param p = tcmma__emit_epilogue_row(o.kind)->param;
     const char *name = tcmma_epilogue_name(o.kind);
-    if (p == TCMMA__EPI_PARAM_F32) tcmma_buf_printf(out, ", const float *%s%d", name, i);
-    else if (p == TCMMA__EPI_PARAM_C) tcmma_buf_printf(out, ", const %s *%s%d", tc, name, i);
-    else if (p == TCMMA__EPI_PARAM_AMAX) tcmma_buf_printf(out, ", float *%s%d", name, i);
+    if (p == TCMMA__EPI_PARAM_F32)
+      tcmma_buf_printf(out, ", const float *%s%d", name, i);
+    else if (p == TCMMA__EPI_PARAM_C)
+      tcmma_buf_printf(out, ", const %s *%s%d", tc, name, i);
+    else if (p == TCMMA__EPI_PARAM_AMAX)
+      tcmma_buf_printf(out, ", float *%s%d", name, i);
   }
 }
 
 /* The host entry's casts of args[first..] to those arguments, in order. */
-void tcmma__emit_gemm_epilogue_entry_args(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int first,
-                                          tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue_entry_args(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                          tcmma_dialect dl, int first, tcmma_buf *out) {
   const char *tc = tcmma__table_spell_type(dl, g->call.d.prec);
   for (int i = 0; i < e->count; i++) {
     tcmma_epilogue_op o = tcmma__emit_gemm_epilogue_op(e, i);
     tcmma__epi_param p = tcmma__emit_epilogue_row(o.kind)->param;
-    if (p == TCMMA__EPI_PARAM_F32) tcmma_buf_printf(out, ", (const float *)p[%d]", first++);
-    else if (p == TCMMA__EPI_PARAM_C) tcmma_buf_printf(out, ", (const %s *)p[%d]", tc, first++);
-    else if (p == TCMMA__EPI_PARAM_AMAX) tcmma_buf_printf(out, ", (float *)p[%d]", first++);
+    if (p == TCMMA__EPI_PARAM_F32)
+      tcmma_buf_printf(out, ", (const float *)p[%d]", first++);
+    else if (p == TCMMA__EPI_PARAM_C)
+      tcmma_buf_printf(out, ", (const %s *)p[%d]", tc, first++);
+    else if (p == TCMMA__EPI_PARAM_AMAX)
+      tcmma_buf_printf(out, ", (float *)p[%d]", first++);
   }
 }
 
 /* Before the kernel: the host text's <math.h> (the ops' tanhf, erff, expf,
  * fabsf; CUDA has them built in) and each hook as a function. */
-void tcmma__emit_gemm_epilogue_prelude(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl,
-                                       tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue_prelude(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, tcmma_buf *out) {
   if (e->count == 0) return;
   const tcmma_gemm_call *c = &g->call;
   tcmma_prec outp = tcmma__emit_gemm_out_prec(c, e);
@@ -152,9 +179,10 @@ void tcmma__emit_gemm_epilogue_prelude(const tcmma_gemm_plan *g, const tcmma__ge
   for (int i = 0; i < e->count; i++) {
     tcmma_epilogue_op o = tcmma__emit_gemm_epilogue_op(e, i);
     if (o.kind != TCMMA_EPILOGUE_HOOK) continue;
-    tcmma_buf_printf(out, "\n/* epilogue op %d: the caller's hook */\n%s float %s_hook%d(float x, "
-                     "int row, int col)\n{\n", i, tcmma__table_spell(dl, TCMMA__SPELL_DEVICE_FN),
-                     kernel_name(g), i);
+    tcmma_buf_printf(out,
+                     "\n/* epilogue op %d: the caller's hook */\n%s float %s_hook%d(float x, "
+                     "int row, int col)\n{\n",
+                     i, tcmma__table_spell(dl, TCMMA__SPELL_DEVICE_FN), kernel_name(g), i);
     tcmma__emit_append_indented(out, o.body, 1);
     tcmma_buf_printf(out, "%s}\n", o.body[strlen(o.body) - 1] == '\n' ? "" : "\n");
   }
@@ -180,8 +208,8 @@ void tcmma__emit_gemm_epilogue_end(const tcmma__gemm_epi *e, tcmma_dialect dl, i
 
 /* The store vector v of d's stored type and cv of c's (one declaration when
  * they are one type), vec elements each. */
-void tcmma__emit_gemm_epilogue_vectors(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e, tcmma_dialect dl, int vec,
-                                       int depth, tcmma_buf *out) {
+void tcmma__emit_gemm_epilogue_vectors(const tcmma_gemm_plan *g, const tcmma__gemm_epi *e,
+                                       tcmma_dialect dl, int vec, int depth, tcmma_buf *out) {
   const char *al = tcmma__table_spell(dl, TCMMA__SPELL_ALIGN16),
              *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(&g->call, e)),
              *tc = tcmma__table_spell_type(dl, g->call.d.prec);
@@ -201,6 +229,8 @@ void tcmma__emit_gemm_epilogue_load_c(const tcmma_gemm_plan *g, tcmma_dialect dl
     tcmma__emit_line(out, depth, "if (beta != 0.0f) *(%s *)%scv = *(const %s *)(c + %so);", u4, P,
                      u4, P);
   else
-    tcmma__emit_line(out, depth, "if (beta != 0.0f) for (int %sj = 0; %sj < %d; ++%sj) %scv[%sj] = "
-                     "c[%so + %sj];", P, P, vec, P, P, P, P, P);
+    tcmma__emit_line(out, depth,
+                     "if (beta != 0.0f) for (int %sj = 0; %sj < %d; ++%sj) %scv[%sj] = "
+                     "c[%so + %sj];",
+                     P, P, vec, P, P, P, P, P);
 }

@@ -100,8 +100,8 @@ static void rules_decline_naming_the_value(void **s) {
 static void kernel_arguments_in_list_order(void **s) {
   (void)s;
   tcmma_epilogue_op o[6] = {op(TCMMA_EPILOGUE_SCALE), op(TCMMA_EPILOGUE_RESIDUAL),
-                            op(TCMMA_EPILOGUE_HOOK), op(TCMMA_EPILOGUE_BIAS),
-                            op(TCMMA_EPILOGUE_AMAX), op(TCMMA_EPILOGUE_CVT)};
+                            op(TCMMA_EPILOGUE_HOOK),  op(TCMMA_EPILOGUE_BIAS),
+                            op(TCMMA_EPILOGUE_AMAX),  op(TCMMA_EPILOGUE_CVT)};
   o[2].body = "return x + (float)col;";
   o[5].prec = TCMMA_PREC_E4M3;
   tcmma_gemm_call c = small_call();
@@ -111,28 +111,32 @@ static void kernel_arguments_in_list_order(void **s) {
   assert_int_equal(tcmma_gemm_plan_epilogue(&c, o, 6, &p, &err), TCMMA_OK);
   for (int dl = 0; dl < 2; dl++) {
     tcmma_buf out = {0};
-    assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, (tcmma_dialect)dl, NULL, &out), &p, o,
-                                                6, &err), TCMMA_OK);
+    assert_int_equal(
+        tcmma_render_gemm_epilogue(RCTX(NULL, (tcmma_dialect)dl, NULL, &out), &p, o, 6, &err),
+        TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     const char *sig = strstr(t, "float alpha, float beta, const float *scale0, const ");
     assert_non_null(sig);
     assert_non_null(strstr(sig, "*residual1, const float *bias3, float *amax4)"));
-    assert_non_null(strstr(t, "float k_hook2(float x, int row, int col)\n{\n  return x + (float)col;"));
+    assert_non_null(
+        strstr(t, "float k_hook2(float x, int row, int col)\n{\n  return x + (float)col;"));
     assert_non_null(strstr(t, dl ? "tcmma_sim_fp8_e4m3 *d" : "__nv_fp8_e4m3 *d"));
     if (dl) assert_non_null(strstr(t, "(float *)p[9]);"));
     tcmma_buf_free(&out);
   }
   o[5].prec = TCMMA_PREC_S32; /* the list no longer plans */
   tcmma_buf out = {0};
-  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, o,
-                                              6, &err), TCMMA_INVALID);
+  assert_int_equal(
+      tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, o, 6, &err),
+      TCMMA_INVALID);
   tcmma_buf_free(&out);
   /* no list: the kernel is the plain one, byte for byte */
   tcmma_buf a = {0}, b = {0};
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
   assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &a), &p, &err), TCMMA_OK);
-  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &b), &p, NULL,
-                                              0, &err), TCMMA_OK);
+  assert_int_equal(
+      tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &b), &p, NULL, 0, &err),
+      TCMMA_OK);
   assert_string_equal(tcmma_buf_str(&a), tcmma_buf_str(&b));
   assert_null(strstr(tcmma_buf_str(&a), "math.h"));
   tcmma_buf_free(&a), tcmma_buf_free(&b);
@@ -162,8 +166,9 @@ static void every_op_compiles_without_warnings(void **s) {
   tcmma_gemm_plan p;
   assert_int_equal(tcmma_gemm_plan_epilogue(&c, o, n, &p, &err), TCMMA_OK);
   tcmma_buf src = {0};
-  assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &src), &p, o,
-                                              n, &err), TCMMA_OK);
+  assert_int_equal(
+      tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &src), &p, o, n, &err),
+      TCMMA_OK);
   tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "epilogue.cu");
   tcmma_program prog;
   tcmma_status st = tcmma_compile(tcmma_buf_str(&src), src.len, &opts, &prog, &err);
@@ -206,7 +211,8 @@ static void libm_cases_within_the_other_libm_bound(void **s) {
                        TCMMA_OK);
       tcmma_buf text = {0};
       assert_int_equal(tcmma_render_gemm_epilogue(RCTX(NULL, TCMMA_DIALECT_HOST, NULL, &text), &p,
-                                                  c.epilogue, c.epilogue_count, &err), TCMMA_OK);
+                                                  c.epilogue, c.epilogue_count, &err),
+                       TCMMA_OK);
       void *h = host_module_open(tcmma_buf_str(&text));
       void *sym = h ? dlsym(h, "tcmma_kernel_entry") : NULL;
       assert_non_null(sym);
@@ -225,8 +231,8 @@ static void libm_cases_within_the_other_libm_bound(void **s) {
 }
 
 static cli_result gemm(const char *list, const char *extra) {
-  const char *args[16] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
-                          "bf16", "--b", "bf16", "--epilogue", list};
+  const char *args[16] = {"gemm", "--m", "64",   "--n", "64",   "--k",        "64", "--d",
+                          "f32",  "--a", "bf16", "--b", "bf16", "--epilogue", list};
   int n = 15;
   if (extra) args[n++] = extra;
   args[n] = NULL;
@@ -236,7 +242,9 @@ static cli_result gemm(const char *list, const char *extra) {
 /* Bad names and arguments: exit 2 naming the item and the expected forms. */
 static void cli_errors_name_the_value(void **s) {
   (void)s;
-  static const struct { const char *list, *want; } bad[] = {
+  static const struct {
+    const char *list, *want;
+  } bad[] = {
       {"bias:diag", "'bias:diag': expected bias:row|col"},
       {"bias", "expected bias:row|col"},
       {"relu:1", "relu takes no argument"},
@@ -263,10 +271,27 @@ static void cli_errors_name_the_value(void **s) {
 /* The list in JSON, the hook's body from the command line. */
 static void cli_json_lists_the_ops(void **s) {
   (void)s;
-  const char *args[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--tile", "64x64x32",
-                        "--d", "f32", "--a", "bf16", "--b", "bf16", "--epilogue",
-                        "bias:row,clamp:-1:2.5,hook,cvt:e5m2", "--epilogue-hook", "return x;",
-                        "--json", NULL};
+  const char *args[] = {"gemm",
+                        "--m",
+                        "64",
+                        "--n",
+                        "64",
+                        "--k",
+                        "64",
+                        "--tile",
+                        "64x64x32",
+                        "--d",
+                        "f32",
+                        "--a",
+                        "bf16",
+                        "--b",
+                        "bf16",
+                        "--epilogue",
+                        "bias:row,clamp:-1:2.5,hook,cvt:e5m2",
+                        "--epilogue-hook",
+                        "return x;",
+                        "--json",
+                        NULL};
   cli_result r = run_cli(args, NULL);
   assert_int_equal(r.exit_code, 0);
   /* the JSON without its layout's whitespace (the body's space goes too) */
@@ -275,9 +300,10 @@ static void cli_json_lists_the_ops(void **s) {
   for (const char *c = r.out; *c; c++)
     if (*c != ' ' && *c != '\n') flat[n++] = *c;
   flat[n] = '\0';
-  if (!strstr(flat, "\"epilogue\":[{\"op\":\"bias\",\"axis\":\"row\"},{\"op\":\"clamp\","
-                    "\"lo\":-1,\"hi\":2.5},{\"op\":\"hook\",\"body\":\"returnx;\"},"
-                    "{\"op\":\"cvt\",\"prec\":\"e5m2\"}]"))
+  if (!strstr(flat,
+              "\"epilogue\":[{\"op\":\"bias\",\"axis\":\"row\"},{\"op\":\"clamp\","
+              "\"lo\":-1,\"hi\":2.5},{\"op\":\"hook\",\"body\":\"returnx;\"},"
+              "{\"op\":\"cvt\",\"prec\":\"e5m2\"}]"))
     fail_msg("no epilogue list in %s", r.out);
   free(flat);
   assert_non_null(strstr(r.out, "__nv_fp8_e5m2 *d"));
@@ -289,16 +315,26 @@ static void cli_json_lists_the_ops(void **s) {
   const char body[] = "float y = x * 2.0f;\nreturn y;\n";
   assert_int_equal(write(fd, body, sizeof body - 1), (long)(sizeof body - 1));
   close(fd);
-  const char *file[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--tile", "64x64x32",
-                        "--d", "f32", "--a", "bf16", "--b", "bf16", "--epilogue", "hook",
-                        "--epilogue-hook-file", path, "--kernel", NULL};
+  const char *file[] = {
+      "gemm", "--m",      "64",       "--n",        "64",   "--k",
+      "64",   "--tile",   "64x64x32", "--d",        "f32",  "--a",
+      "bf16", "--b",      "bf16",     "--epilogue", "hook", "--epilogue-hook-file",
+      path,   "--kernel", NULL};
   r = run_cli(file, NULL);
   assert_int_equal(r.exit_code, 0);
-  assert_non_null(strstr(r.out, "(float x, int row, int col)\n{\n  float y = x * 2.0f;\n  return y;\n}"));
+  assert_non_null(
+      strstr(r.out, "(float x, int row, int col)\n{\n  float y = x * 2.0f;\n  return y;\n}"));
   cli_result_free(&r);
-  const char *both[] = {"gemm", "--m", "64", "--n", "64", "--k", "64", "--d", "f32", "--a",
-                        "bf16", "--b", "bf16", "--epilogue", "hook", "--epilogue-hook", "return x;",
-                        "--epilogue-hook-file", path, NULL};
+  const char *both[] = {"gemm",      "--m",
+                        "64",        "--n",
+                        "64",        "--k",
+                        "64",        "--d",
+                        "f32",       "--a",
+                        "bf16",      "--b",
+                        "bf16",      "--epilogue",
+                        "hook",      "--epilogue-hook",
+                        "return x;", "--epilogue-hook-file",
+                        path,        NULL};
   r = run_cli(both, NULL);
   assert_int_equal(r.exit_code, 2);
   assert_non_null(strstr(r.err, "exclude each other"));

@@ -53,8 +53,11 @@ static const char *hook_body(cli_epilogue *e, const char *item) {
   if (e->hook_file && !e->hook_text && !(e->hook_text = cli_read_input(cmd, e->hook_file, &len)))
     return NULL; /* cli_read_input said why */
   const char *b = e->hook ? e->hook : e->hook_text;
-  if (!b) cli_usage(cmd, "--epilogue '%s': expected --epilogue-hook BODY or --epilogue-hook-file "
-                    "FILE (the body of float f(float x, int row, int col))", item);
+  if (!b)
+    cli_usage(cmd,
+              "--epilogue '%s': expected --epilogue-hook BODY or --epilogue-hook-file "
+              "FILE (the body of float f(float x, int row, int col))",
+              item);
   return b;
 }
 
@@ -101,8 +104,8 @@ bool cli_epilogue_parse(cli_epilogue *e) {
   char *save = NULL;
   for (char *item = strtok_r(buf, ",", &save); item; item = strtok_r(NULL, ",", &save)) {
     if (e->count == TCMMA_EPILOGUE_OPS_MAX)
-      return cli_usage(cmd, "--epilogue '%s': more than %d ops", e->list,
-                       TCMMA_EPILOGUE_OPS_MAX), false;
+      return cli_usage(cmd, "--epilogue '%s': more than %d ops", e->list, TCMMA_EPILOGUE_OPS_MAX),
+             false;
     char whole[1024];
     snprintf(whole, sizeof whole, "%s", item);
     char *arg = strchr(item, ':');
@@ -115,7 +118,8 @@ bool cli_epilogue_parse(cli_epilogue *e) {
     if (!take_args(e, whole, arg, o)) return false;
     e->count++;
   }
-  if (e->count == 0) return cli_usage(cmd, "--epilogue '%s': expected at least one op", e->list), false;
+  if (e->count == 0)
+    return cli_usage(cmd, "--epilogue '%s': expected at least one op", e->list), false;
   return true;
 }
 
@@ -126,7 +130,8 @@ void cli_epilogue_json(const cli_epilogue *e, json_writer *w) {
     const char *form = tcmma_epilogue_args(o->kind);
     json_begin_object(w);
     json_key(w, "op"), json_string(w, tcmma_epilogue_name(o->kind));
-    if (strstr(form, "row|col")) json_key(w, "axis"), json_string(w, tcmma_epilogue_axis_name(o->axis));
+    if (strstr(form, "row|col"))
+      json_key(w, "axis"), json_string(w, tcmma_epilogue_axis_name(o->axis));
     if (strcmp(form, "prec") == 0) json_key(w, "prec"), json_string(w, tcmma_prec_name(o->prec));
     if (strcmp(form, "lo:hi") == 0) {
       json_key(w, "lo"), json_double(w, o->lo);

@@ -9,10 +9,10 @@
 #include "tools/cli.h"
 
 typedef struct {
-  const char *list;      /* --epilogue, NULL when not given */
-  const char *hook;      /* --epilogue-hook */
+  const char *list; /* --epilogue, NULL when not given */
+  const char *hook; /* --epilogue-hook */
   const char *hook_file; /* --epilogue-hook-file */
-  char *hook_text;       /* the file's text (malloc'ed) */
+  char *hook_text; /* the file's text (malloc'ed) */
   tcmma_epilogue_op ops[TCMMA_EPILOGUE_OPS_MAX];
   int count;
 } cli_epilogue;

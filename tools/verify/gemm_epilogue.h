@@ -25,11 +25,11 @@ tcmma_prec verify_gemm_out_prec(const verify_gemm_case *c);
 /* The ops' tensors of one run: one buffer per op that takes one, in list
  * order (the kernel's arguments after beta). */
 typedef struct verify_gemm_extras {
-  int n;                                 /* buffers */
+  int n; /* buffers */
   void *ptr[TCMMA_EPILOGUE_OPS_MAX];
   size_t bytes[TCMMA_EPILOGUE_OPS_MAX];
-  bool written[TCMMA_EPILOGUE_OPS_MAX];  /* amax: the kernel writes it */
-  int op[TCMMA_EPILOGUE_OPS_MAX];        /* the op each belongs to */
+  bool written[TCMMA_EPILOGUE_OPS_MAX]; /* amax: the kernel writes it */
+  int op[TCMMA_EPILOGUE_OPS_MAX]; /* the op each belongs to */
 } verify_gemm_extras;
 
 /* Allocates and fills the tensors of case cs over plan p's call for pass

@@ -80,10 +80,12 @@ static void list_text(const verify_gemm_case *c, char *out, size_t cap) {
     const tcmma_epilogue_op *o = &c->epilogue[i];
     const char *form = tcmma_epilogue_args(o->kind);
     char arg[64] = "";
-    if (strstr(form, "row|col")) snprintf(arg, sizeof arg, ":%s", tcmma_epilogue_axis_name(o->axis));
+    if (strstr(form, "row|col"))
+      snprintf(arg, sizeof arg, ":%s", tcmma_epilogue_axis_name(o->axis));
     else if (strcmp(form, "prec") == 0) snprintf(arg, sizeof arg, ":%s", tcmma_prec_name(o->prec));
     else if (strcmp(form, "lo:hi") == 0) snprintf(arg, sizeof arg, ":%g:%g", o->lo, o->hi);
-    n += (size_t)snprintf(out + n, cap - n, "%s%s%s", i ? "," : "", tcmma_epilogue_name(o->kind), arg);
+    n += (size_t)snprintf(out + n, cap - n, "%s%s%s", i ? "," : "", tcmma_epilogue_name(o->kind),
+                          arg);
   }
 }
 

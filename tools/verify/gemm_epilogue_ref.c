@@ -18,7 +18,8 @@ tcmma_prec verify_gemm_out_prec(const verify_gemm_case *c) {
 bool verify_gemm_epilogue_libm(const verify_gemm_case *c) {
   for (int i = 0; i < c->epilogue_count; i++)
     if (c->epilogue[i].kind == TCMMA_EPILOGUE_GELU_TANH ||
-        c->epilogue[i].kind == TCMMA_EPILOGUE_GELU_ERF || c->epilogue[i].kind == TCMMA_EPILOGUE_SILU)
+        c->epilogue[i].kind == TCMMA_EPILOGUE_GELU_ERF ||
+        c->epilogue[i].kind == TCMMA_EPILOGUE_SILU)
       return true;
   return false;
 }
@@ -32,12 +33,14 @@ static unsigned long long step(unsigned long long *s) {
 static long elements(const tcmma_epilogue_op *o, const tcmma_gemm_call *c, int *eb) {
   *eb = 4;
   switch (o->kind) {
-  case TCMMA_EPILOGUE_BIAS:
-  case TCMMA_EPILOGUE_SCALE:
-    return o->axis == TCMMA_EPILOGUE_AXIS_ROW ? c->m : o->axis == TCMMA_EPILOGUE_AXIS_COL ? c->n : 1;
-  case TCMMA_EPILOGUE_RESIDUAL: *eb = tcmma_prec_bytes(c->d.prec); return (long)c->m * c->d.ld;
-  case TCMMA_EPILOGUE_AMAX: return 1;
-  default: return 0;
+    case TCMMA_EPILOGUE_BIAS:
+    case TCMMA_EPILOGUE_SCALE:
+      return o->axis == TCMMA_EPILOGUE_AXIS_ROW   ? c->m
+             : o->axis == TCMMA_EPILOGUE_AXIS_COL ? c->n
+                                                  : 1;
+    case TCMMA_EPILOGUE_RESIDUAL: *eb = tcmma_prec_bytes(c->d.prec); return (long)c->m * c->d.ld;
+    case TCMMA_EPILOGUE_AMAX: return 1;
+    default: return 0;
   }
 }
 
@@ -59,7 +62,8 @@ bool verify_gemm_extras_fill(const verify_gemm_case *cs, const tcmma_gemm_call *
       /* scales stay near 1 (an f32 product of small integers stays exact) */
       double val = integer ? (double)(long)(v % 7) - 3.0
                            : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-      if (o->kind == TCMMA_EPILOGUE_SCALE) val = integer ? ldexp(1, (int)(v % 3) - 1) : 0.5 + fabs(val);
+      if (o->kind == TCMMA_EPILOGUE_SCALE)
+        val = integer ? ldexp(1, (int)(v % 3) - 1) : 0.5 + fabs(val);
       if (o->kind == TCMMA_EPILOGUE_AMAX) val = 0;
       verify_storage_put(eb == 4 ? TCMMA_PREC_F32 : c->d.prec,
                          (unsigned char *)x->ptr[b] + (size_t)e * (size_t)eb, val);
@@ -83,11 +87,11 @@ static const void *tensor(const verify_gemm_extras *x, int k) {
 /* The largest finite value of cvt's precision p. */
 static float largest(tcmma_prec p) {
   switch (p) {
-  case TCMMA_PREC_F16: return 65504.0f;
-  case TCMMA_PREC_BF16: return 0x1.fep127f;
-  case TCMMA_PREC_E4M3: return 448.0f;
-  case TCMMA_PREC_E5M2: return 57344.0f;
-  default: return 0x1.fffffep127f;
+    case TCMMA_PREC_F16: return 65504.0f;
+    case TCMMA_PREC_BF16: return 0x1.fep127f;
+    case TCMMA_PREC_E4M3: return 448.0f;
+    case TCMMA_PREC_E5M2: return 57344.0f;
+    default: return 0x1.fffffep127f;
   }
 }
 
@@ -99,23 +103,24 @@ static float apply(const tcmma_epilogue_op *o, const void *t, const tcmma_gemm_c
   float mx = largest(o->prec);
   *lip = 1;
   switch (o->kind) {
-  case TCMMA_EPILOGUE_BIAS: return v + f[ix];
-  case TCMMA_EPILOGUE_RELU: return v > 0.0f ? v : 0.0f;
-  case TCMMA_EPILOGUE_GELU_TANH:
-    *lip = 1.2; /* max |d/dx| of the tanh form: 1.13 */
-    return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
-  case TCMMA_EPILOGUE_GELU_ERF: *lip = 1.2; return 0.5f * v * (1.0f + erff(v * 0.70710678f));
-  case TCMMA_EPILOGUE_SILU: *lip = 1.2; return v / (1.0f + expf(-v)); /* max slope 1.1 */
-  case TCMMA_EPILOGUE_CLAMP: return v < o->lo ? o->lo : v > o->hi ? o->hi : v;
-  case TCMMA_EPILOGUE_RESIDUAL: {
-    int eb = tcmma_prec_bytes(c->d.prec);
-    return v + (float)verify_storage_get(c->d.prec, (const unsigned char *)t +
-                                                        ((size_t)i * (size_t)c->d.ld + (size_t)j) * (size_t)eb);
-  }
-  case TCMMA_EPILOGUE_SCALE: *lip = fabs(f[ix]); return v * f[ix];
-  case TCMMA_EPILOGUE_CVT: return v > mx ? mx : v < -mx ? -mx : v;
-  case TCMMA_EPILOGUE_HOOK: *lip = 0.5; return v * 0.5f + (float)(i - j) * 0.25f;
-  default: return v; /* amax: the caller records it */
+    case TCMMA_EPILOGUE_BIAS: return v + f[ix];
+    case TCMMA_EPILOGUE_RELU: return v > 0.0f ? v : 0.0f;
+    case TCMMA_EPILOGUE_GELU_TANH:
+      *lip = 1.2; /* max |d/dx| of the tanh form: 1.13 */
+      return 0.5f * v * (1.0f + tanhf(0.7978845608f * (v + 0.044715f * v * v * v)));
+    case TCMMA_EPILOGUE_GELU_ERF: *lip = 1.2; return 0.5f * v * (1.0f + erff(v * 0.70710678f));
+    case TCMMA_EPILOGUE_SILU: *lip = 1.2; return v / (1.0f + expf(-v)); /* max slope 1.1 */
+    case TCMMA_EPILOGUE_CLAMP: return v < o->lo ? o->lo : v > o->hi ? o->hi : v;
+    case TCMMA_EPILOGUE_RESIDUAL: {
+      int eb = tcmma_prec_bytes(c->d.prec);
+      return v + (float)verify_storage_get(
+                     c->d.prec, (const unsigned char *)t +
+                                    ((size_t)i * (size_t)c->d.ld + (size_t)j) * (size_t)eb);
+    }
+    case TCMMA_EPILOGUE_SCALE: *lip = fabs(f[ix]); return v * f[ix];
+    case TCMMA_EPILOGUE_CVT: return v > mx ? mx : v < -mx ? -mx : v;
+    case TCMMA_EPILOGUE_HOOK: *lip = 0.5; return v * 0.5f + (float)(i - j) * 0.25f;
+    default: return v; /* amax: the caller records it */
   }
 }
 
@@ -150,9 +155,10 @@ bool verify_gemm_amax_check(const verify_gemm_case *cs, const verify_gemm_extras
     double want = amax_ref[k], tol = 2 * amax_err[k] + 16 * ldexp(1, -24) * want;
     bool ok = integer ? memcmp(&got, &amax_ref[k], sizeof got) == 0 : fabs(got - want) <= tol;
     if (!ok)
-      return verify_case_set(r, VERIFY_CASE_FAILED, "%s: amax of op %d (%s) is %.9g, expected "
-                             "%.9g", pass, k, tcmma_epilogue_name(cs->epilogue[k].kind), got,
-                             want);
+      return verify_case_set(r, VERIFY_CASE_FAILED,
+                             "%s: amax of op %d (%s) is %.9g, expected "
+                             "%.9g",
+                             pass, k, tcmma_epilogue_name(cs->epilogue[k].kind), got, want);
   }
   return true;
 }

@@ -124,9 +124,8 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
                                              : (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
       if (cs->epilogue_count) {
         /* the kernel's f32 x, then the ops (exact inputs: x as the kernel has it) */
-        float x0 = pass == VERIFY_PASS_INTEGER
-                       ? (float)cs->alpha * (float)sum + (cs->beta != 0 ? (float)cs->beta * (float)c0 : 0.0f)
-                       : (float)ref;
+        float cx = cs->beta != 0 ? (float)cs->beta * (float)c0 : 0.0f;
+        float x0 = pass == VERIFY_PASS_INTEGER ? (float)cs->alpha * (float)sum + cx : (float)ref;
         ref = verify_gemm_epilogue_ref(cs, c, &x->x, i, j, x0, &e, amax_ref, amax_err);
       }
       unsigned char want[8];
