@@ -14,8 +14,9 @@ class GemmPlan:
     """An accepted GEMM plan; .figures has every figure of tcmma_gemm_plan
     (grid, threads, shared_bytes, registers, census, ...)."""
 
-    def __init__(self, cdata, keep):
+    def __init__(self, cdata, keep, ops=None, count=0):
         self._p, self._keep = cdata, keep
+        self._ops, self._count = ops if ops is not None else ffi.NULL, count
         self.figures = to_dataclass(cdata, "GemmFigures", skip=("call",))
 
     grid = property(lambda self: tuple(self._p.grid))
@@ -35,9 +36,15 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
               arm: typing.Optional[str] = None, block_m: int = 0, block_n: int = 0,
               block_k: int = 0, warps_m: int = 0, warps_n: int = 0, stages: int = 0,
               unpredicated: bool = False, registers: int = 0,
-              name: typing.Optional[str] = None) -> GemmPlan:
+              name: typing.Optional[str] = None,
+              epilogue: typing.Sequence[str] = (),
+              hook: typing.Optional[str] = None) -> GemmPlan:
     """Plans a GEMM (d, a, b: precisions or OperandDesc with transposed/ld; zero
-    tile fields take the defaults). Raises Declined(reason: GemmDecline)."""
+    tile fields take the defaults). epilogue: ops applied in order after alpha
+    and beta, each "NAME[:ARG[:ARG]]" as tcmma gemm --epilogue spells them
+    ("bias:col", "clamp:-1:6", "cvt:e4m3"); hook: the body of the "hook" op.
+    The kernel then takes the ops' pointers after beta (docs/emit.md, GEMM
+    epilogues). Raises Declined(reason: GemmDecline)."""
     keep = Keep()
     c = new_struct("tcmma_gemm_call")
     c.m, c.n, c.k = int_arg(m, "m"), int_arg(n, "n"), int_arg(k, "k")
@@ -56,12 +63,54 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
     keep.items.append(c)
     out = new_struct("tcmma_gemm_plan")
     err = new_error()
-    st = lib.tcmma_gemm_plan_call(c, out, err)
+    ops, count = _epilogue(epilogue, hook, keep)
+    st = lib.tcmma_gemm_plan_epilogue(c, ops, count, out, err)
     if st == lib.TCMMA_DECLINED:
         raise Declined(Status.DECLINED, ffi.string(out.message).decode(),
                        reason=GemmDecline(out.reason))
     check(st, err)
-    return GemmPlan(out, keep)
+    return GemmPlan(out, keep, ops, count)
+
+
+def _epilogue(items, hook, keep):
+    """The tcmma_epilogue_op array of items (its argument forms from
+    tcmma_epilogue_args, as the CLI takes them) and its length."""
+    if isinstance(items, str):
+        raise TypeError("epilogue must be a sequence of op strings, not one string")
+    items = list(items)
+    if not items:
+        return ffi.NULL, 0
+    ops = ffi.new("tcmma_epilogue_op[]", len(items))
+    keep.items.append(ops)
+    for i, item in enumerate(items):
+        name, _, arg = str_arg(item, "epilogue").partition(":")
+        kind = ffi.new("tcmma_epilogue_kind *")
+        err = new_error()
+        check(lib.tcmma_epilogue_parse(name.encode(), kind, err), err)
+        lib.tcmma_epilogue_op_init(ffi.addressof(ops, i), ffi.sizeof("tcmma_epilogue_op"))
+        o = ops[i]
+        o.kind = kind[0]
+        form = ffi.string(lib.tcmma_epilogue_args(kind[0])).decode()
+        if form in ("", "body") and arg:
+            raise ValueError("epilogue %r: %s takes no argument" % (item, name))
+        if form == "body":
+            o.body = keep.cstr(str_arg(hook, "hook"))
+        elif form == "prec":
+            o.prec = getattr(lib, "TCMMA_PREC_" + arg.upper(), -1)
+            if o.prec < 0 or not arg:
+                raise ValueError("epilogue %r: expected cvt:f32|f16|bf16|e4m3|e5m2" % (item,))
+        elif form == "lo:hi":
+            lo, _, hi = arg.partition(":")
+            try:
+                o.lo, o.hi = float(lo), float(hi)
+            except ValueError:
+                raise ValueError("epilogue %r: expected %s:lo:hi" % (item, name)) from None
+        elif form:
+            axes = form.split("|")
+            if arg not in axes:
+                raise ValueError("epilogue %r: expected %s:%s" % (item, name, form))
+            o.axis = getattr(lib, "TCMMA_EPILOGUE_AXIS_" + arg.upper())
+    return ops, len(items)
 
 
 def render_gemm(plan: GemmPlan, dialect="cuda") -> str:
@@ -69,7 +118,8 @@ def render_gemm(plan: GemmPlan, dialect="cuda") -> str:
     if not isinstance(plan, GemmPlan):
         raise TypeError("plan must be a tcmma.GemmPlan (from tcmma.gemm_plan), not %r" % (plan,))
     # the GEMM plan is the renderer's own argument; the context carries no tile plan
-    return _run(lib.tcmma_render_gemm, None, _dialect(dialect), _NO_NAMES, plan._p)
+    return _run(lib.tcmma_render_gemm_epilogue, None, _dialect(dialect), _NO_NAMES, plan._p,
+                plan._ops, plan._count)
 
 
 def gemm(*args, dialect="cuda", **kw) -> typing.Tuple[GemmPlan, str]:

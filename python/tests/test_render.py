@@ -96,3 +96,18 @@ def test_gemm():
         tcmma.render_gemm(tcmma.plan(16, 8, 16))
     with pytest.raises(TypeError, match="block_m"):
         tcmma.gemm_plan(64, 64, 64, block_m=1.5)
+
+
+def test_gemm_epilogue():
+    p, text = tcmma.gemm(64, 64, 64, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
+                         epilogue=["bias:col", "gelu-tanh", "clamp:-1:6", "amax", "hook",
+                                   "cvt:e4m3"], hook="return x + (float)row;")
+    assert "const float *bias0, float *amax3)" in text and "__nv_fp8_e4m3 *d" in text
+    assert "return x + (float)row;" in text
+    assert "tcmma_sim_float2fp8_e4m3" in tcmma.render_gemm(p, dialect="host")
+    with pytest.raises(tcmma.Declined):  # cvt must be last
+        tcmma.gemm_plan(64, 64, 64, block_m=64, block_n=64, epilogue=["cvt:bf16", "relu"])
+    with pytest.raises(ValueError, match="expected bias:row|col"):
+        tcmma.gemm_plan(64, 64, 64, epilogue=["bias:diag"])
+    with pytest.raises(tcmma.TcmmaError, match="expected one of"):
+        tcmma.gemm_plan(64, 64, 64, epilogue=["swish"])
