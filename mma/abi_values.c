@@ -47,6 +47,14 @@
   TCMMA__ABI_RANGE("ptx_features.def", TCMMA_PTX_FEATURE_COUNT, ID, value)
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
+#define TCMMA_EPILOGUE(ID, value, ...) \
+  TCMMA__ABI_RANGE("epilogues.def", TCMMA_EPILOGUE_COUNT, ID, value)
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) \
+  TCMMA__ABI_RANGE("epilogue_axes.def", TCMMA_EPILOGUE_AXIS_COUNT, ID, value)
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -90,5 +98,15 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_PTX_FEATURE(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/ptx_features.def"
 #undef TCMMA_PTX_FEATURE
+  }
+  switch (v) {
+#define TCMMA_EPILOGUE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+  }
+  switch (v) {
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
   }
 }

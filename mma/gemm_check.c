@@ -5,6 +5,7 @@
  * kernel from figures no rule made. */
 #include <stdio.h>
 #include "emit.h"
+#include "gemm_epilogue.h"
 
 #define F(member, kind) TCMMA__FIELD(tcmma_gemm_plan, member, #member, kind)
 
