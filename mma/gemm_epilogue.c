@@ -139,7 +139,8 @@ static tcmma_status op_rules(const tcmma_gemm_call *c, const tcmma_epilogue_op *
   const char *why = r->args == TCMMA__EPI_ARGS_BODY ? body_problem(o->body) : NULL;
   if (why)
     return snprintf(m, mc, "body %s: expected the statements of a function", why), TCMMA_DECLINED;
-  if (r->args == TCMMA__EPI_ARGS_PREC && (!tcmma__emit_epilogue_target_max(o->prec) || i + 1 != count))
+  if (r->args == TCMMA__EPI_ARGS_PREC &&
+      (!tcmma__emit_epilogue_target_max(o->prec) || i + 1 != count))
     return snprintf(m, mc,
                     "%s at place %d of %d: expected the last op, to f32, f16, bf16, e4m3 "
                     "or e5m2",

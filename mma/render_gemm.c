@@ -328,8 +328,8 @@ static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
   const char *arr = k->f.o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
                    "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
-                   "kernel's arguments in order (d, a, b, c%s themselves%s). */\nvoid %s_entry(void "
-                   "*args)\n{\n"
+                   "kernel's arguments in order (d, a, b, c%s themselves%s). */\n"
+                   "void %s_entry(void *args)\n{\n"
                    "  void **p = (void **)args;\n"
                    "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
                    "      *(const float *)p[4], *(const float *)p[5]",

@@ -285,7 +285,8 @@ void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out) {
 static bool epilogue_vector(const tcmma__emit_gemm_form *f, int eo) {
   const tcmma_gemm_call *c = &f->g->call;
   int ed = tcmma_prec_bytes(c->d.prec);
-  if (f->i.d_align != TCMMA__GEMM_COPY_BYTES || c->block_n % (TCMMA__GEMM_COPY_BYTES / eo)) return false;
+  if (f->i.d_align != TCMMA__GEMM_COPY_BYTES || c->block_n % (TCMMA__GEMM_COPY_BYTES / eo))
+    return false;
   /* a wider store keeps the class; a narrower one only where the fixed ld allows */
   return eo >= ed || (!f->i.shape_args && (c->d.ld * eo) % TCMMA__GEMM_COPY_BYTES == 0);
 }
