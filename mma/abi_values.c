@@ -58,6 +58,14 @@
 #define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_RANGE("wgmma.def", TCMMA_WGMMA_COUNT, ID, value)
 #include "tables/wgmma.def"
 #undef TCMMA_WGMMA
+#define TCMMA_EPILOGUE(ID, value, ...) \
+  TCMMA__ABI_RANGE("epilogues.def", TCMMA_EPILOGUE_COUNT, ID, value)
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) \
+  TCMMA__ABI_RANGE("epilogue_axes.def", TCMMA_EPILOGUE_AXIS_COUNT, ID, value)
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -122,5 +130,15 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
   switch (v) {
 #define TCMMA_TMAP_RULE(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/tensor_map.def"
+  }
+  switch (v) {
+#define TCMMA_EPILOGUE(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+  }
+  switch (v) {
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
   }
 }

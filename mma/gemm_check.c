@@ -7,6 +7,7 @@
 #include <string.h>
 #include "abi.h"
 #include "emit.h"
+#include "gemm_epilogue.h"
 
 #define F(member, kind) TCMMA__FIELD(tcmma_gemm_plan, member, #member, kind)
 

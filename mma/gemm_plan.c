@@ -9,6 +9,7 @@
 #include <string.h>
 #include "abi.h"
 #include "emit.h"
+#include "gemm_epilogue.h"
 #include "gemm_rules.h"
 #include "tcmma/arch.h"
 #include "tcmma/gemm.h"
@@ -205,9 +206,9 @@ static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
   return TCMMA_OK;
 }
 
-/* Every later rule reads the call's ranges and dense ld as checked here
- * (decline CALL). */
-static tcmma_status check_call(tcmma_gemm_plan *g, tcmma_error *err) {
+/* Every later rule reads the call's ranges and dense ld as checked here,
+ * and the epilogue list's rules (decline CALL, ARCH). */
+static tcmma_status check_call(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_error *err) {
   tcmma_gemm_call *c = &g->call;
   char msg[400];
   if (call_problem(c, msg, sizeof msg)) return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
@@ -215,7 +216,10 @@ static tcmma_status check_call(tcmma_gemm_plan *g, tcmma_error *err) {
       !fill_ld(&c->b, c->b.transposed ? c->k : c->n, "b", msg, sizeof msg) ||
       !fill_ld(&c->d, c->n, "d", msg, sizeof msg))
     return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  return TCMMA_OK;
+  tcmma_gemm_decline why;
+  tcmma_status st = tcmma__emit_gemm_epilogue_rules(c, o, &why, msg, sizeof msg);
+  if (st == TCMMA_DECLINED) return decline(g, why, err, "%s", msg);
+  return st == TCMMA_OK ? TCMMA_OK : tcmma_fail(err, st, "%s", msg);
 }
 
 /* The arm of the caller's triple, forced or resolved; the warp tile
@@ -484,7 +488,7 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   info->size = sizeof *info;
   info->shape_args = o.shape_args;
   tcmma_status st = take_call(call, out, err);
-  if (st == TCMMA_OK) st = check_call(out, err);
+  if (st == TCMMA_OK) st = check_call(out, &o, err);
   if (st == TCMMA_OK) st = choose_arm(out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *arm = tcmma_arm_get(out->arm);

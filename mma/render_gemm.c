@@ -9,6 +9,7 @@
 #include <string.h>
 #include "abi.h"
 #include "emit.h"
+#include "gemm_epilogue.h"
 
 typedef struct {
   const tcmma_gemm_plan *g;
@@ -272,7 +273,9 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   tcmma_dialect dl = k->dl;
-  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
+  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
+             *tc = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
   const tcmma_gemm_info *i = &k->f.i;
@@ -294,18 +297,20 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
                    g->shared_bytes);
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
   tcmma__emit_includes(precs, g->arm, dl, true, out);
+  tcmma__emit_gemm_epilogue_prelude(&k->f, dl, out);
   const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
   tcmma_buf_printf(out,
                    "\n%s %s(%d, 1)\n%s(%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
                    "float alpha, float beta",
                    tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
                    tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, arr,
-                   sfx, ta, arr, sfx, tb, arr, sfx, td, arr, sfx);
+                   sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
   tcmma__emit_gemm_param ps[12];
   int n = tcmma__emit_gemm_params(&k->f, ps);
   for (int p = 0; p < n; p++)
     tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
                      ps[p].type[strlen(ps[p].type) - 1] == '*' ? "" : " ", ps[p].name);
+  tcmma__emit_gemm_epilogue_params(&k->f, dl, out);
   tcmma_buf_printf(out, ")\n{\n");
 }
 
@@ -313,26 +318,30 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
 static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &k->g->call;
   tcmma_dialect dl = k->dl;
-  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
+  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
+             *tc = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
   tcmma__emit_gemm_param ps[12];
-  int n = tcmma__emit_gemm_params(&k->f, ps);
+  int n = tcmma__emit_gemm_params(&k->f, ps), ne = tcmma__emit_gemm_epilogue_param_count(&k->f);
   const char *arr = k->f.o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
                    "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
-                   "kernel's arguments in order (d, a, b, c%s themselves). */\nvoid %s_entry(void "
-                   "*args)\n{\n"
+                   "kernel's arguments in order (d, a, b, c%s themselves%s). */\n"
+                   "void %s_entry(void *args)\n{\n"
                    "  void **p = (void **)args;\n"
                    "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
                    "      *(const float *)p[4], *(const float *)p[5]",
-                   6 + n, *arr ? ": the pointer arrays" : "", k->name, k->name, td, arr, ta, arr,
-                   tb, arr, td, arr);
+                   6 + n + ne, *arr ? ": the pointer arrays" : "",
+                   ne ? "; the epilogue's pointers last" : "", k->name, k->name, td, arr, ta, arr,
+                   tb, arr, tc, arr);
   for (int p = 0; p < n; p++) {
     bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
     tcmma_buf_printf(out, ",%s*(%s%s *)p[%d]", p % 3 == 0 ? "\n      " : " ",
                      ptr ? "" : "const ", ptr ? "void *" : ps[p].type, 6 + p);
   }
+  tcmma__emit_gemm_epilogue_entry_args(&k->f, dl, 6 + n, out);
   tcmma_buf_printf(out, ");\n}\n");
 }
 

@@ -5,6 +5,7 @@
  * element's final sum in the shared f32 tile before the epilogue reads it. */
 #include <stdio.h>
 #include "emit.h"
+#include "gemm_epilogue.h"
 #include "gemm_rules.h"
 
 #define P TCMMA__GEMM_P
@@ -55,14 +56,16 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
                      S, P, bz, S);
   if (!batched) return;
   const tcmma_gemm_call *c = &f->g->call;
-  const char *td = tcmma__table_spell_type(dl, c->d.prec),
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&f->o);
+  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
+             *tc = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
   if (f->o.pointer_array) {
     tcmma__emit_line(out, depth, "%s *const d = d_batch[%sbz];", td, P);
     tcmma__emit_line(out, depth, "const %s *const a = a_batch[%sbz];", ta, P);
     tcmma__emit_line(out, depth, "const %s *const b = b_batch[%sbz];", tb, P);
-    tcmma__emit_line(out, depth, "const %s *const c = c_batch[%sbz];", td, P);
+    tcmma__emit_line(out, depth, "const %s *const c = c_batch[%sbz];", tc, P);
     return;
   }
   char sa[32], sb[32], sd[32];
@@ -70,8 +73,10 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
   stride_text(f, 'd', sd, sizeof sd);
   tcmma__emit_line(out, depth, "a += (size_t)%sbz * %s;", P, sa);
   tcmma__emit_line(out, depth, "b += (size_t)%sbz * %s;", P, sb);
-  tcmma__emit_line(out, depth, "c += (size_t)%sbz * %s;", P, f->i.shape_args ? "stride_c" : sd);
+  const char *sc = f->i.shape_args ? "stride_c" : sd;
+  tcmma__emit_line(out, depth, "c += (size_t)%sbz * %s;", P, sc);
   tcmma__emit_line(out, depth, "d += (size_t)%sbz * %s;", P, sd);
+  tcmma__emit_gemm_epilogue_residual_base(f, sc, depth, out);
 }
 
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,

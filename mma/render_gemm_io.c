@@ -12,7 +12,10 @@
 #include <string.h>
 #include "tcmma/arch.h"
 #include "emit.h"
+#include "gemm_epilogue.h"
 #include "gemm_rules.h"
+
+#define G TCMMA__GEMM_P
 
 /* Operand op's facts as the loader reads them. */
 typedef struct {
@@ -276,34 +279,79 @@ void tcmma__emit_gemm_wait(tcmma_dialect dl, int n, int depth, tcmma_buf *out) {
                      tcmma__emit_collective_opcode(TCMMA__COLL_CP_WAIT_GROUP), n);
 }
 
-/* One element of the epilogue: x = alpha * acc (+ beta * c), converted.
- * 16 bytes at a time where d's class is 16 and the row's 16 bytes are in
- * the matrix, element by element otherwise. */
+/* Whether the epilogue stores 16 bytes at a time: d's class is 16 and
+ * d's stored rows (cvt's precision when the list ends with one) are whole
+ * 16-byte units in every shape the kernel serves. */
+static bool epilogue_vector(const tcmma__emit_gemm_form *f, int eo) {
+  const tcmma_gemm_call *c = &f->g->call;
+  int ed = tcmma_prec_bytes(c->d.prec);
+  if (f->i.d_align != TCMMA__GEMM_COPY_BYTES || c->block_n % (TCMMA__GEMM_COPY_BYTES / eo))
+    return false;
+  /* a wider store keeps the class; a narrower one only where the fixed ld allows */
+  return eo >= ed || (!f->i.shape_args && (c->d.ld * eo) % TCMMA__GEMM_COPY_BYTES == 0);
+}
+
+/* The 16-byte path of one element group at d1 (its else arm opened when
+ * the right edge is ragged). */
+static void epilogue_vector_store(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int vec,
+                                  bool ragged_n, const char *N, const char *oc, int d1,
+                                  tcmma_buf *out) {
+  const char *P = TCMMA__GEMM_P, *u4 = tcmma__table_spell(dl, TCMMA__SPELL_VEC16);
+  int d2 = d1;
+  tcmma__emit_gemm_epilogue_vectors(f, dl, vec, d1, out);
+  if (ragged_n) {
+    tcmma__emit_line(out, d1, "if (%sgc + %d <= %s) {", P, vec, N);
+    d2 = d1 + 1;
+  }
+  tcmma__emit_gemm_epilogue_load_c(f->g, dl, vec, oc, d2, out);
+  tcmma__emit_line(out, d2, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d; ++%sj) {", P, P, vec, P);
+  tcmma__emit_gemm_epilogue_element(f, dl, d2 + 1, G "s[" G "j]", G "cv[" G "j]", G "v[" G "j]",
+                                    out);
+  tcmma__emit_line(out, d2, "}");
+  tcmma__emit_line(out, d2, "*(%s *)(d + %so) = *(const %s *)%sv;", u4, P, u4, P);
+}
+
+/* The element-by-element path at d2 + 1 (bounded by n when ragged). */
+static void epilogue_scalar_store(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int vec,
+                                  bool ragged_n, const char *N, const char *oc, int d2,
+                                  tcmma_buf *out) {
+  const char *P = TCMMA__GEMM_P;
+  char bound[96] = "", cval[64];
+  if (ragged_n) snprintf(bound, sizeof bound, " && %sgc + %sj < %s", P, P, N);
+  snprintf(cval, sizeof cval, "c[%s + %sj]", oc, P);
+  tcmma__emit_line(out, d2 + 1, "for (int %sj = 0; %sj < %d%s; ++%sj) {", P, P, vec, bound, P);
+  tcmma__emit_gemm_epilogue_element(f, dl, d2 + 2, G "s[" G "j]", cval, "d[" G "o + " G "j]", out);
+  tcmma__emit_line(out, d2 + 1, "}");
+}
+
+/* The epilogue loop: each element x = alpha * acc (+ beta * c), then the
+ * list's ops (mma/render_gemm_epilogue.c), converted to d's storage. 16
+ * bytes at a time where epilogue_vector and the row's 16 bytes are in the
+ * matrix, element by element otherwise. */
 void tcmma__emit_gemm_epilogue(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
   const tcmma_gemm_call *c = &g->call;
   const char *P = TCMMA__GEMM_P;
-  int ed = tcmma_prec_bytes(c->d.prec), vec = TCMMA__GEMM_COPY_BYTES / ed;
-  const tcmma__table_prec_words *w = tcmma__table_prec_words_of(c->d.prec);
-  const char *T = tcmma__table_spell(dl, w->type), *to = tcmma__table_spell(dl, w->to_f32),
-             *from = tcmma__table_spell(dl, w->from_f32),
-             *u4 = tcmma__table_spell(dl, TCMMA__SPELL_VEC16),
-             *al = tcmma__table_spell(dl, TCMMA__SPELL_ALIGN16);
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&f->o);
+  int eo = tcmma_prec_bytes(tcmma__emit_gemm_out_prec(c, &e));
+  bool args = f->i.shape_args, vector = epilogue_vector(f, eo);
+  int vec = TCMMA__GEMM_COPY_BYTES / (vector ? eo : tcmma_prec_bytes(c->d.prec));
   char M[24], N[24], LDC[24], LDD[24];
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, M, sizeof M);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, N, sizeof N);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDC, LDC, sizeof LDC);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDD, LDD, sizeof LDD);
   long per_row = c->block_n / vec, total = (long)c->block_m * per_row;
-  bool args = f->i.shape_args, vector = f->i.d_align == TCMMA__GEMM_COPY_BYTES;
   bool ragged_n = args ? g->predicated : c->n % c->block_n != 0,
        ragged_m = args ? g->predicated : c->m % c->block_m != 0;
   tcmma__emit_line(out, depth,
-                   "/* epilogue: d = alpha * acc + beta * c, %d elements (%d bytes) per "
+                   "/* epilogue: d = alpha * acc + beta * c%s, %d elements (%d bytes) per "
                    "%s */",
-                   vec, TCMMA__GEMM_COPY_BYTES, vector ? "store" : "thread, one by one (d's rows "
-                   "are not whole 16-byte units)");
+                   e.count ? ", then the list's ops" : "", vec, TCMMA__GEMM_COPY_BYTES,
+                   vector ? "store" : "thread, one by one (d's rows are not whole 16-byte units)");
+  tcmma__emit_gemm_epilogue_begin(f, depth, out);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, depth, "for (int %se = %stid; %se < %ld; %se += %d) {", P, P, P, total, P,
                    g->threads);
@@ -320,35 +368,12 @@ void tcmma__emit_gemm_epilogue(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
     tcmma__emit_line(out, d1, "const size_t %soc = (size_t)%sgr * %s + %sgc;", P, P, LDC, P);
   char oc[32];
   snprintf(oc, sizeof oc, "%so%s", P, args ? "c" : "");
-  int d2 = d1;
-  if (vector) {
-    tcmma__emit_line(out, d1, "%s %s %sv[%d], %scv[%d];", al, T, P, vec, P, vec);
-    if (ragged_n) {
-      tcmma__emit_line(out, d1, "if (%sgc + %d <= %s) {", P, vec, N);
-      d2 = d1 + 1;
-    }
-    tcmma__emit_line(out, d2, "if (beta != 0.0f) *(%s *)%scv = *(const %s *)(c + %s);", u4, P, u4,
-                     oc);
-    tcmma__emit_line(out, d2, "%s", tcmma__table_spell(dl, TCMMA__SPELL_UNROLL));
-    tcmma__emit_line(out, d2, "for (int %sj = 0; %sj < %d; ++%sj) {", P, P, vec, P);
-    tcmma__emit_line(out, d2 + 1, "float %sx = alpha * %ss[%sj];", P, P, P);
-    tcmma__emit_line(out, d2 + 1, "if (beta != 0.0f) %sx += beta * %s(%scv[%sj]);", P, to, P, P);
-    tcmma__emit_line(out, d2 + 1, "%sv[%sj] = %s(%sx);", P, P, from, P);
-    tcmma__emit_line(out, d2, "}");
-    tcmma__emit_line(out, d2, "*(%s *)(d + %so) = *(const %s *)%sv;", u4, P, u4, P);
-  }
+  if (vector) epilogue_vector_store(f, dl, vec, ragged_n, N, oc, d1, out);
   if (!vector || ragged_n) {
     if (vector) tcmma__emit_line(out, d1, "} else {");
-    d2 = vector ? d1 : depth; /* the loop one level inside */
-    char bound[96] = "";
-    if (ragged_n) snprintf(bound, sizeof bound, " && %sgc + %sj < %s", P, P, N);
-    tcmma__emit_line(out, d2 + 1, "for (int %sj = 0; %sj < %d%s; ++%sj) {", P, P, vec, bound, P);
-    tcmma__emit_line(out, d2 + 2, "float %sx = alpha * %ss[%sj];", P, P, P);
-    tcmma__emit_line(out, d2 + 2, "if (beta != 0.0f) %sx += beta * %s(c[%s + %sj]);", P, to, oc,
-                     P);
-    tcmma__emit_line(out, d2 + 2, "d[%so + %sj] = %s(%sx);", P, P, from, P);
-    tcmma__emit_line(out, d2 + 1, "}");
+    epilogue_scalar_store(f, dl, vec, ragged_n, N, oc, vector ? d1 : depth, out);
     if (vector) tcmma__emit_line(out, d1, "}");
   }
   tcmma__emit_line(out, depth, "}");
+  tcmma__emit_gemm_epilogue_end(f, dl, depth, out);
 }

@@ -139,6 +139,28 @@ static void older_smaller_structs_get_defaults(void **state) {
   for (size_t i = 0; i < sizeof gi - offsetof(tcmma_gemm_info, batch); i++)
     assert_int_equal(past[i], 0x5a);
 
+  /* an epilogue list past an older caller's opts (session 2's struct ended
+   * at split_k) is not read: whatever lies there, the plain kernel */
+  struct {
+    tcmma_gemm_opts o;
+  } junk;
+  memset(&junk, 0x5a, sizeof junk);
+  tcmma_gemm_opts now = tcmma_gemm_opts_default();
+  memcpy(&junk.o, &now, offsetof(tcmma_gemm_opts, epilogue));
+  junk.o.size = offsetof(tcmma_gemm_opts, epilogue);
+  assert_null(now.epilogue);
+  assert_int_equal(now.epilogue_count, 0);
+  tcmma_buf want = {0}, got = {0};
+  assert_int_equal(tcmma_gemm_plan_opts(&g, &junk.o, &gp, NULL, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &got), &gp,
+                                          &junk.o, &err), TCMMA_OK);
+  assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &want), &gp, &err),
+                   TCMMA_OK);
+  assert_string_equal(tcmma_buf_str(&want), tcmma_buf_str(&got));
+  junk.o.size = sizeof junk.o; /* read now: a count of 0x5a5a5a5a is out of range */
+  assert_int_not_equal(tcmma_gemm_plan_opts(&g, &junk.o, &gp, NULL, &err), TCMMA_OK);
+  tcmma_buf_free(&want), tcmma_buf_free(&got);
+
   /* the kernel: indexed_bases past the caller's size is not read */
   tcmma_buf plain = {0}, old = {0}, indexed = {0};
   tcmma_kernel_opts ko = tcmma_kernel_opts_default();

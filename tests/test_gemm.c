@@ -215,9 +215,10 @@ static void matrix_plans_and_text(void **s) {
     tcmma_buf out = {0};
     tcmma_error err = {0};
     tcmma_gemm_info info = {.size = sizeof info};
-    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &cs[i].opts, &p, &info, &err), TCMMA_OK);
-    assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p,
-                                            &cs[i].opts, &err),
+    tcmma_gemm_opts o = verify_gemm_case_opts(&cs[i]);
+    assert_int_equal(tcmma_gemm_plan_opts(&cs[i].call, &o, &p, &info, &err), TCMMA_OK);
+    assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &o,
+                                            &err),
                      TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
@@ -264,7 +265,8 @@ static void matrix_runs_on_the_simulator(void **s) {
     verify_case_result r = {0};
     if (!verify_gemm_case_plan(&cs[i], &p, &r)) continue;
     tcmma_buf text = {0};
-    render_host(&p, &cs[i].opts, &text);
+    tcmma_gemm_opts o = verify_gemm_case_opts(&cs[i]);
+    render_host(&p, &o, &text);
     void *h;
     void *sym = open_entry(tcmma_buf_str(&text), &h);
     if (!sym) fail_msg("%s: host text does not compile:\n%s", cs[i].name, tcmma_buf_str(&text));
@@ -289,9 +291,10 @@ typedef struct {
 } keeping_runner;
 
 static bool keep_run(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o,
-                     void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+                     void *const bufs[4], const verify_gemm_extras *x, float alpha, float beta,
+                     char *why, size_t cap) {
   keeping_runner *k = ctx;
-  if (!verify_gemm_sim_runner(&k->entry, p, o, bufs, alpha, beta, why, cap)) return false;
+  if (!verify_gemm_sim_runner(&k->entry, p, o, bufs, x, alpha, beta, why, cap)) return false;
   memcpy(k->d, bufs[0], k->bytes);
   return true;
 }

@@ -10,13 +10,16 @@
 #include "tools/cli.h"
 #include "tools/cli_parse.h"
 #include "tools/cmd_gemm_tune.h"
+#include "tools/cmd_gemm_epilogue.h"
 
 static const char *const help =
     "usage: tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC [--tile BMxBNxBK]\n"
     "                  [--warps WMxWN] [--stages S] [--alpha X --beta Y] [--cc N]\n"
     "                  [--arm MARKER] [--unpredicated] [--registers N] [--name NAME]\n"
     "                  [--shape-args] [--align A,B,D] [--batch N [--pointer-array]\n"
-    "                  [--strides A,B,D]] [--split-k S] [--dialect cuda|host] [--kernel|--json]\n"
+    "                  [--strides A,B,D]] [--split-k S]\n"
+    "                  [--epilogue LIST [--epilogue-hook BODY|--epilogue-hook-file F]]\n"
+    "                  [--dialect cuda|host] [--kernel|--json]\n"
     "       tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC --tune [--tune-max N]\n"
     "                  [--cc N] [--registers N] [--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
@@ -39,6 +42,13 @@ static const char *const help =
     "--split-k: S slices of K over grid z, summed in slice order in the kernel\n"
     "through a workspace (its bytes in the plan; its counters zero before the\n"
     "first launch) before the epilogue.\n"
+    "--epilogue: ops applied in order after alpha and beta (after split-K's sum,\n"
+    "once), NAME[:ARG] comma-separated: bias:row|col, relu, gelu-tanh, gelu-erf,\n"
+    "silu, clamp:LO:HI, residual (stored like c, per matrix of a strided batch),\n"
+    "scale:tensor|row|col, amax, cvt:PREC (last; f32, f16, bf16, e4m3, e5m2,\n"
+    "saturating), hook (the body of float f(float x, int row, int col), from\n"
+    "--epilogue-hook or --epilogue-hook-file); bias and scale vectors are one for\n"
+    "the whole batch, amax one over the launch.\n"
     "--tune tries the tiles, warp grids and stages of tools/gemm_tune.def that fit\n"
     "the budgets, compiles the best N of the static model (default 8, at most 64) in\n"
     "one batch and prints them ranked: by measured time on device 0 when it is the\n"
@@ -102,15 +112,8 @@ static bool parse_classes(const char *cmd, const char *opt, const char *text, in
 /* A finite decimal number for --alpha/--beta that a float (the kernel's
  * argument) holds; false after a usage message. */
 static bool parse_scalar(const char *cmd, const char *opt, const char *text, double *out) {
-  char *end = NULL;
-  errno = 0;
-  double v = strtod(text, &end);
-  if (!*text || *end || errno || !isfinite(v) || fabs(v) > FLT_MAX) {
-    cli_usage(cmd, "%s '%s': expected a finite decimal number within a float's range", opt, text);
-    return false;
-  }
-  *out = v;
-  return true;
+  (void)cmd;
+  return cli_finite_float(opt, text, out);
 }
 
 /* How operand x's stage tiles are copied, as text. */
@@ -152,7 +155,7 @@ static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
 }
 
 static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
-                      double alpha, double beta) {
+                      double alpha, double beta, const cli_epilogue *epi) {
   json_writer w;
   json_init(&w, stdout);
   json_begin_object(&w);
@@ -167,6 +170,7 @@ static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, con
   json_key(&w, "stages"), json_int(&w, p->call.stages);
   json_key(&w, "alpha"), json_double(&w, alpha);
   json_key(&w, "beta"), json_double(&w, beta);
+  json_key(&w, "epilogue"), cli_epilogue_json(epi, &w);
   if (p->accepted) {
     json_key(&w, "threads"), json_int(&w, p->threads);
     json_key(&w, "grid"), json_begin_array(&w);
@@ -233,6 +237,7 @@ typedef struct {
   int tune_max;
   double alpha, beta;
   tcmma_dialect dialect;
+  cli_epilogue epi;
 } gemm_args;
 
 /* Takes value v of option a into g; 0, or the usage error's exit status. */
@@ -245,6 +250,7 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
   static const char *const specs[3] = {"--d", "--a", "--b"};
   int *dims[3] = {&c->m, &c->n, &c->k};
   tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
+  if (cli_epilogue_option(&g->epi, a, v)) return 0;
   for (int s = 0; s < 3; s++) {
     if (strcmp(a, sizes[s]) == 0) {
       if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_EXTENT_MAX, &x)) return CLI_USAGE;
@@ -339,20 +345,21 @@ static int parse(int argc, char **argv, gemm_args *g) {
   if (g->tune && (g->kernel || g->dialect_given || g->shape_given))
     return cli_usage(cmd, "--tune chooses the tile, warps and stages and prints no kernel: "
                           "without --tile, --warps, --stages, --kernel and --dialect");
-  if (g->tune && g->opts_given)
+  if (g->tune && (g->opts_given || g->epi.list))
     return cli_usage(cmd, "--tune ranks fixed-shape kernels: without --shape-args, --align, "
-                          "--batch, --pointer-array, --strides and --split-k");
+                          "--batch, --pointer-array, --strides, --split-k and --epilogue");
   if (g->tune_max && !g->tune) return cli_usage(cmd, "--tune-max needs --tune");
+  if (!cli_epilogue_parse(&g->epi)) return CLI_USAGE;
+  g->o.epilogue = g->epi.count ? g->epi.ops : NULL, g->o.epilogue_count = g->epi.count;
   if (g->dialect_given && !g->kernel && !g->json)
     return cli_usage(cmd, "--dialect chooses the kernel's text: it needs --kernel or --json");
   return -1;
 }
 
-int cmd_gemm(int argc, char **argv) {
+/* Plans, renders and prints what g asks. */
+static int run(const gemm_args *pg) {
   const char *cmd = "gemm";
-  gemm_args g;
-  int rc = parse(argc, argv, &g);
-  if (rc >= 0) return rc;
+  const gemm_args g = *pg;
   if (g.tune) return gemm_tune(&g.c, g.tune_max ? g.tune_max : 8, g.json);
   tcmma_gemm_call c = g.c;
   bool kernel = g.kernel, json = g.json;
@@ -370,7 +377,8 @@ int cmd_gemm(int argc, char **argv) {
     tcmma_buf_free(&text);
     return cli_fail(cmd, "%s", err.message);
   }
-  if (json) json_plan(&plan, &info, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta);
+  if (json)
+    json_plan(&plan, &info, plan.accepted ? tcmma_buf_str(&text) : NULL, alpha, beta, &g.epi);
   else if (plan.accepted && kernel) fputs(tcmma_buf_str(&text), stdout);
   else if (plan.accepted) text_plan(&plan, &info, alpha, beta);
   tcmma_buf_free(&text);
@@ -379,4 +387,12 @@ int cmd_gemm(int argc, char **argv) {
     return CLI_DECLINED;
   }
   return CLI_OK;
+}
+
+int cmd_gemm(int argc, char **argv) {
+  gemm_args g;
+  int rc = parse(argc, argv, &g);
+  if (rc < 0) rc = run(&g);
+  cli_epilogue_free(&g.epi);
+  return rc;
 }

@@ -26,6 +26,72 @@ typedef enum {
 #undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
 
+/* The GEMM's epilogue operations, applied in the caller's order to each
+ * element after alpha and beta (tables/epilogues.def; docs/emit.md, GEMM
+ * epilogues). */
+typedef enum {
+#define TCMMA_EPILOGUE(ID, value, ...) TCMMA_EPILOGUE_##ID = (value),
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+  TCMMA_EPILOGUE_COUNT = 0
+#define TCMMA_EPILOGUE(...) +1
+#include "tables/epilogues.def"
+#undef TCMMA_EPILOGUE
+} tcmma_epilogue_kind;
+
+/* Where a bias or scale vector runs (tables/epilogue_axes.def). */
+typedef enum {
+#define TCMMA_EPILOGUE_AXIS(ID, value, ...) TCMMA_EPILOGUE_AXIS_##ID = (value),
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
+  TCMMA_EPILOGUE_AXIS_COUNT = 0
+#define TCMMA_EPILOGUE_AXIS(...) +1
+#include "tables/epilogue_axes.def"
+#undef TCMMA_EPILOGUE_AXIS
+} tcmma_epilogue_axis;
+
+/* The most operations one epilogue lists. */
+#define TCMMA_EPILOGUE_OPS_MAX 16
+/* The longest hook body (bytes, without its NUL). */
+#define TCMMA_EPILOGUE_BODY_MAX 4096
+
+/* One epilogue operation. Start one with tcmma_epilogue_op_default(); every
+ * element of an array carries the same size (the caller's sizeof). Fields
+ * an op does not take are ignored. */
+typedef struct {
+  size_t size;              /* sizeof(tcmma_epilogue_op) where the caller was built */
+  tcmma_epilogue_kind kind;
+  tcmma_epilogue_axis axis; /* bias: ROW or COL; scale: TENSOR, ROW or COL */
+  tcmma_prec prec;          /* cvt: f32, f16, bf16, e4m3 or e5m2 (d's storage) */
+  float lo, hi;             /* clamp: lo <= hi, neither NaN */
+  const char *body;         /* hook: the statements of `float f(float x, int row, int
+                               col)`, valid CUDA and C (borrowed; not blank, braces
+                               balanced, at most TCMMA_EPILOGUE_BODY_MAX bytes) */
+} tcmma_epilogue_op;
+
+/* Fills the first `size` bytes of *out with the defaults (kind RELU, axis
+ * COL, prec f32, lo 0, hi 0, body NULL); out->size = size. NULL or a size
+ * too small for the size field does nothing. */
+void tcmma_epilogue_op_init(tcmma_epilogue_op *out, size_t size);
+
+/* The defaults as a value, with the caller's own sizeof. */
+static inline tcmma_epilogue_op tcmma_epilogue_op_default(void) {
+  tcmma_epilogue_op o;
+  tcmma_epilogue_op_init(&o, sizeof o);
+  return o;
+}
+
+/* The name of kind ("gelu-tanh") or axis ("row"); "?" out of range.
+ * tcmma_epilogue_parse: the kind named name; TCMMA_INVALID naming the value
+ * and every name otherwise (err may be NULL). */
+const char *tcmma_epilogue_name(tcmma_epilogue_kind kind);
+const char *tcmma_epilogue_axis_name(tcmma_epilogue_axis axis);
+tcmma_status tcmma_epilogue_parse(const char *name, tcmma_epilogue_kind *out, tcmma_error *err);
+/* What kind takes, as the CLI spells it after the name: "" (nothing),
+ * "row|col" or "tensor|row|col" (axis), "lo:hi" (lo, hi), "prec" (prec),
+ * "body" (body); "?" out of range. */
+const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
+
 /* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2
  * warps and a 3-stage cp.async ring. */
 #define TCMMA_GEMM_BLOCK_M 128
@@ -160,6 +226,10 @@ typedef struct {
                               tile in the workspace and the slice that arrives last sums
                               every slice's in slice order (deterministic) before the
                               epilogue */
+  const tcmma_epilogue_op *epilogue; /* the epilogue: epilogue[0..epilogue_count) applied in
+                              order to each element after alpha and beta (borrowed; every
+                              element of the caller's size; NULL with a count of 0) */
+  int epilogue_count;      /* 0..TCMMA_EPILOGUE_OPS_MAX; 0: alpha and beta only */
 } tcmma_gemm_opts;
 
 /* The most K slices a split-K plan takes. */
@@ -221,7 +291,10 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
 
 /* Plans call with opts (NULL: the defaults), as tcmma_gemm_plan_call, and
  * fills *info (NULL: not wanted; its size set by the caller, or 0 for this
- * library's). TCMMA_INVALID also for a bad opts or info size. */
+ * library's). TCMMA_INVALID also for a bad opts or info size, an epilogue
+ * op's size or enum out of range, or ops NULL with a count. A bad
+ * epilogue list declines `call` (an op's argument, cvt not last, a
+ * residual with pointer arrays) or `arch`. */
 tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                   tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
@@ -253,7 +326,15 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
  * (with pointer_array `D *const *d_batch, const A *const *a_batch, ...`),
  * alpha, beta; with shape_args `int m, int n, int k, int lda, int ldb, int
  * ldc, int ldd` and, batched and strided, `long long stride_a, stride_b,
- * stride_c, stride_d`; with split_k `void *workspace`. Launched with grid
+ * stride_c, stride_d`; with split_k `void *workspace`; then one argument
+ * per epilogue op that has one, in list order, named by the op and its
+ * place: `const float *biasI` and `*scaleI` (n or m floats by axis, one
+ * for tensor; shared by every matrix of a batch), `const C *residualI`
+ * (stored like c, moved through a strided batch as c is), `float *amaxI`
+ * (raised to max |x| over the whole launch with atomicMax on its bits;
+ * zero it before the launch). d is stored in cvt's precision when the
+ * list ends with cvt (c keeps d's). With split_k the epilogue runs once
+ * per element, in the slice that arrives last. Launched with grid
  * ceil(n / block_n) x ceil(m / block_m) x (batch * split_k). The HOST entry
  * takes a `void *[]` of pointers to each argument in that order.
  * Pointers aligned to their operand's class. */

@@ -48,6 +48,10 @@
  *                                      tcmma_sim_cp_async_zfill("cp.async.cg.shared.global", dst, src, 16, n)
  *   cp.async.commit_group / wait_all   tcmma_sim_cp_async_commit() / tcmma_sim_cp_async_wait_all()
  *   cp.async.wait_group N              tcmma_sim_cp_async_wait_group(N)
+ *   __nv_fp8_e4m3(x) / __nv_fp8_e5m2(x) tcmma_sim_float2fp8_e4m3(x) / _e5m2(x)
+ *   __float_as_uint, atomicMax(unsigned *, unsigned)
+ *                                      tcmma_sim_float_as_uint, tcmma_sim_atomic_max
+ *   tanhf, erff, expf, fabsf           the same (the host text includes <math.h>)
  *   __syncwarp()                       tcmma_sim_syncwarp()
  *   atomicAdd, __threadfence(), __ldcg tcmma_sim_atomic_add, tcmma_sim_threadfence(),
  *                                      tcmma_sim_ldcg
@@ -394,6 +398,15 @@ float tcmma_sim_e2m1_to_float(uint8_t v);
 float tcmma_sim_e2m3_to_float(uint8_t v);
 float tcmma_sim_e3m2_to_float(uint8_t v);
 float tcmma_sim_ue4m3_to_float(uint8_t v);
+/* The CUDA constructors __nv_fp8_e4m3(float) / __nv_fp8_e5m2(float) (the
+ * GEMM epilogue's cvt): the conversions above, as storage values. */
+tcmma_sim_fp8_e4m3 tcmma_sim_float2fp8_e4m3(float f);
+tcmma_sim_fp8_e5m2 tcmma_sim_float2fp8_e5m2(float f);
+/* __float_as_uint: a float's bits. */
+unsigned tcmma_sim_float_as_uint(float f);
+/* atomicMax(unsigned *, unsigned): raises *p to v atomically (the block's
+ * warps may run at once); returns the old value. */
+unsigned tcmma_sim_atomic_max(unsigned *p, unsigned v);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

@@ -178,3 +178,26 @@ void tcmma_sim_cvt(const char *opcode, uint32_t *x) {
   f = tcmma_sim_float_to_tf32(f);
   memcpy(x, &f, sizeof f);
 }
+
+tcmma_sim_fp8_e4m3 tcmma_sim_float2fp8_e4m3(float f) {
+  return (tcmma_sim_fp8_e4m3){tcmma_sim_float_to_e4m3(f)};
+}
+
+tcmma_sim_fp8_e5m2 tcmma_sim_float2fp8_e5m2(float f) {
+  return (tcmma_sim_fp8_e5m2){tcmma_sim_float_to_e5m2(f)};
+}
+
+unsigned tcmma_sim_float_as_uint(float f) {
+  uint32_t u;
+  memcpy(&u, &f, sizeof u);
+  return u;
+}
+
+/* The warps of a simulated block are threads of the host: a real atomic. */
+unsigned tcmma_sim_atomic_max(unsigned *p, unsigned v) {
+  unsigned old = __atomic_load_n(p, __ATOMIC_RELAXED);
+  while (old < v && !__atomic_compare_exchange_n(p, &old, v, true, __ATOMIC_RELAXED,
+                                                 __ATOMIC_RELAXED)) {
+  }
+  return old;
+}

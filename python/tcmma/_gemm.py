@@ -42,10 +42,16 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
               name: typing.Optional[str] = None, shape_args: bool = False,
               a_align: int = 0, b_align: int = 0, d_align: int = 0, batch: int = 0,
               pointer_array: bool = False, stride_a: int = 0, stride_b: int = 0,
-              stride_d: int = 0, split_k: int = 0) -> GemmPlan:
+              stride_d: int = 0, split_k: int = 0,
+              epilogue: typing.Sequence[str] = (),
+              hook: typing.Optional[str] = None) -> GemmPlan:
     """Plans a GEMM (d, a, b: precisions or OperandDesc with transposed/ld; zero
-    tile fields take the defaults; shape_args .. split_k: tcmma_gemm_opts,
-    docs/emit.md, GEMM). Raises Declined(reason: GemmDecline)."""
+    tile fields take the defaults; shape_args .. split_k and epilogue:
+    tcmma_gemm_opts, docs/emit.md, GEMM). epilogue: ops applied in order after
+    alpha and beta, each "NAME[:ARG[:ARG]]" as tcmma gemm --epilogue spells them
+    ("bias:col", "clamp:-1:6", "cvt:e4m3"); hook: the body of the "hook" op.
+    The kernel then takes the ops' pointers last (docs/emit.md, GEMM
+    epilogues). Raises Declined(reason: GemmDecline)."""
     keep = Keep()
     c = new_struct("tcmma_gemm_call")
     c.m, c.n, c.k = int_arg(m, "m"), int_arg(n, "n"), int_arg(k, "k")
@@ -71,12 +77,54 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
     out = new_struct("tcmma_gemm_plan")
     info = new_struct("tcmma_gemm_info")
     err = new_error()
+    o.epilogue, o.epilogue_count = _epilogue(epilogue, hook, keep)
     st = lib.tcmma_gemm_plan_opts(c, o, out, info, err)
     if st == lib.TCMMA_DECLINED:
         raise Declined(Status.DECLINED, ffi.string(out.message).decode(),
                        reason=GemmDecline(out.reason))
     check(st, err)
     return GemmPlan(out, keep, o, info)
+
+
+def _epilogue(items, hook, keep):
+    """The tcmma_epilogue_op array of items (its argument forms from
+    tcmma_epilogue_args, as the CLI takes them) and its length."""
+    if isinstance(items, str):
+        raise TypeError("epilogue must be a sequence of op strings, not one string")
+    items = list(items)
+    if not items:
+        return ffi.NULL, 0
+    ops = ffi.new("tcmma_epilogue_op[]", len(items))
+    keep.items.append(ops)
+    for i, item in enumerate(items):
+        name, _, arg = str_arg(item, "epilogue").partition(":")
+        kind = ffi.new("tcmma_epilogue_kind *")
+        err = new_error()
+        check(lib.tcmma_epilogue_parse(name.encode(), kind, err), err)
+        lib.tcmma_epilogue_op_init(ffi.addressof(ops, i), ffi.sizeof("tcmma_epilogue_op"))
+        o = ops[i]
+        o.kind = kind[0]
+        form = ffi.string(lib.tcmma_epilogue_args(kind[0])).decode()
+        if form in ("", "body") and arg:
+            raise ValueError("epilogue %r: %s takes no argument" % (item, name))
+        if form == "body":
+            o.body = keep.cstr(str_arg(hook, "hook"))
+        elif form == "prec":
+            o.prec = getattr(lib, "TCMMA_PREC_" + arg.upper(), -1)
+            if o.prec < 0 or not arg:
+                raise ValueError("epilogue %r: expected cvt:f32|f16|bf16|e4m3|e5m2" % (item,))
+        elif form == "lo:hi":
+            lo, _, hi = arg.partition(":")
+            try:
+                o.lo, o.hi = float(lo), float(hi)
+            except ValueError:
+                raise ValueError("epilogue %r: expected %s:lo:hi" % (item, name)) from None
+        elif form:
+            axes = form.split("|")
+            if arg not in axes:
+                raise ValueError("epilogue %r: expected %s:%s" % (item, name, form))
+            o.axis = getattr(lib, "TCMMA_EPILOGUE_AXIS_" + arg.upper())
+    return ops, len(items)
 
 
 def render_gemm(plan: GemmPlan, dialect="cuda") -> str:

@@ -110,3 +110,25 @@ def test_gemm_options():
     assert p.info.workspace_bytes == 2 * 3 * 64 * 64 * 4 + 2 * 4
     with pytest.raises(tcmma.Declined, match="split_k 9"):
         tcmma.gemm_plan(64, 64, 256, split_k=9)
+def test_gemm_epilogue():
+    p, text = tcmma.gemm(64, 64, 64, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
+                         epilogue=["bias:col", "gelu-tanh", "clamp:-1:6", "amax", "hook",
+                                   "cvt:e4m3"], hook="return x + (float)row;")
+    assert "const float *bias0, float *amax3)" in text and "__nv_fp8_e4m3 *d" in text
+    assert "return x + (float)row;" in text
+    assert "tcmma_sim_float2fp8_e4m3" in tcmma.render_gemm(p, dialect="host")
+    with pytest.raises(tcmma.Declined):  # cvt must be last
+        tcmma.gemm_plan(64, 64, 64, block_m=64, block_n=64, epilogue=["cvt:bf16", "relu"])
+    with pytest.raises(ValueError, match="expected bias:row|col"):
+        tcmma.gemm_plan(64, 64, 64, epilogue=["bias:diag"])
+    with pytest.raises(tcmma.TcmmaError, match="expected one of"):
+        tcmma.gemm_plan(64, 64, 64, epilogue=["swish"])
+    # the list is one of the GEMM options: with a batch, split-K and shape arguments
+    p, text = tcmma.gemm(64, 64, 256, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
+                         split_k=2, batch=2, shape_args=True,
+                         epilogue=["bias:col", "residual", "amax"])
+    assert p.info.split_k == 2 and p.info.batch == 2
+    assert "void *workspace, const float *bias0, const float *residual1, float *amax2)" in text
+    assert "residual1 += (size_t)__tcmma_g_bz * stride_c;" in text
+    with pytest.raises(tcmma.Declined, match="pointer_array"):
+        tcmma.gemm_plan(64, 64, 64, batch=2, pointer_array=True, epilogue=["residual"])

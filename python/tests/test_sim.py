@@ -24,6 +24,24 @@ def test_gemm_on_the_simulator_matches_numpy():
     np.testing.assert_array_equal(d, 2 * (a.astype(np.float32) @ b.astype(np.float32)) + c)
 
 
+def test_gemm_epilogue_on_the_simulator_matches_numpy():
+    g = tcmma.gemm_plan(64, 32, 64, "f32", "f16", "f16", block_m=64, block_n=32, block_k=32,
+                        warps_m=2, warps_n=1, epilogue=["bias:col", "relu", "amax"])
+    mod = tcmma.sim.HostModule(tcmma.render_gemm(g, dialect="host"))
+    rng = np.random.default_rng(3)
+    a, b = _ints(rng, (64, 64), np.float16), _ints(rng, (64, 32), np.float16)
+    c = np.zeros((64, 32), np.float32)
+    bias = _ints(rng, (32,), np.float32)
+    amax = np.zeros(1, np.float32)
+    d = np.zeros((64, 32), np.float32)
+    tcmma.sim.launch(mod, "tcmma_gemm_entry",
+                     [d, a, b, c, np.float32(1), np.float32(0), bias, amax],
+                     grid=g.grid, block=(g.threads, 1, 1), shared=g.shared_bytes)
+    want = np.maximum(a.astype(np.float32) @ b.astype(np.float32) + bias, 0)
+    np.testing.assert_array_equal(d, want)
+    assert amax[0] == want.max()
+
+
 def test_one_warp_kernel_on_the_simulator_matches_numpy():
     p = tcmma.plan(32, 16, 32, "f32", "f16", "f16", scope="fragment", init="zero")
     mod = tcmma.sim.HostModule(tcmma.render_kernel(p, dialect="host"))

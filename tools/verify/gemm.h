@@ -12,13 +12,19 @@
 #include "tools/verify/verify.h"
 
 typedef struct {
-  char name[160];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
+  char name[256];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
   tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
-  tcmma_gemm_opts opts;      /* shape arguments, alignment classes */
+  tcmma_gemm_opts opts;      /* shape arguments, alignment classes, batches, split-K (its
+                                epilogue is the case's own list: verify_gemm_case_opts) */
   double alpha, beta;
   bool c_is_d;               /* C is D: d holds C's values before the run */
   tcmma_gemm_decline expect; /* NONE: must be accepted */
+  tcmma_epilogue_op epilogue[TCMMA_EPILOGUE_OPS_MAX]; /* after alpha and beta */
+  int epilogue_count;
 } verify_gemm_case;
+
+/* The case's options with its epilogue list (pointing into c). */
+tcmma_gemm_opts verify_gemm_case_opts(const verify_gemm_case *c);
 
 /* The whole GEMM matrix, built once. */
 size_t verify_gemm_matrix(const verify_gemm_case **cases);
@@ -37,12 +43,15 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
 
 /* The kernel's buffers d, a, b, c (c NULL when C is D; each the whole
- * batch at its stride): runs the kernel made with opts (its shape, batch,
- * pointer arrays and workspace as opts and the plan's call say), leaves
- * what it wrote there. false with why filled when it could not run. */
+ * batch at its stride) and the epilogue's tensors x
+ * (tools/verify/gemm_epilogue.h): runs the kernel made with opts (its
+ * shape, batch, pointer arrays, workspace and epilogue as opts and the
+ * plan's call say), leaves what it wrote there. false with why filled when it could not run. */
+typedef struct verify_gemm_extras verify_gemm_extras;
 typedef bool (*tcmma_gemm_runner)(void *ctx, const tcmma_gemm_plan *plan,
-                                  const tcmma_gemm_opts *opts, void *const bufs[4], float alpha,
-                                  float beta, char *why, size_t cap);
+                                  const tcmma_gemm_opts *opts, void *const bufs[4],
+                                  const verify_gemm_extras *x, float alpha, float beta, char *why,
+                                  size_t cap);
 
 /* What a launch of plan with opts takes beyond the buffers (the batch,
  * each operand's stride in bytes, the workspace's bytes), from
@@ -63,6 +72,8 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
                         float *beta, int dims[7], long long strides[4], void **workspace,
                         void *args[18]);
+/* The most arguments a kernel takes: those and one per epilogue op. */
+#define VERIFY_GEMM_ARGS_MAX (18 + TCMMA_EPILOGUE_OPS_MAX)
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
@@ -74,7 +85,8 @@ bool verify_gemm_case_run(const verify_gemm_case *c, const tcmma_gemm_plan *plan
 /* The simulator's runner: ctx is the case's entry (a sim_entry *); runs the
  * whole grid with tcmma_sim_launch_grid. */
 bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
-                            void *const bufs[4], float alpha, float beta, char *why, size_t cap);
+                            void *const bufs[4], const verify_gemm_extras *x, float alpha,
+                            float beta, char *why, size_t cap);
 
 /* Runs case c through executor e into r: the plan and its expectation
  * first (a declined case passes when it declines as expected), then sim

@@ -4,7 +4,7 @@
  * the simulator runs every case in seconds, and one case per decline. */
 #include <stdio.h>
 #include <string.h>
-#include "tools/verify/gemm.h"
+#include "tools/verify/gemm_epilogue.h"
 
 typedef struct {
   const char *d, *a, *b; /* precisions */
@@ -118,7 +118,7 @@ static const row rows[] = {
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
-static verify_gemm_case cases[ROWS];
+static verify_gemm_case cases[ROWS + VERIFY_GEMM_EPILOGUE_CASES]; /* and the epilogue cases */
 static size_t built;
 
 static void parse_prec(const char *s, tcmma_prec *out) {
@@ -175,7 +175,7 @@ static void build(void) {
              w->bt ? ",t" : "", w->m, w->n, w->k, ld, w->alpha, w->beta,
              w->c_is_d ? "/c=d" : "");
   }
-  built = ROWS;
+  built = ROWS + verify_gemm_epilogue_cases(cases + ROWS, sizeof cases / sizeof cases[0] - ROWS);
 }
 
 size_t verify_gemm_matrix(const verify_gemm_case **out) {
@@ -187,7 +187,8 @@ size_t verify_gemm_matrix(const verify_gemm_case **out) {
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan,
                            verify_case_result *r) {
   tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_opts(&c->call, &c->opts, plan, NULL, &err);
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  tcmma_status st = tcmma_gemm_plan_opts(&c->call, &o, plan, NULL, &err);
   if (c->expect != TCMMA_GEMM_DECLINE_NONE) {
     if (st == TCMMA_DECLINED && plan->reason == c->expect && plan->message[0])
       verify_case_set(r, VERIFY_CASE_PASSED, "declined as expected: %s", plan->message);

@@ -112,7 +112,8 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   memset(g, 0, sizeof *g);
   g->c = c;
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
-  g->rendered = tcmma_render_gemm_opts(&rc, p, &c->opts, &g->render_err) == TCMMA_OK;
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  g->rendered = tcmma_render_gemm_opts(&rc, p, &o, &g->render_err) == TCMMA_OK;
   /* for the device the plan targets (its cc), else at the arm's floor */
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
@@ -130,6 +131,7 @@ static void release(gemm_compile *items, size_t n) {
 /* The case's outcome from its compile. */
 static void judge(const tcmma_gemm_plan *p, const gemm_compile *g, verify_case_result *r) {
   const verify_job *j = &g->job;
+  tcmma_gemm_opts o = verify_gemm_case_opts(g->c);
   char why[400];
   if (!g->rendered)
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", g->render_err.message);
@@ -137,7 +139,7 @@ static void judge(const tcmma_gemm_plan *p, const gemm_compile *g, verify_case_r
     verify_case_set(r, VERIFY_CASE_SKIPPED, "%s", j->err.message);
   else if (j->status != TCMMA_OK)
     verify_case_set(r, VERIFY_CASE_FAILED, "compile: %s", j->err.message);
-  else if (!verify_gemm_compile_check_opts(p, &g->c->opts, &j->prog, why, sizeof why))
+  else if (!verify_gemm_compile_check_opts(p, &o, &j->prog, why, sizeof why))
     verify_case_set(r, VERIFY_CASE_FAILED, "%s", why);
   else
     verify_case_set(r, VERIFY_CASE_PASSED, "%d registers (plan %d), no spills, census as planned",

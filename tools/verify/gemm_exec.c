@@ -12,7 +12,8 @@ static void exec_sim(const verify_gemm_case *c, const tcmma_gemm_plan *p, verify
   tcmma_buf text = {0};
   tcmma_error err = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_HOST, NULL, &text);
-  if (tcmma_render_gemm_opts(&rc, p, &c->opts, &err) != TCMMA_OK) {
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  if (tcmma_render_gemm_opts(&rc, p, &o, &err) != TCMMA_OK) {
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     tcmma_buf_free(&text);
     return;

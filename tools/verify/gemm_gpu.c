@@ -10,12 +10,13 @@
 #include "tcmma/compile.h"
 #include "tcmma/driver.h"
 #include "tools/verify/data.h"
-#include "tools/verify/gemm.h"
+#include "tools/verify/gemm_epilogue.h"
 #include "tools/verify/plan.h"
 
 typedef struct {
   tcmma_device_info dev;
   tcmma_kernel fn;
+  tcmma_prec out; /* d's stored precision */
 } gpu_gemm;
 
 /* Device pointer arrays of a pointer-array batch: arr[k] holds the
@@ -40,8 +41,9 @@ static tcmma_status device_arrays(const gpu_gemm *g, const verify_gemm_launch *l
 /* Launches the kernel on device copies of bufs (their whole batch) with
  * the arguments opts asks for. */
 static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
-                           const verify_gemm_launch *l, tcmma_devmem mem[4], float alpha,
-                           float beta, tcmma_error *err) {
+                           const verify_gemm_launch *l, tcmma_devmem mem[4],
+                           const tcmma_devmem *xm, int nx, float alpha, float beta,
+                           tcmma_error *err) {
   tcmma_devmem arr[4] = {{0}}, ws = {0};
   tcmma_status st = TCMMA_OK;
   unsigned long long ptr[4];
@@ -56,10 +58,12 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
     free(zero);
   }
   if (st == TCMMA_OK) {
-    void *ptrs[4] = {&ptr[0], &ptr[1], &ptr[2], &ptr[3]}, *args[18], *wsp = &ws.ptr;
+    void *ptrs[4] = {&ptr[0], &ptr[1], &ptr[2], &ptr[3]}, *args[VERIFY_GEMM_ARGS_MAX];
+    void *wsp = &ws.ptr;
     int dims[7];
     long long strides[4];
-    verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, dims, strides, wsp, args);
+    size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, dims, strides, wsp, args);
+    for (int i = 0; i < nx; i++) args[n + (size_t)i] = (void *)&xm[i].ptr;
     unsigned block[3] = {(unsigned)p->threads, 1, 1};
     st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, err);
   }
@@ -69,7 +73,8 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
 }
 
 static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
-                   void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+                   void *const bufs[4], const verify_gemm_extras *x, float alpha, float beta,
+                   char *why, size_t cap) {
   gpu_gemm *g = ctx;
   const tcmma_gemm_call *c = &p->call;
   verify_gemm_launch l;
@@ -77,12 +82,12 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o
     return snprintf(why, cap, "the plan's call does not plan again"), false;
   long rows[4] = {c->m, c->a.transposed ? c->k : c->m, c->b.transposed ? c->n : c->k, c->m};
   long lds[4] = {c->d.ld, c->a.ld, c->b.ld, c->d.ld};
-  tcmma_prec precs[4] = {c->d.prec, c->a.prec, c->b.prec, c->d.prec};
+  tcmma_prec precs[4] = {g->out, c->a.prec, c->b.prec, c->d.prec};
   size_t bytes[4];
   for (int i = 0; i < 4; i++)
     bytes[i] = (size_t)(l.info.batch - 1) * l.stride[i] +
                (size_t)rows[i] * (size_t)lds[i] * (size_t)tcmma_prec_bytes(precs[i]);
-  tcmma_devmem mem[4] = {{0}};
+  tcmma_devmem mem[4] = {{0}}, xm[TCMMA_EPILOGUE_OPS_MAX] = {{0}};
   tcmma_error err = {0};
   tcmma_status st = TCMMA_OK;
   for (int i = 0; i < 4 && st == TCMMA_OK; i++) {
@@ -91,11 +96,18 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o
     if (st == TCMMA_OK)
       st = tcmma_mem_to_device(&mem[i], 0, bufs[i], bytes[i] + VERIFY_CANARY_BYTES, &err);
   }
-  if (st == TCMMA_OK) st = launch(g, p, opts, &l, mem, alpha, beta, &err);
+  for (int i = 0; i < x->n && st == TCMMA_OK; i++) {
+    st = tcmma_mem_alloc(g->dev.ordinal, x->bytes[i], &xm[i], &err);
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(&xm[i], 0, x->ptr[i], x->bytes[i], &err);
+  }
+  if (st == TCMMA_OK) st = launch(g, p, opts, &l, mem, xm, x->n, alpha, beta, &err);
   for (int i = 0; i < 4 && st == TCMMA_OK; i++)
     if (mem[i].ptr)
       st = tcmma_mem_to_host(bufs[i], &mem[i], 0, bytes[i] + VERIFY_CANARY_BYTES, &err);
+  for (int i = 0; i < x->n && st == TCMMA_OK; i++)
+    if (x->written[i]) st = tcmma_mem_to_host(x->ptr[i], &xm[i], 0, x->bytes[i], &err);
   for (int i = 0; i < 4; i++) tcmma_mem_free(&mem[i]);
+  for (int i = 0; i < x->n; i++) tcmma_mem_free(&xm[i]);
   if (st == TCMMA_OK) return true;
   snprintf(why, cap, "device %d (cc %d): %s", g->dev.ordinal, g->dev.cc, err.message);
   return false;
@@ -125,7 +137,9 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  if (tcmma_render_gemm_opts(&rc, p, &c->opts, &err) != TCMMA_OK) {
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  g.out = verify_gemm_out_prec(c);
+  if (tcmma_render_gemm_opts(&rc, p, &o, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
     verify_case_set(r, VERIFY_CASE_FAILED, "render: %s", err.message);
     return;

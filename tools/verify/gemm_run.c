@@ -7,7 +7,7 @@
 #include <string.h>
 #include "tcmma/sim.h"
 #include "tools/verify/data.h"
-#include "tools/verify/gemm.h"
+#include "tools/verify/gemm_epilogue.h"
 #include "tools/verify/sim.h"
 
 enum { D_BUF, A_BUF, B_BUF, C_BUF };
@@ -23,6 +23,9 @@ typedef struct {
 
 typedef struct {
   const tcmma_gemm_call *call;
+  tcmma_prec out;       /* d's stored precision (cvt's) */
+  bool exact_libm;      /* the kernel's tanhf, erff, expf are the reference's (sim) */
+  verify_gemm_extras x; /* the epilogue's tensors */
   gbuf b[4];
   double *c0;           /* C's values (storage-rounded), batch x m x n */
   int batch;            /* matrices */
@@ -80,7 +83,9 @@ static void storage_units(tcmma_prec p, double *u, double *tiny) {
   if (p == TCMMA_PREC_F32) *u = ldexp(1, -24), *tiny = ldexp(1, -149);
   else if (p == TCMMA_PREC_BF16) *u = ldexp(1, -8), *tiny = ldexp(1, -133);
   else if (p == TCMMA_PREC_F16) *u = ldexp(1, -11), *tiny = ldexp(1, -24);
-  else *u = ldexp(1, -(bits / 4)), *tiny = ldexp(1, -16); /* 8-bit d: coarse but safe */
+  /* 8-bit d: u coarse but safe; tiny its subnormals' spacing (e4m3's is
+   * 2^-9: a value under 2^-10 stores as 0) */
+  else *u = ldexp(1, -(bits / 4)), *tiny = ldexp(1, p == TCMMA_PREC_E4M3 ? -9 : -16);
 }
 
 /* Whether the kernel wrote d's buffer only at the batch's m x n elements:
@@ -108,38 +113,53 @@ static bool d_written_inside(gdata *x, const char *pn, verify_case_result *r) {
                          rem % (size_t)d->ld, bi, rem);
 }
 
-/* d's elements of matrix bi against the reference; counts the bad ones
- * into *bad, the first into first. */
-static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, verify_pass pass,
-                           long *bad, char *first, size_t cap) {
+/* What compare_matrix reads and raises: the pass, whether it compares
+ * bit for bit, and the amax ops' running reference over the whole batch. */
+typedef struct {
+  verify_pass pass;
+  bool exact;
+  float amax_ref[TCMMA_EPILOGUE_OPS_MAX];
+  double amax_err[TCMMA_EPILOGUE_OPS_MAX];
+} gcheck;
+
+/* d's elements of matrix bi against the reference (the kernel's f32 x, then
+ * the epilogue's ops); counts the bad ones into *bad, the first into first. */
+static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, gcheck *k, long *bad,
+                           char *first, size_t cap) {
   const tcmma_gemm_call *c = x->call;
   gbuf *d = &x->b[D_BUF];
   double u_d, tiny;
-  storage_units(c->d.prec, &u_d, &tiny);
+  storage_units(x->out, &u_d, &tiny);
   for (long i = 0; i < c->m; i++)
     for (long j = 0; j < c->n; j++) {
       double sum = 0, mag = 0;
-      for (long k = 0; k < c->k; k++) {
-        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, bi, i, k)) *
-                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, bi, k, j));
+      for (long kk = 0; kk < c->k; kk++) {
+        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, bi, i, kk)) *
+                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, bi, kk, j));
         sum += p, mag += fabs(p);
       }
       double c0 = x->c0[((size_t)bi * c->m + i) * c->n + j];
       double ref = cs->alpha * sum + (cs->beta != 0 ? cs->beta * c0 : 0);
       double s = fabs(cs->alpha) * mag + fabs(cs->beta) * fabs(c0);
-      unsigned char want[8];
-      verify_storage_put(c->d.prec, want, ref);
-      double got = verify_storage_get(c->d.prec, at(d, d->mem, bi, i, j));
-      bool ok;
-      if (pass == VERIFY_PASS_INTEGER) {
-        ok = memcmp(want, at(d, d->mem, bi, i, j), (size_t)tcmma_prec_bytes(c->d.prec)) == 0;
-      } else {
-        /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
-         * scale's f32 arithmetic adds 3 more, d rounds once (split-K's sum
-         * of slices is more additions of the same k - 1) */
-        double e = (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
-        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
+      /* docs/verify.md: every partial sum rounds at f32 (u = 2^-24), the
+       * scale's f32 arithmetic adds 3 more, d rounds once (split-K's sum of
+       * slices is more additions of the same k - 1) */
+      double e = k->pass == VERIFY_PASS_INTEGER ? (k->exact ? 0 : ldexp(1, -126))
+                                                : (double)(c->k + 2 + 3) * ldexp(1, -24) * s;
+      if (cs->epilogue_count) {
+        /* the kernel's f32 x, then the ops (exact inputs: x as the kernel has it) */
+        float cx = cs->beta != 0 ? (float)cs->beta * (float)c0 : 0.0f;
+        float x0 = k->pass == VERIFY_PASS_INTEGER ? (float)cs->alpha * (float)sum + cx : (float)ref;
+        ref = verify_gemm_epilogue_ref(cs, c, &x->x, bi, i, j, x0, &e, k->amax_ref, k->amax_err);
       }
+      unsigned char want[8];
+      verify_storage_put(x->out, want, ref);
+      double got = verify_storage_get(x->out, at(d, d->mem, bi, i, j));
+      bool ok;
+      if (k->exact)
+        ok = memcmp(want, at(d, d->mem, bi, i, j), (size_t)tcmma_prec_bytes(x->out)) == 0;
+      else
+        ok = fabs(got - ref) <= 2 * e + 2 * (u_d * (fabs(ref) + 2 * e) + tiny);
       if (!ok && (*bad)++ == 0)
         snprintf(first, cap, "d[%d][%ld][%ld] = %.9g, expected %.9g", bi, i, j, got, ref);
     }
@@ -148,6 +168,9 @@ static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, verify_
 static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, verify_case_result *r) {
   const tcmma_gemm_call *c = x->call;
   const char *pn = pass == VERIFY_PASS_INTEGER ? "integer pass" : "real pass";
+  /* integers bit for bit, but through another libm (a GPU's) within a bound
+   * that starts at the smallest normal: docs/verify.md */
+  bool exact = pass == VERIFY_PASS_INTEGER && (x->exact_libm || !verify_gemm_epilogue_libm(cs));
   /* a, b, c untouched; canaries intact */
   for (int k = A_BUF; k <= C_BUF; k++)
     if (x->b[k].mem && memcmp(x->b[k].mem, x->b[k].before, x->b[k].bytes + VERIFY_CANARY_BYTES))
@@ -158,16 +181,18 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
   if (!d_written_inside(x, pn, r)) return false;
   long bad = 0;
   char first[300] = "";
-  for (int bi = 0; bi < x->batch; bi++) compare_matrix(cs, x, bi, pass, &bad, first, sizeof first);
+  gcheck k = {pass, exact, {0}, {0}};
+  for (int bi = 0; bi < x->batch; bi++) compare_matrix(cs, x, bi, &k, &bad, first, sizeof first);
   if (bad)
     return verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s (%ld of %ld elements differ)", pn, first,
                            bad, (long)x->batch * c->m * c->n);
-  return true;
+  return verify_gemm_amax_check(cs, &x->x, exact, k.amax_ref, k.amax_err, pn, r);
 }
 
 static void data_free(gdata *x) {
   for (int k = 0; k < 4; k++) free(x->b[k].mem), free(x->b[k].before);
   free(x->c0);
+  verify_gemm_extras_free(&x->x);
 }
 
 /* The buffers of a run of plan's call over l's batch. */
@@ -175,10 +200,11 @@ static bool data_init(gdata *x, const verify_gemm_case *cs, const tcmma_gemm_cal
                       const verify_gemm_launch *l) {
   memset(x, 0, sizeof *x);
   x->call = c, x->batch = l->info.batch;
+  x->out = verify_gemm_out_prec(cs);
   int nb = x->batch;
   long ar = c->a.transposed ? c->k : c->m, ac = c->a.transposed ? c->m : c->k;
   long br = c->b.transposed ? c->n : c->k, bc = c->b.transposed ? c->k : c->n;
-  return buf_init(&x->b[D_BUF], c->d.prec, c->m, c->n, c->d.ld, nb, l->stride[D_BUF]) &&
+  return buf_init(&x->b[D_BUF], x->out, c->m, c->n, c->d.ld, nb, l->stride[D_BUF]) &&
          buf_init(&x->b[A_BUF], c->a.prec, ar, ac, c->a.ld, nb, l->stride[A_BUF]) &&
          buf_init(&x->b[B_BUF], c->b.prec, br, bc, c->b.ld, nb, l->stride[B_BUF]) &&
          (cs->c_is_d ||
@@ -207,10 +233,12 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
                           tcmma_gemm_runner run, void *ctx, verify_case_result *r) {
   const tcmma_gemm_call *c = &plan->call;
   verify_gemm_launch l;
-  if (!verify_gemm_launch_of(plan, &cs->opts, &l))
+  tcmma_gemm_opts o = verify_gemm_case_opts(cs);
+  if (!verify_gemm_launch_of(plan, &o, &l))
     return verify_case_set(r, VERIFY_CASE_FAILED, "the plan's call does not plan again");
   gdata x;
   bool ok = data_init(&x, cs, c, &l);
+  x.exact_libm = run == verify_gemm_sim_runner;
   if (!ok) {
     data_free(&x);
     return verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the buffers");
@@ -218,10 +246,15 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
   static const verify_pass passes[2] = {VERIFY_PASS_INTEGER, VERIFY_PASS_REAL};
   for (int p = 0; p < 2 && ok; p++) {
     data_fill(&x, cs, p, passes[p]);
+    verify_gemm_extras_free(&x.x);
+    if (!verify_gemm_extras_fill(cs, c, &l, passes[p] == VERIFY_PASS_INTEGER, x.seed, &x.x)) {
+      ok = verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the epilogue's tensors");
+      break;
+    }
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
-    if (!run(ctx, plan, &cs->opts, bufs, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
+    if (!run(ctx, plan, &o, bufs, &x.x, (float)cs->alpha, (float)cs->beta, why, sizeof why)) {
       ok = verify_case_set(r, VERIFY_CASE_FAILED, "%s: %s", p ? "real pass" : "integer pass", why);
       break;
     }
@@ -230,6 +263,19 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
   data_free(&x);
   if (ok) verify_case_set(r, VERIFY_CASE_PASSED, "passed");
   return ok;
+}
+
+tcmma_gemm_opts verify_gemm_case_opts(const verify_gemm_case *c) {
+  tcmma_gemm_opts o = c->opts;
+  o.epilogue = c->epilogue_count ? c->epilogue : NULL, o.epilogue_count = c->epilogue_count;
+  return o;
+}
+
+/* d's stored precision: the last epilogue op's when it is cvt. */
+static tcmma_prec out_prec(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
+  int n = o ? o->epilogue_count : 0;
+  if (n > 0 && o->epilogue[n - 1].kind == TCMMA_EPILOGUE_CVT) return o->epilogue[n - 1].prec;
+  return c->d.prec;
 }
 
 bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
@@ -243,7 +289,7 @@ bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *o
   long lds[4] = {c->d.ld, c->a.ld, c->b.ld, c->d.ld};
   long long asked[4] = {opts ? opts->stride_d : 0, opts ? opts->stride_a : 0,
                         opts ? opts->stride_b : 0, opts ? opts->stride_d : 0};
-  tcmma_prec precs[4] = {c->d.prec, c->a.prec, c->b.prec, c->d.prec};
+  tcmma_prec precs[4] = {out_prec(c, opts), c->a.prec, c->b.prec, c->d.prec};
   for (int k = 0; k < 4; k++)
     out->stride[k] = (size_t)(asked[k] ? asked[k] : (long long)rows[k] * lds[k]) *
                      (size_t)tcmma_prec_bytes(precs[k]);
@@ -264,7 +310,7 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
     for (int i = 0; i < 7; i++) dims[i] = v[i], args[n++] = &dims[i];
   }
   if (l->info.shape_args && batched && !opts->pointer_array) {
-    tcmma_prec precs[4] = {c->a.prec, c->b.prec, c->d.prec, c->d.prec};
+    tcmma_prec precs[4] = {c->a.prec, c->b.prec, c->d.prec, out_prec(c, opts)};
     size_t bytes[4] = {l->stride[1], l->stride[2], l->stride[3], l->stride[0]};
     for (int i = 0; i < 4; i++)
       strides[i] = (long long)(bytes[i] / (size_t)tcmma_prec_bytes(precs[i])),
@@ -286,11 +332,13 @@ static void pointer_arrays(const verify_gemm_launch *l, void *const bufs[4], voi
 }
 
 bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
-                            void *const bufs[4], float alpha, float beta, char *why, size_t cap) {
+                            void *const bufs[4], const verify_gemm_extras *x, float alpha,
+                            float beta, char *why, size_t cap) {
   verify_gemm_launch l;
   if (!verify_gemm_launch_of(plan, opts, &l))
     return snprintf(why, cap, "the plan's call does not plan again"), false;
-  void *args[18], *ptrs[4] = {bufs[0], bufs[1], bufs[2], bufs[3]}, *workspace = NULL;
+  void *args[VERIFY_GEMM_ARGS_MAX], *ptrs[4] = {bufs[0], bufs[1], bufs[2], bufs[3]};
+  void *workspace = NULL;
   void **arr = NULL;
   int dims[7];
   long long strides[4];
@@ -304,7 +352,8 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_
     free(arr);
     return snprintf(why, cap, "no memory for the workspace"), false;
   }
-  verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, &workspace, args);
+  size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, &workspace, args);
+  for (int i = 0; i < x->n; i++) args[n + (size_t)i] = x->ptr[i]; /* the pointers themselves */
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};

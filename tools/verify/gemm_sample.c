@@ -72,6 +72,7 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
     verify_gemm_case *c = &out[kept];
     draw(&s, c);
     c->opts = tcmma_gemm_opts_default();
+    c->epilogue_count = 0; /* no list: the sample draws the GEMM itself */
     tcmma_gemm_plan p;
     if (tcmma_gemm_plan_call(&c->call, &p, NULL) != TCMMA_OK) continue;
     const tcmma_gemm_call *g = &p.call;
