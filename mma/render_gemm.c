@@ -328,7 +328,7 @@ static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
   const char *arr = k->f.o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
                    "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
-                   "kernel's arguments in order (d, a, b, c%s themselves%s). */\n"
+                   "kernel's arguments in order (d, a, b, c%s, the workspace themselves%s). */\n"
                    "void %s_entry(void *args)\n{\n"
                    "  void **p = (void **)args;\n"
                    "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
@@ -337,9 +337,13 @@ static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
                    ne ? "; the epilogue's pointers last" : "", k->name, k->name, td, arr, ta, arr,
                    tb, arr, tc, arr);
   for (int p = 0; p < n; p++) {
+    /* a pointer (the workspace) is passed itself, as d, a, b and c are */
     bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
-    tcmma_buf_printf(out, ",%s*(%s%s *)p[%d]", p % 3 == 0 ? "\n      " : " ",
-                     ptr ? "" : "const ", ptr ? "void *" : ps[p].type, 6 + p);
+    if (ptr)
+      tcmma_buf_printf(out, ",%s(void *)p[%d]", p % 3 == 0 ? "\n      " : " ", 6 + p);
+    else
+      tcmma_buf_printf(out, ",%s*(const %s *)p[%d]", p % 3 == 0 ? "\n      " : " ", ps[p].type,
+                       6 + p);
   }
   tcmma__emit_gemm_epilogue_entry_args(&k->f, dl, 6 + n, out);
   tcmma_buf_printf(out, ");\n}\n");

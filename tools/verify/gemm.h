@@ -67,10 +67,12 @@ bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *o
  * GEMM): ptrs[0..4) point at d, a, b, c's pointers (or pointer arrays),
  * then alpha and beta, the shape's m, n, k, lda, ldb, ldc (= ldd), ldd,
  * the strides (elements; stored into dims and strides) and the workspace
- * pointer *workspace, as opts asks. Returns the count. */
+ * slot as opts asks. Like ptrs, the slot is what the launcher takes: the
+ * host entry the workspace itself, the driver a pointer to the device
+ * pointer. Returns the count. */
 size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
-                        float *beta, int dims[7], long long strides[4], void **workspace,
+                        float *beta, int dims[7], long long strides[4], void *workspace,
                         void *args[18]);
 /* The most arguments a kernel takes: those and one per epilogue op. */
 #define VERIFY_GEMM_ARGS_MAX (18 + TCMMA_EPILOGUE_OPS_MAX)

@@ -298,7 +298,7 @@ bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *o
 
 size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
-                        float *beta, int dims[7], long long strides[4], void **workspace,
+                        float *beta, int dims[7], long long strides[4], void *workspace,
                         void *args[18]) {
   const tcmma_gemm_call *c = &plan->call;
   size_t n = 0;
@@ -352,7 +352,8 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_
     free(arr);
     return snprintf(why, cap, "no memory for the workspace"), false;
   }
-  size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, &workspace, args);
+  /* the host entry takes the workspace itself, as it takes d, a, b and c */
+  size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, workspace, args);
   for (int i = 0; i < x->n; i++) args[n + (size_t)i] = x->ptr[i]; /* the pointers themselves */
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
