@@ -68,7 +68,7 @@
  *   extern "C" __global__ void         void
  *   __launch_bounds__(T, B)            TCMMA_SIM_LAUNCH_BOUNDS(T, B) (expands to nothing)
  *   const __grid_constant__            TCMMA_SIM_GRID_CONSTANT (const)
- *   __device__ __forceinline__         TCMMA_SIM_DEVICE_FN (static inline)
+ *   __device__ __forceinline__         TCMMA_SIM_DEVICE_FN (static inline, unused allowed)
  *   CUtensorMap                        tcmma_tensor_map (include/tcmma/tensor_map.h)
  *   __shared__ __align__(1024) T x[N]  static _Alignas(1024) T x[N]
  *   asm volatile("mbarrier.init…" …), ("mbarrier.arrive[.expect_tx]…"), the try_wait loop
@@ -117,9 +117,11 @@ extern "C" {
 
 /* A kernel's launch bounds mean nothing on the host. */
 #define TCMMA_SIM_LAUNCH_BOUNDS(threads, blocks)
-/* A kernel's by-value parameter (__grid_constant__) and a device helper. */
+/* A kernel's by-value parameter (__grid_constant__) and a device helper
+ * (unused allowed: clang warns of an unused static inline function in the
+ * kernel's own file, and a kernel need not call every helper). */
 #define TCMMA_SIM_GRID_CONSTANT const
-#define TCMMA_SIM_DEVICE_FN static inline
+#define TCMMA_SIM_DEVICE_FN static inline __attribute__((unused))
 
 /* Storage types of the host dialect: the raw bits, as the GPU stores them. */
 typedef struct { uint16_t bits; } tcmma_sim_half;
