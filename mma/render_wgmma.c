@@ -4,6 +4,7 @@
  * "+f"/"+r" constraints so that the compiler neither moves nor copies them
  * across the asynchronous instructions. */
 #include "tcmma/wgmma.h"
+#include "emit.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -85,8 +86,9 @@ static void header(const wg *g, tcmma_buf *out) {
                    "/* after the block's ordinary stores of A and B: the async proxy (wgmma)\n"
                    " * sees them; every thread of the block */\n"
                    "__device__ __forceinline__ void %s_publish() {\n"
-                   "  asm volatile(\"fence.proxy.async.shared::cta;\\n\" ::: \"memory\");\n"
-                   "  __syncthreads();\n}\n\n", g->name);
+                   "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
+                   "  __syncthreads();\n}\n\n", g->name,
+                   tcmma__emit_collective_opcode(TCMMA__COLL_FENCE_PROXY_ASYNC));
 }
 
 /* asm volatile("" : "+f"(acc[i])) for every register: the compiler keeps
@@ -151,11 +153,11 @@ static void body(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
   signature(g, out);
   hold(g, out);
-  tcmma_buf_printf(out, "  asm volatile(\"wgmma.fence.sync.aligned;\\n\" ::: \"memory\");\n"
+  tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
                         "#pragma unroll\n"
                         "  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n"
                         "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n",
-                   c->k / g->info->k);
+                   tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_FENCE), c->k / g->info->k);
   if (!g->a_regs)
     tcmma_buf_printf(out, "    const unsigned long long tcmma_da = 0x%016llxull |\n"
                           "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
@@ -164,9 +166,11 @@ static void body(const wg *g, tcmma_buf *out) {
                         "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
                    (unsigned long long)g->b.desc, g->b.k_step_bytes);
   mma_asm(g, out);
-  tcmma_buf_printf(out, "  }\n  asm volatile(\"wgmma.commit_group.sync.aligned;\\n\" ::: \"memory\");\n"
-                        "  asm volatile(\"wgmma.wait_group.sync.aligned %%0;\\n\" ::\"n\"(%d) : \"memory\");\n",
-                   c->wait);
+  char wait[64];
+  snprintf(wait, sizeof wait, tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_WAIT), c->wait);
+  tcmma_buf_printf(out, "  }\n  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
+                        "  asm volatile(\"%s;\\n\" ::: \"memory\");\n",
+                   tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_COMMIT), wait);
   hold(g, out);
   tcmma_buf_printf(out, "}\n");
 }

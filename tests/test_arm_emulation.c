@@ -13,24 +13,25 @@
 #include "tcmma/tcmma.h"
 #include "tools/bench_sass.h"
 
-/* A storage triple and k of one tile of each inline-PTX arm (a new arm
- * without one fails every_arm_has_a_kernel). */
+/* A storage triple of each inline-PTX arm, and what else its emit needs
+ * (the tile is the arm's row; a new arm without one fails
+ * every_arm_has_a_kernel). */
 typedef struct {
-  const char *arm, *d, *a, *b, *k, *extra[2];
+  const char *arm, *d, *a, *b, *extra[2];
 } arm_kernel;
 
 static const arm_kernel kernels[] = {
-    {"mma-f16", "f32", "f16", "f16", "16", {NULL}},
-    {"mma-f16-k8", "f32", "f16", "f16", "8", {NULL}},
-    {"mma-f16-acc16", "f16", "f16", "f16", "16", {"--fp16", "narrow"}},
-    {"mma-bf16", "f32", "bf16", "bf16", "16", {NULL}},
-    {"mma-tf32", "f32", "f32", "f32,t", "8", {"--tf32"}},
-    {"mma-fp8", "f32", "e4m3", "e4m3,t", "32", {NULL}},
-    {"mma-fp8-acc16", "f16", "e4m3", "e4m3,t", "32", {"--fp16", "narrow"}},
-    {"mma-mxfp8", "f32", "mxe4m3", "mxe4m3,t", "32", {NULL}},
-    {"mma-s8", "s32", "s8", "s8,t", "32", {NULL}},
-    {"mma-s8-sat", "s32", "s8", "s8,t", "32", {"--saturate"}},
-    {"mma-f64", "f64", "f64", "f64", "4", {NULL}},
+    {"mma-f16", "f32", "f16", "f16", {NULL}},
+    {"mma-f16-k8", "f32", "f16", "f16", {NULL}},
+    {"mma-f16-acc16", "f16", "f16", "f16", {"--fp16", "narrow"}},
+    {"mma-bf16", "f32", "bf16", "bf16", {NULL}},
+    {"mma-tf32", "f32", "f32", "f32,t", {"--tf32"}},
+    {"mma-fp8", "f32", "e4m3", "e4m3,t", {NULL}},
+    {"mma-fp8-acc16", "f16", "e4m3", "e4m3,t", {"--fp16", "narrow"}},
+    {"mma-mxfp8", "f32", "mxe4m3", "mxe4m3,t", {NULL}},
+    {"mma-s8", "s32", "s8", "s8,t", {NULL}},
+    {"mma-s8-sat", "s32", "s8", "s8,t", {"--saturate"}},
+    {"mma-f64", "f64", "f64", "f64", {NULL}},
 };
 
 /* The devices an arm a row names is compiled for: both ends of the row's
@@ -84,11 +85,14 @@ static long sass_products(const arm_kernel *k, int cc, const char *nvdisasm, cha
   tcmma_arm arm = TCMMA_ARM_NONE;
   tcmma_arm_parse(k->arm, &arm, NULL);
   const tcmma_arm_info *info = tcmma_arm_get(arm);
+  if (!info) return snprintf(why, cap, "no arm %s", k->arm), rmdir(dir), -1;
   /* a family arm needs its arch-specific target */
   snprintf(ccs, sizeof ccs, "%d", cc);
-  snprintf(arch, sizeof arch, "sm_%d%s", cc, info && info->family ? "a" : "");
-  const char *m = strcmp(k->arm, "mma-f64") == 0 ? "8" : "16";
-  const char *emit[] = {"emit", "--m", m, "--n", "8", "--k", k->k, "--d", k->d, "--a", k->a,
+  snprintf(arch, sizeof arch, "sm_%d%s", cc, info->family ? "a" : "");
+  char ms[16], ns[16], ks[16]; /* one tile of the arm, from its row */
+  snprintf(ms, sizeof ms, "%d", info->m), snprintf(ns, sizeof ns, "%d", info->n);
+  snprintf(ks, sizeof ks, "%d", info->k);
+  const char *emit[] = {"emit", "--m", ms, "--n", ns, "--k", ks, "--d", k->d, "--a", k->a,
                         "--b", k->b, "--arm", k->arm, "--cc", ccs, "--kernel",
                         k->extra[0], k->extra[1], NULL};
   cli_result r = run_cli(emit, NULL);

@@ -262,6 +262,11 @@ typedef struct {
   size_t workspace_counters; /* byte offset of the counters in the workspace */
 } tcmma_gemm_info;
 
+/* Fills the first `size` bytes of *out (the caller's sizeof) with the
+ * defaults (no option: a fixed-shape kernel, classes from the ld's, one
+ * matrix, no split, no epilogue); out->size = size. NULL or a size too
+ * small for the size field does nothing. tcmma_gemm_opts_default: the
+ * same as a value, with the caller's own sizeof. */
 void tcmma_gemm_opts_init(tcmma_gemm_opts *out, size_t size);
 static inline tcmma_gemm_opts tcmma_gemm_opts_default(void) {
   tcmma_gemm_opts o;
