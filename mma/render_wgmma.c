@@ -2,11 +2,15 @@
  * step through the operands' matrix descriptors (mma/wgmma_plan.c), fenced
  * and committed as the PTX ISA asks, the accumulators held in place with
  * "+f"/"+r" constraints so that the compiler neither moves nor copies them
- * across the asynchronous instructions. */
+ * across the asynchronous instructions. The host dialect is the same text
+ * with each instruction a tcmma_sim_wgmma_* call carrying the same opcode
+ * (include/tcmma/sim.h) and the words of tables/dialect.def. */
 #include "tcmma/wgmma.h"
 #include "emit.h"
+#include "tables/dialect.h"
 
 #include <ctype.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -20,7 +24,11 @@ typedef struct {
   const char *acc_t; /* the accumulator element's C type */
   char op[128];      /* the opcode */
   bool a_regs;       /* A from registers */
+  tcmma_dialect dl;
+  bool host;         /* dl is the host dialect */
 } wg;
+
+#define SPELL(g, id) tcmma__table_spell((g)->dl, TCMMA__SPELL_##id)
 
 static bool identifier(const char *s) {
   if (!s || !(isalpha((unsigned char)s[0]) || s[0] == '_') || strlen(s) > 64) return false;
@@ -29,11 +37,19 @@ static bool identifier(const char *s) {
   return true;
 }
 
+/* A call built before the dialect field: its size stops there. */
+#define CALL_V1_SIZE offsetof(tcmma_wgmma_call, dialect)
+
 static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *err) {
-  if (!c || c->size < sizeof *c)
+  if (!c || c->size < CALL_V1_SIZE)
     return tcmma_fail(err, TCMMA_INVALID, "wgmma render: the call is NULL or its size %zu is "
                       "below %zu (start it with TCMMA_WGMMA_CALL_INIT)", c ? c->size : 0,
-                      sizeof *c);
+                      (size_t)CALL_V1_SIZE);
+  g->dl = c->size >= CALL_V1_SIZE + sizeof c->dialect ? c->dialect : TCMMA_DIALECT_CUDA;
+  if (g->dl != TCMMA_DIALECT_CUDA && g->dl != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "wgmma render: dialect %d: expected cuda (0) or host "
+                      "(1)", (int)g->dl);
+  g->host = g->dl == TCMMA_DIALECT_HOST;
   if (!(g->info = tcmma_wgmma_get(c->arm)))
     return tcmma_fail(err, TCMMA_INVALID, "wgmma arm %d is out of range", (int)c->arm);
   g->name = c->name ? c->name : "tcmma_wgmma_tile";
@@ -85,15 +101,27 @@ static void header(const wg *g, tcmma_buf *out) {
   tcmma_buf_printf(out,
                    "/* after the block's ordinary stores of A and B: the async proxy (wgmma)\n"
                    " * sees them; every thread of the block */\n"
-                   "__device__ __forceinline__ void %s_publish() {\n"
-                   "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
-                   "  __syncthreads();\n}\n\n", g->name,
+                   "%s void %s_publish(%s) {\n  ", SPELL(g, DEVICE_FN), g->name,
+                   g->host ? "void" : "");
+  tcmma_buf_printf(out, g->host ? "tcmma_sim_fence(\"%s\");\n" : "asm volatile(\"%s;\\n\" ::: \"memory\");\n",
                    tcmma__emit_collective_opcode(TCMMA__COLL_FENCE_PROXY_ASYNC));
+  tcmma_buf_printf(out, "  %s;\n}\n\n", SPELL(g, SYNCTHREADS));
+}
+
+/* An instruction without operands of tables/collectives.def: the asm
+ * statement, or the host's call fn with the same opcode. */
+static void plain(const wg *g, const char *fn, const char *opcode, tcmma_buf *out) {
+  if (g->host) tcmma_buf_printf(out, "  %s(\"%s\");\n", fn, opcode);
+  else tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::: \"memory\");\n", opcode);
 }
 
 /* asm volatile("" : "+f"(acc[i])) for every register: the compiler keeps
  * each in place across the asynchronous instructions. */
 static void hold(const wg *g, tcmma_buf *out) {
+  if (g->host) {
+    tcmma_buf_printf(out, "  tcmma_sim_wgmma_hold(tcmma_acc, %d);\n", g->regs);
+    return;
+  }
   tcmma_buf_printf(out,
                    "#pragma unroll\n"
                    "  for (int tcmma_i = 0; tcmma_i < %d; tcmma_i++)\n"
@@ -131,33 +159,46 @@ static void mma_asm(const wg *g, tcmma_buf *out) {
                           "\"r\"((int)(tcmma_accumulate || tcmma_s > 0)));\n");
 }
 
+/* The host dialect's product: the simulator's call, the same opcode and
+ * operands (imm-trans 0 where the row has none). */
+static void mma_call(const wg *g, tcmma_buf *out) {
+  int ta = g->info->trans && !g->a_regs ? g->a.trans : 0, tb = g->info->trans ? g->b.trans : 0;
+  tcmma_buf_printf(out, "    tcmma_sim_wgmma_mma(\"%s\", tcmma_acc, %s, %s, tcmma_db,\n"
+                        "                        (int)(tcmma_accumulate || tcmma_s > 0), %d, %d);\n",
+                   g->op, g->a_regs ? "tcmma_a[tcmma_s]" : "NULL", g->a_regs ? "0ull" : "tcmma_da",
+                   ta, tb);
+}
+
 /* The signature and the operands' shared addresses (a register A: the
  * caller's fragments, one per k step). */
 static void signature(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
-  const char *ta = tcmma_prec_cuda_type(c->a.prec), *tb = tcmma_prec_cuda_type(c->b.prec);
-  tcmma_buf_printf(out, "__device__ __forceinline__ void %s(%s (&tcmma_acc)[%d], ", g->name,
-                   g->acc_t, g->regs);
-  if (g->a_regs) tcmma_buf_printf(out, "const unsigned (&tcmma_a)[%d][%d],\n", c->k / g->info->k,
-                                  TCMMA_WGMMA_A_REGS);
+  const char *ta = tcmma__table_spell_type(g->dl, c->a.prec),
+             *tb = tcmma__table_spell_type(g->dl, c->b.prec);
+  /* CUDA: references to the caller's arrays; C: the arrays themselves */
+  const char *ref_open = g->host ? "" : "(&", *ref_close = g->host ? "" : ")";
+  tcmma_buf_printf(out, "%s void %s(%s %stcmma_acc%s[%d], ", SPELL(g, DEVICE_FN), g->name,
+                   g->acc_t, ref_open, ref_close, g->regs);
+  if (g->a_regs) tcmma_buf_printf(out, "const unsigned %stcmma_a%s[%d][%d],\n", ref_open, ref_close,
+                                  c->k / g->info->k, TCMMA_WGMMA_A_REGS);
   else tcmma_buf_printf(out, "const %s *tcmma_a,\n", ta);
-  tcmma_buf_printf(out, "    const %s *tcmma_b, bool tcmma_accumulate) {\n", tb);
+  tcmma_buf_printf(out, "    const %s *tcmma_b, %s tcmma_accumulate) {\n", tb, SPELL(g, BOOL));
   if (!g->a_regs)
-    tcmma_buf_printf(out, "  const unsigned tcmma_a_at = (unsigned)__cvta_generic_to_shared(tcmma_a) + %ldu;\n",
-                     g->a.origin_bytes);
-  tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)__cvta_generic_to_shared(tcmma_b) + %ldu;\n",
-                   g->b.origin_bytes);
+    tcmma_buf_printf(out, "  const unsigned tcmma_a_at = (unsigned)%s(tcmma_a) + %ldu;\n",
+                     SPELL(g, CVTA_SHARED), g->a.origin_bytes);
+  tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)%s(tcmma_b) + %ldu;\n",
+                   SPELL(g, CVTA_SHARED), g->b.origin_bytes);
 }
 
 static void body(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
   signature(g, out);
   hold(g, out);
-  tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
-                        "#pragma unroll\n"
+  plain(g, "tcmma_sim_wgmma_fence", tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_FENCE), out);
+  tcmma_buf_printf(out, "%s\n"
                         "  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n"
                         "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n",
-                   tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_FENCE), c->k / g->info->k);
+                   SPELL(g, UNROLL), c->k / g->info->k);
   if (!g->a_regs)
     tcmma_buf_printf(out, "    const unsigned long long tcmma_da = 0x%016llxull |\n"
                           "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
@@ -165,12 +206,13 @@ static void body(const wg *g, tcmma_buf *out) {
   tcmma_buf_printf(out, "    const unsigned long long tcmma_db = 0x%016llxull |\n"
                         "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
                    (unsigned long long)g->b.desc, g->b.k_step_bytes);
-  mma_asm(g, out);
+  if (g->host) mma_call(g, out);
+  else mma_asm(g, out);
   char wait[64];
   snprintf(wait, sizeof wait, tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_WAIT), c->wait);
-  tcmma_buf_printf(out, "  }\n  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
-                        "  asm volatile(\"%s;\\n\" ::: \"memory\");\n",
-                   tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_COMMIT), wait);
+  tcmma_buf_printf(out, "  }\n");
+  plain(g, "tcmma_sim_wgmma_commit", tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_COMMIT), out);
+  plain(g, "tcmma_sim_wgmma_wait", wait, out);
   hold(g, out);
   tcmma_buf_printf(out, "}\n");
 }
@@ -180,6 +222,12 @@ tcmma_status tcmma_wgmma_render(const tcmma_wgmma_call *call, tcmma_buf *out, tc
   if (!out) return tcmma_fail(err, TCMMA_INVALID, "wgmma render: out must not be NULL");
   tcmma_status s = check_call(call, &g, err);
   if (s != TCMMA_OK) return s;
+  if (g.host) {
+    tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
+    header(&g, out);
+    body(&g, out);
+    return TCMMA_OK;
+  }
   /* the operands' types (cuda_bf16.h, cuda_fp8.h, ...) */
   const char *ha = tcmma_prec_header(call->a.prec), *hb = tcmma_prec_header(call->b.prec);
   if (ha[0]) tcmma_buf_printf(out, "#include <%s>\n", ha);

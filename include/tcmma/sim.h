@@ -345,6 +345,47 @@ void tcmma_sim_tma_load(const char *opcode, void *dst, const tcmma_tensor_map *m
  * plain read of a TMA tile). */
 void tcmma_sim_ld_shared(void *dst, const void *src, size_t bytes);
 
+/* ---- wgmma (Hopper's warpgroup MMA; mma/sim/wgmma.c, docs/sim.md "wgmma") ----
+ * wgmma.mma_async is a rendezvous of a warpgroup: the 128 threads of four
+ * consecutive warps (the first warp's index a multiple of 4). Its shared
+ * operands are read through 64-bit matrix descriptors whose start address is
+ * a byte offset into the block's dynamic shared memory (tcmma_sim_cvta_shared,
+ * >> 4); the accumulators' results land only at the wgmma.wait_group that
+ * completes their group: until then the thread's accumulator registers hold
+ * TCMMA_SIM_WGMMA_POISON (a read before the wait sees it), and a write to them
+ * while in flight, a thread ending with groups in flight, an mma_async before
+ * the thread's first wgmma.fence, and a shared byte a generic (ordinary) store
+ * changed after the block's last fence.proxy.async fail the run. */
+
+/* The bits of every in-flight accumulator register (an f32 and an f16 pair
+ * NaN, an s32 no product of the verify inputs reaches). */
+#define TCMMA_SIM_WGMMA_POISON 0x7fc0ffeeu
+
+/* __cvta_generic_to_shared(p): p's byte offset in the block's dynamic shared
+ * memory (the address space wgmma descriptors and the simulator's shared
+ * window share); a p outside it fails the run. */
+unsigned tcmma_sim_cvta_shared(const void *p);
+/* wgmma.fence.sync.aligned (per thread): the thread's registers are ordered
+ * before its following wgmma.mma_async. */
+void tcmma_sim_wgmma_fence(const char *opcode);
+/* wgmma.mma_async.sync.aligned.m64nNkK.D.A.B[.satfinite] (the row's opcode of
+ * tables/wgmma.def; a warpgroup collective): acc this thread's n/2 (f32, s32)
+ * or n/4 (f16 pairs) accumulator registers; a this thread's 4 registers of A
+ * (tcmma_wgmma_a_layout) or NULL for A through desc_a; scale_d 0: acc = A B,
+ * else acc += A B; trans_a/trans_b the imm-trans values (0 when the row has
+ * none). desc_a, desc_b, scale_d and the trans values must be warpgroup-uniform. */
+void tcmma_sim_wgmma_mma(const char *opcode, void *acc, const uint32_t *a,
+                         unsigned long long desc_a, unsigned long long desc_b, int scale_d,
+                         int trans_a, int trans_b);
+/* wgmma.commit_group.sync.aligned and "wgmma.wait_group.sync.aligned N" (per
+ * thread): commit closes the thread's open group; wait lands every committed
+ * group but the N most recent (N read from the opcode text, 0..7). */
+void tcmma_sim_wgmma_commit(const char *opcode);
+void tcmma_sim_wgmma_wait(const char *opcode);
+/* The register hold (CUDA: an empty asm with "+f"/"+r" on each of acc's regs
+ * registers): checks that none of them in flight was written since its issue. */
+void tcmma_sim_wgmma_hold(const void *acc, unsigned regs);
+
 /* ---- wmma ---- */
 
 #define TCMMA_SIM_FRAGMENT_MAX 16

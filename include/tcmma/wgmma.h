@@ -7,11 +7,15 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#ifndef __cplusplus
+#include <stdalign.h> /* alignas: a keyword in C++ */
+#endif
 #include "tcmma/prec.h"
 #include "tcmma/ptx.h"
 #include "tcmma/swizzle.h"
 #include "tcmma/plan.h"
 #include "tcmma/buf.h"
+#include "tcmma/render.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -156,18 +160,25 @@ typedef struct {
   int wait;               /* wgmma.wait_group N after the commit: 0 (the products
                              are done on return) to 7 (that many groups left in
                              flight; the caller waits before reading acc) */
+  /* TCMMA_DIALECT_CUDA (0, and for a caller built before this field, whose
+   * size stops short of it) or TCMMA_DIALECT_HOST: the simulator's calls
+   * (include/tcmma/sim.h). Aligned past the old struct's tail padding, so an
+   * old caller's size never covers it. */
+  alignas(8) tcmma_dialect dialect;
 } tcmma_wgmma_call;
 
 #define TCMMA_WGMMA_CALL_INIT(...) {.size = sizeof(tcmma_wgmma_call), __VA_ARGS__}
 
-/* Renders call as two CUDA device functions into out (appended): NAME_publish()
+/* Renders call as two device functions into out (appended), in call->dialect
+ * (CUDA inline asm, or the host dialect's tcmma_sim_wgmma_* calls with the
+ * same opcodes, the accumulators and a register A as C arrays): NAME_publish()
  * (fence.proxy.async after the block's ordinary shared stores, then a block
  * barrier) and NAME(acc, a, b, accumulate), run by every thread of one
  * warpgroup (a register A: `const unsigned (&a)[k steps][4]`, each step's
  * fragment as tcmma_wgmma_a_layout places it): wgmma.fence, one wgmma.mma_async per k step through matrix
  * descriptors, commit_group, wait_group. TCMMA_DECLINED (message in err) when
  * an operand plan declines or k is not a multiple of the arm's k;
- * TCMMA_INVALID for a NULL, malformed or too small call. */
+ * TCMMA_INVALID for a NULL, malformed or too small call or a bad dialect. */
 tcmma_status tcmma_wgmma_render(const tcmma_wgmma_call *call, tcmma_buf *out, tcmma_error *err);
 
 #pragma GCC visibility pop

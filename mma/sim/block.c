@@ -384,6 +384,7 @@ static void next_block_locked(void) {
   tcmma__sim_tma_reset();
   if (sh.dyn) memset(sh.dyn, 0xff, sh.dyn_alloc); /* uninitialized: NaN in every format */
   tcmma__sim_track_reset();
+  tcmma__sim_wgmma_reset();
   blk.generation++;
   pthread_cond_broadcast(&blk.block_cv);
 }
@@ -427,7 +428,12 @@ static void *thread_main(void *p) {
     tcmma__sim_stop = &stop;
     if (setjmp(stop) == 0) t->entry(t->arg);
     unsigned pending = tcmma__sim_cp_async_lane_end();
+    unsigned wg_pending = tcmma__sim_wgmma_lane_end();
     pthread_mutex_lock(&sh.mu);
+    if (wg_pending && !sh.failed)
+      fail_locked("thread %u (lane %u) of block %u ended with %u wgmma accumulator arrays in "
+                  "flight (expected wgmma.wait_group before the accumulators are used)",
+                  t->tid, t->tid % SIM_LANES, blk.block_idx[0], wg_pending);
     if (pending && !sh.failed)
       fail_locked("thread %u (lane %u) of block %u ended with %u cp.async copies never waited "
                   "for (expected cp.async.wait_group or wait_all before the data is used)",
@@ -605,6 +611,7 @@ tcmma_status tcmma_sim_launch_grid(void (*entry)(void *arg), void *arg,
   }
   release_shared_locked();
   tcmma__sim_track_free();
+  tcmma__sim_wgmma_free();
   pthread_mutex_unlock(&sh.mu);
   pthread_mutex_unlock(&launch_mu);
   free(threads);

@@ -145,6 +145,26 @@ void tcmma__sim_track_land(const void *dst, unsigned bytes, int thread, int warp
  * since (or by this warp with no __syncwarp() since). */
 bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, const char *what);
 
+/* ---- wgmma (wgmma.c) ---- */
+
+/* Element i of a lane's A fragment of mma.sync m16n8kK (k 8: tf32, 16:
+ * 16-bit, 32: 8-bit elements; mma.c's ISA layouts): its (row, col). */
+void tcmma__sim_mma_a_at(int k, int lane, int i, int *row, int *col);
+/* A new block (lock held): every thread's groups forgotten, the async
+ * proxy's view of the dynamic shared memory taken (it is all 0xff). */
+void tcmma__sim_wgmma_reset(void);
+/* The end of a launch: the view's memory freed. */
+void tcmma__sim_wgmma_free(void);
+/* The calling thread leaves its block (lock not held): the wgmma groups it
+ * still had in flight (forgotten). */
+unsigned tcmma__sim_wgmma_lane_end(void);
+/* fence.proxy.async (lock held): the async proxy's view becomes the dynamic
+ * shared memory as it is now. */
+void tcmma__sim_async_view_fence(void);
+/* An async-proxy write (a TMA landing) of [p, p+bytes) (lock held): the view
+ * takes those bytes too. */
+void tcmma__sim_async_view_write(const void *p, size_t bytes);
+
 /* A binary floating-point format: exp_bits, man_bits, bias; has_inf: the
  * all-ones exponent is Inf/NaN (IEEE); otherwise (e4m3) only all-ones
  * exponent and mantissa is NaN and the rest of that binade is finite.

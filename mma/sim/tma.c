@@ -118,9 +118,13 @@ void tcmma_sim_mbar_init(const char *opcode, unsigned long long *bar, unsigned a
 
 void tcmma_sim_fence(const char *opcode) {
   if (tcmma__sim_current_lane() < 0) return;
-  if (opcode_is(opcode, OP_MBAR_INIT_FENCE) ||
-      opcode_is(opcode, OP_FENCE_PROXY_ASYNC))
+  if (opcode_is(opcode, OP_MBAR_INIT_FENCE)) return;
+  if (opcode_is(opcode, OP_FENCE_PROXY_ASYNC)) { /* wgmma's view (wgmma.c) */
+    tcmma__sim_lock();
+    tcmma__sim_async_view_fence();
+    tcmma__sim_unlock();
     return;
+  }
   tcmma__sim_fail_lane("fence: unknown opcode '%s': expected %s or %s", opcode ? opcode : "(null)",
                        opcodes[OP_MBAR_INIT_FENCE],
                        opcodes[OP_FENCE_PROXY_ASYNC]);
@@ -230,6 +234,7 @@ static bool land_one(const sim_tma *c) {
         return false;
       memcpy(dst, src, (size_t)eb);
     }
+    tcmma__sim_async_view_write(dst, (size_t)eb); /* the async proxy wrote it */
     int i = 0; /* the next index, dimension 0 fastest */
     while (i < rank && ++idx[i] == landed[i]) idx[i++] = 0;
     if (i == rank) return true;
