@@ -42,13 +42,26 @@ static bool gemm_runs(const verify_item *it, int cc) {
          p.arm == it->arm && it->shared_bytes <= tcmma_shared_memory_max(cc, 0);
 }
 
+/* Whether wgmma row w runs on cc, from its row: an arch-specific (sm_90a)
+ * target runs on its floor's arch alone. */
+static bool wgmma_row_runs(tcmma_wgmma w, int cc) {
+  const tcmma_wgmma_info *info = tcmma_wgmma_get(w);
+  assert_non_null(info);
+  return info->suffix == TCMMA_PTX_SUFFIX_A ? cc == info->floor : cc >= info->floor;
+}
+
+static bool item_runs(const verify_item *it, int cc) {
+  if (it->kind == VERIFY_ITEM_GEMM) return gemm_runs(it, cc);
+  if (it->kind == VERIFY_ITEM_WGMMA) return wgmma_row_runs(it->wgmma, cc);
+  return row_runs(it->arm, cc);
+}
+
 /* The mask the rules give item on d, derived independently of plan.c. */
 static unsigned expected_mask(const verify_item *it, const verify_devices *d) {
   if (!it->accepted) return 1u;
   unsigned runners = 0;
   for (size_t i = 0; i < d->n; i++)
-    if (it->kind == VERIFY_ITEM_GEMM ? gemm_runs(it, d->cc[i]) : row_runs(it->arm, d->cc[i]))
-      runners |= 1u << i;
+    if (item_runs(it, d->cc[i])) runners |= 1u << i;
   if (it->kind == VERIFY_ITEM_GEMM || !runners) return runners;
   int lo = -1, hi = -1;
   for (size_t i = 0; i < d->n; i++)
@@ -92,7 +105,9 @@ static void known_placements(void **state) {
   verify_devices all = devices(fleet_all, 6), no12 = devices(fleet_no12, 5);
   verify_item *items;
   size_t count = verify_items_all(&items);
-  int mx = 0, fp8 = 0, wmma = 0, gemm75 = 0, gemm80 = 0, declines = 0;
+  int mx = 0, fp8 = 0, wmma = 0, gemm75 = 0, gemm80 = 0, declines = 0, wgmma = 0;
+  const int no90[] = {75, 80, 89, 100, 120};
+  verify_devices without90 = devices(no90, 5);
   char where[64];
   for (size_t i = 0; i < count; i++) {
     const verify_item *it = &items[i];
@@ -111,6 +126,10 @@ static void known_placements(void **state) {
     } else if (it->kind == VERIFY_ITEM_ARM && it->arm == TCMMA_ARM_WMMA_F16) {
       wmma++;
       assert_string_equal(where, "75,120"); /* floor 70 is not listed: the lowest that runs it */
+    } else if (it->kind == VERIFY_ITEM_WGMMA) {
+      wgmma++;
+      assert_string_equal(where, "90"); /* sm_90a only: not forward-compatible */
+      assert_int_equal(verify_plan_mask(it, &without90), 0);
     } else if (it->kind == VERIFY_ITEM_GEMM) {
       assert_true(mask != 0);
       if (!(mask & 1u)) {
@@ -129,6 +148,8 @@ static void known_placements(void **state) {
     }
   }
   assert_true(mx > 0 && fp8 > 0 && wmma > 0 && declines > 0);
+  const verify_wgmma_case *wc;
+  assert_int_equal(wgmma, (int)verify_wgmma_matrix(&wc)); /* every wgmma case is an item */
   assert_true(gemm75 > 0 && gemm80 > 0);
   free(items);
 }
@@ -248,10 +269,15 @@ static void cli_plan_and_jobs(void **state) {
   cli_result r = run_cli((const char *[]){"verify", "--plan", "120,75,80", "--json", NULL}, NULL);
   assert_int_equal(r.exit_code, 0);
   verify_item *items;
-  size_t n = verify_items_all(&items);
+  size_t n = verify_items_all(&items), covered = 0;
+  const int fleet[] = {75, 80, 120};
+  verify_devices d = devices(fleet, 3);
+  for (size_t i = 0; i < n; i++) covered += expected_mask(&items[i], &d) != 0;
   free(items);
   assert_int_equal(json_int_of(r.out, "cases"), (long)n);
-  assert_int_equal(json_int_of(r.out, "covered"), (long)n); /* 12.x listed: nothing uncovered */
+  /* 12.x listed: uncovered only what runs on 9.0 alone (the wgmma cases) */
+  assert_true(covered < n);
+  assert_int_equal(json_int_of(r.out, "covered"), (long)covered);
   cli_result_free(&r);
   r = run_cli((const char *[]){"verify", "--plan", "75,80,89,90,100", "--shards", "3",
                                "--ci-matrix", NULL}, NULL);

@@ -75,11 +75,13 @@ typedef struct {
 } tally;
 
 /* The slots a case counts under: its expected arm, "none" (no-arm and floor
- * declines) at TCMMA_ARM_COUNT, and the GEMM cases together after it. */
-enum { SLOT_NONE = TCMMA_ARM_COUNT, SLOT_GEMM, SLOTS };
+ * declines) at TCMMA_ARM_COUNT, the GEMM cases together after it, then the
+ * wgmma cases by row. */
+enum { SLOT_NONE = TCMMA_ARM_COUNT, SLOT_GEMM, SLOT_WGMMA, SLOTS = SLOT_WGMMA + TCMMA_WGMMA_COUNT };
 
 static int item_slot(const verify_item *it) {
   if (it->kind == VERIFY_ITEM_GEMM) return SLOT_GEMM;
+  if (it->kind == VERIFY_ITEM_WGMMA) return SLOT_WGMMA + (int)it->wgmma;
   tcmma_arm arm = it->arm_case->expect_arm;
   return (unsigned)arm < TCMMA_ARM_COUNT ? (int)arm : SLOT_NONE;
 }
@@ -87,10 +89,15 @@ static int item_slot(const verify_item *it) {
 static const char *slot_name(int slot) {
   return slot < TCMMA_ARM_COUNT ? tcmma_arm_marker((tcmma_arm)slot)
          : slot == SLOT_NONE    ? "none"
-                                : "gemm";
+         : slot == SLOT_GEMM    ? "gemm"
+                                : tcmma_wgmma_marker((tcmma_wgmma)(slot - SLOT_WGMMA));
 }
 
 static const char *expect_text(const verify_item *it, char *buf, size_t cap) {
+  if (it->kind == VERIFY_ITEM_WGMMA) {
+    snprintf(buf, cap, "accept %s", tcmma_wgmma_marker(it->wgmma));
+    return buf;
+  }
   if (it->kind == VERIFY_ITEM_GEMM) {
     const verify_gemm_case *g = it->gemm_case;
     if (g->expect == TCMMA_GEMM_DECLINE_NONE) snprintf(buf, cap, "accept");
@@ -239,6 +246,15 @@ static size_t select_arm(const verify_args *a, verify_item *sel) {
     if (a->subset && !verify_case_in_subset(c)) continue;
     sel[n++] = verify_item_of_case(c);
   }
+  /* the wgmma cases (no arm of tables/arms.def: not under --arm); the
+   * subset keeps each row's first */
+  const verify_wgmma_case *wg;
+  size_t n_wg = verify_wgmma_matrix(&wg);
+  for (size_t i = 0; i < n_wg && !a->have_arm; i++) {
+    if (a->text && !strstr(wg[i].name, a->text)) continue;
+    if (a->subset && i > 0 && wg[i - 1].arm == wg[i].arm) continue;
+    sel[n++] = verify_item_of_wgmma(&wg[i]);
+  }
   return n;
 }
 
@@ -300,7 +316,7 @@ static void prepare(int exec, const verify_item *sel, size_t n, bool begin) {
   size_t na = 0, ng = 0;
   for (size_t i = 0; arms && gemms && i < n; i++) {
     if (sel[i].kind == VERIFY_ITEM_ARM) arms[na++] = sel[i].arm_case;
-    else gemms[ng++] = sel[i].gemm_case;
+    else if (sel[i].kind == VERIFY_ITEM_GEMM) gemms[ng++] = sel[i].gemm_case;
   }
   if (arms && na && executors[exec].prepare) executors[exec].prepare(arms, na);
   if (gemms && ng && compile) verify_gemm_compile_prepare(gemms, ng);
@@ -321,6 +337,8 @@ static double run_items(int exec, const verify_item *sel, size_t n, verify_case_
     res[i].outcome = VERIFY_CASE_FAILED; /* an executor that forgets to say is a failure */
     snprintf(res[i].reason, sizeof res[i].reason, "the executor reported no outcome");
     if (sel[i].kind == VERIFY_ITEM_ARM) executors[exec].run(sel[i].arm_case, &res[i]);
+    else if (sel[i].kind == VERIFY_ITEM_WGMMA)
+      verify_wgmma_exec(executors[exec].executor, sel[i].wgmma_case, &res[i]);
     else verify_gemm_exec(executors[exec].executor, sel[i].gemm_case, &res[i]);
     secs[i] = now() - c0;
     if (tap)
@@ -552,7 +570,8 @@ int cmd_verify(int argc, char **argv) {
                      a.have_arm ? "--arm" : "--subset", a.text);
   const verify_case *arms;
   const verify_gemm_case *gemms;
-  size_t cap = verify_matrix(&arms) + verify_gemm_matrix(&gemms);
+  const verify_wgmma_case *wgs;
+  size_t cap = verify_matrix(&arms) + verify_gemm_matrix(&gemms) + verify_wgmma_matrix(&wgs);
   verify_item *sel = calloc(cap ? cap : 1, sizeof *sel);
   if (!sel) return cli_fail("verify", "out of memory for %zu cases", cap);
   size_t n = a.plan ? select_plan(&a, sel) : gemm_only ? select_gemm(&a, sel) : select_arm(&a, sel);

@@ -78,6 +78,7 @@ typedef struct {
 /* One device's share of the plan. */
 typedef struct {
   int cases, arm_cases, gemm_cases, planning; /* planning: cases that need no device */
+  int wgmma_cases;
   long long cost;
   int shards;                                 /* jobs: min(--shards, cases) */
 } device_share;
@@ -100,6 +101,7 @@ static device_share share_of(const verify_args *a, const plan_data *p, size_t de
     s.cases++, s.cost += it->cost;
     if (!it->accepted) s.planning++;
     else if (it->kind == VERIFY_ITEM_ARM) s.arm_cases++;
+    else if (it->kind == VERIFY_ITEM_WGMMA) s.wgmma_cases++;
     else s.gemm_cases++;
   }
   long long shards = a->job_cost ? (s.cost + a->job_cost - 1) / a->job_cost : a->plan_shards;
@@ -202,6 +204,25 @@ static bool arm_cover_of(const verify_args *a, const plan_data *p, tcmma_arm arm
   return v->info && (v->arm_cases || v->gemm_cases);
 }
 
+/* A wgmma row's coverage: its cases, the lowest and newest listed device
+ * that runs it. */
+typedef struct {
+  const tcmma_wgmma_info *info;
+  int cases, lowest, newest;
+} wgmma_cover;
+
+static wgmma_cover wgmma_cover_of(const verify_args *a, const plan_data *p, tcmma_wgmma w) {
+  wgmma_cover v = {tcmma_wgmma_get(w), 0, 0, 0};
+  for (size_t i = 0; i < p->n; i++)
+    v.cases += p->items[i].kind == VERIFY_ITEM_WGMMA && p->items[i].wgmma == w;
+  for (size_t i = 0; i < a->devices.n; i++)
+    if (tcmma_wgmma_runs_on(w, a->devices.cc[i])) {
+      if (!v.lowest) v.lowest = a->devices.cc[i];
+      v.newest = a->devices.cc[i];
+    }
+  return v;
+}
+
 static size_t uncovered(const plan_data *p) {
   size_t k = 0;
   for (size_t i = 0; i < p->n; i++) k += p->mask[i] == 0;
@@ -228,6 +249,22 @@ static void json_arms(json_writer *w, const verify_args *a, const plan_data *p) 
     newest ? json_int(w, newest) : json_null(w);
     json_end_object(w);
   }
+  for (int wi = 0; wi < TCMMA_WGMMA_COUNT; wi++) {
+    wgmma_cover v = wgmma_cover_of(a, p, (tcmma_wgmma)wi);
+    if (!v.cases) continue;
+    json_begin_object(w);
+    json_key(w, "arm"), json_string(w, v.info->marker);
+    json_key(w, "floor"), json_int(w, v.info->floor);
+    json_key(w, "family"), json_bool(w, false);
+    json_key(w, "arm_cases"), json_int(w, v.cases);
+    json_key(w, "gemm_cases"), json_int(w, 0);
+    json_key(w, "floor_device");
+    v.lowest ? json_int(w, v.lowest) : json_null(w);
+    json_key(w, "floor_listed"), json_bool(w, v.lowest == v.info->floor);
+    json_key(w, "newest_device");
+    v.newest ? json_int(w, v.newest) : json_null(w);
+    json_end_object(w);
+  }
   json_end_array(w);
 }
 
@@ -242,6 +279,7 @@ static void json_devices(json_writer *w, const verify_args *a, const plan_data *
     json_key(w, "cases"), json_int(w, s.cases);
     json_key(w, "arm_cases"), json_int(w, s.arm_cases);
     json_key(w, "gemm_cases"), json_int(w, s.gemm_cases);
+    json_key(w, "wgmma_cases"), json_int(w, s.wgmma_cases);
     json_key(w, "planning_only"), json_int(w, s.planning);
     json_key(w, "cost"), json_int(w, s.cost);
     json_key(w, "shards"), json_begin_array(w);
@@ -293,17 +331,18 @@ static void print_json(const verify_args *a, const plan_data *p) {
 
 static void text_devices(const verify_args *a, const plan_data *p) {
   text_table t;
-  table_init(&t, 7);
-  table_row(&t, (const char *const[]){"DEVICE", "CASES", "ARM", "GEMM", "PLANNING", "COST",
-                                      "JOBS"});
+  table_init(&t, 8);
+  table_row(&t, (const char *const[]){"DEVICE", "CASES", "ARM", "GEMM", "WGMMA", "PLANNING",
+                                      "COST", "JOBS"});
   for (size_t d = 0; d < a->devices.n; d++) {
     device_share s = share_of(a, p, d);
-    char c[7][24];
+    char c[8][24];
     snprintf(c[0], 24, "%d", a->devices.cc[d]), snprintf(c[1], 24, "%d", s.cases);
     snprintf(c[2], 24, "%d", s.arm_cases), snprintf(c[3], 24, "%d", s.gemm_cases);
-    snprintf(c[4], 24, "%d", s.planning), snprintf(c[5], 24, "%lld", s.cost);
-    snprintf(c[6], 24, "%d", s.shards);
-    table_row(&t, (const char *const[]){c[0], c[1], c[2], c[3], c[4], c[5], c[6]});
+    snprintf(c[4], 24, "%d", s.wgmma_cases);
+    snprintf(c[5], 24, "%d", s.planning), snprintf(c[6], 24, "%lld", s.cost);
+    snprintf(c[7], 24, "%d", s.shards);
+    table_row(&t, (const char *const[]){c[0], c[1], c[2], c[3], c[4], c[5], c[6], c[7]});
   }
   table_print(&t, stdout);
   table_free(&t);
@@ -328,6 +367,16 @@ static void text_arms(const verify_args *a, const plan_data *p) {
     }
     snprintf(c[3], 48, "%d", na), snprintf(c[4], 48, "%d", ng);
     table_row(&t, (const char *const[]){info->marker, c[0], c[1], c[2], c[3], c[4]});
+  }
+  for (int w = 0; w < TCMMA_WGMMA_COUNT; w++) { /* the wgmma rows: their cases as arm cases */
+    wgmma_cover v = wgmma_cover_of(a, p, (tcmma_wgmma)w);
+    if (!v.cases) continue;
+    char c[5][48];
+    snprintf(c[0], 48, "%d (sm_%da only)", v.info->floor, v.info->floor);
+    snprintf(c[1], 48, "%s", "none"), snprintf(c[2], 48, "%s", "none");
+    if (v.lowest) snprintf(c[1], 48, "%d", v.lowest), snprintf(c[2], 48, "%d", v.newest);
+    snprintf(c[3], 48, "%d", v.cases), snprintf(c[4], 48, "0");
+    table_row(&t, (const char *const[]){v.info->marker, c[0], c[1], c[2], c[3], c[4]});
   }
   table_print(&t, stdout);
   table_free(&t);

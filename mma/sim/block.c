@@ -506,6 +506,7 @@ static tcmma_status setup_locked(const tcmma_sim_config *cfg, tcmma_error *err) 
   memcpy(blk.dim_grid, cfg->grid, sizeof blk.dim_grid);
   memcpy(blk.dim_block, cfg->block, sizeof blk.dim_block);
   blk.nthreads = cfg->block[0] * cfg->block[1] * cfg->block[2];
+  sh.nthreads = blk.nthreads; /* the models (wgmma.c) read it there */
   blk.nwarps = (blk.nthreads + SIM_LANES - 1) / SIM_LANES;
   blk.list = cfg->blocks;
   blk.nlist = cfg->blocks ? cfg->n_blocks : 0;

@@ -24,6 +24,7 @@
  * reads it, so no model or tracking file calls back up into the scheduler. */
 typedef struct {
   pthread_mutex_t mu; /* the block's lock */
+  unsigned nthreads;  /* threads in a block of the launch */
   bool failed;        /* the run's first failure, in message */
   char message[TCMMA_ERROR_MAX];
   void (*wake)(void); /* wakes every waiter after a failure (lock held); block.c's */
@@ -147,9 +148,6 @@ bool tcmma__sim_track_read(const void *p, unsigned bytes, int warp, int lane, co
 
 /* ---- wgmma (wgmma.c) ---- */
 
-/* Element i of a lane's A fragment of mma.sync m16n8kK (k 8: tf32, 16:
- * 16-bit, 32: 8-bit elements; mma.c's ISA layouts): its (row, col). */
-void tcmma__sim_mma_a_at(int k, int lane, int i, int *row, int *col);
 /* A new block (lock held): every thread's groups forgotten, the async
  * proxy's view of the dynamic shared memory taken (it is all 0xff). */
 void tcmma__sim_wgmma_reset(void);

@@ -125,14 +125,6 @@ static void a_at(const mma_shape *s, int lane, int i, int *row, int *col) {
   }
 }
 
-/* For wgmma's register A (mma/sim/wgmma.c): element i of a lane's A
- * fragment of the m16n8kK mma.sync whose A the ISA gives each warp of the
- * warpgroup (k 8: tf32, 16: 16-bit, 32: 8-bit types). */
-void tcmma__sim_mma_a_at(int k, int lane, int i, int *row, int *col) {
-  mma_shape s = {.m = 16, .n = 8, .k = k, .a = k == 8 ? EL_TF32 : k == 16 ? EL_F16 : EL_S8};
-  a_at(&s, lane, i, row, col);
-}
-
 /* Element i of a lane's B fragment: (row k, column n = g). */
 static int b_k(const mma_shape *s, int lane, int i) {
   int q = lane & 3;

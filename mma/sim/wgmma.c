@@ -270,13 +270,26 @@ static bool gather(const operand *o, int rows, int k, double *out) {
   return true;
 }
 
+/* Element i of a lane's register A of one k step (PTX ISA, wgmma's
+ * register fragments: warp w holds rows 16w.. as mma.sync m16n8kK holds its
+ * A; g = lane / 4, q = lane % 4): tf32 (k 8) a0..a3 at (g + 8 (i&1),
+ * q + 4 (i>>1)); 16-bit (k 16) a0..a7 at (g + 8 ((i>>1)&1), 2q + (i&1) +
+ * 8 (i>>2)); 8-bit (k 32) a0..a15 at (g + 8 ((i>>2)&1), 4q + (i&3) +
+ * 16 (i>>3)). */
+static void a_at(int k, int lane, int i, int *row, int *col) {
+  int g = lane / 4, q = lane % 4;
+  if (k == 8) *row = g + 8 * (i & 1), *col = q + 4 * (i >> 1);
+  else if (k == 16) *row = g + 8 * ((i >> 1) & 1), *col = 2 * q + (i & 1) + 8 * (i >> 2);
+  else *row = g + 8 * ((i >> 2) & 1), *col = 4 * q + (i & 3) + 16 * (i >> 3);
+}
+
 /* A from the threads' registers: warp w's rows 16w.. as mma.sync's A. */
 static void gather_regs(const wshape *s, const wargs *const arg[WG], double *out) {
   int per = 4 / type_bytes[s->a];
   for (int t = 0; t < WG; t++)
     for (int i = 0; i < 4 * per; i++) {
       int row, col, bits = 32 / per;
-      tcmma__sim_mma_a_at(s->k, t % 32, i, &row, &col);
+      a_at(s->k, t % 32, i, &row, &col);
       uint32_t word = arg[t]->a[i / per];
       uint32_t v = bits == 32 ? word : (word >> (bits * (i % per))) & ((1u << bits) - 1);
       out[(16 * (t / 32) + row) * s->k + col] = decode(s->a, v);
@@ -430,7 +443,7 @@ void tcmma_sim_wgmma_mma(const char *opcode, void *acc, const uint32_t *a,
   int tid = tcmma__sim_current_thread();
   if (tid < 0) return;
   if (!acc) tcmma__sim_fail_lane("wgmma.mma_async: thread %d passes NULL accumulators", tid);
-  unsigned threads_in = tcmma_sim_block_dim(0) * tcmma_sim_block_dim(1) * tcmma_sim_block_dim(2);
+  unsigned threads_in = sh.nthreads;
   int g = tid / WG;
   if ((unsigned)(g + 1) * WG > threads_in)
     tcmma__sim_fail_lane("wgmma.mma_async by thread %d: its warpgroup (threads %d-%d) is partial "

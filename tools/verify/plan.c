@@ -32,15 +32,24 @@ verify_item verify_item_of_gemm(const verify_gemm_case *c) {
   return it;
 }
 
+verify_item verify_item_of_wgmma(const verify_wgmma_case *c) {
+  verify_item it = {.kind = VERIFY_ITEM_WGMMA, .wgmma_case = c, .name = c->name,
+                    .arm = TCMMA_ARM_NONE, .accepted = true, .wgmma = c->arm};
+  it.cost = verify_item_cost(&it);
+  return it;
+}
+
 size_t verify_items_all(verify_item **out) {
   const verify_case *arm;
   const verify_gemm_case *gemm;
-  size_t na = verify_matrix(&arm), ng = verify_gemm_matrix(&gemm);
-  *out = calloc(na + ng ? na + ng : 1, sizeof **out);
+  const verify_wgmma_case *wg;
+  size_t na = verify_matrix(&arm), ng = verify_gemm_matrix(&gemm), nw = verify_wgmma_matrix(&wg);
+  *out = calloc(na + ng + nw ? na + ng + nw : 1, sizeof **out);
   if (!*out) return 0;
   for (size_t i = 0; i < na; i++) (*out)[i] = verify_item_of_case(&arm[i]);
   for (size_t i = 0; i < ng; i++) (*out)[na + i] = verify_item_of_gemm(&gemm[i]);
-  return na + ng;
+  for (size_t i = 0; i < nw; i++) (*out)[na + ng + i] = verify_item_of_wgmma(&wg[i]);
+  return na + ng + nw;
 }
 
 /* The mma products one rendered statement of an arm case holds. */
@@ -55,6 +64,10 @@ static long arm_products(const verify_case *c, tcmma_arm arm) {
 long verify_item_cost(const verify_item *it) {
   if (!it->accepted) return 1;
   if (it->kind == VERIFY_ITEM_ARM) return 60 + 2 * arm_products(it->arm_case, it->arm) + 4;
+  if (it->kind == VERIFY_ITEM_WGMMA) {
+    const verify_wgmma_case *w = it->wgmma_case;
+    return 100 + 2L * (w->k / tcmma_wgmma_get(w->arm)->k) * (w->n / 8) + 4;
+  }
   const tcmma_gemm_call *g = &it->gemm_case->call;
   int mma = it->gemm_plan.mma_per_k_tile;
   long long mnk = (long long)g->m * g->n * g->k;
@@ -73,6 +86,7 @@ bool verify_gemm_runs_on(const tcmma_gemm_plan *p, int cc) {
 bool verify_item_runs_on(const verify_item *it, int cc) {
   if (!it->accepted) return true;
   if (it->kind == VERIFY_ITEM_GEMM) return verify_gemm_runs_on(&it->gemm_plan, cc);
+  if (it->kind == VERIFY_ITEM_WGMMA) return tcmma_wgmma_runs_on(it->wgmma, cc);
   return tcmma_arm_runs_on(it->arm, cc);
 }
 
@@ -96,6 +110,12 @@ void verify_plan_uncovered_reason(const verify_item *it, const verify_devices *d
                                   size_t cap) {
   char list[VERIFY_PLAN_DEVICES_MAX * 5 + 1];
   verify_devices_format(d, list, sizeof list);
+  const tcmma_wgmma_info *wg = it->kind == VERIFY_ITEM_WGMMA ? tcmma_wgmma_get(it->wgmma) : NULL;
+  if (wg) {
+    snprintf(buf, cap, "none of %s runs %s (floor %d, sm_%da only: wgmma is not "
+             "forward-compatible)", list, wg->marker, wg->floor, wg->floor);
+    return;
+  }
   const tcmma_arm_info *info = tcmma_arm_get(it->arm);
   if (!info) {
     snprintf(buf, cap, "no device listed");

@@ -11,8 +11,9 @@
 #include <stdio.h>
 #include "tools/verify/gemm.h"
 #include "tools/verify/verify.h"
+#include "tools/verify/wgmma.h"
 
-typedef enum { VERIFY_ITEM_ARM, VERIFY_ITEM_GEMM } verify_item_kind;
+typedef enum { VERIFY_ITEM_ARM, VERIFY_ITEM_GEMM, VERIFY_ITEM_WGMMA } verify_item_kind;
 
 typedef struct {
   verify_item_kind kind;
@@ -25,6 +26,8 @@ typedef struct {
   size_t shared_bytes; /* GEMM: dynamic shared memory per block; 0 otherwise */
   tcmma_gemm_plan gemm_plan; /* GEMM, accepted: the case's plan */
   long cost;           /* expected cost in model units (verify_item_cost) */
+  const verify_wgmma_case *wgmma_case; /* VERIFY_ITEM_WGMMA */
+  tcmma_wgmma wgmma;   /* VERIFY_ITEM_WGMMA: the row it runs on (arm is TCMMA_ARM_NONE) */
 } verify_item;
 
 /* The item of arm-matrix case c / GEMM case c (planned for its arm and
@@ -32,8 +35,11 @@ typedef struct {
  * no device, whose run reports the failure). */
 verify_item verify_item_of_case(const verify_case *c);
 verify_item verify_item_of_gemm(const verify_gemm_case *c);
+/* The item of wgmma case c (tools/verify/wgmma.h): always accepted. */
+verify_item verify_item_of_wgmma(const verify_wgmma_case *c);
 
-/* Every case of both matrices, arm matrix first, each in matrix order, into
+/* Every case of the matrices, arm matrix first, then the GEMM matrix, then
+ * the wgmma cases, each in matrix order, into
  * a new array *out (free it); the count, 0 when out of memory. */
 size_t verify_items_all(verify_item **out);
 
@@ -44,13 +50,16 @@ size_t verify_items_all(verify_item **out);
  * statement (mt*nt*kt, its code size) + 4 (two passes: copies, launches).
  * A GEMM case: 300 (the whole kernel's compile) + 4 per mma per warp and k
  * tile (the unrolled body) + 2*m*n*k/100000 (the host's double reference
- * of two passes) + 8 (copies, launches). */
+ * of two passes) + 8 (copies, launches). A wgmma case: 100 (the compile of
+ * a warpgroup kernel) + 2 per wgmma.mma_async per n/8 (its accumulator
+ * registers: the code size) + 4 (one pass). */
 long verify_item_cost(const verify_item *it);
 
 /* Whether a device of compute capability cc can run item: a case that
  * needs no device runs anywhere; an arm case where its arm runs
  * (tcmma_arm_runs_on: floor and family); a GEMM case where its arm runs
- * and its shared memory fits (tcmma_shared_memory_max). The rule the gpu
+ * and its shared memory fits (tcmma_shared_memory_max); a wgmma case where
+ * its row runs (tcmma_wgmma_runs_on: cc 9.0 alone). The rule the gpu
  * executors skip by. */
 bool verify_item_runs_on(const verify_item *it, int cc);
 
@@ -75,8 +84,9 @@ void verify_devices_format(const verify_devices *d, char *buf, size_t cap);
 /* Which of d's devices run item under the plan's coverage rules, as a bit
  * mask over d->cc (bit i: d->cc[i]); 0: uncovered.
  *   - a case that needs no device: the lowest listed device only;
- *   - an arm-matrix case: the lowest listed device that runs its arm (its
- *     floor device) and the highest (the newest that has it);
+ *   - an arm-matrix case and a wgmma case: the lowest listed device that
+ *     runs its arm (its floor device) and the highest (the newest that has
+ *     it);
  *   - a GEMM case: every listed device that runs it. */
 unsigned verify_plan_mask(const verify_item *it, const verify_devices *d);
 

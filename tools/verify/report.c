@@ -44,6 +44,7 @@ static void xml_text(FILE *f, const char *s) {
 
 static const char *classname_of(const verify_item *it) {
   if (it->kind == VERIFY_ITEM_GEMM) return "gemm";
+  if (it->kind == VERIFY_ITEM_WGMMA) return tcmma_wgmma_marker(it->wgmma);
   return it->accepted ? tcmma_arm_marker(it->arm) : "declined";
 }
 
