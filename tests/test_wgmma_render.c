@@ -5,6 +5,7 @@
  * with fence.proxy.async for the ordinary shared stores. Skipped (never
  * passed) without NVRTC. */
 #include "util.h"
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "tcmma/tcmma.h"
@@ -189,13 +190,43 @@ static void declines_and_bad_calls(void **state) {
   assert_int_equal(tcmma_wgmma_render(&call, NULL, &err), TCMMA_INVALID);
   call.arm = TCMMA_WGMMA_COUNT;
   assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_INVALID);
+  call = call_of(&cases[0]);
+  call.dialect = (tcmma_dialect)2;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "dialect 2"));
   assert_int_equal(src.len, 0); /* nothing written by a failed render */
   tcmma_buf_free(&src);
 }
 
+/* The dialect field: a caller built before it (its size stops short of it,
+ * whatever the bytes there) gets CUDA; the host dialect spells the same
+ * opcodes as the simulator's calls, without asm. */
+static void dialects(void **state) {
+  (void)state;
+  tcmma_wgmma_call call = call_of(&cases[1]);
+  call.dialect = TCMMA_DIALECT_HOST;
+  call.size = offsetof(tcmma_wgmma_call, dialect);
+  tcmma_buf cuda = {0}, host = {0};
+  assert_int_equal(tcmma_wgmma_render(&call, &cuda, NULL), TCMMA_OK);
+  assert_non_null(strstr(cuda.data, "asm volatile(\"wgmma.fence.sync.aligned;"));
+  call.size = sizeof call;
+  assert_int_equal(tcmma_wgmma_render(&call, &host, NULL), TCMMA_OK);
+  const char *want[] = {"tcmma_sim_wgmma_fence(\"wgmma.fence.sync.aligned\")",
+                        "tcmma_sim_wgmma_mma(\"wgmma.mma_async.sync.aligned.m64n64k16.f32.f16.f16\"",
+                        "tcmma_sim_wgmma_commit(\"wgmma.commit_group.sync.aligned\")",
+                        "tcmma_sim_wgmma_wait(\"wgmma.wait_group.sync.aligned 0\")",
+                        "tcmma_sim_fence(\"fence.proxy.async.shared::cta\")",
+                        "tcmma_sim_wgmma_hold(tcmma_acc, 32)", "tcmma_sim_cvta_shared(tcmma_b)",
+                        "(wgmma-f16)"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(host.data, want[i])) fail_msg("no '%s' in\n%s", want[i], host.data);
+  assert_null(strstr(host.data, "asm"));
+  tcmma_buf_free(&cuda), tcmma_buf_free(&host);
+}
+
 int main(void) {
   enum { N = sizeof cases / sizeof cases[0] };
-  struct CMUnitTest tests[N + 3];
+  struct CMUnitTest tests[N + 4];
   static char names[N][64];
   for (size_t i = 0; i < N; i++) {
     snprintf(names[i], sizeof names[i], "%s/n%d/k%d/%s%s%s", cases[i].arm, cases[i].n, cases[i].k,
@@ -206,5 +237,6 @@ int main(void) {
   tests[N] = (struct CMUnitTest)cmocka_unit_test(text_carries_marker_and_plans);
   tests[N + 1] = (struct CMUnitTest)cmocka_unit_test(declines_and_bad_calls);
   tests[N + 2] = (struct CMUnitTest)cmocka_unit_test(text_of_register_a);
+  tests[N + 3] = (struct CMUnitTest)cmocka_unit_test(dialects);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
