@@ -4,7 +4,8 @@
 #   1. make all and the driver test (cmocka: installed, or .deb files in
 #      $TCMMA_GPU_DEBS, default .gpu-debs, unpacked into / when missing);
 #   2. tcmma devices;
-#   3. tcmma verify --executor gpu --json over the whole matrix (cache off);
+#   3. tcmma verify --executor gpu --json over the whole matrix (cache off;
+#      its wgmma cases run on a cc 9.0 device and skip elsewhere);
 #   4. the driver test, whose real_gpu cases must run (not skip) and pass:
 #      add_one on the device, and every module of tests/data/ptx loading
 #      exactly when `tcmma ptx --check sm_<cc>a` says it does;

@@ -78,6 +78,14 @@
  *                                      tcmma_sim_tma_load(opcode, dst, &map, bar, coords)
  *   a plain read of a TMA tile's bytes tcmma_sim_ld_shared(dst, src, bytes)
  *   uint4, __align__(16)               tcmma_sim_uint4, _Alignas(16)
+ *   asm volatile("wgmma.fence…"), ("wgmma.commit_group…"), ("wgmma.wait_group… N")
+ *                                      tcmma_sim_wgmma_fence / _commit / _wait(opcode)
+ *   asm volatile("wgmma.mma_async… {acc…}, da|{a…}, db, p, …" …)
+ *                                      tcmma_sim_wgmma_mma(opcode, acc, a|NULL, da, db,
+ *                                                          scale_d, trans_a, trans_b)
+ *   asm volatile("" : "+f"(acc[i])) for each i  tcmma_sim_wgmma_hold(acc, regs)
+ *   __cvta_generic_to_shared(p)        tcmma_sim_cvta_shared(p)
+ *   bool                               _Bool
  *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
  *                                      tcmma_sim_cp_async_commit() / _wait_all()
  * The spellings are the rows of tables/dialect.def; the opcodes passed to the
@@ -332,8 +340,9 @@ void tcmma_sim_mbar_init(const char *opcode, unsigned long long *bar, unsigned a
 /* mbarrier.arrive (tx_bytes 0) or mbarrier.arrive.expect_tx (tx_bytes expected first). */
 void tcmma_sim_mbar_arrive(const char *opcode, unsigned long long *bar, unsigned tx_bytes);
 void tcmma_sim_mbar_wait(const char *opcode, unsigned long long *bar, unsigned parity);
-/* fence.mbarrier_init.release.cluster, fence.proxy.async.shared::cta: the
- * model's memory is one proxy, so they only check the opcode. */
+/* fence.mbarrier_init.release.cluster (the opcode checked) and
+ * fence.proxy.async.shared::cta: the async proxy's view of the dynamic
+ * shared memory, which wgmma reads through, becomes what it holds now. */
 void tcmma_sim_fence(const char *opcode);
 /* cp.async.bulk.tensor.<rank>d...: the box of map at element coordinates
  * coords[0..rank-1] into shared dst (landed as tcmma_tensor_map_shared_offset
