@@ -34,17 +34,6 @@ static char *module_text(const verify_wgmma_data *x, const char *after) {
   return src.data;
 }
 
-/* text with from replaced by to (fails when from is missing). */
-static char *edited(char *text, const char *from, const char *to) {
-  char *at = strstr(text, from);
-  if (!at) fail_msg("no '%s' in\n%s", from, text);
-  size_t n = strlen(text) + strlen(to) + 1;
-  char *out = malloc(n);
-  snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-  free(text);
-  return out;
-}
-
 typedef void (*entry_fn)(void *);
 
 static tcmma_status run(verify_wgmma_data *s, const char *text, tcmma_error *err) {
@@ -120,7 +109,7 @@ static void expect_failure(const char *from, const char *to, const char *after, 
   verify_wgmma_data s;
   assert_true(verify_wgmma_data_init(&s, a_case(), 5));
   char *text = module_text(&s, after);
-  if (from) text = edited(text, from, to);
+  if (from) text = text_edited(text, from, to);
   tcmma_error err = {0};
   assert_int_equal(run(&s, text, &err), TCMMA_INVALID);
   if (!strstr(err.message, want)) fail_msg("expected '%s' in: %s", want, err.message);
@@ -165,7 +154,7 @@ static void results_land_at_the_wait(void **state) {
                                "if (tcmma_t == 0) ((unsigned *)d)[%d] = early == 0x%xu ? 0x600du : early;",
            THREADS * s.regs, TCMMA_SIM_WGMMA_POISON);
   char *text = module_text(&s, after);
-  text = edited(text, "wgmma.wait_group.sync.aligned 0", "wgmma.wait_group.sync.aligned 1");
+  text = text_edited(text, "wgmma.wait_group.sync.aligned 0", "wgmma.wait_group.sync.aligned 1");
   tcmma_error err = {0};
   if (run(&s, text, &err) != TCMMA_OK) fail_msg("%s", err.message);
   /* thread 0's register 0 read before the wait, and after it */

@@ -75,15 +75,7 @@ typedef void (*entry_fn)(void *);
 static tcmma_status run_host(const tcmma_tensor_map *m, const int coords[5], unsigned char *out,
                              const char *from, const char *to, tcmma_error *err) {
   char *text = kernel(TCMMA_DIALECT_HOST, m);
-  if (from) {
-    char *at = strstr(text, from);
-    if (!at) fail_msg("no '%s' in\n%s", from, text);
-    size_t n = strlen(text) + strlen(to) + 1;
-    char *edited = malloc(n);
-    snprintf(edited, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
-    free(text);
-    text = edited;
-  }
+  if (from) text = text_edited(text, from, to);
   void *h = host_module_open(text);
   if (!h) fail_msg("the host kernel does not compile:\n%s", text);
   entry_fn entry;

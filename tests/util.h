@@ -36,6 +36,10 @@ char *read_file(const char *path, size_t *len);
  * (tests/util_module.c); NULL when it does not compile or load. */
 void *host_module_open(const char *text);
 
+/* text (malloc'd, freed here) with its first from replaced by to, as a new
+ * malloc'd string; fails the test when from is not in it. */
+char *text_edited(char *text, const char *from, const char *to);
+
 /* Builds the first ```c block after heading in doc (relative to the
  * source root) into a program against $TCMMA_BUILD's libtcmma.a, in a
  * fresh folder (its name into dir; remove it with doc_example_remove);

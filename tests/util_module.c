@@ -30,3 +30,14 @@ void *host_module_open(const char *text) {
   unlink(so); /* an open object stays mapped */
   return h;
 }
+
+char *text_edited(char *text, const char *from, const char *to) {
+  char *at = strstr(text, from);
+  if (!at) fail_msg("no '%s' in\n%s", from, text);
+  size_t n = strlen(text) + strlen(to) + 1;
+  char *out = malloc(n);
+  if (!out) fail_msg("no memory");
+  snprintf(out, n, "%.*s%s%s", (int)(at - text), text, to, at + strlen(from));
+  free(text);
+  return out;
+}

@@ -477,29 +477,22 @@ static const char *const op_fence = "wgmma.fence.sync.aligned";
 static const char *const op_commit = "wgmma.commit_group.sync.aligned";
 static const char *const op_wait = "wgmma.wait_group.sync.aligned ";
 
-void tcmma_sim_wgmma_fence(const char *opcode) {
+/* A fence (fence true) or a commit by the calling thread, its opcode want. */
+static void fence_or_commit(const char *opcode, const char *want, bool fence) {
   int tid = tcmma__sim_current_thread();
   if (tid < 0) return;
-  if (!opcode || strcmp(opcode, op_fence) != 0)
-    tcmma__sim_fail_lane("wgmma fence: unknown opcode '%s': expected %s",
-                         opcode ? opcode : "(null)", op_fence);
+  if (!opcode || strcmp(opcode, want) != 0)
+    tcmma__sim_fail_lane("wgmma %s: unknown opcode '%s': expected %s", fence ? "fence" : "commit",
+                         opcode ? opcode : "(null)", want);
   tcmma__sim_lock();
-  threads[tid].fenced = true;
+  if (fence) threads[tid].fenced = true;
+  else threads[tid].open++;
   touched = true;
   tcmma__sim_unlock();
 }
 
-void tcmma_sim_wgmma_commit(const char *opcode) {
-  int tid = tcmma__sim_current_thread();
-  if (tid < 0) return;
-  if (!opcode || strcmp(opcode, op_commit) != 0)
-    tcmma__sim_fail_lane("wgmma commit: unknown opcode '%s': expected %s",
-                         opcode ? opcode : "(null)", op_commit);
-  tcmma__sim_lock();
-  threads[tid].open++;
-  touched = true;
-  tcmma__sim_unlock();
-}
+void tcmma_sim_wgmma_fence(const char *opcode) { fence_or_commit(opcode, op_fence, true); }
+void tcmma_sim_wgmma_commit(const char *opcode) { fence_or_commit(opcode, op_commit, false); }
 
 void tcmma_sim_wgmma_wait(const char *opcode) {
   int tid = tcmma__sim_current_thread();
