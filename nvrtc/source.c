@@ -423,19 +423,30 @@ static bool specialisation_ahead(lexer *lx) {
   return yes;
 }
 
+/* An attribute's argument list ends within this many bytes, before any
+ * ';', '{' or '}': the look ahead below stops there, so a source of many
+ * unclosed calls costs no more than its length times this. */
+#define CALL_LOOKAHEAD 1024
+
 /* The arguments of the call the name just read makes ("f(a, g(b, c))": 2;
- * 0 when no '(' follows). Only looks: lx is where it was after. */
+ * 0 when no '(' follows or the list does not close as an attribute's
+ * does). Only looks: lx is where it was after. */
 static int call_args(lexer *lx) {
   size_t save = lx->i;
   int line = lx->line, args = 0;
   bool ok = lx->ok;
   skip_blanks(lx);
   if (at(lx, 0) == '(') {
+    size_t end = lx->i + CALL_LOOKAHEAD < lx->len ? lx->i + CALL_LOOKAHEAD : lx->len;
     advance(lx, 1);
     skip_blanks(lx);
     args = at(lx, 0) != ')';
-    for (int depth = 1; lx->i < lx->len && depth > 0;) {
+    for (int depth = 1; depth > 0;) {
       char c = at(lx, 0);
+      if (lx->i >= end || c == ';' || c == '{' || c == '}') {
+        args = 0;
+        break;
+      }
       if (c == '"' || c == '\'') {
         skip_quoted(lx, NULL);
         continue;

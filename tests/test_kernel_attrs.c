@@ -403,6 +403,18 @@ static void options_pick_the_floors(void **state) {
   int floor = -1;
   tcmma_source_markers(quiet, strlen(quiet), NULL, 0, &floor);
   assert_int_equal(floor, 0);
+  /* an unclosed list is no call; many of them cost a bounded look ahead each */
+  const char *open = "__launch_bounds__(128, 1, 2";
+  tcmma_source_markers(open, strlen(open), NULL, 0, &floor);
+  assert_int_equal(floor, 0);
+  tcmma_buf many = {0};
+  for (int i = 0; i < 20000; i++) tcmma_buf_printf(&many, "__launch_bounds__(1, 2, ");
+  tcmma_source_markers(tcmma_buf_str(&many), many.len, NULL, 0, &floor);
+  assert_int_equal(floor, 0);
+  tcmma_buf_free(&many);
+  const char *closed = "__launch_bounds__(1, 2, /* ; { */ \"; {\" [3])";
+  tcmma_source_markers(closed, strlen(closed), NULL, 0, &floor);
+  assert_int_equal(floor, ROW(CLUSTER_BOUNDS)->floor);
   /* the CLI says so */
   char *src = probe_kernel(&(tcmma_kernel_attrs)TCMMA_KERNEL_ATTRS_INIT(.cluster = {2, 1, 1}),
                            false);
