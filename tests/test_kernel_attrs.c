@@ -180,6 +180,61 @@ static void host_dialect_runs(void **state) {
   free(text);
 }
 
+/* The signature of attrs for name with no parameters, without its ')':
+ * how a kernel of that name and those attributes opens. */
+static char *opening(tcmma_dialect dl, const tcmma_kernel_attrs *attrs, const char *name) {
+  tcmma_buf b = {0};
+  tcmma_error err;
+  assert_int_equal(tcmma_render_kernel_signature(dl, attrs, name, "", &b, &err), TCMMA_OK);
+  char *s = buf_take(&b);
+  s[strlen(s) - 1] = '\0';
+  return s;
+}
+
+/* The one-warp kernel, the GEMM and the TMA kernel open through the
+ * renderer, in both dialects. */
+static void kernels_open_through_it(void **state) {
+  (void)state;
+  static const char *const dialects[2] = {"cuda", "host"};
+  for (int d = 0; d < 2; d++) {
+    tcmma_dialect dl = (tcmma_dialect)d;
+    tcmma_plan p = test_plan("f32", "f16", "f16", 16, 8, 16, TCMMA_SCOPE_FRAGMENT, NULL);
+    tcmma_buf b = {0};
+    tcmma_error err;
+    assert_int_equal(tcmma_render_kernel(RCTX(&p, dl, NULL, &b), NULL, &err), TCMMA_OK);
+    char *want = opening(dl, NULL, "tcmma_kernel"), *text = buf_take(&b);
+    if (!strstr(text, want)) fail_msg("the one-warp kernel does not open with '%s'", want);
+    free(want);
+    free(text);
+    const char *gemm[] = {"gemm", "--m", "256", "--n", "256", "--k", "256", "--d", "f32", "--a",
+                          "bf16", "--b", "bf16", "--cc", "80", "--dialect", dialects[d],
+                          "--kernel", NULL};
+    cli_result r = run_cli(gemm, NULL);
+    assert_int_equal(r.exit_code, 0);
+    gemm[17] = "--json";
+    cli_result j = run_cli(gemm, NULL);
+    tcmma_kernel_attrs a = TCMMA_KERNEL_ATTRS_INIT(.max_threads = (int)json_int_of(j.out, "threads"),
+                                                   .min_blocks = 1);
+    want = opening(dl, &a, "tcmma_gemm");
+    if (!strstr(r.out, want)) fail_msg("the GEMM does not open with '%s'", want);
+    free(want);
+    cli_result_free(&r);
+    cli_result_free(&j);
+    tcmma_tensor_map m = tcmma_tensor_map_2d(TCMMA_PREC_BF16, 0, 64, 64, 128, 16, 16,
+                                             TCMMA_SWIZZLE_NONE);
+    assert_int_equal(tcmma_render_tma_kernel(dl, &m, NULL, &b, &err), TCMMA_OK);
+    text = buf_take(&b);
+    want = opening(dl, NULL, "tcmma_tma_kernel");
+    char *at = strstr(text, want);
+    if (!at) fail_msg("the TMA kernel does not open with '%s'", want);
+    const tcmma_kernel_attr_info *g = ROW(GRID_CONSTANT);
+    const char *q = d ? g->host : g->cuda; /* its map parameter's qualifier: the row's */
+    assert_int_equal(strncmp(at + strlen(want), q, strlen(q)), 0);
+    free(want);
+    free(text);
+  }
+}
+
 /* ---- floors, by NVRTC ---- */
 
 /* Whether ptxas -arch arch on ptx says words (an error or an info line). */
@@ -498,6 +553,7 @@ int main(void) {
       cmocka_unit_test(signature_text),
       cmocka_unit_test(setmaxnreg_text),
       cmocka_unit_test(host_dialect_runs),
+      cmocka_unit_test(kernels_open_through_it),
       cmocka_unit_test(floors_by_nvrtc),
       cmocka_unit_test(setmaxnreg_by_ptxas),
       cmocka_unit_test(rules_by_nvrtc),
