@@ -66,6 +66,10 @@
   TCMMA__ABI_RANGE("epilogue_axes.def", TCMMA_EPILOGUE_AXIS_COUNT, ID, value)
 #include "tables/epilogue_axes.def"
 #undef TCMMA_EPILOGUE_AXIS
+#define TCMMA_KERNEL_ATTR(ID, value, ...) \
+  TCMMA__ABI_RANGE("kernel_attrs.def", TCMMA_KERNEL_ATTR_COUNT, ID, value)
+#include "tables/kernel_attrs.def"
+#undef TCMMA_KERNEL_ATTR
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
  * clang reports for a static inline function in a .c file). */
@@ -135,6 +139,11 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_EPILOGUE(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/epilogues.def"
 #undef TCMMA_EPILOGUE
+  }
+  switch (v) {
+#define TCMMA_KERNEL_ATTR(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/kernel_attrs.def"
+#undef TCMMA_KERNEL_ATTR
   }
   switch (v) {
 #define TCMMA_EPILOGUE_AXIS(ID, value, ...) TCMMA__ABI_CASE(value)

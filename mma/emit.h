@@ -6,6 +6,7 @@
 
 #include <stddef.h>
 #include "tables/dialect.h"
+#include "tcmma/kernel_attrs.h"
 #include "tcmma/render.h"
 
 /* The descriptor of operand op (TCMMA_OPERAND_C is d). */
@@ -169,6 +170,17 @@ tcmma_status tcmma__emit_next_prefix(tcmma_names *names, char *buf, size_t cap, 
 
 /* Whether s is a C identifier of at most max characters. */
 bool tcmma__emit_is_ident(const char *s, size_t max);
+
+/* A kernel's signature through its opening parenthesis, in dialect:
+ * `extern "C" __global__ void`, attrs' attributes (tables/kernel_attrs.def;
+ * NULL or none: one blank, else a line break before the name), `name(`.
+ * attrs is assumed checked (tcmma_kernel_attrs_check). Every renderer's
+ * kernel opens through this. */
+void tcmma__emit_kernel_signature(tcmma_dialect dl, const tcmma_kernel_attrs *attrs,
+                                  const char *name, tcmma_buf *out);
+
+/* A by-value kernel parameter's qualifier ("const __grid_constant__"). */
+const char *tcmma__emit_grid_constant(tcmma_dialect dl);
 
 /* The unsigned type of a 1-, 2-, 4- or 8-byte word (other sizes: unsigned),
  * through which the text copies storage bits. */

@@ -299,12 +299,13 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
   tcmma__emit_includes(precs, g->arm, dl, true, out);
   tcmma__emit_gemm_epilogue_prelude(&k->f, dl, out);
   const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
+  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = g->threads, .min_blocks = 1);
+  tcmma_buf_printf(out, "\n");
+  tcmma__emit_kernel_signature(dl, &attrs, k->name, out);
   tcmma_buf_printf(out,
-                   "\n%s %s(%d, 1)\n%s(%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
+                   "%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
                    "float alpha, float beta",
-                   tcmma__table_spell(dl, TCMMA__SPELL_KERNEL),
-                   tcmma__table_spell(dl, TCMMA__SPELL_LAUNCH_BOUNDS), g->threads, k->name, td, arr,
-                   sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
+                   td, arr, sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
   tcmma__emit_gemm_param ps[12];
   int n = tcmma__emit_gemm_params(&k->f, ps);
   for (int p = 0; p < n; p++)

@@ -151,8 +151,9 @@ static tcmma_status open_kernel(const kernel *k, tcmma_buf *out, tcmma_error *er
   tcmma_render_ctx oc = tcmma_render_ctx_make(k->plan, k->dl, NULL, out);
   tcmma_status st = tcmma_render_includes(&oc, false, err);
   if (st != TCMMA_OK) return st;
-  tcmma_buf_printf(out, "\n%s tcmma_kernel(%s *d, const %s *a, const %s *b%s)\n{\n",
-                   tcmma__table_spell(k->dl, TCMMA__SPELL_KERNEL), k->type[0], k->type[1],
+  tcmma_buf_printf(out, "\n");
+  tcmma__emit_kernel_signature(k->dl, NULL, "tcmma_kernel", out);
+  tcmma_buf_printf(out, "%s *d, const %s *a, const %s *b%s)\n{\n", k->type[0], k->type[1],
                    k->type[2],
                    k->scaled ? ", const unsigned char *sa, const unsigned char *sb" : "");
   st = tcmma_kernel_prologue(&oc, k->plan, 1, err);

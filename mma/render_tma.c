@@ -146,9 +146,9 @@ tcmma_status tcmma_render_tma_kernel(tcmma_dialect dl, const tcmma_tensor_map *m
   tcmma_buf_printf(out, "/* tcmma: one TMA box of a rank-%d %s tensor map, %lld bytes, swizzle %s "
                         "(cp.async.bulk.tensor) */\n",
                    map->rank, tcmma_prec_name(map->prec), bytes, tcmma_swizzle_name(map->swizzle));
-  tcmma_buf_printf(out, "%s %s(%s %s map, unsigned char *out, int c0, int c1, int c2, int c3, "
-                        "int c4) {\n",
-                   SPELL(dl, KERNEL), name, SPELL(dl, GRID_CONSTANT), SPELL(dl, CU_TENSOR_MAP));
+  tcmma__emit_kernel_signature(dl, NULL, name, out);
+  tcmma_buf_printf(out, "%s %s map, unsigned char *out, int c0, int c1, int c2, int c3, int c4) {\n",
+                   tcmma__emit_grid_constant(dl), SPELL(dl, CU_TENSOR_MAP));
   for (int i = map->rank; i < TCMMA_TMAP_RANK_MAX; i++) /* the coordinates past the rank */
     tcmma__emit_line(out, 1, "(void)c%d;", i);
   kernel_body(dl, map, bytes, out);

@@ -423,6 +423,47 @@ static bool specialisation_ahead(lexer *lx) {
   return yes;
 }
 
+/* An attribute's argument list ends within this many bytes, before any
+ * ';', '{' or '}': the look ahead below stops there, so a source of many
+ * unclosed calls costs no more than its length times this. */
+#define CALL_LOOKAHEAD 1024
+
+/* The arguments of the call the name just read makes ("f(a, g(b, c))": 2;
+ * 0 when no '(' follows or the list does not close as an attribute's
+ * does). Only looks: lx is where it was after. */
+static int call_args(lexer *lx) {
+  size_t save = lx->i;
+  int line = lx->line, args = 0;
+  bool ok = lx->ok;
+  skip_blanks(lx);
+  if (at(lx, 0) == '(') {
+    size_t end = lx->i + CALL_LOOKAHEAD < lx->len ? lx->i + CALL_LOOKAHEAD : lx->len;
+    advance(lx, 1);
+    skip_blanks(lx);
+    args = at(lx, 0) != ')';
+    for (int depth = 1; depth > 0;) {
+      char c = at(lx, 0);
+      if (lx->i >= end || c == ';' || c == '{' || c == '}') {
+        args = 0;
+        break;
+      }
+      if (c == '"' || c == '\'') {
+        skip_quoted(lx, NULL);
+        continue;
+      }
+      if (c == '/' && (at(lx, 1) == '/' || at(lx, 1) == '*')) {
+        skip_blanks(lx);
+        continue;
+      }
+      depth += c == '(' ? 1 : c == ')' ? -1 : 0;
+      args += c == ',' && depth == 1;
+      advance(lx, 1);
+    }
+  }
+  lx->i = save, lx->line = line, lx->ok = ok;
+  return args;
+}
+
 /* A name in code: markers.def CODE rows, wmma:: in an nvcuda context,
  * fragment<...>, asm(...), using namespace. */
 static void code_name(lexer *lx, const char *name, size_t n, int line) {
@@ -446,7 +487,8 @@ static void code_name(lexer *lx, const char *name, size_t n, int line) {
     name = w, n = k;
   }
   for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
-    if (!tcmma_marker_is_tag(m) && name_starts(name, n, tcmma_marker_text(m)))
+    if (!tcmma_marker_is_tag(m) && name_starts(name, n, tcmma_marker_text(m)) &&
+        call_args(lx) >= tcmma_marker_min_args(m))
       lx->ok = lx->ok && add_hit(lx->out, TCMMA_HIT_MARKER, tcmma_marker_text(m),
                                  strlen(tcmma_marker_text(m)), tcmma_marker_floor(m),
                                  TCMMA_PTX_SUFFIX_ANY, line);

@@ -75,11 +75,18 @@ static void test_each_marker_floor(void **state) {
     assert_int_equal(hits[0].family, a->family);
   }
   /* Every other marker likewise, by its row of tables/markers.def, written
-   * as the row says: a tag in a comment, a name in code. */
+   * as the row says: a tag in a comment, a name in code (called with the
+   * arguments it needs). */
   for (int i = 0; i < TCMMA_MARKER_COUNT; i++) {
     const char *text = tcmma_marker_text((tcmma_marker)i);
     char src[64];
     snprintf(src, sizeof src, tcmma_marker_is_tag((tcmma_marker)i) ? "/* (%s) */" : "%s x;", text);
+    int args = tcmma_marker_min_args((tcmma_marker)i);
+    if (args) {
+      size_t n = (size_t)snprintf(src, sizeof src, "%s(1", text);
+      for (int k = 1; k < args; k++) n += (size_t)snprintf(src + n, sizeof src - n, ", 1");
+      snprintf(src + n, sizeof src - n, ") x;");
+    }
     tcmma_marker_hit hits[4];
     int floor = -1;
     assert_int_equal(tcmma_source_markers(src, strlen(src), hits, 4, &floor), 1);

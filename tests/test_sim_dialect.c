@@ -35,6 +35,10 @@ static const spelling spellings[] = {
 #define TCMMA_SPELLING(ID, cuda, host, desc) {#ID, cuda, host},
 #include "tables/dialect.def"
 #undef TCMMA_SPELLING
+/* the kernel attributes: the other table of words the dialects spell apart */
+#define TCMMA_KERNEL_ATTR(ID, value, cuda, host, ...) {"KERNEL_ATTR_" #ID, cuda, host},
+#include "tables/kernel_attrs.def"
+#undef TCMMA_KERNEL_ATTR
 };
 enum { NSPELL = sizeof spellings / sizeof *spellings };
 

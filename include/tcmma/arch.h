@@ -60,6 +60,10 @@ int tcmma_marker_floor(tcmma_marker m);
 /* Whether marker m is a TAG, written "(text)" (true), or a CODE name. */
 bool tcmma_marker_is_tag(tcmma_marker m);
 
+/* The arguments a call of CODE marker m must have for the name to count
+ * (3: __launch_bounds__ with max blocks per cluster); 0: any use. */
+int tcmma_marker_min_args(tcmma_marker m);
+
 /* What a marker is. */
 typedef enum {
   TCMMA_HIT_ARM = 0,  /* an arm's "(marker)" (tables/arms.def) */

@@ -66,7 +66,11 @@
  *   __shared__ __align__(128) T x[N]   static _Alignas(128) T x[N]  (inside the
  *                                      kernel: one copy all lanes share)
  *   extern "C" __global__ void         void
- *   __launch_bounds__(T, B)            TCMMA_SIM_LAUNCH_BOUNDS(T, B) (expands to nothing)
+ *   __launch_bounds__(T, B[, C])       TCMMA_SIM_LAUNCH_BOUNDS(T, B[, C]) (expands to nothing)
+ *   __maxnreg__(R), __cluster_dims__(X, Y, Z)  TCMMA_SIM_MAXNREG(R), TCMMA_SIM_CLUSTER_DIMS(X, Y, Z)
+ *                                      (nothing)
+ *   asm volatile("setmaxnreg.inc.sync.aligned.u32 N;\n" ::)
+ *                                      TCMMA_SIM_SETMAXNREG("setmaxnreg.inc…", N) (no effect)
  *   const __grid_constant__            TCMMA_SIM_GRID_CONSTANT (const)
  *   __device__ __forceinline__         TCMMA_SIM_DEVICE_FN (static inline, unused allowed)
  *   CUtensorMap                        tcmma_tensor_map (include/tcmma/tensor_map.h)
@@ -123,8 +127,12 @@ extern "C" {
 #endif
 #pragma GCC visibility push(default) /* public: the library builds with -fvisibility=hidden */
 
-/* A kernel's launch bounds mean nothing on the host. */
-#define TCMMA_SIM_LAUNCH_BOUNDS(threads, blocks)
+/* A kernel's attributes (tables/kernel_attrs.def) mean nothing on the host:
+ * one block runs its threads one after another, with no register file. */
+#define TCMMA_SIM_LAUNCH_BOUNDS(...)
+#define TCMMA_SIM_MAXNREG(regs)
+#define TCMMA_SIM_CLUSTER_DIMS(x, y, z)
+#define TCMMA_SIM_SETMAXNREG(opcode, regs) ((void)0)
 /* A kernel's by-value parameter (__grid_constant__) and a device helper
  * (unused allowed: clang warns of an unused static inline function in the
  * kernel's own file, and a kernel need not call every helper). */

@@ -24,5 +24,6 @@
 #include "tcmma/tma.h"
 #include "tcmma/wgmma.h"
 #include "tcmma/abi.h"
+#include "tcmma/kernel_attrs.h"
 
 #endif
