@@ -176,7 +176,7 @@ long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g) {
 }
 
 bool tcmma__emit_gemm_unrolled(const tcmma_gemm_plan *g) {
-  return g->call.stages > 1 && tcmma_arm_sass_products(g->arm, g->call.cc) == 1;
+  return g->call.stages > 1 && tcmma_arm_sass_products(g->arm, g->call.cc) <= 1;
 }
 
 /* Whether an unrolled ring copies an operand whose stored rows run along k

@@ -175,10 +175,11 @@ static void refill(const gemm_kernel *k, const char *KT, const char *stage, int 
  * the registers, and the unrolled trip spilled (255 registers, 180 bytes
  * for 128x128x64 e4m3 over 4x2 warps). tools/bench_gemm_static.c's ideal
  * counts a trip as this does. */
-static tcmma_status unrolled_loop(gemm_kernel *k, const char *KT, tcmma_buf *out,
+static tcmma_status unrolled_loop(gemm_kernel *k, const char *KT, bool args, tcmma_buf *out,
                                   tcmma_error *err) {
   int S = k->g->call.stages;
   if (!tcmma__emit_gemm_unrolled(k->g)) return TCMMA_OK;
+  if (!args && k->g->k_tiles < 2 * S - 1) return TCMMA_OK; /* no trip: too few k tiles */
   tcmma_dialect dl = k->dl;
   const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
   tcmma__emit_line(out, 1, "/* the steady state, %d k tiles a trip at constant stages: every "
@@ -245,7 +246,7 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
     tcmma__emit_line(out, 1, "int %sstage_rd = 0, %sstage_wr = %d; /* the stage read, the stage refilled */",
                      P, P, S - 1);
   tcmma__emit_line(out, 1, "int %skt = 0;", P);
-  tcmma_status st = unrolled_loop(k, KT, out, err);
+  tcmma_status st = unrolled_loop(k, KT, args, out, err);
   if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 1, "for (; %skt < %s; ++%skt) {", P, KT, P);

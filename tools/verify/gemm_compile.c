@@ -70,7 +70,7 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
    * loop may be, whatever its pragma). A full unroll drops the guarded
    * refills past the last k tile; a loop that refills nothing has no copy. */
   long u = p->mma_per_k_tile ? mma / p->mma_per_k_tile : 0, S = p->call.stages, KT = p->k_tiles;
-  bool unrolled = S > 1 && tcmma_arm_sass_products(p->arm, p->call.cc) == 1;
+  bool unrolled = S > 1 && tcmma_arm_sass_products(p->arm, p->call.cc) <= 1;
   long prologue = S == 1 ? 0 : (S - 1 < KT ? S - 1 : KT), refills = KT - prologue;
   long steady = unrolled && KT >= 2 * S - 1 ? S : 0; /* the unrolled bodies, when they run */
   long copies_lo, copies_hi;
