@@ -175,6 +175,18 @@ long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g) {
          tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B);
 }
 
+bool tcmma__emit_gemm_unrolled(const tcmma_gemm_plan *g) {
+  return g->call.stages > 1 && tcmma_arm_sass_products(g->arm, g->call.cc) <= 1;
+}
+
+/* Whether an unrolled ring copies an operand whose stored rows run along k
+ * (A transposed, B not): each copy row's 64-bit address of each of the
+ * trip's k tiles (a k tile is rows of ld apart, past LDGSTS's immediate)
+ * is a live value of its own. */
+static bool k_rows_unrolled(const tcmma_gemm_plan *g) {
+  return tcmma__emit_gemm_unrolled(g) && (g->call.a.transposed || !g->call.b.transposed);
+}
+
 /* The enums must index their tables before any rule reads them (INVALID,
  * not a decline: no plan can be made of them); zeros take the defaults. */
 static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
@@ -435,6 +447,7 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, const tcmma_gemm_info *
   long overhead = TCMMA_GEMM_REGISTER_OVERHEAD + (long)TCMMA_GEMM_REGISTERS_PER_K_STEP * cz->kt +
                   TCMMA_GEMM_REGISTERS_PER_COPY * copies +
                   TCMMA_GEMM_REGISTERS_PER_NARROW_COPY * narrow +
+                  (k_rows_unrolled(g) ? TCMMA_GEMM_REGISTERS_K_ROWS_UNROLLED : 0) +
                   (bytes ? TCMMA_GEMM_REGISTERS_BYTE_OPERANDS : 0) +
                   (g->predicated ? TCMMA_GEMM_REGISTERS_PREDICATED : 0) +
                   (emulated ? TCMMA_GEMM_REGISTERS_EMULATED : 0);

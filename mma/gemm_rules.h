@@ -52,4 +52,9 @@ long tcmma__emit_gemm_stage_copies(const tcmma_gemm_plan *g, tcmma_operand op);
 long tcmma__emit_gemm_copies_per_thread(const tcmma_gemm_plan *g, tcmma_operand op);
 long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g);
 
+/* Whether g's k loop runs its steady state unrolled by its stages (the
+ * renderer's ring, mma/render_gemm.c): two stages or more, where ptxas does
+ * not emulate the arm; the planner counts its registers. */
+bool tcmma__emit_gemm_unrolled(const tcmma_gemm_plan *g);
+
 #endif

@@ -10,6 +10,7 @@
 #include "abi.h"
 #include "emit.h"
 #include "gemm_epilogue.h"
+#include "gemm_rules.h"
 
 typedef struct {
   const tcmma_gemm_plan *g;
@@ -160,6 +161,50 @@ static void refill(const gemm_kernel *k, const char *KT, const char *stage, int 
   commit(k, depth, out);
 }
 
+/* The ring's steady state, unrolled by its S stages: trips of S k tiles
+ * from a k tile that is a multiple of S, while every refill of the trip
+ * is a k tile (kt + 2S - 2 < KT), so that each k tile's stage read and
+ * refilled is a constant (no stage index, its wrap, nor the refill's
+ * guard), ptxas folds the stages' offsets into the LDSM and LDGSTS shared
+ * immediates, and the S k tiles' global addresses share registers
+ * (LDGSTS folds a global immediate of about 2 KB, less than a row of the
+ * matrix: each copy row needs its own 64-bit address, made once a trip
+ * instead of once a k tile). It leaves kt a multiple of S: the loop after
+ * it starts at stage 0 and runs the last k tiles (fewer than 2S - 1). Not
+ * where ptxas emulates the arm (fp8 on sm_90): its conversions already take
+ * the registers, and the unrolled trip spilled (255 registers, 180 bytes
+ * for 128x128x64 e4m3 over 4x2 warps). tools/bench_gemm_static.c's ideal
+ * counts a trip as this does. */
+static tcmma_status unrolled_loop(gemm_kernel *k, const char *KT, bool args, tcmma_buf *out,
+                                  tcmma_error *err) {
+  int S = k->g->call.stages;
+  if (!tcmma__emit_gemm_unrolled(k->g)) return TCMMA_OK;
+  if (!args && k->g->k_tiles < 2 * S - 1) return TCMMA_OK; /* no trip: too few k tiles */
+  tcmma_dialect dl = k->dl;
+  const char *sync = tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS);
+  tcmma__emit_line(out, 1, "/* the steady state, %d k tiles a trip at constant stages: every "
+                   "refill of the trip is a k tile */", S);
+  tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, 1, "for (; %skt + %d < %s; %skt += %d) {", P, 2 * S - 2, KT, P, S);
+  for (int j = 0; j < S; j++) {
+    char rs[16], ws[16], next[64], tile[96];
+    snprintf(rs, sizeof rs, "%d", j);
+    snprintf(ws, sizeof ws, "%d", (j + S - 1) % S);
+    snprintf(next, sizeof next, "%skt + %d", P, j + S - 1);
+    tile_of(k, next, tile, sizeof tile);
+    tcmma__emit_line(out, 2, "/* k tile kt + %d from stage %d; k tile kt + %d into stage %d */",
+                     j, j, j + S - 1, (j + S - 1) % S);
+    wait_groups(k, S - 2, 2, out);
+    tcmma__emit_line(out, 2, "%s;", sync);
+    tcmma__emit_gemm_load_stage(&k->f, dl, ws, tile, 2, out);
+    commit(k, 2, out);
+    tcmma_status st = compute(k, rs, 2, out, err);
+    if (st != TCMMA_OK) return st;
+  }
+  tcmma__emit_line(out, 1, "}");
+  return TCMMA_OK;
+}
+
 /* The k loop over the stage ring (k tiles: a constant, or from the k
  * argument of a shape-argument kernel): each k tile waits for its copies and
  * crosses the barrier first, then refills the ring and multiplies. (A
@@ -200,14 +245,17 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   if (!pow2)
     tcmma__emit_line(out, 1, "int %sstage_rd = 0, %sstage_wr = %d; /* the stage read, the stage refilled */",
                      P, P, S - 1);
+  tcmma__emit_line(out, 1, "int %skt = 0;", P);
+  tcmma_status st = unrolled_loop(k, KT, args, out, err);
+  if (st != TCMMA_OK) return st;
   tcmma__emit_line(out, 1, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 1, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, 1, "for (; %skt < %s; ++%skt) {", P, KT, P);
   tcmma__emit_line(out, 2, "/* k tile kt has landed (%d younger groups may be in flight); the "
                    "barrier also ends every warp's reads of the stage refilled next */", S - 2);
   wait_groups(k, S - 2, 2, out);
   tcmma__emit_line(out, 2, "%s;", sync);
   refill(k, KT, ws, 2, out);
-  tcmma_status st = compute(k, rs, 2, out, err);
+  st = compute(k, rs, 2, out, err);
   if (st != TCMMA_OK) return st;
   if (!pow2) {
     tcmma__emit_line(out, 2, "%sstage_wr = %sstage_rd;", P, P);

@@ -9,6 +9,7 @@
  * bytes at a time (element by element at a ragged edge or below d's class
  * of 16). */
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "tcmma/arch.h"
 #include "emit.h"
@@ -78,11 +79,16 @@ static const char *word_type(tcmma_dialect dl, int n) {
                   : "unsigned char";
 }
 
-/* One copy of x->unit bytes from src to dst in dialect: cp.async (cg at 16
- * bytes, ca below; n the bytes to read, NULL: all) or a plain load (n:
- * element by element, zero past n). */
-static void copy_unit(tcmma_dialect dl, const operand *x, int depth, const char *dst,
-                      const char *src, const char *n, tcmma_buf *out) {
+/* One copy of x->unit bytes from src to dst + imm bytes in dialect:
+ * cp.async (cg at 16 bytes, ca below; n the bytes to read, NULL: all; imm
+ * the shared address's immediate) or a plain load (n: element by element,
+ * zero past n). */
+static void copy_unit(tcmma_dialect dl, const operand *x, int depth, const char *dst_base,
+                      long imm, const char *src, const char *n, tcmma_buf *out) {
+  char dst_buf[TCMMA__ADDR_TEXT + 96];
+  const char *dst = dst_base;
+  if (imm && (x->plain || dl == TCMMA_DIALECT_HOST))
+    snprintf(dst_buf, sizeof dst_buf, "(%s + %ld)", dst_base, imm), dst = dst_buf;
   if (x->plain) {
     const char *w = word_type(dl, x->unit), *e = word_type(dl, x->eb);
     if (!n)
@@ -109,7 +115,9 @@ static void copy_unit(tcmma_dialect dl, const operand *x, int depth, const char 
                        x->unit);
     return;
   }
-  tcmma__emit_line(out, depth, "asm volatile(\"%s [%%0], [%%1], %d%s;\\n\"", op, x->unit,
+  char at[32] = "";
+  if (imm) snprintf(at, sizeof at, "+%ld", imm);
+  tcmma__emit_line(out, depth, "asm volatile(\"%s [%%0%s], [%%1], %d%s;\\n\"", op, at, x->unit,
                    n ? ", %2" : "");
   tcmma__emit_line(out, depth + 2,
                    ":: \"r\"((unsigned)__cvta_generic_to_shared(%s)), \"l\"(%s)%s%s%s);", dst, src,
@@ -141,7 +149,7 @@ static void copy_position(const tcmma_gemm_plan *g, const operand *x, int depth,
  * stage, from the thread's pointer; guarded: zero-filled past the edges
  * (the tile's first stored row and column row0, col0). */
 static void copy_loop(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const operand *x,
-                      const char *stage, bool guarded, const char *row0, const char *col0,
+                      const char *stage, long imm, bool guarded, const char *row0, const char *col0,
                       int depth, tcmma_buf *out) {
   const char *P = TCMMA__GEMM_P, *v = x->v;
   char rows[24], cols[24], ld[24], soff[TCMMA__ADDR_TEXT], r[32], c[32];
@@ -159,7 +167,7 @@ static void copy_loop(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const op
   snprintf(src, sizeof src, "(%sp%s + (size_t)(%sr - %s%sr0) * %sld%s + (%sc - %s%sc0) * %d)", P,
            v, P, P, v, P, v, P, P, v, x->eb);
   if (!guarded) {
-    copy_unit(dl, x, depth + 1, dst, src, NULL, out);
+    copy_unit(dl, x, depth + 1, dst, imm, src, NULL, out);
   } else {
     /* bytes inside the matrix: whole rows past its edge read nothing */
     tcmma__emit_line(out, depth + 1, "int %sn = %s + %sr < %s ? (%s - %s - %sc) * %d : 0;", P,
@@ -170,7 +178,7 @@ static void copy_loop(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const op
      * inside the matrix even when it reads nothing */
     char safe[260];
     snprintf(safe, sizeof safe, "(%sn ? %s : (const unsigned char *)%s)", P, src, x->ptr);
-    copy_unit(dl, x, depth + 1, dst, x->plain ? src : safe,
+    copy_unit(dl, x, depth + 1, dst, imm, x->plain ? src : safe,
               x->plain ? TCMMA__GEMM_P "n" : "(unsigned)" TCMMA__GEMM_P "n", out);
   }
   tcmma__emit_line(out, depth, "}");
@@ -179,7 +187,8 @@ static void copy_loop(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const op
 /* Copies operand x's k tile k0 (an int expression: the tile's first k) into
  * the stage at byte pointer stage, then steps the pointer one k tile. */
 static void load_operand(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const operand *x,
-                         const char *stage, const char *k0, int depth, tcmma_buf *out) {
+                         const char *stage, long imm, const char *k0, int depth,
+                         tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
   const char *P = TCMMA__GEMM_P, *v = x->v;
   const char *mn0 = x->is_a ? TCMMA__GEMM_M0 : TCMMA__GEMM_N0;
@@ -188,7 +197,7 @@ static void load_operand(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const
                    x->srows, x->scols, tcmma_prec_name(x->o->prec), x->sw ? "swizzled" : "plain",
                    x->iters, x->unit, x->plain ? "loads" : "cp.async");
   if (!x->edge) {
-    copy_loop(f, dl, x, stage, false, row0, col0, depth, out);
+    copy_loop(f, dl, x, stage, imm, false, row0, col0, depth, out);
   } else {
     /* interior tiles copy unpredicated; only a tile at a ragged edge checks
      * (in a fixed shape only the extents that are ragged) */
@@ -204,9 +213,9 @@ static void load_operand(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const
       snprintf(cond + at, sizeof cond - (size_t)at, "%s%s + %ld <= %s", rk ? " && " : "", col0,
                x->scols, cols);
     tcmma__emit_line(out, depth, "if (%s) {", cond);
-    copy_loop(f, dl, x, stage, false, row0, col0, depth + 1, out);
+    copy_loop(f, dl, x, stage, imm, false, row0, col0, depth + 1, out);
     tcmma__emit_line(out, depth, "} else {");
-    copy_loop(f, dl, x, stage, true, row0, col0, depth + 1, out);
+    copy_loop(f, dl, x, stage, imm, true, row0, col0, depth + 1, out);
     tcmma__emit_line(out, depth, "}");
   }
   tcmma__emit_line(out, depth, "%sp%s += %ss%s;", P, v, P, v);
@@ -250,16 +259,28 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
   const tcmma_gemm_plan *g = f->g;
   char k0[96], a_stage[160], b_stage[200];
   snprintf(k0, sizeof k0, "(%s) * %d", ktile, g->call.block_k);
-  snprintf(a_stage, sizeof a_stage, "%ssmem + (%s) * %zu", TCMMA__GEMM_P, stage, g->stage_bytes);
-  snprintf(b_stage, sizeof b_stage, "%s + %ld", a_stage,
-           tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES);
+  long b_off = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES;
+  /* a constant stage (the unrolled ring) is the copies' immediate, from
+   * one shared address per copy for every stage and both operands: written
+   * in C, NVVM hoists each stage's sum out of the loop into a register */
+  char *end;
+  long lit = strtol(stage, &end, 10);
+  bool constant = *stage && !*end;
+  long a_imm = constant ? lit * (long)g->stage_bytes : 0, b_imm = constant ? a_imm + b_off : 0;
+  if (constant) {
+    snprintf(a_stage, sizeof a_stage, "%ssmem", TCMMA__GEMM_P);
+    snprintf(b_stage, sizeof b_stage, "%ssmem", TCMMA__GEMM_P);
+  } else {
+    snprintf(a_stage, sizeof a_stage, "%ssmem + (%s) * %zu", TCMMA__GEMM_P, stage, g->stage_bytes);
+    snprintf(b_stage, sizeof b_stage, "%s + %ld", a_stage, b_off);
+  }
   char marker[48];
   snprintf(marker, sizeof marker, " (%s)", tcmma_marker_text(TCMMA_MARKER_CP_ASYNC));
   tcmma__emit_line(out, depth, "{ /* stage k tile %s%s */", ktile,
                    tcmma__emit_gemm_async(f) ? marker : ", plain loads");
   operand a = operand_of(f, TCMMA_OPERAND_A), b = operand_of(f, TCMMA_OPERAND_B);
-  load_operand(f, dl, &a, a_stage, k0, depth + 1, out);
-  load_operand(f, dl, &b, b_stage, k0, depth + 1, out);
+  load_operand(f, dl, &a, a_stage, a_imm, k0, depth + 1, out);
+  load_operand(f, dl, &b, b_stage, b_imm, k0, depth + 1, out);
   tcmma__emit_line(out, depth, "}");
 }
 

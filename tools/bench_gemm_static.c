@@ -23,15 +23,17 @@ static const char static_usage[] =
     "PATH, /usr/local/cuda/bin, or the nvidia-cuda-nvdisasm wheel that make deps\n"
     "installs) and prints per kernel the k-tile main loop's instructions per warp\n"
     "and k tile by class beside the ideal (the plan's mma, ldmatrix and cp.async\n"
-    "counts, one barrier, one commit and one wait, one back-edge branch, 10\n"
-    "integer operations), the ratio, and ptxas's registers beside the plan's.\n"
+    "counts, one barrier, one commit and one wait; once a trip of the loop, which\n"
+    "the ring unrolls by its stages: one back-edge branch and 6 integer\n"
+    "operations), the ratio, and ptxas's registers beside the plan's.\n"
     "--dump FILE writes the one selected kernel's disassembly. Needs no GPU;\n"
     "exit 4 without nvdisasm.\n";
 
-/* The ideal integer operations per k tile: the loop counter's add and
- * compare, one 64-bit advance of each operand's global base (2 each), the
- * read and the write stage offsets' advance and wrap (2 each). */
-enum { IDEAL_INT = 10, IDEAL_BRANCH = 1 };
+/* The ideal integer operations a trip of the loop: the loop counter's add
+ * and compare, one 64-bit advance of each operand's global base (2 each);
+ * the ring unrolled by its stages has no stage offsets to advance or wrap
+ * (the stages are immediates). One back-edge branch a trip. */
+enum { IDEAL_INT = 6, IDEAL_BRANCH = 1 };
 
 typedef struct {
   int arch;
@@ -41,7 +43,8 @@ typedef struct {
   bool accepted, measured;
   char note[600];
   int plan_registers, registers, spills;
-  long counts[BENCH_SASS_NCLASS], ideal[BENCH_SASS_NCLASS], loop_insns;
+  long counts[BENCH_SASS_NCLASS], loop_insns;
+  double ideal[BENCH_SASS_NCLASS];
   long refill_int;         /* integer operations inside the ring's refill block; -1: no block */
   double k_tiles;          /* k tiles one trip of the loop covers */
 } static_result;
@@ -60,15 +63,21 @@ static char *disassemble(const char *nvdisasm, const tcmma_program *prog, static
   return bench_sass_disassemble(nvdisasm, prog->cubin, prog->cubin_len, r->note, sizeof r->note);
 }
 
-void bench_gemm_ideal(const tcmma_gemm_plan *p, long ideal[BENCH_SASS_NCLASS]) {
-  memset(ideal, 0, sizeof(long) * BENCH_SASS_NCLASS);
+double bench_gemm_trip(const tcmma_gemm_plan *p) {
+  bool emulated = tcmma_arm_sass_products(p->arm, p->call.cc) > 1;
+  return p->call.stages > 1 && !emulated ? p->call.stages : 1;
+}
+
+void bench_gemm_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS]) {
+  double trip = bench_gemm_trip(p);
+  for (int i = 0; i < BENCH_SASS_NCLASS; i++) ideal[i] = 0;
   ideal[BENCH_SASS_MMA] = p->mma_per_k_tile;
   ideal[BENCH_SASS_LDSM] = p->ldmatrix_per_k_tile;
   ideal[BENCH_SASS_LDGSTS] = p->cp_async_per_k_tile;
   /* the barrier, the commit and the wait; one stage has a second barrier */
   ideal[BENCH_SASS_SYNC] = p->call.stages == 1 ? 4 : 3;
-  ideal[BENCH_SASS_INT] = IDEAL_INT;
-  ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH;
+  ideal[BENCH_SASS_INT] = IDEAL_INT / trip;
+  ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH / trip;
 }
 
 /* Reads the main loop of the disassembly text into r. */
@@ -208,12 +217,17 @@ static double total(const long *v) {
   for (int i = 0; i < BENCH_SASS_NCLASS; i++) s += (double)v[i];
   return s;
 }
+static double total_d(const double *v) {
+  double s = 0;
+  for (int i = 0; i < BENCH_SASS_NCLASS; i++) s += v[i];
+  return s;
+}
 
-static void json_mix(json_writer *w, const char *key, const long *v, double div) {
+static void json_mix(json_writer *w, const char *key, const double *v) {
   json_key(w, key), json_begin_object(w);
   for (int i = 0; i < BENCH_SASS_NCLASS; i++)
-    json_key(w, bench_sass_class_name((bench_sass_class)i)), json_double(w, (double)v[i] / div);
-  json_key(w, "total"), json_double(w, total(v) / div);
+    json_key(w, bench_sass_class_name((bench_sass_class)i)), json_double(w, v[i]);
+  json_key(w, "total"), json_double(w, total_d(v));
   json_end_object(w);
 }
 
@@ -233,9 +247,11 @@ static void json_one(json_writer *w, const static_result *r) {
   if (r->measured) {
     json_key(w, "loop_instructions"), json_int(w, r->loop_insns);
     json_key(w, "k_tiles_per_trip"), json_double(w, r->k_tiles);
-    json_mix(w, "per_k_tile", r->counts, r->k_tiles);
-    json_mix(w, "ideal", r->ideal, 1);
-    json_key(w, "ratio"), json_double(w, total(r->counts) / r->k_tiles / total(r->ideal));
+    double per[BENCH_SASS_NCLASS];
+    for (int i = 0; i < BENCH_SASS_NCLASS; i++) per[i] = (double)r->counts[i] / r->k_tiles;
+    json_mix(w, "per_k_tile", per);
+    json_mix(w, "ideal", r->ideal);
+    json_key(w, "ratio"), json_double(w, total(r->counts) / r->k_tiles / total_d(r->ideal));
     /* how much of "int" the global loader's refill block holds */
     json_key(w, "refill_int_per_k_tile");
     if (r->refill_int >= 0) json_double(w, (double)r->refill_int / r->k_tiles);
@@ -255,16 +271,16 @@ static void text_row(text_table *tt, const static_result *r) {
   snprintf(cells[2], 64, "%d: %s", r->index, cfg);
   snprintf(cells[3], 64, r->accepted ? "%d/%d" : "-", r->registers, r->plan_registers);
   for (int i = 0; i < BENCH_SASS_NCLASS; i++)
-    snprintf(cells[4 + i], 64, r->measured ? "%g/%ld" : "-", (double)r->counts[i] / r->k_tiles,
+    snprintf(cells[4 + i], 64, r->measured ? "%.4g/%.3g" : "-", (double)r->counts[i] / r->k_tiles,
              r->ideal[i]);
   if (r->measured && r->refill_int >= 0) /* the int the loader's refill block holds */
-    snprintf(cells[4 + BENCH_SASS_INT], 64, "%g/%ld (%g refill)",
+    snprintf(cells[4 + BENCH_SASS_INT], 64, "%.4g/%.3g (%.4g refill)",
              (double)r->counts[BENCH_SASS_INT] / r->k_tiles, r->ideal[BENCH_SASS_INT],
              (double)r->refill_int / r->k_tiles);
-  snprintf(cells[4 + BENCH_SASS_NCLASS], 64, r->measured ? "%g/%g" : "-",
-           total(r->counts) / r->k_tiles, total(r->ideal));
+  snprintf(cells[4 + BENCH_SASS_NCLASS], 64, r->measured ? "%.4g/%.4g" : "-",
+           total(r->counts) / r->k_tiles, total_d(r->ideal));
   snprintf(cells[5 + BENCH_SASS_NCLASS], 64, r->measured ? "%.2f" : "-",
-           total(r->counts) / r->k_tiles / total(r->ideal));
+           total(r->counts) / r->k_tiles / total_d(r->ideal));
   for (int i = 0; i < 6 + BENCH_SASS_NCLASS; i++) row[i] = cells[i];
   table_row(tt, row);
 }

@@ -184,13 +184,29 @@ static bool holds_mma_and_bar(const bench_sass *s, size_t first, size_t last) {
   return mma && bench_sass_count_op(s, first, last, "BAR") > 0;
 }
 
+/* Whether v[i] is a back edge whose loop holds an mma and a BAR. */
+static bool candidate(const bench_sass *s, size_t i) {
+  long t = s->v[i].target;
+  return t >= 0 && (size_t)t <= i && holds_mma_and_bar(s, (size_t)t, i);
+}
+
+/* The innermost loops holding an mma and a BAR (none of them inside
+ * another's body); of those the one with the most barriers, the k tiles a
+ * trip (a ring unrolled by its stages, beside the loop that runs its last
+ * k tiles one a trip), then the shortest. */
 bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last) {
   bool found = false;
+  long best_bars = 0;
   for (size_t i = 0; i < s->n; i++) {
-    long t = s->v[i].target;
-    if (t < 0 || (size_t)t > i) continue; /* not a back edge */
-    if (!holds_mma_and_bar(s, (size_t)t, i)) continue;
-    if (!found || i - (size_t)t < *last - *first) *first = (size_t)t, *last = i, found = true;
+    if (!candidate(s, i)) continue;
+    size_t t = (size_t)s->v[i].target;
+    bool inner = true;
+    for (size_t j = t; j < i && inner; j++)
+      inner = !(candidate(s, j) && (size_t)s->v[j].target >= t);
+    if (!inner) continue;
+    long bars = bench_sass_count_op(s, t, i, "BAR");
+    if (!found || bars > best_bars || (bars == best_bars && i - t < *last - *first))
+      *first = t, *last = i, best_bars = bars, found = true;
   }
   return found;
 }

@@ -47,9 +47,10 @@ typedef struct {
 bool bench_sass_parse(const char *text, const char *name, bench_sass *out, char *why, size_t cap);
 void bench_sass_free(bench_sass *s);
 
-/* The k-tile main loop: the innermost loop (a branch back to an earlier or
- * the same instruction, its body from the target to the branch) that holds
- * an mma and a BAR. Its first and last indices; false when there is none. */
+/* The k-tile main loop: of the innermost loops (a branch back to an earlier
+ * or the same instruction, its body from the target to the branch) that hold
+ * an mma and a BAR, the one with the most BARs (k tiles a trip), then the
+ * shortest. Its first and last indices; false when there is none. */
 bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last);
 
 /* The block a forward branch inside v[first..last] skips (from the
@@ -70,9 +71,15 @@ void bench_sass_count(const bench_sass *s, size_t first, size_t last,
 
 /* The ideal main loop of GEMM plan p per warp and k tile, by class: the
  * plan's mma, ldmatrix and cp.async counts, the barrier with the cp.async
- * commit and wait (a second barrier with one stage), one back-edge branch,
- * 10 integer operations (tools/bench_gemm_static.c says which). */
-void bench_gemm_ideal(const tcmma_gemm_plan *p, long ideal[BENCH_SASS_NCLASS]);
+ * commit and wait (a second barrier with one stage); a trip of S k tiles
+ * (the ring unrolled by its stages) adds one back-edge branch and 6 integer
+ * operations (tools/bench_gemm_static.c says which). */
+void bench_gemm_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS]);
+
+/* The k tiles one trip of plan p's main loop covers: the ring's stages, its
+ * steady state unrolled (mma/render_gemm.c, unrolled_loop); 1 with one
+ * stage or where ptxas emulates the arm (the loop stays rolled). */
+double bench_gemm_trip(const tcmma_gemm_plan *p);
 
 /* nvdisasm's path into buf: $TCMMA_NVDISASM, PATH, /usr/local/cuda/bin,
  * the nvidia-cuda-nvdisasm wheel's (nvidia/<*>/bin/nvdisasm under the

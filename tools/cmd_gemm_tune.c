@@ -104,10 +104,10 @@ static double model(const cand *c, int cc) {
 
 /* The ideal instructions per warp and k tile (bench gemm --static's). */
 static double ideal(const tcmma_gemm_plan *p) {
-  long v[BENCH_SASS_NCLASS];
+  double v[BENCH_SASS_NCLASS];
   bench_gemm_ideal(p, v);
   double t = 0;
-  for (int i = 0; i < BENCH_SASS_NCLASS; i++) t += (double)v[i];
+  for (int i = 0; i < BENCH_SASS_NCLASS; i++) t += v[i];
   return t;
 }
 

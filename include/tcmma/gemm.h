@@ -132,6 +132,12 @@ const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
 /* And NARROW_COPY per copy beyond the 16-byte ones when an operand's class
  * is under 16 bytes (fitted on the GEMM matrix's 2-, 4- and 8-byte rows). */
 #define TCMMA_GEMM_REGISTERS_PER_NARROW_COPY 2
+/* And K_ROWS_UNROLLED when the ring's steady state is unrolled by its
+ * stages (two or more; not where ptxas emulates the arm) and an operand's
+ * stored rows run along k (A transposed, B not): fitted on ptxas -v over
+ * the GEMM matrix and the shipped kernels (CUDA 13.0: ptxas took 4 to 8
+ * registers above the estimate without it; docs/emit.md, GEMM main loop). */
+#define TCMMA_GEMM_REGISTERS_K_ROWS_UNROLLED 10
 /* And EMULATED when ptxas emulates the arm's mma.sync on the plan's cc
  * (tcmma_arm_sass_products above 1: fp8 on 9.0 to 11.0 unpacks operands to
  * f16 for two HMMA per product): fitted on ptxas -v at sm_90 and sm_100

@@ -63,26 +63,37 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
   long mma = census_count(&px, "mma.sync"), ldm = census_count(&px, "ldmatrix"),
        cp = census_count(&px, "cp.async.cg") + census_count(&px, "cp.async.ca");
   tcmma_ptx_info_free(&px);
-  /* the k loop's body u times: kept (1), or unrolled by the compiler (a
-   * short loop may be, whatever its pragma); a full unroll drops the
-   * guarded refills past the last k tile, and a loop that refills nothing
-   * has no copy at all */
+  /* the k loop's bodies u: the ring's steady state unrolled by its S
+   * stages (trips from k tile 0 while kt + 2S - 2 < KT, one refill a body;
+   * not where ptxas emulates the arm), then the loop of the last k tiles
+   * (one guarded refill); either unrolled further by the compiler (a short
+   * loop may be, whatever its pragma). A full unroll drops the guarded
+   * refills past the last k tile; a loop that refills nothing has no copy. */
   long u = p->mma_per_k_tile ? mma / p->mma_per_k_tile : 0, S = p->call.stages, KT = p->k_tiles;
+  bool unrolled = S > 1 && tcmma_arm_sass_products(p->arm, p->call.cc) <= 1;
   long prologue = S == 1 ? 0 : (S - 1 < KT ? S - 1 : KT), refills = KT - prologue;
-  long copies = prologue + (refills == 0 ? 0 : u == KT ? refills : u);
+  long steady = unrolled && KT >= 2 * S - 1 ? S : 0; /* the unrolled bodies, when they run */
+  long copies_lo, copies_hi;
+  if (refills == 0 || u == KT) {
+    copies_lo = copies_hi = prologue + refills;
+  } else {
+    copies_lo = prologue + (steady ? steady : 1), copies_hi = prologue + u;
+  }
   if (info.shape_args || info.split_k > 1) /* every site: the k tiles are counted at run time */
-    copies = S == 1 ? 1 : S;
+    copies_lo = copies_hi = S == 1 ? 1 : unrolled ? 2 * S : S;
+  long copies = copies_hi;
   long lo = 0, hi = 0;
   for (int op = 0; op < 2; op++) {
-    long per = async_copies(p, &info, op);
-    copy_range(per, op ? info.b_edge : info.a_edge, copies, &lo, &hi);
+    long per = async_copies(p, &info, op), lo_op = 0, hi_op = 0;
+    copy_range(per, op ? info.b_edge : info.a_edge, copies_lo, &lo, &hi_op);
+    copy_range(per, op ? info.b_edge : info.a_edge, copies_hi, &lo_op, &hi);
   }
   if (u < 1 || mma != u * p->mma_per_k_tile || ldm != u * p->ldmatrix_per_k_tile || cp < lo ||
       cp > hi)
     return snprintf(why, cap, "PTX has %ld mma, %ld ldmatrix, %ld cp.async; the plan says %d, %d, "
-                    "%d per k tile (%ld k tile bodies, %ld tiles copied: %ld..%ld cp.async)", mma,
-                    ldm, cp, p->mma_per_k_tile, p->ldmatrix_per_k_tile, p->cp_async_per_k_tile, u,
-                    copies, lo, hi), false;
+                    "%d per k tile (%ld k tile bodies, %ld..%ld tiles copied: %ld..%ld cp.async)",
+                    mma, ldm, cp, p->mma_per_k_tile, p->ldmatrix_per_k_tile,
+                    p->cp_async_per_k_tile, u, copies_lo, copies, lo, hi), false;
   return true;
 }
 
