@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
+#include "tables/containers.h"
 
 typedef tcmma__emit_body ctx;
 
@@ -254,6 +255,18 @@ static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_bu
   close_brace(x->depth, out);
 }
 
+/* An f8f6f4 arm's fp4 element sits higher in its byte than storage holds it
+ * (tables/containers.def): each loaded register shifts left by the row's
+ * lsb (the bytes' top bits are zero, so no bit reaches the next element). */
+static void shift_containers(const ctx *x, tcmma_operand op, const char *dst, int lsb,
+                             tcmma_buf *out) {
+  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+    tcmma__emit_line(out, x->depth + 1, "%s[%d] <<= %d;", dst, r, lsb);
+  close_brace(x->depth, out);
+}
+
 /* The selectors every block-scaled mma of this emitter gives, {byte-id,
  * thread-id} of a and of b: byte 0 of the scale register, thread pair 0
  * (a) and thread 0 (b) of each quad. With them (PTX ISA, "Block Scaling
@@ -329,6 +342,8 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
     close_brace(x->depth, out);
   }
   if (x->info->tf32) round_tf32(x, op, dst, out);
+  int lsb = tcmma__table_container_lsb(x->p->arm, tcmma__emit_desc(&x->p->call, op)->prec);
+  if (lsb) shift_containers(x, op, dst, lsb, out);
   if (x->info->scale_block) load_scales(x, op, f, kstep, out);
   return TCMMA_OK;
 }

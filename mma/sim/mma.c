@@ -5,9 +5,13 @@
  * D = A*B + C and scatters D back:
  *   f16, bf16, tf32, fp8 inputs: exact products summed in double, one
  *     rounding to the accumulator (f32, or f16 to nearest even);
- *   block-scaled fp8 (kind::mxf8f6f4): the same with each product scaled by
- *     2^(SF_A - 127) * 2^(SF_B - 127), the ue8m0 scales chosen by the
- *     selectors of "Block Scaling for mma.sync";
+ *   fp8/fp6/fp4 (kind::f8f6f4, m16n8k32): the same, every element in an
+ *     8-bit container at the k32 8-bit layout: e2m1 in bits 5..2, e2m3 and
+ *     e3m2 in bits 5..0 (the PTX ISA's kind::f8f6f4 fragments; CUTLASS's
+ *     sm120 traits shift e2m1 left by two), any other bit set fails;
+ *   block-scaled (kind::mxf8f6f4, the same element types): each product
+ *     scaled by 2^(SF_A - 127) * 2^(SF_B - 127), the ue8m0 scales chosen by
+ *     the selectors of "Block Scaling for mma.sync";
  *   s8/u8: exact in 64 bits, then wrapped to s32, or clamped with .satfinite;
  *   f64: fused multiply-adds in k order from C.
  * Integer-valued inputs in range are bit-exact on any summation order, which
@@ -17,7 +21,10 @@
 #include <string.h>
 #include "mma/sim/internal.h"
 
-typedef enum { EL_F16, EL_BF16, EL_TF32, EL_E4M3, EL_E5M2, EL_S8, EL_U8, EL_F32, EL_S32, EL_F64 } elem;
+typedef enum {
+  EL_F16, EL_BF16, EL_TF32, EL_E4M3, EL_E5M2, EL_S8, EL_U8, EL_F32, EL_S32, EL_F64,
+  EL_E2M1, EL_E2M3, EL_E3M2
+} elem;
 
 static const struct {
   const char *name;
@@ -25,16 +32,18 @@ static const struct {
 } elems[] = {[EL_F16] = {"f16", 16}, [EL_BF16] = {"bf16", 16}, [EL_TF32] = {"tf32", 32},
              [EL_E4M3] = {"e4m3", 8}, [EL_E5M2] = {"e5m2", 8},  [EL_S8] = {"s8", 8},
              [EL_U8] = {"u8", 8},     [EL_F32] = {"f32", 32},   [EL_S32] = {"s32", 32},
-             [EL_F64] = {"f64", 64}};
+             [EL_F64] = {"f64", 64},    [EL_E2M1] = {"e2m1", 8},  [EL_E2M3] = {"e2m3", 8},
+             [EL_E3M2] = {"e3m2", 8}};
 #define NELEMS (int)(sizeof elems / sizeof elems[0])
 
 typedef struct {
   int m, n, k;
-  bool satfinite, scaled;
+  bool satfinite, scaled, f8f6f4; /* f8f6f4: kind::f8f6f4 or kind::mxf8f6f4 */
   elem d, a, b, c;
 } mma_shape;
 
 static const char scaled_kind[] = "kind::mxf8f6f4.block_scale.scale_vec::1X.";
+static const char f8f6f4_kind[] = "kind::f8f6f4.";
 
 /* The element type named by the '.'-ended word at *s; advances past it. */
 static bool take_elem(const char **s, elem *out) {
@@ -49,6 +58,8 @@ static bool take_elem(const char **s, elem *out) {
 }
 
 static bool is_fp8(elem e) { return e == EL_E4M3 || e == EL_E5M2; }
+/* the element types of kind::f8f6f4 and kind::mxf8f6f4 */
+static bool is_f8f6f4(elem e) { return is_fp8(e) || e == EL_E2M1 || e == EL_E2M3 || e == EL_E3M2; }
 static bool is_int8(elem e) { return e == EL_S8 || e == EL_U8; }
 
 /* Whether the shape and types form an instruction of the PTX ISA this model
@@ -56,9 +67,9 @@ static bool is_int8(elem e) { return e == EL_S8 || e == EL_U8; }
  * double precision forms). */
 static bool valid(const mma_shape *s) {
   bool f16acc = s->d == s->c && (s->d == EL_F32 || s->d == EL_F16);
-  if (s->scaled)
+  if (s->f8f6f4)
     return s->m == 16 && s->n == 8 && s->k == 32 && !s->satfinite && s->d == EL_F32 &&
-           s->c == EL_F32 && is_fp8(s->a) && is_fp8(s->b);
+           s->c == EL_F32 && is_f8f6f4(s->a) && is_f8f6f4(s->b);
   if (s->satfinite && s->d != EL_S32) return false;
   if (s->m == 8 && s->n == 8 && s->k == 4)
     return s->d == EL_F64 && s->a == EL_F64 && s->b == EL_F64 && s->c == EL_F64;
@@ -77,19 +88,18 @@ static bool valid(const mma_shape *s) {
   return false;
 }
 
-/* mma.sync.aligned[.kind::mxf8f6f4.block_scale.scale_vec::1X].mMnNkK.row.col
- * [.satfinite].D.A.B.C[.ue8m0]: parsed, checked, and rebuilt to compare with
- * the text, so nothing else passes. */
+/* mma.sync.aligned[.kind::f8f6f4 | .kind::mxf8f6f4.block_scale.scale_vec::1X]
+ * .mMnNkK.row.col[.satfinite].D.A.B.C[.ue8m0]: parsed, checked, and rebuilt
+ * to compare with the text, so nothing else passes. */
 static bool parse_opcode(const char *op, bool scaled, mma_shape *s) {
   static const char head[] = "mma.sync.aligned.";
   memset(s, 0, sizeof *s);
-  s->scaled = scaled;
+  s->scaled = s->f8f6f4 = scaled;
   if (!op || strncmp(op, head, sizeof head - 1) != 0) return false;
   const char *p = op + sizeof head - 1;
-  if (scaled) {
-    if (strncmp(p, scaled_kind, sizeof scaled_kind - 1) != 0) return false;
-    p += sizeof scaled_kind - 1;
-  }
+  const char *kind = scaled ? scaled_kind : f8f6f4_kind;
+  if (strncmp(p, kind, strlen(kind)) == 0) s->f8f6f4 = true, p += strlen(kind);
+  else if (scaled) return false;
   int used = 0;
   if (sscanf(p, "m%dn%dk%d.row.col.%n", &s->m, &s->n, &s->k, &used) != 3 || !used) return false;
   p += used;
@@ -99,7 +109,7 @@ static bool parse_opcode(const char *op, bool scaled, mma_shape *s) {
     return false;
   char canon[192];
   snprintf(canon, sizeof canon, "%s%sm%dn%dk%d.row.col.%s%s.%s.%s.%s%s", head,
-           scaled ? scaled_kind : "", s->m, s->n, s->k, s->satfinite ? "satfinite." : "",
+           s->f8f6f4 ? kind : "", s->m, s->n, s->k, s->satfinite ? "satfinite." : "",
            elems[s->d].name, elems[s->a].name, elems[s->b].name, elems[s->c].name,
            scaled ? ".ue8m0" : "");
   return strcmp(canon, op) == 0;
@@ -144,6 +154,15 @@ static void c_at(const mma_shape *s, int lane, int i, int *row, int *col) {
 
 /* ---- element values ---- */
 
+/* The bits of an 8-bit container an element of type e may set (kind::f8f6f4
+ * fragments): e2m1 in 5..2, e2m3 and e3m2 in 5..0, fp8 all; and where its
+ * value starts. */
+static uint32_t container_mask(elem e) {
+  return e == EL_E2M1 ? 0x3cu : e == EL_E2M3 || e == EL_E3M2 ? 0x3fu : 0xffu;
+}
+static int container_lsb(elem e) { return e == EL_E2M1 ? 2 : 0; }
+
+
 /* Element i of a lane's registers of type e: packed low element first in
  * 32-bit registers, or one f64 per 64-bit register. */
 static double get(const void *regs, elem e, int i) {
@@ -157,6 +176,9 @@ static double get(const void *regs, elem e, int i) {
   case EL_BF16: return tcmma__sim_decode(&tcmma__sim_fmt_bf16, v);
   case EL_E4M3: return tcmma__sim_decode(&tcmma__sim_fmt_e4m3, v);
   case EL_E5M2: return tcmma__sim_decode(&tcmma__sim_fmt_e5m2, v);
+  case EL_E2M1: return tcmma__sim_decode(&tcmma__sim_fmt_e2m1, v >> container_lsb(e));
+  case EL_E2M3: return tcmma__sim_decode(&tcmma__sim_fmt_e2m3, v);
+  case EL_E3M2: return tcmma__sim_decode(&tcmma__sim_fmt_e3m2, v);
   case EL_S8: return (int8_t)v;
   case EL_U8: return (uint8_t)v;
   case EL_S32: return (int32_t)v;
@@ -193,6 +215,33 @@ typedef struct {
   unsigned byte_id[2];  /* byte-id-a, byte-id-b */
   unsigned thread_id[2]; /* thread-id-a, thread-id-b */
 } mma_args;
+
+/* Every container of the a and b registers of an f8f6f4 shape holds its
+ * element in the bits its type defines (the ISA gives no meaning to others:
+ * a set one is a packing error, e.g. an e2m1 left in the low nibble). */
+static bool containers_clean(const char *opcode, const mma_shape *s,
+                             void *const lane_args[SIM_LANES]) {
+  if (!s->f8f6f4) return true;
+  for (int lane = 0; lane < SIM_LANES; lane++)
+    for (int o = 0; o < 2; o++) {
+      const mma_args *x = lane_args[lane];
+      elem e = o ? s->b : s->a;
+      int words = o ? 2 : 4;
+      for (int w = 0; w < words; w++) {
+        uint32_t word = ((const uint32_t *)(o ? x->b : x->a))[w];
+        for (int byte = 0; byte < 4; byte++) {
+          uint32_t v = (word >> (8 * byte)) & 0xffu;
+          if (v & ~container_mask(e)) {
+            tcmma__sim_fail("%s: lane %d's %s register %d byte %d is 0x%02x: a %s container holds "
+                            "its value in bits 0x%02x only", opcode, lane, o ? "b" : "a", w,
+                            byte, v, elems[e].name, container_mask(e));
+            return false;
+          }
+        }
+      }
+    }
+  return true;
+}
 
 /* The scale factors of the warp's block-scaled operands (PTX ISA, "Block
  * Scaling for mma.sync", .scale_vec::1X): SF_A of row r from lane
@@ -277,6 +326,7 @@ static const char known[] =
     "mma.sync.aligned.{m16n8k8,m16n8k16}.row.col.{f32,f16}.f16.f16.{f32,f16}, "
     "m16n8k16.row.col.f32.bf16.bf16.f32, m16n8k8.row.col.f32.tf32.tf32.f32, "
     "m16n8k32.row.col.{f32,f16}.{e4m3,e5m2}.{e4m3,e5m2}.{f32,f16}, "
+    "kind::f8f6f4.m16n8k32.row.col.f32.{e4m3,e5m2,e2m3,e3m2,e2m1}.{same}.f32, "
     "m16n8k32.row.col[.satfinite].s32.{s8,u8}.{s8,u8}.s32 or m8n8k4.row.col.f64.f64.f64.f64";
 
 /* Every lane's register pointers are set (the model reads and writes them). */
@@ -298,7 +348,8 @@ static void exec_mma(const char *opcode, void *const lane_args[SIM_LANES]) {
     tcmma__sim_fail("unknown mma opcode '%s': expected %s", opcode, known);
     return;
   }
-  if (registers(opcode, lane_args)) multiply(&s, lane_args, NULL, NULL);
+  if (registers(opcode, lane_args) && containers_clean(opcode, &s, lane_args))
+    multiply(&s, lane_args, NULL, NULL);
 }
 
 static void exec_mma_scaled(const char *opcode, void *const lane_args[SIM_LANES]) {
@@ -306,11 +357,12 @@ static void exec_mma_scaled(const char *opcode, void *const lane_args[SIM_LANES]
   double sf_a[16], sf_b[8];
   if (!parse_opcode(opcode, true, &s)) {
     tcmma__sim_fail("unknown block-scaled mma opcode '%s': expected mma.sync.aligned.%s"
-                    "m16n8k32.row.col.f32.{e4m3,e5m2}.{e4m3,e5m2}.f32.ue8m0",
+                    "m16n8k32.row.col.f32.{e4m3,e5m2,e2m3,e3m2,e2m1}.{same}.f32.ue8m0",
                     opcode, scaled_kind);
     return;
   }
-  if (registers(opcode, lane_args) && scales(lane_args, sf_a, sf_b))
+  if (registers(opcode, lane_args) && containers_clean(opcode, &s, lane_args) &&
+      scales(lane_args, sf_a, sf_b))
     multiply(&s, lane_args, sf_a, sf_b);
 }
 
