@@ -13,7 +13,9 @@ typedef tcmma__emit_body ctx;
 
 /* One register of a or b gathered per lane: one load of the register
  * (32-bit, or an f64) when its elements are contiguous (the plan checked
- * the alignment), else one load per element packed low element first. */
+ * the alignment), else one load per element packed low element first at
+ * the register's element width (32 / elements: 4 bits for m16n8k64's fp4,
+ * each stored in a byte's low bits). */
 static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
                            const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
   int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
@@ -35,7 +37,7 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, co
     if (e)
       tcmma_buf_printf(out, "\n"), tcmma__emit_indent(out, depth + 2), tcmma_buf_printf(out, "|");
     tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__emit_bits_type(eb), ptr, off);
-    if (e) tcmma_buf_printf(out, " << %d", 8 * eb * e);
+    if (e) tcmma_buf_printf(out, " << %d", 32 / per * e);
   }
   tcmma_buf_printf(out, ";\n");
   return TCMMA_OK;
@@ -308,12 +310,23 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
     snprintf(kb, sizeof kb, "(%s) / %d + ", kexpr, block);
   }
   if (kc->value) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%ld + ", kc->value / block);
-  snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
+  /* a tile of several blocks (scale_vec::2X, 4X): its blocks' bytes in the
+   * register's bytes 0, 1, ... (selector byte-id 0) */
+  int blocks = x->info->k / block;
+  if (blocks > 1) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%d * %s", blocks, k);
+  else snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
   tcmma__emit_line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
                    e);
   open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
-  tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
-                   tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
+  int reg = tcmma_fragment_regs(x->p->arm, op);
+  if (blocks == 1)
+    tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var, reg,
+                     P, n, row, ld, kb);
+  else
+    for (int j = 0; j < blocks; j++) /* byte j: block j of the tile */
+      tcmma__emit_line(out, x->depth + 1,
+                       "%s[%s%s][%d] %s (unsigned)%s%ss[(%s) * %ld + %s + %d] << %d;", f, P, var,
+                       reg, j ? "|=" : "=", P, n, row, ld, kb, j, 8 * j);
   close_brace(x->depth, out);
 }
 
