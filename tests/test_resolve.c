@@ -22,10 +22,11 @@ static const struct {
             {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
             {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
             {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false},
-            {"mma-f64", 80, false},       {"mma-f8f6f4", 120, true}};
+            {"mma-f64", 80, false},       {"mma-f8f6f4", 120, true},    {"mma-mxf4", 120, true},
+            {"mma-nvf4", 120, true}};
 enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
        MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, MMA_S8, MMA_S8_SAT,
-       MMA_F64, MMA_F8F6F4, NONE = -1 };
+       MMA_F64, MMA_F8F6F4, MMA_MXF4, MMA_NVF4, NONE = -1 };
 enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
@@ -71,6 +72,9 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   }
   if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
+  /* MXFP4 pairs prefer the packed m16n8k64 arm; NVFP4 has only it */
+  if (d == F32 && a == MXF4 && b == MXF4) return set_list(list, MMA_MXF4, MMA_MXFP8, NONE);
+  if (d == F32 && a == NVF4 && b == NVF4) return set_list(list, MMA_NVF4, NONE, NONE);
   if (d == F32 && mx) return set_list(list, MMA_MXFP8, NONE, NONE);
   if (d == F32 && f864) return set_list(list, MMA_F8F6F4, NONE, NONE);
   if (d == F64 && a == F64 && b == F64) return set_list(list, MMA_F64, NONE, NONE);
@@ -198,7 +202,9 @@ static void named_rows(void **state) {
       {F32, E2M3, E2M1, {false, false, false}, false, 100, NULL},
       {F16, E2M1, E2M1, {false, false, false}, false, 120, NULL},
       {F32, MXF4, MXE2M3, {false, false, false}, false, 120, "mma-mxfp8"},
-      {F32, NVF4, NVF4, {false, false, false}, false, 120, NULL},
+      {F32, NVF4, NVF4, {false, false, false}, false, 120, "mma-nvf4"},
+      {F32, MXF4, MXF4, {false, false, false}, true, 121, "mma-mxf4"},
+      {F32, NVF4, MXF4, {false, false, false}, false, 120, NULL},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,
