@@ -238,6 +238,16 @@ static void mxf4nvf4_refusals(void **state) {
   free(t);
 }
 
+/* The scales' type each precision carries (tables/prec.def). */
+static void scale_types(void **state) {
+  (void)state;
+  assert_string_equal(tcmma_prec_scale_type(TCMMA_PREC_NVF4), "ue4m3");
+  assert_string_equal(tcmma_prec_scale_type(TCMMA_PREC_MXF4), "ue8m0");
+  assert_string_equal(tcmma_prec_scale_type(TCMMA_PREC_MXE3M2), "ue8m0");
+  assert_string_equal(tcmma_prec_scale_type(TCMMA_PREC_E2M1), "");
+  assert_string_equal(tcmma_prec_scale_type(TCMMA_PREC_COUNT), "");
+}
+
 /* ---- the renderer ---- */
 
 static tcmma_call fp4_call(const char *a, const char *b, int k) {
@@ -364,6 +374,7 @@ int main(void) {
       cmocka_unit_test(f8f6f4_container_bits),
       cmocka_unit_test(mxf4nvf4_scale_vectors),
       cmocka_unit_test(mxf4nvf4_refusals),
+      cmocka_unit_test(scale_types),
       cmocka_unit_test(rendered_packing),
       cmocka_unit_test(family_targets_by_ptxas),
       cmocka_unit_test(matrix_cases_on_the_simulator),

@@ -36,7 +36,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include "tables/dialect.h" /* the scales' type of a precision (tables/prec.def) */
 #include "tcmma/sim.h"
 #include "tools/verify/data.h"
 
@@ -150,7 +149,7 @@ bool verify_case_data_init(verify_case_data *x, const verify_case *c, const tcmm
       TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
   const tcmma_call *call = &plan->call;
   /* scale bytes: ue8m0 exponents (held as u8), or ue4m3 values (nvf4) */
-  tcmma_prec sp = strcmp(tcmma__table_prec_scale(call->a.prec), "ue4m3") == 0 ? TCMMA_PREC_UE4M3
+  tcmma_prec sp = strcmp(tcmma_prec_scale_type(call->a.prec), "ue4m3") == 0 ? TCMMA_PREC_UE4M3
                                                                                : TCMMA_PREC_U8;
   const tcmma_prec precs[VERIFY_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec, sp, sp};
   memset(x, 0, sizeof *x);
