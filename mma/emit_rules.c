@@ -24,7 +24,9 @@ bool tcmma__emit_ldmatrix_eligible(const tcmma_operand_desc *o) {
 
 static bool regs_contiguous(tcmma_arm arm, tcmma_operand op, bool transposed) {
   int regs = tcmma_fragment_regs(arm, op), per = tcmma_fragment_elems_per_reg(arm, op);
-  if (regs == 0) return false;
+  /* more than four elements a register: 4-bit elements (m16n8k64), each a
+   * byte in storage, which the gather packs; never one load of the register */
+  if (regs == 0 || per > 4) return false;
   for (int lane = 0; lane < TCMMA_WARP_SIZE; lane++)
     for (int r = 0; r < regs; r++) {
       int r0, c0;
@@ -133,6 +135,10 @@ int tcmma_tile_registers(tcmma_arm arm, tcmma_operand op, tcmma_prec prec) {
   const tcmma_arm_info *info = tcmma_arm_get(arm);
   long bits = tcmma_prec_bits(prec);
   if (!info || bits == 0 || (unsigned)op > TCMMA_OPERAND_C) return 0;
+  /* an inline fragment packing more elements than storage bytes fit in a
+   * register (4-bit elements stored a byte each) holds them at its width */
+  int per = tcmma_fragment_elems_per_reg(arm, op);
+  if (per > 1 && 32 / per < bits) bits = 32 / per;
   long elems = op == TCMMA_OPERAND_A ? info->m * info->k
              : op == TCMMA_OPERAND_B ? info->k * info->n : info->m * info->n;
   /* a lane's share of the tile, at storage width, in whole 32-bit words,

@@ -7,12 +7,16 @@
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
+#include "tables/containers.h"
+#include "tables/scale_selectors.h"
 
 typedef tcmma__emit_body ctx;
 
 /* One register of a or b gathered per lane: one load of the register
  * (32-bit, or an f64) when its elements are contiguous (the plan checked
- * the alignment), else one load per element packed low element first. */
+ * the alignment), else one load per element packed low element first at
+ * the register's element width (32 / elements: 4 bits for m16n8k64's fp4,
+ * each stored in a byte's low bits). */
 static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, const char *ptr,
                            const char *dst, int reg, tcmma_buf *out, tcmma_error *err) {
   int per = tcmma_fragment_elems_per_reg(x->p->arm, op), depth = x->depth + 1;
@@ -34,7 +38,7 @@ static tcmma_status gather(const ctx *x, tcmma_operand op, const char *kstep, co
     if (e)
       tcmma_buf_printf(out, "\n"), tcmma__emit_indent(out, depth + 2), tcmma_buf_printf(out, "|");
     tcmma_buf_printf(out, " (unsigned)*(const %s *)(%s + %s)", tcmma__emit_bits_type(eb), ptr, off);
-    if (e) tcmma_buf_printf(out, " << %d", 8 * eb * e);
+    if (e) tcmma_buf_printf(out, " << %d", 32 / per * e);
   }
   tcmma_buf_printf(out, ";\n");
   return TCMMA_OK;
@@ -254,15 +258,26 @@ static void round_tf32(const ctx *x, tcmma_operand op, const char *dst, tcmma_bu
   close_brace(x->depth, out);
 }
 
-/* The selectors every block-scaled mma of this emitter gives, {byte-id,
- * thread-id} of a and of b: byte 0 of the scale register, thread pair 0
- * (a) and thread 0 (b) of each quad. With them (PTX ISA, "Block Scaling
- * for mma.sync", .scale_vec::1X) row r of A takes its scale from lane
- * 4 * (r % 8) + r / 8, column n of B from lane 4 * n: so every lane loads
- * the scale of row g + 8 * (q & 1) of its a tile and of column g of its b
- * tile (the other lanes' copies are never read), one byte zero-extended. */
-#define SCALE_SELECTORS "{0, 0}"
-#define SIM_SELECTORS "0, 0" /* the same, as tcmma_sim_mma_scaled's arguments */
+/* An f8f6f4 arm's fp4 element sits higher in its byte than storage holds it
+ * (tables/containers.def): each loaded register shifts left by the row's
+ * lsb (the bytes' top bits are zero, so no bit reaches the next element). */
+static void shift_containers(const ctx *x, tcmma_operand op, const char *dst, int lsb,
+                             tcmma_buf *out) {
+  const char *var = op == TCMMA_OPERAND_A ? "mi" : "ni";
+  open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
+  for (int r = 0; r < tcmma_fragment_regs(x->p->arm, op); r++)
+    tcmma__emit_line(out, x->depth + 1, "%s[%d] <<= %d;", dst, r, lsb);
+  close_brace(x->depth, out);
+}
+
+/* The selectors of a block-scaled arm's mma: the row of
+ * tables/scale_selectors.def for its scales a tile (k / scale_block). Every
+ * lane loads the scales of row g + 8 * (q & 1) of its a tile and of column
+ * g of its b tile, the lanes the selectors pick among them (the row's
+ * comment); NULL (no row) fails the rendering. */
+static const tcmma__table_scale_selector *selectors(const ctx *x) {
+  return tcmma__table_scale_selector_of(x->info->k / x->info->scale_block);
+}
 
 /* The scale registers of op's tiles at k step kstep: the byte of the
  * lane's row of a (column of b) and k block, from the scale parent the
@@ -295,12 +310,23 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
     snprintf(kb, sizeof kb, "(%s) / %d + ", kexpr, block);
   }
   if (kc->value) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%ld + ", kc->value / block);
-  snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
+  /* a tile of several blocks (scale_vec::2X, 4X): its blocks' bytes in the
+   * register's bytes 0, 1, ... (selector byte-id 0) */
+  int blocks = x->info->k / block;
+  if (blocks > 1) snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%d * %s", blocks, k);
+  else snprintf(kb + strlen(kb), sizeof kb - strlen(kb), "%s", k);
   tcmma__emit_line(out, x->depth, "const unsigned char *%s%ss = (const unsigned char *)(%s);", P, n,
                    e);
   open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
-  tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var,
-                   tcmma_fragment_regs(x->p->arm, op), P, n, row, ld, kb);
+  int reg = tcmma_fragment_regs(x->p->arm, op), byte = selectors(x)->byte_id;
+  if (blocks == 1 && byte == 0) /* one byte, zero-extended */
+    tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var, reg,
+                     P, n, row, ld, kb);
+  else
+    for (int j = 0; j < blocks; j++) /* byte byte-id + j: block j of the tile */
+      tcmma__emit_line(out, x->depth + 1,
+                       "%s[%s%s][%d] %s (unsigned)%s%ss[(%s) * %ld + %s + %d] << %d;", f, P, var,
+                       reg, j ? "|=" : "=", P, n, row, ld, kb, j, 8 * (byte + j));
   close_brace(x->depth, out);
 }
 
@@ -329,6 +355,12 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
     close_brace(x->depth, out);
   }
   if (x->info->tf32) round_tf32(x, op, dst, out);
+  int lsb = tcmma__table_container_lsb(x->p->arm, tcmma__emit_desc(&x->p->call, op)->prec);
+  if (lsb) shift_containers(x, op, dst, lsb, out);
+  if (x->info->scale_block && !selectors(x))
+    return tcmma_fail(err, TCMMA_INVALID, "%s: %d scales a tile: expected 1, 2 or 4 (a row of "
+                      "tables/scale_selectors.def)", x->info->marker,
+                      x->info->k / x->info->scale_block);
   if (x->info->scale_block) load_scales(x, op, f, kstep, out);
   return TCMMA_OK;
 }
@@ -362,11 +394,12 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
   tcmma__emit_indent(out, depth);
   int sa = x->info->a_regs, sb = x->info->b_regs; /* the scale registers' index */
   bool scaled = x->info->scale_block != 0;
-  if (x->dl == TCMMA_DIALECT_HOST && scaled) {
+  const tcmma__table_scale_selector *sel = scaled ? selectors(x) : NULL;
+  if (x->dl == TCMMA_DIALECT_HOST && sel) {
     tcmma_buf_printf(out, "tcmma_sim_mma_scaled(\"%s\", %s, %s, %s, %s,\n", opcode, c, a, b, c);
     tcmma__emit_indent(out, depth + 2);
-    tcmma_buf_printf(out, "%s[%d], %s, %s[%d], %s);\n", a, sa, SIM_SELECTORS, b, sb,
-                     SIM_SELECTORS);
+    tcmma_buf_printf(out, "%s[%d], %d, %d, %s[%d], %d, %d);\n", a, sa, sel->byte_id,
+                     sel->thread_id_a, b, sb, sel->byte_id, sel->thread_id_b);
   } else if (x->dl == TCMMA_DIALECT_HOST) {
     tcmma_buf_printf(out, "tcmma_sim_mma(\"%s\", %s, %s, %s, %s);\n", opcode, c, a, b, c);
   } else {
@@ -383,8 +416,9 @@ static tcmma_status mma(const ctx *x, const char *acc, const char *af, const cha
     tcmma_buf_printf(out, "{");
     for (int i = 0; i < nc; i++) tcmma_buf_printf(out, "%s%%%d", i ? ", " : "", i);
     tcmma_buf_printf(out, "}");
-    if (scaled)
-      tcmma_buf_printf(out, ", %%%d, %s, %%%d, %s", k, SCALE_SELECTORS, k + 1, SCALE_SELECTORS);
+    if (sel)
+      tcmma_buf_printf(out, ", %%%d, {%d, %d}, %%%d, {%d, %d}", k, sel->byte_id,
+                       sel->thread_id_a, k + 1, sel->byte_id, sel->thread_id_b);
     tcmma_buf_printf(out, ";\\n\"\n");
     tcmma__emit_indent(out, depth + 2);
     tcmma__emit_reg_words rc, ra, rb;

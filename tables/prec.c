@@ -68,6 +68,7 @@ const char *tcmma__table_prec_asm(tcmma_prec p) { return row(p) ? row(p)->asm_co
 bool tcmma_prec_is_integer(tcmma_prec p) { return row(p) && row(p)->integer; }
 bool tcmma_prec_is_scaled(tcmma_prec p) { return row(p) && row(p)->scale[0]; }
 const char *tcmma__table_prec_scale(tcmma_prec p) { return row(p) ? row(p)->scale : ""; }
+const char *tcmma_prec_scale_type(tcmma_prec p) { return tcmma__table_prec_scale(p); }
 int tcmma_prec_bits(tcmma_prec p) { return row(p) ? row(p)->bits : 0; }
 int tcmma_prec_bytes(tcmma_prec p) { return row(p) ? row(p)->bits / 8 : 0; }
 const char *tcmma_prec_ptx_type(tcmma_prec p) { return row(p) ? row(p)->ptx_type : "?"; }

@@ -32,6 +32,9 @@ static const arm_kernel kernels[] = {
     {"mma-s8", "s32", "s8", "s8,t", {NULL}},
     {"mma-s8-sat", "s32", "s8", "s8,t", {"--saturate"}},
     {"mma-f64", "f64", "f64", "f64", {NULL}},
+    {"mma-f8f6f4", "f32", "e2m1", "e3m2,t", {NULL}},
+    {"mma-mxf4", "f32", "mxf4", "mxf4,t", {NULL}},
+    {"mma-nvf4", "f32", "nvf4", "nvf4,t", {NULL}},
 };
 
 /* The devices an arm a row names is compiled for: both ends of the row's

@@ -33,6 +33,9 @@ static const struct {
     {"wmma-f16-wide", "wmma", 16, 16, 16, 70, false, "f32", NEVER, true, false, 0},
     {"wmma-bf16", "wmma", 16, 16, 16, 80, false, "f32", NEVER, false, false, 0},
     {"wmma-tf32", "wmma", 16, 16, 8, 80, false, "f32", NEVER, false, true, 0},
+    {"mma-f8f6f4", "ptx", 16, 8, 32, 120, true, "f32", A_ROW_B_T, false, false, 0},
+    {"mma-mxf4", "ptx", 16, 8, 64, 120, true, "f32", NEVER, false, false, 32},
+    {"mma-nvf4", "ptx", 16, 8, 64, 120, true, "f32", NEVER, false, false, 16},
 };
 #define NEXPECTED (int)(sizeof design / sizeof design[0])
 
@@ -124,6 +127,19 @@ static void instructions_spell_the_ptx(void **state) {
       {"mma-mxfp8", "mxe5m2", "mxe4m3",
        "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e5m2."
        "e4m3.f32.ue8m0"},
+      {"mma-mxfp8", "mxf4", "mxe3m2",
+       "mma.sync.aligned.kind::mxf8f6f4.block_scale.scale_vec::1X.m16n8k32.row.col.f32.e2m1."
+       "e3m2.f32.ue8m0"},
+      {"mma-mxf4", "mxf4", "mxf4",
+       "mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::2X.m16n8k64.row.col.f32.e2m1."
+       "e2m1.f32.ue8m0"},
+      {"mma-nvf4", "nvf4", "nvf4",
+       "mma.sync.aligned.kind::mxf4nvf4.block_scale.scale_vec::4X.m16n8k64.row.col.f32.e2m1."
+       "e2m1.f32.ue4m3"},
+      {"mma-f8f6f4", "e2m1", "e2m1",
+       "mma.sync.aligned.kind::f8f6f4.m16n8k32.row.col.f32.e2m1.e2m1.f32"},
+      {"mma-f8f6f4", "e4m3", "e2m3",
+       "mma.sync.aligned.kind::f8f6f4.m16n8k32.row.col.f32.e4m3.e2m3.f32"},
   };
   for (size_t i = 0; i < sizeof cases / sizeof cases[0]; i++) {
     tcmma_prec a, b;

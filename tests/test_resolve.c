@@ -6,10 +6,11 @@
 #include "util.h"
 #include "tcmma/tcmma.h"
 
-enum { F64, F32, F16, BF16, E4M3, E5M2, MXE4M3, MXE5M2, S8, U8, S32, NPREC };
-static const char *const prec_names[NPREC] = {"f64",  "f32",    "f16",    "bf16",
-                                              "e4m3", "e5m2",   "mxe4m3", "mxe5m2",
-                                              "s8",   "u8",     "s32"};
+enum { F64, F32, F16, BF16, E4M3, E5M2, MXE4M3, MXE5M2, S8, U8, S32, E2M1, E2M3, E3M2, UE4M3,
+       MXF4, NVF4, MXE2M3, MXE3M2, NPREC };
+static const char *const prec_names[NPREC] = {
+    "f64", "f32", "f16",   "bf16", "e4m3", "e5m2", "mxe4m3", "mxe5m2", "s8",     "u8",
+    "s32", "e2m1", "e2m3", "e3m2", "ue4m3", "mxf4", "nvf4",  "mxe2m3", "mxe3m2"};
 
 /* The arms with their floors (docs/design.md §3); mma-mxfp8 runs on 12.x only. */
 static const struct {
@@ -21,10 +22,11 @@ static const struct {
             {"mma-fp8-acc16", 89, false}, {"mma-mxfp8", 120, true},     {"wmma-f16", 70, false},
             {"wmma-f16f32", 70, false},   {"wmma-f16-wide", 70, false}, {"wmma-bf16", 80, false},
             {"wmma-tf32", 80, false},     {"mma-s8", 80, false},        {"mma-s8-sat", 80, false},
-            {"mma-f64", 80, false}};
+            {"mma-f64", 80, false},       {"mma-f8f6f4", 120, true},    {"mma-mxf4", 120, true},
+            {"mma-nvf4", 120, true}};
 enum { MMA_F16, MMA_F16_K8, MMA_F16_ACC16, MMA_BF16, MMA_TF32, MMA_FP8, MMA_FP8_ACC16,
        MMA_MXFP8, WMMA_F16, WMMA_F16F32, WMMA_F16_WIDE, WMMA_BF16, WMMA_TF32, MMA_S8, MMA_S8_SAT,
-       MMA_F64, NONE = -1 };
+       MMA_F64, MMA_F8F6F4, MMA_MXF4, MMA_NVF4, NONE = -1 };
 enum { LIST_MAX = 3 };
 
 static const int ccs[] = {0, 70, 75, 80, 86, 89, 90, 100, 120, 121};
@@ -43,7 +45,12 @@ static int set_list(int list[LIST_MAX], int a, int b, int c) {
 static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST_MAX]) {
   set_list(list, NONE, NONE, NONE);
   bool fp8 = (a == E4M3 || a == E5M2) && (b == E4M3 || b == E5M2);
-  bool mx = (a == MXE4M3 || a == MXE5M2) && (b == MXE4M3 || b == MXE5M2);
+  /* kind::f8f6f4 and kind::mxf8f6f4 take fp8, fp6 and fp4 in any mix; the
+   * plain fp8 pairs keep mma-fp8 (any device from 8.9) */
+  bool f864 = (a == E4M3 || a == E5M2 || a == E2M1 || a == E2M3 || a == E3M2) &&
+              (b == E4M3 || b == E5M2 || b == E2M1 || b == E2M3 || b == E3M2);
+  bool mx = (a == MXE4M3 || a == MXE5M2 || a == MXF4 || a == MXE2M3 || a == MXE3M2) &&
+            (b == MXE4M3 || b == MXE5M2 || b == MXF4 || b == MXE2M3 || b == MXE3M2);
   if (d == F16 && a == F16 && b == F16) {
     if (pol.narrow && pol.wmma) return set_list(list, WMMA_F16, NONE, NONE);
     if (pol.narrow) return set_list(list, MMA_F16_ACC16, WMMA_F16, NONE);
@@ -65,7 +72,11 @@ static int design_list(int d, int a, int b, policy pol, bool frag, int list[LIST
   }
   if (d == F16 && fp8 && pol.narrow) return set_list(list, MMA_FP8_ACC16, NONE, NONE);
   if ((d == F32 || d == F16 || d == BF16) && fp8) return set_list(list, MMA_FP8, NONE, NONE);
+  /* MXFP4 pairs prefer the packed m16n8k64 arm; NVFP4 has only it */
+  if (d == F32 && a == MXF4 && b == MXF4) return set_list(list, MMA_MXF4, MMA_MXFP8, NONE);
+  if (d == F32 && a == NVF4 && b == NVF4) return set_list(list, MMA_NVF4, NONE, NONE);
   if (d == F32 && mx) return set_list(list, MMA_MXFP8, NONE, NONE);
+  if (d == F32 && f864) return set_list(list, MMA_F8F6F4, NONE, NONE);
   if (d == F64 && a == F64 && b == F64) return set_list(list, MMA_F64, NONE, NONE);
   if (d == S32 && (a == S8 || a == U8) && (b == S8 || b == U8))
     return set_list(list, pol.saturate ? MMA_S8_SAT : MMA_S8, NONE, NONE);
@@ -186,6 +197,14 @@ static void named_rows(void **state) {
       {F64, F64, F64, {false, false, false}, false, 90, "mma-f64"},
       {F64, F64, F64, {true, true, true}, true, 75, NULL},
       {F16, MXE5M2, MXE5M2, {false, false, false}, false, 120, NULL},
+      {F32, E2M1, E2M1, {false, false, false}, false, 120, "mma-f8f6f4"},
+      {F32, E4M3, E3M2, {false, false, false}, true, 121, "mma-f8f6f4"},
+      {F32, E2M3, E2M1, {false, false, false}, false, 100, NULL},
+      {F16, E2M1, E2M1, {false, false, false}, false, 120, NULL},
+      {F32, MXF4, MXE2M3, {false, false, false}, false, 120, "mma-mxfp8"},
+      {F32, NVF4, NVF4, {false, false, false}, false, 120, "mma-nvf4"},
+      {F32, MXF4, MXF4, {false, false, false}, true, 121, "mma-mxf4"},
+      {F32, NVF4, MXF4, {false, false, false}, false, 120, NULL},
   };
   for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
     tcmma_numerics num = {rows[i].pol.narrow ? TCMMA_FP16_NARROW : TCMMA_FP16_WIDE,

@@ -294,6 +294,12 @@ static void cli_plan_and_jobs(void **state) {
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "UNCOVERED"));
   assert_non_null(strstr(r.out, "runs mma-mxfp8 (floor 120, only on 12.x devices)"));
+  assert_non_null(strstr(r.out, "runs mma-nvf4 (floor 120, only on 12.x devices)"));
+  cli_result_free(&r);
+  /* a 12.x device in the plan takes the family arms: none left uncovered */
+  r = run_cli((const char *[]){"verify", "--plan", "80,90,120", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_null(strstr(r.out, "12.x devices"));
   cli_result_free(&r);
 }
 

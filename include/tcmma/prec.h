@@ -36,6 +36,10 @@ bool tcmma_prec_is_integer(tcmma_prec p);
  * scales given apart (tcmma_operand_desc scale); false when out of range. */
 bool tcmma_prec_is_scaled(tcmma_prec p);
 
+/* The type of p's block scales: "ue8m0", "ue4m3" (nvf4), "" for unscaled
+ * storage or p out of range. */
+const char *tcmma_prec_scale_type(tcmma_prec p);
+
 /* Storage width of one element in bits / bytes; 0 when p is out of range. */
 int tcmma_prec_bits(tcmma_prec p);
 int tcmma_prec_bytes(tcmma_prec p);

@@ -148,8 +148,10 @@ bool verify_case_data_init(verify_case_data *x, const verify_case *c, const tcmm
   static const tcmma_operand ops[VERIFY_CASE_BUFS] = {
       TCMMA_OPERAND_C, TCMMA_OPERAND_A, TCMMA_OPERAND_B, TCMMA_OPERAND_A, TCMMA_OPERAND_B};
   const tcmma_call *call = &plan->call;
-  const tcmma_prec precs[VERIFY_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec,
-                                              TCMMA_PREC_U8, TCMMA_PREC_U8};
+  /* scale bytes: ue8m0 exponents (held as u8), or ue4m3 values (nvf4) */
+  tcmma_prec sp = strcmp(tcmma_prec_scale_type(call->a.prec), "ue4m3") == 0 ? TCMMA_PREC_UE4M3
+                                                                               : TCMMA_PREC_U8;
+  const tcmma_prec precs[VERIFY_CASE_BUFS] = {call->d.prec, call->a.prec, call->b.prec, sp, sp};
   memset(x, 0, sizeof *x);
   x->c = c, x->plan = plan, x->info = tcmma_arm_get(plan->arm);
   x->m = call->m, x->n = call->n, x->K = (long)call->k * c->outer;
@@ -196,14 +198,18 @@ static unsigned char *scale_at(const verify_case_data *x, int o, unsigned char *
   return at < 0 ? NULL : base + at;
 }
 
-/* Draws every scale byte: exponents 127 - span .. 127 + span. */
+/* Draws every scale: powers of two 2^-span .. 2^span (ue8m0: exponents
+ * 127 - span .. 127 + span; ue4m3 holds them exactly for span <= 6). */
 static void fill_scales(verify_case_data *x, uint64_t *seed, int span) {
   for (int o = 3; o < x->nbuf; o++) {
     long rows = o == 3 ? x->m : x->n;
     for (long i = 0; i < rows; i++)
-      for (long k = 0; k < x->K; k += x->info->scale_block)
-        *scale_at(x, o, x->buf[o].mem, i, k) =
-            (unsigned char)(127 + (int)(next_random(seed) % (uint64_t)(2 * span + 1)) - span);
+      for (long k = 0; k < x->K; k += x->info->scale_block) {
+        int e = (int)(next_random(seed) % (uint64_t)(2 * span + 1)) - span;
+        unsigned char *at = scale_at(x, o, x->buf[o].mem, i, k);
+        if (x->buf[o].prec == TCMMA_PREC_UE4M3) verify_storage_put(TCMMA_PREC_UE4M3, at, ldexp(1, e));
+        else *at = (unsigned char)(127 + e);
+      }
   }
 }
 
@@ -211,8 +217,10 @@ static void fill_scales(verify_case_data *x, uint64_t *seed, int span) {
  * (o 2) as filled; 1 without block scales. */
 static double scale_factor(const verify_case_data *x, int o, long r, long c) {
   if (x->nbuf < 5 || o == 0) return 1;
-  unsigned e = *scale_at(x, o + 2, x->buf[o + 2].before, o == 1 ? r : c, o == 1 ? c : r);
-  return e == 0xff ? NAN : ldexp(1.0, (int)e - 127);
+  const unsigned char *at =
+      scale_at(x, o + 2, x->buf[o + 2].before, o == 1 ? r : c, o == 1 ? c : r);
+  if (x->buf[o + 2].prec == TCMMA_PREC_UE4M3) return verify_storage_get(TCMMA_PREC_UE4M3, at);
+  return *at == 0xff ? NAN : ldexp(1.0, (int)*at - 127);
 }
 
 static void set(verify_case_data *x, int o, long r, long c, double v) {

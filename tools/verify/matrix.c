@@ -327,8 +327,12 @@ void verify_case_expect_ldmatrix(const verify_case *c, bool *a, bool *b) {
     bool unit_origin = (o[i]->col0.value * eb) % 16 == 0 && (!o[i]->col0.expr || (cm * eb) % 16 == 0);
     /* A's k runs along a stored row when not transposed; B's when transposed */
     bool k_contiguous = i == 0 ? !o[i]->transposed : o[i]->transposed;
-    /* ldmatrix delivers 32-bit registers: 64-bit elements never */
-    out[i] = inline_arm && o[i]->space == TCMMA_SPACE_SHARED && unit_origin &&
+    /* ldmatrix delivers 32-bit registers of stored bytes: 64-bit elements
+     * never, nor registers packing more elements than their bytes fill
+     * (m16n8k64's 4-bit fp4, stored a byte each) */
+    int per = tcmma_fragment_elems_per_reg(c->expect_arm, i ? TCMMA_OPERAND_B : TCMMA_OPERAND_A);
+    out[i] = inline_arm && per * tcmma_prec_bits(o[i]->prec) <= 32 &&
+             o[i]->space == TCMMA_SPACE_SHARED && unit_origin &&
              rows_conflict_free(o[i]->swizzle, ld * eb) && tcmma_prec_bits(o[i]->prec) <= 32 &&
              (tcmma_prec_bits(o[i]->prec) == 16 || k_contiguous);
   }

@@ -57,6 +57,15 @@ static const matrix_row rows[] = {
      * column of b, given apart (the kernel's sa and sb) */
     {"f32=mxe4m3.mxe4m3@120", P(F32), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 3,
      {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
+    /* fp4 and fp6 (kind::f8f6f4, 8-bit containers; from the PTX ISA alone) */
+    {"f32=e2m1.e2m1@120", P(F32), P(E2M1), P(E2M1), W, false, PTX, 120, 3,
+     {A(MMA_F8F6F4), A(MMA_F8F6F4)}, {OK_, OK_}},
+    /* packed fp4 at m16n8k64 (kind::mxf4nvf4): MXFP4 (2 ue8m0 scales a
+     * tile) and NVFP4 (4 ue4m3 scales a tile) */
+    {"f32=mxf4.mxf4@120", P(F32), P(MXF4), P(MXF4), W, false, PTX, 120, 3,
+     {A(MMA_MXF4), A(MMA_MXF4)}, {OK_, OK_}},
+    {"f32=nvf4.nvf4@120", P(F32), P(NVF4), P(NVF4), W, false, PTX, 120, 3,
+     {A(MMA_NVF4), A(MMA_NVF4)}, {OK_, OK_}},
     /* tier 2: other destinations, mixes, policies, devices */
     {"f16=f16.f16/wide", P(F16), P(F16), P(F16), W, false, PTX, 0, 2,
      {A(MMA_F16), A(MMA_F16)}, {OK_, OK_}},
@@ -100,6 +109,17 @@ static const matrix_row rows[] = {
     {"s32=s8.u8/sat@90", P(S32), P(S8), P(U8), N, true, PTX, 90, 2,
      {A(MMA_S8_SAT), A(MMA_S8_SAT)}, {OK_, OK_}, NULL, true},
     {"f32=mxe5m2.mxe4m3@121", P(F32), P(MXE5M2), P(MXE4M3), N, true, WMMA, 121, 2,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
+    /* fp6 and fp4 mixes: with fp8 unscaled, and block-scaled through kind::mxf8f6f4 */
+    {"f32=e4m3.e3m2@120", P(F32), P(E4M3), P(E3M2), W, false, PTX, 120, 2,
+     {A(MMA_F8F6F4), A(MMA_F8F6F4)}, {OK_, OK_}},
+    {"f32=e2m3.e2m1@121", P(F32), P(E2M3), P(E2M1), N, true, WMMA, 121, 2,
+     {A(MMA_F8F6F4), A(MMA_F8F6F4)}, {OK_, OK_}},
+    {"f32=mxf4.mxf4/arm=mma-mxfp8@120", P(F32), P(MXF4), P(MXF4), W, false, PTX, 120, 2,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}, "mma-mxfp8"},
+    {"f32=mxe2m3.mxe3m2@120", P(F32), P(MXE2M3), P(MXE3M2), W, false, PTX, 120, 2,
+     {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
+    {"f32=mxe4m3.mxf4@121", P(F32), P(MXE4M3), P(MXF4), W, false, PTX, 121, 2,
      {A(MMA_MXFP8), A(MMA_MXFP8)}, {OK_, OK_}},
     /* narrow lists wmma-f16 after the inline f16-accumulate arm: a call may name it */
     {"f16=f16.f16/narrow/arm=wmma-f16", P(F16), P(F16), P(F16), N, false, PTX, 86, 2,
@@ -179,6 +199,17 @@ static const matrix_row rows[] = {
     {"f32=mxe4m3.e4m3", P(F32), P(MXE4M3), P(E4M3), W, false, PTX, 0, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
     {"f16=mxe4m3.mxe4m3", P(F16), P(MXE4M3), P(MXE4M3), W, false, PTX, 120, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    /* fp6/fp4 off 12.x; mixed scale types and an f16 destination have no arm */
+    {"f32=e2m1.e3m2@100", P(F32), P(E2M1), P(E3M2), W, false, PTX, 100, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=mxf4.mxf4@90", P(F32), P(MXF4), P(MXF4), W, false, PTX, 90, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=nvf4.nvf4@100", P(F32), P(NVF4), P(NVF4), W, false, PTX, 100, 0,
+     {NONE_ARM, NONE_ARM}, {D(FLOOR), D(FLOOR)}},
+    {"f32=nvf4.mxf4", P(F32), P(NVF4), P(MXF4), W, false, PTX, 120, 0,
+     {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
+    {"f16=e2m1.e2m1", P(F16), P(E2M1), P(E2M1), W, false, PTX, 120, 0,
      {NONE_ARM, NONE_ARM}, {D(NO_ARM), D(NO_ARM)}},
 };
 
