@@ -12,6 +12,7 @@ typedef struct {
   const char *text;       /* the text in hand: the whole module, or a window of it */
   size_t len, pos;
   size_t base_line;       /* line ends before text[0] (a stream's dropped text) */
+  size_t lines_in_hand;   /* line ends in text[0..len) (a stream counts them) */
   int depth;
   size_t last_open;       /* offset of the last '{' opened */
   int last_open_line;     /* its line once its text is dropped; 0 until then */
@@ -35,8 +36,10 @@ typedef struct {
 void tcmma__ptx_reader_init(tcmma__ptx_reader *r, tcmma_ptx_info *info, tcmma_error *err);
 
 /* TCMMA_PARSE when t[0..n) holds a byte PTX text may not (a control byte,
- * DEL), named with its offset in the input (offset: t[0]'s). */
-tcmma_status tcmma__ptx_check_bytes(const char *t, size_t n, size_t offset, tcmma_error *err);
+ * DEL), named with its offset in the input (offset: t[0]'s); else adds its
+ * line ends to *lines (NULL: not asked). */
+tcmma_status tcmma__ptx_check_bytes(const char *t, size_t n, size_t offset, size_t *lines,
+                                    tcmma_error *err);
 
 /* Whether t[0..n) holds a byte above a blank (the input is not empty). */
 bool tcmma__ptx_any_text(const char *t, size_t n);
@@ -50,7 +53,8 @@ void tcmma__ptx_read_all(tcmma__ptx_reader *r, const char *text, size_t len);
 void tcmma__ptx_read_more(tcmma__ptx_reader *r, const char *text, size_t len);
 
 /* Forgets r->text[0..cut) (read: cut <= r->pos): offsets become relative
- * to what was text[cut], lines counted into base_line. */
+ * to what was text[cut], its lines (lines_in_hand less those kept) moved
+ * into base_line. */
 void tcmma__ptx_drop(tcmma__ptx_reader *r, size_t cut);
 
 /* The end of a parse of len bytes (any_text: not blanks only): empty

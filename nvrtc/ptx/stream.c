@@ -60,7 +60,9 @@ tcmma_status tcmma__ptx_parse_chunked(tcmma_ptx_read_fn read, void *ctx, size_t 
       break;
     }
     const char *fresh = w.buf + w.have;
-    if ((s = tcmma__ptx_check_bytes(fresh, (size_t)got, w.total, err)) != TCMMA_OK) break;
+    if ((s = tcmma__ptx_check_bytes(fresh, (size_t)got, w.total, &r.lines_in_hand, err)) !=
+        TCMMA_OK)
+      break;
     if (!any_text) any_text = tcmma__ptx_any_text(fresh, (size_t)got);
     w.total += (size_t)got;
     if (got == 0) { /* the end: what is in hand is the rest of the module */
