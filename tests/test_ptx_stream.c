@@ -79,35 +79,6 @@ static source over(const char *text, size_t len, size_t most) {
   return (source){text, len, 0, most, SIZE_MAX, 0};
 }
 
-/* Whether a and b read alike: every field a parse fills. */
-static void same_info(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,
-                      const char *how) {
-  if (a->instruction_count != b->instruction_count || a->census_count != b->census_count)
-    fail_msg("%s %s: %zu instructions, %zu opcodes; the whole text %zu, %zu", name, how,
-             b->instruction_count, b->census_count, a->instruction_count, a->census_count);
-  for (size_t i = 0; i < a->census_count; i++)
-    if (strcmp(a->census[i].opcode, b->census[i].opcode) || a->census[i].count != b->census[i].count)
-      fail_msg("%s %s: %s x%zu where the whole text has %s x%zu", name, how, b->census[i].opcode,
-               b->census[i].count, a->census[i].opcode, a->census[i].count);
-  assert_int_equal(a->entry_count, b->entry_count);
-  for (size_t i = 0; i < a->entry_count; i++) assert_string_equal(a->entries[i], b->entries[i]);
-  assert_int_equal(a->modifier_count, b->modifier_count);
-  for (size_t i = 0; i < a->modifier_count; i++)
-    assert_string_equal(a->modifiers[i], b->modifiers[i]);
-  assert_string_equal(a->target, b->target);
-  assert_int_equal(a->target_sm, b->target_sm);
-  assert_int_equal(a->target_suffix, b->target_suffix);
-  assert_int_equal(a->version_major * 100 + a->version_minor, b->version_major * 100 + b->version_minor);
-  assert_int_equal(a->address_size, b->address_size);
-  assert_ptr_equal(a->required_feature, b->required_feature);
-  assert_int_equal(a->required_sm, b->required_sm);
-  assert_int_equal(a->required_suffix, b->required_suffix);
-  assert_int_equal(a->required_ptx, b->required_ptx);
-  assert_int_equal(a->no_target, b->no_target);
-  if (a->required_by) assert_string_equal(a->required_by, b->required_by);
-  else assert_null(b->required_by);
-}
-
 /* text[0..len) read in chunks of chunk bytes from a source handing over
  * most a call must read as the whole text: the same status and message, or
  * the same module. Returns the status. */
@@ -124,7 +95,7 @@ static tcmma_status alike(const char *text, size_t len, size_t chunk, size_t mos
                          ps ? pe.message : "", ws, ws ? we.message : "");
   if (ws != TCMMA_OK && strcmp(we.message, pe.message) != 0)
     fail_msg("%s %s: '%s', the whole text '%s'", name, how, pe.message, we.message);
-  if (ws == TCMMA_OK) same_info(&whole, &part, name, how);
+  if (ws == TCMMA_OK) ptx_info_same(&whole, &part, name, how);
   tcmma_ptx_info_free(&whole), tcmma_ptx_info_free(&part);
   return ws;
 }
@@ -234,7 +205,7 @@ static void files_and_failures(void **state) {
   assert_int_equal(tcmma_ptx_parse_fd(fd, &b, &err), TCMMA_OK);
   close(fd);
   assert_int_equal(tcmma_ptx_parse(m->text, m->len, &a, &err), TCMMA_OK);
-  same_info(&a, &b, m->name, "from its file");
+  ptx_info_same(&a, &b, m->name, "from its file");
   tcmma_ptx_info_free(&a), tcmma_ptx_info_free(&b);
 
   fd = open(src_path("tests/data"), O_RDONLY | O_DIRECTORY);
