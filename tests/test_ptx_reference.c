@@ -244,24 +244,6 @@ static void features_match_slow_scan(void **state) {
   assert_true(parsed >= 10 && matched > 0);
 }
 
-/* Whether a and b read alike: header, entries, census. */
-static void same_info(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,
-                      const char *how) {
-  if (a->instruction_count != b->instruction_count || a->census_count != b->census_count)
-    fail_msg("%s %s: %zu instructions, %zu opcodes; first read %zu, %zu", name, how,
-             b->instruction_count, b->census_count, a->instruction_count, a->census_count);
-  for (size_t i = 0; i < a->census_count; i++)
-    if (strcmp(a->census[i].opcode, b->census[i].opcode) || a->census[i].count != b->census[i].count)
-      fail_msg("%s %s: %s x%zu where the first read had %s x%zu", name, how, b->census[i].opcode,
-               b->census[i].count, a->census[i].opcode, a->census[i].count);
-  assert_int_equal(a->entry_count, b->entry_count);
-  for (size_t i = 0; i < a->entry_count; i++) assert_string_equal(a->entries[i], b->entries[i]);
-  assert_string_equal(a->target, b->target);
-  assert_int_equal(a->version_major * 100 + a->version_minor, b->version_major * 100 + b->version_minor);
-  assert_int_equal(a->address_size, b->address_size);
-  assert_ptr_equal(a->required_feature, b->required_feature);
-}
-
 /* text with tabs made spaces and each line end doubled; *len its length. */
 static char *widened(const char *text, size_t n, size_t *len) {
   char *w = malloc(2 * n + 1);
@@ -295,7 +277,7 @@ static void scan_alike_at_every_offset(void **state) {
       if (st == TCMMA_OK) {
         char how[32];
         snprintf(how, sizeof how, "at offset %zu", off);
-        same_info(&first, &again, m->name, how);
+        ptx_info_same(&first, &again, m->name, how);
       }
       tcmma_ptx_info_free(&again);
       free(buf);
@@ -303,7 +285,7 @@ static void scan_alike_at_every_offset(void **state) {
     size_t wlen;
     char *w = widened(m->text, m->len, &wlen);
     assert_int_equal(tcmma_ptx_parse(w, wlen, &again, &err), st);
-    if (st == TCMMA_OK) same_info(&first, &again, m->name, "widened");
+    if (st == TCMMA_OK) ptx_info_same(&first, &again, m->name, "widened");
     tcmma_ptx_info_free(&again), tcmma_ptx_info_free(&first);
     free(w);
   }

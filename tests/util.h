@@ -9,6 +9,7 @@
 #include <stdint.h>
 #include <cmocka.h>
 #include <stdbool.h>
+#include "tcmma/ptx.h"
 
 /* Output of one run of the tcmma CLI. */
 typedef struct {
@@ -68,6 +69,11 @@ void fake_cuda_remove(void);
 /* Points the driver wrapper at library (TCMMA_LIBCUDA; NULL: the default)
  * for a fresh load, with the fake's own settings cleared. */
 void fake_cuda_use(const char *library);
+
+/* Fails unless PTX reads a and b agree in every field (tests/util_ptx.c);
+ * name and how say which module and which read. */
+void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,
+                   const char *how);
 
 /* ptxas (tests/util_ptxas.c). Its path under the toolkit, NULL when missing. */
 const char *ptxas_path(void);

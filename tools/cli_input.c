@@ -39,20 +39,54 @@ static void name_of(const char *path, char *buf, size_t cap) {
   else snprintf(buf, cap, "'%s'", path);
 }
 
-char *cli_read_input(const char *cmd, const char *path, size_t *len) {
-  bool is_stdin = strcmp(path, "-") == 0;
-  char what[512];
-  name_of(path, what, sizeof what);
-  /* a named input: a regular file only (tables/file.h), never a FIFO or a
-   * device that would block or never end; standard input streams */
+/* path opened for reading, its name for messages in what; -1 after a
+ * message. A named input is a regular file only (tables/file.h), never a
+ * FIFO or a device that would block or never end; standard input streams. */
+static int open_input(const char *cmd, const char *path, char *what, size_t cap) {
+  name_of(path, what, cap);
+  if (strcmp(path, "-") == 0) return 0;
   char why[512] = "";
-  int fd = is_stdin ? 0 : tcmma__table_open_file(path, NULL, why, sizeof why);
+  int fd = tcmma__table_open_file(path, NULL, why, sizeof why);
   if (fd < 0) {
     struct stat at;
     if (stat(path, &at) != 0) cli_fail(cmd, "cannot read %s: %s", what, strerror(errno));
     else cli_fail(cmd, "cannot read %s: %s", what, why); /* there, but no regular file */
-    return NULL;
   }
+  return fd;
+}
+
+bool cli_stream_open(const char *cmd, const char *path, cli_stream *in) {
+  *in = (cli_stream){.cmd = cmd, .is_stdin = strcmp(path, "-") == 0};
+  return (in->fd = open_input(cmd, path, in->what, sizeof in->what)) >= 0;
+}
+
+long cli_stream_read(void *ctx, char *buf, size_t cap) {
+  cli_stream *in = ctx;
+  ssize_t got;
+  while ((got = read(in->fd, buf, cap)) < 0 && errno == EINTR) continue;
+  const char *nul = got > 0 ? memchr(buf, '\0', (size_t)got) : NULL;
+  if (got < 0) cli_fail(in->cmd, "cannot read %s: %s", in->what, strerror(errno));
+  else if (nul)
+    cli_fail(in->cmd, "%s: not text: a NUL byte at offset %zu (binary input?)", in->what,
+             in->total + (size_t)(nul - buf));
+  else if ((in->total += (size_t)got) > CLI_INPUT_MAX) /* an endless stream of text ends here */
+    cli_fail(in->cmd, "cannot read %s: larger than %d MiB", in->what, CLI_INPUT_MAX >> 20);
+  else
+    return (long)got;
+  in->failed = true;
+  return -1;
+}
+
+void cli_stream_close(cli_stream *in) {
+  if (!in->is_stdin && in->fd >= 0) close(in->fd);
+  in->fd = -1;
+}
+
+char *cli_read_input(const char *cmd, const char *path, size_t *len) {
+  bool is_stdin = strcmp(path, "-") == 0;
+  char what[512];
+  int fd = open_input(cmd, path, what, sizeof what);
+  if (fd < 0) return NULL;
   /* a regular file: room for all of it, so one read takes it */
   struct stat st;
   size_t cap = 1 << 16, n = 0;

@@ -175,15 +175,16 @@ int cmd_ptx(int argc, char **argv) {
     else path = argv[i];
   }
   if (!path) return cli_usage("ptx", "missing input: expected FILE or - (standard input)");
-  size_t len = 0;
-  char *text = cli_read_input("ptx", path, &len);
-  if (!text) return CLI_FAIL;
+  /* read as it arrives, in bounded memory (docs/ptx.md, Speed) */
+  cli_stream in;
+  if (!cli_stream_open("ptx", path, &in)) return CLI_FAIL;
   tcmma_ptx_info info;
   tcmma_error err;
-  tcmma_status s = tcmma_ptx_parse(text, len, &info, &err);
-  free(text);
+  tcmma_status s = tcmma_ptx_parse_stream(cli_stream_read, &in, &info, &err);
+  cli_stream_close(&in);
   if (s != TCMMA_OK) {
     tcmma_ptx_info_free(&info);
+    if (in.failed) return CLI_FAIL; /* cli_stream_read said why */
     if (strcmp(path, "-") == 0) return cli_fail("ptx", "standard input: %s", err.message);
     return cli_fail("ptx", "'%s': %s", path, err.message);
   }

@@ -111,6 +111,22 @@ typedef struct {
 tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
                              tcmma_error *err);
 
+/* Where tcmma_ptx_parse_stream reads from: fills buf with 1 to cap bytes
+ * and returns how many, 0 at the end of input, -1 on failure (errno may say
+ * why). */
+typedef long (*tcmma_ptx_read_fn)(void *ctx, char *buf, size_t cap);
+
+/* tcmma_ptx_parse of the text read(ctx, ...) gives, read a chunk at a time
+ * (1 MiB; more only for a longer statement) and parsed as it arrives, so
+ * memory stays bounded: the same result, the same errors, and TCMMA_IO when
+ * read fails. A control byte ends the read at once. */
+tcmma_status tcmma_ptx_parse_stream(tcmma_ptx_read_fn read, void *ctx, tcmma_ptx_info *info,
+                                    tcmma_error *err);
+
+/* tcmma_ptx_parse_stream of file descriptor fd read to its end (read(2); fd
+ * is not closed). TCMMA_IO naming the system's reason when a read fails. */
+tcmma_status tcmma_ptx_parse_fd(int fd, tcmma_ptx_info *info, tcmma_error *err);
+
 /* Frees everything tcmma_ptx_parse allocated and zeroes *info; NULL is allowed. */
 void tcmma_ptx_info_free(tcmma_ptx_info *info);
 

@@ -11,36 +11,39 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
+#if defined(__x86_64__) && defined(__GNUC__)
+#include <immintrin.h>
+#define HAVE_AVX2_PATH 1 /* built for any x86-64, taken where the CPU has AVX2 */
+#endif
 #include "tcmma/ptx.h"
 #include "nvrtc/internal.h"
+#include "nvrtc/ptx/reader.h"
 
 /* ---- the reader ---- */
 
-typedef struct {
-  const char *text;
-  size_t len, pos;
-  int depth;
-  size_t last_open;       /* offset of the innermost unclosed '{' */
-  tcmma_ptx_info *info;
-  tcmma_error *err;
-  tcmma_status status;    /* first hard failure (NO_MEMORY) */
-  const char *truncated;  /* what ran into the end of input, when anything */
-  size_t truncated_at;
-  bool saw_version, saw_target;
-  size_t line_break_at;   /* just after the last block comment that spans lines */
-  /* census hash: open addressing over census indices + 1 (0: empty), at most
-   * a quarter full (a probe rarely goes past its first slot), with
-   * each opcode's length and hash beside it (compared before its bytes) */
-  size_t *slots, slot_cap, op_cap;
-  size_t *op_len;
-  uint64_t *op_hash;
-} reader;
+typedef tcmma__ptx_reader reader;
+
+/* The number of line ends in t[0..n): sixteen bytes at a time where SSE2
+ * is (a stream counts the lines of all it drops). */
+static size_t count_lines(const char *t, size_t n) {
+  size_t lines = 0, i = 0;
+#ifdef __SSE2__
+  const __m128i nl = _mm_set1_epi8('\n');
+  while (n - i >= 16) {
+    __m128i sum = _mm_setzero_si128(); /* per byte: up to 255 blocks, then added up */
+    size_t blocks = (n - i) / 16 < 255 ? (n - i) / 16 : 255;
+    for (size_t b = 0; b < blocks; b++, i += 16)
+      sum = _mm_sub_epi8(sum, _mm_cmpeq_epi8(_mm_loadu_si128((const __m128i *)(t + i)), nl));
+    __m128i wide = _mm_sad_epu8(sum, _mm_setzero_si128());
+    lines += (size_t)_mm_cvtsi128_si32(wide) + (size_t)_mm_extract_epi16(wide, 4);
+  }
+#endif
+  for (; i < n; i++) lines += t[i] == '\n';
+  return lines;
+}
 
 static int line_of(const reader *r, size_t pos) {
-  int line = 1;
-  for (size_t i = 0; i < pos && i < r->len; i++)
-    if (r->text[i] == '\n') line++;
-  return line;
+  return (int)(1 + r->base_line + count_lines(r->text, pos < r->len ? pos : r->len));
 }
 
 static bool at_end(const reader *r) { return r->pos >= r->len; }
@@ -311,6 +314,7 @@ static void count_opcode(reader *r, const char *op, size_t n) {
     if (r->op_hash[i] == h && r->op_len[i] == n && same_bytes(info->census[i].opcode, op, n)) {
       info->census[i].count++;
       info->instruction_count++;
+      r->last_slot = s;
       return;
     }
   }
@@ -322,6 +326,7 @@ static void count_opcode(reader *r, const char *op, size_t n) {
   r->op_hash[info->census_count] = h;
   r->slots[s] = ++info->census_count;
   info->instruction_count++;
+  r->last_slot = s;
 }
 
 /* What a directive's name asks of the reader. */
@@ -522,53 +527,169 @@ static void skip_operands(reader *r, size_t at) {
   truncate_at(r, "an instruction without its ';'", at);
 }
 
-static void read_statements(reader *r) {
-  while (r->status == TCMMA_OK) {
-    skip_space(r, false);
-    if (at_end(r)) return;
-    char c = peek(r, 0);
-    if (c == '{') {
-      if (r->depth == 0 || r->pos > r->last_open) r->last_open = r->pos;
-      r->depth++;
-      r->pos++;
-    } else if (c == '}') {
-      if (r->depth == 0) {
-        bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
-        return;
-      }
-      r->depth--;
-      r->pos++;
-    } else if (c == ';') {
-      r->pos++;
-    } else if (c == '.') {
-      read_directive(r);
-    } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
-      r->pos++;
-      if (peek(r, 0) == '!') r->pos++;
-      if (peek(r, 0) == '%') r->pos++;
-      const char *w;
-      read_ident(r, &w);
-    } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
-      size_t at = r->pos;
-      const char *op;
-      size_t n = read_opcode(r, &op);
-      size_t after = r->pos, q = after;
-      while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
-      if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
-        skip_space(r, false); /* a comment or a line end before what follows */
-        q = r->pos;
-      }
-      if (q < r->len && r->text[q] == ':') { /* a label */
-        r->pos = q + 1;
-        continue;
-      }
-      r->pos = after;
-      if (c != '$' && c != '_') count_opcode(r, op, n);
-      skip_operands(r, at);
-    } else { /* not a statement start: skip the rest of the line */
-      while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
+/* One statement, at pos (blanks skipped, not at the end). */
+static inline void read_statement(reader *r) {
+  char c = peek(r, 0);
+  if (c == '{') {
+    r->last_open = r->pos, r->last_open_line = 0;
+    r->depth++;
+    r->pos++;
+  } else if (c == '}') {
+    if (r->depth == 0) {
+      bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
+      return;
+    }
+    r->depth--;
+    r->pos++;
+  } else if (c == ';') {
+    r->pos++;
+  } else if (c == '.') {
+    read_directive(r);
+  } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
+    r->pos++;
+    if (peek(r, 0) == '!') r->pos++;
+    if (peek(r, 0) == '%') r->pos++;
+    const char *w;
+    read_ident(r, &w);
+  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
+    size_t at = r->pos;
+    const char *op;
+    size_t n = read_opcode(r, &op);
+    size_t after = r->pos, q = after;
+    while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
+    if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
+      skip_space(r, false); /* a comment or a line end before what follows */
+      q = r->pos;
+    }
+    if (q < r->len && r->text[q] == ':') { /* a label */
+      r->pos = q + 1;
+      return;
+    }
+    r->pos = after;
+    if (c != '$' && c != '_') count_opcode(r, op, n);
+    skip_operands(r, at);
+  } else { /* not a statement start: skip the rest of the line */
+    while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
+  }
+}
+
+/* What a statement may change, to undo it when it met the end of the text
+ * in hand (tcmma__ptx_read_more): what any statement may change, and what
+ * only a directive does (taken for directives only: fewer stores a
+ * statement). */
+typedef struct {
+  size_t pos, last_open, line_break_at, instructions;
+  int depth, last_open_line;
+  bool directive;
+  size_t entries, modifiers;
+  int version_major, version_minor, address_size;
+  bool saw_version, saw_target, had_target;
+} mark;
+
+static inline void mark_set(const reader *r, mark *m) {
+  m->pos = r->pos, m->last_open = r->last_open, m->line_break_at = r->line_break_at;
+  m->instructions = r->info->instruction_count;
+  m->depth = r->depth, m->last_open_line = r->last_open_line;
+  m->directive = false;
+}
+
+static void mark_directive(const reader *r, mark *m) {
+  const tcmma_ptx_info *i = r->info;
+  m->directive = true;
+  m->entries = i->entry_count, m->modifiers = i->modifier_count;
+  m->version_major = i->version_major, m->version_minor = i->version_minor;
+  m->address_size = i->address_size;
+  m->saw_version = r->saw_version, m->saw_target = r->saw_target;
+  m->had_target = i->target != NULL;
+}
+
+/* Undoes what was read since m: a statement has at most one instruction,
+ * counted last (a new opcode's slot was the last filled, so emptying it
+ * leaves every other opcode's probe intact). */
+static void mark_undo(reader *r, const mark *m) {
+  tcmma_ptx_info *i = r->info;
+  if (i->instruction_count != m->instructions) {
+    size_t op = r->slots[r->last_slot] - 1;
+    i->instruction_count--;
+    if (--i->census[op].count == 0) {
+      free(i->census[op].opcode);
+      i->census_count--;
+      r->slots[r->last_slot] = 0;
     }
   }
+  if (m->directive) {
+    while (i->entry_count > m->entries) free(i->entries[--i->entry_count]);
+    while (i->modifier_count > m->modifiers) free(i->modifiers[--i->modifier_count]);
+    if (!m->had_target && i->target) {
+      free(i->target);
+      i->target = NULL, i->target_sm = 0, i->target_suffix = '\0';
+    }
+    i->version_major = m->version_major, i->version_minor = m->version_minor;
+    i->address_size = m->address_size;
+    r->saw_version = m->saw_version, r->saw_target = m->saw_target;
+  }
+  r->pos = m->pos, r->last_open = m->last_open, r->line_break_at = m->line_break_at;
+  r->depth = m->depth, r->last_open_line = m->last_open_line;
+  r->truncated = NULL, r->status = TCMMA_OK;
+}
+
+/* How near the end of the text in hand a failure may depend on what
+ * follows: a directive's number or word cut off (".version 8." then "7"),
+ * a '/' that may start a comment; a byte or two, given room. */
+enum { END_REACH = 64 };
+
+/* The statement loop, one for both reads (read_statement inlined once:
+ * inlined twice, the compiler stopped inlining what it calls). more: the
+ * text in hand ends before the input does, so a statement that meets its
+ * end (or fails within END_REACH bytes of it) is undone, to be read again
+ * with what follows. */
+static void read_statements(reader *r, const char *text, size_t len, bool more) {
+  r->text = text, r->len = len;
+  for (;;) {
+    mark m;
+    if (more) mark_set(r, &m);
+    skip_space(r, false);
+    if (at_end(r)) {
+      if (more) mark_undo(r, &m);
+      return;
+    }
+    if (more && r->text[r->pos] == '.') mark_directive(r, &m);
+    read_statement(r);
+    if (__builtin_expect(r->pos < len && !r->truncated && r->status == TCMMA_OK, 1)) continue;
+    if (r->status == TCMMA_NO_MEMORY) return;
+    if (!more) {
+      if (r->status != TCMMA_OK) return;
+      continue; /* truncated or at the end: the next turn ends */
+    }
+    if (r->pos >= len || r->truncated || (r->status != TCMMA_OK && r->pos + END_REACH >= len)) {
+      mark_undo(r, &m);
+      return;
+    }
+    if (r->status != TCMMA_OK) return; /* a failure no later text changes */
+  }
+}
+
+void tcmma__ptx_read_all(reader *r, const char *text, size_t len) {
+  read_statements(r, text, len, false);
+}
+
+void tcmma__ptx_read_more(reader *r, const char *text, size_t len) {
+  read_statements(r, text, len, true);
+}
+
+void tcmma__ptx_drop(reader *r, size_t cut) {
+  /* the lines in hand were counted as they arrived: what is kept (the cut
+   * statement) and what follows the last '{' are short, counted again */
+  size_t dropped = r->lines_in_hand - count_lines(r->text + cut, r->len - cut);
+  if (r->depth > 0 && !r->last_open_line && r->last_open < cut)
+    r->last_open_line =
+        (int)(1 + r->base_line + dropped - count_lines(r->text + r->last_open, cut - r->last_open));
+  r->base_line += dropped, r->lines_in_hand -= dropped;
+  r->text += cut, r->len -= cut, r->pos -= cut;
+  r->last_open = r->last_open >= cut ? r->last_open - cut : 0;
+  r->line_break_at = r->line_break_at != SIZE_MAX && r->line_break_at >= cut
+                         ? r->line_break_at - cut
+                         : SIZE_MAX;
 }
 
 static int cmp_op(const void *a, const void *b) {
@@ -583,13 +704,17 @@ static bool text_byte(unsigned char c) {
 /* Whether block [start, end) of t holds a byte that may not appear in PTX
  * text (a control byte other than a blank, or DEL). Sixteen bytes at a
  * time where SSE2 is. */
-static bool block_bad(const unsigned char *t, size_t start, size_t end) {
+/* ... and adds its line ends to *lines (counted here, where every byte is
+ * loaded anyway: a stream needs the lines of all the text it drops). A
+ * block is at most 255 loads of sixteen, as many as a byte counts. */
+enum { CHECK_BLOCK = 254 * 16 };
+static bool block_bad(const unsigned char *t, size_t start, size_t end, size_t *lines) {
   size_t i = start;
   bool bad = false;
 #ifdef __SSE2__
-  __m128i any_bad = _mm_setzero_si128();
+  __m128i any_bad = _mm_setzero_si128(), nl_count = _mm_setzero_si128();
   const __m128i c1f = _mm_set1_epi8(0x1f), c7f = _mm_set1_epi8(0x7f);
-  const __m128i c9 = _mm_set1_epi8(9), c4 = _mm_set1_epi8(4);
+  const __m128i c9 = _mm_set1_epi8(9), c4 = _mm_set1_epi8(4), nl = _mm_set1_epi8('\n');
   for (; i + 16 <= end; i += 16) {
     __m128i v = _mm_loadu_si128((const __m128i *)(t + i));
     __m128i control = _mm_cmpeq_epi8(_mm_min_epu8(v, c1f), v);            /* v <= 0x1f */
@@ -597,33 +722,116 @@ static bool block_bad(const unsigned char *t, size_t start, size_t end) {
     __m128i blank = _mm_cmpeq_epi8(_mm_min_epu8(d, c4), d);               /* 9 <= v <= 13 */
     any_bad = _mm_or_si128(any_bad, _mm_or_si128(_mm_andnot_si128(blank, control),
                                                   _mm_cmpeq_epi8(v, c7f)));
+    nl_count = _mm_sub_epi8(nl_count, _mm_cmpeq_epi8(v, nl));
   }
   bad = _mm_movemask_epi8(any_bad) != 0;
+  __m128i wide = _mm_sad_epu8(nl_count, _mm_setzero_si128());
+  *lines += (size_t)_mm_cvtsi128_si32(wide) + (size_t)_mm_extract_epi16(wide, 4);
 #endif
-  for (; i < end; i++) bad = bad || !text_byte(t[i]);
+  for (; i < end; i++) bad = bad || !text_byte(t[i]), *lines += t[i] == '\n';
   return bad;
 }
 
+#ifdef HAVE_AVX2_PATH
+/* block_bad thirty-two bytes at a time: the check reads every byte of the
+ * input, an eighth of tcmma ptx's time at sixteen (perf). */
+__attribute__((target("avx2"))) static bool block_bad_avx2(const unsigned char *t, size_t start,
+                                                           size_t end, size_t *lines) {
+  size_t i = start;
+  __m256i any_bad = _mm256_setzero_si256(), nl_count = _mm256_setzero_si256();
+  const __m256i c1f = _mm256_set1_epi8(0x1f), c7f = _mm256_set1_epi8(0x7f);
+  const __m256i c9 = _mm256_set1_epi8(9), c4 = _mm256_set1_epi8(4), nl = _mm256_set1_epi8('\n');
+  for (; i + 32 <= end; i += 32) {
+    __m256i v = _mm256_loadu_si256((const __m256i *)(t + i));
+    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, c1f), v);
+    __m256i d = _mm256_sub_epi8(v, c9);
+    __m256i blank = _mm256_cmpeq_epi8(_mm256_min_epu8(d, c4), d);
+    any_bad = _mm256_or_si256(any_bad, _mm256_or_si256(_mm256_andnot_si256(blank, control),
+                                                       _mm256_cmpeq_epi8(v, c7f)));
+    nl_count = _mm256_sub_epi8(nl_count, _mm256_cmpeq_epi8(v, nl));
+  }
+  bool bad = _mm256_movemask_epi8(any_bad) != 0;
+  __m256i wide = _mm256_sad_epu8(nl_count, _mm256_setzero_si256());
+  *lines += (size_t)_mm256_extract_epi64(wide, 0) + (size_t)_mm256_extract_epi64(wide, 1) +
+            (size_t)_mm256_extract_epi64(wide, 2) + (size_t)_mm256_extract_epi64(wide, 3);
+  for (; i < end; i++) bad = bad || !text_byte(t[i]), *lines += t[i] == '\n';
+  return bad;
+}
+#endif
+
 /* Text that holds NUL or control bytes is not PTX. Checked a block at a
- * time; a block with a bad byte is looked at byte by byte for the first.
- * Text of blanks only is empty (looked for apart: the first byte above a
- * blank is near the start of any module). */
-static tcmma_status check_text(const char *text, size_t len, tcmma_error *err) {
+ * time; a block with a bad byte is looked at byte by byte for the first. */
+tcmma_status tcmma__ptx_check_bytes(const char *text, size_t len, size_t offset,
+                                    size_t *lines, tcmma_error *err) {
   const unsigned char *t = (const unsigned char *)text;
-  for (size_t start = 0; start < len; start += 4096) {
-    size_t end = len - start < 4096 ? len : start + 4096;
-    if (!block_bad(t, start, end)) continue;
+  size_t counted = 0;
+#ifdef HAVE_AVX2_PATH
+  bool avx2 = __builtin_cpu_supports("avx2");
+#endif
+  for (size_t start = 0; start < len; start += CHECK_BLOCK) {
+    size_t end = len - start < CHECK_BLOCK ? len : start + CHECK_BLOCK;
+#ifdef HAVE_AVX2_PATH
+    if (avx2 ? !block_bad_avx2(t, start, end, &counted) : !block_bad(t, start, end, &counted))
+      continue;
+#else
+    if (!block_bad(t, start, end, &counted)) continue;
+#endif
     for (size_t i = start; i < end; i++)
       if (!text_byte(t[i]))
         return tcmma_fail(err, TCMMA_PARSE,
                           "not PTX text: control byte 0x%02x at offset %zu (binary input?)", t[i],
-                          i);
+                          offset + i);
   }
+  if (lines) *lines += counted;
+  return TCMMA_OK;
+}
+
+/* Text of blanks only is empty (the first byte above a blank is near the
+ * start of any module). */
+bool tcmma__ptx_any_text(const char *text, size_t len) {
+  const unsigned char *t = (const unsigned char *)text;
   size_t i = 0;
   while (i < len && t[i] <= ' ') i++;
-  if (i == len)
+  return i < len;
+}
+
+void tcmma__ptx_reader_init(reader *r, tcmma_ptx_info *info, tcmma_error *err) {
+  memset(info, 0, sizeof *info);
+  *r = (reader){.info = info, .err = err, .line_break_at = SIZE_MAX};
+}
+
+void tcmma__ptx_reader_free(reader *r) {
+  free(r->slots), free(r->op_len), free(r->op_hash);
+  r->slots = r->op_len = NULL, r->op_hash = NULL;
+}
+
+tcmma_status tcmma__ptx_finish(reader *r, size_t len, bool any_text) {
+  tcmma__ptx_reader_free(r);
+  tcmma_error *err = r->err;
+  tcmma_ptx_info *info = r->info;
+  if (!any_text)
     return tcmma_fail(err, TCMMA_PARSE,
                       "empty input: expected PTX text with .version and .target directives");
+  if (r->status == TCMMA_NO_MEMORY)
+    return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory reading %zu bytes of PTX", len);
+  if (r->status != TCMMA_OK) return r->status;
+  if (!r->saw_version || !r->saw_target)
+    return tcmma_fail(err, TCMMA_PARSE, "not a PTX module: no %s directive%s",
+                      !r->saw_target && !r->saw_version ? ".version or .target"
+                      : !r->saw_target                  ? ".target"
+                                                        : ".version",
+                      !r->saw_target && !r->saw_version ? "s (is this PTX text?)" : "");
+  if (r->truncated)
+    return tcmma_fail(err, TCMMA_PARSE,
+                      "truncated PTX: %s at line %d runs to the end of input", r->truncated,
+                      line_of(r, r->truncated_at));
+  if (r->depth > 0)
+    return tcmma_fail(err, TCMMA_PARSE,
+                      "truncated PTX: %d block(s) still open at the end of input "
+                      "(the innermost opened at line %d)",
+                      r->depth, r->last_open_line ? r->last_open_line : line_of(r, r->last_open));
+  if (info->census_count) qsort(info->census, info->census_count, sizeof *info->census, cmp_op);
+  tcmma__ptx_requirement(info);
   return TCMMA_OK;
 }
 
@@ -632,32 +840,14 @@ tcmma_status tcmma_ptx_parse(const char *text, size_t len, tcmma_ptx_info *info,
   if (!info) return tcmma_fail(err, TCMMA_INVALID, "tcmma_ptx_parse: info is NULL");
   memset(info, 0, sizeof *info);
   if (!text && len) return tcmma_fail(err, TCMMA_INVALID, "tcmma_ptx_parse: text is NULL");
-  tcmma_status s = check_text(text ? text : "", text ? len : 0, err);
+  if (!text) text = "";
+  tcmma_status s = tcmma__ptx_check_bytes(text, len, 0, NULL, err);
   if (s != TCMMA_OK) return s;
-  reader r = {.text = text, .len = len, .info = info, .err = err, .line_break_at = SIZE_MAX};
-  read_statements(&r);
-  free(r.slots), free(r.op_len), free(r.op_hash);
-  if (r.status == TCMMA_NO_MEMORY)
-    return tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory reading %zu bytes of PTX", len);
-  if (r.status != TCMMA_OK) return r.status;
-  if (!r.saw_version || !r.saw_target)
-    return tcmma_fail(err, TCMMA_PARSE, "not a PTX module: no %s directive%s",
-                      !r.saw_target && !r.saw_version ? ".version or .target"
-                      : !r.saw_target                 ? ".target"
-                                                      : ".version",
-                      !r.saw_target && !r.saw_version ? "s (is this PTX text?)" : "");
-  if (r.truncated)
-    return tcmma_fail(err, TCMMA_PARSE,
-                      "truncated PTX: %s at line %d runs to the end of input", r.truncated,
-                      line_of(&r, r.truncated_at));
-  if (r.depth > 0)
-    return tcmma_fail(err, TCMMA_PARSE,
-                      "truncated PTX: %d block(s) still open at the end of input "
-                      "(the innermost opened at line %d)",
-                      r.depth, line_of(&r, r.last_open));
-  if (info->census_count) qsort(info->census, info->census_count, sizeof *info->census, cmp_op);
-  tcmma__ptx_requirement(info);
-  return TCMMA_OK;
+  reader r;
+  tcmma__ptx_reader_init(&r, info, err);
+  bool any_text = tcmma__ptx_any_text(text, len);
+  if (any_text) tcmma__ptx_read_all(&r, text, len);
+  return tcmma__ptx_finish(&r, len, any_text);
 }
 
 void tcmma_ptx_info_free(tcmma_ptx_info *info) {

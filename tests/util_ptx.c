@@ -1,0 +1,35 @@
+/* Comparing two reads of a PTX module (test_ptx_reference, test_ptx_stream). */
+#include <stdio.h>
+#include <string.h>
+#include "util.h"
+#include "tcmma/ptx.h"
+
+/* Fails the test unless a and b read alike: every field a parse fills. */
+void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,
+                   const char *how) {
+  if (a->instruction_count != b->instruction_count || a->census_count != b->census_count)
+    fail_msg("%s %s: %zu instructions, %zu opcodes; the first read %zu, %zu", name, how,
+             b->instruction_count, b->census_count, a->instruction_count, a->census_count);
+  for (size_t i = 0; i < a->census_count; i++)
+    if (strcmp(a->census[i].opcode, b->census[i].opcode) || a->census[i].count != b->census[i].count)
+      fail_msg("%s %s: %s x%zu where the first read has %s x%zu", name, how, b->census[i].opcode,
+               b->census[i].count, a->census[i].opcode, a->census[i].count);
+  assert_int_equal(a->entry_count, b->entry_count);
+  for (size_t i = 0; i < a->entry_count; i++) assert_string_equal(a->entries[i], b->entries[i]);
+  assert_int_equal(a->modifier_count, b->modifier_count);
+  for (size_t i = 0; i < a->modifier_count; i++)
+    assert_string_equal(a->modifiers[i], b->modifiers[i]);
+  assert_string_equal(a->target, b->target);
+  assert_int_equal(a->target_sm, b->target_sm);
+  assert_int_equal(a->target_suffix, b->target_suffix);
+  assert_int_equal(a->version_major * 100 + a->version_minor, b->version_major * 100 + b->version_minor);
+  assert_int_equal(a->address_size, b->address_size);
+  assert_ptr_equal(a->required_feature, b->required_feature);
+  assert_int_equal(a->required_sm, b->required_sm);
+  assert_int_equal(a->required_suffix, b->required_suffix);
+  assert_int_equal(a->required_ptx, b->required_ptx);
+  assert_int_equal(a->no_target, b->no_target);
+  if (a->required_by) assert_string_equal(a->required_by, b->required_by);
+  else assert_null(b->required_by);
+}
+
