@@ -131,7 +131,7 @@ int main(void) {
 C
 # shellcheck disable=SC2086
 ${CC:-cc} -std=c11 ${TCMMA_SANFLAGS:-} -o "$tmp/sim" "$tmp/sim.c" "$root/lib/libtcmma_sim.a" $flags \
-  -lpthread || { echo "install-test: the simulator program did not link"; exit 1; }
+  -lpthread -lm || { echo "install-test: the simulator program did not link"; exit 1; }
 out=$(LD_LIBRARY_PATH="$root/lib" "$tmp/sim")
 [ "$out" = "528 invalid named" ] ||
   { echo "install-test: the simulator program printed '$out', expected '528 invalid named'"; exit 1; }

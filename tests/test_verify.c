@@ -8,12 +8,18 @@
 #include <string.h>
 #include "util.h"
 #include "tools/verify/verify.h"
+#include "tools/verify/wgmma.h"
 
 static size_t count_matching(bool subset, tcmma_arm arm, bool by_arm) {
   const verify_case *cs;
   size_t n = verify_matrix(&cs), k = 0;
   for (size_t i = 0; i < n; i++)
     k += (!subset || verify_case_in_subset(&cs[i])) && (!by_arm || cs[i].expect_arm == arm);
+  /* the wgmma cases run too when no arm is named (the subset: each row's first) */
+  const verify_wgmma_case *wg;
+  size_t n_wg = verify_wgmma_matrix(&wg);
+  for (size_t i = 0; i < n_wg && !by_arm; i++)
+    k += !subset || i == 0 || wg[i - 1].arm != wg[i].arm;
   return k;
 }
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include "util.h"
 #include "tools/verify/verify.h"
+#include "tools/verify/wgmma.h"
 
 /* A skipped case (no C compiler) fails this test like a failed one. */
 static void sim_executor_matrix(void **state) {
@@ -16,7 +17,8 @@ static void sim_executor_matrix(void **state) {
   cli_result r = run_cli(args, NULL);
   if (!r.out) fail_msg("no output from tcmma verify");
   const verify_case *cs;
-  long all = (long)verify_matrix(&cs);
+  const verify_wgmma_case *wg;
+  long all = (long)verify_matrix(&cs) + (long)verify_wgmma_matrix(&wg); /* wgmma cases run too */
   long cases = json_int_of(r.out, "cases"), passed = json_int_of(r.out, "passed"),
        failed = json_int_of(r.out, "failed"), skipped = json_int_of(r.out, "skipped");
   if (cases < 0 || passed < 0 || failed < 0 || skipped < 0)

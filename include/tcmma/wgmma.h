@@ -8,7 +8,6 @@
 #include <stddef.h>
 #include <stdint.h>
 #ifndef __cplusplus
-#include <stdalign.h> /* alignas: a keyword in C++ */
 #endif
 #include "tcmma/prec.h"
 #include "tcmma/ptx.h"
@@ -162,9 +161,10 @@ typedef struct {
                              flight; the caller waits before reading acc) */
   /* TCMMA_DIALECT_CUDA (0, and for a caller built before this field, whose
    * size stops short of it) or TCMMA_DIALECT_HOST: the simulator's calls
-   * (include/tcmma/sim.h). Aligned past the old struct's tail padding, so an
-   * old caller's size never covers it. */
-  alignas(8) tcmma_dialect dialect;
+   * (include/tcmma/sim.h). Placed past the old struct's tail padding
+   * (tail_pad), so an old caller's size never covers it. */
+  int tail_pad; /* unused, never read: an old caller's size covers it with whatever it held */
+  tcmma_dialect dialect;
 } tcmma_wgmma_call;
 
 #define TCMMA_WGMMA_CALL_INIT(...) {.size = sizeof(tcmma_wgmma_call), __VA_ARGS__}
