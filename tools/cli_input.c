@@ -1,4 +1,6 @@
-/* Whole-file input for CLI commands, from a path or standard input. A
+/* Input for CLI commands, from a path or standard input: whole files, or a
+ * stream a chunk at a time (cli_stream_*: `tcmma ptx`, which parses as the
+ * text arrives, nvrtc/ptx/stream.c). A
  * regular file is read whole at the size fstat gives, anything else chunk by
  * chunk as bytes arrive; nothing is mapped (a mapped file truncated while it
  * is read kills the process with SIGBUS): every input a
