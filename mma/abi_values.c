@@ -58,6 +58,16 @@
 #define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_RANGE("wgmma.def", TCMMA_WGMMA_COUNT, ID, value)
 #include "tables/wgmma.def"
 #undef TCMMA_WGMMA
+#define TCMMA_TCGEN05(ID, value, ...) TCMMA__ABI_RANGE("tcgen05.def", TCMMA_TCGEN05_COUNT, ID, value)
+#include "tables/tcgen05.def"
+#undef TCMMA_TCGEN05
+#define TCMMA_TCGEN05_IDESC(ID, value, ...) \
+  TCMMA__ABI_RANGE("tcgen05_desc.def", TCMMA_TCGEN05_IDESC_COUNT, ID, value)
+#define TCMMA_TCGEN05_SDESC(ID, value, ...) \
+  TCMMA__ABI_RANGE("tcgen05_desc.def", TCMMA_TCGEN05_SDESC_COUNT, ID, value)
+#define TCMMA_TCGEN05_LDST(ID, value, ...) \
+  TCMMA__ABI_RANGE("tcgen05_desc.def", TCMMA_TCGEN05_LDST_COUNT, ID, value)
+#include "tables/tcgen05_desc.def"
 #define TCMMA_EPILOGUE(ID, value, ...) \
   TCMMA__ABI_RANGE("epilogues.def", TCMMA_EPILOGUE_COUNT, ID, value)
 #include "tables/epilogues.def"
@@ -83,6 +93,23 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/wgmma.def"
 #undef TCMMA_WGMMA
+  }
+  switch (v) {
+#define TCMMA_TCGEN05(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tcgen05.def"
+#undef TCMMA_TCGEN05
+  }
+  switch (v) {
+#define TCMMA_TCGEN05_IDESC(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tcgen05_desc.def"
+  }
+  switch (v) {
+#define TCMMA_TCGEN05_SDESC(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tcgen05_desc.def"
+  }
+  switch (v) {
+#define TCMMA_TCGEN05_LDST(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/tcgen05_desc.def"
   }
   switch (v) {
 #define TCMMA_PREC(ID, value, ...) TCMMA__ABI_CASE(value)

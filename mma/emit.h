@@ -153,6 +153,13 @@ typedef enum {
 } tcmma__emit_collective;
 const char *tcmma__emit_collective_opcode(tcmma__emit_collective c);
 
+/* One helper function of one PTX instruction: `DEVICE_FN void name(params)
+ * {` then, in CUDA, asm_fmt (the asm statement, %s the opcode) and in the
+ * host dialect host_fmt (the simulator's call, %s the opcode), then `}`.
+ * The TMA/mbarrier and tcgen05 helpers are made of it. */
+void tcmma__emit_asm_helper(tcmma_dialect dl, tcmma_buf *out, const char *name, const char *params,
+                            const char *opcode, const char *asm_fmt, const char *host_fmt);
+
 /* The comments rendered blocks open with: tile-MMA blocks and staged tiles. */
 #define TCMMA__MMA_TITLE "/* tile-mma "
 #define TCMMA__STAGE_TITLE "/* tile-stage "

@@ -9,20 +9,10 @@
 
 #define SPELL(dl, id) tcmma__table_spell(dl, TCMMA__SPELL_##id)
 #define OPCODE(id) tcmma__emit_collective_opcode(TCMMA__COLL_##id)
+#define helper(dl, out, name, params, op, asm_fmt, host_fmt) \
+  tcmma__emit_asm_helper(dl, out, name, params, tcmma__emit_collective_opcode(op), asm_fmt, host_fmt)
 #define BAR_PARAM "unsigned long long *bar"
 #define SMEM(p) "(unsigned)__cvta_generic_to_shared(" p ")"
-
-/* One helper: its signature, then in CUDA the asm statement (asm_fmt with
- * %s the opcode, then its operands), in the host dialect the simulator's
- * call (host_fmt with %s the opcode). */
-static void helper(tcmma_dialect dl, tcmma_buf *out, const char *name, const char *params,
-                   tcmma__emit_collective op, const char *asm_fmt, const char *host_fmt) {
-  tcmma_buf_printf(out, "%s void %s(%s) {\n", SPELL(dl, DEVICE_FN), name, params);
-  tcmma_buf_printf(out, "  ");
-  tcmma_buf_printf(out, dl == TCMMA_DIALECT_HOST ? host_fmt : asm_fmt,
-                   tcmma__emit_collective_opcode(op));
-  tcmma_buf_printf(out, "\n}\n");
-}
 
 /* The try_wait loop: PTX's try_wait returns after a bounded wait either
  * way, so the C loop retries until the phase of that parity completed. */

@@ -17,6 +17,15 @@ const char *tcmma__emit_collective_opcode(tcmma__emit_collective c) {
   return (unsigned)c < TCMMA__COLL_COUNT ? collectives[c] : "";
 }
 
+void tcmma__emit_asm_helper(tcmma_dialect dl, tcmma_buf *out, const char *name, const char *params,
+                            const char *opcode, const char *asm_fmt, const char *host_fmt) {
+  tcmma_buf_printf(out, "%s void %s(%s) {\n", tcmma__table_spell(dl, TCMMA__SPELL_DEVICE_FN), name,
+                   params);
+  tcmma_buf_printf(out, "  ");
+  tcmma_buf_printf(out, dl == TCMMA_DIALECT_HOST ? host_fmt : asm_fmt, opcode);
+  tcmma_buf_printf(out, "\n}\n");
+}
+
 bool tcmma__emit_is_ident(const char *s, size_t max) {
   bool ok = s && (isalpha((unsigned char)*s) || *s == '_') && strlen(s) <= max;
   for (const char *c = s; ok && *c; c++) ok = isalnum((unsigned char)*c) || *c == '_';

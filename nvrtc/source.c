@@ -12,6 +12,7 @@
 #include "tcmma/buf.h"
 #include "tcmma/ptx.h"
 #include "tcmma/wgmma.h"
+#include "tcmma/tcgen05.h"
 #include "nvrtc/internal.h"
 
 static const struct {
@@ -130,6 +131,13 @@ static bool scan_tags(tcmma__arch_scan *s, const char *text, size_t n, int line)
       char tag[48];
       int len = snprintf(tag, sizeof tag, "(%s)", wg->marker);
       if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, wg->floor, wg->suffix, at)) return false;
+    }
+    for (int w = 0; w < TCMMA_TCGEN05_COUNT; w++) {
+      const tcmma_tcgen05_info *tg = tcmma_tcgen05_get((tcmma_tcgen05)w);
+      if (!tag_is(text, i, k, tg->marker)) continue;
+      char tag[48];
+      int len = snprintf(tag, sizeof tag, "(%s)", tg->marker);
+      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, tg->floor, tg->suffix, at)) return false;
     }
     for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
       if (tcmma_marker_is_tag(m) && tag_is(text, i, k, tcmma_marker_text(m)) &&

@@ -1,0 +1,105 @@
+/* A shared operand's matrix-descriptor offsets from its v2 layout
+ * (tcmma_operand_desc), or the reason a descriptor cannot read it
+ * (docs/wgmma.md, docs/tcgen05.md). A descriptor reads 16-byte core-matrix
+ * rows in 8-row groups; with a swizzle the hardware XORs address bits,
+ * which equals the project's row formula (tables/swizzles.def) only when a
+ * stored row is exactly one swizzle span and the parent starts on an 8-row
+ * atom. */
+#include "desc_plan.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+tcmma_status tcmma__desc_decline(tcmma__desc_plan *out, tcmma_decline why, tcmma_error *err,
+                                 const char *fmt, ...) {
+  va_list ap;
+  va_start(ap, fmt);
+  vsnprintf(out->message, sizeof out->message, fmt, ap);
+  va_end(ap);
+  out->reason = why;
+  return tcmma_fail(err, TCMMA_DECLINED, "%s", out->message);
+}
+
+/* Whether a coordinate's value and expression step stay on period. */
+static bool on_period(const tcmma_coord *c, long period) {
+  long step = c->multiple ? c->multiple : 1;
+  return c->value % period == 0 && (!c->expr || step % period == 0);
+}
+
+typedef struct {
+  const char *name;   /* "a" or "b" */
+  bool k_major;       /* stored along k */
+  long mn;            /* rows of the operand the instruction reads along m or n */
+  long eb;            /* bytes per element */
+  long span;          /* swizzle span in bytes (0: none) */
+  long row_bytes;     /* a stored row */
+} shape;
+
+/* The checks every major-ness shares: space, swizzle atom, row stride. */
+static tcmma_status check_rows(const tcmma__desc_arm *i, const tcmma_operand_desc *d,
+                               const shape *s, tcmma__desc_plan *out, tcmma_error *err) {
+  if (d->space != TCMMA_SPACE_SHARED)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_SPACE, err,
+                   "%s: operand %s lives in %s memory: a matrix descriptor reads shared memory",
+                   i->marker, s->name, tcmma_space_name(d->space));
+  if (s->row_bytes % 16)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_STRIDE, err,
+                   "%s: operand %s's rows are %ld bytes apart (ld %ld): a matrix descriptor "
+                   "needs a multiple of 16", i->marker, s->name, s->row_bytes, d->ld);
+  if (!s->span)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s is not swizzled: a descriptor without swizzle reads core "
+                   "matrices of 8 contiguous 16-byte rows, which rows %ld bytes apart are not "
+                   "(store it swizzled)", i->marker, s->name, s->row_bytes);
+  if (s->row_bytes != s->span)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s's rows are %ld bytes (ld %ld): the %ld-byte swizzle atom the "
+                   "descriptor reads needs rows of exactly one span", i->marker, s->name,
+                   s->row_bytes, d->ld, s->span);
+  if (!s->k_major && s->mn * s->eb > s->span)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s is stored %s-major with %ld elements along %s: a row of one "
+                   "%ld-byte span holds %ld", i->marker, s->name, s->name[0] == 'a' ? "M" : "N",
+                   s->mn, s->name[0] == 'a' ? "m" : "n", s->span, s->span / s->eb);
+  return TCMMA_OK;
+}
+
+/* The sub-tile's origin: stored rows on the 8-row atom, columns on 16 bytes. */
+static tcmma_status check_origin(const tcmma__desc_arm *i, const tcmma_operand_desc *d,
+                                 const shape *s, tcmma__desc_plan *out, tcmma_error *err) {
+  long col_period = 16 / s->eb;
+  if (!on_period(&d->row0, 8) || !on_period(&d->col0, col_period))
+    return tcmma__desc_decline(out, TCMMA_DECLINE_SUBTILE, err,
+                   "%s: operand %s's origin (row %ld, column %ld): a descriptor starts on a "
+                   "multiple of 8 stored rows and of %ld columns (16 bytes)", i->marker, s->name,
+                   d->row0.value, d->col0.value, col_period);
+  out->origin_bytes = d->row0.value * s->row_bytes + d->col0.value * s->eb;
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *i, tcmma_operand op, int n,
+                                     const tcmma_operand_desc *d, tcmma__desc_plan *out,
+                                     tcmma_error *err) {
+  shape s = {op == TCMMA_OPERAND_A ? "a" : "b", d->transposed == (op == TCMMA_OPERAND_B),
+             op == TCMMA_OPERAND_A ? i->m : n, tcmma_prec_bits(d->prec) / 8,
+             tcmma_swizzle_get(d->swizzle)->bytes, 0};
+  if (!s.k_major && !i->trans)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s is stored %s-major: %s reads it K-major only (a stored %s)",
+                   i->marker, s.name, op == TCMMA_OPERAND_A ? "M" : "N", i->marker,
+                   op == TCMMA_OPERAND_A ? "row-major m x k" : "transposed n x k");
+  /* dense swizzled rows are one span */
+  s.row_bytes = (d->ld ? d->ld : (s.span ? s.span / s.eb : i->k)) * s.eb;
+  tcmma_status st = check_rows(i, d, &s, out, err);
+  if (st == TCMMA_OK) st = check_origin(i, d, &s, out, err);
+  if (st != TCMMA_OK) return st;
+  /* K-major: 8-row groups SBO apart, LBO unused (1); M/N-major: 8 k rows per
+   * group, SBO apart, LBO to the next span along m or n (none within one) */
+  out->sbo = 8 * s.row_bytes;
+  out->lbo = s.k_major ? 16 : 8 * s.row_bytes;
+  out->trans = !s.k_major;
+  out->k_step_bytes = s.k_major ? i->k * s.eb : i->k * s.row_bytes;
+  out->reason = TCMMA_DECLINE_NONE;
+  return TCMMA_OK;
+}

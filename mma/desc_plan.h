@@ -1,0 +1,41 @@
+/* Internal to the library: the shared-memory operand plan both matrix
+ * descriptors share (Hopper's wgmma and Blackwell's tcgen05 read the same
+ * canonical core-matrix layouts; they differ in the descriptor's bits,
+ * which each arm's plan encodes from the offsets planned here). Not
+ * installed. */
+#ifndef TCMMA_MMA_DESC_PLAN_H
+#define TCMMA_MMA_DESC_PLAN_H
+
+#include <stdbool.h>
+#include "tcmma/plan.h"
+
+/* What the plan needs of an arm. */
+typedef struct {
+  const char *marker;
+  int m, k;    /* rows of A; the instruction k */
+  bool trans;  /* shared operands may be M/N-major */
+} tcmma__desc_arm;
+
+/* A planned operand, or the reason it is declined. */
+typedef struct {
+  tcmma_decline reason;   /* TCMMA_DECLINE_NONE: the descriptor expresses it */
+  char message[256];
+  bool trans;             /* stored M/N-major */
+  long origin_bytes;      /* the sub-tile's first byte from the parent's base */
+  long k_step_bytes;      /* the start address's advance per instruction k */
+  long lbo, sbo;          /* the descriptor's leading and stride byte offsets */
+} tcmma__desc_plan;
+
+/* Records a decline in out (reason, message) and returns TCMMA_DECLINED
+ * with the message in err. */
+tcmma_status tcmma__desc_decline(tcmma__desc_plan *out, tcmma_decline why, tcmma_error *err,
+                                 const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+
+/* Plans shared operand op (A: arm->m x k rows; B: k x n) of precision
+ * d->prec from its v2 layout: declines as docs/wgmma.md "The operand plan"
+ * lists (space, stride, layout, subtile); out->reason NONE otherwise. */
+tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *arm, tcmma_operand op, int n,
+                                     const tcmma_operand_desc *d, tcmma__desc_plan *out,
+                                     tcmma_error *err);
+
+#endif
