@@ -1,12 +1,13 @@
-/* tcmma layout: where each fragment element of an inline-PTX arm, or each
- * accumulator element of a wgmma arm, sits. */
+/* tcmma layout: where each fragment element of an inline-PTX arm, each
+ * accumulator element of a wgmma arm, or each Tensor Memory cell of a
+ * tcgen05 arm's accumulator, sits. */
 #include <stdio.h>
 #include <string.h>
 #include "cli.h"
 #include "tcmma/tcmma.h"
 
 static const char help[] =
-    "usage: tcmma layout ARM a|b|c [--n N] [--json]\n\n"
+    "usage: tcmma layout ARM a|b|c [--m M] [--n N] [--json]\n\n"
     "The per-lane fragment layout of an inline-PTX arm's operand (PTX ISA): for every\n"
     "lane, register and element, the (row, col) it holds. A: row=m col=k; B: row=k\n"
     "col=n; C (and D): row=m col=n. elem is the element's index inside its 32-bit\n"
@@ -16,7 +17,13 @@ static const char help[] =
     "a, the fragment of one k step of an A read from registers (B is read from\n"
     "shared memory through a descriptor), for every thread of the warpgroup\n"
     "(0..127), register and element; row=m, col=n (c) or k (a).\n\n"
-    "  --n N    c: the wgmma instruction's n (default 64; one of the arm's list)\n"
+    "A tcgen05 arm (tables/tcgen05.def) takes c, the M x N accumulator in Tensor\n"
+    "Memory: for every cell that holds an element, lane is its Tensor Memory lane\n"
+    "(warp lane/32 of a warpgroup reads it, thread lane%32, with tcgen05.ld.32x32b),\n"
+    "reg its column (that load's register), elem 0; row=m, col=n.\n\n"
+    "  --m M    c of a tcgen05 arm: the instruction's m (64 or 128; default 128)\n"
+    "  --n N    c: the wgmma or tcgen05 instruction's n (default 64; one of the arm's\n"
+    "           list)\n"
     "  --json   a list of {\"lane\", \"reg\", \"elem\", \"row\", \"col\"} (wgmma:\n"
     "           \"thread\" in place of \"lane\")\n";
 
@@ -116,11 +123,30 @@ static int wgmma_layout(tcmma_wgmma w, const char *operand, long n, bool n_given
   return print_end(p, NULL);
 }
 
+static int tcgen05_layout(tcmma_tcgen05 w, const char *operand, long m, long n, printer *p) {
+  if (strcmp(operand, "c") != 0)
+    return cli_usage(CMD, "operand '%s' of %s: a tcgen05 arm reads a and b through descriptors "
+                          "(or a from Tensor Memory); expected c", operand, tcmma_tcgen05_marker(w));
+  if (!tcmma_tcgen05_shape_ok(w, (int)m, (int)n))
+    return cli_usage(CMD, "--m %ld --n %ld is not an instruction shape of %s (tables/tcgen05.def)",
+                     m, n, tcmma_tcgen05_marker(w));
+  tcmma_error err;
+  print_begin(p);
+  for (int lane = 0; lane < TCMMA_TMEM_LANES; lane++)
+    for (int col = 0; col < n; col++) {
+      int v[5] = {lane, col, 0, 0, 0};
+      if (tcmma_tcgen05_acc_layout(w, (int)m, (int)n, lane, col, &v[3], &v[4], &err))
+        return print_end(p, &err);
+      if (v[3] >= 0) print_row(p, v);
+    }
+  return print_end(p, NULL);
+}
+
 int cmd_layout(int argc, char **argv) {
   const char *pos[2];
   int npos = 0;
-  long n = 64;
-  bool n_given = false;
+  long n = 64, m = 128;
+  bool n_given = false, m_given = false;
   printer p = {.who = "lane"};
   for (int i = 1; i < argc; i++) {
     if (cli_is_help(argv[i])) return fputs(help, stdout), CLI_OK;
@@ -129,8 +155,12 @@ int cmd_layout(int argc, char **argv) {
       const char *v = cli_value(CMD, argc, argv, &i);
       if (!v || !cli_int(CMD, "--n", v, 8, TCMMA_WGMMA_N_MAX, &n)) return CLI_USAGE;
       n_given = true;
+    } else if (strcmp(argv[i], "--m") == 0) {
+      const char *v = cli_value(CMD, argc, argv, &i);
+      if (!v || !cli_int(CMD, "--m", v, 64, 128, &m)) return CLI_USAGE;
+      m_given = true;
     } else if (argv[i][0] == '-' && argv[i][1] != '\0')
-      return cli_usage(CMD, "unknown option '%s': expected --n or --json", argv[i]);
+      return cli_usage(CMD, "unknown option '%s': expected --m, --n or --json", argv[i]);
     else if (npos == 2)
       return cli_usage(CMD, "unexpected argument '%s': expected ARM and one of a, b, c", argv[i]);
     else pos[npos++] = argv[i];
@@ -139,9 +169,12 @@ int cmd_layout(int argc, char **argv) {
   tcmma_error err;
   tcmma_arm arm;
   tcmma_wgmma w;
+  tcmma_tcgen05 tg;
   tcmma_operand op;
   char names[256];
   inline_arms(names, sizeof names);
+  if (tcmma_tcgen05_parse(pos[0], &tg, NULL) == TCMMA_OK) return tcgen05_layout(tg, pos[1], m, n, &p);
+  if (m_given) return cli_usage(CMD, "--m is a tcgen05 arm's instruction m; %s is not one", pos[0]);
   if (tcmma_wgmma_parse(pos[0], &w, NULL) == TCMMA_OK) return wgmma_layout(w, pos[1], n, n_given, &p);
   if (tcmma_arm_parse(pos[0], &arm, &err)) return cli_usage(CMD, "%s", err.message);
   if (n_given)
