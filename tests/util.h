@@ -137,4 +137,23 @@ tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, 
   (&(tcmma_render_ctx)TCMMA_RENDER_CTX_INIT((plan), (dialect), (names), (out)))
 #define STAGE_OPTS(...) (&(tcmma_stage_opts){sizeof(tcmma_stage_opts), __VA_ARGS__})
 
+/* A one-block tcgen05 test kernel around tcmma_tcgen05_render (tests/util_tcgen05.c):
+ *   tcmma_kernel(unsigned *d, const unsigned char *ga, const unsigned char *gb,
+ *                const unsigned *gta, const unsigned *gsf)
+ * (host dialect: also tcmma_kernel_entry(void *args), args a void *[5]), 128
+ * threads, dynamic shared memory tcgen05_shared_bytes(call): the block copies
+ * A (ga, shared; gta: per lane the 32-bit words of A's row when A is in
+ * Tensor Memory) and B (gb) into place, warp 0 allocates Tensor Memory, one
+ * thread issues the product and commits it to an mbarrier, every thread
+ * waits on it and stores its lane's D row (n 32-bit words; d[t * n + j])
+ * through tcgen05.ld.32x32b, and warp 0 frees the columns. Block-scaled
+ * rows: gsf holds per lane the words stored at the scale addresses (A's,
+ * then B's). A and B are stored by the caller's bytes as the layouts say:
+ * A at offset 0, B at tcgen05_b_at(call). */
+#include "tcmma/tcgen05.h"
+long tcgen05_b_at(const tcmma_tcgen05_call *call);
+size_t tcgen05_shared_bytes(const tcmma_tcgen05_call *call);
+int tcgen05_a_words(const tcmma_tcgen05_call *call);
+void tcgen05_kernel(const tcmma_tcgen05_call *call, tcmma_buf *out);
+
 #endif
