@@ -1,6 +1,6 @@
 /* The tcgen05 pieces (tcmma_tcgen05_render, tcmma_render_tcgen05_helpers,
  * tcmma_render_tcgen05_ldst, docs/tcgen05.md) in a one-block kernel
- * (tests/util_tcgen05.c) through tcmma's own NVRTC API: a CUBIN for the
+ * (tests/util_tcgen05_kernel.c) through tcmma's own NVRTC API: a CUBIN for the
  * target the (tcgen05-*) marker asks for (compute_100f, kind::i8
  * compute_100a) with no warnings, and a PTX census of one tcgen05.mma per k
  * step, one alloc, relinquish, commit and dealloc. Then the text, the host

@@ -137,7 +137,7 @@ tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, 
   (&(tcmma_render_ctx)TCMMA_RENDER_CTX_INIT((plan), (dialect), (names), (out)))
 #define STAGE_OPTS(...) (&(tcmma_stage_opts){sizeof(tcmma_stage_opts), __VA_ARGS__})
 
-/* A one-block tcgen05 test kernel around tcmma_tcgen05_render (tests/util_tcgen05.c):
+/* A one-block tcgen05 test kernel around tcmma_tcgen05_render (tests/util_tcgen05_kernel.c):
  *   tcmma_kernel(unsigned *d, const unsigned char *ga, const unsigned char *gb,
  *                const unsigned *gta, const unsigned *gsf)
  * (host dialect: also tcmma_kernel_entry(void *args), args a void *[5]), 128
