@@ -90,6 +90,10 @@
  *   asm volatile("" : "+f"(acc[i])) for each i  tcmma_sim_wgmma_hold(acc, regs)
  *   __cvta_generic_to_shared(p)        tcmma_sim_cvta_shared(p)
  *   bool                               _Bool
+ *   asm volatile("tcgen05.<op>… …" …)  tcmma_sim_tcgen05_<op>(opcode, the PTX operands in
+ *                                      PTX order): alloc, dealloc, relinquish, mma,
+ *                                      mma_tmem_a, mma_scaled, mma_scaled_tmem_a, commit,
+ *                                      ld, st, wait, cp, fence
  *   asm volatile("cp.async.commit_group…") / ("cp.async.wait_all…")
  *                                      tcmma_sim_cp_async_commit() / _wait_all()
  * The spellings are the rows of tables/dialect.def; the opcodes passed to the
@@ -402,6 +406,81 @@ void tcmma_sim_wgmma_wait(const char *opcode);
 /* The register hold (CUDA: an empty asm with "+f"/"+r" on each of acc's regs
  * registers): checks that none of them in flight was written since its issue. */
 void tcmma_sim_wgmma_hold(const void *acc, unsigned regs);
+
+/* ---- tcgen05 and Tensor Memory (Blackwell cc 10.x; mma/sim/tcgen05*.c and
+ * tmem.c, docs/sim.md "tcgen05") ----
+ * Each block has a Tensor Memory of 128 lanes x 512 columns of 32 bits,
+ * addressed (lane << 16) | column; the top two bits of a scale-factor address
+ * are its byte (SF ID). Each function takes the exact PTX opcode (kind,
+ * shape, num parsed from it; an opcode the model does not know fails the run
+ * naming it) and the PTX operands in PTX order: TMEM addresses as unsigned,
+ * shared addresses from tcmma_sim_cvta_shared, descriptors as uint64_t, the
+ * instruction descriptor as unsigned, the mbarrier as the TMA functions take
+ * it. Collectives of a warp (alloc, dealloc, relinquish, ld, st, wait) are
+ * called by all 32 lanes with the same operands; mma, cp and commit are
+ * issued by ONE thread (single-thread semantics: a warp calling them issues
+ * 32 instructions); fence by any thread. The run fails (TCMMA_INVALID, naming
+ * thread, address and columns) for: Tensor Memory still allocated when the
+ * block ends, a dealloc of no allocation or of another size, an alloc after
+ * relinquish_alloc_permit (or when the columns are not free), an mma, ld, st
+ * or cp outside the allocated columns, a warp whose ld/st reaches lanes
+ * outside its quarter (warp w reaches lanes 32 (w % 4) .. + 31), a tcgen05.ld
+ * of columns an mma or cp wrote before the thread observed the completion of
+ * the tcgen05.commit covering it (an mbarrier wait on its phase, or a
+ * __syncthreads() after some thread's wait), and a thread ending with
+ * tcgen05.ld results never waited for. */
+
+/* The bits of every tcgen05.ld destination register until tcgen05.wait::ld
+ * (an f32 NaN): a register used before the wait reads it. */
+#define TCMMA_SIM_TCGEN05_POISON 0x7fc0dead
+
+/* tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [dst], ncols
+ * (warp): ncols (32..512, a power of two) columns of every lane; the TMEM
+ * address is written to the 4 shared bytes at dst. */
+void tcmma_sim_tcgen05_alloc(const char *opcode, unsigned dst, unsigned ncols);
+/* tcgen05.dealloc.cta_group::1.sync.aligned.b32 taddr, ncols (warp): frees
+ * the allocation at taddr (its exact size). */
+void tcmma_sim_tcgen05_dealloc(const char *opcode, unsigned taddr, unsigned ncols);
+/* tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned (warp): no alloc
+ * in the block after it. */
+void tcmma_sim_tcgen05_relinquish(const char *opcode);
+/* tcgen05.mma.cta_group::1.kind::{f16,tf32,f8f6f4,i8} [d_tmem], a_desc,
+ * b_desc, idesc, enable_input_d (one thread): D (M x N at d_tmem, M 64 or 128
+ * per idesc) = A B (+ D when enable_input_d), A and B through sm_100 shared
+ * memory descriptors; _tmem_a: [a_tmem] instead of a_desc (A in TMEM). */
+void tcmma_sim_tcgen05_mma(const char *opcode, unsigned d_tmem, uint64_t a_desc,
+                           uint64_t b_desc, unsigned idesc, int enable_input_d);
+void tcmma_sim_tcgen05_mma_tmem_a(const char *opcode, unsigned d_tmem, unsigned a_tmem,
+                                  uint64_t b_desc, unsigned idesc, int enable_input_d);
+/* tcgen05.mma.cta_group::1.kind::{mxf8f6f4,mxf4,mxf4nvf4}.block_scale[.scale_vec::NX]
+ * [d_tmem], a_desc|[a_tmem], b_desc, idesc, [sfa_tmem], [sfb_tmem],
+ * enable_input_d (one thread): as above, each product scaled by the A and B
+ * block scales read from TMEM at sfa_tmem and sfb_tmem. */
+void tcmma_sim_tcgen05_mma_scaled(const char *opcode, unsigned d_tmem, uint64_t a_desc,
+                                  uint64_t b_desc, unsigned idesc, unsigned sfa_tmem,
+                                  unsigned sfb_tmem, int enable_input_d);
+void tcmma_sim_tcgen05_mma_scaled_tmem_a(const char *opcode, unsigned d_tmem, unsigned a_tmem,
+                                         uint64_t b_desc, unsigned idesc, unsigned sfa_tmem,
+                                         unsigned sfb_tmem, int enable_input_d);
+/* tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar]
+ * (one thread): one arrival on bar once the thread's mma and cp issued since
+ * its last commit complete; their results are visible once a wait observes
+ * that phase. */
+void tcmma_sim_tcgen05_commit(const char *opcode, unsigned long long *bar);
+/* tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 regs, [taddr] (warp):
+ * regs receives this thread's registers, TCMMA_SIM_TCGEN05_POISON until the
+ * thread's tcgen05.wait::ld. tcgen05.st...b32 [taddr], regs (warp): the
+ * registers into TMEM, visible to other tcgen05 operations after wait::st. */
+void tcmma_sim_tcgen05_ld(const char *opcode, uint32_t *regs, unsigned taddr);
+void tcmma_sim_tcgen05_st(const char *opcode, unsigned taddr, const uint32_t *regs);
+/* tcgen05.wait::ld.sync.aligned / tcgen05.wait::st.sync.aligned (warp). */
+void tcmma_sim_tcgen05_wait(const char *opcode);
+/* tcgen05.cp.cta_group::1.<shape>[.<multicast>] [taddr], s_desc (one thread):
+ * shared memory (a matrix descriptor) into TMEM, completed by commit as mma. */
+void tcmma_sim_tcgen05_cp(const char *opcode, unsigned taddr, uint64_t s_desc);
+/* tcgen05.fence::before_thread_sync / ::after_thread_sync (any thread):
+ * accepted (the model orders at every call already). */
+void tcmma_sim_tcgen05_fence(const char *opcode);
 
 /* ---- wmma ---- */
 

@@ -385,6 +385,7 @@ static void next_block_locked(void) {
   if (sh.dyn) memset(sh.dyn, 0xff, sh.dyn_alloc); /* uninitialized: NaN in every format */
   tcmma__sim_track_reset();
   tcmma__sim_wgmma_reset();
+  tcmma__sim_tmem_reset();
   blk.generation++;
   pthread_cond_broadcast(&blk.block_cv);
 }
@@ -429,7 +430,12 @@ static void *thread_main(void *p) {
     if (setjmp(stop) == 0) t->entry(t->arg);
     unsigned pending = tcmma__sim_cp_async_lane_end();
     unsigned wg_pending = tcmma__sim_wgmma_lane_end();
+    unsigned ld_pending = tcmma__sim_tmem_lane_end();
     pthread_mutex_lock(&sh.mu);
+    if (ld_pending && !sh.failed)
+      fail_locked("thread %u (lane %u) of block %u ended with %u tcgen05.ld results never "
+                  "waited for (expected tcgen05.wait::ld before the registers are used)",
+                  t->tid, t->tid % SIM_LANES, blk.block_idx[0], ld_pending);
     if (wg_pending && !sh.failed)
       fail_locked("thread %u (lane %u) of block %u ended with %u wgmma accumulator arrays in "
                   "flight (expected wgmma.wait_group before the accumulators are used)",
@@ -442,6 +448,7 @@ static void *thread_main(void *p) {
     if (++blk.finished == blk.nthreads) {
       if (!sh.failed) check_guard_locked();
       if (!sh.failed) tcmma__sim_tma_block_end(blk.block_idx[0]);
+      if (!sh.failed) tcmma__sim_tmem_block_end(blk.block_idx[0]);
       next_block_locked();
     }
   }

@@ -111,6 +111,18 @@ void tcmma__sim_block_wake_locked(void);
 void tcmma__sim_tma_reset(void);
 void tcmma__sim_tma_block_end(unsigned block);
 
+/* tcgen05.commit's arrival (lock held; what names the instruction): one
+ * arrival on the initialised barrier at bar, as mbarrier.arrive; sets
+ * *complete_at to the phases completed once the phase it arrives in does.
+ * False after a failure (no such barrier, more arrivals than expected). */
+bool tcmma__sim_mbar_arrive_async(const unsigned long long *bar, const char *what,
+                                  unsigned long *complete_at);
+/* Whether thread has observed bar's completion of its first `phases` phases
+ * (lock held): 1 when its own wait returned after them, or some thread's did
+ * and a __syncthreads() followed; 0 when completed but not observed so; -1
+ * when not completed (or no such barrier). */
+int tcmma__sim_mbar_observed(const unsigned long long *bar, unsigned long phases, int thread);
+
 /* The block's lock, for lane code (cp.async) that touches the tracking
  * below; execs already hold it. */
 void tcmma__sim_lock(void);
@@ -162,6 +174,77 @@ void tcmma__sim_async_view_fence(void);
 /* An async-proxy write (a TMA landing) of [p, p+bytes) (lock held): the view
  * takes those bytes too. */
 void tcmma__sim_async_view_write(const void *p, size_t bytes);
+
+/* Whether the async proxy's view agrees with the bytes [p, p+bytes) of the
+ * dynamic shared memory (lock held): else a generic-proxy store changed them
+ * after the block's last fence.proxy.async, and the run fails naming what. */
+bool tcmma__sim_async_view_check(const void *p, size_t bytes, const char *what);
+
+/* ---- the sm_100 shared memory descriptor (umma_desc.c; lock held) ---- */
+
+typedef struct {
+  long start, lbo, sbo; /* byte offsets into the dynamic shared memory */
+  int mode;             /* the swizzle code, bits 61-63 */
+  long span;            /* its span in bytes (0: none) */
+} sim_umma_desc;
+
+/* Decodes desc for what (the instruction, for the message): fails for a
+ * version other than 0b001, a base offset, the absolute LBO mode, reserved
+ * bits, swizzle codes 3/5/7, or no dynamic shared memory. */
+bool tcmma__sim_umma_desc(uint64_t desc, const char *what, sim_umma_desc *out);
+/* The shared byte offset of the 16-byte chunk that holds element (i, j) (i
+ * along M or N, j along K) of the canonical layout, T elements a chunk;
+ * *u: the element's index in the chunk. */
+long tcmma__sim_umma_chunk(const sim_umma_desc *d, bool mn_major, int t, int i, int j, int *u);
+/* Reads bytes at shared offset at into out for what (issued by warp):
+ * fails outside the dynamic shared memory, for bytes a cp.async has not
+ * landed, and for bytes the async proxy does not see yet. */
+bool tcmma__sim_umma_read(long at, size_t bytes, const char *what, int warp, void *out);
+
+/* ---- Tensor Memory (tmem.c; lock held unless said) ---- */
+
+enum { TMEM_LANES = 128, TMEM_COLS = 512 };
+
+/* A new block: nothing allocated, the permit back, every word 0xffffffff
+ * and readable; the block's end: fails for columns still allocated. */
+void tcmma__sim_tmem_reset(void);
+void tcmma__sim_tmem_block_end(unsigned block);
+/* Marks the Tensor Memory used in this block (reset clears it then). */
+void tcmma__sim_tmem_touch(void);
+/* The calling thread leaves its block (lock NOT held): how many tcgen05.ld
+ * results it held without a wait::ld (forgotten). */
+unsigned tcmma__sim_tmem_lane_end(void);
+/* tcgen05.alloc of ncols columns by warp (what names the instruction): the
+ * lowest free run aligned to its size, its address in *taddr; dealloc of the
+ * allocation starting at taddr with exactly ncols; relinquish forbids later
+ * allocs. False after a failure naming the misuse. */
+bool tcmma__sim_tmem_alloc(const char *what, unsigned ncols, int warp, uint32_t *taddr);
+bool tcmma__sim_tmem_dealloc(const char *what, uint32_t taddr, unsigned ncols, int warp);
+void tcmma__sim_tmem_relinquish(void);
+/* Whether lanes [lane, lane+lanes) x columns [col, col+cols) lie in one
+ * allocation; else fails naming what and thread. */
+bool tcmma__sim_tmem_range(const char *what, int thread, unsigned lane, unsigned lanes,
+                           unsigned col, unsigned cols);
+/* The word at (lane, col), both in range. */
+uint32_t *tcmma__sim_tmem_word(unsigned lane, unsigned col);
+/* Tickets: the thread's open group of tcgen05.mma/cp (made on first use),
+ * closed by its commit with the barrier and the phases completed when the
+ * commit's arrival lands; a warp's tcgen05.st since its last wait::st, closed
+ * by wait::st. tag marks a word as last written under a ticket. */
+unsigned tcmma__sim_tmem_async_ticket(int thread);
+void tcmma__sim_tmem_commit(int thread, const unsigned long long *bar, unsigned long complete_at);
+unsigned tcmma__sim_tmem_st_ticket(int warp);
+void tcmma__sim_tmem_st_done(int warp);
+void tcmma__sim_tmem_tag(unsigned lane, unsigned col, unsigned ticket);
+/* Whether thread may read the word (lane, col) now (pipelined: the read is
+ * by a tcgen05.mma/cp the thread issues, ordered after its own earlier
+ * ones); else fails naming what, the writer and what is missing. */
+bool tcmma__sim_tmem_readable(const char *what, int thread, bool pipelined, unsigned lane,
+                              unsigned col);
+/* tcgen05.ld: n values for thread's registers regs, which hold
+ * TCMMA_SIM_TCGEN05_POISON until land (wait::ld) writes them. */
+bool tcmma__sim_tmem_hold(int thread, uint32_t *regs, const uint32_t *values, unsigned n);
+void tcmma__sim_tmem_land(int thread);
 
 /* A binary floating-point format: exp_bits, man_bits, bias; has_inf: the
  * all-ones exponent is Inf/NaN (IEEE); otherwise (e4m3) only all-ones

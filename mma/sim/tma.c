@@ -14,11 +14,17 @@
 
 #define SIM_MBARS 64
 
+/* Phases whose first observation (a wait returning after them) is
+ * remembered per barrier, for tcgen05's completion check. */
+enum { SEEN_RING = 16 };
+
 typedef struct {
   const unsigned long long *addr;
   unsigned arrivals, pending; /* expected per phase; still to come in this one */
   long long tx;               /* bytes expected and not yet delivered */
   unsigned long phase;        /* phases completed */
+  unsigned long observed;     /* the most phases any wait has returned after */
+  unsigned long seen_epoch[SEEN_RING]; /* block epoch of phase p's first observation */
 } sim_mbar;
 
 typedef struct {
@@ -32,6 +38,8 @@ typedef struct {
 
 static sim_mbar bars[SIM_MBARS];
 static unsigned n_bars;
+/* seen[b][t]: the phases completed when thread t's last wait on bars[b] returned */
+static unsigned long seen[SIM_MBARS][TCMMA_SIM_BLOCK_THREADS_MAX];
 static sim_tma *copies;
 static unsigned n_copies, cap_copies;
 static _Thread_local char wait_what[192]; /* what a blocked thread waits on */
@@ -49,6 +57,7 @@ static const char *const opcodes[] = {
 };
 
 void tcmma__sim_tma_reset(void) {
+  for (unsigned i = 0; i < n_bars; i++) memset(seen[i], 0, sizeof seen[i]);
   n_bars = 0;
   n_copies = 0;
 }
@@ -112,7 +121,10 @@ void tcmma_sim_mbar_init(const char *opcode, unsigned long long *bar, unsigned a
     tcmma__sim_fail("%s: more than %d mbarriers in one block", call, SIM_MBARS);
   else if (!b)
     b = &bars[n_bars++];
-  if (b) *b = (sim_mbar){bar, arrivals, arrivals, 0, 0};
+  if (b) {
+    *b = (sim_mbar){bar, arrivals, arrivals, 0, 0, 0, {0}};
+    memset(seen[b - bars], 0, sizeof seen[b - bars]);
+  }
   leave();
 }
 
@@ -174,6 +186,46 @@ typedef struct {
   unsigned parity;
 } wait_ctx;
 
+/* The calling thread's wait on b returned: it has seen every phase completed
+ * so far; a phase seen for the first time remembers the block epoch. */
+static void observe(sim_mbar *b) {
+  int tid = tcmma__sim_current_thread();
+  if (tid < 0 || tcmma__sim_state.failed) return;
+  seen[b - bars][tid] = b->phase;
+  for (unsigned long p = b->observed + 1; p <= b->phase; p++)
+    b->seen_epoch[p % SEEN_RING] = tcmma__sim_block_epoch();
+  if (b->phase > b->observed) b->observed = b->phase;
+}
+
+bool tcmma__sim_mbar_arrive_async(const unsigned long long *bar, const char *what,
+                                  unsigned long *complete_at) {
+  sim_mbar *b = find_bar(what, bar);
+  if (!b) return false;
+  if (b->pending == 0) {
+    tcmma__sim_fail("%s by thread %d on mbarrier %p: more arrivals than the %u its phase expects",
+                    what, tcmma__sim_current_thread(), (const void *)bar, b->arrivals);
+    return false;
+  }
+  *complete_at = b->phase + 1;
+  b->pending--;
+  if (b->pending == 0) land_copies(b);
+  if (!tcmma__sim_state.failed) try_complete(b);
+  tcmma__sim_block_wake_locked();
+  return !tcmma__sim_state.failed;
+}
+
+int tcmma__sim_mbar_observed(const unsigned long long *bar, unsigned long phases, int thread) {
+  const sim_mbar *b = NULL;
+  for (unsigned i = 0; i < n_bars && !b; i++)
+    if (bars[i].addr == bar) b = &bars[i];
+  if (!b || b->phase < phases) return -1;
+  if (thread >= 0 && seen[b - bars][thread] >= phases) return 1;
+  if (b->observed < phases) return 0;
+  /* seen by another thread: a __syncthreads() since its first observation */
+  unsigned long at = b->observed - phases < SEEN_RING ? b->seen_epoch[phases % SEEN_RING] : 0;
+  return tcmma__sim_block_epoch() > at;
+}
+
 /* Whether the phase of that parity completed (the current phase's parity
  * differs), landing the copies in flight first once every arrival is in;
  * else the wait's description, with the counts as they are now. Run by the
@@ -206,6 +258,7 @@ void tcmma_sim_mbar_wait(const char *opcode, unsigned long long *bar, unsigned p
   }
   wait_ctx w = {b, parity};
   tcmma__sim_block_wait_locked(phase_ready, &w, wait_what);
+  observe(b);
   leave();
 }
 

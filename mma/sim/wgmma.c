@@ -102,6 +102,16 @@ void tcmma__sim_async_view_write(const void *p, size_t bytes) {
   memcpy(view + (a - lo), p, bytes);
 }
 
+bool tcmma__sim_async_view_check(const void *p, size_t bytes, const char *what) {
+  uintptr_t a = (uintptr_t)p, lo = (uintptr_t)sh.dyn;
+  if (!view || !sh.dyn || a < lo || a - lo + bytes > sh.dyn_bytes) return true;
+  if (!memcmp(p, view + (a - lo), bytes)) return true;
+  tcmma__sim_fail("%s reads shared byte offset %ld, which a generic-proxy store changed after "
+                  "the block's last fence.proxy.async (expected fence.proxy.async, then a "
+                  "barrier, between the stores and the instruction)", what, (long)(a - lo));
+  return false;
+}
+
 static unsigned in_flight(const wthread *t) {
   unsigned n = 0;
   for (int r = 0; r < RECORDS; r++) n += t->rec[r].acc != NULL;
@@ -256,13 +266,9 @@ static bool gather(const operand *o, int rows, int k, double *out) {
       const unsigned char *p = sh.dyn + at;
       char what[96];
       snprintf(what, sizeof what, "wgmma.mma_async (operand %s, element %d,%d)", o->name, i, j);
-      if (!tcmma__sim_track_read(p, (unsigned)eb, o->warp, 0, what)) return false;
-      if (view && memcmp(p, view + at, (size_t)eb) != 0) {
-        tcmma__sim_fail("%s reads shared byte offset %ld, which a generic-proxy store changed "
-                        "after the block's last fence.proxy.async (expected fence.proxy.async, "
-                        "then a barrier, between the stores and the wgmma)", what, at);
+      if (!tcmma__sim_track_read(p, (unsigned)eb, o->warp, 0, what) ||
+          !tcmma__sim_async_view_check(p, (size_t)eb, what))
         return false;
-      }
       uint32_t v = 0;
       memcpy(&v, p, (size_t)eb);
       out[i * k + j] = decode(o->t, v);

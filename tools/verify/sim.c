@@ -40,6 +40,7 @@ const any_fn verify_sim_keep[] = {
     (any_fn)tcmma_sim_float_to_e5m2,
     (any_fn)tcmma_sim_e4m3_to_float,
     (any_fn)tcmma_sim_e5m2_to_float,
+    (any_fn)tcmma_sim_tcgen05_alloc,
 };
 
 static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
