@@ -25,8 +25,8 @@ typedef struct {
 
 #define SPELL(g, id) tcmma__table_spell((g)->dl, TCMMA__SPELL_##id)
 
-/* An A in Tensor Memory: K-major, a precision the row takes, stored as the
- * descriptor would read it (no packed fp6/fp4). */
+/* An A in Tensor Memory: K-major, a precision the row reads as tcmma
+ * stores it (no fp6 or fp4). */
 static tcmma_status check_tmem_a(const tcmma_tcgen05_call *c, const tcmma_tcgen05_info *i,
                                  tcmma_error *err) {
   if (!tcmma_tcgen05_shape_ok(c->arm, c->m, c->n))
@@ -35,7 +35,7 @@ static tcmma_status check_tmem_a(const tcmma_tcgen05_call *c, const tcmma_tcgen0
   if (c->a.transposed)
     return tcmma_fail(err, TCMMA_DECLINED, "%s: an A in Tensor Memory is K-major; this one is "
                       "stored transposed", i->marker);
-  if (tcmma_tcgen05_smem_bits(c->arm, c->a.prec) != tcmma_prec_bits(c->a.prec))
+  if (!tcmma_tcgen05_reads_storage(c->arm, c->a.prec))
     return tcmma_fail(err, TCMMA_DECLINED, "%s does not read an A of %s from Tensor Memory as "
                       "tcmma stores it", i->marker, tcmma_prec_name(c->a.prec));
   return TCMMA_OK;

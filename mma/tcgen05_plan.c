@@ -32,13 +32,12 @@ static tcmma_status plan(const tcmma_tcgen05_info *i, tcmma_operand op, int m, i
   if (!(i->ops >> d->prec & 1u))
     return tcmma__desc_decline(p, TCMMA_DECLINE_NO_ARM, err, "%s does not read %s operands",
                                i->marker, tcmma_prec_name(d->prec));
-  int bits = tcmma_tcgen05_smem_bits(i->id, d->prec);
-  if (bits != tcmma_prec_bits(d->prec))
+  if (!tcmma_tcgen05_reads_storage(i->id, d->prec))
     return tcmma__desc_decline(p, TCMMA_DECLINE_LAYOUT, err,
-                               "%s: a descriptor reads %s elements packed, %d bits each, from "
-                               "shared memory; tcmma stores them one per byte (%d bits)",
-                               i->marker, tcmma_prec_name(d->prec), bits,
-                               tcmma_prec_bits(d->prec));
+                               "%s: a descriptor does not read %s elements as tcmma stores them "
+                               "(one per byte, the value in the low bits): tcgen05's form of "
+                               "fp6 and fp4 in shared memory differs (PTX ISA packing formats)",
+                               i->marker, tcmma_prec_name(d->prec));
   tcmma__desc_arm arm = {i->marker, m, i->k, i->trans};
   return tcmma__desc_plan_shared(&arm, op, n, d, p, err);
 }

@@ -32,11 +32,12 @@ static const type_set row_set[TCMMA_TCGEN05_COUNT] = {
 typedef struct {
   type_set set;
   tcmma_prec prec;
-  int code, smem_bits;
+  int code;
+  bool as_stored;
 } type_row;
 
 static const type_row type_rows[] = {
-#define TCMMA_TCGEN05_TYPE(SET, PREC, code, smem_bits) {SET_##SET, TCMMA_PREC_##PREC, code, smem_bits},
+#define TCMMA_TCGEN05_TYPE(SET, PREC, code, as_stored) {SET_##SET, TCMMA_PREC_##PREC, code, as_stored},
 #include "tables/tcgen05_desc.def"
 };
 
@@ -69,10 +70,9 @@ int tcmma_tcgen05_idesc_bit(tcmma_tcgen05 w, tcmma_tcgen05_idesc_field f) {
   return idesc_rows[f].bits[form] ? idesc_rows[f].lo[form] : -1;
 }
 
-int tcmma_tcgen05_smem_bits(tcmma_tcgen05 w, tcmma_prec p) {
-  const tcmma_tcgen05_info *i = tcmma_tcgen05_get(w);
-  const type_row *t = i && tcmma_tcgen05_takes(w, p, p) ? type_of(row_set[w], p) : NULL;
-  return t ? t->smem_bits : 0;
+bool tcmma_tcgen05_reads_storage(tcmma_tcgen05 w, tcmma_prec p) {
+  const type_row *t = tcmma_tcgen05_takes(w, p, p) ? type_of(row_set[w], p) : NULL;
+  return t && t->as_stored;
 }
 
 const char *tcmma_tcgen05_idesc_field_name(tcmma_tcgen05_idesc_field f) {
@@ -89,10 +89,10 @@ int tcmma_tcgen05_idesc_get(tcmma_tcgen05 w, tcmma_tcgen05_idesc_field f, uint32
 }
 
 /* Whether operand precision p of row i may be stored M/N-major: the row
- * allows it and the element is at least a byte in shared memory. */
+ * allows it and p is no fp6 or fp4 (K-major only, PTX ISA). */
 static bool trans_ok(const tcmma_tcgen05_info *i, tcmma_prec p) {
   const type_row *t = type_of(row_set[i->id], p);
-  return i->trans && t && t->smem_bits >= 8;
+  return i->trans && t && t->as_stored;
 }
 
 /* Sets field f to value (already divided by its unit). */

@@ -109,11 +109,12 @@ static void precisions_each_row_takes(void **state) {
       fail_msg("%s %s x %s: expected %s", cases[c].marker, cases[c].a, cases[c].b,
                cases[c].takes ? "taken" : "refused");
   assert_false(tcmma_tcgen05_takes(TCMMA_TCGEN05_F16, (tcmma_prec)99, TCMMA_PREC_F16));
-  /* fp6 and fp4 are packed in shared memory; fp8 and wider as stored */
-  assert_int_equal(tcmma_tcgen05_smem_bits(TCMMA_TCGEN05_F8F6F4, TCMMA_PREC_E2M1), 4);
-  assert_int_equal(tcmma_tcgen05_smem_bits(TCMMA_TCGEN05_MXF8F6F4, TCMMA_PREC_MXE3M2), 6);
-  assert_int_equal(tcmma_tcgen05_smem_bits(TCMMA_TCGEN05_TF32, TCMMA_PREC_F32), 32);
-  assert_int_equal(tcmma_tcgen05_smem_bits(TCMMA_TCGEN05_TF32, TCMMA_PREC_F16), 0);
+  /* fp6 and fp4 are not read as tcmma stores them; fp8 and wider are */
+  assert_false(tcmma_tcgen05_reads_storage(TCMMA_TCGEN05_F8F6F4, TCMMA_PREC_E2M1));
+  assert_false(tcmma_tcgen05_reads_storage(TCMMA_TCGEN05_MXF8F6F4, TCMMA_PREC_MXE3M2));
+  assert_true(tcmma_tcgen05_reads_storage(TCMMA_TCGEN05_MXF8F6F4, TCMMA_PREC_MXE5M2));
+  assert_true(tcmma_tcgen05_reads_storage(TCMMA_TCGEN05_TF32, TCMMA_PREC_F32));
+  assert_false(tcmma_tcgen05_reads_storage(TCMMA_TCGEN05_TF32, TCMMA_PREC_F16));
 }
 
 /* Instruction descriptors packed by hand from the ISA's Tables 42-44. */
@@ -429,9 +430,9 @@ static void descriptors_from_layouts(void **state) {
     const char *says;
   } bad[] = {
       {"tcgen05-f8f6f4", TCMMA_OPERAND_A, 128, 64, shared("e2m1", true, TCMMA_SWIZZLE_B128),
-       TCMMA_DECLINE_LAYOUT, "packed, 4 bits each"},
+       TCMMA_DECLINE_LAYOUT, "e2m1 elements as tcmma stores them"},
       {"tcgen05-mxf4", TCMMA_OPERAND_B, 128, 64, shared("mxf4", true, TCMMA_SWIZZLE_B128),
-       TCMMA_DECLINE_LAYOUT, "packed"},
+       TCMMA_DECLINE_LAYOUT, "PTX ISA packing formats"},
       {"tcgen05-bf16", TCMMA_OPERAND_A, 96, 64, shared("bf16", false, TCMMA_SWIZZLE_B128),
        TCMMA_DECLINE_EXTENTS, "96 x 64"},
       {"tcgen05-bf16", TCMMA_OPERAND_A, 128, 64, shared("f16", false, TCMMA_SWIZZLE_B128),

@@ -109,10 +109,11 @@ bool tcmma_tcgen05_shape_ok(tcmma_tcgen05 w, int m, int n);
 /* Whether w multiplies A of precision a by B of precision b. */
 bool tcmma_tcgen05_takes(tcmma_tcgen05 w, tcmma_prec a, tcmma_prec b);
 
-/* The bits one element of precision p takes in the shared memory w's
- * descriptors read (the ISA's packing: 4 for fp4, 6 for fp6, else the
- * storage width); 0 when w does not take p. */
-int tcmma_tcgen05_smem_bits(tcmma_tcgen05 w, tcmma_prec p);
+/* Whether w reads operands of precision p (through a descriptor or from
+ * Tensor Memory) as tcmma stores them (tables/prec.def): false for fp6 and
+ * fp4, whose form for tcgen05 (the ISA's packing formats) is not tcmma's
+ * byte with the value in its low bits, and for a p w does not take. */
+bool tcmma_tcgen05_reads_storage(tcmma_tcgen05 w, tcmma_prec p);
 
 /* Whether a device of compute capability cc runs w: 10.0 and 10.3 (the
  * family, or 10.0 alone for an arch-specific row). cc 0: any, true. */
@@ -215,8 +216,8 @@ typedef struct {
  * k x n) of w at m x n from its v2 layout desc. Declines (out->reason,
  * out->message, TCMMA_DECLINED, message copied to err): an operand not in
  * shared memory (space), a precision w does not take or a bad shape
- * (no-arm, extents), an element tcgen05 reads packed in shared memory
- * (fp6, fp4: tcmma stores them one per byte) or an M/N-major operand of a
+ * (no-arm, extents), an element tcgen05 does not read as tcmma stores it
+ * (fp6, fp4: tcmma_tcgen05_reads_storage) or an M/N-major operand of a
  * K-major-only row or precision, or a layout whose swizzle atom the
  * descriptor cannot express (layout), rows not a multiple of 16 bytes apart
  * (stride), an origin off the atom (subtile). TCMMA_INVALID for NULL or
