@@ -24,7 +24,7 @@ static const render_case cases[] = {
     {"tcgen05-f16", "f16", "f16", 64, 64, 32, true, false, TCMMA_SWIZZLE_B128, "compute_100f"},
     {"tcgen05-f16-acc16", "f16", "f16", 128, 32, 16, false, false, TCMMA_SWIZZLE_B64, "compute_100f"},
     {"tcgen05-tf32", "f32", "f32", 128, 256, 16, false, false, TCMMA_SWIZZLE_B128, "compute_100f"},
-    {"tcgen05-f8f6f4", "e4m3", "e5m2", 64, 16, 64, false, false, TCMMA_SWIZZLE_B32, "compute_100f"},
+    {"tcgen05-f8f6f4", "e4m3", "e5m2", 64, 16, 32, false, false, TCMMA_SWIZZLE_B32, "compute_100f"},
     {"tcgen05-i8", "s8", "u8", 128, 48, 64, false, false, TCMMA_SWIZZLE_B128, "compute_100a"},
     {"tcgen05-mxf8f6f4", "mxe4m3", "mxe5m2", 128, 64, 32, false, false, TCMMA_SWIZZLE_B128,
      "compute_100f"},
@@ -178,6 +178,10 @@ static void declines_and_bad_calls(void **state) {
   call.k = 64; /* block-scaled: one k step */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "exactly 32"));
+  call = call_of(&cases[4]);
+  call.k = 64; /* 64 e4m3 along a 32-byte row */
+  assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "does not fit one row"));
   call = call_of(&cases[0]);
   call.m = 96;
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);

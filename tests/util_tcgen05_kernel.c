@@ -30,10 +30,10 @@ int tcgen05_a_words(const tcmma_tcgen05_call *c) {
   return c->a_tmem ? c->k * tcmma_prec_bits(c->a.prec) / 32 : 0;
 }
 
-/* Columns: D's n, then A's words, then the two scale columns; a power of
- * two of at least 32. */
+/* Columns: D's n, then A's words, then the scale columns (A's 4, B's 8:
+ * one per 32 rows or columns); a power of two of at least 32. */
 static int columns(const tcmma_tcgen05_call *c) {
-  int need = c->n + tcgen05_a_words(c) + 2, cols = 32;
+  int need = c->n + tcgen05_a_words(c) + TCGEN05_SCALE_WORDS, cols = 32;
   while (cols < need) cols *= 2;
   return cols;
 }
@@ -64,10 +64,10 @@ static void body(const tcmma_tcgen05_call *c, bool host, tcmma_buf *out) {
                           "  tcmma_tcgen05_st_32x32b_x%d(tcmma_tmem + tcmma_lane + %d, tcmma_aw);\n",
                      aw, aw, aw, aw, c->n);
   if (scaled)
-    tcmma_buf_printf(out, "  for (int tcmma_j = 0; tcmma_j < 2; tcmma_j++) {\n"
-                          "    unsigned tcmma_w[1] = {gsf[tcmma_t * 2 + tcmma_j]};\n"
+    tcmma_buf_printf(out, "  for (int tcmma_j = 0; tcmma_j < %d; tcmma_j++) {\n"
+                          "    unsigned tcmma_w[1] = {gsf[tcmma_t * %d + tcmma_j]};\n"
                           "    tcmma_tcgen05_st_32x32b_x1(tcmma_tmem + tcmma_lane + %d + tcmma_j, tcmma_w);\n  }\n",
-                     c->n + aw);
+                     TCGEN05_SCALE_WORDS, TCGEN05_SCALE_WORDS, c->n + aw);
   if (aw || scaled)
     tcmma_buf_printf(out, "  tcmma_tcgen05_fence_before();\n  %s;\n  tcmma_tcgen05_fence_after();\n", sync);
   tcmma_buf_printf(out, "  if (tcmma_t == 0) {\n    tcgen05_tile(tcmma_tmem, ");
@@ -75,7 +75,7 @@ static void body(const tcmma_tcgen05_call *c, bool host, tcmma_buf *out) {
   else tcmma_buf_printf(out, "(const %s *)tcmma_s, ", host ? "void" : tcmma_prec_cuda_type(c->a.prec));
   tcmma_buf_printf(out, "(const %s *)(tcmma_s + %ld), %s", host ? "void" : tcmma_prec_cuda_type(c->b.prec),
                    tcgen05_b_at(c), host ? "0" : "false");
-  if (scaled) tcmma_buf_printf(out, ", tcmma_tmem + %d, tcmma_tmem + %d", c->n + aw, c->n + aw + 1);
+  if (scaled) tcmma_buf_printf(out, ", tcmma_tmem + %d, tcmma_tmem + %d", c->n + aw, c->n + aw + 4);
   tcmma_buf_printf(out, ");\n    tcmma_tcgen05_commit(tcmma_bar);\n  }\n"
                         "  tcmma_mbar_wait(tcmma_bar, 0);\n  tcmma_tcgen05_fence_after();\n"
                         "  for (int tcmma_c = 0; tcmma_c < %d; tcmma_c += %d) {\n"
@@ -92,6 +92,7 @@ void tcgen05_kernel(const tcmma_tcgen05_call *call, tcmma_buf *out) {
   c.name = "tcgen05_tile";
   bool host = c.dialect == TCMMA_DIALECT_HOST;
   int aw = tcgen05_a_words(&c), chunk = load_columns(&c);
+  if (host) tcmma_buf_printf(out, "#include \"tcmma/sim.h\"\n");
   assert_int_equal(tcmma_render_tma_helpers(c.dialect, out, NULL), TCMMA_OK);
   assert_int_equal(tcmma_render_tcgen05_helpers(c.dialect, out, NULL), TCMMA_OK);
   assert_int_equal(tcmma_render_tcgen05_ldst(c.dialect, TCMMA_TCGEN05_LDST_32X32B, chunk, false, out, NULL), TCMMA_OK);
