@@ -82,18 +82,9 @@
 #undef TCMMA_KERNEL_ATTR
 
 /* Never called: only compiled, for the duplicate-case check (unused, which
- * clang reports for a static inline function in a .c file). */
-__attribute__((unused)) static void tcmma__abi_values_unique(int v) {
-  switch (v) {
-#define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
-#include "tables/arms.def"
-#undef TCMMA_ARM
-  }
-  switch (v) {
-#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_CASE(value)
-#include "tables/wgmma.def"
-#undef TCMMA_WGMMA
-  }
+ * clang reports for a static inline function in a .c file): the tcgen05
+ * tables (tables/tcgen05.def, tables/tcgen05_desc.def). */
+__attribute__((unused)) static void tcmma__abi_values_unique_tcgen05(int v) {
   switch (v) {
 #define TCMMA_TCGEN05(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/tcgen05.def"
@@ -110,6 +101,21 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
   switch (v) {
 #define TCMMA_TCGEN05_LDST(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/tcgen05_desc.def"
+  }
+}
+
+/* Never called: only compiled, for the duplicate-case check (unused, which
+ * clang reports for a static inline function in a .c file). */
+__attribute__((unused)) static void tcmma__abi_values_unique(int v) {
+  switch (v) {
+#define TCMMA_ARM(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/arms.def"
+#undef TCMMA_ARM
+  }
+  switch (v) {
+#define TCMMA_WGMMA(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/wgmma.def"
+#undef TCMMA_WGMMA
   }
   switch (v) {
 #define TCMMA_PREC(ID, value, ...) TCMMA__ABI_CASE(value)
