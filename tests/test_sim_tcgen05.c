@@ -435,6 +435,43 @@ static void ld_results_land_at_the_wait(void **state) {
   assert_int_equal(r->out[0][0], reference(&c, r, the_values, 0, 0));
 }
 
+/* .unpack::16b stores register r's low half in column 2r and its high half
+ * in 2r + 1 (each in the word's low 16 bits); .pack::16b reads them back. */
+static uint32_t pack_words[32][8], pack_back[32][4];
+
+static void pack_kernel(void *arg) {
+  (void)arg;
+  unsigned lane = tcmma_sim_thread_idx(0);
+  unsigned char *s = tcmma_sim_dynamic_shared();
+  uint32_t in[4], words[8], back[4];
+  for (unsigned i = 0; i < 4; i++) in[i] = 0x1000u * lane + 0x00020001u * i + 0xabc00000u;
+  tcmma_sim_tcgen05_alloc("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+                          tcmma_sim_cvta_shared(s), 32);
+  uint32_t base = *(uint32_t *)(void *)s;
+  tcmma_sim_tcgen05_st("tcgen05.st.sync.aligned.32x32b.x4.unpack::16b.b32", base, in);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::st.sync.aligned");
+  tcmma_sim_tcgen05_ld("tcgen05.ld.sync.aligned.32x32b.x8.b32", words, base);
+  tcmma_sim_tcgen05_ld("tcgen05.ld.sync.aligned.32x32b.x4.pack::16b.b32", back, base);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::ld.sync.aligned");
+  memcpy(pack_words[lane], words, sizeof words);
+  memcpy(pack_back[lane], back, sizeof back);
+  tcmma_sim_tcgen05_dealloc("tcgen05.dealloc.cta_group::1.sync.aligned.b32", base, 32);
+}
+
+static void pack_and_unpack(void **state) {
+  (void)state;
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 64);
+  tcmma_error err = {0};
+  if (tcmma_sim_launch_grid(pack_kernel, NULL, &cfg, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  for (unsigned l = 0; l < 32; l++)
+    for (unsigned i = 0; i < 4; i++) {
+      uint32_t in = 0x1000u * l + 0x00020001u * i + 0xabc00000u;
+      assert_int_equal(pack_words[l][2 * i], in & 0xffffu);
+      assert_int_equal(pack_words[l][2 * i + 1], in >> 16);
+      assert_int_equal(pack_back[l][i], in);
+    }
+}
+
 static void undup_scale(tc_run *r) { r->sfa[64 + 5][0] ^= 0xffu << (8 * ((r->idesc >> 29) & 3)); }
 static void bad_version(tc_run *r) { r->bdesc &= ~(1ull << 46); }
 static void bad_m(tc_run *r) { r->idesc = (r->idesc & ~(31u << 24)) | (12u << 24); }
@@ -473,6 +510,7 @@ int main(void) {
       cmocka_unit_test(bit_exact_every_kind),
       cmocka_unit_test(scales_through_cp),
       cmocka_unit_test(ld_results_land_at_the_wait),
+      cmocka_unit_test(pack_and_unpack),
       cmocka_unit_test(allocation_misuse_is_reported),
       cmocka_unit_test(completion_misuse_is_reported),
       cmocka_unit_test(bad_operands_are_reported),

@@ -96,6 +96,9 @@ static void kernel(void *arg) {
   uint32_t base = *slot;
   setup(r, s, base);
   if (t == 0) issue(r, base, bar);
+  /* the broken reads come after the issue, whatever the threads' order */
+  if (r->brk == TC_LD_BEFORE_WAIT || r->brk == TC_OBSERVER_ONLY || r->brk == TC_LD_UNCOMMITTED)
+    tcmma_sim_syncthreads();
   if (r->brk != TC_LD_BEFORE_WAIT && r->brk != TC_LD_UNCOMMITTED && (r->brk != TC_OBSERVER_ONLY || t == 0))
     tcmma_sim_mbar_wait(op_try_wait, bar, 0);
   tcmma_sim_tcgen05_fence(op_after);

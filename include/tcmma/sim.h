@@ -410,8 +410,9 @@ void tcmma_sim_wgmma_hold(const void *acc, unsigned regs);
 /* ---- tcgen05 and Tensor Memory (Blackwell cc 10.x; mma/sim/tcgen05*.c and
  * tmem.c, docs/sim.md "tcgen05") ----
  * Each block has a Tensor Memory of 128 lanes x 512 columns of 32 bits,
- * addressed (lane << 16) | column; the top two bits of a scale-factor address
- * are its byte (SF ID). Each function takes the exact PTX opcode (kind,
+ * addressed (lane << 16) | column (a scale-factor address's bits 30-31, where
+ * CUTLASS carries the SF ID, are ignored: the ID is the instruction
+ * descriptor's). Each function takes the exact PTX opcode (kind,
  * shape, num parsed from it; an opcode the model does not know fails the run
  * naming it) and the PTX operands in PTX order: TMEM addresses as unsigned,
  * shared addresses from tcmma_sim_cvta_shared, descriptors as uint64_t, the

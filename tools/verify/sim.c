@@ -41,6 +41,7 @@ const any_fn verify_sim_keep[] = {
     (any_fn)tcmma_sim_e4m3_to_float,
     (any_fn)tcmma_sim_e5m2_to_float,
     (any_fn)tcmma_sim_tcgen05_alloc,
+    (any_fn)tcmma_sim_tcgen05_mma,
 };
 
 static pthread_mutex_t prepared_mu = PTHREAD_MUTEX_INITIALIZER;
