@@ -104,6 +104,16 @@ static bool tag_is(const char *text, size_t i, size_t k, const char *pat) {
   return strlen(pat) == k && memcmp(text + i + 1, pat, k) == 0;
 }
 
+/* An arm table row's "(marker)" at text's '(' at i (k bytes inside): a hit
+ * at the row's floor and targets. False when the hit list could not grow. */
+static bool row_tag(tcmma__arch_scan *s, const char *text, size_t i, size_t k, const char *marker,
+                    int floor, tcmma_ptx_suffix suffix, int at) {
+  if (!tag_is(text, i, k, marker)) return true;
+  char tag[48];
+  int len = snprintf(tag, sizeof tag, "(%s)", marker);
+  return add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, floor, suffix, at);
+}
+
 /* Looks for the arms' markers and the TAG rows in text (a comment or code). */
 static bool scan_tags(tcmma__arch_scan *s, const char *text, size_t n, int line) {
   int at = line;
@@ -118,26 +128,17 @@ static bool scan_tags(tcmma__arch_scan *s, const char *text, size_t n, int line)
     for (; counted < i; counted++) at += text[counted] == '\n';
     for (int a = 0; a < TCMMA_ARM_COUNT; a++) {
       const tcmma_arm_info *arm = tcmma_arm_get((tcmma_arm)a);
-      if (!tag_is(text, i, k, arm->marker)) continue;
-      char tag[48];
-      int w = snprintf(tag, sizeof tag, "(%s)", arm->marker);
-      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)w, arm->floor,
+      if (!row_tag(s, text, i, k, arm->marker, arm->floor,
                    arm->family ? TCMMA_PTX_SUFFIX_A_OR_F : TCMMA_PTX_SUFFIX_ANY, at))
         return false;
     }
     for (int w = 0; w < TCMMA_WGMMA_COUNT; w++) {
       const tcmma_wgmma_info *wg = tcmma_wgmma_get((tcmma_wgmma)w);
-      if (!tag_is(text, i, k, wg->marker)) continue;
-      char tag[48];
-      int len = snprintf(tag, sizeof tag, "(%s)", wg->marker);
-      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, wg->floor, wg->suffix, at)) return false;
+      if (!row_tag(s, text, i, k, wg->marker, wg->floor, wg->suffix, at)) return false;
     }
     for (int w = 0; w < TCMMA_TCGEN05_COUNT; w++) {
       const tcmma_tcgen05_info *tg = tcmma_tcgen05_get((tcmma_tcgen05)w);
-      if (!tag_is(text, i, k, tg->marker)) continue;
-      char tag[48];
-      int len = snprintf(tag, sizeof tag, "(%s)", tg->marker);
-      if (!add_hit(s, TCMMA_HIT_ARM, tag, (size_t)len, tg->floor, tg->suffix, at)) return false;
+      if (!row_tag(s, text, i, k, tg->marker, tg->floor, tg->suffix, at)) return false;
     }
     for (int m = 0; m < TCMMA_MARKER_COUNT; m++)
       if (tcmma_marker_is_tag(m) && tag_is(text, i, k, tcmma_marker_text(m)) &&

@@ -34,15 +34,9 @@ static char *module_text(const verify_wgmma_data *x, const char *after) {
   return src.data;
 }
 
-typedef void (*entry_fn)(void *);
-
 static tcmma_status run(verify_wgmma_data *s, const char *text, tcmma_error *err) {
-  void *h = host_module_open(text);
-  if (!h) fail_msg("the host module does not compile:\n%s", text);
-  void *sym = dlsym(h, "tcmma_kernel_entry");
-  assert_non_null(sym);
-  entry_fn entry;
-  memcpy(&entry, &sym, sizeof sym);
+  host_entry_fn entry;
+  void *h = host_module_entry(text, "tcmma_kernel_entry", &entry);
   void *args[5] = {s->d, s->ga, s->gb, s->c0, s->ra};
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {THREADS, 1, 1},
                                                (size_t)(s->b_at + s->b_bytes));

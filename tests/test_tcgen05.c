@@ -40,11 +40,6 @@ static tcmma_tcgen05 parse(const char *marker) {
   return w;
 }
 
-static tcmma_prec prec(const char *name) {
-  tcmma_prec p = TCMMA_PREC_F32;
-  assert_int_equal(tcmma_prec_parse(name, &p, NULL), TCMMA_OK);
-  return p;
-}
 
 /* The n of the ISA (i8: CUTLASS's SM100_MMA_S8 rule: 8, 16, then every
  * multiple of 16). */
@@ -104,7 +99,7 @@ static void precisions_each_row_takes(void **state) {
       {"tcgen05-nvf4", "nvf4", "nvf4", true},     {"tcgen05-nvf4", "mxf4", "nvf4", false},
   };
   for (size_t c = 0; c < sizeof cases / sizeof cases[0]; c++)
-    if (tcmma_tcgen05_takes(parse(cases[c].marker), prec(cases[c].a), prec(cases[c].b)) !=
+    if (tcmma_tcgen05_takes(parse(cases[c].marker), test_prec(cases[c].a), test_prec(cases[c].b)) !=
         cases[c].takes)
       fail_msg("%s %s x %s: expected %s", cases[c].marker, cases[c].a, cases[c].b,
                cases[c].takes ? "taken" : "refused");
@@ -151,7 +146,7 @@ static void instruction_descriptors_by_hand(void **state) {
     tcmma_tcgen05 w = parse(idescs[c].marker);
     uint32_t bits = 0;
     tcmma_error err;
-    if (tcmma_tcgen05_idesc(w, idescs[c].m, idescs[c].n, prec(idescs[c].a), prec(idescs[c].b),
+    if (tcmma_tcgen05_idesc(w, idescs[c].m, idescs[c].n, test_prec(idescs[c].a), test_prec(idescs[c].b),
                             idescs[c].ta, idescs[c].tb, &bits, &err) != TCMMA_OK)
       fail_msg("%s: %s", idescs[c].marker, err.message);
     if (bits != idescs[c].bits)
@@ -392,7 +387,7 @@ static void accumulator_cells(void **state) {
 }
 
 static tcmma_operand_desc shared(const char *p, bool transposed, tcmma_swizzle sw) {
-  return (tcmma_operand_desc){.prec = prec(p), .transposed = transposed,
+  return (tcmma_operand_desc){.prec = test_prec(p), .transposed = transposed,
                               .space = TCMMA_SPACE_SHARED, .swizzle = sw};
 }
 

@@ -116,15 +116,9 @@ static void free_data(data *x) {
   free(x->A), free(x->B), free(x->ga), free(x->gb), free(x->gta), free(x->gsf), free(x->d);
 }
 
-typedef void (*entry_fn)(void *);
-
 static void run(data *x, const char *text) {
-  void *h = host_module_open(text);
-  if (!h) fail_msg("the host module does not compile:\n%s", text);
-  void *sym = dlsym(h, "tcmma_kernel_entry");
-  assert_non_null(sym);
-  entry_fn entry;
-  memcpy(&entry, &sym, sizeof sym);
+  host_entry_fn entry;
+  void *h = host_module_entry(text, "tcmma_kernel_entry", &entry);
   void *args[5] = {x->d, x->ga, x->gb, x->gta, x->gsf};
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {128, 1, 1},
                                                tcgen05_shared_bytes(&x->call));

@@ -36,11 +36,6 @@ static tcmma_wgmma parse(const char *marker) {
   return w;
 }
 
-static tcmma_prec prec(const char *name) {
-  tcmma_prec p = TCMMA_PREC_F32;
-  assert_int_equal(tcmma_prec_parse(name, &p, NULL), TCMMA_OK);
-  return p;
-}
 
 /* The ISA's n: every multiple of 8 to 256; integer types 8, 16, 24, then
  * every multiple of 16. */
@@ -64,7 +59,7 @@ static void every_row_and_only_those(void **state) {
     assert_int_equal(i->floor, 90);
     assert_int_equal(i->suffix, TCMMA_PTX_SUFFIX_A);
     /* a register A: four 32-bit registers of 32/bits elements */
-    assert_int_equal(tcmma_wgmma_a_elems_per_reg(w), 32 / tcmma_prec_bits(prec(isa[r].a)));
+    assert_int_equal(tcmma_wgmma_a_elems_per_reg(w), 32 / tcmma_prec_bits(test_prec(isa[r].a)));
     for (int n = -8; n <= 272; n++)
       if (tcmma_wgmma_n_ok(w, n) != isa_n(isa[r].ns, n))
         fail_msg("%s: n %d %s", isa[r].marker, n, isa_n(isa[r].ns, n) ? "missing" : "extra");
@@ -89,16 +84,16 @@ static void every_row_and_only_those(void **state) {
 static void precisions_each_row_takes(void **state) {
   (void)state;
   tcmma_wgmma fp8 = parse("wgmma-fp8"), s8 = parse("wgmma-s8"), bf16 = parse("wgmma-bf16");
-  assert_true(tcmma_wgmma_takes(fp8, prec("e4m3"), prec("e5m2")));
-  assert_true(tcmma_wgmma_takes(fp8, prec("e5m2"), prec("e4m3")));
-  assert_false(tcmma_wgmma_takes(fp8, prec("e4m3"), prec("f16")));
-  assert_true(tcmma_wgmma_takes(s8, prec("s8"), prec("u8")));
-  assert_false(tcmma_wgmma_takes(s8, prec("s32"), prec("s8")));
-  assert_true(tcmma_wgmma_takes(bf16, prec("bf16"), prec("bf16")));
-  assert_false(tcmma_wgmma_takes(bf16, prec("f16"), prec("bf16")));
-  assert_false(tcmma_wgmma_takes(bf16, (tcmma_prec)99, prec("bf16")));
-  assert_false(tcmma_wgmma_takes(TCMMA_WGMMA_NONE, prec("bf16"), prec("bf16")));
-  assert_false(tcmma_wgmma_takes(parse("wgmma-tf32"), prec("mxe4m3"), prec("f32")));
+  assert_true(tcmma_wgmma_takes(fp8, test_prec("e4m3"), test_prec("e5m2")));
+  assert_true(tcmma_wgmma_takes(fp8, test_prec("e5m2"), test_prec("e4m3")));
+  assert_false(tcmma_wgmma_takes(fp8, test_prec("e4m3"), test_prec("f16")));
+  assert_true(tcmma_wgmma_takes(s8, test_prec("s8"), test_prec("u8")));
+  assert_false(tcmma_wgmma_takes(s8, test_prec("s32"), test_prec("s8")));
+  assert_true(tcmma_wgmma_takes(bf16, test_prec("bf16"), test_prec("bf16")));
+  assert_false(tcmma_wgmma_takes(bf16, test_prec("f16"), test_prec("bf16")));
+  assert_false(tcmma_wgmma_takes(bf16, (tcmma_prec)99, test_prec("bf16")));
+  assert_false(tcmma_wgmma_takes(TCMMA_WGMMA_NONE, test_prec("bf16"), test_prec("bf16")));
+  assert_false(tcmma_wgmma_takes(parse("wgmma-tf32"), test_prec("mxe4m3"), test_prec("f32")));
 }
 
 static void opcodes_spell_the_ptx(void **state) {
@@ -106,26 +101,26 @@ static void opcodes_spell_the_ptx(void **state) {
   char buf[128];
   tcmma_error err;
   for (int r = 0; r < NISA; r++) {
-    tcmma_prec p = prec(isa[r].a);
+    tcmma_prec p = test_prec(isa[r].a);
     assert_int_equal(tcmma_wgmma_instruction(parse(isa[r].marker), 64, p, p, buf, sizeof buf, &err),
                      TCMMA_OK);
     assert_string_equal(buf, isa[r].example);
   }
   tcmma_wgmma fp8 = parse("wgmma-fp8"), s8 = parse("wgmma-s8");
-  assert_int_equal(tcmma_wgmma_instruction(fp8, 256, prec("e4m3"), prec("e5m2"), buf, sizeof buf,
+  assert_int_equal(tcmma_wgmma_instruction(fp8, 256, test_prec("e4m3"), test_prec("e5m2"), buf, sizeof buf,
                                            &err), TCMMA_OK);
   assert_string_equal(buf, "wgmma.mma_async.sync.aligned.m64n256k32.f32.e4m3.e5m2");
-  assert_int_equal(tcmma_wgmma_instruction(s8, 40, prec("s8"), prec("s8"), buf, sizeof buf, &err),
+  assert_int_equal(tcmma_wgmma_instruction(s8, 40, test_prec("s8"), test_prec("s8"), buf, sizeof buf, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "n 40"));
-  assert_int_equal(tcmma_wgmma_instruction(s8, 48, prec("f16"), prec("s8"), buf, sizeof buf, &err),
+  assert_int_equal(tcmma_wgmma_instruction(s8, 48, test_prec("f16"), test_prec("s8"), buf, sizeof buf, &err),
                    TCMMA_INVALID);
   assert_non_null(strstr(err.message, "f16"));
-  assert_int_equal(tcmma_wgmma_instruction(s8, 48, prec("s8"), prec("s8"), buf, 20, &err),
+  assert_int_equal(tcmma_wgmma_instruction(s8, 48, test_prec("s8"), test_prec("s8"), buf, 20, &err),
                    TCMMA_OVERFLOW);
-  assert_int_equal(tcmma_wgmma_instruction(s8, 48, prec("s8"), prec("s8"), NULL, 0, &err),
+  assert_int_equal(tcmma_wgmma_instruction(s8, 48, test_prec("s8"), test_prec("s8"), NULL, 0, &err),
                    TCMMA_INVALID);
-  assert_int_equal(tcmma_wgmma_instruction((tcmma_wgmma)77, 48, prec("s8"), prec("s8"), buf,
+  assert_int_equal(tcmma_wgmma_instruction((tcmma_wgmma)77, 48, test_prec("s8"), test_prec("s8"), buf,
                                            sizeof buf, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "77"));
 }
@@ -297,7 +292,7 @@ static void descriptor_bits_by_hand(void **state) {
 static tcmma_operand_desc shared(const char *p, bool transposed, long ld) {
   tcmma_operand_desc d;
   memset(&d, 0, sizeof d);
-  d.prec = prec(p), d.transposed = transposed, d.ld = ld;
+  d.prec = test_prec(p), d.transposed = transposed, d.ld = ld;
   d.space = TCMMA_SPACE_SHARED, d.swizzle = TCMMA_SWIZZLE_B128;
   return d;
 }

@@ -37,6 +37,16 @@ char *read_file(const char *path, size_t *len);
  * (tests/util_module.c); NULL when it does not compile or load. */
 void *host_module_open(const char *text);
 
+/* The host module of text, compiled and loaded (host_module_open), and its
+ * function name(void *args) in *entry; fails the test when it does not
+ * compile or lacks name. The handle, for dlclose. */
+typedef void (*host_entry_fn)(void *);
+void *host_module_entry(const char *text, const char *name, host_entry_fn *entry);
+
+/* The precision a name (tables/prec.def) parses to; fails the test when none. */
+#include "tcmma/prec.h"
+tcmma_prec test_prec(const char *name);
+
 /* text (malloc'd, freed here) with its first from replaced by to, as a new
  * malloc'd string; fails the test when from is not in it. */
 char *text_edited(char *text, const char *from, const char *to);

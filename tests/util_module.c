@@ -31,6 +31,22 @@ void *host_module_open(const char *text) {
   return h;
 }
 
+void *host_module_entry(const char *text, const char *name, host_entry_fn *entry) {
+  void *h = host_module_open(text);
+  if (!h) fail_msg("the host module does not compile:\n%s", text);
+  void *sym = dlsym(h, name);
+  if (!sym) fail_msg("the host module has no %s", name);
+  memcpy(entry, &sym, sizeof sym);
+  return h;
+}
+
+tcmma_prec test_prec(const char *name) {
+  tcmma_prec p = TCMMA_PREC_F32;
+  tcmma_error err;
+  if (tcmma_prec_parse(name, &p, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  return p;
+}
+
 char *text_edited(char *text, const char *from, const char *to) {
   char *at = strstr(text, from);
   if (!at) fail_msg("no '%s' in\n%s", from, text);
