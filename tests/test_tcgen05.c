@@ -40,7 +40,6 @@ static tcmma_tcgen05 parse(const char *marker) {
   return w;
 }
 
-
 /* The n of the ISA (i8: CUTLASS's SM100_MMA_S8 rule: 8, 16, then every
  * multiple of 16). */
 static bool isa_n(enum nlist ns, int n) {

@@ -36,7 +36,6 @@ static tcmma_wgmma parse(const char *marker) {
   return w;
 }
 
-
 /* The ISA's n: every multiple of 8 to 256; integer types 8, 16, 24, then
  * every multiple of 16. */
 static bool isa_n(enum nlist ns, int n) {
