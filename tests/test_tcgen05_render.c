@@ -144,8 +144,8 @@ static void helpers_and_loads(void **state) {
   assert_int_equal(tcmma_render_tcgen05_ldst(TCMMA_DIALECT_HOST, TCMMA_TCGEN05_LDST_32X32B, 2, false,
                                              &host, NULL), TCMMA_OK);
   const char *host_want[] = {
-      "tcmma_sim_tcgen05_alloc(\"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32\", "
-      "tcmma_sim_cvta_shared(dst), ncols);",
+      ("tcmma_sim_tcgen05_alloc(\"tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32\", "
+       "tcmma_sim_cvta_shared(dst), ncols);"),
       "tcmma_sim_tcgen05_relinquish(\"tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned\");",
       "tcmma_sim_tcgen05_dealloc(\"tcgen05.dealloc.cta_group::1.sync.aligned.b32\", taddr, ncols);",
       "tcmma_sim_tcgen05_fence(\"tcgen05.fence::before_thread_sync\");",
