@@ -103,10 +103,11 @@ static void header(const tc *g, tcmma_buf *out) {
   where(&c->a, &g->a, c->a_tmem, true, a, sizeof a);
   where(&c->b, &g->b, false, false, b, sizeof b);
   tcmma_buf_printf(out,
-                   "/* tcgen05 tile product (%s): D[%d x %d] += A[%d x %d] B[%d x %d] in Tensor\n"
-                   " * Memory at d_tmem (D = A B when accumulate is false), %d x\n"
+                   "/* tcgen05 tile product (%s): D[%d x %d] += A[%d x %d] B[%d x %d]\n"
+                   " * in Tensor Memory at d_tmem (D = A B when accumulate is false), %d x\n"
                    " *   %s\n"
-                   " * instruction descriptor 0x%08x; A (%s) and B (%s).\n"
+                   " * instruction descriptor 0x%08x;\n"
+                   " * A (%s) and B (%s).\n"
                    " * ONE thread calls it; it completes asynchronously: commit it to an\n"
                    " * mbarrier (tcmma_tcgen05_commit) and wait on that before reading D\n"
                    " * (tcmma layout %s c --m %d --n %d). */\n",
