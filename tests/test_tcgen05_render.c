@@ -3,7 +3,9 @@
  * (tests/util_tcgen05_kernel.c) through tcmma's own NVRTC API: a CUBIN for the
  * target the (tcgen05-*) marker asks for (compute_100f, kind::i8
  * compute_100a) with no warnings, and a PTX census of one tcgen05.mma per k
- * step, one alloc, relinquish, commit and dealloc. Then the text, the host
+ * step, one alloc, relinquish, commit and dealloc; at explicit targets, a
+ * CUBIN at sm_100a and sm_103a (the family rows sm_103f) and none at sm_90a
+ * or sm_120f. Then the text, the host
  * dialect and the declines. Skipped (never passed) without NVRTC. */
 #include "util.h"
 #include <stddef.h>
@@ -56,6 +58,31 @@ static bool have_nvrtc(void) {
   return tcmma_nvrtc_load(NULL, &err) == TCMMA_OK;
 }
 
+/* The same kernel at explicit targets: a CUBIN at sm_100a and sm_103a (the
+ * family rows also at sm_103f; kind::i8 not), none at sm_90a or sm_120f. */
+static void at_explicit_targets(const render_case *c, const tcmma_buf *src) {
+  bool i8 = strcmp(c->arm, "tcgen05-i8") == 0;
+  const struct {
+    int arch;
+    char suffix;
+    bool ok;
+  } targets[] = {{100, 'a', true}, {103, 'a', !i8}, {103, 'f', !i8}, {90, 'a', false},
+                 {120, 'f', false}};
+  for (size_t t = 0; t < sizeof targets / sizeof targets[0]; t++) {
+    tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.sass = true, .arch = targets[t].arch,
+                                                   .arch_suffix = targets[t].suffix);
+    tcmma_program prog;
+    tcmma_error err = {0};
+    tcmma_status st = tcmma_compile(src->data, src->len, &o, &prog, &err);
+    if ((st == TCMMA_OK) != targets[t].ok)
+      fail_msg("%s at sm_%d%c: %s, expected %s\n%s", c->arm, targets[t].arch, targets[t].suffix,
+               tcmma_status_name(st), targets[t].ok ? "a CUBIN" : "a refusal", err.message);
+    if (st == TCMMA_OK && strstr(prog.log, "warning"))
+      fail_msg("%s at sm_%d%c: warnings:\n%s", c->arm, targets[t].arch, targets[t].suffix, prog.log);
+    tcmma_program_free(&prog);
+  }
+}
+
 static void compiles_for_sm_100(void **state) {
   const render_case *c = *state;
   if (!have_nvrtc()) skip();
@@ -89,6 +116,7 @@ static void compiles_for_sm_100(void **state) {
   assert_int_equal(tcmma_ptx_check_target(&pi, &err), TCMMA_OK);
   tcmma_ptx_info_free(&pi);
   tcmma_program_free(&prog);
+  at_explicit_targets(c, &src);
   tcmma_buf_free(&src);
 }
 
