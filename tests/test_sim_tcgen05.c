@@ -472,6 +472,79 @@ static void pack_and_unpack(void **state) {
     }
 }
 
+/* The 16-lane shapes: a warp fills 64 columns with (lane << 16 | column) by
+ * 32x32b, reads them back through 16x64b, 16x128b and 16x256b (.x1, .x2, at
+ * lanes 0 and 16), then stores through 16x256b and reads by 32x32b. Where
+ * thread t's register i sits, g = t / 4 (the ISA's fragment figures, as
+ * CUTLASS's SM100_TMEM_LOAD_16dp* traits lay them out): 16x64b lane g +
+ * 8 (t % 2), column (t / 2) % 2 + 2 i; 16x128b lane g + 8 (i % 2), column
+ * t % 4 + 4 (i / 2); 16x256b lane g + 8 ((i / 2) % 2), column 2 (t % 4) +
+ * i % 2 + 8 (i / 4). */
+static const char *const shapes16[3] = {"16x64b", "16x128b", "16x256b"};
+static uint32_t got16[3][2][2][32][8], back16[32][16];
+
+static void where16(int shape, unsigned t, unsigned i, unsigned *lane, unsigned *col) {
+  unsigned g = t / 4;
+  if (shape == 0) *lane = g + 8 * (t % 2), *col = (t / 2) % 2 + 2 * i;
+  else if (shape == 1) *lane = g + 8 * (i % 2), *col = t % 4 + 4 * (i / 2);
+  else *lane = g + 8 * ((i / 2) % 2), *col = 2 * (t % 4) + i % 2 + 8 * (i / 4);
+}
+
+static void kernel16(void *arg) {
+  (void)arg;
+  unsigned t = tcmma_sim_thread_idx(0);
+  unsigned char *s = tcmma_sim_dynamic_shared();
+  uint32_t words[64], regs[8];
+  tcmma_sim_tcgen05_alloc("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+                          tcmma_sim_cvta_shared(s), 64);
+  uint32_t base = *(uint32_t *)(void *)s;
+  for (unsigned c = 0; c < 64; c++) words[c] = t << 16 | c;
+  tcmma_sim_tcgen05_st("tcgen05.st.sync.aligned.32x32b.x64.b32", base, words);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::st.sync.aligned");
+  for (int sh = 0; sh < 3; sh++)
+    for (int x = 0; x < 2; x++)
+      for (int half = 0; half < 2; half++) {
+        char op[80];
+        snprintf(op, sizeof op, "tcgen05.ld.sync.aligned.%s.x%d.b32", shapes16[sh], 1 << x);
+        tcmma_sim_tcgen05_ld(op, regs, base + ((unsigned)half << 20));
+        tcmma_sim_tcgen05_wait("tcgen05.wait::ld.sync.aligned");
+        memcpy(got16[sh][x][half][t], regs, sizeof regs);
+      }
+  for (unsigned i = 0; i < 4; i++) regs[i] = 0xbeef0000u | t << 4 | i;
+  tcmma_sim_tcgen05_st("tcgen05.st.sync.aligned.16x256b.x1.b32", base, regs);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::st.sync.aligned");
+  tcmma_sim_tcgen05_ld("tcgen05.ld.sync.aligned.32x32b.x16.b32", words, base);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::ld.sync.aligned");
+  memcpy(back16[t], words, sizeof back16[t]);
+  tcmma_sim_tcgen05_dealloc("tcgen05.dealloc.cta_group::1.sync.aligned.b32", base, 64);
+}
+
+static void sixteen_lane_shapes(void **state) {
+  (void)state;
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 64);
+  tcmma_error err = {0};
+  if (tcmma_sim_launch_grid(kernel16, NULL, &cfg, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  static const unsigned per[3] = {1, 2, 4};
+  for (int sh = 0; sh < 3; sh++)
+    for (int x = 0; x < 2; x++)
+      for (unsigned half = 0; half < 2; half++)
+        for (unsigned t = 0; t < 32; t++)
+          for (unsigned i = 0; i < per[sh] << x; i++) {
+            unsigned lane, col;
+            where16(sh, t, i, &lane, &col);
+            uint32_t want = (lane + 16 * half) << 16 | col;
+            if (got16[sh][x][half][t][i] != want)
+              fail_msg("%s.x%d at lane %u: thread %u register %u is 0x%08x, expected 0x%08x",
+                       shapes16[sh], 1 << x, 16 * half, t, i, got16[sh][x][half][t][i], want);
+          }
+  for (unsigned t = 0; t < 32; t++)
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned lane, col;
+      where16(2, t, i, &lane, &col);
+      assert_int_equal(back16[lane][col], 0xbeef0000u | t << 4 | i);
+    }
+}
+
 static void undup_scale(tc_run *r) { r->sfa[64 + 5][0] ^= 0xffu << (8 * ((r->idesc >> 29) & 3)); }
 static void bad_version(tc_run *r) { r->bdesc &= ~(1ull << 46); }
 static void bad_m(tc_run *r) { r->idesc = (r->idesc & ~(31u << 24)) | (12u << 24); }
@@ -511,6 +584,7 @@ int main(void) {
       cmocka_unit_test(scales_through_cp),
       cmocka_unit_test(ld_results_land_at_the_wait),
       cmocka_unit_test(pack_and_unpack),
+      cmocka_unit_test(sixteen_lane_shapes),
       cmocka_unit_test(allocation_misuse_is_reported),
       cmocka_unit_test(completion_misuse_is_reported),
       cmocka_unit_test(bad_operands_are_reported),
