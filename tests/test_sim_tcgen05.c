@@ -16,6 +16,7 @@
 #include <string.h>
 #include "util.h"
 #include "util_tcgen05.h"
+#include "tcmma/buf.h"
 
 typedef enum { F16, BF16, TF32, E4M3, E5M2, E2M3, E3M2, E2M1, U8, S8 } ty;
 static const int bits_of[] = {16, 16, 32, 8, 8, 6, 6, 4, 8, 8};
@@ -564,6 +565,78 @@ static void bad_operands_are_reported(void **state) {
   expect(0, 0, TC_OK, base_offset, "base offset other than 0");
 }
 
+/* ---- the opcodes are ptxas's ---- */
+
+/* Every opcode form the model takes (and these tests pass), one instruction a
+ * line after the header: ptxas 13 accepts them all at sm_100a, rejects each
+ * at sm_90a and sm_120a, and at sm_100f rejects exactly kind::i8 and the
+ * scale_vec::NX forms (PTX ISA: those are sm_100a only). */
+static const char *const forms[] = {
+    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+    "tcgen05.alloc.cta_group::1.sync.aligned.b32 [slot], 32;",
+    "tcgen05.dealloc.cta_group::1.sync.aligned.b32 r1, 32;",
+    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+    "tcgen05.mma.cta_group::1.kind::f16 [r1], rd1, rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::tf32 [r1], [r3], rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::f8f6f4 [r1], rd1, rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::i8 [r1], [r3], rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];",
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [bar];",
+    "tcgen05.ld.sync.aligned.32x32b.x2.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x64b.x2.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x128b.x1.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x256b.x1.b32 {r10, r11, r12, r13}, [r1];",
+    "tcgen05.st.sync.aligned.32x32b.x2.unpack::16b.b32 [r1], {r10, r11};",
+    "tcgen05.st.sync.aligned.16x256b.x1.b32 [r1], {r10, r11, r12, r13};",
+    "tcgen05.wait::ld.sync.aligned;",
+    "tcgen05.wait::st.sync.aligned;",
+    "tcgen05.cp.cta_group::1.128x256b [r1], rd1;",
+    "tcgen05.cp.cta_group::1.128x128b [r1], rd1;",
+    "tcgen05.cp.cta_group::1.32x128b.warpx4 [r1], rd1;",
+    "tcgen05.fence::before_thread_sync;",
+    "tcgen05.fence::after_thread_sync;",
+};
+enum { FORMS = sizeof forms / sizeof forms[0], HEAD_LINES = 9 };
+
+static void opcodes_are_ptxas_facts(void **state) {
+  (void)state;
+  if (!ptxas_path()) fail_msg("ptxas not found (the toolkit is part of the build)");
+  static const char *const archs[3] = {"sm_100a", "sm_90a", "sm_120a"};
+  static const char *const fam = "sm_100f";
+  char *text[4];
+  ptxas_job jobs[4];
+  for (int a = 0; a < 4; a++) {
+    tcmma_buf b = {0};
+    tcmma_buf_printf(&b, ".version 8.8\n.target %s\n.address_size 64\n.visible .entry k() {\n"
+                         ".reg .b32 r<20>;\n.reg .b64 rd<4>;\n.reg .pred p;\n"
+                         ".shared .align 8 .b64 bar;\n.shared .align 4 .b32 slot;\n",
+                     a < 3 ? archs[a] : fam);
+    for (int f = 0; f < FORMS; f++) tcmma_buf_printf(&b, "%s\n", forms[f]);
+    tcmma_buf_printf(&b, "ret;\n}\n");
+    text[a] = b.data;
+    jobs[a] = (ptxas_job){text[a], b.len, a < 3 ? archs[a] : fam, 0, NULL};
+  }
+  ptxas_run(jobs, 4);
+  if (jobs[0].rc != 0) fail_msg("ptxas refuses the forms at sm_100a:\n%s", jobs[0].log);
+  for (int a = 1; a < 4; a++)
+    for (int f = 0; f < FORMS; f++) {
+      bool refused = ptxas_error_at(jobs[a].log, HEAD_LINES + 1 + f);
+      bool want = a < 3 || strstr(forms[f], "kind::i8") || strstr(forms[f], ".scale_vec::");
+      if (refused != want)
+        fail_msg("%s: ptxas %s '%s'", jobs[a].arch, refused ? "refuses" : "accepts", forms[f]);
+    }
+  for (int a = 0; a < 4; a++) free(text[a]);
+  ptxas_jobs_free(jobs, 4);
+}
+
 static int setup_all(void **state) {
   (void)state;
   the_run = calloc(1, sizeof *the_run);
@@ -580,6 +653,7 @@ static int teardown_all(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(opcodes_are_ptxas_facts),
       cmocka_unit_test(bit_exact_every_kind),
       cmocka_unit_test(scales_through_cp),
       cmocka_unit_test(ld_results_land_at_the_wait),
