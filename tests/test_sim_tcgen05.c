@@ -399,6 +399,8 @@ static void expect(int w, int v, tc_break brk, void (*edit)(tc_run *), const cha
   if (!strstr(err.message, want)) fail_msg("break %d: expected '%s' in: %s", brk, want, err.message);
 }
 
+static void by_cp(tc_run *r) { r->cp_scales = true; }
+
 static void allocation_misuse_is_reported(void **state) {
   (void)state;
   expect(0, 0, TC_NO_DEALLOC, NULL, "columns of Tensor Memory still allocated");
@@ -409,6 +411,9 @@ static void allocation_misuse_is_reported(void **state) {
                                      "columns 480..735 are outside every allocation");
   expect(0, 0, TC_LD_OUTSIDE, NULL, "columns 256..383 are outside every allocation");
   expect(0, 0, TC_LD_WRONG_QUARTER, NULL, "may only access lanes");
+  expect(0, 1, TC_ST_OUTSIDE, NULL, "columns 256..259 are outside every allocation");
+  expect(14, 0, TC_CP_OUTSIDE, by_cp, "tcgen05.cp by thread 0: Tensor Memory lanes 0..127, "
+                                      "columns 264..267 are outside every allocation");
 }
 
 static void completion_misuse_is_reported(void **state) {

@@ -87,7 +87,8 @@ static void kernel(void *arg) {
     tcmma_sim_fence("fence.mbarrier_init.release.cluster");
     tcmma_sim_fence("fence.proxy.async.shared::cta");
   }
-  unsigned cols = r->brk == TC_LD_OUTSIDE ? 256 : TC_COLS;
+  bool small = r->brk == TC_LD_OUTSIDE || r->brk == TC_ST_OUTSIDE || r->brk == TC_CP_OUTSIDE;
+  unsigned cols = small ? 256 : TC_COLS;
   if (warp == 0) {
     if (r->brk == TC_ALLOC_AFTER_RELINQUISH) tcmma_sim_tcgen05_relinquish(op_relinquish);
     tcmma_sim_tcgen05_alloc(op_alloc, tcmma_sim_cvta_shared(slot), cols);
