@@ -426,6 +426,27 @@ static void completion_misuse_is_reported(void **state) {
   expect(0, 0, TC_NEVER_WAIT_LD, NULL, "tcgen05.ld results never waited for");
 }
 
+/* tcgen05.st then wait::st, then an mma issued by a thread of the storing
+ * warp: ordered without a barrier (PTX ISA, "non-pipelined instructions,
+ * same thread"); the other warps' stores still need theirs. Every kind. */
+static void own_warp_stores_need_no_barrier(void **state) {
+  (void)state;
+  for (int w = 0; w < ROWS; w++) {
+    tcase c = make_case(w, 1);
+    tc_run *r = the_run;
+    char op[96];
+    fill(&c, r, the_values, 11);
+    r->opcode = opcode_of(&c, op, sizeof op);
+    r->brk = TC_OWN_WARP_ST;
+    r->enable_d = c.enable_d = 1;
+    tcmma_error err = {0};
+    if (tc_launch(r, &err) != TCMMA_OK) fail_msg("%s: %s", c.name, err.message);
+    for (int m = 0; m < c.m; m++)
+      for (int n = 0; n < c.n; n++)
+        assert_int_equal(r->out[lane_of(&c, m)][n], reference(&c, r, the_values, m, n));
+  }
+}
+
 /* A register read before tcgen05.wait::ld holds the poison; after it, D. */
 static void ld_results_land_at_the_wait(void **state) {
   (void)state;
@@ -662,6 +683,7 @@ int main(void) {
       cmocka_unit_test(bit_exact_every_kind),
       cmocka_unit_test(scales_through_cp),
       cmocka_unit_test(ld_results_land_at_the_wait),
+      cmocka_unit_test(own_warp_stores_need_no_barrier),
       cmocka_unit_test(pack_and_unpack),
       cmocka_unit_test(sixteen_lane_shapes),
       cmocka_unit_test(allocation_misuse_is_reported),

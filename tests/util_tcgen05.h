@@ -38,6 +38,8 @@ typedef enum {
   TC_LD_UNCOMMITTED,  /* no commit and no wait: D read while its mma is not committed */
   TC_ST_OUTSIDE,      /* allocates 256 columns, stores A at column 256.. */
   TC_CP_OUTSIDE,      /* allocates 256 columns, copies the scales to column 264.. */
+  TC_OWN_WARP_ST,     /* not broken: warp 0 stores its quarter after the __syncthreads(),
+                         and its thread 0 issues the mma after warp 0's wait::st */
 } tc_break;
 
 typedef struct {
