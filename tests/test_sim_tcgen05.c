@@ -16,6 +16,7 @@
 #include <string.h>
 #include "util.h"
 #include "util_tcgen05.h"
+#include "tcmma/buf.h"
 
 typedef enum { F16, BF16, TF32, E4M3, E5M2, E2M3, E3M2, E2M1, U8, S8 } ty;
 static const int bits_of[] = {16, 16, 32, 8, 8, 6, 6, 4, 8, 8};
@@ -398,6 +399,8 @@ static void expect(int w, int v, tc_break brk, void (*edit)(tc_run *), const cha
   if (!strstr(err.message, want)) fail_msg("break %d: expected '%s' in: %s", brk, want, err.message);
 }
 
+static void by_cp(tc_run *r) { r->cp_scales = true; }
+
 static void allocation_misuse_is_reported(void **state) {
   (void)state;
   expect(0, 0, TC_NO_DEALLOC, NULL, "columns of Tensor Memory still allocated");
@@ -408,6 +411,9 @@ static void allocation_misuse_is_reported(void **state) {
                                      "columns 480..735 are outside every allocation");
   expect(0, 0, TC_LD_OUTSIDE, NULL, "columns 256..383 are outside every allocation");
   expect(0, 0, TC_LD_WRONG_QUARTER, NULL, "may only access lanes");
+  expect(0, 1, TC_ST_OUTSIDE, NULL, "columns 256..259 are outside every allocation");
+  expect(14, 0, TC_CP_OUTSIDE, by_cp, "tcgen05.cp by thread 0: Tensor Memory lanes 0..127, "
+                                      "columns 264..267 are outside every allocation");
 }
 
 static void completion_misuse_is_reported(void **state) {
@@ -418,6 +424,27 @@ static void completion_misuse_is_reported(void **state) {
   expect(0, 0, TC_NO_COMMIT, NULL, "mbarrier");
   expect(0, 0, TC_ST_NO_WAIT, NULL, "has not executed tcgen05.wait::st");
   expect(0, 0, TC_NEVER_WAIT_LD, NULL, "tcgen05.ld results never waited for");
+}
+
+/* tcgen05.st then wait::st, then an mma issued by a thread of the storing
+ * warp: ordered without a barrier (PTX ISA, "non-pipelined instructions,
+ * same thread"); the other warps' stores still need theirs. Every kind. */
+static void own_warp_stores_need_no_barrier(void **state) {
+  (void)state;
+  for (int w = 0; w < ROWS; w++) {
+    tcase c = make_case(w, 1);
+    tc_run *r = the_run;
+    char op[96];
+    fill(&c, r, the_values, 11);
+    r->opcode = opcode_of(&c, op, sizeof op);
+    r->brk = TC_OWN_WARP_ST;
+    r->enable_d = c.enable_d = 1;
+    tcmma_error err = {0};
+    if (tc_launch(r, &err) != TCMMA_OK) fail_msg("%s: %s", c.name, err.message);
+    for (int m = 0; m < c.m; m++)
+      for (int n = 0; n < c.n; n++)
+        assert_int_equal(r->out[lane_of(&c, m)][n], reference(&c, r, the_values, m, n));
+  }
 }
 
 /* A register read before tcgen05.wait::ld holds the poison; after it, D. */
@@ -472,6 +499,79 @@ static void pack_and_unpack(void **state) {
     }
 }
 
+/* The 16-lane shapes: a warp fills 64 columns with (lane << 16 | column) by
+ * 32x32b, reads them back through 16x64b, 16x128b and 16x256b (.x1, .x2, at
+ * lanes 0 and 16), then stores through 16x256b and reads by 32x32b. Where
+ * thread t's register i sits, g = t / 4 (the ISA's fragment figures, as
+ * CUTLASS's SM100_TMEM_LOAD_16dp* traits lay them out): 16x64b lane g +
+ * 8 (t % 2), column (t / 2) % 2 + 2 i; 16x128b lane g + 8 (i % 2), column
+ * t % 4 + 4 (i / 2); 16x256b lane g + 8 ((i / 2) % 2), column 2 (t % 4) +
+ * i % 2 + 8 (i / 4). */
+static const char *const shapes16[3] = {"16x64b", "16x128b", "16x256b"};
+static uint32_t got16[3][2][2][32][8], back16[32][16];
+
+static void where16(int shape, unsigned t, unsigned i, unsigned *lane, unsigned *col) {
+  unsigned g = t / 4;
+  if (shape == 0) *lane = g + 8 * (t % 2), *col = (t / 2) % 2 + 2 * i;
+  else if (shape == 1) *lane = g + 8 * (i % 2), *col = t % 4 + 4 * (i / 2);
+  else *lane = g + 8 * ((i / 2) % 2), *col = 2 * (t % 4) + i % 2 + 8 * (i / 4);
+}
+
+static void kernel16(void *arg) {
+  (void)arg;
+  unsigned t = tcmma_sim_thread_idx(0);
+  unsigned char *s = tcmma_sim_dynamic_shared();
+  uint32_t words[64], regs[8];
+  tcmma_sim_tcgen05_alloc("tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32",
+                          tcmma_sim_cvta_shared(s), 64);
+  uint32_t base = *(uint32_t *)(void *)s;
+  for (unsigned c = 0; c < 64; c++) words[c] = t << 16 | c;
+  tcmma_sim_tcgen05_st("tcgen05.st.sync.aligned.32x32b.x64.b32", base, words);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::st.sync.aligned");
+  for (int sh = 0; sh < 3; sh++)
+    for (int x = 0; x < 2; x++)
+      for (int half = 0; half < 2; half++) {
+        char op[80];
+        snprintf(op, sizeof op, "tcgen05.ld.sync.aligned.%s.x%d.b32", shapes16[sh], 1 << x);
+        tcmma_sim_tcgen05_ld(op, regs, base + ((unsigned)half << 20));
+        tcmma_sim_tcgen05_wait("tcgen05.wait::ld.sync.aligned");
+        memcpy(got16[sh][x][half][t], regs, sizeof regs);
+      }
+  for (unsigned i = 0; i < 4; i++) regs[i] = 0xbeef0000u | t << 4 | i;
+  tcmma_sim_tcgen05_st("tcgen05.st.sync.aligned.16x256b.x1.b32", base, regs);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::st.sync.aligned");
+  tcmma_sim_tcgen05_ld("tcgen05.ld.sync.aligned.32x32b.x16.b32", words, base);
+  tcmma_sim_tcgen05_wait("tcgen05.wait::ld.sync.aligned");
+  memcpy(back16[t], words, sizeof back16[t]);
+  tcmma_sim_tcgen05_dealloc("tcgen05.dealloc.cta_group::1.sync.aligned.b32", base, 64);
+}
+
+static void sixteen_lane_shapes(void **state) {
+  (void)state;
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {32, 1, 1}, 64);
+  tcmma_error err = {0};
+  if (tcmma_sim_launch_grid(kernel16, NULL, &cfg, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  static const unsigned per[3] = {1, 2, 4};
+  for (int sh = 0; sh < 3; sh++)
+    for (int x = 0; x < 2; x++)
+      for (unsigned half = 0; half < 2; half++)
+        for (unsigned t = 0; t < 32; t++)
+          for (unsigned i = 0; i < per[sh] << x; i++) {
+            unsigned lane, col;
+            where16(sh, t, i, &lane, &col);
+            uint32_t want = (lane + 16 * half) << 16 | col;
+            if (got16[sh][x][half][t][i] != want)
+              fail_msg("%s.x%d at lane %u: thread %u register %u is 0x%08x, expected 0x%08x",
+                       shapes16[sh], 1 << x, 16 * half, t, i, got16[sh][x][half][t][i], want);
+          }
+  for (unsigned t = 0; t < 32; t++)
+    for (unsigned i = 0; i < 4; i++) {
+      unsigned lane, col;
+      where16(2, t, i, &lane, &col);
+      assert_int_equal(back16[lane][col], 0xbeef0000u | t << 4 | i);
+    }
+}
+
 static void undup_scale(tc_run *r) { r->sfa[64 + 5][0] ^= 0xffu << (8 * ((r->idesc >> 29) & 3)); }
 static void bad_version(tc_run *r) { r->bdesc &= ~(1ull << 46); }
 static void bad_m(tc_run *r) { r->idesc = (r->idesc & ~(31u << 24)) | (12u << 24); }
@@ -491,6 +591,78 @@ static void bad_operands_are_reported(void **state) {
   expect(0, 0, TC_OK, base_offset, "base offset other than 0");
 }
 
+/* ---- the opcodes are ptxas's ---- */
+
+/* Every opcode form the model takes (and these tests pass), one instruction a
+ * line after the header: ptxas 13 accepts them all at sm_100a, rejects each
+ * at sm_90a and sm_120a, and at sm_100f rejects exactly kind::i8 and the
+ * scale_vec::NX forms (PTX ISA: those are sm_100a only). */
+static const char *const forms[] = {
+    "tcgen05.alloc.cta_group::1.sync.aligned.shared::cta.b32 [slot], 32;",
+    "tcgen05.alloc.cta_group::1.sync.aligned.b32 [slot], 32;",
+    "tcgen05.dealloc.cta_group::1.sync.aligned.b32 r1, 32;",
+    "tcgen05.relinquish_alloc_permit.cta_group::1.sync.aligned;",
+    "tcgen05.mma.cta_group::1.kind::f16 [r1], rd1, rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::tf32 [r1], [r3], rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::f8f6f4 [r1], rd1, rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::i8 [r1], [r3], rd2, r2, p;",
+    "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale.scale_vec::1X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf8f6f4.block_scale [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.scale_vec::2X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4.block_scale.block32 [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::2X [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.scale_vec::4X [r1], [r3], rd2, r2, [r4], [r5], p;",
+    "tcgen05.mma.cta_group::1.kind::mxf4nvf4.block_scale.block16 [r1], rd1, rd2, r2, [r4], [r5], p;",
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.shared::cluster.b64 [bar];",
+    "tcgen05.commit.cta_group::1.mbarrier::arrive::one.b64 [bar];",
+    "tcgen05.ld.sync.aligned.32x32b.x2.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.32x32b.x2.pack::16b.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x64b.x2.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x128b.x1.b32 {r10, r11}, [r1];",
+    "tcgen05.ld.sync.aligned.16x256b.x1.b32 {r10, r11, r12, r13}, [r1];",
+    "tcgen05.st.sync.aligned.32x32b.x2.unpack::16b.b32 [r1], {r10, r11};",
+    "tcgen05.st.sync.aligned.16x256b.x1.b32 [r1], {r10, r11, r12, r13};",
+    "tcgen05.wait::ld.sync.aligned;",
+    "tcgen05.wait::st.sync.aligned;",
+    "tcgen05.cp.cta_group::1.128x256b [r1], rd1;",
+    "tcgen05.cp.cta_group::1.128x128b [r1], rd1;",
+    "tcgen05.cp.cta_group::1.32x128b.warpx4 [r1], rd1;",
+    "tcgen05.fence::before_thread_sync;",
+    "tcgen05.fence::after_thread_sync;",
+};
+enum { FORMS = sizeof forms / sizeof forms[0], HEAD_LINES = 9 };
+
+static void opcodes_are_ptxas_facts(void **state) {
+  (void)state;
+  if (!ptxas_path()) fail_msg("ptxas not found (the toolkit is part of the build)");
+  static const char *const archs[3] = {"sm_100a", "sm_90a", "sm_120a"};
+  static const char *const fam = "sm_100f";
+  char *text[4];
+  ptxas_job jobs[4];
+  for (int a = 0; a < 4; a++) {
+    tcmma_buf b = {0};
+    tcmma_buf_printf(&b, ".version 8.8\n.target %s\n.address_size 64\n.visible .entry k() {\n"
+                         ".reg .b32 r<20>;\n.reg .b64 rd<4>;\n.reg .pred p;\n"
+                         ".shared .align 8 .b64 bar;\n.shared .align 4 .b32 slot;\n",
+                     a < 3 ? archs[a] : fam);
+    for (int f = 0; f < FORMS; f++) tcmma_buf_printf(&b, "%s\n", forms[f]);
+    tcmma_buf_printf(&b, "ret;\n}\n");
+    text[a] = b.data;
+    jobs[a] = (ptxas_job){text[a], b.len, a < 3 ? archs[a] : fam, 0, NULL};
+  }
+  ptxas_run(jobs, 4);
+  if (jobs[0].rc != 0) fail_msg("ptxas refuses the forms at sm_100a:\n%s", jobs[0].log);
+  for (int a = 1; a < 4; a++)
+    for (int f = 0; f < FORMS; f++) {
+      bool refused = ptxas_error_at(jobs[a].log, HEAD_LINES + 1 + f);
+      bool want = a < 3 || strstr(forms[f], "kind::i8") || strstr(forms[f], ".scale_vec::");
+      if (refused != want)
+        fail_msg("%s: ptxas %s '%s'", jobs[a].arch, refused ? "refuses" : "accepts", forms[f]);
+    }
+  for (int a = 0; a < 4; a++) free(text[a]);
+  ptxas_jobs_free(jobs, 4);
+}
+
 static int setup_all(void **state) {
   (void)state;
   the_run = calloc(1, sizeof *the_run);
@@ -507,10 +679,13 @@ static int teardown_all(void **state) {
 
 int main(void) {
   const struct CMUnitTest tests[] = {
+      cmocka_unit_test(opcodes_are_ptxas_facts),
       cmocka_unit_test(bit_exact_every_kind),
       cmocka_unit_test(scales_through_cp),
       cmocka_unit_test(ld_results_land_at_the_wait),
+      cmocka_unit_test(own_warp_stores_need_no_barrier),
       cmocka_unit_test(pack_and_unpack),
+      cmocka_unit_test(sixteen_lane_shapes),
       cmocka_unit_test(allocation_misuse_is_reported),
       cmocka_unit_test(completion_misuse_is_reported),
       cmocka_unit_test(bad_operands_are_reported),

@@ -25,8 +25,7 @@ static void store(const uint32_t *rows, size_t pitch, unsigned count, uint32_t t
   }
 }
 
-static void setup(tc_run *r, unsigned char *s, uint32_t base) {
-  unsigned t = tcmma_sim_thread_idx(0);
+static void store_all(tc_run *r, uint32_t base) {
   store(&r->d0[0][0], 256, 256, base + TC_D_COL);
   if (r->a_tmem) store(&r->a_words[0][0], 8, 8, base + TC_A_COL);
   if (r->scaled && !r->cp_scales) {
@@ -34,10 +33,15 @@ static void setup(tc_run *r, unsigned char *s, uint32_t base) {
     store(&r->sfb[0][0], 8, 8, base + TC_SFB_COL);
   }
   if (r->brk != TC_ST_NO_WAIT) tcmma_sim_tcgen05_wait(op_wait_st);
+}
+
+static void setup(tc_run *r, uint32_t base) {
+  bool own = r->brk == TC_OWN_WARP_ST, warp0 = tcmma_sim_thread_idx(0) < 32;
+  if (!own || !warp0) store_all(r, base);
   tcmma_sim_tcgen05_fence(op_before);
   tcmma_sim_syncthreads();
   tcmma_sim_tcgen05_fence(op_after);
-  (void)s, (void)t;
+  if (own && warp0) store_all(r, base); /* the issuing thread's own warp: no barrier needed */
 }
 
 static void issue(tc_run *r, uint32_t base, unsigned long long *bar) {
@@ -87,14 +91,15 @@ static void kernel(void *arg) {
     tcmma_sim_fence("fence.mbarrier_init.release.cluster");
     tcmma_sim_fence("fence.proxy.async.shared::cta");
   }
-  unsigned cols = r->brk == TC_LD_OUTSIDE ? 256 : TC_COLS;
+  bool small = r->brk == TC_LD_OUTSIDE || r->brk == TC_ST_OUTSIDE || r->brk == TC_CP_OUTSIDE;
+  unsigned cols = small ? 256 : TC_COLS;
   if (warp == 0) {
     if (r->brk == TC_ALLOC_AFTER_RELINQUISH) tcmma_sim_tcgen05_relinquish(op_relinquish);
     tcmma_sim_tcgen05_alloc(op_alloc, tcmma_sim_cvta_shared(slot), cols);
   }
   tcmma_sim_syncthreads();
   uint32_t base = *slot;
-  setup(r, s, base);
+  setup(r, base);
   if (t == 0) issue(r, base, bar);
   /* the broken reads come after the issue, whatever the threads' order */
   if (r->brk == TC_LD_BEFORE_WAIT || r->brk == TC_OBSERVER_ONLY || r->brk == TC_LD_UNCOMMITTED)

@@ -36,6 +36,10 @@ typedef enum {
   TC_SCALE_NOT_DUP,   /* the scale in lane quarter 2 differs */
   TC_OBSERVER_ONLY,   /* only thread 0 waits on the barrier, no __syncthreads after */
   TC_LD_UNCOMMITTED,  /* no commit and no wait: D read while its mma is not committed */
+  TC_ST_OUTSIDE,      /* allocates 256 columns, stores A at column 256.. */
+  TC_CP_OUTSIDE,      /* allocates 256 columns, copies the scales to column 264.. */
+  TC_OWN_WARP_ST,     /* not broken: warp 0 stores its quarter after the __syncthreads(),
+                         and its thread 0 issues the mma after warp 0's wait::st */
 } tc_break;
 
 typedef struct {

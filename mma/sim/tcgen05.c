@@ -111,61 +111,105 @@ void tcmma_sim_tcgen05_relinquish(const char *opcode) {
 
 /* ---- ld, st, wait ---- */
 
-/* The .32x32b shapes of tcgen05.ld/st: prefix, .x<num>, the optional
- * (un)pack qualifier, .b32. Sets *num and *pack; false for another form. */
-static bool parse_ldst(const char *opcode, const char *prefix, const char *pack_q, unsigned *num,
-                       bool *pack) {
+/* tcgen05.ld/st's shapes (PTX ISA "Data Movement Shape", Table 49): lanes
+ * x bits a lane per .x1, and the largest .num. */
+typedef struct {
+  const char *name;
+  unsigned lanes, bits, max_num;
+} ldst_shape;
+
+static const ldst_shape ldst_shapes[] = {
+    {"32x32b", 32, 32, 128}, {"16x64b", 16, 64, 128}, {"16x128b", 16, 128, 64},
+    {"16x256b", 16, 256, 32},
+};
+
+/* prefix.<shape>.x<num>[<pack_q>].b32: the shape, num and the (un)pack
+ * qualifier; false for another form (16x32bx2, .red, and pack with a 16-lane
+ * shape are not modelled). */
+static const ldst_shape *parse_ldst(const char *opcode, const char *prefix, const char *pack_q,
+                                    unsigned *num, bool *pack) {
   size_t n = strlen(prefix);
-  if (!opcode || strncmp(opcode, prefix, n)) return false;
-  const char *s = opcode + n;
+  if (!opcode || strncmp(opcode, prefix, n) || opcode[n] != '.') return NULL;
+  const char *s = opcode + n + 1;
+  const ldst_shape *shape = NULL;
+  for (size_t i = 0; i < sizeof ldst_shapes / sizeof ldst_shapes[0] && !shape; i++) {
+    size_t len = strlen(ldst_shapes[i].name);
+    if (!strncmp(s, ldst_shapes[i].name, len) && s[len] == '.') shape = &ldst_shapes[i], s += len;
+  }
   char *end;
-  if (strncmp(s, ".x", 2)) return false;
+  if (!shape || strncmp(s, ".x", 2)) return NULL;
   unsigned long v = strtoul(s + 2, &end, 10);
-  if (end == s + 2 || v == 0 || v > 128 || (v & (v - 1))) return false;
+  if (end == s + 2 || v == 0 || v > shape->max_num || (v & (v - 1))) return NULL;
   *pack = !strncmp(end, pack_q, strlen(pack_q));
   if (*pack) end += strlen(pack_q);
   *num = (unsigned)v;
-  return !strcmp(end, ".b32");
+  return strcmp(end, ".b32") || (*pack && shape->lanes != 32) ? NULL : shape;
 }
 
-/* The warp's 32 lanes of Tensor Memory at taddr (the .32x32b shape): they
- * must be the warp's quarter, lanes 32 (warp % 4).. (PTX ISA, "Access
- * restrictions"), and cols columns inside an allocation. */
-static bool quarter(const char *what, int warp, uint32_t taddr, unsigned cols) {
+/* Registers a thread moves: Table 49. */
+static unsigned regs_of(const ldst_shape *s, unsigned num) { return num * s->lanes * s->bits / 1024; }
+
+/* Where thread t's register i lives (lane offset, column offset), from the
+ * ISA's fragment figures as CUTLASS's copy traits (SM100_TMEM_LOAD_16dp*)
+ * spell them, g = t / 4: 32x32b lane t, column i; 16x64b lane g + 8 (t % 2),
+ * column (t / 2) % 2; 16x128b lane g + 8 i, column t % 4; 16x256b lane
+ * g + 8 (i / 2), column 2 (t % 4) + i % 2; each .num repeat further along
+ * the columns by the shape's width. */
+static void ldst_at(const ldst_shape *s, unsigned t, unsigned i, unsigned *lane, unsigned *col) {
+  if (s->lanes == 32) {
+    *lane = t, *col = i;
+    return;
+  }
+  unsigned per = s->bits / 64, k = i % per, g = t / 4;
+  if (s->bits == 64) *lane = g + 8 * (t % 2), *col = (t / 2) % 2;
+  else if (s->bits == 128) *lane = g + 8 * k, *col = t % 4;
+  else *lane = g + 8 * (k / 2), *col = 2 * (t % 4) + k % 2;
+  *col += i / per * (s->bits / 32);
+}
+
+/* The warp's lanes of Tensor Memory at taddr: inside its quarter, lanes
+ * 32 (warp % 4).. (PTX ISA, "Access restrictions"; a 16-lane shape at the
+ * quarter's first or second half), and cols columns inside an allocation. */
+static bool quarter(const char *what, int warp, uint32_t taddr, unsigned lanes, unsigned cols) {
   unsigned lane = taddr >> 16, col = taddr & 0xffffu, q = 32u * (unsigned)(warp % 4);
-  if (lane != q) {
+  if (lane != q && !(lanes == 16 && lane == q + 16)) {
     tcmma__sim_fail("%s by warp %d at 0x%08x reaches Tensor Memory lanes %u..%u: warp %d may "
                     "only access lanes %u..%u (warp %% 4 picks the quarter)", what, warp, taddr,
-                    lane, lane + 31, warp, q, q + 31);
+                    lane, lane + lanes - 1, warp, q, q + 31);
     return false;
   }
-  return tcmma__sim_tmem_range(what, warp * SIM_LANES, lane, 32, col, cols);
+  return tcmma__sim_tmem_range(what, warp * SIM_LANES, lane, lanes, col, cols);
 }
 
 static void exec_ld(const char *opcode, void *const arg[SIM_LANES]) {
   int warp = tcmma__sim_current_warp();
   unsigned num;
   bool pack;
-  if (!parse_ldst(opcode, "tcgen05.ld.sync.aligned.32x32b", ".pack::16b", &num, &pack)) {
+  const ldst_shape *s = parse_ldst(opcode, "tcgen05.ld.sync.aligned", ".pack::16b", &num, &pack);
+  if (!s) {
     tcmma__sim_fail("tcgen05.ld by warp %d: unknown opcode '%s' (expected "
-                    "tcgen05.ld.sync.aligned.32x32b.x<1..128>[.pack::16b].b32; the 16x64b, "
-                    "16x128b, 16x256b and 16x32bx2 shapes are not modelled)", warp, name(opcode));
+                    "tcgen05.ld.sync.aligned.{32x32b,16x64b,16x128b,16x256b}.x<num>.b32, "
+                    ".pack::16b with 32x32b; 16x32bx2 and .red are not modelled)", warp,
+                    name(opcode));
     return;
   }
   if (!uniform(opcode, arg)) return;
   uint32_t taddr = ((const lane_ops *)arg[0])->addr;
-  unsigned cols = pack ? 2 * num : num, lane0 = taddr >> 16, col0 = taddr & 0xffffu;
-  if (!quarter("tcgen05.ld", warp, taddr, cols)) return;
-  uint32_t values[128];
+  unsigned regs = regs_of(s, num), words = pack ? 2 * regs : regs;
+  unsigned lane0 = taddr >> 16, col0 = taddr & 0xffffu;
+  if (!quarter("tcgen05.ld", warp, taddr, s->lanes, words * 32 / s->lanes)) return;
+  uint32_t values[128], got[256];
   for (int l = 0; l < SIM_LANES; l++) {
     int thread = warp * SIM_LANES + l;
-    for (unsigned c = 0; c < cols; c++)
-      if (!tcmma__sim_tmem_readable("tcgen05.ld", thread, false, lane0 + l, col0 + c)) return;
-    for (unsigned r = 0; r < num; r++) {
-      const uint32_t *w = tcmma__sim_tmem_word(lane0 + l, col0 + (pack ? 2 * r : r));
-      values[r] = pack ? (w[0] & 0xffffu) | (w[1] << 16) : w[0];
+    for (unsigned i = 0; i < words; i++) {
+      unsigned lane, col;
+      ldst_at(s, (unsigned)l, i, &lane, &col);
+      if (!tcmma__sim_tmem_readable("tcgen05.ld", thread, false, lane0 + lane, col0 + col)) return;
+      got[i] = *tcmma__sim_tmem_word(lane0 + lane, col0 + col);
     }
-    if (!tcmma__sim_tmem_hold(thread, ((lane_ops *)arg[l])->out, values, num)) return;
+    for (unsigned r = 0; r < regs; r++)
+      values[r] = pack ? (got[2 * r] & 0xffffu) | (got[2 * r + 1] << 16) : got[r];
+    if (!tcmma__sim_tmem_hold(thread, ((lane_ops *)arg[l])->out, values, regs)) return;
   }
 }
 
@@ -173,23 +217,26 @@ static void exec_st(const char *opcode, void *const arg[SIM_LANES]) {
   int warp = tcmma__sim_current_warp();
   unsigned num;
   bool unpack;
-  if (!parse_ldst(opcode, "tcgen05.st.sync.aligned.32x32b", ".unpack::16b", &num, &unpack)) {
+  const ldst_shape *s = parse_ldst(opcode, "tcgen05.st.sync.aligned", ".unpack::16b", &num, &unpack);
+  if (!s) {
     tcmma__sim_fail("tcgen05.st by warp %d: unknown opcode '%s' (expected "
-                    "tcgen05.st.sync.aligned.32x32b.x<1..128>[.unpack::16b].b32; the 16x64b, "
-                    "16x128b, 16x256b and 16x32bx2 shapes are not modelled)", warp, name(opcode));
+                    "tcgen05.st.sync.aligned.{32x32b,16x64b,16x128b,16x256b}.x<num>.b32, "
+                    ".unpack::16b with 32x32b; 16x32bx2 is not modelled)", warp, name(opcode));
     return;
   }
   if (!uniform(opcode, arg)) return;
   uint32_t taddr = ((const lane_ops *)arg[0])->addr;
-  unsigned cols = unpack ? 2 * num : num, lane0 = taddr >> 16, col0 = taddr & 0xffffu;
-  if (!quarter("tcgen05.st", warp, taddr, cols)) return;
+  unsigned words = regs_of(s, num) * (unpack ? 2 : 1), lane0 = taddr >> 16, col0 = taddr & 0xffffu;
+  if (!quarter("tcgen05.st", warp, taddr, s->lanes, words * 32 / s->lanes)) return;
   unsigned ticket = tcmma__sim_tmem_st_ticket(warp);
   for (int l = 0; l < SIM_LANES; l++) {
     const uint32_t *in = ((const lane_ops *)arg[l])->in;
-    for (unsigned c = 0; c < cols; c++) {
-      uint32_t v = unpack ? (in[c / 2] >> (16 * (c % 2))) & 0xffffu : in[c];
-      *tcmma__sim_tmem_word(lane0 + l, col0 + c) = v;
-      tcmma__sim_tmem_tag(lane0 + l, col0 + c, ticket);
+    for (unsigned i = 0; i < words; i++) {
+      unsigned lane, col;
+      ldst_at(s, (unsigned)l, i, &lane, &col);
+      uint32_t v = unpack ? (in[i / 2] >> (16 * (i % 2))) & 0xffffu : in[i];
+      *tcmma__sim_tmem_word(lane0 + lane, col0 + col) = v;
+      tcmma__sim_tmem_tag(lane0 + lane, col0 + col, ticket);
     }
   }
 }

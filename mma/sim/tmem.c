@@ -207,9 +207,9 @@ static const char *async_pending(const group *g, int thread, bool pipelined) {
                     "thread's wait)";
 }
 
-static const char *st_pending(const group *g, int thread, bool pipelined) {
+static const char *st_pending(const group *g, int thread) {
   if (!g->closed) return "its warp has not executed tcgen05.wait::st since";
-  if (!pipelined && g->warp == thread / SIM_LANES) return NULL;
+  if (g->warp == thread / SIM_LANES) return NULL; /* the storing warp, after its wait::st */
   return tcmma__sim_block_epoch() > g->epoch
              ? NULL
              : "no __syncthreads() since its warp's tcgen05.wait::st";
@@ -220,7 +220,7 @@ bool tcmma__sim_tmem_readable(const char *what, int thread, bool pipelined, unsi
   const group *g = find(tags[lane][col]);
   if (!g) return true;
   const char *why = g->kind == T_ASYNC ? async_pending(g, thread, pipelined)
-                                        : st_pending(g, thread, pipelined);
+                                        : st_pending(g, thread);
   if (!why) return true;
   tcmma__sim_fail("%s by thread %d reads Tensor Memory lane %u, column %u, written by %s %d's "
                   "%s: %s", what, thread, lane, col, g->kind == T_ASYNC ? "thread" : "warp",
