@@ -54,11 +54,15 @@ static tcmma_status check_k_fits(const tc *g, const tcmma_operand_desc *d,
                     g->call->k * eb);
 }
 
+/* The call's first version ends with dialect: a field appended later is
+ * read only when the caller's size covers it. */
+#define CALL_V1_SIZE (offsetof(tcmma_tcgen05_call, dialect) + sizeof(tcmma_dialect))
+
 static tcmma_status check_call(const tcmma_tcgen05_call *c, tc *g, tcmma_error *err) {
-  if (!c || c->size < sizeof *c)
+  if (!c || c->size < CALL_V1_SIZE)
     return tcmma_fail(err, TCMMA_INVALID, "tcgen05 render: the call is NULL or its size %zu is "
                       "below %zu (start it with TCMMA_TCGEN05_CALL_INIT)", c ? c->size : 0,
-                      sizeof *c);
+                      (size_t)CALL_V1_SIZE);
   g->dl = c->dialect;
   if (g->dl != TCMMA_DIALECT_CUDA && g->dl != TCMMA_DIALECT_HOST)
     return tcmma_fail(err, TCMMA_INVALID, "tcgen05 render: dialect %d: expected cuda (0) or host "
