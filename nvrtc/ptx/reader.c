@@ -107,10 +107,9 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1,
                                               ['\v'] = 1, ['\n'] = 2};
 
 #ifdef __SSE2__
-/* Bit i set where byte i of the sixteen at p is an opcode byte (byte_class:
+/* Bit i set where byte i of v is an opcode byte (byte_class:
  * a letter, a digit, '_', '$' or '.'; with dot false, a word byte: no '.'). */
-static inline unsigned opcode_mask16(const char *p, bool dot) {
-  __m128i v = _mm_loadu_si128((const __m128i *)p);
+static inline unsigned opcode_bits(__m128i v, bool dot) {
   __m128i dl = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
   __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(dl, _mm_set1_epi8('z' - 'a')), dl);
   __m128i dd = _mm_sub_epi8(v, _mm_set1_epi8('0'));
@@ -151,13 +150,37 @@ static const unsigned char byte_class[256] = {
 static bool word_char(char c) { return byte_class[(unsigned char)c] == 1; }
 
 /* Bytes a directive's body stops at (everything else is skipped in a run),
- * and the ones an initializer's braces stop at. */
-static const unsigned char directive_stop[256] = {[';'] = 1, ['{'] = 1, ['}'] = 1, ['"'] = 1,
-                                                  ['.'] = 1, ['='] = 1, ['/'] = 1, ['\n'] = 1};
-static const unsigned char initializer_stop[256] = {['{'] = 1, ['}'] = 1, ['"'] = 1, ['/'] = 1};
+ * and the ones an initializer's braces stop at: each list makes a table
+ * for the byte loop and the compares of the sixteen-byte scan. */
+#define DIRECTIVE_STOPS(X) X(';') X('{') X('}') X('"') X('.') X('=') X('/') X('\n')
+#define INITIALIZER_STOPS(X) X('{') X('}') X('"') X('/')
+#define STOP_ENTRY(c) [c] = 1,
+static const unsigned char directive_stop[256] = {DIRECTIVE_STOPS(STOP_ENTRY)};
+static const unsigned char initializer_stop[256] = {INITIALIZER_STOPS(STOP_ENTRY)};
+#undef STOP_ENTRY
 
-/* Moves pos over the bytes stop does not mark. */
-static void skip_plain(reader *r, const unsigned char *stop) {
+#ifdef __SSE2__
+#define STOP_EQ(c) | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)))
+static inline unsigned directive_stop_bits(__m128i v) { return 0 DIRECTIVE_STOPS(STOP_EQ); }
+static inline unsigned initializer_stop_bits(__m128i v) { return 0 INITIALIZER_STOPS(STOP_EQ); }
+#undef STOP_EQ
+#endif
+
+/* Moves pos over the bytes the directive's (or with initializer, the
+ * initializer's) stops do not mark: sixteen at a time where SSE2 is (a
+ * .param's name, an initializer's thousand bytes of numbers). */
+static void skip_plain(reader *r, bool initializer) {
+  const unsigned char *stop = initializer ? initializer_stop : directive_stop;
+#ifdef __SSE2__
+  for (; r->len - r->pos >= 16; r->pos += 16) {
+    __m128i v = _mm_loadu_si128((const __m128i *)(r->text + r->pos));
+    unsigned hit = initializer ? initializer_stop_bits(v) : directive_stop_bits(v);
+    if (hit) {
+      r->pos += (size_t)__builtin_ctz(hit);
+      return;
+    }
+  }
+#endif
   while (r->pos < r->len && !stop[(unsigned char)r->text[r->pos]]) r->pos++;
 }
 
@@ -167,7 +190,7 @@ static size_t read_ident(reader *r, const char **start) {
   size_t begin = r->pos;
 #ifdef __SSE2__
   unsigned stop = 0; /* sixteen at a time, as read_opcode */
-  while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, false) & 0xffffu))
+  while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(_mm_loadu_si128((const __m128i *)(r->text + r->pos)), false) & 0xffffu))
     r->pos += 16;
   if (stop) r->pos += (size_t)__builtin_ctz(stop);
   else
@@ -183,7 +206,7 @@ static size_t read_opcode(reader *r, const char **start) {
   for (;;) {
 #ifdef __SSE2__
     unsigned stop = 0; /* sixteen at a time: a byte loop's exit is mispredicted */
-    while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, true) & 0xffffu))
+    while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(_mm_loadu_si128((const __m128i *)(r->text + r->pos)), true) & 0xffffu))
       r->pos += 16;
     if (stop) r->pos += (size_t)__builtin_ctz(stop);
     else
@@ -239,35 +262,35 @@ static inline uint64_t load32(const char *p) {
 
 /* A multiplicative hash eight bytes at a time (opcodes are a dozen or two
  * bytes long: two or three rounds, not one multiply per byte); the last
- * word, or two halves below eight bytes, overlap what came before, so no
- * byte loop (and its mispredicted exit) runs for the tail. */
+ * word overlaps what came before, so no byte loop (and its mispredicted
+ * exit) runs for the tail. For opcodes of sixteen bytes or more: shorter
+ * ones are hashed by their head (hash_head). */
 static inline uint64_t hash(const char *s, size_t n) {
-  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w = 0;
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      h = (h ^ load64(s + i)) * 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
-    }
-    w = load64(s + n - 8);
-  } else if (n >= 4) {
-    w = load32(s) << 32 | load32(s + n - 4);
-  } else {
-    for (size_t i = 0; i < n; i++) w = w << 8 | (unsigned char)s[i];
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    h = (h ^ load64(s + i)) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
   }
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h = (h ^ load64(s + n - 8)) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
 }
 
-/* Whether the n bytes at a and at b are the same: word loads as hash reads
- * them, not a call to memcmp for a dozen bytes. */
+/* An opcode shorter than sixteen bytes is its head: its bytes zero-padded
+ * to sixteen, as two words (lo: the first eight). Opcode bytes are never
+ * zero, so equal heads are equal opcodes, and no longer opcode's head (its
+ * first sixteen bytes) equals a short one's. */
+static inline uint64_t hash_head(uint64_t lo, uint64_t hi) {
+  uint64_t h = lo * 0x9e3779b97f4a7c15ull ^ hi * 0xff51afd7ed558ccdull;
+  h = (h ^ (h >> 32)) * 0xc4ceb9fe1a85ec53ull;
+  return h ^ (h >> 29);
+}
+
+/* Whether the n bytes at a and at b are the same (n >= 16): word loads as
+ * hash reads them, not a call to memcmp. */
 static inline bool same_bytes(const char *a, const char *b, size_t n) {
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8)
-      if (load64(a + i) != load64(b + i)) return false;
-    return load64(a + n - 8) == load64(b + n - 8);
-  }
-  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
-  return memcmp(a, b, n) == 0;
+  for (size_t i = 0; i + 8 < n; i += 8)
+    if (load64(a + i) != load64(b + i)) return false;
+  return load64(a + n - 8) == load64(b + n - 8);
 }
 
 static bool rehash(reader *r, size_t cap) {
@@ -284,7 +307,7 @@ static bool rehash(reader *r, size_t cap) {
   return true;
 }
 
-/* Grows the census and its lengths and hashes to room for one more. */
+/* Grows the census and its lengths, hashes and heads to room for one more. */
 static bool census_room(reader *r) {
   tcmma_ptx_info *info = r->info;
   if (info->census_count < r->op_cap) return true;
@@ -298,35 +321,67 @@ static bool census_room(reader *r) {
   uint64_t *hashes = realloc(r->op_hash, cap * sizeof *hashes);
   if (!hashes) return r->status = TCMMA_NO_MEMORY, false;
   r->op_hash = hashes;
+  uint64_t *heads = realloc(r->op_head, 2 * cap * sizeof *heads);
+  if (!heads) return r->status = TCMMA_NO_MEMORY, false;
+  r->op_head = heads;
   r->op_cap = cap;
   return true;
 }
 
-static void count_opcode(reader *r, const char *op, size_t n) {
+/* Adds the opcode op[0..n), first seen, at the empty slot s with hash h
+ * and head lo, hi, and counts it. */
+static void add_opcode(reader *r, size_t s, const char *op, size_t n, uint64_t h, uint64_t lo,
+                       uint64_t hi) {
   tcmma_ptx_info *info = r->info;
-  if ((info->census_count + 1) * 4 > r->slot_cap &&
-      !rehash(r, r->slot_cap ? r->slot_cap * 4 : 256))
-    return;
-  uint64_t h = hash(op, n);
-  size_t s = (size_t)h & (r->slot_cap - 1);
-  for (; r->slots[s]; s = (s + 1) & (r->slot_cap - 1)) {
-    size_t i = r->slots[s] - 1;
-    if (r->op_hash[i] == h && r->op_len[i] == n && same_bytes(info->census[i].opcode, op, n)) {
-      info->census[i].count++;
-      info->instruction_count++;
-      r->last_slot = s;
-      return;
-    }
-  }
   if (!census_room(r)) return;
   char *d = dup_n(r, op, n);
   if (!d) return;
-  info->census[info->census_count] = (tcmma_ptx_op){d, 1};
-  r->op_len[info->census_count] = n;
-  r->op_hash[info->census_count] = h;
+  size_t i = info->census_count;
+  info->census[i] = (tcmma_ptx_op){d, 1};
+  r->op_len[i] = n, r->op_hash[i] = h, r->op_head[2 * i] = lo, r->op_head[2 * i + 1] = hi;
   r->slots[s] = ++info->census_count;
   info->instruction_count++;
   r->last_slot = s;
+}
+
+/* Counts one more of the opcode op[0..n) at slot s: found there, or (an
+ * empty slot) added. */
+static inline void count_at(reader *r, size_t s, const char *op, size_t n, uint64_t h,
+                            uint64_t lo, uint64_t hi) {
+  if (__builtin_expect(!r->slots[s], 0)) return add_opcode(r, s, op, n, h, lo, hi);
+  r->info->census[r->slots[s] - 1].count++;
+  r->info->instruction_count++;
+  r->last_slot = s;
+}
+
+/* Room in the slots for one more opcode (at most a quarter full). */
+static inline bool slot_room(reader *r) {
+  return (r->info->census_count + 1) * 4 <= r->slot_cap ||
+         rehash(r, r->slot_cap ? r->slot_cap * 4 : 256);
+}
+
+/* Counts the opcode op[0..n), n < 16, whose head is lo, hi: its slot is
+ * found by the head alone (two word compares). */
+static inline void count_short(reader *r, const char *op, size_t n, uint64_t lo, uint64_t hi) {
+  if (!slot_room(r)) return;
+  uint64_t h = hash_head(lo, hi);
+  size_t s = (size_t)h & (r->slot_cap - 1), i;
+  while ((i = r->slots[s]) && (r->op_head[2 * i - 2] != lo || r->op_head[2 * i - 1] != hi))
+    s = (s + 1) & (r->slot_cap - 1);
+  count_at(r, s, op, n, h, lo, hi);
+}
+
+static void count_opcode(reader *r, const char *op, size_t n) {
+  uint64_t head[2] = {0, 0};
+  memcpy(head, op, n < 16 ? n : 16);
+  if (n < 16) return count_short(r, op, n, head[0], head[1]);
+  if (!slot_room(r)) return;
+  uint64_t h = hash(op, n);
+  size_t s = (size_t)h & (r->slot_cap - 1), i;
+  while ((i = r->slots[s]) && (r->op_hash[i - 1] != h || r->op_len[i - 1] != n ||
+                               !same_bytes(r->info->census[i - 1].opcode, op, n)))
+    s = (s + 1) & (r->slot_cap - 1);
+  count_at(r, s, op, n, h, head[0], head[1]);
 }
 
 /* What a directive's name asks of the reader. */
@@ -336,26 +391,27 @@ typedef enum { DIR_OTHER, DIR_LINE, DIR_VERSION, DIR_TARGET, DIR_ADDRESS_SIZE, D
  * their line rather than with ';' (DIR_LINE and the three it reads), and
  * .entry, whose name it notes. */
 static dir_kind directive_kind(const char *w, size_t n) {
-#define NAME(s, kind) {s, sizeof s - 1, kind}
-  static const struct {
-    const char *name;
-    size_t len;
-    dir_kind kind;
-  } names[] = {NAME("version", DIR_VERSION), NAME("target", DIR_TARGET),
-               NAME("address_size", DIR_ADDRESS_SIZE), NAME("entry", DIR_ENTRY),
-               NAME("loc", DIR_LINE), NAME("file", DIR_LINE), NAME("maxntid", DIR_LINE),
-               NAME("reqntid", DIR_LINE), NAME("minnctapersm", DIR_LINE),
-               NAME("maxnctapersm", DIR_LINE), NAME("maxnreg", DIR_LINE),
-               NAME("noreturn", DIR_LINE), NAME("explicitcluster", DIR_LINE),
-               NAME("reqnctapercluster", DIR_LINE), NAME("maxclusterrank", DIR_LINE),
-               NAME("blocksareclusters", DIR_LINE)};
-#undef NAME
-  /* length and first byte first: a module's directives are mostly .reg and
-   * .param, which this turns away without a compare of their bytes */
-  for (size_t i = 0; n && i < sizeof names / sizeof names[0]; i++)
-    if (names[i].len == n && names[i].name[0] == w[0] && memcmp(names[i].name, w, n) == 0)
-      return names[i].kind;
-  return DIR_OTHER;
+#define IS(s) (n == sizeof s - 1 && memcmp(w, s, sizeof s - 1) == 0)
+  /* by length, then a compare of known size (a few word compares): a
+   * module's directives are mostly .reg and .param, turned away at once */
+  switch (n) {
+  case 3: return IS("loc") ? DIR_LINE : DIR_OTHER;
+  case 4: return IS("file") ? DIR_LINE : DIR_OTHER;
+  case 5: return IS("entry") ? DIR_ENTRY : DIR_OTHER;
+  case 6: return IS("target") ? DIR_TARGET : DIR_OTHER;
+  case 7: return IS("version") ? DIR_VERSION
+                 : IS("maxntid") || IS("reqntid") || IS("maxnreg") ? DIR_LINE
+                                                                   : DIR_OTHER;
+  case 8: return IS("noreturn") ? DIR_LINE : DIR_OTHER;
+  case 12: return IS("address_size")                     ? DIR_ADDRESS_SIZE
+                  : IS("minnctapersm") || IS("maxnctapersm") ? DIR_LINE
+                                                             : DIR_OTHER;
+  case 14: return IS("maxclusterrank") ? DIR_LINE : DIR_OTHER;
+  case 15: return IS("explicitcluster") ? DIR_LINE : DIR_OTHER;
+  case 17: return IS("reqnctapercluster") || IS("blocksareclusters") ? DIR_LINE : DIR_OTHER;
+  default: return DIR_OTHER;
+  }
+#undef IS
 }
 
 static tcmma_status bad(reader *r, size_t at, const char *fmt, const char *what) {
@@ -467,7 +523,7 @@ static void read_directive(reader *r) {
           continue;
         }
         r->pos++;
-        if (d > 0) skip_plain(r, initializer_stop);
+        if (d > 0) skip_plain(r, true);
         skip_space(r, false);
       } while (d > 0 && !at_end(r));
       if (d > 0) truncate_at(r, "an initializer's '{'", open);
@@ -482,7 +538,7 @@ static void read_directive(reader *r) {
     } else {
       if (c == '=') initializer = true;
       r->pos++;
-      if (!want_entry) skip_plain(r, directive_stop);
+      if (!want_entry) skip_plain(r, false);
     }
   }
   if (!line && at_end(r) && r->status == TCMMA_OK)
@@ -527,6 +583,81 @@ static void skip_operands(reader *r, size_t at) {
   truncate_at(r, "an instruction without its ';'", at);
 }
 
+/* An instruction or a label at pos, whose first byte c is a letter, '_' or
+ * '$': the opcode (a '$' or '_' name is no instruction), then a label's ':'
+ * (after blanks, line ends or comments), or operands to the ';'. */
+static void read_instruction_slow(reader *r, char c) {
+  size_t at = r->pos;
+  const char *op;
+  size_t n = read_opcode(r, &op);
+  size_t after = r->pos, q = after;
+  while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
+  if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
+    skip_space(r, false); /* a comment or a line end before what follows */
+    q = r->pos;
+  }
+  if (q < r->len && r->text[q] == ':') { /* a label */
+    r->pos = q + 1;
+    return;
+  }
+  r->pos = after;
+  if (c != '$' && c != '_') count_opcode(r, op, n);
+  skip_operands(r, at);
+}
+
+#ifdef __SSE2__
+/* Bit i set where byte i of v is one of the three. */
+static inline unsigned bytes_eq3(__m128i v, char a, char b, char c) {
+  return (unsigned)_mm_movemask_epi8(_mm_or_si128(
+      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b))),
+      _mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
+}
+#endif
+
+/* read_instruction_slow, the common case without a branch that depends on
+ * a length: where 48 bytes are in hand, an opcode shorter than sixteen
+ * bytes is one load (its head masked out of it), and the blanks after it
+ * and an operand list's ';' within 32 bytes are found in two more (the byte
+ * loops and mispredicted exits they replace were most of a statement's
+ * cost). Anything else (a longer opcode, '::', a comment or line end
+ * before what follows, a string or '/' in the operands) goes the slow way. */
+static inline void read_instruction(reader *r, char c) {
+#ifdef __SSE2__
+  const char *op = r->text + r->pos;
+  if (__builtin_expect(r->len - r->pos >= 48, 1)) {
+    __m128i v = _mm_loadu_si128((const __m128i *)op);
+    unsigned stop = ~opcode_bits(v, true) & 0xffffu;
+    size_t n = (size_t)__builtin_ctz(stop | 0x10000u);
+    const char *after = op + n;
+    __m128i a0 = _mm_loadu_si128((const __m128i *)after);
+    __m128i a1 = _mm_loadu_si128((const __m128i *)(after + 16));
+    unsigned blank = bytes_eq3(a0, ' ', '\t', ' ') | bytes_eq3(a1, ' ', '\t', ' ') << 16;
+    unsigned next = blank == 0xffffffffu ? 32 : (unsigned)__builtin_ctz(~blank);
+    char d = after[next & 31];
+    if (n < 16 && next < 32 && !(d == ':' && next == 0 && after[1] == ':') && d != '/' &&
+        !(d >= '\n' && d <= '\r')) {
+      if (d == ':') { /* a label */
+        r->pos += n + next + 1;
+        return;
+      }
+      if (c != '$' && c != '_') {
+        __m128i head = _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n), _mm_setr_epi8(
+            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
+        count_short(r, op, n, (uint64_t)_mm_cvtsi128_si64(head),
+                    (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(head, head)));
+      }
+      unsigned ends = bytes_eq3(a0, ';', '"', '/') | bytes_eq3(a1, ';', '"', '/') << 16;
+      size_t at = r->pos;
+      r->pos += n;
+      if (ends && after[__builtin_ctz(ends)] == ';') r->pos += (size_t)__builtin_ctz(ends) + 1;
+      else skip_operands(r, at);
+      return;
+    }
+  }
+#endif
+  read_instruction_slow(r, c);
+}
+
 /* One statement, at pos (blanks skipped, not at the end). */
 static inline void read_statement(reader *r) {
   char c = peek(r, 0);
@@ -552,22 +683,7 @@ static inline void read_statement(reader *r) {
     const char *w;
     read_ident(r, &w);
   } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
-    size_t at = r->pos;
-    const char *op;
-    size_t n = read_opcode(r, &op);
-    size_t after = r->pos, q = after;
-    while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
-    if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
-      skip_space(r, false); /* a comment or a line end before what follows */
-      q = r->pos;
-    }
-    if (q < r->len && r->text[q] == ':') { /* a label */
-      r->pos = q + 1;
-      return;
-    }
-    r->pos = after;
-    if (c != '$' && c != '_') count_opcode(r, op, n);
-    skip_operands(r, at);
+    read_instruction(r, c);
   } else { /* not a statement start: skip the rest of the line */
     while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
   }
@@ -801,8 +917,8 @@ void tcmma__ptx_reader_init(reader *r, tcmma_ptx_info *info, tcmma_error *err) {
 }
 
 void tcmma__ptx_reader_free(reader *r) {
-  free(r->slots), free(r->op_len), free(r->op_hash);
-  r->slots = r->op_len = NULL, r->op_hash = NULL;
+  free(r->slots), free(r->op_len), free(r->op_hash), free(r->op_head);
+  r->slots = r->op_len = NULL, r->op_hash = r->op_head = NULL;
 }
 
 tcmma_status tcmma__ptx_finish(reader *r, size_t len, bool any_text) {

@@ -24,11 +24,13 @@ typedef struct {
   bool saw_version, saw_target;
   size_t line_break_at;   /* just after the last block comment that spans lines */
   /* census hash: open addressing over census indices + 1 (0: empty), at most
-   * a quarter full (a probe rarely goes past its first slot), with
-   * each opcode's length and hash beside it (compared before its bytes) */
+   * a quarter full (a probe rarely goes past its first slot), with each
+   * opcode's length and hash beside it (compared before its bytes), and its
+   * head: its first sixteen bytes zero-padded, two words an opcode shorter
+   * than sixteen bytes is compared by alone */
   size_t *slots, slot_cap, op_cap;
   size_t *op_len;
-  uint64_t *op_hash;
+  uint64_t *op_hash, *op_head;
   size_t last_slot;       /* the slot the last instruction was counted in */
 } tcmma__ptx_reader;
 
