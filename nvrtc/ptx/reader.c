@@ -123,7 +123,8 @@ static inline unsigned opcode_bits(__m128i v, bool dot) {
 
 /* The first byte at or after p (below len) that is no blank or line end.
  * A byte loop: the indent between statements is a byte or a few (sixteen at
- * a time measured slower). */
+ * a time measured slower: its load waits for the statement's end, where a
+ * predicted loop runs ahead). */
 static inline size_t skip_blanks(const char *t, size_t p, size_t len) {
   while (p < len && blank_byte[(unsigned char)t[p]]) p++;
   return p;
@@ -160,9 +161,17 @@ static const unsigned char initializer_stop[256] = {INITIALIZER_STOPS(STOP_ENTRY
 #undef STOP_ENTRY
 
 #ifdef __SSE2__
-#define STOP_EQ(c) | (unsigned)_mm_movemask_epi8(_mm_cmpeq_epi8(v, _mm_set1_epi8(c)))
-static inline unsigned directive_stop_bits(__m128i v) { return 0 DIRECTIVE_STOPS(STOP_EQ); }
-static inline unsigned initializer_stop_bits(__m128i v) { return 0 INITIALIZER_STOPS(STOP_EQ); }
+#define STOP_EQ(c) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+static inline unsigned directive_stop_bits(__m128i v) {
+  __m128i hit = _mm_setzero_si128();
+  DIRECTIVE_STOPS(STOP_EQ)
+  return (unsigned)_mm_movemask_epi8(hit);
+}
+static inline unsigned initializer_stop_bits(__m128i v) {
+  __m128i hit = _mm_setzero_si128();
+  INITIALIZER_STOPS(STOP_EQ)
+  return (unsigned)_mm_movemask_epi8(hit);
+}
 #undef STOP_EQ
 #endif
 
@@ -586,7 +595,7 @@ static void skip_operands(reader *r, size_t at) {
 /* An instruction or a label at pos, whose first byte c is a letter, '_' or
  * '$': the opcode (a '$' or '_' name is no instruction), then a label's ':'
  * (after blanks, line ends or comments), or operands to the ';'. */
-static void read_instruction_slow(reader *r, char c) {
+static void read_instruction(reader *r, char c) {
   size_t at = r->pos;
   const char *op;
   size_t n = read_opcode(r, &op);
@@ -606,88 +615,42 @@ static void read_instruction_slow(reader *r, char c) {
 }
 
 #ifdef __SSE2__
-/* Bit i set where byte i of v is one of the three. */
-static inline unsigned bytes_eq3(__m128i v, char a, char b, char c) {
-  return (unsigned)_mm_movemask_epi8(_mm_or_si128(
-      _mm_or_si128(_mm_cmpeq_epi8(v, _mm_set1_epi8(a)), _mm_cmpeq_epi8(v, _mm_set1_epi8(b))),
-      _mm_cmpeq_epi8(v, _mm_set1_epi8(c))));
-}
-#endif
+/* The 64 bytes at p, four vectors, and which of them pass a test: bit i
+ * of the mask for byte i. */
+typedef struct {
+  __m128i q[4];
+} block64;
 
-/* read_instruction_slow, the common case without a branch that depends on
- * a length: where 48 bytes are in hand, an opcode shorter than sixteen
- * bytes is one load (its head masked out of it), and the blanks after it
- * and an operand list's ';' within 32 bytes are found in two more (the byte
- * loops and mispredicted exits they replace were most of a statement's
- * cost). Anything else (a longer opcode, '::', a comment or line end
- * before what follows, a string or '/' in the operands) goes the slow way. */
-static inline void read_instruction(reader *r, char c) {
-#ifdef __SSE2__
-  const char *op = r->text + r->pos;
-  if (__builtin_expect(r->len - r->pos >= 48, 1)) {
-    __m128i v = _mm_loadu_si128((const __m128i *)op);
-    unsigned stop = ~opcode_bits(v, true) & 0xffffu;
-    size_t n = (size_t)__builtin_ctz(stop | 0x10000u);
-    const char *after = op + n;
-    __m128i a0 = _mm_loadu_si128((const __m128i *)after);
-    __m128i a1 = _mm_loadu_si128((const __m128i *)(after + 16));
-    unsigned blank = bytes_eq3(a0, ' ', '\t', ' ') | bytes_eq3(a1, ' ', '\t', ' ') << 16;
-    unsigned next = blank == 0xffffffffu ? 32 : (unsigned)__builtin_ctz(~blank);
-    char d = after[next & 31];
-    if (n < 16 && next < 32 && !(d == ':' && next == 0 && after[1] == ':') && d != '/' &&
-        !(d >= '\n' && d <= '\r')) {
-      if (d == ':') { /* a label */
-        r->pos += n + next + 1;
-        return;
-      }
-      if (c != '$' && c != '_') {
-        __m128i head = _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n), _mm_setr_epi8(
-            0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 13, 14, 15)));
-        count_short(r, op, n, (uint64_t)_mm_cvtsi128_si64(head),
-                    (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(head, head)));
-      }
-      unsigned ends = bytes_eq3(a0, ';', '"', '/') | bytes_eq3(a1, ';', '"', '/') << 16;
-      size_t at = r->pos;
-      r->pos += n;
-      if (ends && after[__builtin_ctz(ends)] == ';') r->pos += (size_t)__builtin_ctz(ends) + 1;
-      else skip_operands(r, at);
-      return;
-    }
-  }
-#endif
-  read_instruction_slow(r, c);
+static inline block64 load_block64(const char *p) {
+  block64 b = {{_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)(p + 16)),
+                _mm_loadu_si128((const __m128i *)(p + 32)),
+                _mm_loadu_si128((const __m128i *)(p + 48))}};
+  return b;
 }
 
-/* One statement, at pos (blanks skipped, not at the end). */
-static inline void read_statement(reader *r) {
-  char c = peek(r, 0);
-  if (c == '{') {
-    r->last_open = r->pos, r->last_open_line = 0;
-    r->depth++;
-    r->pos++;
-  } else if (c == '}') {
-    if (r->depth == 0) {
-      bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
-      return;
-    }
-    r->depth--;
-    r->pos++;
-  } else if (c == ';') {
-    r->pos++;
-  } else if (c == '.') {
-    read_directive(r);
-  } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
-    r->pos++;
-    if (peek(r, 0) == '!') r->pos++;
-    if (peek(r, 0) == '%') r->pos++;
-    const char *w;
-    read_ident(r, &w);
-  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
-    read_instruction(r, c);
-  } else { /* not a statement start: skip the rest of the line */
-    while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
-  }
+/* written out, not a loop: a loop kept the vectors on the stack */
+static inline uint64_t block_bits(const block64 *b, __m128i (*test)(__m128i)) {
+  return (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[0])) |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[1])) << 16 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[2])) << 32 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[3])) << 48;
 }
+
+static inline __m128i eq(__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); }
+/* what ends an instruction's plain run: its ';', a string, a comment, a label's ':' */
+static inline __m128i instruction_stop(__m128i v) {
+  return _mm_or_si128(_mm_or_si128(eq(v, ';'), eq(v, '"')), _mm_or_si128(eq(v, '/'), eq(v, ':')));
+}
+/* what ends a directive's plain run: its ';', a '{' or '}', a string, an
+ * initializer's '=', a comment */
+static inline __m128i directive_end(__m128i v) {
+  return _mm_or_si128(_mm_or_si128(_mm_or_si128(eq(v, ';'), eq(v, '{')), eq(v, '}')),
+                      _mm_or_si128(_mm_or_si128(eq(v, '"'), eq(v, '=')), eq(v, '/')));
+}
+static inline __m128i is_dot(__m128i v) { return eq(v, '.'); }
+static inline __m128i is_e(__m128i v) { return eq(v, 'e'); }
+static inline __m128i is_newline(__m128i v) { return eq(v, '\n'); }
+#endif
 
 /* What a statement may change, to undo it when it met the end of the text
  * in hand (tcmma__ptx_read_more): what any statement may change, and what
@@ -717,6 +680,39 @@ static void mark_directive(const reader *r, mark *m) {
   m->address_size = i->address_size;
   m->saw_version = r->saw_version, m->saw_target = r->saw_target;
   m->had_target = i->target != NULL;
+}
+
+/* One statement, at pos (blanks skipped, not at the end); m (when not
+ * NULL) takes what a directive may change. */
+static inline void read_statement(reader *r, mark *m) {
+  char c = peek(r, 0);
+  if (c == '{') {
+    r->last_open = r->pos, r->last_open_line = 0;
+    r->depth++;
+    r->pos++;
+  } else if (c == '}') {
+    if (r->depth == 0) {
+      bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
+      return;
+    }
+    r->depth--;
+    r->pos++;
+  } else if (c == ';') {
+    r->pos++;
+  } else if (c == '.') {
+    if (m) mark_directive(r, m);
+    read_directive(r);
+  } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
+    r->pos++;
+    if (peek(r, 0) == '!') r->pos++;
+    if (peek(r, 0) == '%') r->pos++;
+    const char *w;
+    read_ident(r, &w);
+  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
+    read_instruction(r, c);
+  } else { /* not a statement start: skip the rest of the line */
+    while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
+  }
 }
 
 /* Undoes what was read since m: a statement has at most one instruction,
@@ -754,6 +750,89 @@ static void mark_undo(reader *r, const mark *m) {
  * a '/' that may start a comment; a byte or two, given room. */
 enum { END_REACH = 64 };
 
+#ifdef __SSE2__
+/* The head of the opcode at op, n < 16 bytes long, from v (op's first
+ * sixteen bytes): n of them, zero-padded, as count_short takes it. */
+static inline void count_head(reader *r, const char *op, size_t n, __m128i v) {
+  __m128i head = _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n),
+                                                 _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
+                                                               11, 12, 13, 14, 15)));
+  count_short(r, op, n, (uint64_t)_mm_cvtsi128_si64(head),
+              (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(head, head)));
+}
+#endif
+
+/* The statements most of a module is, read from one scan of the 64 bytes
+ * at t[p] (65 in hand): an instruction up to a ';' with no string, comment
+ * or ':' before it; a label (a name, then ':'); a directive the reader does
+ * not act on (.reg, .param, ...) up to a ';' (taken) or a '{' or '}' (left)
+ * with no string, comment, initializer or word starting ".e" (.entry)
+ * before it; '{' and '}'; a guard predicate; a '//' comment. Returns the
+ * position after the statement, or 0 when t[p] starts none of these (read
+ * the slow way, statement by statement, as before).
+ *
+ * Where a statement ends does not wait for what it is (the opcode's length,
+ * the directive's name): the reader is bound by the chain from one
+ * statement's position to the next, not by the work beside it, and the
+ * position stays in a register (stores through the census may alias
+ * r->pos). A statement read here ends within what is in hand, so a stream
+ * never undoes one. */
+static inline __attribute__((always_inline)) size_t read_fast(reader *r, const char *t,
+                                                               size_t len, size_t p) {
+#ifdef __SSE2__
+  if (len - p <= 64) return 0;
+  const char *s = t + p;
+  char c = s[0];
+  block64 b = load_block64(s);
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
+    uint64_t stops = block_bits(&b, instruction_stop);
+    unsigned name = ~(opcode_bits(b.q[0], true) | opcode_bits(b.q[1], true) << 16);
+    size_t n = name ? (size_t)__builtin_ctz(name) : 32;
+    size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
+    if (e == 64) return 0;
+    if (s[e] == ':') /* a label: the name, then ':' (not '::') */
+      return e == n && s[e + 1] != ':' ? p + e + 1 : 0;
+    if (s[e] != ';' || n == 32) return 0;
+    if (c == '$' || c == '_') return p + e + 1;
+    if (n < 16) count_head(r, s, n, b.q[0]);
+    else count_opcode(r, s, n);
+    return p + e + 1;
+  }
+  if (c == '.') {
+    uint64_t ends = block_bits(&b, directive_end);
+    size_t e = ends ? (size_t)__builtin_ctzll(ends) : 64;
+    unsigned name = ~opcode_bits(_mm_loadu_si128((const __m128i *)(s + 1)), false) & 0xffffu;
+    size_t n = name ? (size_t)__builtin_ctz(name) : 16;
+    if (e == 64 || (s[e] != ';' && s[e] != '{' && s[e] != '}') || n == 16) return 0;
+    uint64_t dots = block_bits(&b, is_dot) & ((1ull << e) - 1) & ~1ull;
+    if ((dots & block_bits(&b, is_e) >> 1) || directive_kind(s + 1, n) != DIR_OTHER) return 0;
+    return p + e + (s[e] == ';');
+  }
+  if (c == '{') {
+    r->last_open = p, r->last_open_line = 0;
+    r->depth++;
+    return p + 1;
+  }
+  if (c == '}' && r->depth > 0) {
+    r->depth--;
+    return p + 1;
+  }
+  if (c == '@') { /* @%p1 or @!%p1: the opcode follows as the next statement */
+    size_t k = 1 + (s[1] == '!');
+    k += s[k] == '%';
+    unsigned word = ~opcode_bits(_mm_loadu_si128((const __m128i *)(s + k)), false) & 0xffffu;
+    return word ? p + k + (size_t)__builtin_ctz(word) : 0;
+  }
+  if (c == '/' && s[1] == '/') { /* to the line end, left for the blanks */
+    uint64_t nl = block_bits(&b, is_newline);
+    return nl ? p + (size_t)__builtin_ctzll(nl) : 0;
+  }
+#else
+  (void)r, (void)t, (void)len, (void)p;
+#endif
+  return 0;
+}
+
 /* The statement loop, one for both reads (read_statement inlined once:
  * inlined twice, the compiler stopped inlining what it calls). more: the
  * text in hand ends before the input does, so a statement that meets its
@@ -761,7 +840,12 @@ enum { END_REACH = 64 };
  * with what follows. */
 static void read_statements(reader *r, const char *text, size_t len, bool more) {
   r->text = text, r->len = len;
-  for (;;) {
+  for (size_t pos = r->pos;; pos = r->pos) {
+    size_t next;
+    while ((next = read_fast(r, text, len, skip_blanks(text, pos, len))))
+      pos = next;
+    r->pos = pos;
+    if (r->status != TCMMA_OK) return; /* no memory for an opcode */
     mark m;
     if (more) mark_set(r, &m);
     skip_space(r, false);
@@ -769,8 +853,7 @@ static void read_statements(reader *r, const char *text, size_t len, bool more) 
       if (more) mark_undo(r, &m);
       return;
     }
-    if (more && r->text[r->pos] == '.') mark_directive(r, &m);
-    read_statement(r);
+    read_statement(r, more ? &m : NULL);
     if (__builtin_expect(r->pos < len && !r->truncated && r->status == TCMMA_OK, 1)) continue;
     if (r->status == TCMMA_NO_MEMORY) return;
     if (!more) {
