@@ -399,7 +399,7 @@ typedef enum { DIR_OTHER, DIR_LINE, DIR_VERSION, DIR_TARGET, DIR_ADDRESS_SIZE, D
 /* The directives the reader knows by name: those PTX ends at the end of
  * their line rather than with ';' (DIR_LINE and the three it reads), and
  * .entry, whose name it notes. */
-static dir_kind directive_kind(const char *w, size_t n) {
+static inline dir_kind directive_kind(const char *w, size_t n) {
 #define IS(s) (n == sizeof s - 1 && memcmp(w, s, sizeof s - 1) == 0)
   /* by length, then a compare of known size (a few word compares): a
    * module's directives are mostly .reg and .param, turned away at once */
@@ -650,6 +650,11 @@ static inline __m128i directive_end(__m128i v) {
 static inline __m128i is_dot(__m128i v) { return eq(v, '.'); }
 static inline __m128i is_e(__m128i v) { return eq(v, 'e'); }
 static inline __m128i is_newline(__m128i v) { return eq(v, '\n'); }
+/* what may stand between a name and a label's ':' without a comment */
+static inline __m128i is_blank(__m128i v) {
+  __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('\t')); /* '\t' to '\r': 0 to 4 */
+  return _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d), eq(v, ' '));
+}
 #endif
 
 /* What a statement may change, to undo it when it met the end of the text
@@ -789,13 +794,22 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
     unsigned name = ~(opcode_bits(b.q[0], true) | opcode_bits(b.q[1], true) << 16);
     size_t n = name ? (size_t)__builtin_ctz(name) : 32;
     size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
-    if (e == 64) return 0;
+    if (e == 64) { /* a long operand list: its ';' further on, when no label */
+      if (n == 32 || !(~block_bits(&b, is_blank) >> n)) return 0;
+      e = (size_t)(operand_stop(s + 64, t + len) - s);
+      if (p + e == len || s[e] != ';') return 0;
+    }
     if (s[e] == ':') /* a label: the name, then ':' (not '::') */
       return e == n && s[e + 1] != ':' ? p + e + 1 : 0;
-    if (s[e] != ';' || n == 32) return 0;
+    if (s[e] != ';') return 0;
     if (c == '$' || c == '_') return p + e + 1;
-    if (n < 16) count_head(r, s, n, b.q[0]);
-    else count_opcode(r, s, n);
+    if (n < 16) {
+      count_head(r, s, n, b.q[0]);
+    } else {
+      if (n == 32) /* 32 bytes or more: it ends before the ';' */
+        n = 32 + (size_t)__builtin_ctz(~(opcode_bits(b.q[2], true) | opcode_bits(b.q[3], true) << 16));
+      count_opcode(r, s, n);
+    }
     return p + e + 1;
   }
   if (c == '.') {
