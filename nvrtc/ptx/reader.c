@@ -287,11 +287,11 @@ static inline uint64_t hash(const char *s, size_t n) {
 /* An opcode shorter than sixteen bytes is its head: its bytes zero-padded
  * to sixteen, as two words (lo: the first eight). Opcode bytes are never
  * zero, so equal heads are equal opcodes, and no longer opcode's head (its
- * first sixteen bytes) equals a short one's. */
+ * first sixteen bytes) equals a short one's. Two multiplies side by side:
+ * the slot is taken from the top bits, which every bit of both words
+ * reaches. */
 static inline uint64_t hash_head(uint64_t lo, uint64_t hi) {
-  uint64_t h = lo * 0x9e3779b97f4a7c15ull ^ hi * 0xff51afd7ed558ccdull;
-  h = (h ^ (h >> 32)) * 0xc4ceb9fe1a85ec53ull;
-  return h ^ (h >> 29);
+  return lo * 0x9e3779b97f4a7c15ull ^ hi * 0xff51afd7ed558ccdull;
 }
 
 /* Whether the n bytes at a and at b are the same (n >= 16): word loads as
@@ -302,21 +302,28 @@ static inline bool same_bytes(const char *a, const char *b, size_t n) {
   return load64(a + n - 8) == load64(b + n - 8);
 }
 
+/* The slot a hash starts its probe at: its top bits. */
+static inline size_t slot_of(const reader *r, uint64_t h) { return (size_t)(h >> r->slot_shift); }
+
+/* Moves the slots to a table of cap (a power of two, at least 2). */
 static bool rehash(reader *r, size_t cap) {
-  size_t *slots = calloc(cap, sizeof *slots);
+  tcmma__ptx_slot *slots = calloc(cap, sizeof *slots);
   if (!slots) return r->status = TCMMA_NO_MEMORY, false;
-  for (size_t i = 0; i < r->info->census_count; i++) {
-    size_t s = (size_t)r->op_hash[i] & (cap - 1);
-    while (slots[s]) s = (s + 1) & (cap - 1);
-    slots[s] = i + 1;
+  unsigned shift = 64;
+  for (size_t c = cap; c > 1; c >>= 1) shift--;
+  for (size_t i = 0; i < r->slot_cap; i++) {
+    if (!r->slots[i].op) continue;
+    size_t s = (size_t)(r->slots[i].hash >> shift);
+    while (slots[s].op) s = (s + 1) & (cap - 1);
+    slots[s] = r->slots[i];
   }
   free(r->slots);
   r->slots = slots;
-  r->slot_cap = cap;
+  r->slot_cap = cap, r->slot_shift = shift;
   return true;
 }
 
-/* Grows the census and its lengths, hashes and heads to room for one more. */
+/* Grows the census and its lengths to room for one more. */
 static bool census_room(reader *r) {
   tcmma_ptx_info *info = r->info;
   if (info->census_count < r->op_cap) return true;
@@ -327,12 +334,6 @@ static bool census_room(reader *r) {
   size_t *lens = realloc(r->op_len, cap * sizeof *lens);
   if (!lens) return r->status = TCMMA_NO_MEMORY, false;
   r->op_len = lens;
-  uint64_t *hashes = realloc(r->op_hash, cap * sizeof *hashes);
-  if (!hashes) return r->status = TCMMA_NO_MEMORY, false;
-  r->op_hash = hashes;
-  uint64_t *heads = realloc(r->op_head, 2 * cap * sizeof *heads);
-  if (!heads) return r->status = TCMMA_NO_MEMORY, false;
-  r->op_head = heads;
   r->op_cap = cap;
   return true;
 }
@@ -347,8 +348,8 @@ static void add_opcode(reader *r, size_t s, const char *op, size_t n, uint64_t h
   if (!d) return;
   size_t i = info->census_count;
   info->census[i] = (tcmma_ptx_op){d, 1};
-  r->op_len[i] = n, r->op_hash[i] = h, r->op_head[2 * i] = lo, r->op_head[2 * i + 1] = hi;
-  r->slots[s] = ++info->census_count;
+  r->op_len[i] = n;
+  r->slots[s] = (tcmma__ptx_slot){lo, hi, h, ++info->census_count};
   info->instruction_count++;
   r->last_slot = s;
 }
@@ -357,8 +358,8 @@ static void add_opcode(reader *r, size_t s, const char *op, size_t n, uint64_t h
  * empty slot) added. */
 static inline void count_at(reader *r, size_t s, const char *op, size_t n, uint64_t h,
                             uint64_t lo, uint64_t hi) {
-  if (__builtin_expect(!r->slots[s], 0)) return add_opcode(r, s, op, n, h, lo, hi);
-  r->info->census[r->slots[s] - 1].count++;
+  if (__builtin_expect(!r->slots[s].op, 0)) return add_opcode(r, s, op, n, h, lo, hi);
+  r->info->census[r->slots[s].op - 1].count++;
   r->info->instruction_count++;
   r->last_slot = s;
 }
@@ -370,12 +371,12 @@ static inline bool slot_room(reader *r) {
 }
 
 /* Counts the opcode op[0..n), n < 16, whose head is lo, hi: its slot is
- * found by the head alone (two word compares). */
+ * found by the head alone (two word compares in the slot itself). */
 static inline void count_short(reader *r, const char *op, size_t n, uint64_t lo, uint64_t hi) {
   if (!slot_room(r)) return;
   uint64_t h = hash_head(lo, hi);
-  size_t s = (size_t)h & (r->slot_cap - 1), i;
-  while ((i = r->slots[s]) && (r->op_head[2 * i - 2] != lo || r->op_head[2 * i - 1] != hi))
+  size_t s = slot_of(r, h);
+  while (r->slots[s].op && (r->slots[s].lo != lo || r->slots[s].hi != hi))
     s = (s + 1) & (r->slot_cap - 1);
   count_at(r, s, op, n, h, lo, hi);
 }
@@ -386,9 +387,9 @@ static void count_opcode(reader *r, const char *op, size_t n) {
   if (n < 16) return count_short(r, op, n, head[0], head[1]);
   if (!slot_room(r)) return;
   uint64_t h = hash(op, n);
-  size_t s = (size_t)h & (r->slot_cap - 1), i;
-  while ((i = r->slots[s]) && (r->op_hash[i - 1] != h || r->op_len[i - 1] != n ||
-                               !same_bytes(r->info->census[i - 1].opcode, op, n)))
+  size_t s = slot_of(r, h), i;
+  while ((i = r->slots[s].op) && (r->slots[s].hash != h || r->op_len[i - 1] != n ||
+                                  !same_bytes(r->info->census[i - 1].opcode, op, n)))
     s = (s + 1) & (r->slot_cap - 1);
   count_at(r, s, op, n, h, head[0], head[1]);
 }
@@ -726,12 +727,12 @@ static inline void read_statement(reader *r, mark *m) {
 static void mark_undo(reader *r, const mark *m) {
   tcmma_ptx_info *i = r->info;
   if (i->instruction_count != m->instructions) {
-    size_t op = r->slots[r->last_slot] - 1;
+    size_t op = r->slots[r->last_slot].op - 1;
     i->instruction_count--;
     if (--i->census[op].count == 0) {
       free(i->census[op].opcode);
       i->census_count--;
-      r->slots[r->last_slot] = 0;
+      r->slots[r->last_slot].op = 0;
     }
   }
   if (m->directive) {
@@ -1018,8 +1019,8 @@ void tcmma__ptx_reader_init(reader *r, tcmma_ptx_info *info, tcmma_error *err) {
 }
 
 void tcmma__ptx_reader_free(reader *r) {
-  free(r->slots), free(r->op_len), free(r->op_hash), free(r->op_head);
-  r->slots = r->op_len = NULL, r->op_hash = r->op_head = NULL;
+  free(r->slots), free(r->op_len);
+  r->slots = NULL, r->op_len = NULL;
 }
 
 tcmma_status tcmma__ptx_finish(reader *r, size_t len, bool any_text) {
