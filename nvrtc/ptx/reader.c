@@ -759,12 +759,36 @@ enum { END_REACH = 64 };
 #ifdef __SSE2__
 /* The head of the opcode at op, n < 16 bytes long, from v (op's first
  * sixteen bytes): n of them, zero-padded, as count_short takes it. */
+/* The head of the n < 16 bytes whose first sixteen are v. */
+static inline __m128i head_of(__m128i v, size_t n) {
+  return _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n),
+                                         _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                       13, 14, 15)));
+}
+
+static inline uint64_t low_word(__m128i v) { return (uint64_t)_mm_cvtsi128_si64(v); }
+static inline uint64_t high_word(__m128i v) { return low_word(_mm_unpackhi_epi64(v, v)); }
+
+/* count_short with the opcode's first sixteen bytes in v. */
 static inline void count_head(reader *r, const char *op, size_t n, __m128i v) {
-  __m128i head = _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n),
-                                                 _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10,
-                                                               11, 12, 13, 14, 15)));
-  count_short(r, op, n, (uint64_t)_mm_cvtsi128_si64(head),
-              (uint64_t)_mm_cvtsi128_si64(_mm_unpackhi_epi64(head, head)));
+  __m128i head = head_of(v, n);
+  count_short(r, op, n, low_word(head), high_word(head));
+}
+
+/* Counts the n < 16 bytes whose first sixteen are v when they are an
+ * opcode already in the census; false (nothing counted) when not. */
+static inline bool count_known(reader *r, __m128i v, size_t n) {
+  if (!r->slot_cap) return false;
+  __m128i head = head_of(v, n);
+  uint64_t lo = low_word(head), hi = high_word(head);
+  for (size_t s = slot_of(r, hash_head(lo, hi)); r->slots[s].op; s = (s + 1) & (r->slot_cap - 1))
+    if (r->slots[s].lo == lo && r->slots[s].hi == hi) {
+      r->info->census[r->slots[s].op - 1].count++;
+      r->info->instruction_count++;
+      r->last_slot = s;
+      return true;
+    }
+  return false;
 }
 #endif
 
@@ -792,9 +816,18 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
   block64 b = load_block64(s);
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
     uint64_t stops = block_bits(&b, instruction_stop);
+    size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
+    if (e < 64 && s[e] == ';' && c != '$' && c != '_') {
+      /* the opcode most likely ends at the first blank (or the ';'): an
+       * opcode the census holds, with a blank or the ';' after it, is the
+       * opcode (census opcodes are opcode bytes), found without working
+       * out which bytes are opcode bytes */
+      unsigned near = (unsigned)_mm_movemask_epi8(is_blank(b.q[0])) | (unsigned)(stops & 0xffffu);
+      size_t g = (size_t)__builtin_ctz(near | 0x10000u);
+      if (g < 16 && count_known(r, b.q[0], g)) return p + e + 1;
+    }
     unsigned name = ~(opcode_bits(b.q[0], true) | opcode_bits(b.q[1], true) << 16);
     size_t n = name ? (size_t)__builtin_ctz(name) : 32;
-    size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
     if (e == 64) { /* a long operand list: its ';' further on, when no label */
       if (n == 32 || !(~block_bits(&b, is_blank) >> n)) return 0;
       e = (size_t)(operand_stop(s + 64, t + len) - s);
