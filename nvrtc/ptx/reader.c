@@ -645,9 +645,9 @@ static inline __m128i instruction_stop(__m128i v) { /* ':' | 1 is ';' */
 }
 /* what ends a directive's plain run: its ';', a '{' or '}', a string, an
  * initializer's '=', a comment */
-static inline __m128i directive_end(__m128i v) {
-  return _mm_or_si128(_mm_or_si128(_mm_or_si128(eq(v, ';'), eq(v, '{')), eq(v, '}')),
-                      _mm_or_si128(_mm_or_si128(eq(v, '"'), eq(v, '=')), eq(v, '/')));
+static inline __m128i directive_end(__m128i v) { /* ';' | 0x40 is '{', '=' | 0x40 is '}' */
+  __m128i w = _mm_or_si128(v, _mm_set1_epi8(0x40));
+  return _mm_or_si128(_mm_or_si128(eq(w, '{'), eq(w, '}')), _mm_or_si128(eq(v, '"'), eq(v, '/')));
 }
 static inline __m128i is_dot(__m128i v) { return eq(v, '.'); }
 static inline __m128i is_e(__m128i v) { return eq(v, 'e'); }
@@ -852,10 +852,12 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
     size_t e = ends ? (size_t)__builtin_ctzll(ends) : 64;
     unsigned name = ~opcode_bits(_mm_loadu_si128((const __m128i *)(s + 1)), false) & 0xffffu;
     size_t n = name ? (size_t)__builtin_ctz(name) : 16;
-    if (e == 64 || (s[e] != ';' && s[e] != '{' && s[e] != '}') || n == 16) return 0;
+    if (e == 64 || n == 16) return 0;
     uint64_t dots = block_bits(&b, is_dot) & ((1ull << e) - 1) & ~1ull;
     if ((dots & block_bits(&b, is_e) >> 1) || directive_kind(s + 1, n) != DIR_OTHER) return 0;
-    return p + e + (s[e] == ';');
+    if (s[e] == ';') return p + e + 1; /* branches: the next statement need not wait for s[e] */
+    if (s[e] == '{' || s[e] == '}') return p + e;
+    return 0;
   }
   if (c == '{') {
     r->last_open = p, r->last_open_line = 0;
