@@ -11,7 +11,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TCMMA_PTX_NO_AVX2)
 #include <immintrin.h>
 #define HAVE_AVX2_PATH 1 /* built for any x86-64, taken where the CPU has AVX2 */
 #endif
