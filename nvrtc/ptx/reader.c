@@ -263,12 +263,6 @@ static inline uint64_t load64(const char *p) {
   return w;
 }
 
-static inline uint64_t load32(const char *p) {
-  uint32_t w;
-  memcpy(&w, p, 4);
-  return w;
-}
-
 /* A multiplicative hash eight bytes at a time (opcodes are a dozen or two
  * bytes long: two or three rounds, not one multiply per byte); the last
  * word overlaps what came before, so no byte loop (and its mispredicted
