@@ -9,7 +9,6 @@
  * block edges, and texts made to reach each fast path's edges (opcodes of
  * every length up to 70 bytes, with "::", labels, operand lists past 64
  * bytes, directives with ".e" words, thousands of opcodes). */
-#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,39 +39,18 @@ static const struct {
 
 #define MODULES_MAX 48
 
-typedef struct {
-  char name[160];
-  char *text;
-  size_t len;
-} module;
-
-static module mods[MODULES_MAX];
+static ptx_module mods[MODULES_MAX];
 static size_t n_mods;
 
 static int load(void **state) {
   (void)state;
-  static const char *const dirs[] = {"tests/data", "tests/data/ptx"};
-  for (size_t d = 0; d < 2; d++) {
-    struct dirent **list;
-    int n = scandir(src_path(dirs[d]), &list, NULL, alphasort);
-    if (n < 0) return -1;
-    for (int i = 0; i < n; i++) {
-      size_t len = strlen(list[i]->d_name);
-      if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 && n_mods < MODULES_MAX) {
-        module *m = &mods[n_mods];
-        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
-        if ((m->text = read_file(src_path(m->name), &m->len))) n_mods++;
-      }
-      free(list[i]);
-    }
-    free(list);
-  }
+  n_mods = ptx_corpus_load(mods, MODULES_MAX);
   return n_mods >= 10 ? 0 : -1;
 }
 
 static int unload(void **state) {
   (void)state;
-  for (size_t i = 0; i < n_mods; i++) free(mods[i].text);
+  ptx_corpus_free(mods, n_mods);
   return 0;
 }
 
@@ -155,7 +133,7 @@ static void cut_and_changed_alike(void **state) {
   texts = parsed = 0;
   size_t n_ins = sizeof insertions / sizeof insertions[0];
   for (size_t k = 0; k < n_mods; k++) {
-    module *m = &mods[k];
+    ptx_module *m = &mods[k];
     char *copy = malloc(m->len + 64);
     assert_non_null(copy);
     for (size_t p = 0; p < 24; p++) {
@@ -181,7 +159,7 @@ static void cut_and_changed_alike(void **state) {
 static void every_byte_alike(void **state) {
   (void)state;
   texts = parsed = 0;
-  module *m = &mods[0];
+  ptx_module *m = &mods[0];
   for (size_t k = 1; k < n_mods; k++)
     if (mods[k].len >= 8192 && (m->len < 8192 || mods[k].len < m->len)) m = &mods[k];
   assert_true(m->len >= 8192);

@@ -6,7 +6,6 @@
  * points, or with a byte spoiled, it must fail with the very status and
  * message the whole text gets. File descriptors and sources that fail give
  * TCMMA_IO naming why, and memory stays a chunk for a large module. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -19,39 +18,18 @@
 
 #define MODULES_MAX 48
 
-typedef struct {
-  char name[160];
-  char *text;
-  size_t len;
-} module;
-
-static module mods[MODULES_MAX];
+static ptx_module mods[MODULES_MAX];
 static size_t n_mods;
 
 static int load(void **state) {
   (void)state;
-  static const char *const dirs[] = {"tests/data", "tests/data/ptx"};
-  for (size_t d = 0; d < 2; d++) {
-    struct dirent **list;
-    int n = scandir(src_path(dirs[d]), &list, NULL, alphasort);
-    if (n < 0) return -1;
-    for (int i = 0; i < n; i++) {
-      size_t len = strlen(list[i]->d_name);
-      if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 && n_mods < MODULES_MAX) {
-        module *m = &mods[n_mods];
-        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
-        if ((m->text = read_file(src_path(m->name), &m->len))) n_mods++;
-      }
-      free(list[i]);
-    }
-    free(list);
-  }
+  n_mods = ptx_corpus_load(mods, MODULES_MAX);
   return n_mods >= 10 ? 0 : -1;
 }
 
 static int unload(void **state) {
   (void)state;
-  for (size_t i = 0; i < n_mods; i++) free(mods[i].text);
+  ptx_corpus_free(mods, n_mods);
   return 0;
 }
 
@@ -123,7 +101,7 @@ static void cut_and_spoiled_alike(void **state) {
   static const char spoil[] = {'\x01', '}', '"', '/', '.', '{', ';'};
   size_t cases = 0, failed = 0;
   for (size_t k = 0; k < n_mods; k++) {
-    module *m = &mods[k];
+    ptx_module *m = &mods[k];
     char *copy = malloc(m->len + 1);
     assert_non_null(copy);
     for (size_t p = 0; p < 40; p++) {
@@ -195,7 +173,7 @@ static void garbage_alike(void **state) {
  * that gives more than it was offered, NULL arguments: TCMMA_INVALID. */
 static void files_and_failures(void **state) {
   (void)state;
-  module *m = &mods[0];
+  ptx_module *m = &mods[0];
   for (size_t k = 1; k < n_mods; k++)
     if (mods[k].len > m->len) m = &mods[k];
   int fd = open(src_path(m->name), O_RDONLY);
@@ -250,7 +228,7 @@ static void source_overrun_refused(void **state) {
  * and the census is the repeats' sum. */
 static void memory_stays_a_chunk(void **state) {
   (void)state;
-  module *m = &mods[0];
+  ptx_module *m = &mods[0];
   for (size_t k = 1; k < n_mods; k++)
     if (mods[k].len > m->len) m = &mods[k];
   const char *body = strstr(m->text, ".address_size");

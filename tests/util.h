@@ -70,6 +70,20 @@ void fake_cuda_remove(void);
  * for a fresh load, with the fake's own settings cleared. */
 void fake_cuda_use(const char *library);
 
+/* A PTX module of the corpus (tests/util_ptx.c): its path under the source
+ * tree and its text. */
+typedef struct {
+  char name[160];
+  char *text;
+  size_t len;
+} ptx_module;
+
+/* Reads the .ptx files of tests/data and tests/data/ptx, in name order,
+ * into mods (at most max); returns how many (0 when a directory cannot be
+ * listed). ptx_corpus_free frees their texts. */
+size_t ptx_corpus_load(ptx_module *mods, size_t max);
+void ptx_corpus_free(ptx_module *mods, size_t n);
+
 /* Fails unless PTX reads a and b agree in every field (tests/util_ptx.c);
  * name and how say which module and which read. */
 void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,

@@ -1,5 +1,8 @@
-/* Comparing two reads of a PTX module (test_ptx_reference, test_ptx_stream). */
+/* The PTX corpus, and comparing two reads of a PTX module
+ * (test_ptx_reference, test_ptx_stream, test_ptx_portable). */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "util.h"
 #include "tcmma/ptx.h"
@@ -33,3 +36,28 @@ void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char 
   else assert_null(b->required_by);
 }
 
+
+size_t ptx_corpus_load(ptx_module *mods, size_t max) {
+  static const char *const dirs[] = {"tests/data", "tests/data/ptx"};
+  size_t count = 0;
+  for (size_t d = 0; d < 2; d++) {
+    struct dirent **list;
+    int n = scandir(src_path(dirs[d]), &list, NULL, alphasort);
+    if (n < 0) return 0;
+    for (int i = 0; i < n; i++) {
+      size_t len = strlen(list[i]->d_name);
+      if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 && count < max) {
+        ptx_module *m = &mods[count];
+        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
+        if ((m->text = read_file(src_path(m->name), &m->len))) count++;
+      }
+      free(list[i]);
+    }
+    free(list);
+  }
+  return count;
+}
+
+void ptx_corpus_free(ptx_module *mods, size_t n) {
+  for (size_t i = 0; i < n; i++) free(mods[i].text);
+}
