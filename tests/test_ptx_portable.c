@@ -37,22 +37,6 @@ static const struct {
 } builds[] = {{"sse2", tcmma_ptx_parse_sse2, tcmma__ptx_parse_chunked_sse2},
               {"scalar", tcmma_ptx_parse_scalar, tcmma__ptx_parse_chunked_scalar}};
 
-#define MODULES_MAX 48
-
-static ptx_module mods[MODULES_MAX];
-static size_t n_mods;
-
-static int load(void **state) {
-  (void)state;
-  n_mods = ptx_corpus_load(mods, MODULES_MAX);
-  return n_mods >= 10 ? 0 : -1;
-}
-
-static int unload(void **state) {
-  (void)state;
-  ptx_corpus_free(mods, n_mods);
-  return 0;
-}
 
 typedef struct {
   const char *text;
@@ -111,7 +95,7 @@ static void alike(const char *text, size_t len, const char *name) {
 static void corpus_alike(void **state) {
   (void)state;
   texts = parsed = 0;
-  for (size_t k = 0; k < n_mods; k++) alike(mods[k].text, mods[k].len, mods[k].name);
+  for (size_t k = 0; k < ptx_corpus_count; k++) alike(ptx_corpus[k].text, ptx_corpus[k].len, ptx_corpus[k].name);
   print_message("ptx portable: %zu modules read alike by three builds, %zu of them read\n",
                 texts, parsed);
   assert_true(parsed >= 10);
@@ -132,8 +116,8 @@ static void cut_and_changed_alike(void **state) {
   (void)state;
   texts = parsed = 0;
   size_t n_ins = sizeof insertions / sizeof insertions[0];
-  for (size_t k = 0; k < n_mods; k++) {
-    ptx_module *m = &mods[k];
+  for (size_t k = 0; k < ptx_corpus_count; k++) {
+    ptx_module *m = &ptx_corpus[k];
     char *copy = malloc(m->len + 64);
     assert_non_null(copy);
     for (size_t p = 0; p < 24; p++) {
@@ -159,9 +143,9 @@ static void cut_and_changed_alike(void **state) {
 static void every_byte_alike(void **state) {
   (void)state;
   texts = parsed = 0;
-  ptx_module *m = &mods[0];
-  for (size_t k = 1; k < n_mods; k++)
-    if (mods[k].len >= 8192 && (m->len < 8192 || mods[k].len < m->len)) m = &mods[k];
+  ptx_module *m = &ptx_corpus[0];
+  for (size_t k = 1; k < ptx_corpus_count; k++)
+    if (ptx_corpus[k].len >= 8192 && (m->len < 8192 || ptx_corpus[k].len < m->len)) m = &ptx_corpus[k];
   assert_true(m->len >= 8192);
   static const size_t offsets[] = {0, 1, 31, 32, 33, 4063, 4064, 4065, 8127, 8128};
   char *copy = malloc(8192);
@@ -177,7 +161,8 @@ static void every_byte_alike(void **state) {
   assert_true(texts == 2560);
 }
 
-/* Appends to buf (of cap, *n in it) what fmt makes. */
+/* Appends to buf (of cap, *n in it) what fmt makes of a and k: fmt takes
+ * a %s, then (when any) a %d. */
 static void add(char *buf, size_t cap, size_t *n, const char *fmt, const char *a, int k) {
   int w = snprintf(buf + *n, cap - *n, fmt, a, k);
   assert_true(w > 0 && (size_t)w < cap - *n);
@@ -207,7 +192,7 @@ static void edges_alike(void **state) {
       add(t, cap, &n, "\t%s:x %%r%d;\n", name, len);
       name[len / 2] = 'a';
     }
-    add(t, cap, &n, "\t@%%p%d ", "", len);
+    add(t, cap, &n, "\t@%s%%p%d ", "", len);
     add(t, cap, &n, "%s %%r1, \"s;/\";\n", name, 0);
     add(t, cap, &n, "\tmov.b32 %s, %d;\n", name, len); /* long operands */
     add(t, cap, &n, "\t.reg .b32 %s<%d>;\n", name, len);
@@ -235,5 +220,5 @@ int main(void) {
       cmocka_unit_test(every_byte_alike),
       cmocka_unit_test(edges_alike),
   };
-  return cmocka_run_group_tests_name("ptx_portable", tests, load, unload);
+  return cmocka_run_group_tests_name("ptx_portable", tests, ptx_corpus_setup, ptx_corpus_teardown);
 }

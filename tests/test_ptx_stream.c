@@ -16,22 +16,6 @@
 #include "tcmma/tcmma.h"
 #include "nvrtc/ptx/reader.h"
 
-#define MODULES_MAX 48
-
-static ptx_module mods[MODULES_MAX];
-static size_t n_mods;
-
-static int load(void **state) {
-  (void)state;
-  n_mods = ptx_corpus_load(mods, MODULES_MAX);
-  return n_mods >= 10 ? 0 : -1;
-}
-
-static int unload(void **state) {
-  (void)state;
-  ptx_corpus_free(mods, n_mods);
-  return 0;
-}
 
 /* A source over text in memory handing over at most most bytes a call;
  * it notes the largest room it was offered, and fails after fail_at bytes
@@ -84,12 +68,12 @@ static const size_t chunks[] = {1, 2, 3, 7, 16, 61, 4096};
 static void corpus_alike_in_chunks(void **state) {
   (void)state;
   size_t reads = 0, ok = 0;
-  for (size_t k = 0; k < n_mods; k++) {
+  for (size_t k = 0; k < ptx_corpus_count; k++) {
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++, reads++)
-      ok += alike(mods[k].text, mods[k].len, chunks[c], SIZE_MAX, mods[k].name) == TCMMA_OK;
-    alike(mods[k].text, mods[k].len, 1 << 20, 1, mods[k].name), reads++;
+      ok += alike(ptx_corpus[k].text, ptx_corpus[k].len, chunks[c], SIZE_MAX, ptx_corpus[k].name) == TCMMA_OK;
+    alike(ptx_corpus[k].text, ptx_corpus[k].len, 1 << 20, 1, ptx_corpus[k].name), reads++;
   }
-  print_message("ptx stream: %zu reads of %zu modules alike (%zu parsed)\n", reads, n_mods, ok);
+  print_message("ptx stream: %zu reads of %zu modules alike (%zu parsed)\n", reads, ptx_corpus_count, ok);
   assert_true(ok >= 10 * 7);
 }
 
@@ -100,8 +84,8 @@ static void cut_and_spoiled_alike(void **state) {
   (void)state;
   static const char spoil[] = {'\x01', '}', '"', '/', '.', '{', ';'};
   size_t cases = 0, failed = 0;
-  for (size_t k = 0; k < n_mods; k++) {
-    ptx_module *m = &mods[k];
+  for (size_t k = 0; k < ptx_corpus_count; k++) {
+    ptx_module *m = &ptx_corpus[k];
     char *copy = malloc(m->len + 1);
     assert_non_null(copy);
     for (size_t p = 0; p < 40; p++) {
@@ -173,9 +157,9 @@ static void garbage_alike(void **state) {
  * that gives more than it was offered, NULL arguments: TCMMA_INVALID. */
 static void files_and_failures(void **state) {
   (void)state;
-  ptx_module *m = &mods[0];
-  for (size_t k = 1; k < n_mods; k++)
-    if (mods[k].len > m->len) m = &mods[k];
+  ptx_module *m = &ptx_corpus[0];
+  for (size_t k = 1; k < ptx_corpus_count; k++)
+    if (ptx_corpus[k].len > m->len) m = &ptx_corpus[k];
   int fd = open(src_path(m->name), O_RDONLY);
   assert_true(fd >= 0);
   tcmma_ptx_info a, b;
@@ -228,9 +212,9 @@ static void source_overrun_refused(void **state) {
  * and the census is the repeats' sum. */
 static void memory_stays_a_chunk(void **state) {
   (void)state;
-  ptx_module *m = &mods[0];
-  for (size_t k = 1; k < n_mods; k++)
-    if (mods[k].len > m->len) m = &mods[k];
+  ptx_module *m = &ptx_corpus[0];
+  for (size_t k = 1; k < ptx_corpus_count; k++)
+    if (ptx_corpus[k].len > m->len) m = &ptx_corpus[k];
   const char *body = strstr(m->text, ".address_size");
   assert_non_null(body);
   body = strchr(body, '\n') + 1;
@@ -260,5 +244,5 @@ int main(void) {
       cmocka_unit_test(files_and_failures),     cmocka_unit_test(source_overrun_refused),
       cmocka_unit_test(memory_stays_a_chunk),
   };
-  return cmocka_run_group_tests_name("ptx_stream", tests, load, unload);
+  return cmocka_run_group_tests_name("ptx_stream", tests, ptx_corpus_setup, ptx_corpus_teardown);
 }

@@ -78,11 +78,15 @@ typedef struct {
   size_t len;
 } ptx_module;
 
-/* Reads the .ptx files of tests/data and tests/data/ptx, in name order,
- * into mods (at most max); returns how many (0 when a directory cannot be
- * listed). ptx_corpus_free frees their texts. */
-size_t ptx_corpus_load(ptx_module *mods, size_t max);
-void ptx_corpus_free(ptx_module *mods, size_t n);
+/* The .ptx files of tests/data and tests/data/ptx, in name order:
+ * ptx_corpus_setup, a cmocka group setup, reads them into
+ * ptx_corpus[0..ptx_corpus_count) and fails with fewer than 10;
+ * ptx_corpus_teardown frees them. */
+#define PTX_CORPUS_MAX 48
+extern ptx_module ptx_corpus[PTX_CORPUS_MAX];
+extern size_t ptx_corpus_count;
+int ptx_corpus_setup(void **state);
+int ptx_corpus_teardown(void **state);
 
 /* Fails unless PTX reads a and b agree in every field (tests/util_ptx.c);
  * name and how say which module and which read. */
