@@ -95,7 +95,8 @@ static void alike(const char *text, size_t len, const char *name) {
 static void corpus_alike(void **state) {
   (void)state;
   texts = parsed = 0;
-  for (size_t k = 0; k < ptx_corpus_count; k++) alike(ptx_corpus[k].text, ptx_corpus[k].len, ptx_corpus[k].name);
+  for (size_t k = 0; k < ptx_corpus_count; k++)
+    alike(ptx_corpus[k].text, ptx_corpus[k].len, ptx_corpus[k].name);
   print_message("ptx portable: %zu modules read alike by three builds, %zu of them read\n",
                 texts, parsed);
   assert_true(parsed >= 10);
@@ -145,7 +146,8 @@ static void every_byte_alike(void **state) {
   texts = parsed = 0;
   ptx_module *m = &ptx_corpus[0];
   for (size_t k = 1; k < ptx_corpus_count; k++)
-    if (ptx_corpus[k].len >= 8192 && (m->len < 8192 || ptx_corpus[k].len < m->len)) m = &ptx_corpus[k];
+    if (ptx_corpus[k].len >= 8192 && (m->len < 8192 || ptx_corpus[k].len < m->len))
+      m = &ptx_corpus[k];
   assert_true(m->len >= 8192);
   static const size_t offsets[] = {0, 1, 31, 32, 33, 4063, 4064, 4065, 8127, 8128};
   char *copy = malloc(8192);

@@ -107,6 +107,8 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1,
                                               ['\v'] = 1, ['\n'] = 2};
 
 #ifdef __SSE2__
+static inline __m128i load16(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
 /* Bit i set where byte i of v is an opcode byte (byte_class:
  * a letter, a digit, '_', '$' or '.'; with dot false, a word byte: no '.'). */
 static inline unsigned opcode_bits(__m128i v, bool dot) {
@@ -182,7 +184,7 @@ static void skip_plain(reader *r, bool initializer) {
   const unsigned char *stop = initializer ? initializer_stop : directive_stop;
 #ifdef __SSE2__
   for (; r->len - r->pos >= 16; r->pos += 16) {
-    __m128i v = _mm_loadu_si128((const __m128i *)(r->text + r->pos));
+    __m128i v = load16(r->text + r->pos);
     unsigned hit = initializer ? initializer_stop_bits(v) : directive_stop_bits(v);
     if (hit) {
       r->pos += (size_t)__builtin_ctz(hit);
@@ -199,7 +201,7 @@ static size_t read_ident(reader *r, const char **start) {
   size_t begin = r->pos;
 #ifdef __SSE2__
   unsigned stop = 0; /* sixteen at a time, as read_opcode */
-  while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(_mm_loadu_si128((const __m128i *)(r->text + r->pos)), false) & 0xffffu))
+  while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(load16(r->text + r->pos), false) & 0xffffu))
     r->pos += 16;
   if (stop) r->pos += (size_t)__builtin_ctz(stop);
   else
@@ -215,7 +217,8 @@ static size_t read_opcode(reader *r, const char **start) {
   for (;;) {
 #ifdef __SSE2__
     unsigned stop = 0; /* sixteen at a time: a byte loop's exit is mispredicted */
-    while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(_mm_loadu_si128((const __m128i *)(r->text + r->pos)), true) & 0xffffu))
+    while (r->len - r->pos >= 16 &&
+           !(stop = ~opcode_bits(load16(r->text + r->pos), true) & 0xffffu))
       r->pos += 16;
     if (stop) r->pos += (size_t)__builtin_ctz(stop);
     else
@@ -617,9 +620,7 @@ typedef struct {
 } block64;
 
 static inline block64 load_block64(const char *p) {
-  block64 b = {{_mm_loadu_si128((const __m128i *)p), _mm_loadu_si128((const __m128i *)(p + 16)),
-                _mm_loadu_si128((const __m128i *)(p + 32)),
-                _mm_loadu_si128((const __m128i *)(p + 48))}};
+  block64 b = {{load16(p), load16(p + 16), load16(p + 32), load16(p + 48)}};
   return b;
 }
 
@@ -752,9 +753,8 @@ static void mark_undo(reader *r, const mark *m) {
 enum { END_REACH = 64 };
 
 #ifdef __SSE2__
-/* The head of the opcode at op, n < 16 bytes long, from v (op's first
- * sixteen bytes): n of them, zero-padded, as count_short takes it. */
-/* The head of the n < 16 bytes whose first sixteen are v. */
+/* The head of the n < 16 bytes whose first sixteen are v: those n,
+ * zero-padded (count_short's lo and hi are its two words). */
 static inline __m128i head_of(__m128i v, size_t n) {
   return _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n),
                                          _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
@@ -813,10 +813,11 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
     uint64_t stops = block_bits(&b, instruction_stop);
     size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
     if (e < 64 && s[e] == ';' && c != '$' && c != '_') {
-      /* the opcode most likely ends at the first blank (or the ';'): an
-       * opcode the census holds, with a blank or the ';' after it, is the
-       * opcode (census opcodes are opcode bytes), found without working
-       * out which bytes are opcode bytes */
+      /* the opcode most likely ends at the first blank (or the ';'): bytes
+       * the census holds as an opcode, with a blank or the ';' after them,
+       * are the opcode (census opcodes are opcode bytes, or '::', and no
+       * ':' comes before the ';'), found without working out which bytes
+       * are opcode bytes */
       unsigned near = (unsigned)_mm_movemask_epi8(is_blank(b.q[0])) | (unsigned)(stops & 0xffffu);
       size_t g = (size_t)__builtin_ctz(near | 0x10000u);
       if (g < 16 && count_known(r, b.q[0], g)) return p + e + 1;
@@ -836,7 +837,8 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
       count_head(r, s, n, b.q[0]);
     } else {
       if (n == 32) /* 32 bytes or more: it ends before the ';' */
-        n = 32 + (size_t)__builtin_ctz(~(opcode_bits(b.q[2], true) | opcode_bits(b.q[3], true) << 16));
+        n = 32 + (size_t)__builtin_ctz(
+                     ~(opcode_bits(b.q[2], true) | opcode_bits(b.q[3], true) << 16));
       count_opcode(r, s, n);
     }
     return p + e + 1;
@@ -844,7 +846,7 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
   if (c == '.') {
     uint64_t ends = block_bits(&b, directive_end);
     size_t e = ends ? (size_t)__builtin_ctzll(ends) : 64;
-    unsigned name = ~opcode_bits(_mm_loadu_si128((const __m128i *)(s + 1)), false) & 0xffffu;
+    unsigned name = ~opcode_bits(load16(s + 1), false) & 0xffffu;
     size_t n = name ? (size_t)__builtin_ctz(name) : 16;
     if (e == 64 || n == 16) return 0;
     uint64_t dots = block_bits(&b, is_dot) & ((1ull << e) - 1) & ~1ull;
@@ -865,7 +867,7 @@ static inline __attribute__((always_inline)) size_t read_fast(reader *r, const c
   if (c == '@') { /* @%p1 or @!%p1: the opcode follows as the next statement */
     size_t k = 1 + (s[1] == '!');
     k += s[k] == '%';
-    unsigned word = ~opcode_bits(_mm_loadu_si128((const __m128i *)(s + k)), false) & 0xffffu;
+    unsigned word = ~opcode_bits(load16(s + k), false) & 0xffffu;
     return word ? p + k + (size_t)__builtin_ctz(word) : 0;
   }
   if (c == '/' && s[1] == '/') { /* to the line end, left for the blanks */
