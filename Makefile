@@ -153,6 +153,22 @@ ARM_EMULATION_EXTRA = $(addprefix $(BUILD)/obj/tools/,bench_sass.o bench_sass_ru
 $(BUILD)/tests/test_arm_emulation: $(ARM_EMULATION_EXTRA)
 $(BUILD)/tests/test_arm_emulation: TEST_EXTRA = $(ARM_EMULATION_EXTRA)
 
+# The PTX reader (nvrtc/ptx/reader.c, stream.c) built twice more under other
+# names (tests/ptx_variant.h): without its AVX2 path, and without SSE2 too
+# (the byte loops of a CPU with neither), linked beside the library's own
+# by test_ptx_portable and fuzz_ptx, which read alike with all three.
+PTX_VARIANTS := $(foreach v,sse2 scalar,$(BUILD)/obj/ptx_$(v)/reader.o $(BUILD)/obj/ptx_$(v)/stream.o)
+$(BUILD)/obj/ptx_sse2/%.o: nvrtc/ptx/%.c tests/ptx_variant.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -DTCMMA_PTX_NO_AVX2 -DTCMMA_PTX_VARIANT=sse2 -include tests/ptx_variant.h \
+	  -c $< -o $@
+$(BUILD)/obj/ptx_scalar/%.o: nvrtc/ptx/%.c tests/ptx_variant.h $(HEADERS)
+	@mkdir -p $(dir $@)
+	$(CC) $(ALL_CFLAGS) -U__SSE2__ -DTCMMA_PTX_NO_AVX2 -DTCMMA_PTX_VARIANT=scalar \
+	  -include tests/ptx_variant.h -c $< -o $@
+$(BUILD)/tests/test_ptx_portable: $(PTX_VARIANTS)
+$(BUILD)/tests/test_ptx_portable: TEST_EXTRA = $(PTX_VARIANTS)
+
 check: deps all $(TESTS) $(BUILD)/fuzz-compiles.stamp
 	@TCMMA_BIN=$(ABS_BUILD)/tcmma TCMMA_SRCDIR=$(CURDIR) TCMMA_BUILD=$(ABS_BUILD) \
 	  TCMMA_SAN="$(SAN)" TCMMA_SANFLAGS="$(SANFLAGS)" \
@@ -211,7 +227,10 @@ $(BUILD)/fuzz/%: tests/fuzz/%.c $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a \
                  $(BUILD)/obj/tools/cli_parse.o $(HEADERS)
 	@mkdir -p $(dir $@)
 	$(CC) $(ALL_CFLAGS) -fsanitize=fuzzer -Itools -o $@ $< $(BUILD)/obj/tools/cli_parse.o \
-	  $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a $(LDLIBS)
+	  $(FUZZ_EXTRA) $(BUILD)/libtcmma_sim.a $(BUILD)/libtcmma.a $(LDLIBS)
+# fuzz_ptx reads each input with the reader's portable builds too.
+$(BUILD)/fuzz/fuzz_ptx: $(PTX_VARIANTS)
+$(BUILD)/fuzz/fuzz_ptx: FUZZ_EXTRA = $(PTX_VARIANTS)
 
 # Every check compiles the fuzz targets with the project's compiler (no
 # fuzzer runtime needed), so an API change cannot leave them behind until

@@ -6,7 +6,6 @@
  * points, or with a byte spoiled, it must fail with the very status and
  * message the whole text gets. File descriptors and sources that fail give
  * TCMMA_IO naming why, and memory stays a chunk for a large module. */
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h>
@@ -17,43 +16,6 @@
 #include "tcmma/tcmma.h"
 #include "nvrtc/ptx/reader.h"
 
-#define MODULES_MAX 48
-
-typedef struct {
-  char name[160];
-  char *text;
-  size_t len;
-} module;
-
-static module mods[MODULES_MAX];
-static size_t n_mods;
-
-static int load(void **state) {
-  (void)state;
-  static const char *const dirs[] = {"tests/data", "tests/data/ptx"};
-  for (size_t d = 0; d < 2; d++) {
-    struct dirent **list;
-    int n = scandir(src_path(dirs[d]), &list, NULL, alphasort);
-    if (n < 0) return -1;
-    for (int i = 0; i < n; i++) {
-      size_t len = strlen(list[i]->d_name);
-      if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 && n_mods < MODULES_MAX) {
-        module *m = &mods[n_mods];
-        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
-        if ((m->text = read_file(src_path(m->name), &m->len))) n_mods++;
-      }
-      free(list[i]);
-    }
-    free(list);
-  }
-  return n_mods >= 10 ? 0 : -1;
-}
-
-static int unload(void **state) {
-  (void)state;
-  for (size_t i = 0; i < n_mods; i++) free(mods[i].text);
-  return 0;
-}
 
 /* A source over text in memory handing over at most most bytes a call;
  * it notes the largest room it was offered, and fails after fail_at bytes
@@ -106,12 +68,12 @@ static const size_t chunks[] = {1, 2, 3, 7, 16, 61, 4096};
 static void corpus_alike_in_chunks(void **state) {
   (void)state;
   size_t reads = 0, ok = 0;
-  for (size_t k = 0; k < n_mods; k++) {
+  for (size_t k = 0; k < ptx_corpus_count; k++) {
     for (size_t c = 0; c < sizeof chunks / sizeof chunks[0]; c++, reads++)
-      ok += alike(mods[k].text, mods[k].len, chunks[c], SIZE_MAX, mods[k].name) == TCMMA_OK;
-    alike(mods[k].text, mods[k].len, 1 << 20, 1, mods[k].name), reads++;
+      ok += alike(ptx_corpus[k].text, ptx_corpus[k].len, chunks[c], SIZE_MAX, ptx_corpus[k].name) == TCMMA_OK;
+    alike(ptx_corpus[k].text, ptx_corpus[k].len, 1 << 20, 1, ptx_corpus[k].name), reads++;
   }
-  print_message("ptx stream: %zu reads of %zu modules alike (%zu parsed)\n", reads, n_mods, ok);
+  print_message("ptx stream: %zu reads of %zu modules alike (%zu parsed)\n", reads, ptx_corpus_count, ok);
   assert_true(ok >= 10 * 7);
 }
 
@@ -122,8 +84,8 @@ static void cut_and_spoiled_alike(void **state) {
   (void)state;
   static const char spoil[] = {'\x01', '}', '"', '/', '.', '{', ';'};
   size_t cases = 0, failed = 0;
-  for (size_t k = 0; k < n_mods; k++) {
-    module *m = &mods[k];
+  for (size_t k = 0; k < ptx_corpus_count; k++) {
+    ptx_module *m = &ptx_corpus[k];
     char *copy = malloc(m->len + 1);
     assert_non_null(copy);
     for (size_t p = 0; p < 40; p++) {
@@ -195,9 +157,9 @@ static void garbage_alike(void **state) {
  * that gives more than it was offered, NULL arguments: TCMMA_INVALID. */
 static void files_and_failures(void **state) {
   (void)state;
-  module *m = &mods[0];
-  for (size_t k = 1; k < n_mods; k++)
-    if (mods[k].len > m->len) m = &mods[k];
+  ptx_module *m = &ptx_corpus[0];
+  for (size_t k = 1; k < ptx_corpus_count; k++)
+    if (ptx_corpus[k].len > m->len) m = &ptx_corpus[k];
   int fd = open(src_path(m->name), O_RDONLY);
   assert_true(fd >= 0);
   tcmma_ptx_info a, b;
@@ -250,9 +212,9 @@ static void source_overrun_refused(void **state) {
  * and the census is the repeats' sum. */
 static void memory_stays_a_chunk(void **state) {
   (void)state;
-  module *m = &mods[0];
-  for (size_t k = 1; k < n_mods; k++)
-    if (mods[k].len > m->len) m = &mods[k];
+  ptx_module *m = &ptx_corpus[0];
+  for (size_t k = 1; k < ptx_corpus_count; k++)
+    if (ptx_corpus[k].len > m->len) m = &ptx_corpus[k];
   const char *body = strstr(m->text, ".address_size");
   assert_non_null(body);
   body = strchr(body, '\n') + 1;
@@ -282,5 +244,5 @@ int main(void) {
       cmocka_unit_test(files_and_failures),     cmocka_unit_test(source_overrun_refused),
       cmocka_unit_test(memory_stays_a_chunk),
   };
-  return cmocka_run_group_tests_name("ptx_stream", tests, load, unload);
+  return cmocka_run_group_tests_name("ptx_stream", tests, ptx_corpus_setup, ptx_corpus_teardown);
 }

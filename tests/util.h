@@ -80,6 +80,24 @@ void fake_cuda_remove(void);
  * for a fresh load, with the fake's own settings cleared. */
 void fake_cuda_use(const char *library);
 
+/* A PTX module of the corpus (tests/util_ptx.c): its path under the source
+ * tree and its text. */
+typedef struct {
+  char name[160];
+  char *text;
+  size_t len;
+} ptx_module;
+
+/* The .ptx files of tests/data and tests/data/ptx, in name order:
+ * ptx_corpus_setup, a cmocka group setup, reads them into
+ * ptx_corpus[0..ptx_corpus_count) and fails with fewer than 10;
+ * ptx_corpus_teardown frees them. */
+#define PTX_CORPUS_MAX 48
+extern ptx_module ptx_corpus[PTX_CORPUS_MAX];
+extern size_t ptx_corpus_count;
+int ptx_corpus_setup(void **state);
+int ptx_corpus_teardown(void **state);
+
 /* Fails unless PTX reads a and b agree in every field (tests/util_ptx.c);
  * name and how say which module and which read. */
 void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char *name,

@@ -1,5 +1,8 @@
-/* Comparing two reads of a PTX module (test_ptx_reference, test_ptx_stream). */
+/* The PTX corpus, and comparing two reads of a PTX module
+ * (test_ptx_reference, test_ptx_stream, test_ptx_portable). */
+#include <dirent.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include "util.h"
 #include "tcmma/ptx.h"
@@ -33,3 +36,36 @@ void ptx_info_same(const tcmma_ptx_info *a, const tcmma_ptx_info *b, const char 
   else assert_null(b->required_by);
 }
 
+
+ptx_module ptx_corpus[PTX_CORPUS_MAX];
+size_t ptx_corpus_count;
+
+int ptx_corpus_setup(void **state) {
+  (void)state;
+  static const char *const dirs[] = {"tests/data", "tests/data/ptx"};
+  ptx_corpus_count = 0;
+  for (size_t d = 0; d < 2; d++) {
+    struct dirent **list;
+    int n = scandir(src_path(dirs[d]), &list, NULL, alphasort);
+    if (n < 0) return -1;
+    for (int i = 0; i < n; i++) {
+      size_t len = strlen(list[i]->d_name);
+      if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 &&
+          ptx_corpus_count < PTX_CORPUS_MAX) {
+        ptx_module *m = &ptx_corpus[ptx_corpus_count];
+        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
+        if ((m->text = read_file(src_path(m->name), &m->len))) ptx_corpus_count++;
+      }
+      free(list[i]);
+    }
+    free(list);
+  }
+  return ptx_corpus_count >= 10 ? 0 : -1;
+}
+
+int ptx_corpus_teardown(void **state) {
+  (void)state;
+  for (size_t i = 0; i < ptx_corpus_count; i++) free(ptx_corpus[i].text);
+  ptx_corpus_count = 0;
+  return 0;
+}

@@ -11,7 +11,7 @@
 #ifdef __SSE2__
 #include <emmintrin.h>
 #endif
-#if defined(__x86_64__) && defined(__GNUC__)
+#if defined(__x86_64__) && defined(__GNUC__) && !defined(TCMMA_PTX_NO_AVX2)
 #include <immintrin.h>
 #define HAVE_AVX2_PATH 1 /* built for any x86-64, taken where the CPU has AVX2 */
 #endif
@@ -107,10 +107,11 @@ static const unsigned char blank_byte[256] = {[' '] = 1, ['\t'] = 1, ['\r'] = 1,
                                               ['\v'] = 1, ['\n'] = 2};
 
 #ifdef __SSE2__
-/* Bit i set where byte i of the sixteen at p is an opcode byte (byte_class:
+static inline __m128i load16(const char *p) { return _mm_loadu_si128((const __m128i *)p); }
+
+/* Bit i set where byte i of v is an opcode byte (byte_class:
  * a letter, a digit, '_', '$' or '.'; with dot false, a word byte: no '.'). */
-static inline unsigned opcode_mask16(const char *p, bool dot) {
-  __m128i v = _mm_loadu_si128((const __m128i *)p);
+static inline unsigned opcode_bits(__m128i v, bool dot) {
   __m128i dl = _mm_sub_epi8(_mm_or_si128(v, _mm_set1_epi8(0x20)), _mm_set1_epi8('a'));
   __m128i letter = _mm_cmpeq_epi8(_mm_min_epu8(dl, _mm_set1_epi8('z' - 'a')), dl);
   __m128i dd = _mm_sub_epi8(v, _mm_set1_epi8('0'));
@@ -124,7 +125,8 @@ static inline unsigned opcode_mask16(const char *p, bool dot) {
 
 /* The first byte at or after p (below len) that is no blank or line end.
  * A byte loop: the indent between statements is a byte or a few (sixteen at
- * a time measured slower). */
+ * a time measured slower: its load waits for the statement's end, where a
+ * predicted loop runs ahead). */
 static inline size_t skip_blanks(const char *t, size_t p, size_t len) {
   while (p < len && blank_byte[(unsigned char)t[p]]) p++;
   return p;
@@ -151,13 +153,45 @@ static const unsigned char byte_class[256] = {
 static bool word_char(char c) { return byte_class[(unsigned char)c] == 1; }
 
 /* Bytes a directive's body stops at (everything else is skipped in a run),
- * and the ones an initializer's braces stop at. */
-static const unsigned char directive_stop[256] = {[';'] = 1, ['{'] = 1, ['}'] = 1, ['"'] = 1,
-                                                  ['.'] = 1, ['='] = 1, ['/'] = 1, ['\n'] = 1};
-static const unsigned char initializer_stop[256] = {['{'] = 1, ['}'] = 1, ['"'] = 1, ['/'] = 1};
+ * and the ones an initializer's braces stop at: each list makes a table
+ * for the byte loop and the compares of the sixteen-byte scan. */
+#define DIRECTIVE_STOPS(X) X(';') X('{') X('}') X('"') X('.') X('=') X('/') X('\n')
+#define INITIALIZER_STOPS(X) X('{') X('}') X('"') X('/')
+#define STOP_ENTRY(c) [c] = 1,
+static const unsigned char directive_stop[256] = {DIRECTIVE_STOPS(STOP_ENTRY)};
+static const unsigned char initializer_stop[256] = {INITIALIZER_STOPS(STOP_ENTRY)};
+#undef STOP_ENTRY
 
-/* Moves pos over the bytes stop does not mark. */
-static void skip_plain(reader *r, const unsigned char *stop) {
+#ifdef __SSE2__
+#define STOP_EQ(c) hit = _mm_or_si128(hit, _mm_cmpeq_epi8(v, _mm_set1_epi8(c)));
+static inline unsigned directive_stop_bits(__m128i v) {
+  __m128i hit = _mm_setzero_si128();
+  DIRECTIVE_STOPS(STOP_EQ)
+  return (unsigned)_mm_movemask_epi8(hit);
+}
+static inline unsigned initializer_stop_bits(__m128i v) {
+  __m128i hit = _mm_setzero_si128();
+  INITIALIZER_STOPS(STOP_EQ)
+  return (unsigned)_mm_movemask_epi8(hit);
+}
+#undef STOP_EQ
+#endif
+
+/* Moves pos over the bytes the directive's (or with initializer, the
+ * initializer's) stops do not mark: sixteen at a time where SSE2 is (a
+ * .param's name, an initializer's thousand bytes of numbers). */
+static void skip_plain(reader *r, bool initializer) {
+  const unsigned char *stop = initializer ? initializer_stop : directive_stop;
+#ifdef __SSE2__
+  for (; r->len - r->pos >= 16; r->pos += 16) {
+    __m128i v = load16(r->text + r->pos);
+    unsigned hit = initializer ? initializer_stop_bits(v) : directive_stop_bits(v);
+    if (hit) {
+      r->pos += (size_t)__builtin_ctz(hit);
+      return;
+    }
+  }
+#endif
   while (r->pos < r->len && !stop[(unsigned char)r->text[r->pos]]) r->pos++;
 }
 
@@ -167,7 +201,7 @@ static size_t read_ident(reader *r, const char **start) {
   size_t begin = r->pos;
 #ifdef __SSE2__
   unsigned stop = 0; /* sixteen at a time, as read_opcode */
-  while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, false) & 0xffffu))
+  while (r->len - r->pos >= 16 && !(stop = ~opcode_bits(load16(r->text + r->pos), false) & 0xffffu))
     r->pos += 16;
   if (stop) r->pos += (size_t)__builtin_ctz(stop);
   else
@@ -183,7 +217,8 @@ static size_t read_opcode(reader *r, const char **start) {
   for (;;) {
 #ifdef __SSE2__
     unsigned stop = 0; /* sixteen at a time: a byte loop's exit is mispredicted */
-    while (r->len - r->pos >= 16 && !(stop = ~opcode_mask16(r->text + r->pos, true) & 0xffffu))
+    while (r->len - r->pos >= 16 &&
+           !(stop = ~opcode_bits(load16(r->text + r->pos), true) & 0xffffu))
       r->pos += 16;
     if (stop) r->pos += (size_t)__builtin_ctz(stop);
     else
@@ -231,60 +266,61 @@ static inline uint64_t load64(const char *p) {
   return w;
 }
 
-static inline uint64_t load32(const char *p) {
-  uint32_t w;
-  memcpy(&w, p, 4);
-  return w;
-}
-
 /* A multiplicative hash eight bytes at a time (opcodes are a dozen or two
  * bytes long: two or three rounds, not one multiply per byte); the last
- * word, or two halves below eight bytes, overlap what came before, so no
- * byte loop (and its mispredicted exit) runs for the tail. */
+ * word overlaps what came before, so no byte loop (and its mispredicted
+ * exit) runs for the tail. For opcodes of sixteen bytes or more: shorter
+ * ones are hashed by their head (hash_head). */
 static inline uint64_t hash(const char *s, size_t n) {
-  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull, w = 0;
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8) {
-      h = (h ^ load64(s + i)) * 0xff51afd7ed558ccdull;
-      h ^= h >> 32;
-    }
-    w = load64(s + n - 8);
-  } else if (n >= 4) {
-    w = load32(s) << 32 | load32(s + n - 4);
-  } else {
-    for (size_t i = 0; i < n; i++) w = w << 8 | (unsigned char)s[i];
+  uint64_t h = (uint64_t)n * 0x9e3779b97f4a7c15ull;
+  for (size_t i = 0; i + 8 < n; i += 8) {
+    h = (h ^ load64(s + i)) * 0xff51afd7ed558ccdull;
+    h ^= h >> 32;
   }
-  h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+  h = (h ^ load64(s + n - 8)) * 0xc4ceb9fe1a85ec53ull;
   return h ^ (h >> 29);
 }
 
-/* Whether the n bytes at a and at b are the same: word loads as hash reads
- * them, not a call to memcmp for a dozen bytes. */
-static inline bool same_bytes(const char *a, const char *b, size_t n) {
-  if (n >= 8) {
-    for (size_t i = 0; i + 8 < n; i += 8)
-      if (load64(a + i) != load64(b + i)) return false;
-    return load64(a + n - 8) == load64(b + n - 8);
-  }
-  if (n >= 4) return load32(a) == load32(b) && load32(a + n - 4) == load32(b + n - 4);
-  return memcmp(a, b, n) == 0;
+/* An opcode shorter than sixteen bytes is its head: its bytes zero-padded
+ * to sixteen, as two words (lo: the first eight). Opcode bytes are never
+ * zero, so equal heads are equal opcodes, and no longer opcode's head (its
+ * first sixteen bytes) equals a short one's. Two multiplies side by side:
+ * the slot is taken from the top bits, which every bit of both words
+ * reaches. */
+static inline uint64_t hash_head(uint64_t lo, uint64_t hi) {
+  return lo * 0x9e3779b97f4a7c15ull ^ hi * 0xff51afd7ed558ccdull;
 }
 
+/* Whether the n bytes at a and at b are the same (n >= 16): word loads as
+ * hash reads them, not a call to memcmp. */
+static inline bool same_bytes(const char *a, const char *b, size_t n) {
+  for (size_t i = 0; i + 8 < n; i += 8)
+    if (load64(a + i) != load64(b + i)) return false;
+  return load64(a + n - 8) == load64(b + n - 8);
+}
+
+/* The slot a hash starts its probe at: its top bits. */
+static inline size_t slot_of(const reader *r, uint64_t h) { return (size_t)(h >> r->slot_shift); }
+
+/* Moves the slots to a table of cap (a power of two, at least 2). */
 static bool rehash(reader *r, size_t cap) {
-  size_t *slots = calloc(cap, sizeof *slots);
+  tcmma__ptx_slot *slots = calloc(cap, sizeof *slots);
   if (!slots) return r->status = TCMMA_NO_MEMORY, false;
-  for (size_t i = 0; i < r->info->census_count; i++) {
-    size_t s = (size_t)r->op_hash[i] & (cap - 1);
-    while (slots[s]) s = (s + 1) & (cap - 1);
-    slots[s] = i + 1;
+  unsigned shift = 64;
+  for (size_t c = cap; c > 1; c >>= 1) shift--;
+  for (size_t i = 0; i < r->slot_cap; i++) {
+    if (!r->slots[i].op) continue;
+    size_t s = (size_t)(r->slots[i].hash >> shift);
+    while (slots[s].op) s = (s + 1) & (cap - 1);
+    slots[s] = r->slots[i];
   }
   free(r->slots);
   r->slots = slots;
-  r->slot_cap = cap;
+  r->slot_cap = cap, r->slot_shift = shift;
   return true;
 }
 
-/* Grows the census and its lengths and hashes to room for one more. */
+/* Grows the census and its lengths to room for one more. */
 static bool census_room(reader *r) {
   tcmma_ptx_info *info = r->info;
   if (info->census_count < r->op_cap) return true;
@@ -295,38 +331,64 @@ static bool census_room(reader *r) {
   size_t *lens = realloc(r->op_len, cap * sizeof *lens);
   if (!lens) return r->status = TCMMA_NO_MEMORY, false;
   r->op_len = lens;
-  uint64_t *hashes = realloc(r->op_hash, cap * sizeof *hashes);
-  if (!hashes) return r->status = TCMMA_NO_MEMORY, false;
-  r->op_hash = hashes;
   r->op_cap = cap;
   return true;
 }
 
-static void count_opcode(reader *r, const char *op, size_t n) {
+/* Adds the opcode op[0..n), first seen, at the empty slot s with hash h
+ * and head lo, hi, and counts it. */
+static void add_opcode(reader *r, size_t s, const char *op, size_t n, uint64_t h, uint64_t lo,
+                       uint64_t hi) {
   tcmma_ptx_info *info = r->info;
-  if ((info->census_count + 1) * 4 > r->slot_cap &&
-      !rehash(r, r->slot_cap ? r->slot_cap * 4 : 256))
-    return;
-  uint64_t h = hash(op, n);
-  size_t s = (size_t)h & (r->slot_cap - 1);
-  for (; r->slots[s]; s = (s + 1) & (r->slot_cap - 1)) {
-    size_t i = r->slots[s] - 1;
-    if (r->op_hash[i] == h && r->op_len[i] == n && same_bytes(info->census[i].opcode, op, n)) {
-      info->census[i].count++;
-      info->instruction_count++;
-      r->last_slot = s;
-      return;
-    }
-  }
   if (!census_room(r)) return;
   char *d = dup_n(r, op, n);
   if (!d) return;
-  info->census[info->census_count] = (tcmma_ptx_op){d, 1};
-  r->op_len[info->census_count] = n;
-  r->op_hash[info->census_count] = h;
-  r->slots[s] = ++info->census_count;
+  size_t i = info->census_count;
+  info->census[i] = (tcmma_ptx_op){d, 1};
+  r->op_len[i] = n;
+  r->slots[s] = (tcmma__ptx_slot){lo, hi, h, ++info->census_count};
   info->instruction_count++;
   r->last_slot = s;
+}
+
+/* Counts one more of the opcode op[0..n) at slot s: found there, or (an
+ * empty slot) added. */
+static inline void count_at(reader *r, size_t s, const char *op, size_t n, uint64_t h,
+                            uint64_t lo, uint64_t hi) {
+  if (__builtin_expect(!r->slots[s].op, 0)) return add_opcode(r, s, op, n, h, lo, hi);
+  r->info->census[r->slots[s].op - 1].count++;
+  r->info->instruction_count++;
+  r->last_slot = s;
+}
+
+/* Room in the slots for one more opcode (at most a quarter full). */
+static inline bool slot_room(reader *r) {
+  return (r->info->census_count + 1) * 4 <= r->slot_cap ||
+         rehash(r, r->slot_cap ? r->slot_cap * 4 : 256);
+}
+
+/* Counts the opcode op[0..n), n < 16, whose head is lo, hi: its slot is
+ * found by the head alone (two word compares in the slot itself). */
+static inline void count_short(reader *r, const char *op, size_t n, uint64_t lo, uint64_t hi) {
+  if (!slot_room(r)) return;
+  uint64_t h = hash_head(lo, hi);
+  size_t s = slot_of(r, h);
+  while (r->slots[s].op && (r->slots[s].lo != lo || r->slots[s].hi != hi))
+    s = (s + 1) & (r->slot_cap - 1);
+  count_at(r, s, op, n, h, lo, hi);
+}
+
+static void count_opcode(reader *r, const char *op, size_t n) {
+  uint64_t head[2] = {0, 0};
+  memcpy(head, op, n < 16 ? n : 16);
+  if (n < 16) return count_short(r, op, n, head[0], head[1]);
+  if (!slot_room(r)) return;
+  uint64_t h = hash(op, n);
+  size_t s = slot_of(r, h), i;
+  while ((i = r->slots[s].op) && (r->slots[s].hash != h || r->op_len[i - 1] != n ||
+                                  !same_bytes(r->info->census[i - 1].opcode, op, n)))
+    s = (s + 1) & (r->slot_cap - 1);
+  count_at(r, s, op, n, h, head[0], head[1]);
 }
 
 /* What a directive's name asks of the reader. */
@@ -335,27 +397,28 @@ typedef enum { DIR_OTHER, DIR_LINE, DIR_VERSION, DIR_TARGET, DIR_ADDRESS_SIZE, D
 /* The directives the reader knows by name: those PTX ends at the end of
  * their line rather than with ';' (DIR_LINE and the three it reads), and
  * .entry, whose name it notes. */
-static dir_kind directive_kind(const char *w, size_t n) {
-#define NAME(s, kind) {s, sizeof s - 1, kind}
-  static const struct {
-    const char *name;
-    size_t len;
-    dir_kind kind;
-  } names[] = {NAME("version", DIR_VERSION), NAME("target", DIR_TARGET),
-               NAME("address_size", DIR_ADDRESS_SIZE), NAME("entry", DIR_ENTRY),
-               NAME("loc", DIR_LINE), NAME("file", DIR_LINE), NAME("maxntid", DIR_LINE),
-               NAME("reqntid", DIR_LINE), NAME("minnctapersm", DIR_LINE),
-               NAME("maxnctapersm", DIR_LINE), NAME("maxnreg", DIR_LINE),
-               NAME("noreturn", DIR_LINE), NAME("explicitcluster", DIR_LINE),
-               NAME("reqnctapercluster", DIR_LINE), NAME("maxclusterrank", DIR_LINE),
-               NAME("blocksareclusters", DIR_LINE)};
-#undef NAME
-  /* length and first byte first: a module's directives are mostly .reg and
-   * .param, which this turns away without a compare of their bytes */
-  for (size_t i = 0; n && i < sizeof names / sizeof names[0]; i++)
-    if (names[i].len == n && names[i].name[0] == w[0] && memcmp(names[i].name, w, n) == 0)
-      return names[i].kind;
-  return DIR_OTHER;
+static inline dir_kind directive_kind(const char *w, size_t n) {
+#define IS(s) (n == sizeof s - 1 && memcmp(w, s, sizeof s - 1) == 0)
+  /* by length, then a compare of known size (a few word compares): a
+   * module's directives are mostly .reg and .param, turned away at once */
+  switch (n) {
+  case 3: return IS("loc") ? DIR_LINE : DIR_OTHER;
+  case 4: return IS("file") ? DIR_LINE : DIR_OTHER;
+  case 5: return IS("entry") ? DIR_ENTRY : DIR_OTHER;
+  case 6: return IS("target") ? DIR_TARGET : DIR_OTHER;
+  case 7: return IS("version") ? DIR_VERSION
+                 : IS("maxntid") || IS("reqntid") || IS("maxnreg") ? DIR_LINE
+                                                                   : DIR_OTHER;
+  case 8: return IS("noreturn") ? DIR_LINE : DIR_OTHER;
+  case 12: return IS("address_size")                     ? DIR_ADDRESS_SIZE
+                  : IS("minnctapersm") || IS("maxnctapersm") ? DIR_LINE
+                                                             : DIR_OTHER;
+  case 14: return IS("maxclusterrank") ? DIR_LINE : DIR_OTHER;
+  case 15: return IS("explicitcluster") ? DIR_LINE : DIR_OTHER;
+  case 17: return IS("reqnctapercluster") || IS("blocksareclusters") ? DIR_LINE : DIR_OTHER;
+  default: return DIR_OTHER;
+  }
+#undef IS
 }
 
 static tcmma_status bad(reader *r, size_t at, const char *fmt, const char *what) {
@@ -467,7 +530,7 @@ static void read_directive(reader *r) {
           continue;
         }
         r->pos++;
-        if (d > 0) skip_plain(r, initializer_stop);
+        if (d > 0) skip_plain(r, true);
         skip_space(r, false);
       } while (d > 0 && !at_end(r));
       if (d > 0) truncate_at(r, "an initializer's '{'", open);
@@ -482,7 +545,7 @@ static void read_directive(reader *r) {
     } else {
       if (c == '=') initializer = true;
       r->pos++;
-      if (!want_entry) skip_plain(r, directive_stop);
+      if (!want_entry) skip_plain(r, false);
     }
   }
   if (!line && at_end(r) && r->status == TCMMA_OK)
@@ -527,51 +590,69 @@ static void skip_operands(reader *r, size_t at) {
   truncate_at(r, "an instruction without its ';'", at);
 }
 
-/* One statement, at pos (blanks skipped, not at the end). */
-static inline void read_statement(reader *r) {
-  char c = peek(r, 0);
-  if (c == '{') {
-    r->last_open = r->pos, r->last_open_line = 0;
-    r->depth++;
-    r->pos++;
-  } else if (c == '}') {
-    if (r->depth == 0) {
-      bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
-      return;
-    }
-    r->depth--;
-    r->pos++;
-  } else if (c == ';') {
-    r->pos++;
-  } else if (c == '.') {
-    read_directive(r);
-  } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
-    r->pos++;
-    if (peek(r, 0) == '!') r->pos++;
-    if (peek(r, 0) == '%') r->pos++;
-    const char *w;
-    read_ident(r, &w);
-  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
-    size_t at = r->pos;
-    const char *op;
-    size_t n = read_opcode(r, &op);
-    size_t after = r->pos, q = after;
-    while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
-    if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
-      skip_space(r, false); /* a comment or a line end before what follows */
-      q = r->pos;
-    }
-    if (q < r->len && r->text[q] == ':') { /* a label */
-      r->pos = q + 1;
-      return;
-    }
-    r->pos = after;
-    if (c != '$' && c != '_') count_opcode(r, op, n);
-    skip_operands(r, at);
-  } else { /* not a statement start: skip the rest of the line */
-    while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
+/* An instruction or a label at pos, whose first byte c is a letter, '_' or
+ * '$': the opcode (a '$' or '_' name is no instruction), then a label's ':'
+ * (after blanks, line ends or comments), or operands to the ';'. */
+static void read_instruction(reader *r, char c) {
+  size_t at = r->pos;
+  const char *op;
+  size_t n = read_opcode(r, &op);
+  size_t after = r->pos, q = after;
+  while (q < r->len && (r->text[q] == ' ' || r->text[q] == '\t')) q++;
+  if (q < r->len && (r->text[q] == '/' || (r->text[q] >= '\n' && r->text[q] <= '\r'))) {
+    skip_space(r, false); /* a comment or a line end before what follows */
+    q = r->pos;
   }
+  if (q < r->len && r->text[q] == ':') { /* a label */
+    r->pos = q + 1;
+    return;
+  }
+  r->pos = after;
+  if (c != '$' && c != '_') count_opcode(r, op, n);
+  skip_operands(r, at);
 }
+
+#ifdef __SSE2__
+/* The 64 bytes at p, four vectors, and which of them pass a test: bit i
+ * of the mask for byte i. */
+typedef struct {
+  __m128i q[4];
+} block64;
+
+static inline block64 load_block64(const char *p) {
+  block64 b = {{load16(p), load16(p + 16), load16(p + 32), load16(p + 48)}};
+  return b;
+}
+
+/* written out, not a loop: a loop kept the vectors on the stack */
+static inline uint64_t block_bits(const block64 *b, __m128i (*test)(__m128i)) {
+  return (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[0])) |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[1])) << 16 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[2])) << 32 |
+         (uint64_t)(unsigned)_mm_movemask_epi8(test(b->q[3])) << 48;
+}
+
+static inline __m128i eq(__m128i v, char c) { return _mm_cmpeq_epi8(v, _mm_set1_epi8(c)); }
+/* what ends an instruction's plain run: its ';', a string, a comment, a label's ':' */
+static inline __m128i instruction_stop(__m128i v) { /* ':' | 1 is ';' */
+  return _mm_or_si128(eq(_mm_or_si128(v, _mm_set1_epi8(1)), ';'),
+                      _mm_or_si128(eq(v, '"'), eq(v, '/')));
+}
+/* what ends a directive's plain run: its ';', a '{' or '}', a string, an
+ * initializer's '=', a comment */
+static inline __m128i directive_end(__m128i v) { /* ';' | 0x40 is '{', '=' | 0x40 is '}' */
+  __m128i w = _mm_or_si128(v, _mm_set1_epi8(0x40));
+  return _mm_or_si128(_mm_or_si128(eq(w, '{'), eq(w, '}')), _mm_or_si128(eq(v, '"'), eq(v, '/')));
+}
+static inline __m128i is_dot(__m128i v) { return eq(v, '.'); }
+static inline __m128i is_e(__m128i v) { return eq(v, 'e'); }
+static inline __m128i is_newline(__m128i v) { return eq(v, '\n'); }
+/* what may stand between a name and a label's ':' without a comment */
+static inline __m128i is_blank(__m128i v) {
+  __m128i d = _mm_sub_epi8(v, _mm_set1_epi8('\t')); /* '\t' to '\r': 0 to 4 */
+  return _mm_or_si128(_mm_cmpeq_epi8(_mm_min_epu8(d, _mm_set1_epi8(4)), d), eq(v, ' '));
+}
+#endif
 
 /* What a statement may change, to undo it when it met the end of the text
  * in hand (tcmma__ptx_read_more): what any statement may change, and what
@@ -603,18 +684,51 @@ static void mark_directive(const reader *r, mark *m) {
   m->had_target = i->target != NULL;
 }
 
+/* One statement, at pos (blanks skipped, not at the end); m (when not
+ * NULL) takes what a directive may change. */
+static inline void read_statement(reader *r, mark *m) {
+  char c = peek(r, 0);
+  if (c == '{') {
+    r->last_open = r->pos, r->last_open_line = 0;
+    r->depth++;
+    r->pos++;
+  } else if (c == '}') {
+    if (r->depth == 0) {
+      bad(r, r->pos, "unbalanced '}' at line %d: no block is open%s", "");
+      return;
+    }
+    r->depth--;
+    r->pos++;
+  } else if (c == ';') {
+    r->pos++;
+  } else if (c == '.') {
+    if (m) mark_directive(r, m);
+    read_directive(r);
+  } else if (c == '@') { /* guard predicate: @%p1 or @!%p1, then the opcode */
+    r->pos++;
+    if (peek(r, 0) == '!') r->pos++;
+    if (peek(r, 0) == '%') r->pos++;
+    const char *w;
+    read_ident(r, &w);
+  } else if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
+    read_instruction(r, c);
+  } else { /* not a statement start: skip the rest of the line */
+    while (!at_end(r) && peek(r, 0) != '\n' && peek(r, 0) != ';') r->pos++;
+  }
+}
+
 /* Undoes what was read since m: a statement has at most one instruction,
  * counted last (a new opcode's slot was the last filled, so emptying it
  * leaves every other opcode's probe intact). */
 static void mark_undo(reader *r, const mark *m) {
   tcmma_ptx_info *i = r->info;
   if (i->instruction_count != m->instructions) {
-    size_t op = r->slots[r->last_slot] - 1;
+    size_t op = r->slots[r->last_slot].op - 1;
     i->instruction_count--;
     if (--i->census[op].count == 0) {
       free(i->census[op].opcode);
       i->census_count--;
-      r->slots[r->last_slot] = 0;
+      r->slots[r->last_slot].op = 0;
     }
   }
   if (m->directive) {
@@ -638,6 +752,134 @@ static void mark_undo(reader *r, const mark *m) {
  * a '/' that may start a comment; a byte or two, given room. */
 enum { END_REACH = 64 };
 
+#ifdef __SSE2__
+/* The head of the n < 16 bytes whose first sixteen are v: those n,
+ * zero-padded (count_short's lo and hi are its two words). */
+static inline __m128i head_of(__m128i v, size_t n) {
+  return _mm_and_si128(v, _mm_cmpgt_epi8(_mm_set1_epi8((char)n),
+                                         _mm_setr_epi8(0, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12,
+                                                       13, 14, 15)));
+}
+
+static inline uint64_t low_word(__m128i v) { return (uint64_t)_mm_cvtsi128_si64(v); }
+static inline uint64_t high_word(__m128i v) { return low_word(_mm_unpackhi_epi64(v, v)); }
+
+/* count_short with the opcode's first sixteen bytes in v. */
+static inline void count_head(reader *r, const char *op, size_t n, __m128i v) {
+  __m128i head = head_of(v, n);
+  count_short(r, op, n, low_word(head), high_word(head));
+}
+
+/* Counts the n < 16 bytes whose first sixteen are v when they are an
+ * opcode already in the census; false (nothing counted) when not. */
+static inline bool count_known(reader *r, __m128i v, size_t n) {
+  if (!r->slot_cap) return false;
+  __m128i head = head_of(v, n);
+  uint64_t lo = low_word(head), hi = high_word(head);
+  for (size_t s = slot_of(r, hash_head(lo, hi)); r->slots[s].op; s = (s + 1) & (r->slot_cap - 1))
+    if (r->slots[s].lo == lo && r->slots[s].hi == hi) {
+      r->info->census[r->slots[s].op - 1].count++;
+      r->info->instruction_count++;
+      r->last_slot = s;
+      return true;
+    }
+  return false;
+}
+#endif
+
+/* The statements most of a module is, read from one scan of the 64 bytes
+ * at t[p] (65 in hand): an instruction up to a ';' with no string, comment
+ * or ':' before it; a label (a name, then ':'); a directive the reader does
+ * not act on (.reg, .param, ...) up to a ';' (taken) or a '{' or '}' (left)
+ * with no string, comment, initializer or word starting ".e" (.entry)
+ * before it; '{' and '}'; a guard predicate; a '//' comment. Returns the
+ * position after the statement, or 0 when t[p] starts none of these (read
+ * the slow way, statement by statement, as before).
+ *
+ * Where a statement ends does not wait for what it is (the opcode's length,
+ * the directive's name): the reader is bound by the chain from one
+ * statement's position to the next, not by the work beside it, and the
+ * position stays in a register (stores through the census may alias
+ * r->pos). A statement read here ends within what is in hand, so a stream
+ * never undoes one. */
+static inline __attribute__((always_inline)) size_t read_fast(reader *r, const char *t,
+                                                               size_t len, size_t p) {
+#ifdef __SSE2__
+  if (len - p <= 64) return 0;
+  const char *s = t + p;
+  char c = s[0];
+  block64 b = load_block64(s);
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_' || c == '$') {
+    uint64_t stops = block_bits(&b, instruction_stop);
+    size_t e = stops ? (size_t)__builtin_ctzll(stops) : 64;
+    if (e < 64 && s[e] == ';' && c != '$' && c != '_') {
+      /* the opcode most likely ends at the first blank (or the ';'): bytes
+       * the census holds as an opcode, with a blank or the ';' after them,
+       * are the opcode (census opcodes are opcode bytes, or '::', and no
+       * ':' comes before the ';'), found without working out which bytes
+       * are opcode bytes */
+      unsigned near = (unsigned)_mm_movemask_epi8(is_blank(b.q[0])) | (unsigned)(stops & 0xffffu);
+      size_t g = (size_t)__builtin_ctz(near | 0x10000u);
+      if (g < 16 && count_known(r, b.q[0], g)) return p + e + 1;
+    }
+    unsigned name = ~(opcode_bits(b.q[0], true) | opcode_bits(b.q[1], true) << 16);
+    size_t n = name ? (size_t)__builtin_ctz(name) : 32;
+    if (e == 64) { /* a long operand list: its ';' further on, when no label */
+      if (n == 32 || !(~block_bits(&b, is_blank) >> n)) return 0;
+      e = (size_t)(operand_stop(s + 64, t + len) - s);
+      if (p + e == len || s[e] != ';') return 0;
+    }
+    if (s[e] == ':') /* a label: the name, then ':' (not '::') */
+      return e == n && s[e + 1] != ':' ? p + e + 1 : 0;
+    if (s[e] != ';') return 0;
+    if (c == '$' || c == '_') return p + e + 1;
+    if (n < 16) {
+      count_head(r, s, n, b.q[0]);
+    } else {
+      if (n == 32) /* 32 bytes or more: it ends before the ';' */
+        n = 32 + (size_t)__builtin_ctz(
+                     ~(opcode_bits(b.q[2], true) | opcode_bits(b.q[3], true) << 16));
+      count_opcode(r, s, n);
+    }
+    return p + e + 1;
+  }
+  if (c == '.') {
+    uint64_t ends = block_bits(&b, directive_end);
+    size_t e = ends ? (size_t)__builtin_ctzll(ends) : 64;
+    unsigned name = ~opcode_bits(load16(s + 1), false) & 0xffffu;
+    size_t n = name ? (size_t)__builtin_ctz(name) : 16;
+    if (e == 64 || n == 16) return 0;
+    uint64_t dots = block_bits(&b, is_dot) & ((1ull << e) - 1) & ~1ull;
+    if ((dots & block_bits(&b, is_e) >> 1) || directive_kind(s + 1, n) != DIR_OTHER) return 0;
+    if (s[e] == ';') return p + e + 1; /* branches: the next statement need not wait for s[e] */
+    if (s[e] == '{' || s[e] == '}') return p + e;
+    return 0;
+  }
+  if (c == '{') {
+    r->last_open = p, r->last_open_line = 0;
+    r->depth++;
+    return p + 1;
+  }
+  if (c == '}' && r->depth > 0) {
+    r->depth--;
+    return p + 1;
+  }
+  if (c == '@') { /* @%p1 or @!%p1: the opcode follows as the next statement */
+    size_t k = 1 + (s[1] == '!');
+    k += s[k] == '%';
+    unsigned word = ~opcode_bits(load16(s + k), false) & 0xffffu;
+    return word ? p + k + (size_t)__builtin_ctz(word) : 0;
+  }
+  if (c == '/' && s[1] == '/') { /* to the line end, left for the blanks */
+    uint64_t nl = block_bits(&b, is_newline);
+    return nl ? p + (size_t)__builtin_ctzll(nl) : 0;
+  }
+#else
+  (void)r, (void)t, (void)len, (void)p;
+#endif
+  return 0;
+}
+
 /* The statement loop, one for both reads (read_statement inlined once:
  * inlined twice, the compiler stopped inlining what it calls). more: the
  * text in hand ends before the input does, so a statement that meets its
@@ -645,7 +887,12 @@ enum { END_REACH = 64 };
  * with what follows. */
 static void read_statements(reader *r, const char *text, size_t len, bool more) {
   r->text = text, r->len = len;
-  for (;;) {
+  for (size_t pos = r->pos;; pos = r->pos) {
+    size_t next;
+    while ((next = read_fast(r, text, len, skip_blanks(text, pos, len))))
+      pos = next;
+    r->pos = pos;
+    if (r->status != TCMMA_OK) return; /* no memory for an opcode */
     mark m;
     if (more) mark_set(r, &m);
     skip_space(r, false);
@@ -653,8 +900,7 @@ static void read_statements(reader *r, const char *text, size_t len, bool more) 
       if (more) mark_undo(r, &m);
       return;
     }
-    if (more && r->text[r->pos] == '.') mark_directive(r, &m);
-    read_statement(r);
+    read_statement(r, more ? &m : NULL);
     if (__builtin_expect(r->pos < len && !r->truncated && r->status == TCMMA_OK, 1)) continue;
     if (r->status == TCMMA_NO_MEMORY) return;
     if (!more) {
@@ -734,23 +980,27 @@ static bool block_bad(const unsigned char *t, size_t start, size_t end, size_t *
 
 #ifdef HAVE_AVX2_PATH
 /* block_bad thirty-two bytes at a time: the check reads every byte of the
- * input, an eighth of tcmma ptx's time at sixteen (perf). */
+ * input, an eighth of tcmma ptx's time at sixteen (perf). A byte is looked
+ * up by its two halves (vpshufb): bit 1 where the high half is 0 and the
+ * low one is not 9 to 13 (a control byte other than a blank), bit 2 for a
+ * high half of 1, bit 4 for 0x7f; a byte from 0x80 looks up 0. */
 __attribute__((target("avx2"))) static bool block_bad_avx2(const unsigned char *t, size_t start,
                                                            size_t end, size_t *lines) {
   size_t i = start;
   __m256i any_bad = _mm256_setzero_si256(), nl_count = _mm256_setzero_si256();
-  const __m256i c1f = _mm256_set1_epi8(0x1f), c7f = _mm256_set1_epi8(0x7f);
-  const __m256i c9 = _mm256_set1_epi8(9), c4 = _mm256_set1_epi8(4), nl = _mm256_set1_epi8('\n');
+  const __m256i by_low = _mm256_setr_epi8(3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 3, 7,
+                                          3, 3, 3, 3, 3, 3, 3, 3, 3, 2, 2, 2, 2, 2, 3, 7);
+  const __m256i by_high = _mm256_setr_epi8(1, 2, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0,
+                                           1, 2, 0, 0, 0, 0, 0, 4, 0, 0, 0, 0, 0, 0, 0, 0);
+  const __m256i low4 = _mm256_set1_epi8(0x0f), nl = _mm256_set1_epi8('\n');
   for (; i + 32 <= end; i += 32) {
     __m256i v = _mm256_loadu_si256((const __m256i *)(t + i));
-    __m256i control = _mm256_cmpeq_epi8(_mm256_min_epu8(v, c1f), v);
-    __m256i d = _mm256_sub_epi8(v, c9);
-    __m256i blank = _mm256_cmpeq_epi8(_mm256_min_epu8(d, c4), d);
-    any_bad = _mm256_or_si256(any_bad, _mm256_or_si256(_mm256_andnot_si256(blank, control),
-                                                       _mm256_cmpeq_epi8(v, c7f)));
+    __m256i high = _mm256_and_si256(_mm256_srli_epi16(v, 4), low4);
+    any_bad = _mm256_or_si256(any_bad, _mm256_and_si256(_mm256_shuffle_epi8(by_low, v),
+                                                        _mm256_shuffle_epi8(by_high, high)));
     nl_count = _mm256_sub_epi8(nl_count, _mm256_cmpeq_epi8(v, nl));
   }
-  bool bad = _mm256_movemask_epi8(any_bad) != 0;
+  bool bad = !_mm256_testz_si256(any_bad, any_bad);
   __m256i wide = _mm256_sad_epu8(nl_count, _mm256_setzero_si256());
   *lines += (size_t)_mm256_extract_epi64(wide, 0) + (size_t)_mm256_extract_epi64(wide, 1) +
             (size_t)_mm256_extract_epi64(wide, 2) + (size_t)_mm256_extract_epi64(wide, 3);
@@ -801,8 +1051,8 @@ void tcmma__ptx_reader_init(reader *r, tcmma_ptx_info *info, tcmma_error *err) {
 }
 
 void tcmma__ptx_reader_free(reader *r) {
-  free(r->slots), free(r->op_len), free(r->op_hash);
-  r->slots = r->op_len = NULL, r->op_hash = NULL;
+  free(r->slots), free(r->op_len);
+  r->slots = NULL, r->op_len = NULL;
 }
 
 tcmma_status tcmma__ptx_finish(reader *r, size_t len, bool any_text) {

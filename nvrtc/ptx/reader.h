@@ -8,6 +8,12 @@
 #include <stdint.h>
 #include "tcmma/ptx.h"
 
+/* One slot of the census hash (reader.c). */
+typedef struct {
+  uint64_t lo, hi, hash;
+  size_t op;
+} tcmma__ptx_slot;
+
 typedef struct {
   const char *text;       /* the text in hand: the whole module, or a window of it */
   size_t len, pos;
@@ -23,12 +29,15 @@ typedef struct {
   size_t truncated_at;
   bool saw_version, saw_target;
   size_t line_break_at;   /* just after the last block comment that spans lines */
-  /* census hash: open addressing over census indices + 1 (0: empty), at most
-   * a quarter full (a probe rarely goes past its first slot), with
-   * each opcode's length and hash beside it (compared before its bytes) */
-  size_t *slots, slot_cap, op_cap;
+  /* census hash: open addressing at most a quarter full (a probe rarely
+   * goes past its first slot), each slot holding what a probe compares:
+   * the opcode's head (its first sixteen bytes zero-padded: an opcode
+   * shorter than sixteen bytes is compared by these two words alone) and
+   * hash, and its census index + 1 (0: empty); the lengths beside the census */
+  tcmma__ptx_slot *slots;
+  size_t slot_cap, op_cap;
+  unsigned slot_shift;    /* 64 - log2(slot_cap): a hash's top bits pick its slot */
   size_t *op_len;
-  uint64_t *op_hash;
   size_t last_slot;       /* the slot the last instruction was counted in */
 } tcmma__ptx_reader;
 

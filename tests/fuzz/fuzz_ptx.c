@@ -2,7 +2,9 @@
  * then everything that reads its result. No input may crash, leak or hit
  * undefined behaviour; a failure must be an error status. The streaming
  * read (nvrtc/ptx/stream.c), in chunks of 1 to 8 bytes, must give the same
- * status and message. */
+ * status and message, and so must the reader's portable build (no SSE2,
+ * no AVX2: the Makefile builds it as tcmma_ptx_parse_scalar, see
+ * tests/ptx_variant.h), with the same counts. */
 #include <stddef.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -24,6 +26,8 @@ static long source_read(void *ctx, char *buf, size_t cap) {
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
+tcmma_status tcmma_ptx_parse_scalar(const char *text, size_t len, tcmma_ptx_info *info,
+                                    tcmma_error *err);
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
   tcmma_ptx_info info, streamed;
@@ -36,6 +40,17 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size) {
       (st == TCMMA_OK && (streamed.instruction_count != info.instruction_count ||
                           streamed.census_count != info.census_count)))
     abort(); /* the streaming read differs from the whole-text one */
+  tcmma_ptx_info_free(&streamed);
+  ss = tcmma_ptx_parse_scalar((const char *)data, size, &streamed, &serr);
+  if (ss != st || (st != TCMMA_OK && strcmp(err.message, serr.message) != 0) ||
+      (st == TCMMA_OK && (streamed.instruction_count != info.instruction_count ||
+                          streamed.census_count != info.census_count ||
+                          streamed.entry_count != info.entry_count)))
+    abort(); /* the portable build reads otherwise */
+  for (size_t i = 0; st == TCMMA_OK && i < info.census_count; i++)
+    if (strcmp(streamed.census[i].opcode, info.census[i].opcode) != 0 ||
+        streamed.census[i].count != info.census[i].count)
+      abort();
   tcmma_ptx_info_free(&streamed);
   if (st == TCMMA_OK) {
     char required[48];
