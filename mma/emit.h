@@ -350,6 +350,18 @@ void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, s
  * never reads. */
 void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out);
 
+/* The scale registers (frag[tile][regs]) of a block-scaled plan's operand
+ * op at k step kstep, alone: what the load piece adds after the fragments
+ * (mma/render_ptx.c); TCMMA_INVALID for a plan without scales.
+ * tcmma__emit_render_scales: the same as a block of its own in ctx->out
+ * (mma/render.c), for a composition that loads the fragments another way
+ * (the GEMM's packed stages). */
+tcmma_status tcmma__emit_ptx_load_scales(const tcmma__emit_body *x, tcmma_operand op,
+                                         const char *frag, const char *kstep, tcmma_buf *out,
+                                         tcmma_error *err);
+tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operand op,
+                                       const char *frag, const char *kstep, tcmma_error *err);
+
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 
 #include "tcmma/gemm.h"
@@ -423,6 +435,12 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
  * loaded) and the thread's first copy in the stage tile. */
 void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
+/* A block-scaled kernel's scales of k tile ktile (an int expression) into
+ * stage `stage`, after its b tile (mma/render_gemm_scales.c); nothing for
+ * an unscaled plan. */
+void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                  const char *stage, const char *ktile, int depth,
+                                  tcmma_buf *out);
 /* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
  * batched (a batch or pointer arrays); its arguments after beta, in order
  * (the count; types and names); at depth, each block's matrix of the batch
@@ -433,7 +451,7 @@ typedef struct {
   const char *type, *name;
 } tcmma__emit_gemm_param;
 bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f);
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]);
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]);
 void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                  tcmma_buf *out);
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,

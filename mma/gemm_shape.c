@@ -36,8 +36,10 @@ bool tcmma__emit_gemm_classes(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o
                               tcmma_gemm_info *i, char *msg, size_t cap) {
   const tcmma_gemm_call *c = &g->call;
   i->a_align = o->a_align, i->b_align = o->b_align, i->d_align = o->d_align;
-  if (!take_class(&i->a_align, c->a.ld, tcmma_prec_bytes(c->a.prec), "a", msg, cap) ||
-      !take_class(&i->b_align, c->b.ld, tcmma_prec_bytes(c->b.prec), "b", msg, cap) ||
+  /* packed operands' rows are ld / pack bytes (whole: tcmma__emit_gemm_scale_rules) */
+  long pack = tcmma__emit_gemm_pack(g);
+  if (!take_class(&i->a_align, c->a.ld / pack, tcmma_prec_bytes(c->a.prec), "a", msg, cap) ||
+      !take_class(&i->b_align, c->b.ld / pack, tcmma_prec_bytes(c->b.prec), "b", msg, cap) ||
       !take_class(&i->d_align, c->d.ld, tcmma_prec_bytes(c->d.prec), "d", msg, cap))
     return false;
   /* cp.async copies 4, 8 or 16 bytes from cc 80 on; a plan for any device

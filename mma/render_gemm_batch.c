@@ -14,10 +14,14 @@ bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f) {
   return f->i.batch > 1 || f->o.pointer_array;
 }
 
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]) {
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]) {
   static const char *const dims[7] = {"m", "n", "k", "lda", "ldb", "ldc", "ldd"};
   static const char *const strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
   int n = 0;
+  if (f->i.scale_block) { /* the block scales of a and b (mma/gemm_scale.c) */
+    out[n++] = (tcmma__emit_gemm_param){"const unsigned char *", "sfa"};
+    out[n++] = (tcmma__emit_gemm_param){"const unsigned char *", "sfb"};
+  }
   if (f->i.shape_args)
     for (int i = 0; i < 7; i++) out[n++] = (tcmma__emit_gemm_param){"int", dims[i]};
   if (f->i.shape_args && tcmma__emit_gemm_batched(f) && !f->o.pointer_array)

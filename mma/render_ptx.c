@@ -330,6 +330,19 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
   close_brace(x->depth, out);
 }
 
+tcmma_status tcmma__emit_ptx_load_scales(const tcmma__emit_body *x, tcmma_operand op,
+                                         const char *frag, const char *kstep, tcmma_buf *out,
+                                         tcmma_error *err) {
+  if (!x->info->scale_block || !selectors(x))
+    return tcmma_fail(err, TCMMA_INVALID, "%s: %d scales a tile: expected a block-scaled arm "
+                      "and 1, 2 or 4 (a row of tables/scale_selectors.def)", x->info->marker,
+                      x->info->scale_block ? x->info->k / x->info->scale_block : 0);
+  char f[TCMMA__EXPR_TEXT];
+  tcmma__emit_postfix(frag, f, sizeof f);
+  load_scales(x, op, f, kstep, out);
+  return TCMMA_OK;
+}
+
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
                          const char *kstep, tcmma_buf *out, tcmma_error *err) {
   const char *P = x->prefix, *n = tcmma_operand_name(op);
