@@ -79,7 +79,7 @@ void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect 
   char kb[64], sld[96];
   if (f->i.shape_args) {
     snprintf(kb, sizeof kb, "(k + %d) / %d", block - 1, block);
-    snprintf(sld, sizeof sld, "(size_t)((k + %d) / %d + %d) / %d * %d", block - 1, block,
+    snprintf(sld, sizeof sld, "((size_t)((k + %d) / %d + %d) / %d * %d)", block - 1, block,
              align - 1, align, align);
   } else {
     snprintf(kb, sizeof kb, "%d", (g->call.k + block - 1) / block);
