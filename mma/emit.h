@@ -436,11 +436,11 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
 void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
 /* A block-scaled kernel's scales of k tile ktile (an int expression) into
- * stage `stage`, after its b tile (mma/render_gemm_scales.c); nothing for
- * an unscaled plan. */
+ * stage `stage`, after its b tile (mma/render_gemm_scales.c), m and n the
+ * extents' text (tcmma__emit_gemm_dim); nothing for an unscaled plan. */
 void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
-                                  const char *stage, const char *ktile, int depth,
-                                  tcmma_buf *out);
+                                  const char *stage, const char *ktile, const char *m,
+                                  const char *n, int depth, tcmma_buf *out);
 /* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
  * batched (a batch or pointer arrays); its arguments after beta, in order
  * (the count; types and names); at depth, each block's matrix of the batch

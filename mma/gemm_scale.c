@@ -141,21 +141,3 @@ bool tcmma__emit_gemm_byte_twin(const tcmma_gemm_plan *g, tcmma_arm *arm, tcmma_
   }
   return false;
 }
-
-tcmma_status tcmma__emit_gemm_twin_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
-                                        tcmma_call *out) {
-  tcmma_arm arm;
-  tcmma_prec prec;
-  if (!tcmma__emit_gemm_byte_twin(g, &arm, &prec))
-    return TCMMA_DECLINED;
-  tcmma__emit_gemm_warp_call(g, x, out);
-  int pack = tcmma__emit_gemm_pack(g);
-  out->arm = tcmma_arm_marker(arm);
-  out->k = g->call.block_k / pack;
-  out->a.prec = out->b.prec = prec;
-  out->a.ld = g->a_cols, out->b.ld = g->b_cols;
-  out->a.swizzle = g->a_swizzle, out->b.swizzle = g->b_swizzle;
-  out->a.scale = out->b.scale = NULL;
-  out->a.scale_ld = out->b.scale_ld = 0;
-  return TCMMA_OK;
-}

@@ -299,7 +299,10 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
   operand a = operand_of(f, TCMMA_OPERAND_A), b = operand_of(f, TCMMA_OPERAND_B);
   load_operand(f, dl, &a, a_stage, a_imm, k0, depth + 1, out);
   load_operand(f, dl, &b, b_stage, b_imm, k0, depth + 1, out);
-  tcmma__emit_gemm_load_scales(f, dl, stage, ktile, depth + 1, out);
+  char m[24], n[24];
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, m, sizeof m);
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, n, sizeof n);
+  tcmma__emit_gemm_load_scales(f, dl, stage, ktile, m, n, depth + 1, out);
   tcmma__emit_line(out, depth, "}");
 }
 

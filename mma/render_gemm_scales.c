@@ -33,8 +33,8 @@ static void copy(tcmma_dialect dl, int u, const char *dst, const char *src, int 
 /* The scales of one operand's k tile: row r of the block (a's m0 + r, b's
  * n0 + r), bytes c.. of its k blocks, into the stage at byte offset off. */
 static void load_tile(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_operand op,
-                      const char *stage, const char *ktile, const char *kb, const char *sld,
-                      int depth, tcmma_buf *out) {
+                      const char *stage, const char *ktile, const char *mn, const char *kb,
+                      const char *sld, int depth, tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
   bool a = op == TCMMA_OPERAND_A;
   long cols = tcmma__emit_gemm_scale_cols(g), rows = a ? g->call.block_m : g->call.block_n;
@@ -44,8 +44,6 @@ static void load_tile(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_op
                         tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B)) *
                    TCMMA__GEMM_COPY_BYTES +
                (a ? 0 : tcmma__emit_gemm_scale_tile_bytes(g, TCMMA_OPERAND_A));
-  char mn[24];
-  tcmma__emit_gemm_dim(f, a ? TCMMA__GEMM_DIM_M : TCMMA__GEMM_DIM_N, mn, sizeof mn);
   const char *v = a ? "a" : "b", *mn0 = a ? TCMMA__GEMM_M0 : TCMMA__GEMM_N0;
   tcmma__emit_line(out, depth, "/* %s's scales: %ldx%ld %s, %ld %d-byte %s (zero past %s and "
                    "k) */", v, rows, cols, tcmma_prec_scale_type(a ? g->call.a.prec
@@ -70,8 +68,8 @@ static void load_tile(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_op
 }
 
 void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
-                                  const char *stage, const char *ktile, int depth,
-                                  tcmma_buf *out) {
+                                  const char *stage, const char *ktile, const char *m,
+                                  const char *n, int depth, tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
   int block = f->i.scale_block, align = TCMMA_GEMM_SCALE_ROW_ALIGN;
   if (!block) return;
@@ -85,6 +83,6 @@ void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect 
     snprintf(kb, sizeof kb, "%d", (g->call.k + block - 1) / block);
     snprintf(sld, sizeof sld, "%ld", f->i.scale_ld);
   }
-  load_tile(f, dl, TCMMA_OPERAND_A, stage, ktile, kb, sld, depth, out);
-  load_tile(f, dl, TCMMA_OPERAND_B, stage, ktile, kb, sld, depth, out);
+  load_tile(f, dl, TCMMA_OPERAND_A, stage, ktile, m, kb, sld, depth, out);
+  load_tile(f, dl, TCMMA_OPERAND_B, stage, ktile, n, kb, sld, depth, out);
 }
