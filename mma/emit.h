@@ -352,15 +352,19 @@ void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_
 
 /* The scale registers (frag[tile][regs]) of a block-scaled plan's operand
  * op at k step kstep, alone: what the load piece adds after the fragments
- * (mma/render_ptx.c); TCMMA_INVALID for a plan without scales.
+ * (mma/render_ptx.c); TCMMA_INVALID for a plan without scales. aligned:
+ * the caller vouches that the scale parent's base is aligned to a tile's
+ * scales (2 or 4 bytes), so that a tile of several k blocks loads them as
+ * one word (the GEMM's stages; a piece's caller promises nothing of it).
  * tcmma__emit_render_scales: the same as a block of its own in ctx->out
  * (mma/render.c), for a composition that loads the fragments another way
  * (the GEMM's packed stages). */
 tcmma_status tcmma__emit_ptx_load_scales(const tcmma__emit_body *x, tcmma_operand op,
-                                         const char *frag, const char *kstep, tcmma_buf *out,
-                                         tcmma_error *err);
+                                         const char *frag, const char *kstep, bool aligned,
+                                         tcmma_buf *out, tcmma_error *err);
 tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operand op,
-                                       const char *frag, const char *kstep, tcmma_error *err);
+                                       const char *frag, const char *kstep, bool aligned,
+                                       tcmma_error *err);
 
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 

@@ -195,7 +195,8 @@ tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand o
 }
 
 tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operand op,
-                                       const char *frag, const char *kstep, tcmma_error *err) {
+                                       const char *frag, const char *kstep, bool aligned,
+                                       tcmma_error *err) {
   const char *exprs[2] = {frag, kstep};
   char prefix[64], what[TCMMA_EXPR_MAX + 64];
   snprintf(what, sizeof what, "scales of %s, k step %.*s", tcmma_operand_name(op),
@@ -206,7 +207,7 @@ tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operan
   if (st != TCMMA_OK) return st;
   tcmma__emit_body x = body_of(ctx, prefix, 1);
   tcmma_buf body = {0};
-  st = tcmma__emit_ptx_load_scales(&x, op, frag, kstep, &body, err);
+  st = tcmma__emit_ptx_load_scales(&x, op, frag, kstep, aligned, &body, err);
   return finish(&body, st, ctx, &x, err);
 }
 

@@ -64,7 +64,8 @@ static tcmma_status load_frag(gemm_kernel *k, tcmma_buf *body, tcmma_operand op,
   if (!k->packed) return tcmma_render_frag_load(&bc, op, frag, base, kstep, err);
   tcmma_render_ctx tc = tcmma_render_ctx_make(&k->twin, k->dl, &k->names, body);
   tcmma_status st = tcmma_render_frag_load(&tc, op, frag, base, kstep, err);
-  return st == TCMMA_OK ? tcmma__emit_render_scales(&bc, op, frag, kstep, err) : st;
+  /* the stages' scale tiles are 16-byte aligned, rows of whole tiles' scales */
+  return st == TCMMA_OK ? tcmma__emit_render_scales(&bc, op, frag, kstep, true, err) : st;
 }
 
 /* One k tile's products from the stage `stage`: fragments of k step s + 1

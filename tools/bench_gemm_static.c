@@ -78,6 +78,10 @@ void bench_gemm_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS])
   ideal[BENCH_SASS_SYNC] = p->call.stages == 1 ? 4 : 3;
   ideal[BENCH_SASS_INT] = IDEAL_INT / trip;
   ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH / trip;
+  /* a block-scaled arm's scale registers: one shared load each a tile of
+   * a and of b per k step (docs/emit.md, Block-scaled GEMMs) */
+  if (tcmma_arm_get(p->arm)->scale_block)
+    ideal[BENCH_SASS_OTHER] = (double)(p->census.mt + p->census.nt) * p->census.kt;
 }
 
 /* Reads the main loop of the disassembly text into r. */
