@@ -366,7 +366,7 @@ static tcmma_status shape_stages(tcmma_gemm_plan *g, tcmma_error *err) {
  * census's (decline WARP_TILE when it does not plan). */
 static tcmma_status plan_twin(tcmma_gemm_plan *g, tcmma_error *err) {
   tcmma__emit_gemm_exprs x;
-  tcmma_call w;
+  tcmma_call w = tcmma_call_default();
   tcmma_plan wp;
   tcmma_census cz;
   tcmma_error werr = {0};

@@ -48,9 +48,9 @@ static void stage_pointers(const gemm_kernel *k, const char *pre, const char *st
   /* the block scales' tiles after b's (mma/render_gemm_scales.c) */
   long sa_off = b_off + g->b_rows * g->b_cols * tcmma_prec_bytes(g->call.b.prec);
   long sb_off = sa_off + (long)tcmma__emit_gemm_scale_tile_bytes(g, TCMMA_OPERAND_A);
-  tcmma__emit_line(out, depth, "const unsigned char *const %s%ssas = %ssmem + (%s) * %zu + %ld;",
+  tcmma__emit_line(out, depth, "const unsigned char *%s%ssas = %ssmem + (%s) * %zu + %ld;",
                    P, pre, P, stage, g->stage_bytes, sa_off);
-  tcmma__emit_line(out, depth, "const unsigned char *const %s%ssbs = %ssmem + (%s) * %zu + %ld;",
+  tcmma__emit_line(out, depth, "const unsigned char *%s%ssbs = %ssmem + (%s) * %zu + %ld;",
                    P, pre, P, stage, g->stage_bytes, sb_off);
 }
 
