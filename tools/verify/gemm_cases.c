@@ -107,6 +107,8 @@ static const row rows[] = {
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* six k tile bodies: the unrolled ring */
     {"f32", "mxe2m3", "mxe3m2", false, true, 96, 64, 160, 64, 64, 64, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* fp6; 2 scales a row: plain loads */
+    {"f32", "mxf4", "mxf4", false, true, 64, 48, 192, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 8, 2, 0}, /* classes 8, 2 */
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
