@@ -445,6 +445,9 @@ void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect
 void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
                                   const char *stage, const char *ktile, const char *m,
                                   const char *n, int depth, tcmma_buf *out);
+/* The scale tensors' row bytes as text: the plan's scale_ld, or its
+ * formula over the k argument of a shape-argument kernel. */
+void tcmma__emit_gemm_scale_ld_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap);
 /* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
  * batched (a batch or pointer arrays); its arguments after beta, in order
  * (the count; types and names); at depth, each block's matrix of the batch

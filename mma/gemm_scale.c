@@ -74,10 +74,10 @@ bool tcmma__emit_gemm_scale_rules(const tcmma_gemm_plan *g, const tcmma_gemm_opt
   int pack = tcmma__emit_gemm_pack(g);
   if (!tcmma__emit_gemm_scale_block(g)) return true;
   *why = TCMMA_GEMM_DECLINE_CALL;
-  if (o->batch > 1 || o->pointer_array || o->stride_a || o->stride_b || o->stride_d)
-    return snprintf(msg, cap, "arm %s: a block-scaled GEMM takes one matrix and its two scale "
-                    "tensors (no batch, strides or pointer arrays)", tcmma_arm_marker(g->arm)),
-           false;
+  if (o->pointer_array)
+    return snprintf(msg, cap, "arm %s: a block-scaled batch of pointer arrays would need "
+                    "arrays of scale tensors too: batch with strides instead (the scale "
+                    "tensors one after another)", tcmma_arm_marker(g->arm)), false;
   if (pack == 1) return true;
   /* two elements a byte along k: k-major storage only, as cuBLASLt's FP4 "TN" */
   *why = TCMMA_GEMM_DECLINE_ARM;
@@ -87,9 +87,11 @@ bool tcmma__emit_gemm_scale_rules(const tcmma_gemm_plan *g, const tcmma_gemm_opt
                     tcmma_arm_marker(g->arm), pack, c->a.transposed ? "" : " not",
                     c->b.transposed ? " transposed" : " not transposed"), false;
   *why = TCMMA_GEMM_DECLINE_ALIGNMENT;
-  if (c->k % pack || c->a.ld % pack || c->b.ld % pack)
-    return snprintf(msg, cap, "arm %s: k %d, lda %ld, ldb %ld: packed fp4 rows must be whole "
-                    "bytes (multiples of %d)", tcmma_arm_marker(g->arm), c->k, c->a.ld, c->b.ld,
+  if (c->k % pack || c->a.ld % pack || c->b.ld % pack || o->stride_a % pack ||
+      o->stride_b % pack)
+    return snprintf(msg, cap, "arm %s: k %d, lda %ld, ldb %ld, stride_a %lld, stride_b %lld: "
+                    "packed fp4 rows and matrices must be whole bytes (multiples of %d)",
+                    tcmma_arm_marker(g->arm), c->k, c->a.ld, c->b.ld, o->stride_a, o->stride_b,
                     pack), false;
   return true;
 }

@@ -106,10 +106,12 @@ bool tcmma__emit_gemm_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_
       !stride_ok(o->stride_b, (long long)br * c->b.ld, false, "b", msg, cap) ||
       !stride_ok(o->stride_d, (long long)c->m * c->d.ld, true, "d", msg, cap))
     return false;
-  /* each matrix's base keeps its operand's class */
+  /* each matrix's base keeps its operand's class (packed: strides of whole
+   * bytes, tcmma__emit_gemm_scale_rules) */
+  int pack = tcmma__emit_gemm_pack(g);
   const struct { long long s; int eb, align; const char *v; } st[3] = {
-      {o->stride_a, tcmma_prec_bytes(c->a.prec), i->a_align, "a"},
-      {o->stride_b, tcmma_prec_bytes(c->b.prec), i->b_align, "b"},
+      {o->stride_a / pack, tcmma_prec_bytes(c->a.prec), i->a_align, "a"},
+      {o->stride_b / pack, tcmma_prec_bytes(c->b.prec), i->b_align, "b"},
       {o->stride_d, tcmma_prec_bytes(c->d.prec), i->d_align, "d"}};
   for (int k = 0; k < 3; k++)
     if (st[k].s * st[k].eb % st[k].align)

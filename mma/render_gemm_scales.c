@@ -67,22 +67,26 @@ static void load_tile(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_op
   tcmma__emit_line(out, depth, "}");
 }
 
+void tcmma__emit_gemm_scale_ld_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap) {
+  int block = f->i.scale_block, align = TCMMA_GEMM_SCALE_ROW_ALIGN;
+  if (f->i.shape_args)
+    snprintf(buf, cap, "((size_t)((k + %d) / %d + %d) / %d * %d)", block - 1, block, align - 1,
+             align, align);
+  else
+    snprintf(buf, cap, "%ld", f->i.scale_ld);
+}
+
 void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
                                   const char *stage, const char *ktile, const char *m,
                                   const char *n, int depth, tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
-  int block = f->i.scale_block, align = TCMMA_GEMM_SCALE_ROW_ALIGN;
+  int block = f->i.scale_block;
   if (!block) return;
   /* the scales a row holds and its bytes (TCMMA_GEMM_SCALE_ROW_ALIGN) */
   char kb[64], sld[96];
-  if (f->i.shape_args) {
-    snprintf(kb, sizeof kb, "(k + %d) / %d", block - 1, block);
-    snprintf(sld, sizeof sld, "((size_t)((k + %d) / %d + %d) / %d * %d)", block - 1, block,
-             align - 1, align, align);
-  } else {
-    snprintf(kb, sizeof kb, "%d", (g->call.k + block - 1) / block);
-    snprintf(sld, sizeof sld, "%ld", f->i.scale_ld);
-  }
+  if (f->i.shape_args) snprintf(kb, sizeof kb, "(k + %d) / %d", block - 1, block);
+  else snprintf(kb, sizeof kb, "%d", (g->call.k + block - 1) / block);
+  tcmma__emit_gemm_scale_ld_text(f, sld, sizeof sld);
   load_tile(f, dl, TCMMA_OPERAND_A, stage, ktile, m, kb, sld, depth, out);
   load_tile(f, dl, TCMMA_OPERAND_B, stage, ktile, n, kb, sld, depth, out);
 }

@@ -788,19 +788,22 @@ static void block_scaled_plans(void **s) {
     assert_non_null(strstr(t, "ldmatrix.sync.aligned.m8n8.x4"));
     tcmma_buf_free(&out);
   }
-  /* the rules: k-major packed fp4, whole bytes, one matrix, a 12.x device */
-  static const struct { bool at, bt; int k, batch, cc; tcmma_gemm_decline why; } bad[] = {
-      {true, true, 256, 0, 120, TCMMA_GEMM_DECLINE_ARM},
-      {false, false, 256, 0, 120, TCMMA_GEMM_DECLINE_ARM},
-      {false, true, 255, 0, 120, TCMMA_GEMM_DECLINE_ALIGNMENT},
-      {false, true, 256, 2, 120, TCMMA_GEMM_DECLINE_CALL},
-      {false, true, 256, 0, 100, TCMMA_GEMM_DECLINE_ARM}, /* no arm off 12.x */
+  /* the rules: k-major packed fp4, whole bytes, no pointer arrays, a 12.x device */
+  static const struct { bool at, bt; int k, batch, cc; long long stride_a;
+                        tcmma_gemm_decline why; } bad[] = {
+      {true, true, 256, 0, 120, 0, TCMMA_GEMM_DECLINE_ARM},
+      {false, false, 256, 0, 120, 0, TCMMA_GEMM_DECLINE_ARM},
+      {false, true, 255, 0, 120, 0, TCMMA_GEMM_DECLINE_ALIGNMENT},
+      {false, true, 256, 2, 120, 200 * 256 + 1, TCMMA_GEMM_DECLINE_ALIGNMENT}, /* half a byte */
+      {false, true, 256, 2, 120, 0, TCMMA_GEMM_DECLINE_CALL}, /* pointer arrays */
+      {false, true, 256, 0, 100, 0, TCMMA_GEMM_DECLINE_ARM}, /* no arm off 12.x */
   };
   for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
     tcmma_gemm_call c = scaled_call(TCMMA_PREC_MXF4, bad[i].k);
     c.a.transposed = bad[i].at, c.b.transposed = bad[i].bt, c.cc = bad[i].cc;
     tcmma_gemm_opts o = tcmma_gemm_opts_default();
-    o.batch = bad[i].batch;
+    o.batch = bad[i].batch, o.stride_a = bad[i].stride_a;
+    o.pointer_array = bad[i].batch && !bad[i].stride_a;
     tcmma_gemm_plan p;
     assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_DECLINED);
     if (p.reason != bad[i].why)

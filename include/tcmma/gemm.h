@@ -273,7 +273,8 @@ typedef struct {
   int scale_block;         /* k elements sharing one scale (32 ue8m0, nvf4: 16 ue4m3) */
   long scale_ld;           /* bytes per row of the scale tensors sfa [m x scale_ld] and
                               sfb [n x scale_ld] for the call's k: ceil(k / scale_block)
-                              rounded up to TCMMA_GEMM_SCALE_ROW_ALIGN */
+                              rounded up to TCMMA_GEMM_SCALE_ROW_ALIGN (a strided batch:
+                              each matrix's after the last's) */
   int scale_copy_bytes;    /* bytes per copy of the scales' loader (cp.async.ca of 4; plain
                               loads below 4) */
 } tcmma_gemm_info;

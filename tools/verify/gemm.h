@@ -79,16 +79,18 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
 #define VERIFY_GEMM_ARGS_MAX (20 + TCMMA_EPILOGUE_OPS_MAX)
 
 /* A block-scaled case's scale tensors (tools/verify/gemm_scales.c): sfa
- * (o 0, m rows) and sfb (o 1, n rows) of scale_ld bytes, row-major by k
- * block (tcmma_gemm_info), each scale a power of two, the rows' padding
- * 0xff. init allocates them (nothing for an unscaled plan: block 0; false
- * out of memory), fill draws 2^-1..2^1 (integer pass) or 2^-3..2^3,
- * verify_gemm_scale is the factor of row `row`'s scale at reduction index
- * k as filled (1 unscaled), intact whether the kernel left them as filled. */
+ * (o 0, m rows) and sfb (o 1, n rows) of scale_ld bytes for each matrix of
+ * the batch, one after another, row-major by k block (tcmma_gemm_info),
+ * each scale a power of two, the rows' padding 0xff. init allocates them
+ * (nothing for an unscaled plan: block 0; false out of memory), fill draws
+ * 2^-1..2^1 (integer pass) or 2^-3..2^3, verify_gemm_scale is the factor
+ * of matrix bi's row `row` scale at reduction index k as filled (1
+ * unscaled), intact whether the kernel left them as filled. */
 typedef struct {
   int block;               /* k elements a scale; 0: no scales */
   bool ue4m3;              /* nvf4's scales; else ue8m0 */
   long ld, blocks;         /* bytes a row; scales a row holds (ceil(k / block)) */
+  int batch;               /* matrices */
   long rows[2];
   size_t bytes[2];
   unsigned char *mem[2], *before[2];
@@ -96,7 +98,7 @@ typedef struct {
 bool verify_gemm_scales_init(verify_gemm_scales *s, const tcmma_gemm_call *c,
                              const tcmma_gemm_info *i);
 void verify_gemm_scales_fill(verify_gemm_scales *s, bool integer, unsigned long long *seed);
-double verify_gemm_scale(const verify_gemm_scales *s, int o, long row, long k);
+double verify_gemm_scale(const verify_gemm_scales *s, int o, int bi, long row, long k);
 bool verify_gemm_scales_intact(const verify_gemm_scales *s);
 void verify_gemm_scales_free(verify_gemm_scales *s);
 

@@ -109,6 +109,12 @@ static const row rows[] = {
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* fp6; 2 scales a row: plain loads */
     {"f32", "mxf4", "mxf4", false, true, 64, 48, 192, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 8, 2, 0}, /* classes 8, 2 */
+    /* strided batches: each matrix's scale tensors after the last's */
+    {"f32", "nvf4", "nvf4", false, true, 64, 96, 256, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3},
+    {"f32", "mxf4", "mxf4", false, true, 65, 40, 192, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 1,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 0, false,
+     65 * 192 + 64, 40 * 192 + 32, 65 * 40 + 8},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -121,7 +127,7 @@ static const row rows[] = {
     {"f32", "nvf4", "nvf4", false, true, 64, 64, 129, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT}, /* half a byte of k */
     {"f32", "mxf4", "mxf4", false, true, 64, 64, 128, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
-     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 2},
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 2, 0, true},
     {"f32", "bf16", "bf16", false, false, 256, 128, 64, 256, 128, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_WARP_TILE},
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 3, 1, 3, 0, 0, 0, 1, 0,

@@ -62,7 +62,8 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
     void *wsp = &ws.ptr;
     int dims[7];
     long long strides[4];
-    void *sf[2] = {(void *)&xm[TCMMA_EPILOGUE_OPS_MAX].ptr, (void *)&xm[TCMMA_EPILOGUE_OPS_MAX + 1].ptr};
+    const tcmma_devmem *sm = &xm[TCMMA_EPILOGUE_OPS_MAX]; /* sfa, sfb after the ops' */
+    void *sf[2] = {(void *)&sm[0].ptr, (void *)&sm[1].ptr};
     size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, sf, dims, strides, wsp, args);
     for (int i = 0; i < nx; i++) args[n + (size_t)i] = (void *)&xm[i].ptr;
     unsigned block[3] = {(unsigned)p->threads, 1, 1};

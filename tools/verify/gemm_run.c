@@ -159,7 +159,7 @@ static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, gcheck 
       for (long kk = 0; kk < c->k; kk++) {
         /* block scales: each product times its k block's scales of row i and column j */
         double p = role_get(x, A_BUF, bi, i, kk) * role_get(x, B_BUF, bi, kk, j) *
-                   verify_gemm_scale(&x->s, 0, i, kk) * verify_gemm_scale(&x->s, 1, j, kk);
+                   verify_gemm_scale(&x->s, 0, bi, i, kk) * verify_gemm_scale(&x->s, 1, bi, j, kk);
         sum += p, mag += fabs(p);
       }
       double c0 = x->c0[((size_t)bi * c->m + i) * c->n + j];
@@ -345,8 +345,9 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
   if (l->info.shape_args && batched && !opts->pointer_array) {
     tcmma_prec precs[4] = {c->a.prec, c->b.prec, c->d.prec, out_prec(c, opts)};
     size_t bytes[4] = {l->stride[1], l->stride[2], l->stride[3], l->stride[0]};
+    int pack[4] = {l->info.pack, l->info.pack, 1, 1}; /* packed a and b: ld / pack bytes a row */
     for (int i = 0; i < 4; i++)
-      strides[i] = (long long)(bytes[i] / (size_t)tcmma_prec_bytes(precs[i])),
+      strides[i] = (long long)(bytes[i] * (size_t)pack[i] / (size_t)tcmma_prec_bytes(precs[i])),
       args[n++] = &strides[i];
   }
   if (l->info.split_k > 1) args[n++] = workspace;
