@@ -357,6 +357,22 @@ void tcmma__emit_coord_expr(tcmma_dialect dl, const tcmma_coord *c, char *buf, s
  * never reads. */
 void tcmma__emit_lane_locals(const tcmma__emit_body *x, const char *body, tcmma_buf *out);
 
+/* The scale registers (frag[tile][regs]) of a block-scaled plan's operand
+ * op at k step kstep, alone: what the load piece adds after the fragments
+ * (mma/render_ptx.c); TCMMA_INVALID for a plan without scales. aligned:
+ * the caller vouches that the scale parent's base is aligned to a tile's
+ * scales (2 or 4 bytes), so that a tile of several k blocks loads them as
+ * one word (the GEMM's stages; a piece's caller promises nothing of it).
+ * tcmma__emit_render_scales: the same as a block of its own in ctx->out
+ * (mma/render.c), for a composition that loads the fragments another way
+ * (the GEMM's packed stages). */
+tcmma_status tcmma__emit_ptx_load_scales(const tcmma__emit_body *x, tcmma_operand op,
+                                         const char *frag, const char *kstep, bool aligned,
+                                         tcmma_buf *out, tcmma_error *err);
+tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operand op,
+                                       const char *frag, const char *kstep, bool aligned,
+                                       tcmma_error *err);
+
 /* ---- GEMM (mma/gemm_plan.c, mma/render_gemm*.c) ---- */
 
 #include "tcmma/gemm.h"
@@ -430,6 +446,15 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
  * loaded) and the thread's first copy in the stage tile. */
 void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
+/* A block-scaled kernel's scales of k tile ktile (an int expression) into
+ * stage `stage`, after its b tile (mma/render_gemm_scales.c), m and n the
+ * extents' text (tcmma__emit_gemm_dim); nothing for an unscaled plan. */
+void tcmma__emit_gemm_load_scales(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                  const char *stage, const char *ktile, const char *m,
+                                  const char *n, int depth, tcmma_buf *out);
+/* The scale tensors' row bytes as text: the plan's scale_ld, or its
+ * formula over the k argument of a shape-argument kernel. */
+void tcmma__emit_gemm_scale_ld_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap);
 /* The kernel's batch and K slices (mma/render_gemm_batch.c): whether it is
  * batched (a batch or pointer arrays); its arguments after beta, in order
  * (the count; types and names); at depth, each block's matrix of the batch
@@ -440,7 +465,7 @@ typedef struct {
   const char *type, *name;
 } tcmma__emit_gemm_param;
 bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f);
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]);
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]);
 void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                  tcmma_buf *out);
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,

@@ -110,7 +110,36 @@ tcmma_status tcmma__emit_gemm_warp_call(const tcmma_gemm_plan *g, tcmma__emit_ge
                              c->b.transposed ? zero : col};
   w.d = (tcmma_operand_desc){TCMMA_PREC_F32, false, g->epilogue_ld, TCMMA_SPACE_SHARED,
                              TCMMA_SWIZZLE_NONE, row, col};
+  long scales = tcmma__emit_gemm_scale_cols(g);
+  if (scales) { /* the stage's scale tiles, rows of block_k / scale_block (mma/gemm_scale.c) */
+    w.a.scale = TCMMA__GEMM_P "sas", w.b.scale = TCMMA__GEMM_P "sbs";
+    w.a.scale_ld = w.b.scale_ld = scales;
+  }
+  int pack = tcmma__emit_gemm_pack(g);
+  if (pack > 1) { /* packed stages load through the byte twin's call: this
+                     one multiplies and loads the scales, its rows as if unpacked */
+    w.a.ld = g->a_cols * pack, w.b.ld = g->b_cols * pack;
+    w.a.swizzle = w.b.swizzle = TCMMA_SWIZZLE_NONE;
+  }
   *out = w;
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma__emit_gemm_twin_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
+                                        tcmma_call *out) {
+  tcmma_arm arm;
+  tcmma_prec prec;
+  if (!tcmma__emit_gemm_byte_twin(g, &arm, &prec))
+    return TCMMA_DECLINED;
+  tcmma__emit_gemm_warp_call(g, x, out);
+  int pack = tcmma__emit_gemm_pack(g);
+  out->arm = tcmma_arm_marker(arm);
+  out->k = g->call.block_k / pack;
+  out->a.prec = out->b.prec = prec;
+  out->a.ld = g->a_cols, out->b.ld = g->b_cols;
+  out->a.swizzle = g->a_swizzle, out->b.swizzle = g->b_swizzle;
+  out->a.scale = out->b.scale = NULL;
+  out->a.scale_ld = out->b.scale_ld = 0;
   return TCMMA_OK;
 }
 
@@ -258,15 +287,17 @@ static tcmma_status choose_arm(tcmma_gemm_plan *g, tcmma_error *err) {
 }
 
 /* The kernel's loader, warp tile and epilogue are written for some arms
- * only: unscaled inline-PTX arms of 1- and 2-byte operands with f32
- * accumulators (decline ARM). */
+ * only: inline-PTX arms of 1- and 2-byte operands with f32 accumulators,
+ * block-scaled ones with their scale tensors, packed fp4 through an 8-bit
+ * twin (decline ARM). */
 static tcmma_status check_arm_form(tcmma_gemm_plan *g, const tcmma_arm_info *info,
                                    tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
-  if (tcmma_prec_is_scaled(c->a.prec) || tcmma_prec_is_scaled(c->b.prec))
-    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: block-scaled operands (%s x %s) "
-                   "need scale operands, which the GEMM does not take", info->marker,
-                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec));
+  tcmma_arm twin;
+  tcmma_prec twin_prec;
+  if (tcmma__emit_gemm_pack(g) > 1 && !tcmma__emit_gemm_byte_twin(g, &twin, &twin_prec))
+    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s: no 8-bit arm's fragments hold its "
+                   "packed fragments' bytes, to load them through", info->marker);
   /* tf32 operands are rounded from f32 storage in registers; the GEMM's
    * reference bound and staging are written for 1- and 2-byte elements */
   if (tcmma_prec_bytes(c->a.prec) > 2 || tcmma_prec_bytes(c->b.prec) > 2)
@@ -310,10 +341,12 @@ static tcmma_status shape_stages(tcmma_gemm_plan *g, tcmma_error *err) {
   g->warp_m = c->block_m / c->warps_m, g->warp_n = c->block_n / c->warps_n;
   g->threads = c->warps_m * c->warps_n * TCMMA_WARP_SIZE;
   int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
+  /* k in stored units: packed operands (k-major only) hold pack a byte */
+  int bk = c->block_k / tcmma__emit_gemm_pack(g);
   g->a_rows = c->a.transposed ? c->block_k : c->block_m;
-  g->a_cols = c->a.transposed ? c->block_m : c->block_k;
+  g->a_cols = c->a.transposed ? c->block_m : bk;
   g->b_rows = c->b.transposed ? c->block_n : c->block_k;
-  g->b_cols = c->b.transposed ? c->block_k : c->block_n;
+  g->b_cols = c->b.transposed ? bk : c->block_n;
   long a_copies = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A),
        b_copies = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B);
   if ((g->a_cols * ea) % TCMMA__GEMM_COPY_BYTES || (g->b_cols * eb) % TCMMA__GEMM_COPY_BYTES ||
@@ -329,6 +362,27 @@ static tcmma_status shape_stages(tcmma_gemm_plan *g, tcmma_error *err) {
   return TCMMA_OK;
 }
 
+/* Packed stages load through the byte twin's plan: its ldmatrix use is the
+ * census's (decline WARP_TILE when it does not plan). */
+static tcmma_status plan_twin(tcmma_gemm_plan *g, tcmma_error *err) {
+  tcmma__emit_gemm_exprs x;
+  tcmma_call w = tcmma_call_default();
+  tcmma_plan wp;
+  tcmma_census cz;
+  tcmma_error werr = {0};
+  if (tcmma__emit_gemm_twin_call(g, &x, &w) != TCMMA_OK ||
+      tcmma_plan_call(&w, &wp, &werr) != TCMMA_OK)
+    return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: its packed "
+                   "stages' byte twin %s does not plan: %s", w.m, w.n, w.k, w.arm ? w.arm : "",
+                   wp.message[0] ? wp.message : werr.message);
+  tcmma_plan_census(&wp, &cz, &werr);
+  g->census.a_ldmatrix = cz.a_ldmatrix, g->census.b_ldmatrix = cz.b_ldmatrix;
+  g->census.a_ldmatrix_x4 = cz.a_ldmatrix_x4, g->census.a_ldmatrix_x2 = cz.a_ldmatrix_x2;
+  g->census.a_ldmatrix_x1 = cz.a_ldmatrix_x1, g->census.b_ldmatrix_x4 = cz.b_ldmatrix_x4;
+  g->census.b_ldmatrix_x2 = cz.b_ldmatrix_x2, g->census.b_ldmatrix_x1 = cz.b_ldmatrix_x1;
+  return TCMMA_OK;
+}
+
 /* The warp tile is a tile-MMA call over the stages, so its arm, ldmatrix
  * use, census and registers are the tile planner's own (decline WARP_TILE). */
 static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
@@ -339,7 +393,7 @@ static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
   tcmma_error werr = {0};
   if (tcmma_plan_call(&w, &wp, &werr) == TCMMA_OK) {
     tcmma_plan_census(&wp, &g->census, &werr);
-    return TCMMA_OK;
+    return tcmma__emit_gemm_pack(g) > 1 ? plan_twin(g, err) : TCMMA_OK;
   }
   /* the tile planner's message names its own one-warp default budget; the
    * warp tile was planned against all a thread may have */
@@ -350,6 +404,17 @@ static tcmma_status plan_warp_tile(tcmma_gemm_plan *g, tcmma_error *err) {
                    TCMMA_REGISTERS_MAX, TCMMA_GEMM_REGISTERS);
   return decline(g, TCMMA_GEMM_DECLINE_WARP_TILE, err, "warp tile %dx%dx%d: %s", w.m, w.n, w.k,
                  wp.message[0] ? wp.message : werr.message);
+}
+
+/* The block-scaled arms' rules (mma/gemm_scale.c: decline CALL, ARM or
+ * ALIGNMENT), before the stages are shaped from them. */
+static tcmma_status check_scales(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                 tcmma_error *err) {
+  char msg[400];
+  tcmma_gemm_decline why;
+  if (!tcmma__emit_gemm_scale_rules(g, o, &why, msg, sizeof msg))
+    return decline(g, why, err, "%s", msg);
+  return TCMMA_OK;
 }
 
 /* Each operand's alignment class, asked or the widest its ld allows, and
@@ -402,9 +467,12 @@ static tcmma_status plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcm
 static tcmma_status plan_shared(tcmma_gemm_plan *g, const tcmma_arm_info *info,
                                 const tcmma_gemm_info *gi, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
+  /* a, b, then the block scales' tiles of a and b */
   g->stage_bytes = (size_t)(tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) +
                             tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_B)) *
-                   TCMMA__GEMM_COPY_BYTES;
+                       TCMMA__GEMM_COPY_BYTES +
+                   tcmma__emit_gemm_scale_tile_bytes(g, TCMMA_OPERAND_A) +
+                   tcmma__emit_gemm_scale_tile_bytes(g, TCMMA_OPERAND_B);
   g->epilogue_bytes = (size_t)c->block_m * (size_t)g->epilogue_ld * 4;
   size_t ring = g->stage_bytes * (size_t)c->stages;
   g->shared_bytes = ring > g->epilogue_bytes ? ring : g->epilogue_bytes;
@@ -486,7 +554,11 @@ static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
            i->a_copy_bytes,
        b = tcmma__emit_gemm_copies_per_thread(g, TCMMA_OPERAND_B) * TCMMA__GEMM_COPY_BYTES /
            i->b_copy_bytes;
-  g->cp_async_per_k_tile = (int)((i->a_plain ? 0 : a) + (i->b_plain ? 0 : b));
+  tcmma__emit_gemm_scale_info(g, i);
+  /* and the scales' copies, cp.async from 4 bytes (every cc of their arms) */
+  long s = i->scale_copy_bytes >= TCMMA__GEMM_ASYNC_MIN
+               ? tcmma__emit_gemm_scale_copies_per_thread(g) : 0;
+  g->cp_async_per_k_tile = (int)((i->a_plain ? 0 : a) + (i->b_plain ? 0 : b) + s);
   tcmma__emit_gemm_serves(g, i);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;
@@ -507,6 +579,7 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   const tcmma_arm_info *arm = tcmma_arm_get(out->arm);
   if ((st = check_arm_form(out, arm, err)) != TCMMA_OK) return st;
   if ((st = check_arch(out, arm, err)) != TCMMA_OK) return st;
+  if ((st = check_scales(out, &o, err)) != TCMMA_OK) return st;
   if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
   if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;

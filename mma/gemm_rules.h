@@ -5,6 +5,7 @@
 #ifndef TCMMA_MMA_GEMM_RULES_H
 #define TCMMA_MMA_GEMM_RULES_H
 
+#include "emit.h"
 #include "tcmma/gemm.h"
 
 /* Bytes of one unit of the GEMM's global traffic: cp.async.cg copies
@@ -56,5 +57,42 @@ long tcmma__emit_gemm_stage_copies_per_thread(const tcmma_gemm_plan *g);
  * renderer's ring, mma/render_gemm.c): two stages or more, where ptxas does
  * not emulate the arm; the planner counts its registers. */
 bool tcmma__emit_gemm_unrolled(const tcmma_gemm_plan *g);
+
+/* Block-scaled GEMMs (mma/gemm_scale.c; docs/emit.md, Block-scaled
+ * GEMMs). scale_block: k elements per scale of g's arm (0: unscaled).
+ * pack: elements of a and b per stored byte (2 where the arm's registers
+ * hold elements narrower than a byte: fp4 in global and shared memory
+ * two a byte along k, the lower k in the low nibble; else 1). */
+int tcmma__emit_gemm_scale_block(const tcmma_gemm_plan *g);
+int tcmma__emit_gemm_pack(const tcmma_gemm_plan *g);
+/* Scales per row of a stage's scale tiles (block_k / scale_block); bytes
+ * of op's scale tile in a stage (block_m or block_n rows of them, rounded
+ * up to a 16-byte copy); the scales loader's copy (the widest power of two
+ * dividing a stage row and TCMMA_GEMM_SCALE_ROW_ALIGN); the scale
+ * tensors' row bytes for k; the copies of op's tile and per thread (both
+ * tiles, each rounded up: the loader strides by the block's threads). */
+long tcmma__emit_gemm_scale_cols(const tcmma_gemm_plan *g);
+size_t tcmma__emit_gemm_scale_tile_bytes(const tcmma_gemm_plan *g, tcmma_operand op);
+int tcmma__emit_gemm_scale_unit(const tcmma_gemm_plan *g);
+long tcmma__emit_gemm_scale_ld(const tcmma_gemm_plan *g, long k);
+long tcmma__emit_gemm_scale_copies(const tcmma_gemm_plan *g, tcmma_operand op);
+long tcmma__emit_gemm_scale_copies_per_thread(const tcmma_gemm_plan *g);
+/* info's pack, scale_block, scale_ld and scale_copy_bytes from g (arm and
+ * call planned). */
+void tcmma__emit_gemm_scale_info(const tcmma_gemm_plan *g, tcmma_gemm_info *i);
+/* The block-scaled arms' rules (true for an unscaled arm): one matrix
+ * (CALL), packed operands k-major (ARM) and in whole bytes (ALIGNMENT);
+ * false with *why and msg. g's call must be checked (ld filled). */
+bool tcmma__emit_gemm_scale_rules(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                  tcmma_gemm_decline *why, char *msg, size_t cap);
+/* The byte twin of g's packed arm: the first inline 8-bit arm whose a and b
+ * fragments are the packed fragments' bytes (checked element by element
+ * from tcmma_fragment_layout), with the first 8-bit precision it takes;
+ * false when no arm is. tcmma__emit_gemm_twin_call: the warp call that
+ * loads g's packed stages through it (k over pack, the stages' stored rows
+ * and swizzles, no scales); TCMMA_DECLINED when there is no twin. */
+bool tcmma__emit_gemm_byte_twin(const tcmma_gemm_plan *g, tcmma_arm *arm, tcmma_prec *prec);
+tcmma_status tcmma__emit_gemm_twin_call(const tcmma_gemm_plan *g, tcmma__emit_gemm_exprs *x,
+                                        tcmma_call *out);
 
 #endif

@@ -36,8 +36,10 @@ bool tcmma__emit_gemm_classes(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o
                               tcmma_gemm_info *i, char *msg, size_t cap) {
   const tcmma_gemm_call *c = &g->call;
   i->a_align = o->a_align, i->b_align = o->b_align, i->d_align = o->d_align;
-  if (!take_class(&i->a_align, c->a.ld, tcmma_prec_bytes(c->a.prec), "a", msg, cap) ||
-      !take_class(&i->b_align, c->b.ld, tcmma_prec_bytes(c->b.prec), "b", msg, cap) ||
+  /* packed operands' rows are ld / pack bytes (whole: tcmma__emit_gemm_scale_rules) */
+  long pack = tcmma__emit_gemm_pack(g);
+  if (!take_class(&i->a_align, c->a.ld / pack, tcmma_prec_bytes(c->a.prec), "a", msg, cap) ||
+      !take_class(&i->b_align, c->b.ld / pack, tcmma_prec_bytes(c->b.prec), "b", msg, cap) ||
       !take_class(&i->d_align, c->d.ld, tcmma_prec_bytes(c->d.prec), "d", msg, cap))
     return false;
   /* cp.async copies 4, 8 or 16 bytes from cc 80 on; a plan for any device
@@ -104,10 +106,12 @@ bool tcmma__emit_gemm_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_
       !stride_ok(o->stride_b, (long long)br * c->b.ld, false, "b", msg, cap) ||
       !stride_ok(o->stride_d, (long long)c->m * c->d.ld, true, "d", msg, cap))
     return false;
-  /* each matrix's base keeps its operand's class */
+  /* each matrix's base keeps its operand's class (packed: strides of whole
+   * bytes, tcmma__emit_gemm_scale_rules) */
+  int pack = tcmma__emit_gemm_pack(g);
   const struct { long long s; int eb, align; const char *v; } st[3] = {
-      {o->stride_a, tcmma_prec_bytes(c->a.prec), i->a_align, "a"},
-      {o->stride_b, tcmma_prec_bytes(c->b.prec), i->b_align, "b"},
+      {o->stride_a / pack, tcmma_prec_bytes(c->a.prec), i->a_align, "a"},
+      {o->stride_b / pack, tcmma_prec_bytes(c->b.prec), i->b_align, "b"},
       {o->stride_d, tcmma_prec_bytes(c->d.prec), i->d_align, "d"}};
   for (int k = 0; k < 3; k++)
     if (st[k].s * st[k].eb % st[k].align)

@@ -194,6 +194,23 @@ tcmma_status tcmma_render_frag_load(const tcmma_render_ctx *ctx, tcmma_operand o
   return finish(&body, st, ctx, &x, err);
 }
 
+tcmma_status tcmma__emit_render_scales(const tcmma_render_ctx *ctx, tcmma_operand op,
+                                       const char *frag, const char *kstep, bool aligned,
+                                       tcmma_error *err) {
+  const char *exprs[2] = {frag, kstep};
+  char prefix[64], what[TCMMA_EXPR_MAX + 64];
+  snprintf(what, sizeof what, "scales of %s, k step %.*s", tcmma_operand_name(op),
+           TCMMA_EXPR_MAX, kstep ? kstep : "");
+  tcmma_status st = tcmma__emit_check(ctx, exprs, 2, err);
+  if (st == TCMMA_OK) st = check_kstep(ctx->plan, kstep, err);
+  if (st == TCMMA_OK) st = open_block(ctx, what, prefix, sizeof prefix, err);
+  if (st != TCMMA_OK) return st;
+  tcmma__emit_body x = body_of(ctx, prefix, 1);
+  tcmma_buf body = {0};
+  st = tcmma__emit_ptx_load_scales(&x, op, frag, kstep, aligned, &body, err);
+  return finish(&body, st, ctx, &x, err);
+}
+
 tcmma_status tcmma_render_frag_mma(const tcmma_render_ctx *ctx, const char *acc, const char *a,
                                    const char *b, tcmma_error *err) {
   const char *exprs[3] = {acc, a, b};

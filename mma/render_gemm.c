@@ -17,6 +17,9 @@ typedef struct {
   tcmma__emit_gemm_form f; /* the plan's options and what they gave */
   tcmma_plan warp;
   tcmma__emit_gemm_exprs x;
+  bool packed;       /* packed stages: fragments load through the byte twin's plan */
+  tcmma_plan twin;
+  tcmma__emit_gemm_exprs tx;
   tcmma_dialect dl;
   tcmma_names names;
   const char *name;
@@ -38,9 +41,31 @@ static void stage_pointers(const gemm_kernel *k, const char *pre, const char *st
              *tb = tcmma__table_spell_type(k->dl, g->call.b.prec);
   tcmma__emit_line(out, depth, "const %s *const %s%sas = (const %s *)(%ssmem + (%s) * %zu);", ta,
                    P, pre, ta, P, stage, g->stage_bytes);
+  long b_off = g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec);
   tcmma__emit_line(out, depth, "const %s *const %s%sbs = (const %s *)(%ssmem + (%s) * %zu + %ld);",
-                   tb, P, pre, tb, P, stage, g->stage_bytes,
-                   g->a_rows * g->a_cols * tcmma_prec_bytes(g->call.a.prec));
+                   tb, P, pre, tb, P, stage, g->stage_bytes, b_off);
+  if (!tcmma__emit_gemm_scale_block(g)) return;
+  /* the block scales' tiles after b's (mma/render_gemm_scales.c) */
+  long sa_off = b_off + g->b_rows * g->b_cols * tcmma_prec_bytes(g->call.b.prec);
+  long sb_off = sa_off + (long)tcmma__emit_gemm_scale_tile_bytes(g, TCMMA_OPERAND_A);
+  tcmma__emit_line(out, depth, "const unsigned char *%s%ssas = %ssmem + (%s) * %zu + %ld;",
+                   P, pre, P, stage, g->stage_bytes, sa_off);
+  tcmma__emit_line(out, depth, "const unsigned char *%s%ssbs = %ssmem + (%s) * %zu + %ld;",
+                   P, pre, P, stage, g->stage_bytes, sb_off);
+}
+
+/* Operand op's fragments of k step kstep into frag from the stage at base:
+ * the warp plan's load (with its scales), or for packed stages the byte
+ * twin's load, then the warp plan's scales. */
+static tcmma_status load_frag(gemm_kernel *k, tcmma_buf *body, tcmma_operand op,
+                              const char *frag, const char *base, const char *kstep,
+                              tcmma_error *err) {
+  tcmma_render_ctx bc = warp_ctx(k, body);
+  if (!k->packed) return tcmma_render_frag_load(&bc, op, frag, base, kstep, err);
+  tcmma_render_ctx tc = tcmma_render_ctx_make(&k->twin, k->dl, &k->names, body);
+  tcmma_status st = tcmma_render_frag_load(&tc, op, frag, base, kstep, err);
+  /* the stages' scale tiles are 16-byte aligned, rows of whole tiles' scales */
+  return st == TCMMA_OK ? tcmma__emit_render_scales(&bc, op, frag, kstep, true, err) : st;
 }
 
 /* One k tile's products from the stage `stage`: fragments of k step s + 1
@@ -52,9 +77,8 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   stage_pointers(k, "", stage, depth + 1, out);
   tcmma_buf body = {0};
   tcmma_render_ctx bc = warp_ctx(k, &body);
-  tcmma_status st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[0]", P "as", "0", err);
-  if (st == TCMMA_OK)
-    st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[0]", P "bs", "0", err);
+  tcmma_status st = load_frag(k, &body, TCMMA_OPERAND_A, P "af[0]", P "as", "0", err);
+  if (st == TCMMA_OK) st = load_frag(k, &body, TCMMA_OPERAND_B, P "bf[0]", P "bs", "0", err);
   /* the k steps written out, each a block with its own constant step:
    * under `#pragma unroll` NVRTC leaves some loops rolled (large gathered
    * bodies), and the fragment buffers, indexed by the step, then live in
@@ -62,11 +86,11 @@ static tcmma_status compute(gemm_kernel *k, const char *stage, int depth, tcmma_
   for (int i = 0; st == TCMMA_OK && i < w->kt; i++) {
     tcmma_buf_printf(&body, "{\nconst int %ss = %d;\n", P, i);
     if (i + 1 < w->kt) {
-      st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]", P "as",
-                                  P "s + 1", err);
+      st = load_frag(k, &body, TCMMA_OPERAND_A, P "af[(" P "s + 1) & 1]", P "as", P "s + 1",
+                     err);
       if (st == TCMMA_OK)
-        st = tcmma_render_frag_load(&bc, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]", P "bs",
-                                    P "s + 1", err);
+        st = load_frag(k, &body, TCMMA_OPERAND_B, P "bf[(" P "s + 1) & 1]", P "bs", P "s + 1",
+                       err);
     }
     if (st == TCMMA_OK)
       st = tcmma_render_frag_mma(&bc, P "acc", P "af[" P "s & 1]", P "bf[" P "s & 1]", err);
@@ -354,7 +378,7 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
                    "%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
                    "float alpha, float beta",
                    td, arr, sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
-  tcmma__emit_gemm_param ps[12];
+  tcmma__emit_gemm_param ps[14];
   int n = tcmma__emit_gemm_params(&k->f, ps);
   for (int p = 0; p < n; p++)
     tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
@@ -372,7 +396,7 @@ static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
              *tc = tcmma__table_spell_type(dl, c->d.prec),
              *ta = tcmma__table_spell_type(dl, c->a.prec),
              *tb = tcmma__table_spell_type(dl, c->b.prec);
-  tcmma__emit_gemm_param ps[12];
+  tcmma__emit_gemm_param ps[14];
   int n = tcmma__emit_gemm_params(&k->f, ps), ne = tcmma__emit_gemm_epilogue_param_count(&k->f);
   const char *arr = k->f.o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
@@ -449,6 +473,13 @@ tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gem
   st = tcmma_plan_call(&w, &wp, err);
   if (st != TCMMA_OK) return st; /* an accepted GEMM plan's warp call plans */
   k.warp = wp; /* its call's origin expressions point into k.x */
+  k.packed = tcmma__emit_gemm_pack(plan) > 1;
+  if (k.packed) {
+    if ((st = tcmma__emit_gemm_twin_call(plan, &k.tx, &w)) != TCMMA_OK ||
+        (st = tcmma_plan_call(&w, &k.twin, err)) != TCMMA_OK)
+      return tcmma_fail(err, TCMMA_INVALID, "render gemm: the packed stages' byte twin does "
+                        "not plan");
+  }
   st = kernel_text(&k, ctx->out, err);
   if (st == TCMMA_OK && ctx->out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;

@@ -14,10 +14,14 @@ bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f) {
   return f->i.batch > 1 || f->o.pointer_array;
 }
 
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[12]) {
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]) {
   static const char *const dims[7] = {"m", "n", "k", "lda", "ldb", "ldc", "ldd"};
   static const char *const strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
   int n = 0;
+  if (f->i.scale_block) { /* the block scales of a and b (mma/gemm_scale.c) */
+    out[n++] = (tcmma__emit_gemm_param){"const unsigned char *", "sfa"};
+    out[n++] = (tcmma__emit_gemm_param){"const unsigned char *", "sfb"};
+  }
   if (f->i.shape_args)
     for (int i = 0; i < 7; i++) out[n++] = (tcmma__emit_gemm_param){"int", dims[i]};
   if (f->i.shape_args && tcmma__emit_gemm_batched(f) && !f->o.pointer_array)
@@ -26,19 +30,34 @@ int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_par
   return n;
 }
 
-/* Operand v's stride (elements) as text: the argument, or its constant
- * (0 in opts: one dense stored matrix). */
+/* Operand v's stride as text, in the steps of its pointer (elements; a
+ * packed operand's bytes: elements over pack): the argument, or its
+ * constant (0 in opts: one dense stored matrix). */
 static void stride_text(const tcmma__emit_gemm_form *f, char v, char *buf, size_t cap) {
   const tcmma_gemm_call *c = &f->g->call;
+  int pack = v == 'd' ? 1 : f->i.pack;
   if (f->i.shape_args) {
-    snprintf(buf, cap, "stride_%c", v);
+    if (pack > 1) snprintf(buf, cap, "(stride_%c / %d)", v, pack);
+    else snprintf(buf, cap, "stride_%c", v);
     return;
   }
   long long s = v == 'a' ? f->o.stride_a : v == 'b' ? f->o.stride_b : f->o.stride_d;
   long rows = v == 'a' ? (c->a.transposed ? c->k : c->m)
               : v == 'b' ? (c->b.transposed ? c->n : c->k) : c->m;
   long ld = v == 'a' ? c->a.ld : v == 'b' ? c->b.ld : c->d.ld;
-  snprintf(buf, cap, "%lld", s ? s : (long long)rows * ld);
+  snprintf(buf, cap, "%lld", (s ? s : (long long)rows * ld) / pack);
+}
+
+/* A block-scaled batch's scale tensors: matrix bz's follow one another,
+ * m (n) rows of scale_ld bytes each. */
+static void scale_base(const tcmma__emit_gemm_form *f, int depth, tcmma_buf *out) {
+  if (!f->i.scale_block) return;
+  char sld[96], m[24] = "m", n[24] = "n";
+  tcmma__emit_gemm_scale_ld_text(f, sld, sizeof sld);
+  if (!f->i.shape_args)
+    snprintf(m, sizeof m, "%d", f->g->call.m), snprintf(n, sizeof n, "%d", f->g->call.n);
+  tcmma__emit_line(out, depth, "sfa += (size_t)%sbz * %s * %s;", P, m, sld);
+  tcmma__emit_line(out, depth, "sfb += (size_t)%sbz * %s * %s;", P, n, sld);
 }
 
 void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
@@ -76,6 +95,7 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
   const char *sc = f->i.shape_args ? "stride_c" : sd;
   tcmma__emit_line(out, depth, "c += (size_t)%sbz * %s;", P, sc);
   tcmma__emit_line(out, depth, "d += (size_t)%sbz * %s;", P, sd);
+  scale_base(f, depth, out);
   tcmma__emit_gemm_epilogue_residual_base(f, sc, depth, out);
 }
 

@@ -24,6 +24,7 @@ typedef struct {
   const tcmma_operand_desc *o;
   const char *v, *ptr;      /* "a" or "b": locals' letter and the kernel's pointer */
   int eb, unit, per;        /* element bytes, bytes per copy, elements per copy */
+  int pack;                 /* elements a stored byte along its columns (packed fp4: 2) */
   long srows, scols, cpr, iters; /* stage tile, copies per stage row, per thread */
   tcmma_swizzle sw;
   bool k_rows;              /* the stored rows run along k (a,t; b) */
@@ -40,6 +41,8 @@ static operand operand_of(const tcmma__emit_gemm_form *f, tcmma_operand op) {
   x.edge = x.is_a ? f->i.a_edge : f->i.b_edge;
   x.v = x.is_a ? "a" : "b", x.ptr = x.v;
   x.eb = tcmma_prec_bytes(x.o->prec);
+  /* packed operands are k-major (tcmma__emit_gemm_scale_rules): k along columns */
+  x.pack = x.k_rows ? 1 : tcmma__emit_gemm_pack(g);
   x.unit = x.is_a ? f->i.a_copy_bytes : f->i.b_copy_bytes;
   x.per = x.unit / x.eb;
   x.srows = x.is_a ? g->a_rows : g->b_rows, x.scols = x.is_a ? g->a_cols : g->b_cols;
@@ -59,15 +62,28 @@ const char *tcmma__emit_gemm_dim(const tcmma__emit_gemm_form *f, tcmma__gemm_dim
   return buf;
 }
 
-/* The stored extents of op's whole matrix as text (rows, cols) and its ld. */
+/* Dimension d in stored units of x's columns: over x->pack for a packed
+ * operand (a constant, or the argument divided). */
+static void stored_dim(const tcmma__emit_gemm_form *f, const operand *x, tcmma__gemm_dim d,
+                       char *buf, size_t cap) {
+  tcmma__emit_gemm_dim(f, d, buf, cap);
+  if (x->pack == 1) return;
+  char v[24];
+  snprintf(v, sizeof v, "%s", buf);
+  if (f->i.shape_args) snprintf(buf, cap, "(%.8s / %d)", v, x->pack);
+  else snprintf(buf, cap, "%ld", strtol(v, NULL, 10) / x->pack);
+}
+
+/* The stored extents of op's whole matrix as text (rows, cols) and its ld
+ * (packed operands' columns and ld in bytes). */
 static void extents(const tcmma__emit_gemm_form *f, const operand *x, char *rows, char *cols,
                     char *ld, size_t cap) {
   char mn[24], k[24];
   tcmma__emit_gemm_dim(f, x->is_a ? TCMMA__GEMM_DIM_M : TCMMA__GEMM_DIM_N, mn, sizeof mn);
-  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_K, k, sizeof k);
+  stored_dim(f, x, TCMMA__GEMM_DIM_K, k, sizeof k);
   snprintf(rows, cap, "%s", x->k_rows ? k : mn);
   snprintf(cols, cap, "%s", x->k_rows ? mn : k);
-  tcmma__emit_gemm_dim(f, x->is_a ? TCMMA__GEMM_DIM_LDA : TCMMA__GEMM_DIM_LDB, ld, cap);
+  stored_dim(f, x, x->is_a ? TCMMA__GEMM_DIM_LDA : TCMMA__GEMM_DIM_LDB, ld, cap);
 }
 
 /* The storage type of n bytes for a plain copy. */
@@ -237,7 +253,7 @@ void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect
     tcmma__emit_line(out, depth, "const size_t %sld%s = (size_t)%s * %d;", P, v, ld, x.eb);
     /* from k 0, or this K slice's first k */
     char k0[48] = "0";
-    if (f->i.split_k > 1) snprintf(k0, sizeof k0, "%skt0 * %d", P, g->call.block_k);
+    if (f->i.split_k > 1) snprintf(k0, sizeof k0, "%skt0 * %d", P, g->call.block_k / x.pack);
     tcmma__emit_line(out, depth, "const unsigned char *%sp%s = (const unsigned char *)%s + "
                      "(size_t)(%s + %s%sr0) * %sld%s + (size_t)(%s + %s%sc0) * %d;", P, v, x.ptr,
                      x.k_rows ? k0 : mn0, P, v, P, v, x.k_rows ? mn0 : k0, P, v, x.eb);
@@ -245,7 +261,8 @@ void tcmma__emit_gemm_loader_decls(const tcmma__emit_gemm_form *f, tcmma_dialect
       tcmma__emit_line(out, depth, "const size_t %ss%s = %d * %sld%s;", P, v, g->call.block_k, P,
                        v);
     else
-      tcmma__emit_line(out, depth, "const size_t %ss%s = %d;", P, v, g->call.block_k * x.eb);
+      tcmma__emit_line(out, depth, "const size_t %ss%s = %d;", P, v,
+                       g->call.block_k / x.pack * x.eb);
   }
   (void)dl;
 }
@@ -258,7 +275,8 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
                                  const char *stage, const char *ktile, int depth, tcmma_buf *out) {
   const tcmma_gemm_plan *g = f->g;
   char k0[96], a_stage[160], b_stage[200];
-  snprintf(k0, sizeof k0, "(%s) * %d", ktile, g->call.block_k);
+  /* the tile's first k in stored units (packed operands: both, k-major) */
+  snprintf(k0, sizeof k0, "(%s) * %d", ktile, g->call.block_k / tcmma__emit_gemm_pack(g));
   long b_off = tcmma__emit_gemm_stage_copies(g, TCMMA_OPERAND_A) * TCMMA__GEMM_COPY_BYTES;
   /* a constant stage (the unrolled ring) is the copies' immediate, from
    * one shared address per copy for every stage and both operands: written
@@ -281,6 +299,10 @@ void tcmma__emit_gemm_load_stage(const tcmma__emit_gemm_form *f, tcmma_dialect d
   operand a = operand_of(f, TCMMA_OPERAND_A), b = operand_of(f, TCMMA_OPERAND_B);
   load_operand(f, dl, &a, a_stage, a_imm, k0, depth + 1, out);
   load_operand(f, dl, &b, b_stage, b_imm, k0, depth + 1, out);
+  char m[24], n[24];
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, m, sizeof m);
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, n, sizeof n);
+  tcmma__emit_gemm_load_scales(f, dl, stage, ktile, m, n, depth + 1, out);
   tcmma__emit_line(out, depth, "}");
 }
 

@@ -100,15 +100,31 @@ static void ldmatrix_locals(const ctx *x, tcmma_operand op, const ldm_plan *lp,
   tcmma_buf_printf(out, "const int %s%sj = %slane >> 3;\n", P, n, P);
   /* row (l & 7) of matrix j, whose origin the fragment layout fixed */
   for (int rc = 0; rc < 2; rc++) {
+    int at[4];
+    for (int j = 0; j < 4; j++) {
+      int t = j / lp->regs;
+      at[j] = rc ? lp->c0[j % lp->regs] + t * lp->dc : lp->r0[j % lp->regs] + t * lp->dr;
+    }
     tcmma__emit_indent(out, x->depth);
     tcmma_buf_printf(out, "const int %s%sl%c = ", P, n, rc ? 'c' : 'r');
     if (!rc) tcmma_buf_printf(out, "(%slane & 7) + ", P);
+    /* origins affine in j's two bits (every layout's so far): arithmetic,
+     * which ptxas keeps branch-free (sm_120's made the ?: chain branches,
+     * once a k step); else the chain */
+    int d1 = at[1] - at[0], d2 = at[2] - at[0];
+    if (at[3] == at[0] + d1 + d2) {
+      const char *sep = "";
+      tcmma_buf_printf(out, "(");
+      if (at[0] || (!d1 && !d2)) tcmma_buf_printf(out, "%d", at[0]), sep = " + ";
+      if (d1) tcmma_buf_printf(out, "%s(%s%sj & 1) * %d", sep, P, n, d1), sep = " + ";
+      if (d2) tcmma_buf_printf(out, "%s(%s%sj >> 1) * %d", sep, P, n, d2);
+      tcmma_buf_printf(out, ");\n");
+      continue;
+    }
     tcmma_buf_printf(out, "(");
     for (int j = 0; j < 4; j++) {
-      int t = j / lp->regs, at = rc ? lp->c0[j % lp->regs] + t * lp->dc
-                                    : lp->r0[j % lp->regs] + t * lp->dr;
-      if (j < 3) tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, at);
-      else tcmma_buf_printf(out, "%d);\n", at);
+      if (j < 3) tcmma_buf_printf(out, "%s%sj == %d ? %d : ", P, n, j, at[j]);
+      else tcmma_buf_printf(out, "%d);\n", at[j]);
     }
   }
 }
@@ -282,9 +298,12 @@ static const tcmma__table_scale_selector *selectors(const ctx *x) {
 /* The scale registers of op's tiles at k step kstep: the byte of the
  * lane's row of a (column of b) and k block, from the scale parent the
  * call's scale expression points at, indexed by the role coordinates in
- * the operand's parent (tcmma_operand_scale_shape). */
+ * the operand's parent (tcmma_operand_scale_shape). A tile of several
+ * blocks loads its bytes one by one, or as one 16- or 32-bit word where
+ * the caller vouches that the parent is aligned to the tile's scales
+ * (`aligned`) and its rows and k origin keep them so. */
 static void load_scales(const ctx *x, tcmma_operand op, const char *f, const char *kstep,
-                        tcmma_buf *out) {
+                        bool aligned, tcmma_buf *out) {
   const tcmma_operand_desc *o = tcmma__emit_desc(&x->p->call, op);
   const char *P = x->prefix, *n = tcmma_operand_name(op);
   bool a = op == TCMMA_OPERAND_A;
@@ -319,15 +338,34 @@ static void load_scales(const ctx *x, tcmma_operand op, const char *f, const cha
                    e);
   open_loop(x, var, tcmma__emit_loads_per_k(x->p, op), x->depth, out);
   int reg = tcmma_fragment_regs(x->p->arm, op), byte = selectors(x)->byte_id;
+  bool word = aligned && blocks > 1 && byte == 0 && ld % blocks == 0 && !kc->expr &&
+              kc->value % ((long)block * blocks) == 0;
   if (blocks == 1 && byte == 0) /* one byte, zero-extended */
     tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = %s%ss[(%s) * %ld + %s];", f, P, var, reg,
                      P, n, row, ld, kb);
+  else if (word) /* the tile's blocks in one aligned load, block j in byte j */
+    tcmma__emit_line(out, x->depth + 1, "%s[%s%s][%d] = *(const %s *)(%s%ss + (%s) * %ld + %s);",
+                     f, P, var, reg, blocks == 2 ? "unsigned short" : "unsigned", P, n, row, ld,
+                     kb);
   else
     for (int j = 0; j < blocks; j++) /* byte byte-id + j: block j of the tile */
       tcmma__emit_line(out, x->depth + 1,
                        "%s[%s%s][%d] %s (unsigned)%s%ss[(%s) * %ld + %s + %d] << %d;", f, P, var,
                        reg, j ? "|=" : "=", P, n, row, ld, kb, j, 8 * (byte + j));
   close_brace(x->depth, out);
+}
+
+tcmma_status tcmma__emit_ptx_load_scales(const tcmma__emit_body *x, tcmma_operand op,
+                                         const char *frag, const char *kstep, bool aligned,
+                                         tcmma_buf *out, tcmma_error *err) {
+  if (!x->info->scale_block || !selectors(x))
+    return tcmma_fail(err, TCMMA_INVALID, "%s: %d scales a tile: expected a block-scaled arm "
+                      "and 1, 2 or 4 (a row of tables/scale_selectors.def)", x->info->marker,
+                      x->info->scale_block ? x->info->k / x->info->scale_block : 0);
+  char f[TCMMA__EXPR_TEXT];
+  tcmma__emit_postfix(frag, f, sizeof f);
+  load_scales(x, op, f, kstep, aligned, out);
+  return TCMMA_OK;
 }
 
 static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const char *base,
@@ -361,7 +399,7 @@ static tcmma_status load(const ctx *x, tcmma_operand op, const char *frag, const
     return tcmma_fail(err, TCMMA_INVALID, "%s: %d scales a tile: expected 1, 2 or 4 (a row of "
                       "tables/scale_selectors.def)", x->info->marker,
                       x->info->k / x->info->scale_block);
-  if (x->info->scale_block) load_scales(x, op, f, kstep, out);
+  if (x->info->scale_block) load_scales(x, op, f, kstep, false, out);
   return TCMMA_OK;
 }
 

@@ -34,6 +34,10 @@ static tcmma_status plan_form(const tcmma_gemm_plan *plan, const tcmma_gemm_opts
                       "kernel takes the others: tcmma_render_gemm_opts)",
                       i->shape_args ? "true" : "false", i->batch,
                       f->o.pointer_array ? "true" : "false", i->split_k);
+  if (i->scale_block)
+    return tcmma_fail(err, TCMMA_INVALID, "ring pieces: arm %s is block-scaled: its scales and "
+                      "packed stages render with the whole kernel only "
+                      "(tcmma_render_gemm_opts)", tcmma_arm_marker(plan->arm));
   return TCMMA_OK;
 }
 

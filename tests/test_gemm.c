@@ -234,10 +234,11 @@ static void matrix_plans_and_text(void **s) {
     if (async != (strstr(t, want) != NULL)) fail_msg("%s: '%s' where copies are %s", cs[i].name,
                                                      want, async ? "cp.async" : "plain");
     /* the zero-filling form only on the edge path of a cp.async operand */
-    bool zfill = (info.a_edge && !info.a_plain) || (info.b_edge && !info.b_plain);
+    bool zfill = (info.a_edge && !info.a_plain) || (info.b_edge && !info.b_plain) ||
+                 info.scale_copy_bytes >= 4; /* block scales: every copy zero-fills */
     if (zfill != (strstr(t, ", %2;") != NULL))
       fail_msg("%s: predicated %d but the copies disagree", cs[i].name, p.predicated);
-    if (info.shape_args != (strstr(t, "int m, int n, int k, int lda") != NULL))
+    if (info.shape_args != (strstr(t, "int m, int n") && strstr(t, "int lda,") != NULL))
       fail_msg("%s: shape arguments %d but the signature disagrees", cs[i].name, info.shape_args);
     tcmma_buf_free(&out);
   }
@@ -741,6 +742,87 @@ static void loader_copies_what_the_plan_counts(void **s) {
   }
 }
 
+/* A block-scaled call at cc 120 (b stored n x k): 200 x 72 x k over a
+ * 64x64x128 tile on 2x2 warps. */
+static tcmma_gemm_call scaled_call(tcmma_prec p, int k) {
+  tcmma_gemm_call c = tcmma_gemm_call_default();
+  c.m = 200, c.n = 72, c.k = k, c.cc = 120;
+  c.d.prec = TCMMA_PREC_F32, c.a.prec = c.b.prec = p, c.b.transposed = true;
+  c.block_m = c.block_n = 64, c.block_k = 128;
+  return c;
+}
+
+/* The block-scaled plans (docs/emit.md, Block-scaled GEMMs): packing, the
+ * scale layout's figures, the stages' bytes, packed fp4 through ldmatrix,
+ * the kernel's scale arguments and each rule's decline. */
+static void block_scaled_plans(void **s) {
+  (void)s;
+  static const struct { tcmma_prec p; int pack, block, k; long ld; const char *arm; } rows[] = {
+      {TCMMA_PREC_MXF4, 2, 32, 200, 8, "mma-mxf4"},     /* ceil(200 / 32) = 7 -> 8 */
+      {TCMMA_PREC_NVF4, 2, 16, 200, 16, "mma-nvf4"},    /* 13 -> 16 */
+      {TCMMA_PREC_MXE4M3, 1, 32, 256, 8, "mma-mxfp8"}, /* 8 */
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_gemm_call c = scaled_call(rows[i].p, rows[i].k);
+    tcmma_gemm_plan p;
+    tcmma_gemm_info info = {.size = sizeof info};
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_opts(&c, NULL, &p, &info, &err), TCMMA_OK);
+    assert_string_equal(tcmma_arm_marker(p.arm), rows[i].arm);
+    assert_int_equal(info.pack, rows[i].pack);
+    assert_int_equal(info.scale_block, rows[i].block);
+    assert_int_equal(info.scale_ld, rows[i].ld);
+    assert_int_equal(info.scale_copy_bytes, 4); /* 128 / 32 = 4 and 128 / 16 = 8 bytes a row */
+    /* a stage: a and b tiles (packed: half the bytes), then 64 rows of scales each */
+    size_t tiles = 2 * 64 * 128 / (size_t)rows[i].pack,
+           scales = 2 * 64 * 128 / (size_t)rows[i].block;
+    assert_int_equal(p.stage_bytes, tiles + scales);
+    assert_true(p.ldmatrix_per_k_tile > 0); /* fp4 too, through its byte twin */
+    tcmma_buf out = {0};
+    assert_int_equal(tcmma_render_gemm(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p, &err),
+                     TCMMA_OK);
+    const char *t = tcmma_buf_str(&out);
+    assert_non_null(strstr(t, "float alpha, float beta,\n    const unsigned char *sfa, "
+                              "const unsigned char *sfb)"));
+    assert_non_null(strstr(t, "cp.async.ca.shared.global [%0], [%1], 4, %2;"));
+    assert_non_null(strstr(t, "ldmatrix.sync.aligned.m8n8.x4"));
+    tcmma_buf_free(&out);
+  }
+  /* the rules: k-major packed fp4, whole bytes, no pointer arrays, a 12.x device */
+  static const struct { bool at, bt; int k, batch, cc; long long stride_a;
+                        tcmma_gemm_decline why; } bad[] = {
+      {true, true, 256, 0, 120, 0, TCMMA_GEMM_DECLINE_ARM},
+      {false, false, 256, 0, 120, 0, TCMMA_GEMM_DECLINE_ARM},
+      {false, true, 255, 0, 120, 0, TCMMA_GEMM_DECLINE_ALIGNMENT},
+      {false, true, 256, 2, 120, 200 * 256 + 1, TCMMA_GEMM_DECLINE_ALIGNMENT}, /* half a byte */
+      {false, true, 256, 2, 120, 0, TCMMA_GEMM_DECLINE_CALL}, /* pointer arrays */
+      {false, true, 256, 0, 100, 0, TCMMA_GEMM_DECLINE_ARM}, /* no arm off 12.x */
+  };
+  for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+    tcmma_gemm_call c = scaled_call(TCMMA_PREC_MXF4, bad[i].k);
+    c.a.transposed = bad[i].at, c.b.transposed = bad[i].bt, c.cc = bad[i].cc;
+    tcmma_gemm_opts o = tcmma_gemm_opts_default();
+    o.batch = bad[i].batch, o.stride_a = bad[i].stride_a;
+    o.pointer_array = bad[i].batch && !bad[i].stride_a;
+    tcmma_gemm_plan p;
+    assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_DECLINED);
+    if (p.reason != bad[i].why)
+      fail_msg("row %zu: declined %s, expected %s: %s", i, tcmma_gemm_decline_name(p.reason),
+               tcmma_gemm_decline_name(bad[i].why), p.message);
+  }
+  /* the ring pieces refuse a block-scaled plan: its stages render whole only */
+  tcmma_gemm_call c = scaled_call(TCMMA_PREC_NVF4, 256);
+  tcmma_gemm_plan p;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_plan_call(&c, &p, &err), TCMMA_OK);
+  tcmma_buf out = {0};
+  assert_int_equal(tcmma_render_gemm_ring_decls(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &out), &p,
+                                                NULL, "smem", "a", "b", NULL, NULL, &err),
+                   TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "block-scaled"));
+  tcmma_buf_free(&out);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(default_plan_figures),
@@ -750,6 +832,7 @@ int main(void) {
       cmocka_unit_test(forced_arm_serves_the_triple),
       cmocka_unit_test(grid_within_launch_limits),
       cmocka_unit_test(loader_copies_what_the_plan_counts),
+      cmocka_unit_test(block_scaled_plans),
       cmocka_unit_test(matrix_plans_and_text),
       cmocka_unit_test(cli),
       cmocka_unit_test(gpu_executor_on_the_fake_driver),

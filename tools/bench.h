@@ -78,12 +78,14 @@ void bench_kernels_free(bench_kernel *k, size_t n);
 typedef struct {
   const char *name;           /* "bf16" */
   tcmma_prec d, a, b;
+  int bits;                   /* an input element's bits in memory: 16, 8, 4 (packed fp4) */
+  int cc;                     /* the arch --static compiles it for; 0: sm_80 and sm_90 */
 } bench_gemm_dtype;
 
 typedef struct {
   int bm, bn, bk, wm, wn, stages;
   bool bt;  /* b stored n x k */
-  bool fp8; /* a configuration for 1-byte inputs (k tiles of 64+) */
+  int bits; /* for inputs of these bits (bench_gemm_dtype): 8, k tiles of 64+; 4, of 128 */
 } bench_gemm_config;
 
 /* c's fields "tile", "warps", "stages", "b_transposed" into the open object. */

@@ -18,14 +18,15 @@ static const char static_usage[] =
     "                        [--size N] [--dump FILE] [--json]\n\n"
     "Compiles the shipped GEMM configurations (tools/bench_gemm.def; --config N:\n"
     "the Nth, from 1) for an NxNxN problem (--size, default 4096) to CUBIN at sm_80\n"
-    "and sm_90 (--arch CC: sm_CC alone; a bad CC lists those taken), disassembles\n"
-    "them with nvdisasm ($TCMMA_NVDISASM,\n"
-    "PATH, /usr/local/cuda/bin, or the nvidia-cuda-nvdisasm wheel that make deps\n"
+    "and sm_90, mxf4 and nvf4 at sm_120f (--arch CC: sm_CC alone; a bad CC lists\n"
+    "those taken), disassembles them with nvdisasm ($TCMMA_NVDISASM, PATH,\n"
+    "/usr/local/cuda/bin, or the nvidia-cuda-nvdisasm wheel that make deps\n"
     "installs) and prints per kernel the k-tile main loop's instructions per warp\n"
     "and k tile by class beside the ideal (the plan's mma, ldmatrix and cp.async\n"
-    "counts, one barrier, one commit and one wait; once a trip of the loop, which\n"
-    "the ring unrolls by its stages: one back-edge branch and 6 integer\n"
-    "operations), the ratio, and ptxas's registers beside the plan's.\n"
+    "counts, one barrier, one commit and one wait, a block-scaled arm's scale\n"
+    "loads; once a trip of the loop, which the ring unrolls by its stages: one\n"
+    "back-edge branch and 6 integer operations), the ratio, and ptxas's\n"
+    "registers beside the plan's.\n"
     "--dump FILE writes the one selected kernel's disassembly. Needs no GPU;\n"
     "exit 4 without nvdisasm.\n";
 
@@ -78,6 +79,10 @@ void bench_gemm_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS])
   ideal[BENCH_SASS_SYNC] = p->call.stages == 1 ? 4 : 3;
   ideal[BENCH_SASS_INT] = IDEAL_INT / trip;
   ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH / trip;
+  /* a block-scaled arm's scale registers: one shared load each a tile of
+   * a and of b per k step (docs/emit.md, Block-scaled GEMMs) */
+  if (tcmma_arm_get(p->arm)->scale_block)
+    ideal[BENCH_SASS_OTHER] = (double)(p->census.mt + p->census.nt) * p->census.kt;
 }
 
 /* Reads the main loop of the disassembly text into r. */
@@ -133,8 +138,11 @@ static void static_one(static_result *r, int size, const char *nvdisasm, const c
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
   tcmma_program prog = {0};
+  /* a family arm (12.x's block-scaled mma) at its family target, sm_120f */
+  const tcmma_arm_info *arm = tcmma_arm_get(p.arm);
   tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm-static.cu",
-                                                    .cc = r->arch, .arch = r->arch, .sass = true);
+                                                    .cc = r->arch, .arch = r->arch, .sass = true,
+                                                    .arch_suffix = arm && arm->family ? 'f' : 0);
   tcmma_status st = tcmma_render_gemm(&rc, &p, &err);
   if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
   char *text = NULL;
@@ -175,7 +183,8 @@ static bool parse_static(int argc, char **argv, static_opts *o, int *rc) {
     } else if (strcmp(argv[i - 1], "--dtype") == 0) {
       bool known = false;
       for (int t = 0; t < bench_gemm_n_dtypes; t++) known |= !strcmp(v, bench_gemm_dtypes[t].name);
-      if (!known) return cli_usage(cmd, "--dtype '%s': expected bf16, f16 or e4m3", v), false;
+      if (!known)
+        return cli_usage(cmd, "--dtype '%s': expected bf16, f16, e4m3, mxf4 or nvf4", v), false;
       o->dtype = v;
     } else if (strcmp(argv[i - 1], "--config") == 0) {
       if (!cli_int(cmd, "--config", v, 1, bench_gemm_n_configs, &x)) return false;
@@ -204,10 +213,13 @@ static size_t select_kernels(const static_opts *o, static_result *res) {
         const bench_gemm_dtype *ty = &bench_gemm_dtypes[t];
         const bench_gemm_config *cf = &bench_gemm_configs[c];
         if ((o->dtype && strcmp(o->dtype, ty->name)) ||
-            (o->config && o->config != c + 1) || cf->fp8 != (tcmma_prec_bytes(ty->a) == 1))
+            (o->config && o->config != c + 1) || cf->bits != ty->bits)
           continue;
-        res[n++] = (static_result){.arch = o->arch ? o->arch : archs[a], .t = ty, .c = cf,
-                                   .index = c + 1};
+        /* a dtype of one arch (the 12.x block-scaled ones) is compiled there only */
+        int arch = o->arch ? o->arch : ty->cc ? ty->cc : archs[a];
+        if ((ty->cc && (arch != ty->cc || a > 0)) || (!ty->cc && arch == 120 && !o->arch))
+          continue;
+        res[n++] = (static_result){.arch = arch, .t = ty, .c = cf, .index = c + 1};
       }
   return n;
 }

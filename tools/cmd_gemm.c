@@ -152,6 +152,10 @@ static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
   json_key(w, "k_tiles_per_split"), json_int(w, i->k_tiles_per_split);
   json_key(w, "workspace_bytes"), json_int(w, (long long)i->workspace_bytes);
   json_key(w, "workspace_counters"), json_int(w, (long long)i->workspace_counters);
+  json_key(w, "pack"), json_int(w, i->pack);
+  json_key(w, "scale_block"), json_int(w, i->scale_block);
+  json_key(w, "scale_ld"), json_int(w, i->scale_ld);
+  json_key(w, "scale_copy_bytes"), json_int(w, i->scale_copy_bytes);
 }
 
 static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
@@ -227,6 +231,11 @@ static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double
     printf("grid z: batch %d x split-k %d (%d k tiles per slice); workspace %zu bytes, counters "
            "from byte %zu (zero before the first launch)\n", i->batch, i->split_k,
            i->k_tiles_per_split, i->workspace_bytes, i->workspace_counters);
+  if (i->scale_block)
+    printf("block scales: one %s per %d k of each row of a and column of b, in sfa [m x %ld] "
+           "and sfb [n x %ld] bytes row-major by k block (kernel arguments after beta); a and b "
+           "%s\n", tcmma_prec_scale_type(c->a.prec), i->scale_block, i->scale_ld, i->scale_ld,
+           i->pack > 1 ? "packed two e2m1 a byte along k, low nibble first" : "one element a byte");
 }
 
 /* What the command line asks of tcmma gemm. */

@@ -173,8 +173,12 @@ static bool compile_all(cand *c, size_t n, int cc, unsigned char **cubin, size_t
     tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
     ok = tcmma_render_gemm(&rc, &c[i].plan, &err) == TCMMA_OK;
   }
+  /* the candidates share the call's arm: a family arm (12.x's block-scaled
+   * mma) compiles at its family target, sm_120f */
+  const tcmma_arm_info *arm = n ? tcmma_arm_get(c[0].plan.arm) : NULL;
   tcmma_compile_opts o = TCMMA_COMPILE_OPTS_INIT(.name = "tcmma-gemm-tune.cu", .sass = true,
-                                                 .arch = cc, .cc = cc);
+                                                 .arch = cc, .cc = cc,
+                                                 .arch_suffix = arm && arm->family ? 'f' : 0);
   ok = ok && tcmma_compile_batch(src.data, src.len, names, n, &o, progs, &err) == TCMMA_OK;
   if (!ok) snprintf(why, cap, "%s", err.message[0] ? err.message : "out of memory");
   for (size_t i = 0; ok && i < n; i++) {

@@ -266,7 +266,22 @@ typedef struct {
                               first launch (each launch leaves them zero). With
                               shape_args: for the call's shape (same formula) */
   size_t workspace_counters; /* byte offset of the counters in the workspace */
+  /* Block-scaled operands (mma-mxfp8, mma-mxf4, mma-nvf4 at cc 12.x;
+   * docs/emit.md, Block-scaled GEMMs); 1, 0, 0 for every other arm: */
+  int pack;                /* elements of a and b per stored byte: 2 for packed fp4 (two
+                              e2m1 a byte along k, the lower k in the low nibble), else 1 */
+  int scale_block;         /* k elements sharing one scale (32 ue8m0, nvf4: 16 ue4m3) */
+  long scale_ld;           /* bytes per row of the scale tensors sfa [m x scale_ld] and
+                              sfb [n x scale_ld] for the call's k: ceil(k / scale_block)
+                              rounded up to TCMMA_GEMM_SCALE_ROW_ALIGN (a strided batch:
+                              each matrix's after the last's) */
+  int scale_copy_bytes;    /* bytes per copy of the scales' loader (cp.async.ca of 4; plain
+                              loads below 4) */
 } tcmma_gemm_info;
+
+/* The scale tensors' rows are whole units of this many scales (bytes): a
+ * row holds ceil(k / scale_block) scales, then padding (never read). */
+#define TCMMA_GEMM_SCALE_ROW_ALIGN 4
 
 /* Fills the first `size` bytes of *out (the caller's sizeof) with the
  * defaults (no option: a fixed-shape kernel, classes from the ld's, one

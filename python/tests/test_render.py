@@ -110,6 +110,19 @@ def test_gemm_options():
     assert p.info.workspace_bytes == 2 * 3 * 64 * 64 * 4 + 2 * 4
     with pytest.raises(tcmma.Declined, match="split_k 9"):
         tcmma.gemm_plan(64, 64, 256, split_k=9)
+def test_gemm_block_scaled():
+    # NVFP4 at cc 12.0: packed e2m1, a ue4m3 scale per 16 k in sfa and sfb
+    b = tcmma.OperandDesc("nvf4", transposed=True)
+    p, text = tcmma.gemm(128, 128, 200, "f32", "nvf4", b, cc=120, block_m=64, block_n=64,
+                         block_k=128)
+    assert p.figures.arm == tcmma.Arm.MMA_NVF4
+    assert p.info.pack == 2 and p.info.scale_block == 16 and p.info.scale_ld == 16
+    assert "const unsigned char *sfa, const unsigned char *sfb)" in text
+    with pytest.raises(tcmma.Declined, match="k-major"):
+        tcmma.gemm_plan(128, 128, 256, "f32", tcmma.OperandDesc("nvf4", transposed=True), b,
+                        cc=120, block_k=128)
+
+
 def test_gemm_epilogue():
     p, text = tcmma.gemm(64, 64, 64, "f32", "bf16", "bf16", cc=80, block_m=64, block_n=64,
                          epilogue=["bias:col", "gelu-tanh", "clamp:-1:6", "amax", "hook",

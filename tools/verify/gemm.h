@@ -65,17 +65,42 @@ bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *o
 
 /* The kernel's argument array (tcmma_render_gemm_opts; docs/emit.md,
  * GEMM): ptrs[0..4) point at d, a, b, c's pointers (or pointer arrays),
- * then alpha and beta, the shape's m, n, k, lda, ldb, ldc (= ldd), ldd,
+ * then alpha and beta, a block-scaled plan's sfa and sfb (scales[0..2),
+ * as launchers take them), the shape's m, n, k, lda, ldb, ldc (= ldd), ldd,
  * the strides (elements; stored into dims and strides) and the workspace
  * slot as opts asks. Like ptrs, the slot is what the launcher takes: the
  * host entry the workspace itself, the driver a pointer to the device
  * pointer. Returns the count. */
 size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
-                        float *beta, int dims[7], long long strides[4], void *workspace,
-                        void *args[18]);
+                        float *beta, void *const scales[2], int dims[7], long long strides[4],
+                        void *workspace, void *args[20]);
 /* The most arguments a kernel takes: those and one per epilogue op. */
-#define VERIFY_GEMM_ARGS_MAX (18 + TCMMA_EPILOGUE_OPS_MAX)
+#define VERIFY_GEMM_ARGS_MAX (20 + TCMMA_EPILOGUE_OPS_MAX)
+
+/* A block-scaled case's scale tensors (tools/verify/gemm_scales.c): sfa
+ * (o 0, m rows) and sfb (o 1, n rows) of scale_ld bytes for each matrix of
+ * the batch, one after another, row-major by k block (tcmma_gemm_info),
+ * each scale a power of two, the rows' padding 0xff. init allocates them
+ * (nothing for an unscaled plan: block 0; false out of memory), fill draws
+ * 2^-1..2^1 (integer pass) or 2^-3..2^3, verify_gemm_scale is the factor
+ * of matrix bi's row `row` scale at reduction index k as filled (1
+ * unscaled), intact whether the kernel left them as filled. */
+typedef struct {
+  int block;               /* k elements a scale; 0: no scales */
+  bool ue4m3;              /* nvf4's scales; else ue8m0 */
+  long ld, blocks;         /* bytes a row; scales a row holds (ceil(k / block)) */
+  int batch;               /* matrices */
+  long rows[2];
+  size_t bytes[2];
+  unsigned char *mem[2], *before[2];
+} verify_gemm_scales;
+bool verify_gemm_scales_init(verify_gemm_scales *s, const tcmma_gemm_call *c,
+                             const tcmma_gemm_info *i);
+void verify_gemm_scales_fill(verify_gemm_scales *s, bool integer, unsigned long long *seed);
+double verify_gemm_scale(const verify_gemm_scales *s, int o, int bi, long row, long k);
+bool verify_gemm_scales_intact(const verify_gemm_scales *s);
+void verify_gemm_scales_free(verify_gemm_scales *s);
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of

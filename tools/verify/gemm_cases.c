@@ -90,6 +90,31 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 4},
     {"f32", "f16", "f16", false, false, 64, 128, 160, 64, 64, 32, 2, 2, 1, 0, 0, 0, 2, -1,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 4},
+    /* block-scaled at cc 12.x (issue #26): packed fp4 with ue8m0 (mxf4) and
+     * ue4m3 (nvf4) scales, fp8 with ue8m0 (mxfp8); ragged m, n and k (a
+     * partial last scale block), shape arguments, split-K */
+    {"f32", "mxf4", "mxf4", false, true, 128, 128, 256, 128, 128, 128, 4, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "nvf4", "nvf4", false, true, 65, 33, 200, 64, 64, 128, 2, 2, 2, 0, 0, 0, 2, -1,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "mxf4", "mxf4", false, true, 127, 129, 192, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "nvf4", "nvf4", false, true, 64, 64, 1024, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 0, 2},
+    {"f32", "mxe4m3", "mxe5m2", false, true, 128, 64, 256, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "mxf4", "mxf4", false, true, 64, 64, 256, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* six k tile bodies: the unrolled ring */
+    {"f32", "mxe2m3", "mxe3m2", false, true, 96, 64, 160, 64, 64, 64, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE}, /* fp6; 2 scales a row: plain loads */
+    {"f32", "mxf4", "mxf4", false, true, 64, 48, 192, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 8, 2, 0}, /* classes 8, 2 */
+    /* strided batches: each matrix's scale tensors after the last's */
+    {"f32", "nvf4", "nvf4", false, true, 64, 96, 256, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3},
+    {"f32", "mxf4", "mxf4", false, true, 65, 40, 192, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 1,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 0, false,
+     65 * 192 + 64, 40 * 192 + 32, 65 * 40 + 8},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -97,8 +122,12 @@ static const row rows[] = {
      false, false, 80, 0, "wmma-f16f32", TCMMA_GEMM_DECLINE_ARM},
     {"f32", "f32", "f32", true, false, 64, 64, 64, 64, 64, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ARM, true},
-    {"f32", "mxe4m3", "mxe4m3", false, true, 128, 128, 128, 128, 128, 64, 2, 2, 3, 0, 0, 0, 1, 0,
-     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_ARM},
+    {"f32", "mxf4", "mxf4", true, true, 128, 128, 128, 128, 128, 128, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_ARM}, /* packed fp4 stored m-major */
+    {"f32", "nvf4", "nvf4", false, true, 64, 64, 129, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT}, /* half a byte of k */
+    {"f32", "mxf4", "mxf4", false, true, 64, 64, 128, 64, 64, 128, 2, 2, 2, 0, 0, 0, 1, 0,
+     false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 2, 0, true},
     {"f32", "bf16", "bf16", false, false, 256, 128, 64, 256, 128, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_WARP_TILE},
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 3, 1, 3, 0, 0, 0, 1, 0,

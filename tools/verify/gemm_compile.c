@@ -21,14 +21,25 @@ static long census_count(const tcmma_ptx_info *info, const char *prefix) {
   return n;
 }
 
+/* A block-scaled plan's cp.async copies per thread and k tile of op's scale
+ * tile (block_m or block_n rows of block_k / scale_block bytes, in copies
+ * of scale_copy_bytes shared out over the threads; none below 4 bytes). */
+static long scale_copies(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, int op) {
+  if (!i->scale_block || i->scale_copy_bytes < 4) return 0;
+  long rows = op ? p->call.block_n : p->call.block_m;
+  long copies = rows * (p->call.block_k / i->scale_block) / i->scale_copy_bytes;
+  return (copies + p->threads - 1) / p->threads;
+}
+
 /* Operand op's (0: a, 1: b) cp.async copies per thread and k tile: its
- * stage tile in copies of its class, none for plain loads. */
+ * stage tile in copies of its class, none for plain loads, and its scales'. */
 static long async_copies(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, int op) {
   const tcmma_gemm_call *c = &p->call;
   long bytes = op ? p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec)
                   : p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec);
   bool plain = op ? i->b_plain : i->a_plain;
-  return plain ? 0 : bytes / (op ? i->b_copy_bytes : i->a_copy_bytes) / p->threads;
+  return (plain ? 0 : bytes / (op ? i->b_copy_bytes : i->a_copy_bytes) / p->threads) +
+         scale_copies(p, i, op);
 }
 
 /* The cp.async instructions the PTX may hold for operand copies per thread
@@ -125,10 +136,14 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g->rendered = tcmma_render_gemm_opts(&rc, p, &o, &g->render_err) == TCMMA_OK;
-  /* for the device the plan targets (its cc), else at the arm's floor */
+  /* for the device the plan targets (its cc), else at the arm's floor; a
+   * family arm (12.x's block-scaled mma) at its family target (sm_120f) */
+  const tcmma_arm_info *arm = tcmma_arm_get(p->arm);
+  char suffix = arm && arm->family && p->call.cc ? 'f' : 0;
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
-                                                        .arch = p->call.cc)};
+                                                        .arch = p->call.cc,
+                                                        .arch_suffix = suffix)};
 }
 
 static void release(gemm_compile *items, size_t n) {

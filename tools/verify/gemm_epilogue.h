@@ -34,6 +34,10 @@ typedef struct verify_gemm_extras {
   bool written[TCMMA_EPILOGUE_OPS_MAX]; /* amax: the kernel writes it */
   int op[TCMMA_EPILOGUE_OPS_MAX]; /* the op each belongs to */
   size_t residual_stride;         /* elements from one matrix of a residual to the next */
+  /* a block-scaled plan's scale tensors sfa and sfb (the kernel's arguments
+   * after beta; not the epilogue's, not freed with it): NULL unscaled */
+  void *scale[2];
+  size_t scale_bytes[2];
 } verify_gemm_extras;
 
 /* Allocates and fills the tensors of case cs over plan p's call and l's

@@ -85,6 +85,14 @@ static const row rows[] = {
      {{E(BIAS), AX(COL)}, {E(RESIDUAL)}, {E(AMAX)}, {E(CVT), PR(E4M3)}}, OK, false, false, 0, 3},
     {"bf16", "bf16", "bf16", 66, 64, 200, 64, 64, 32, 80, 0, 1, 0, 3,
      {{E(SCALE), AX(COL)}, {E(RESIDUAL)}, {E(AMAX)}}, OK, true, false, 2, 2},
+    /* block-scaled at cc 12.x: NVFP4's per-tensor scales of a and b (its
+     * second level) as two scale:tensor, a bias, cvt:bf16; MXFP4 with shape
+     * arguments into e4m3 with amax */
+    {"f32", "nvf4", "nvf4", 65, 72, 256, 64, 64, 128, 120, 0, 1, 1, 5,
+     {{E(SCALE), AX(TENSOR)}, {E(SCALE), AX(TENSOR)}, {E(BIAS), AX(ROW)}, {E(RELU)},
+      {E(CVT), PR(BF16)}}, OK},
+    {"f32", "mxf4", "mxf4", 64, 70, 192, 64, 64, 128, 120, 0, 1, 0, 2,
+     {{E(AMAX)}, {E(CVT), PR(E4M3)}}, OK, true},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 _Static_assert(ROWS <= VERIFY_GEMM_EPILOGUE_CASES, "the matrix has room for every case");
@@ -116,7 +124,7 @@ static void build(const row *w, verify_gemm_case *c) {
   c->call = tcmma_gemm_call_default();
   tcmma_gemm_call *g = &c->call;
   parse_prec(w->d, &g->d.prec), parse_prec(w->a, &g->a.prec), parse_prec(w->b, &g->b.prec);
-  g->b.transposed = tcmma_prec_bytes(g->b.prec) == 1; /* fp8: k-major B */
+  g->b.transposed = tcmma_prec_bytes(g->b.prec) == 1; /* fp8 and fp4: k-major B */
   g->m = w->m, g->n = w->n, g->k = w->k, g->d.ld = w->ldd;
   g->block_m = w->bm, g->block_n = w->bn, g->block_k = w->bk, g->cc = w->cc;
   g->warps_m = g->warps_n = 2, g->stages = 2;

@@ -62,7 +62,9 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
     void *wsp = &ws.ptr;
     int dims[7];
     long long strides[4];
-    size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, dims, strides, wsp, args);
+    const tcmma_devmem *sm = &xm[TCMMA_EPILOGUE_OPS_MAX]; /* sfa, sfb after the ops' */
+    void *sf[2] = {(void *)&sm[0].ptr, (void *)&sm[1].ptr};
+    size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, sf, dims, strides, wsp, args);
     for (int i = 0; i < nx; i++) args[n + (size_t)i] = (void *)&xm[i].ptr;
     unsigned block[3] = {(unsigned)p->threads, 1, 1};
     st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, err);
@@ -84,10 +86,13 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o
   long lds[4] = {c->d.ld, c->a.ld, c->b.ld, c->d.ld};
   tcmma_prec precs[4] = {g->out, c->a.prec, c->b.prec, c->d.prec};
   size_t bytes[4];
+  int pack[4] = {1, l.info.pack, l.info.pack, 1}; /* packed fp4: ld / pack bytes a row */
   for (int i = 0; i < 4; i++)
     bytes[i] = (size_t)(l.info.batch - 1) * l.stride[i] +
-               (size_t)rows[i] * (size_t)lds[i] * (size_t)tcmma_prec_bytes(precs[i]);
-  tcmma_devmem mem[4] = {{0}}, xm[TCMMA_EPILOGUE_OPS_MAX] = {{0}};
+               (size_t)rows[i] * (size_t)lds[i] * (size_t)tcmma_prec_bytes(precs[i]) /
+                   (size_t)pack[i];
+  /* the epilogue's tensors, then the scale tensors sfa and sfb */
+  tcmma_devmem mem[4] = {{0}}, xm[TCMMA_EPILOGUE_OPS_MAX + 2] = {{0}};
   tcmma_error err = {0};
   tcmma_status st = TCMMA_OK;
   for (int i = 0; i < 4 && st == TCMMA_OK; i++) {
@@ -100,6 +105,11 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o
     st = tcmma_mem_alloc(g->dev.ordinal, x->bytes[i], &xm[i], &err);
     if (st == TCMMA_OK) st = tcmma_mem_to_device(&xm[i], 0, x->ptr[i], x->bytes[i], &err);
   }
+  for (int i = 0; i < 2 && st == TCMMA_OK && x->scale[i]; i++) {
+    tcmma_devmem *sm = &xm[TCMMA_EPILOGUE_OPS_MAX + i];
+    st = tcmma_mem_alloc(g->dev.ordinal, x->scale_bytes[i], sm, &err);
+    if (st == TCMMA_OK) st = tcmma_mem_to_device(sm, 0, x->scale[i], x->scale_bytes[i], &err);
+  }
   if (st == TCMMA_OK) st = launch(g, p, opts, &l, mem, xm, x->n, alpha, beta, &err);
   for (int i = 0; i < 4 && st == TCMMA_OK; i++)
     if (mem[i].ptr)
@@ -108,6 +118,7 @@ static bool runner(void *ctx, const tcmma_gemm_plan *p, const tcmma_gemm_opts *o
     if (x->written[i]) st = tcmma_mem_to_host(x->ptr[i], &xm[i], 0, x->bytes[i], &err);
   for (int i = 0; i < 4; i++) tcmma_mem_free(&mem[i]);
   for (int i = 0; i < x->n; i++) tcmma_mem_free(&xm[i]);
+  for (int i = 0; i < 2; i++) tcmma_mem_free(&xm[TCMMA_EPILOGUE_OPS_MAX + i]);
   if (st == TCMMA_OK) return true;
   snprintf(why, cap, "device %d (cc %d): %s", g->dev.ordinal, g->dev.cc, err.message);
   return false;

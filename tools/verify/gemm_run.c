@@ -14,6 +14,7 @@ enum { D_BUF, A_BUF, B_BUF, C_BUF };
 
 typedef struct {
   tcmma_prec prec;
+  int pack;             /* elements a byte (packed fp4: 2, the lower column low) */
   long rows, cols, ld;  /* one matrix as stored */
   int count;            /* matrices: the batch */
   size_t stride;        /* elements from one matrix to the next */
@@ -27,6 +28,7 @@ typedef struct {
   bool exact_libm;      /* the kernel's tanhf, erff, expf are the reference's (sim) */
   verify_gemm_extras x; /* the epilogue's tensors */
   gbuf b[4];
+  verify_gemm_scales s; /* a block-scaled plan's sfa, sfb */
   double *c0;           /* C's values (storage-rounded), batch x m x n */
   int batch;            /* matrices */
   unsigned long long seed;
@@ -37,27 +39,48 @@ static unsigned long long next(unsigned long long *s) {
   return *s;
 }
 
-static bool buf_init(gbuf *g, tcmma_prec prec, long rows, long cols, long ld, int count,
-                     size_t stride_bytes) {
-  g->prec = prec, g->rows = rows, g->cols = cols, g->ld = ld, g->count = count;
+static bool buf_init(gbuf *g, tcmma_prec prec, int pack, long rows, long cols, long ld,
+                     int count, size_t stride_bytes) {
+  g->prec = prec, g->pack = pack, g->rows = rows, g->cols = cols, g->ld = ld, g->count = count;
   size_t eb = (size_t)tcmma_prec_bytes(prec);
-  g->stride = stride_bytes / eb;
-  g->bytes = ((size_t)(count - 1) * g->stride + (size_t)rows * (size_t)ld) * eb;
+  g->stride = stride_bytes / eb * (size_t)pack;
+  g->bytes = ((size_t)(count - 1) * g->stride + (size_t)rows * (size_t)ld) * eb / (size_t)pack;
   /* 16-byte aligned for the kernel's vector copies */
   g->mem = aligned_alloc(16, (g->bytes + VERIFY_CANARY_BYTES + 15) / 16 * 16);
   g->before = malloc(g->bytes + VERIFY_CANARY_BYTES);
   return g->mem && g->before;
 }
 
+/* The byte holding element (r, c) of matrix bi (of a packed buffer: its
+ * nibble c % pack). */
 static unsigned char *at(const gbuf *g, unsigned char *mem, int bi, long r, long c) {
-  return mem + ((size_t)bi * g->stride + (size_t)r * (size_t)g->ld + (size_t)c) *
-                   (size_t)tcmma_prec_bytes(g->prec);
+  return mem + ((size_t)bi * g->stride + (size_t)r * (size_t)g->ld + (size_t)c) /
+                   (size_t)g->pack * (size_t)tcmma_prec_bytes(g->prec);
 }
 
-/* The stored element of role (i, j) of operand buffer k's matrix bi. */
-static unsigned char *role_at(const gdata *x, int k, unsigned char *mem, int bi, long i, long j) {
+/* Element (r, c)'s value; put stores v there (a packed element in its
+ * nibble, the other left alone). */
+static double get(const gbuf *g, const unsigned char *mem, int bi, long r, long c) {
+  const unsigned char *p = at(g, (unsigned char *)mem, bi, r, c);
+  if (g->pack == 1) return verify_storage_get(g->prec, p);
+  unsigned char code = (unsigned char)(*p >> (8 / g->pack * (int)(c % g->pack)) & 0xf);
+  return verify_storage_get(g->prec, &code);
+}
+static void put(const gbuf *g, int bi, long r, long c, double v) {
+  unsigned char *p = at(g, g->mem, bi, r, c), code[8];
+  if (g->pack == 1) {
+    verify_storage_put(g->prec, p, v);
+    return;
+  }
+  verify_storage_put(g->prec, code, v);
+  int sh = 8 / g->pack * (int)(c % g->pack);
+  *p = (unsigned char)((*p & ~(0xf << sh)) | (code[0] & 0xf) << sh);
+}
+
+/* The value of role (i, j) of operand buffer k's matrix bi. */
+static double role_get(const gdata *x, int k, int bi, long i, long j) {
   bool t = k == A_BUF ? x->call->a.transposed : k == B_BUF ? x->call->b.transposed : false;
-  return t ? at(&x->b[k], mem, bi, j, i) : at(&x->b[k], mem, bi, i, j);
+  return t ? get(&x->b[k], x->b[k].mem, bi, j, i) : get(&x->b[k], x->b[k].mem, bi, i, j);
 }
 
 /* Poisons every byte (0xff: NaN in every format) and fills the stored
@@ -72,7 +95,7 @@ static void fill(gdata *x, int k, verify_pass pass) {
         double val = pass == VERIFY_PASS_INTEGER
                          ? (double)(long)(v % 7) - 3.0
                          : (double)(v >> 11) / 9007199254740992.0 * 2.0 - 1.0;
-        verify_storage_put(g->prec, at(g, g->mem, bi, r, c), val);
+        put(g, bi, r, c, val);
       }
   memcpy(g->before, g->mem, g->bytes + VERIFY_CANARY_BYTES);
 }
@@ -134,8 +157,9 @@ static void compare_matrix(const verify_gemm_case *cs, gdata *x, int bi, gcheck 
     for (long j = 0; j < c->n; j++) {
       double sum = 0, mag = 0;
       for (long kk = 0; kk < c->k; kk++) {
-        double p = verify_storage_get(c->a.prec, role_at(x, A_BUF, x->b[A_BUF].mem, bi, i, kk)) *
-                   verify_storage_get(c->b.prec, role_at(x, B_BUF, x->b[B_BUF].mem, bi, kk, j));
+        /* block scales: each product times its k block's scales of row i and column j */
+        double p = role_get(x, A_BUF, bi, i, kk) * role_get(x, B_BUF, bi, kk, j) *
+                   verify_gemm_scale(&x->s, 0, bi, i, kk) * verify_gemm_scale(&x->s, 1, bi, j, kk);
         sum += p, mag += fabs(p);
       }
       double c0 = x->c0[((size_t)bi * c->m + i) * c->n + j];
@@ -178,6 +202,8 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
                              k == A_BUF   ? "a"
                              : k == B_BUF ? "b"
                                           : "c");
+  if (!verify_gemm_scales_intact(&x->s))
+    return verify_case_set(r, VERIFY_CASE_FAILED, "%s: the kernel wrote into sfa or sfb", pn);
   if (!d_written_inside(x, pn, r)) return false;
   long bad = 0;
   char first[300] = "";
@@ -192,6 +218,7 @@ static bool compare(const verify_gemm_case *cs, gdata *x, verify_pass pass, veri
 static void data_free(gdata *x) {
   for (int k = 0; k < 4; k++) free(x->b[k].mem), free(x->b[k].before);
   free(x->c0);
+  verify_gemm_scales_free(&x->s);
   verify_gemm_extras_free(&x->x);
 }
 
@@ -201,14 +228,15 @@ static bool data_init(gdata *x, const verify_gemm_case *cs, const tcmma_gemm_cal
   memset(x, 0, sizeof *x);
   x->call = c, x->batch = l->info.batch;
   x->out = verify_gemm_out_prec(cs);
-  int nb = x->batch;
+  int nb = x->batch, pk = l->info.pack;
   long ar = c->a.transposed ? c->k : c->m, ac = c->a.transposed ? c->m : c->k;
   long br = c->b.transposed ? c->n : c->k, bc = c->b.transposed ? c->k : c->n;
-  return buf_init(&x->b[D_BUF], x->out, c->m, c->n, c->d.ld, nb, l->stride[D_BUF]) &&
-         buf_init(&x->b[A_BUF], c->a.prec, ar, ac, c->a.ld, nb, l->stride[A_BUF]) &&
-         buf_init(&x->b[B_BUF], c->b.prec, br, bc, c->b.ld, nb, l->stride[B_BUF]) &&
+  return buf_init(&x->b[D_BUF], x->out, 1, c->m, c->n, c->d.ld, nb, l->stride[D_BUF]) &&
+         buf_init(&x->b[A_BUF], c->a.prec, pk, ar, ac, c->a.ld, nb, l->stride[A_BUF]) &&
+         buf_init(&x->b[B_BUF], c->b.prec, pk, br, bc, c->b.ld, nb, l->stride[B_BUF]) &&
          (cs->c_is_d ||
-          buf_init(&x->b[C_BUF], c->d.prec, c->m, c->n, c->d.ld, nb, l->stride[C_BUF])) &&
+          buf_init(&x->b[C_BUF], c->d.prec, 1, c->m, c->n, c->d.ld, nb, l->stride[C_BUF])) &&
+         verify_gemm_scales_init(&x->s, c, &l->info) &&
          (x->c0 = malloc(sizeof *x->c0 * (size_t)nb * (size_t)c->m * (size_t)c->n));
 }
 
@@ -221,12 +249,13 @@ static void data_fill(gdata *x, const verify_gemm_case *cs, int p, verify_pass p
   for (int k = A_BUF; k <= C_BUF; k++)
     if (x->b[k].mem) fill(x, k, pass);
   fill(x, D_BUF, pass); /* C's values when C is D; else poison the kernel overwrites */
+  verify_gemm_scales_fill(&x->s, pass == VERIFY_PASS_INTEGER, &x->seed);
   const gbuf *cb = cs->c_is_d ? &x->b[D_BUF] : &x->b[C_BUF];
   for (int bi = 0; bi < x->batch; bi++)
     for (long i = 0; i < c->m; i++)
       for (long j = 0; j < c->n; j++)
         x->c0[((size_t)bi * c->m + i) * c->n + j] =
-            verify_storage_get(c->d.prec, at(cb, cb->mem, bi, i, j));
+            get(cb, cb->mem, bi, i, j);
 }
 
 bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *plan,
@@ -251,6 +280,7 @@ bool verify_gemm_case_run(const verify_gemm_case *cs, const tcmma_gemm_plan *pla
       ok = verify_case_set(r, VERIFY_CASE_FAILED, "no memory for the epilogue's tensors");
       break;
     }
+    for (int so = 0; so < 2; so++) x.x.scale[so] = x.s.mem[so], x.x.scale_bytes[so] = x.s.bytes[so];
     void *bufs[4] = {x.b[D_BUF].mem, x.b[A_BUF].mem, x.b[B_BUF].mem,
                      cs->c_is_d ? x.b[D_BUF].mem : x.b[C_BUF].mem};
     char why[400] = "";
@@ -290,20 +320,23 @@ bool verify_gemm_launch_of(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *o
   long long asked[4] = {opts ? opts->stride_d : 0, opts ? opts->stride_a : 0,
                         opts ? opts->stride_b : 0, opts ? opts->stride_d : 0};
   tcmma_prec precs[4] = {out_prec(c, opts), c->a.prec, c->b.prec, c->d.prec};
+  /* packed a and b: ld / pack bytes a row */
+  int pack[4] = {1, out->info.pack, out->info.pack, 1};
   for (int k = 0; k < 4; k++)
     out->stride[k] = (size_t)(asked[k] ? asked[k] : (long long)rows[k] * lds[k]) *
-                     (size_t)tcmma_prec_bytes(precs[k]);
+                     (size_t)tcmma_prec_bytes(precs[k]) / (size_t)pack[k];
   return true;
 }
 
 size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
-                        float *beta, int dims[7], long long strides[4], void *workspace,
-                        void *args[18]) {
+                        float *beta, void *const scales[2], int dims[7], long long strides[4],
+                        void *workspace, void *args[20]) {
   const tcmma_gemm_call *c = &plan->call;
   size_t n = 0;
   for (int i = 0; i < 4; i++) args[n++] = ptrs[i];
   args[n++] = alpha, args[n++] = beta;
+  if (l->info.scale_block) args[n++] = scales[0], args[n++] = scales[1];
   bool batched = l->info.batch > 1 || (opts && opts->pointer_array);
   if (l->info.shape_args) {
     int v[7] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld, (int)c->d.ld, (int)c->d.ld};
@@ -312,8 +345,9 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
   if (l->info.shape_args && batched && !opts->pointer_array) {
     tcmma_prec precs[4] = {c->a.prec, c->b.prec, c->d.prec, out_prec(c, opts)};
     size_t bytes[4] = {l->stride[1], l->stride[2], l->stride[3], l->stride[0]};
+    int pack[4] = {l->info.pack, l->info.pack, 1, 1}; /* packed a and b: ld / pack bytes a row */
     for (int i = 0; i < 4; i++)
-      strides[i] = (long long)(bytes[i] / (size_t)tcmma_prec_bytes(precs[i])),
+      strides[i] = (long long)(bytes[i] * (size_t)pack[i] / (size_t)tcmma_prec_bytes(precs[i])),
       args[n++] = &strides[i];
   }
   if (l->info.split_k > 1) args[n++] = workspace;
@@ -353,7 +387,8 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_
     return snprintf(why, cap, "no memory for the workspace"), false;
   }
   /* the host entry takes the workspace itself, as it takes d, a, b and c */
-  size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, dims, strides, workspace, args);
+  size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, x->scale, dims, strides,
+                              workspace, args);
   for (int i = 0; i < x->n; i++) args[n + (size_t)i] = x->ptr[i]; /* the pointers themselves */
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
