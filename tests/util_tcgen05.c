@@ -38,9 +38,9 @@ static void store_all(tc_run *r, uint32_t base) {
 static void setup(tc_run *r, uint32_t base) {
   bool own = r->brk == TC_OWN_WARP_ST, warp0 = tcmma_sim_thread_idx(0) < 32;
   if (!own || !warp0) store_all(r, base);
-  tcmma_sim_tcgen05_fence(op_before);
+  if (r->brk != TC_NO_FENCE_BEFORE) tcmma_sim_tcgen05_fence(op_before);
   tcmma_sim_syncthreads();
-  tcmma_sim_tcgen05_fence(op_after);
+  if (r->brk != TC_NO_FENCE_AFTER_ST) tcmma_sim_tcgen05_fence(op_after);
   if (own && warp0) store_all(r, base); /* the issuing thread's own warp: no barrier needed */
 }
 
@@ -106,7 +106,7 @@ static void kernel(void *arg) {
     tcmma_sim_syncthreads();
   if (r->brk != TC_LD_BEFORE_WAIT && r->brk != TC_LD_UNCOMMITTED && (r->brk != TC_OBSERVER_ONLY || t == 0))
     tcmma_sim_mbar_wait(op_try_wait, bar, 0);
-  tcmma_sim_tcgen05_fence(op_after);
+  if (r->brk != TC_NO_FENCE_AFTER) tcmma_sim_tcgen05_fence(op_after);
   read_back(r, base);
   tcmma_sim_tcgen05_fence(op_before);
   tcmma_sim_syncthreads();

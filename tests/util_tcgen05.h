@@ -38,6 +38,9 @@ typedef enum {
   TC_LD_UNCOMMITTED,  /* no commit and no wait: D read while its mma is not committed */
   TC_ST_OUTSIDE,      /* allocates 256 columns, stores A at column 256.. */
   TC_CP_OUTSIDE,      /* allocates 256 columns, copies the scales to column 264.. */
+  TC_NO_FENCE_AFTER,  /* no tcgen05.fence::after_thread_sync between the wait and the ld */
+  TC_NO_FENCE_BEFORE, /* no tcgen05.fence::before_thread_sync after the stores */
+  TC_NO_FENCE_AFTER_ST, /* no tcgen05.fence::after_thread_sync after the stores' barrier */
   TC_OWN_WARP_ST,     /* not broken: warp 0 stores its quarter after the __syncthreads(),
                          and its thread 0 issues the mma after warp 0's wait::st */
 } tc_break;
