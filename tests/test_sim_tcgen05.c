@@ -424,6 +424,7 @@ static void completion_misuse_is_reported(void **state) {
   expect(0, 0, TC_NO_COMMIT, NULL, "mbarrier");
   expect(0, 0, TC_ST_NO_WAIT, NULL, "has not executed tcgen05.wait::st");
   expect(0, 0, TC_NEVER_WAIT_LD, NULL, "tcgen05.ld results never waited for");
+  expect(0, 0, TC_ST_NO_SYNC, NULL, "written by warp 1's tcgen05.st: no __syncthreads() since");
   expect(0, 0, TC_NO_FENCE_AFTER, NULL, "no tcgen05.fence::after_thread_sync since the commit");
   expect(0, 0, TC_NO_FENCE_BEFORE, NULL, "no tcgen05.fence::before_thread_sync after its "
                                          "tcgen05.wait::st");

@@ -1,5 +1,6 @@
 /* The tcgen05 tests' kernel (tests/util_tcgen05.h), written by hand in the
  * host dialect: the calls the renderer's text would make, in its order. */
+#include <sched.h>
 #include <string.h>
 #include "util_tcgen05.h"
 
@@ -35,7 +36,21 @@ static void store_all(tc_run *r, uint32_t base) {
   if (r->brk != TC_ST_NO_WAIT) tcmma_sim_tcgen05_wait(op_wait_st);
 }
 
+/* The stores, then a flag in plain memory instead of a barrier. */
+static void setup_flag(tc_run *r, uint32_t base) {
+  unsigned t = tcmma_sim_thread_idx(0);
+  store_all(r, base);
+  tcmma_sim_tcgen05_fence(op_before);
+  if (t >= 32 && t % 32 == 0) __atomic_add_fetch(&r->ready, 1, __ATOMIC_SEQ_CST);
+  while (t == 0 && __atomic_load_n(&r->ready, __ATOMIC_SEQ_CST) < 3) sched_yield();
+  tcmma_sim_tcgen05_fence(op_after);
+}
+
 static void setup(tc_run *r, uint32_t base) {
+  if (r->brk == TC_ST_NO_SYNC) {
+    setup_flag(r, base);
+    return;
+  }
   bool own = r->brk == TC_OWN_WARP_ST, warp0 = tcmma_sim_thread_idx(0) < 32;
   if (!own || !warp0) store_all(r, base);
   if (r->brk != TC_NO_FENCE_BEFORE) tcmma_sim_tcgen05_fence(op_before);
