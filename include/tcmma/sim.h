@@ -469,10 +469,11 @@ void tcmma_sim_tcgen05_mma_scaled_tmem_a(const char *opcode, unsigned d_tmem, un
  * its last commit complete; their results are visible once a wait observes
  * that phase. */
 void tcmma_sim_tcgen05_commit(const char *opcode, unsigned long long *bar);
-/* tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 regs, [taddr] (warp):
- * regs receives this thread's registers, TCMMA_SIM_TCGEN05_POISON until the
- * thread's tcgen05.wait::ld. tcgen05.st...b32 [taddr], regs (warp): the
- * registers into TMEM, visible to other tcgen05 operations after wait::st. */
+/* tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 regs, [taddr] (warp;
+ * shape 32x32b, 16x64b, 16x128b or 16x256b, pack with 32x32b only): regs
+ * receives this thread's registers, TCMMA_SIM_TCGEN05_POISON until the
+ * thread's tcgen05.wait::ld. tcgen05.st...[.unpack::16b].b32 [taddr], regs
+ * (warp): the registers into TMEM, readable after the warp's wait::st. */
 void tcmma_sim_tcgen05_ld(const char *opcode, uint32_t *regs, unsigned taddr);
 void tcmma_sim_tcgen05_st(const char *opcode, unsigned taddr, const uint32_t *regs);
 /* tcgen05.wait::ld.sync.aligned / tcgen05.wait::st.sync.aligned (warp). */
