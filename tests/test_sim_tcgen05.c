@@ -322,7 +322,7 @@ static tcase make_case(int w, int v) {
   c.variant = v, c.sat = r->sat, c.n = ns[v];
   c.m = scaled(c.kind) || v % 2 == 0 ? 128 : 64;
   c.d_lane = c.m == 64 && v == 3 ? 16 : 0;
-  c.a_tmem = (v == 1 && w % 2 == 0) || (v == 0 && scaled(c.kind) && w % 2);
+  c.a_tmem = (v == 1 && w % 2 == 0) || (v == 3 && w % 2) || (v == 0 && scaled(c.kind) && w % 2);
   c.mn_a = !c.a_tmem && v >= 2 && can_mn(&c, c.a);
   c.mn_b = v % 2 == 1 && can_mn(&c, c.b);
   c.sw_a = sw_a[v], c.sw_b = sw_b[v];
@@ -342,7 +342,7 @@ static tcase make_case(int w, int v) {
 
 static void bit_exact_every_kind(void **state) {
   (void)state;
-  unsigned a_sw = 0, b_sw = 0, kinds = 0;
+  unsigned a_sw = 0, b_sw = 0, kinds = 0, tmem_rows = 0;
   bool m64 = false, m64_upper = false, tmem = false, mn_a = false, mn_b = false;
   for (int w = 0; w < ROWS; w++)
     for (int v = 0; v < VARIANTS; v++) {
@@ -351,6 +351,7 @@ static void bit_exact_every_kind(void **state) {
       if (!c.a_tmem) a_sw |= 1u << c.sw_a;
       b_sw |= 1u << c.sw_b, kinds |= 1u << c.kind;
       m64 |= c.m == 64, m64_upper |= c.d_lane == 16, tmem |= c.a_tmem;
+      tmem_rows += c.a_tmem && v != 0;
       mn_a |= c.mn_a, mn_b |= c.mn_b;
     }
   /* what the matrix covers */
@@ -358,6 +359,7 @@ static void bit_exact_every_kind(void **state) {
   assert_int_equal(a_sw, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4 | 1u << 6);
   assert_int_equal(b_sw, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4 | 1u << 6);
   assert_true(m64 && m64_upper && tmem && mn_a && mn_b);
+  assert_int_equal(tmem_rows, ROWS); /* every row once with A in Tensor Memory */
 }
 
 /* The scales copied by tcgen05.cp.32x128b.warpx4 instead of tcgen05.st. */
