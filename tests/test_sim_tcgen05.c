@@ -617,6 +617,7 @@ static void bad_operands_are_reported(void **state) {
       {0, 0, TC_OK, bad_swizzle, "swizzle mode 3, 5 and 7 are invalid"},
       {0, 0, TC_OK, bad_opcode, "unknown opcode 'tcgen05.mma.cta_group::1.kind::f64'"},
       {0, 0, TC_OK, base_offset, "base offset other than 0"},
+      {0, 1, TC_A_LANE, NULL, "A at lane 16, D at lane 0 (A and D share"},
   };
   expect_all(m, sizeof m / sizeof m[0]);
 }

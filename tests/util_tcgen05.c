@@ -61,7 +61,7 @@ static void setup(tc_run *r, uint32_t base) {
 
 static void issue(tc_run *r, uint32_t base, unsigned long long *bar) {
   uint32_t d = base + (r->d_lane << 16) + (r->brk == TC_MMA_OUTSIDE ? 480 : TC_D_COL);
-  uint32_t a = base + (r->d_lane << 16) + TC_A_COL;
+  uint32_t a = base + ((r->d_lane + (r->brk == TC_A_LANE ? 16 : 0)) << 16) + TC_A_COL;
   uint32_t sfa = base + TC_SFA_COL, sfb = base + TC_SFB_COL;
   if (r->cp_scales) {
     tcmma_sim_tcgen05_cp("tcgen05.cp.cta_group::1.32x128b.warpx4", sfa, r->sfa_desc);
