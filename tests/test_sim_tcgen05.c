@@ -581,6 +581,7 @@ static void allocation_misuse_is_reported(void **state) {
                                    "columns 480..735 are outside every allocation"},
       {0, 0, TC_LD_OUTSIDE, NULL, "columns 256..383 are outside every allocation"},
       {0, 0, TC_LD_WRONG_QUARTER, NULL, "may only access lanes"},
+      {0, 0, TC_LD_NONUNIFORM, NULL, "must be the same in the warp"},
       {0, 1, TC_ST_OUTSIDE, NULL, "columns 256..259 are outside every allocation"},
       {14, 0, TC_CP_OUTSIDE, by_cp, "tcgen05.cp by thread 0: Tensor Memory lanes 0..127, "
                                     "columns 264..267 are outside every allocation"},

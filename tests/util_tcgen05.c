@@ -86,6 +86,7 @@ static void read_back(tc_run *r, uint32_t base) {
   uint32_t regs[2][128];
   if (r->brk == TC_LD_WRONG_QUARTER) q = 32 * ((t / 32 + 1) % 4);
   unsigned col = r->brk == TC_LD_OUTSIDE ? 256 : TC_D_COL;
+  if (r->brk == TC_LD_NONUNIFORM && lane == 5) col += 4;
   tcmma_sim_tcgen05_ld(ld, regs[0], base + (q << 16) + col);
   tcmma_sim_tcgen05_ld(ld, regs[1], base + (q << 16) + col + 128);
   if (r->brk == TC_NO_WAIT_LD && t == 0) memcpy(r->early, regs[0], sizeof r->early);

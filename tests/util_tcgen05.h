@@ -44,6 +44,7 @@ typedef enum {
   TC_ST_NO_SYNC,      /* warps 1-3 signal their stores through a plain memory flag, no
                          __syncthreads(): the model does not see such a synchronization */
   TC_A_LANE,          /* A in Tensor Memory at lane 16 while D sits at lane 0 (M 64) */
+  TC_LD_NONUNIFORM,   /* lane 5 passes another address to tcgen05.ld */
   TC_OWN_WARP_ST,     /* not broken: warp 0 stores its quarter after the __syncthreads(),
                          and its thread 0 issues the mma after warp 0's wait::st */
 } tc_break;
