@@ -322,7 +322,7 @@ static tcase make_case(int w, int v) {
   c.variant = v, c.sat = r->sat, c.n = ns[v];
   c.m = scaled(c.kind) || v % 2 == 0 ? 128 : 64;
   c.d_lane = c.m == 64 && v == 3 ? 16 : 0;
-  c.a_tmem = (v == 1 && w % 2 == 0) || (v == 0 && scaled(c.kind) && w % 2);
+  c.a_tmem = (v == 1 && w % 2 == 0) || (v == 3 && w % 2) || (v == 0 && scaled(c.kind) && w % 2);
   c.mn_a = !c.a_tmem && v >= 2 && can_mn(&c, c.a);
   c.mn_b = v % 2 == 1 && can_mn(&c, c.b);
   c.sw_a = sw_a[v], c.sw_b = sw_b[v];
@@ -342,7 +342,7 @@ static tcase make_case(int w, int v) {
 
 static void bit_exact_every_kind(void **state) {
   (void)state;
-  unsigned a_sw = 0, b_sw = 0, kinds = 0;
+  unsigned a_sw = 0, b_sw = 0, kinds = 0, tmem_rows = 0;
   bool m64 = false, m64_upper = false, tmem = false, mn_a = false, mn_b = false;
   for (int w = 0; w < ROWS; w++)
     for (int v = 0; v < VARIANTS; v++) {
@@ -351,6 +351,7 @@ static void bit_exact_every_kind(void **state) {
       if (!c.a_tmem) a_sw |= 1u << c.sw_a;
       b_sw |= 1u << c.sw_b, kinds |= 1u << c.kind;
       m64 |= c.m == 64, m64_upper |= c.d_lane == 16, tmem |= c.a_tmem;
+      tmem_rows += c.a_tmem && v != 0;
       mn_a |= c.mn_a, mn_b |= c.mn_b;
     }
   /* what the matrix covers */
@@ -358,6 +359,7 @@ static void bit_exact_every_kind(void **state) {
   assert_int_equal(a_sw, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4 | 1u << 6);
   assert_int_equal(b_sw, 1u << 0 | 1u << 1 | 1u << 2 | 1u << 4 | 1u << 6);
   assert_true(m64 && m64_upper && tmem && mn_a && mn_b);
+  assert_int_equal(tmem_rows, ROWS); /* every row once with A in Tensor Memory */
 }
 
 /* The scales copied by tcgen05.cp.32x128b.warpx4 instead of tcgen05.st. */
@@ -397,33 +399,6 @@ static void expect(int w, int v, tc_break brk, void (*edit)(tc_run *), const cha
   tcmma_status st = tc_launch(r, &err);
   if (st != TCMMA_INVALID) fail_msg("break %d: the run did not fail (status %d)", brk, st);
   if (!strstr(err.message, want)) fail_msg("break %d: expected '%s' in: %s", brk, want, err.message);
-}
-
-static void by_cp(tc_run *r) { r->cp_scales = true; }
-
-static void allocation_misuse_is_reported(void **state) {
-  (void)state;
-  expect(0, 0, TC_NO_DEALLOC, NULL, "columns of Tensor Memory still allocated");
-  expect(0, 0, TC_DOUBLE_DEALLOC, NULL, "no allocation starts there (freed twice");
-  expect(0, 0, TC_DEALLOC_SIZE, NULL, "that allocation holds 512 columns");
-  expect(0, 0, TC_ALLOC_AFTER_RELINQUISH, NULL, "after the block's tcgen05.relinquish_alloc_permit");
-  expect(0, 0, TC_MMA_OUTSIDE, NULL, "tcgen05.mma (D) by thread 0: Tensor Memory lanes 0..127, "
-                                     "columns 480..735 are outside every allocation");
-  expect(0, 0, TC_LD_OUTSIDE, NULL, "columns 256..383 are outside every allocation");
-  expect(0, 0, TC_LD_WRONG_QUARTER, NULL, "may only access lanes");
-  expect(0, 1, TC_ST_OUTSIDE, NULL, "columns 256..259 are outside every allocation");
-  expect(14, 0, TC_CP_OUTSIDE, by_cp, "tcgen05.cp by thread 0: Tensor Memory lanes 0..127, "
-                                      "columns 264..267 are outside every allocation");
-}
-
-static void completion_misuse_is_reported(void **state) {
-  (void)state;
-  expect(0, 0, TC_LD_BEFORE_WAIT, NULL, "this thread has not observed it");
-  expect(0, 0, TC_OBSERVER_ONLY, NULL, "this thread has not observed it");
-  expect(0, 0, TC_LD_UNCOMMITTED, NULL, "no tcgen05.commit covers it yet");
-  expect(0, 0, TC_NO_COMMIT, NULL, "mbarrier");
-  expect(0, 0, TC_ST_NO_WAIT, NULL, "has not executed tcgen05.wait::st");
-  expect(0, 0, TC_NEVER_WAIT_LD, NULL, "tcgen05.ld results never waited for");
 }
 
 /* tcgen05.st then wait::st, then an mma issued by a thread of the storing
@@ -572,6 +547,7 @@ static void sixteen_lane_shapes(void **state) {
     }
 }
 
+static void by_cp(tc_run *r) { r->cp_scales = true; }
 static void undup_scale(tc_run *r) { r->sfa[64 + 5][0] ^= 0xffu << (8 * ((r->idesc >> 29) & 3)); }
 static void bad_version(tc_run *r) { r->bdesc &= ~(1ull << 46); }
 static void bad_m(tc_run *r) { r->idesc = (r->idesc & ~(31u << 24)) | (12u << 24); }
@@ -580,15 +556,71 @@ static void bad_swizzle(tc_run *r) { r->bdesc |= 3ull << 61; }
 static void bad_opcode(tc_run *r) { r->opcode = "tcgen05.mma.cta_group::1.kind::f64"; }
 static void base_offset(tc_run *r) { r->bdesc |= 1ull << 49; }
 
+
+/* A broken kernel or operand: row w's variant v broken by brk and edit
+ * (applied to the data), and what the failure must say. */
+typedef struct {
+  int w, v;
+  tc_break brk;
+  void (*edit)(tc_run *);
+  const char *want;
+} misuse;
+
+static void expect_all(const misuse *m, size_t n) {
+  for (size_t i = 0; i < n; i++) expect(m[i].w, m[i].v, m[i].brk, m[i].edit, m[i].want);
+}
+
+static void allocation_misuse_is_reported(void **state) {
+  (void)state;
+  static const misuse m[] = {
+      {0, 0, TC_NO_DEALLOC, NULL, "columns of Tensor Memory still allocated"},
+      {0, 0, TC_DOUBLE_DEALLOC, NULL, "no allocation starts there (freed twice"},
+      {0, 0, TC_DEALLOC_SIZE, NULL, "that allocation holds 512 columns"},
+      {0, 0, TC_ALLOC_AFTER_RELINQUISH, NULL, "after the block's tcgen05.relinquish_alloc_permit"},
+      {0, 0, TC_MMA_OUTSIDE, NULL, "tcgen05.mma (D) by thread 0: Tensor Memory lanes 0..127, "
+                                   "columns 480..735 are outside every allocation"},
+      {0, 0, TC_LD_OUTSIDE, NULL, "columns 256..383 are outside every allocation"},
+      {0, 0, TC_LD_WRONG_QUARTER, NULL, "may only access lanes"},
+      {0, 0, TC_LD_NONUNIFORM, NULL, "must be the same in the warp"},
+      {0, 1, TC_ST_OUTSIDE, NULL, "columns 256..259 are outside every allocation"},
+      {14, 0, TC_CP_OUTSIDE, by_cp, "tcgen05.cp by thread 0: Tensor Memory lanes 0..127, "
+                                    "columns 264..267 are outside every allocation"},
+  };
+  expect_all(m, sizeof m / sizeof m[0]);
+}
+
+static void completion_misuse_is_reported(void **state) {
+  (void)state;
+  static const misuse m[] = {
+      {0, 0, TC_LD_BEFORE_WAIT, NULL, "this thread has not observed it"},
+      {0, 0, TC_OBSERVER_ONLY, NULL, "this thread has not observed it"},
+      {0, 0, TC_LD_UNCOMMITTED, NULL, "no tcgen05.commit covers it yet"},
+      {0, 0, TC_NO_COMMIT, NULL, "mbarrier"},
+      {0, 0, TC_ST_NO_WAIT, NULL, "has not executed tcgen05.wait::st"},
+      {0, 0, TC_NEVER_WAIT_LD, NULL, "tcgen05.ld results never waited for"},
+      {0, 0, TC_ST_NO_SYNC, NULL, "written by warp 1's tcgen05.st: no __syncthreads() since"},
+      {0, 0, TC_NO_FENCE_AFTER, NULL, "no tcgen05.fence::after_thread_sync since the commit"},
+      {0, 0, TC_NO_FENCE_BEFORE, NULL,
+       "no tcgen05.fence::before_thread_sync after its tcgen05.wait::st"},
+      {0, 0, TC_NO_FENCE_AFTER_ST, NULL,
+       "written by warp 1's tcgen05.st: this thread executed no tcgen05.fence::after_thread_sync"},
+  };
+  expect_all(m, sizeof m / sizeof m[0]);
+}
+
 static void bad_operands_are_reported(void **state) {
   (void)state;
-  expect(14, 0, TC_SCALE_NOT_DUP, undup_scale, "must be duplicated in all four 32-lane quarters");
-  expect(0, 0, TC_OK, bad_version, "bits 46-48 must hold 0b001");
-  expect(0, 0, TC_OK, bad_m, "M (bits 24-28, M >> 4) must be 64 or 128");
-  expect(0, 0, TC_OK, reserved_bit, "reserved bits 6, 23 or 29 are set");
-  expect(0, 0, TC_OK, bad_swizzle, "swizzle mode 3, 5 and 7 are invalid");
-  expect(0, 0, TC_OK, bad_opcode, "unknown opcode 'tcgen05.mma.cta_group::1.kind::f64'");
-  expect(0, 0, TC_OK, base_offset, "base offset other than 0");
+  static const misuse m[] = {
+      {14, 0, TC_SCALE_NOT_DUP, undup_scale, "must be duplicated in all four 32-lane quarters"},
+      {0, 0, TC_OK, bad_version, "bits 46-48 must hold 0b001"},
+      {0, 0, TC_OK, bad_m, "M (bits 24-28, M >> 4) must be 64 or 128"},
+      {0, 0, TC_OK, reserved_bit, "reserved bits 6, 23 or 29 are set"},
+      {0, 0, TC_OK, bad_swizzle, "swizzle mode 3, 5 and 7 are invalid"},
+      {0, 0, TC_OK, bad_opcode, "unknown opcode 'tcgen05.mma.cta_group::1.kind::f64'"},
+      {0, 0, TC_OK, base_offset, "base offset other than 0"},
+      {0, 1, TC_A_LANE, NULL, "A at lane 16, D at lane 0 (A and D share"},
+  };
+  expect_all(m, sizeof m / sizeof m[0]);
 }
 
 /* ---- the opcodes are ptxas's ---- */

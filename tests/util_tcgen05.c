@@ -1,5 +1,6 @@
 /* The tcgen05 tests' kernel (tests/util_tcgen05.h), written by hand in the
  * host dialect: the calls the renderer's text would make, in its order. */
+#include <sched.h>
 #include <string.h>
 #include "util_tcgen05.h"
 
@@ -35,18 +36,32 @@ static void store_all(tc_run *r, uint32_t base) {
   if (r->brk != TC_ST_NO_WAIT) tcmma_sim_tcgen05_wait(op_wait_st);
 }
 
+/* The stores, then a flag in plain memory instead of a barrier. */
+static void setup_flag(tc_run *r, uint32_t base) {
+  unsigned t = tcmma_sim_thread_idx(0);
+  store_all(r, base);
+  tcmma_sim_tcgen05_fence(op_before);
+  if (t >= 32 && t % 32 == 0) __atomic_add_fetch(&r->ready, 1, __ATOMIC_SEQ_CST);
+  while (t == 0 && __atomic_load_n(&r->ready, __ATOMIC_SEQ_CST) < 3) sched_yield();
+  tcmma_sim_tcgen05_fence(op_after);
+}
+
 static void setup(tc_run *r, uint32_t base) {
+  if (r->brk == TC_ST_NO_SYNC) {
+    setup_flag(r, base);
+    return;
+  }
   bool own = r->brk == TC_OWN_WARP_ST, warp0 = tcmma_sim_thread_idx(0) < 32;
   if (!own || !warp0) store_all(r, base);
-  tcmma_sim_tcgen05_fence(op_before);
+  if (r->brk != TC_NO_FENCE_BEFORE) tcmma_sim_tcgen05_fence(op_before);
   tcmma_sim_syncthreads();
-  tcmma_sim_tcgen05_fence(op_after);
+  if (r->brk != TC_NO_FENCE_AFTER_ST) tcmma_sim_tcgen05_fence(op_after);
   if (own && warp0) store_all(r, base); /* the issuing thread's own warp: no barrier needed */
 }
 
 static void issue(tc_run *r, uint32_t base, unsigned long long *bar) {
   uint32_t d = base + (r->d_lane << 16) + (r->brk == TC_MMA_OUTSIDE ? 480 : TC_D_COL);
-  uint32_t a = base + (r->d_lane << 16) + TC_A_COL;
+  uint32_t a = base + ((r->d_lane + (r->brk == TC_A_LANE ? 16 : 0)) << 16) + TC_A_COL;
   uint32_t sfa = base + TC_SFA_COL, sfb = base + TC_SFB_COL;
   if (r->cp_scales) {
     tcmma_sim_tcgen05_cp("tcgen05.cp.cta_group::1.32x128b.warpx4", sfa, r->sfa_desc);
@@ -71,6 +86,7 @@ static void read_back(tc_run *r, uint32_t base) {
   uint32_t regs[2][128];
   if (r->brk == TC_LD_WRONG_QUARTER) q = 32 * ((t / 32 + 1) % 4);
   unsigned col = r->brk == TC_LD_OUTSIDE ? 256 : TC_D_COL;
+  if (r->brk == TC_LD_NONUNIFORM && lane == 5) col += 4;
   tcmma_sim_tcgen05_ld(ld, regs[0], base + (q << 16) + col);
   tcmma_sim_tcgen05_ld(ld, regs[1], base + (q << 16) + col + 128);
   if (r->brk == TC_NO_WAIT_LD && t == 0) memcpy(r->early, regs[0], sizeof r->early);
@@ -106,7 +122,7 @@ static void kernel(void *arg) {
     tcmma_sim_syncthreads();
   if (r->brk != TC_LD_BEFORE_WAIT && r->brk != TC_LD_UNCOMMITTED && (r->brk != TC_OBSERVER_ONLY || t == 0))
     tcmma_sim_mbar_wait(op_try_wait, bar, 0);
-  tcmma_sim_tcgen05_fence(op_after);
+  if (r->brk != TC_NO_FENCE_AFTER) tcmma_sim_tcgen05_fence(op_after);
   read_back(r, base);
   tcmma_sim_tcgen05_fence(op_before);
   tcmma_sim_syncthreads();

@@ -38,6 +38,13 @@ typedef enum {
   TC_LD_UNCOMMITTED,  /* no commit and no wait: D read while its mma is not committed */
   TC_ST_OUTSIDE,      /* allocates 256 columns, stores A at column 256.. */
   TC_CP_OUTSIDE,      /* allocates 256 columns, copies the scales to column 264.. */
+  TC_NO_FENCE_AFTER,  /* no tcgen05.fence::after_thread_sync between the wait and the ld */
+  TC_NO_FENCE_BEFORE, /* no tcgen05.fence::before_thread_sync after the stores */
+  TC_NO_FENCE_AFTER_ST, /* no tcgen05.fence::after_thread_sync after the stores' barrier */
+  TC_ST_NO_SYNC,      /* warps 1-3 signal their stores through a plain memory flag, no
+                         __syncthreads(): the model does not see such a synchronization */
+  TC_A_LANE,          /* A in Tensor Memory at lane 16 while D sits at lane 0 (M 64) */
+  TC_LD_NONUNIFORM,   /* lane 5 passes another address to tcgen05.ld */
   TC_OWN_WARP_ST,     /* not broken: warp 0 stores its quarter after the __syncthreads(),
                          and its thread 0 issues the mma after warp 0's wait::st */
 } tc_break;
@@ -57,6 +64,7 @@ typedef struct {
   /* what the kernel read back */
   uint32_t out[128][256];
   uint32_t early[4]; /* TC_NO_WAIT_LD: thread 0's registers before the wait */
+  int ready;         /* TC_ST_NO_SYNC: warps done storing */
 } tc_run;
 
 /* Runs r's kernel on a block of 128 threads. */

@@ -428,7 +428,8 @@ void tcmma_sim_wgmma_hold(const void *acc, unsigned regs);
  * outside its quarter (warp w reaches lanes 32 (w % 4) .. + 31), a tcgen05.ld
  * of columns an mma or cp wrote before the thread observed the completion of
  * the tcgen05.commit covering it (an mbarrier wait on its phase, or a
- * __syncthreads() after some thread's wait), and a thread ending with
+ * __syncthreads() after some thread's wait) or without the tcgen05 fences
+ * the ISA's synchronization patterns place, and a thread ending with
  * tcgen05.ld results never waited for. */
 
 /* The bits of every tcgen05.ld destination register until tcgen05.wait::ld
@@ -468,10 +469,11 @@ void tcmma_sim_tcgen05_mma_scaled_tmem_a(const char *opcode, unsigned d_tmem, un
  * its last commit complete; their results are visible once a wait observes
  * that phase. */
 void tcmma_sim_tcgen05_commit(const char *opcode, unsigned long long *bar);
-/* tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 regs, [taddr] (warp):
- * regs receives this thread's registers, TCMMA_SIM_TCGEN05_POISON until the
- * thread's tcgen05.wait::ld. tcgen05.st...b32 [taddr], regs (warp): the
- * registers into TMEM, visible to other tcgen05 operations after wait::st. */
+/* tcgen05.ld.sync.aligned.<shape>.x<num>[.pack::16b].b32 regs, [taddr] (warp;
+ * shape 32x32b, 16x64b, 16x128b or 16x256b, pack with 32x32b only): regs
+ * receives this thread's registers, TCMMA_SIM_TCGEN05_POISON until the
+ * thread's tcgen05.wait::ld. tcgen05.st...[.unpack::16b].b32 [taddr], regs
+ * (warp): the registers into TMEM, readable after the warp's wait::st. */
 void tcmma_sim_tcgen05_ld(const char *opcode, uint32_t *regs, unsigned taddr);
 void tcmma_sim_tcgen05_st(const char *opcode, unsigned taddr, const uint32_t *regs);
 /* tcgen05.wait::ld.sync.aligned / tcgen05.wait::st.sync.aligned (warp). */
@@ -479,8 +481,10 @@ void tcmma_sim_tcgen05_wait(const char *opcode);
 /* tcgen05.cp.cta_group::1.<shape>[.<multicast>] [taddr], s_desc (one thread):
  * shared memory (a matrix descriptor) into TMEM, completed by commit as mma. */
 void tcmma_sim_tcgen05_cp(const char *opcode, unsigned taddr, uint64_t s_desc);
-/* tcgen05.fence::before_thread_sync / ::after_thread_sync (any thread):
- * accepted (the model orders at every call already). */
+/* tcgen05.fence::before_thread_sync / ::after_thread_sync (any thread): a
+ * tcgen05.ld of mma results needs the reader's after_thread_sync following
+ * the commit (after its wait); another warp's tcgen05.st needs the storing
+ * warp's before_thread_sync, a __syncthreads() and the reader's after. */
 void tcmma_sim_tcgen05_fence(const char *opcode);
 
 /* ---- wmma ---- */

@@ -236,9 +236,11 @@ void tcmma__sim_tmem_commit(int thread, const unsigned long long *bar, unsigned 
 unsigned tcmma__sim_tmem_st_ticket(int warp);
 void tcmma__sim_tmem_st_done(int warp);
 void tcmma__sim_tmem_tag(unsigned lane, unsigned col, unsigned ticket);
+/* tcgen05.fence::after_thread_sync (after) or ::before_thread_sync by thread. */
+void tcmma__sim_tmem_fence(int thread, bool after);
 /* Whether thread may read the word (lane, col) now (pipelined: the read is
- * by a tcgen05.mma/cp the thread issues, ordered after its own earlier
- * ones); else fails naming what, the writer and what is missing. */
+ * by a tcgen05.mma/cp the thread issues, ordered after the mma and cp issued
+ * before it); else fails naming what, the writer and what is missing. */
 bool tcmma__sim_tmem_readable(const char *what, int thread, bool pipelined, unsigned lane,
                               unsigned col);
 /* tcgen05.ld: n values for thread's registers regs, which hold

@@ -361,8 +361,14 @@ void tcmma_sim_tcgen05_cp(const char *opcode, unsigned taddr, uint64_t s_desc) {
 }
 
 void tcmma_sim_tcgen05_fence(const char *opcode) {
-  if (tcmma__sim_current_thread() < 0) return;
-  if (is(opcode, op_fence_before) || is(opcode, op_fence_after)) return;
+  int tid = tcmma__sim_current_thread();
+  if (tid < 0) return;
+  if (is(opcode, op_fence_before) || is(opcode, op_fence_after)) {
+    tcmma__sim_lock();
+    tcmma__sim_tmem_fence(tid, is(opcode, op_fence_after));
+    tcmma__sim_unlock();
+    return;
+  }
   tcmma__sim_fail_lane("tcgen05.fence by thread %d: unknown opcode '%s': expected %s or %s",
                        tcmma__sim_current_thread(), name(opcode), op_fence_before,
                        op_fence_after);

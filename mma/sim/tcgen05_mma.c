@@ -258,11 +258,18 @@ static bool lane_base(const mshape *s, uint32_t taddr, const char *what, unsigne
   return false;
 }
 
-/* A (M x K) from Tensor Memory at a_tmem. */
-static bool gather_tmem(const mshape *s, uint32_t a_tmem, int thread, double *out) {
+/* A (M x K) from Tensor Memory at a_tmem (M 64: at D's lane alignment, as
+ * the ISA's half-data-path layout F requires). */
+static bool gather_tmem(const mshape *s, uint32_t a_tmem, uint32_t d_tmem, int thread,
+                        double *out) {
   unsigned base, col = a_tmem & 0xffffu, bits = s->kind >= K_MXF4 ? 4 : sub_byte(s->a) ? 8
                                                                          : (unsigned)etype_bits[s->a];
   unsigned words = (unsigned)s->k * bits / 32;
+  if ((a_tmem >> 16) != (d_tmem >> 16)) {
+    tcmma__sim_fail("tcgen05.mma by thread %d: A at lane %u, D at lane %u (A and D share the "
+                    "data path's lane alignment)", thread, a_tmem >> 16, d_tmem >> 16);
+    return false;
+  }
   if (!lane_base(s, a_tmem, "A", &base) ||
       !tcmma__sim_tmem_range("tcgen05.mma (A in Tensor Memory)", thread, base,
                              row_lane(s->m, base, s->m - 1) - base + 1, col, words))
@@ -414,7 +421,7 @@ static void issue(const mma_call *c) {
                                 "for the block-scaled calls"
                               : "");
   else if (decode_idesc(c->opcode, c->idesc, &s) &&
-           (c->a_in_tmem ? gather_tmem(&s, c->a_tmem, thread, A)
+           (c->a_in_tmem ? gather_tmem(&s, c->a_tmem, c->d_tmem, thread, A)
                          : gather_smem(&s, c->a_desc, s.mn_a, s.a, s.m, "A", warp, A)) &&
            gather_smem(&s, c->b_desc, s.mn_b, s.b, s.n, "B", warp, B) &&
            (!c->scaled || apply_scales(&s, c->sfa, c->sfb, thread, A, B))) {

@@ -24,6 +24,7 @@ typedef struct {
   ticket_kind kind;
   int thread, warp;    /* the issuing thread (async) or warp (st) */
   bool closed;         /* async: committed; st: waited for */
+  unsigned long closed_seq; /* the event count when it closed */
   const unsigned long long *bar; /* async: the commit's barrier */
   unsigned long complete_at;     /* and the phases completed when it arrives */
   unsigned long epoch; /* st: the block epoch of its wait::st */
@@ -40,6 +41,9 @@ static unsigned tags[TMEM_LANES][TMEM_COLS];
 static group groups[TICKETS];
 static unsigned next_ticket = 1;
 static unsigned open_async[TCMMA_SIM_BLOCK_THREADS_MAX], open_st[SIM_WARPS];
+/* Events in order (closing a ticket, a fence): the last tcgen05.fence::
+ * after_thread_sync of each thread, ::before_thread_sync of each warp. */
+static unsigned long events, fence_after[TCMMA_SIM_BLOCK_THREADS_MAX], fence_before[SIM_WARPS];
 static struct {
   unsigned col, ncols;
   int warp;
@@ -58,6 +62,8 @@ void tcmma__sim_tmem_reset(void) {
     memset(groups, 0, sizeof groups);
     memset(open_async, 0, sizeof open_async);
     memset(open_st, 0, sizeof open_st);
+    memset(fence_after, 0, sizeof fence_after);
+    memset(fence_before, 0, sizeof fence_before);
   }
   touched = false;
   n_allocs = 0;
@@ -162,7 +168,7 @@ uint32_t *tcmma__sim_tmem_word(unsigned lane, unsigned col) { return &cells[lane
 static unsigned new_ticket(ticket_kind kind, int thread, int warp) {
   unsigned t = next_ticket++;
   if (next_ticket == 0) next_ticket = 1;
-  groups[t % TICKETS] = (group){t, kind, thread, warp, false, NULL, 0, 0};
+  groups[t % TICKETS] = (group){t, kind, thread, warp, false, 0, NULL, 0, 0};
   return t;
 }
 
@@ -178,7 +184,7 @@ unsigned tcmma__sim_tmem_async_ticket(int thread) {
 
 void tcmma__sim_tmem_commit(int thread, const unsigned long long *bar, unsigned long complete_at) {
   group *g = find(open_async[thread]);
-  if (g) g->closed = true, g->bar = bar, g->complete_at = complete_at;
+  if (g) g->closed = true, g->closed_seq = ++events, g->bar = bar, g->complete_at = complete_at;
   open_async[thread] = 0;
 }
 
@@ -189,30 +195,48 @@ unsigned tcmma__sim_tmem_st_ticket(int warp) {
 
 void tcmma__sim_tmem_st_done(int warp) {
   group *g = find(open_st[warp]);
-  if (g) g->closed = true, g->epoch = tcmma__sim_block_epoch();
+  if (g) g->closed = true, g->closed_seq = ++events, g->epoch = tcmma__sim_block_epoch();
   open_st[warp] = 0;
+}
+
+void tcmma__sim_tmem_fence(int thread, bool after) {
+  touched = true;
+  if (after) fence_after[thread] = ++events;
+  else fence_before[thread / SIM_LANES] = ++events;
 }
 
 void tcmma__sim_tmem_tag(unsigned lane, unsigned col, unsigned ticket) { tags[lane][col] = ticket; }
 
-/* Why an asynchronous write g is not yet readable by thread (NULL: it is). */
+/* Why an asynchronous write g (an mma or cp) is not yet readable by thread
+ * (NULL: it is). Another mma or cp reads it in issue order (the tcgen05
+ * pipeline; PTX ISA "Pipelined instructions"); a tcgen05.ld needs the
+ * commit's phase completed and observed, then a fence::after_thread_sync. */
 static const char *async_pending(const group *g, int thread, bool pipelined) {
-  if (pipelined && g->thread == thread) return NULL; /* the same thread's tcgen05 pipeline */
+  if (pipelined) return NULL;
   if (!g->closed) return "no tcgen05.commit covers it yet";
   int seen = tcmma__sim_mbar_observed(g->bar, g->complete_at, thread);
-  if (seen > 0) return NULL;
-  return seen < 0 ? "the mbarrier phase its tcgen05.commit arrives in has not completed"
-                  : "its commit's mbarrier phase completed, but this thread has not observed it "
-                    "(an mbarrier wait on that phase, or a __syncthreads() after another "
-                    "thread's wait)";
+  if (seen < 0) return "the mbarrier phase its tcgen05.commit arrives in has not completed";
+  if (!seen)
+    return "its commit's mbarrier phase completed, but this thread has not observed it (an "
+           "mbarrier wait on that phase, or a __syncthreads() after another thread's wait)";
+  return fence_after[thread] > g->closed_seq
+             ? NULL
+             : "this thread executed no tcgen05.fence::after_thread_sync since the commit (the "
+               "ISA's order: mbarrier wait, tcgen05.fence::after_thread_sync, tcgen05.ld)";
 }
 
+/* Why a tcgen05.st g is not yet readable by thread: its warp reads it after
+ * wait::st; another thread after the warp's fence::before_thread_sync, a
+ * __syncthreads() and its own fence::after_thread_sync. */
 static const char *st_pending(const group *g, int thread) {
   if (!g->closed) return "its warp has not executed tcgen05.wait::st since";
   if (g->warp == thread / SIM_LANES) return NULL; /* the storing warp, after its wait::st */
-  return tcmma__sim_block_epoch() > g->epoch
+  if (tcmma__sim_block_epoch() <= g->epoch) return "no __syncthreads() since its warp's tcgen05.wait::st";
+  if (fence_before[g->warp] < g->closed_seq)
+    return "its warp executed no tcgen05.fence::before_thread_sync after its tcgen05.wait::st";
+  return fence_after[thread] > g->closed_seq
              ? NULL
-             : "no __syncthreads() since its warp's tcgen05.wait::st";
+             : "this thread executed no tcgen05.fence::after_thread_sync since";
 }
 
 bool tcmma__sim_tmem_readable(const char *what, int thread, bool pipelined, unsigned lane,
