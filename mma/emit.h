@@ -439,6 +439,21 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
 
+/* The text every GEMM kernel begins and ends with (mma/render_gemm_head.c),
+ * whichever kind: prelude, the headers of the operands' types and the
+ * epilogue's hooks; signature, `extern "C" __global__ void` with attrs,
+ * NAME(d, a, b, c, alpha, beta, the options' arguments, the epilogue's,
+ * and with maps the two tensor maps TCMMA__GEMM_MAP_A/B as `const
+ * __grid_constant__ CUtensorMap`) through the opening brace; entry, the
+ * host dialect's NAME_entry(void *args). */
+#define TCMMA__GEMM_MAP_A "tmap_a"
+#define TCMMA__GEMM_MAP_B "tmap_b"
+void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_buf *out);
+void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                                const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
+void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                            bool maps, tcmma_buf *out);
+
 /* Whether any of the loader's copies is a cp.async (commit and wait
  * groups are emitted only then: below cc 80 they do not exist). */
 bool tcmma__emit_gemm_async(const tcmma__emit_gemm_form *f);

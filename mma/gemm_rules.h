@@ -17,6 +17,10 @@ enum { TCMMA__GEMM_COPY_BYTES = 16 };
  * allocation the plan counts, not a static __shared__ one it would not). */
 enum { TCMMA__GEMM_FLAG_BYTES = 16 };
 
+/* Bytes of one mbarrier object in shared memory (PTX ISA, "Size and
+ * alignment of mbarrier object": 8 bytes, 8-byte aligned). */
+enum { TCMMA__GEMM_MBAR_BYTES = 8 };
+
 /* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
  * a class below it load with plain loads. */
 enum { TCMMA__GEMM_ASYNC_MIN = 4 };

@@ -316,16 +316,11 @@ static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
                    G * gx, P, g->call.block_n);
 }
 
-/* The kernel's title comment and signature, through the opening brace. */
+/* The kernel's title comment, headers and signature, through the opening
+ * brace (mma/render_gemm_head.c). */
 static void signature(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
-  tcmma_dialect dl = k->dl;
-  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
-  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
-             *tc = tcmma__table_spell_type(dl, c->d.prec),
-             *ta = tcmma__table_spell_type(dl, c->a.prec),
-             *tb = tcmma__table_spell_type(dl, c->b.prec);
   const tcmma_gemm_info *i = &k->f.i;
   char shape[160];
   if (i->shape_args)
@@ -343,59 +338,9 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
                    c->block_n, c->block_k, c->warps_m, c->warps_n, c->stages,
                    c->stages == 1 ? "" : "s", g->threads, g->grid[0], g->grid[1],
                    g->shared_bytes);
-  tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
-  tcmma__emit_includes(precs, g->arm, dl, true, out);
-  tcmma__emit_gemm_epilogue_prelude(&k->f, dl, out);
-  const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
+  tcmma__emit_gemm_prelude(&k->f, k->dl, out);
   tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = g->threads, .min_blocks = 1);
-  tcmma_buf_printf(out, "\n");
-  tcmma__emit_kernel_signature(dl, &attrs, k->name, out);
-  tcmma_buf_printf(out,
-                   "%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
-                   "float alpha, float beta",
-                   td, arr, sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
-  tcmma__emit_gemm_param ps[12];
-  int n = tcmma__emit_gemm_params(&k->f, ps);
-  for (int p = 0; p < n; p++)
-    tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
-                     ps[p].type[strlen(ps[p].type) - 1] == '*' ? "" : " ", ps[p].name);
-  tcmma__emit_gemm_epilogue_params(&k->f, dl, out);
-  tcmma_buf_printf(out, ")\n{\n");
-}
-
-/* The simulator's entry: args as the kernel's arguments, in order. */
-static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
-  const tcmma_gemm_call *c = &k->g->call;
-  tcmma_dialect dl = k->dl;
-  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
-  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
-             *tc = tcmma__table_spell_type(dl, c->d.prec),
-             *ta = tcmma__table_spell_type(dl, c->a.prec),
-             *tb = tcmma__table_spell_type(dl, c->b.prec);
-  tcmma__emit_gemm_param ps[12];
-  int n = tcmma__emit_gemm_params(&k->f, ps), ne = tcmma__emit_gemm_epilogue_param_count(&k->f);
-  const char *arr = k->f.o.pointer_array ? "const *" : "";
-  tcmma_buf_printf(out,
-                   "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
-                   "kernel's arguments in order (d, a, b, c%s, the workspace themselves%s). */\n"
-                   "void %s_entry(void *args)\n{\n"
-                   "  void **p = (void **)args;\n"
-                   "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
-                   "      *(const float *)p[4], *(const float *)p[5]",
-                   6 + n + ne, *arr ? ": the pointer arrays" : "",
-                   ne ? "; the epilogue's pointers last" : "", k->name, k->name, td, arr, ta, arr,
-                   tb, arr, tc, arr);
-  for (int p = 0; p < n; p++) {
-    /* a pointer (the workspace) is passed itself, as d, a, b and c are */
-    bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
-    if (ptr)
-      tcmma_buf_printf(out, ",%s(void *)p[%d]", p % 3 == 0 ? "\n      " : " ", 6 + p);
-    else
-      tcmma_buf_printf(out, ",%s*(const %s *)p[%d]", p % 3 == 0 ? "\n      " : " ", ps[p].type,
-                       6 + p);
-  }
-  tcmma__emit_gemm_epilogue_entry_args(&k->f, dl, 6 + n, out);
-  tcmma_buf_printf(out, ");\n}\n");
+  tcmma__emit_gemm_signature(&k->f, k->dl, k->name, &attrs, false, out);
 }
 
 static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
@@ -430,7 +375,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma__emit_gemm_split_reduce(&k->f, dl, 1, out);
   tcmma__emit_gemm_epilogue(&k->f, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST) host_entry(k, out);
+  if (dl == TCMMA_DIALECT_HOST) tcmma__emit_gemm_entry(&k->f, dl, k->name, false, out);
   return TCMMA_OK;
 }
 

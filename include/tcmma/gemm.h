@@ -9,6 +9,8 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
+#include "tcmma/tensor_map.h"
+#include "tcmma/wgmma.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -25,6 +27,26 @@ typedef enum {
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
+
+/* The GEMM's kernel kinds (tables/gemm_kernels.def; docs/emit.md, The
+ * Hopper GEMM): asked for in tcmma_gemm_opts.kernel, reported in
+ * tcmma_gemm_info.kernel. */
+typedef enum {
+#define TCMMA_GEMM_KERNEL(ID, value, ...) TCMMA_GEMM_KERNEL_##ID = (value),
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
+  TCMMA_GEMM_KERNEL_COUNT = 0
+#define TCMMA_GEMM_KERNEL(...) +1
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
+} tcmma_gemm_kernel;
+
+/* The name of kind ("wgmma") and its sentence; "?" out of range.
+ * tcmma_gemm_kernel_parse: the kind named name; TCMMA_INVALID naming the
+ * value and every name otherwise (err may be NULL). */
+const char *tcmma_gemm_kernel_name(tcmma_gemm_kernel kind);
+const char *tcmma_gemm_kernel_text(tcmma_gemm_kernel kind);
+tcmma_status tcmma_gemm_kernel_parse(const char *name, tcmma_gemm_kernel *out, tcmma_error *err);
 
 /* The GEMM's epilogue operations, applied in the caller's order to each
  * element after alpha and beta (tables/epilogues.def; docs/emit.md, GEMM
@@ -101,6 +123,25 @@ const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
 #define TCMMA_GEMM_WARPS_N 2
 #define TCMMA_GEMM_STAGES 3
 #define TCMMA_GEMM_STAGES_MAX 4
+
+/* The wgmma kernel's defaults for a call's zero fields (docs/emit.md, The
+ * Hopper GEMM): a 128x256 block tile, k tiles of one 128-byte swizzle span
+ * (64 bf16 or f16, 128 fp8 elements), a warp grid of 16-row warps (block_m
+ * / 16 x 1: two consumer warpgroups of m64 x n256), 4 stages; at most
+ * WGMMA_STAGES_MAX stages (shared memory decides below that). Its producer
+ * warpgroup lowers its registers to WGMMA_PRODUCER_REGISTERS (setmaxnreg);
+ * the consumers raise theirs to what the block's register file leaves. */
+#define TCMMA_GEMM_WGMMA_BLOCK_M 128
+#define TCMMA_GEMM_WGMMA_BLOCK_N 256
+#define TCMMA_GEMM_WGMMA_STAGES 4
+#define TCMMA_GEMM_WGMMA_STAGES_MAX 8
+#define TCMMA_GEMM_WGMMA_PRODUCER_REGISTERS 40
+/* The registers a consumer thread takes beyond its accumulators (the
+ * descriptors, the barriers' stage and phase, the epilogue's indices):
+ * an upper bound fitted on ptxas -v at sm_90a (docs/emit.md, The Hopper
+ * GEMM); a plan whose consumer count is below accumulators + this
+ * declines `registers`. */
+#define TCMMA_GEMM_WGMMA_REGISTER_OVERHEAD 48
 
 /* Blocks run in groups of this many block rows, down each column of the
  * group first, so the blocks resident at once share A and B tiles in L2. */
@@ -236,6 +277,9 @@ typedef struct {
                               order to each element after alpha and beta (borrowed; every
                               element of the caller's size; NULL with a count of 0) */
   int epilogue_count;      /* 0..TCMMA_EPILOGUE_OPS_MAX; 0: alpha and beta only */
+  tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the wgmma kernel on cc 9.0 where it
+                              serves the call, else mma.sync), MMA_SYNC, or WGMMA (declines
+                              `kernel` naming what it cannot serve) */
 } tcmma_gemm_opts;
 
 /* The most K slices a split-K plan takes. */
@@ -266,6 +310,13 @@ typedef struct {
                               first launch (each launch leaves them zero). With
                               shape_args: for the call's shape (same formula) */
   size_t workspace_counters; /* byte offset of the counters in the workspace */
+  tcmma_gemm_kernel kernel; /* the kind planned: MMA_SYNC or WGMMA (never AUTO) */
+  tcmma_wgmma wgmma;       /* WGMMA: the warpgroup arm (TCMMA_WGMMA_NONE for mma.sync) */
+  int consumer_warpgroups; /* WGMMA: warpgroups that multiply, each m64 x wgmma_n of the
+                              block tile (warpgroup 0 loads); 0 for mma.sync */
+  int wgmma_n;             /* WGMMA: each consumer's instruction n */
+  int producer_registers, consumer_registers; /* WGMMA: the setmaxnreg counts (0: none,
+                              one consumer warpgroup keeps what the launch bound gives) */
 } tcmma_gemm_info;
 
 /* Fills the first `size` bytes of *out (the caller's sizeof) with the
@@ -308,6 +359,22 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
  * residual with pointer arrays) or `arch`. */
 tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                   tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
+
+/* The tensor maps a WGMMA plan's kernel takes as its last two arguments
+ * (docs/emit.md, The Hopper GEMM): maps[0] A's, maps[1] B's, 2-D maps of
+ * each operand as stored from address a or b (a device address for a
+ * device, a host one for the simulator), boxes of one k tile of the block
+ * tile, swizzled as the plan's stages (a_swizzle, b_swizzle),
+ * zeros past the edges. shape: the launch's m, n, k, lda, ldb (elements)
+ * for a shape-argument kernel (NULL: the call's own; a fixed-shape kernel
+ * takes only those). For a device, encode each with tcmma_tensor_map_encode
+ * and pass the 128 bytes; the simulator's entry takes the values.
+ * TCMMA_INVALID for a NULL plan or maps, a plan not accepted as WGMMA with
+ * opts, a shape the plan does not serve, or a map failing
+ * tcmma_tensor_map_check (its rule named). */
+tcmma_status tcmma_gemm_tensor_maps(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
+                                    unsigned long long a, unsigned long long b, const int *shape,
+                                    tcmma_tensor_map maps[2], tcmma_error *err);
 
 /* The name of a decline ("shared") and its rule sentence; "?" out of range. */
 const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);
