@@ -453,6 +453,15 @@ void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl
                                 const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
 void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
                             bool maps, tcmma_buf *out);
+/* The block tile's first row and column, TCMMA__GEMM_M0 and _N0, in the
+ * grouped order (TCMMA_GEMM_GROUP_ROWS block rows, column by column). */
+void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                   tcmma_buf *out);
+
+/* The Hopper GEMM's whole text from a WGMMA form (mma/render_gemm_wgmma.c),
+ * appended to out in dl. */
+tcmma_status tcmma__emit_render_gemm_wgmma(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                           tcmma_buf *out, tcmma_error *err);
 
 /* Whether any of the loader's copies is a cp.async (commit and wait
  * groups are emitted only then: below cc 80 they do not exist). */

@@ -107,9 +107,9 @@ static bool call_problem(const tcmma_gemm_call *c, int stages_max, char *msg, si
   if (c->registers < 1 || c->registers > TCMMA_REGISTERS_MAX)
     return snprintf(msg, cap, "register budget %d: expected 1..%d", c->registers,
                     TCMMA_REGISTERS_MAX), true;
-  if (c->name && !tcmma__emit_is_ident(c->name, 64))
-    return snprintf(msg, cap, "kernel name '%s': expected a C identifier of at most 64 "
-                    "characters", c->name), true;
+  if (c->name && !tcmma__emit_is_ident(c->name, TCMMA__GEMM_NAME_MAX))
+    return snprintf(msg, cap, "kernel name '%s': expected a C identifier of at most %d "
+                    "characters", c->name, TCMMA__GEMM_NAME_MAX), true;
   const tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
   static const char *const names[3] = {"d", "a", "b"};
   for (int i = 0; i < 3; i++) {

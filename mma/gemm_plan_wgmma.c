@@ -304,6 +304,10 @@ tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_op
   fill_defaults(c);
   tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, err);
   if (st != TCMMA_OK) return st;
+  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(TCMMA__GEMM_TILE_SUFFIX))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the wgmma kernel names its "
+                   "tile product NAME%s, at most %d characters", c->name, TCMMA__GEMM_TILE_SUFFIX,
+                   TCMMA__GEMM_NAME_MAX);
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
   if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
     return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);

@@ -21,6 +21,12 @@ enum { TCMMA__GEMM_FLAG_BYTES = 16 };
  * alignment of mbarrier object": 8 bytes, 8-byte aligned). */
 enum { TCMMA__GEMM_MBAR_BYTES = 8 };
 
+/* The longest kernel name (a C identifier) and the suffix of the wgmma
+ * kernel's tile product (NAME_wgmma: one per kernel, so that tuned variants
+ * share one translation unit). */
+#define TCMMA__GEMM_NAME_MAX 64
+#define TCMMA__GEMM_TILE_SUFFIX "_wgmma"
+
 /* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
  * a class below it load with plain loads. */
 enum { TCMMA__GEMM_ASYNC_MIN = 4 };

@@ -268,54 +268,6 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   return TCMMA_OK;
 }
 
-/* block_origin's grouped order over the launch's grid (gridDim), for a
- * kernel whose shape is its arguments. */
-static void grouped_args(const gemm_kernel *k, const char *bx, const char *by, tcmma_buf *out) {
-  const tcmma_gemm_plan *g = k->g;
-  const char *gx = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_X),
-             *gy = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_Y);
-  unsigned G = TCMMA_GEMM_GROUP_ROWS;
-  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
-  tcmma_buf_printf(out, "  const int %sgx = (int)%s, %sgy = (int)%s;\n", P, gx, P, gy);
-  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %sgx + (int)%s;\n", P, by, P, bx);
-  tcmma_buf_printf(out, "  const int %sfirst = %sbid / (%u * %sgx) * %u;\n", P, P, G, P, G);
-  tcmma_buf_printf(out, "  const int %srows = %sgy - %sfirst < %u ? %sgy - %sfirst : %u;\n", P, P,
-                   P, G, P, P, G);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% (%u * %sgx) %% %srows)"
-                   " * %d;\n", P, P, G, P, P, g->call.block_m);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% (%u * %sgx) / %srows * %d;\n", P,
-                   G, P, P, g->call.block_n);
-}
-
-/* The block tile's first row and column. Blocks run in groups of
- * TCMMA_GEMM_GROUP_ROWS block rows, down each column of the group first, so
- * the blocks resident at once share rows of A and columns of B in L2
- * instead of sweeping all of B for every row of blocks. */
-static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
-  const tcmma_gemm_plan *g = k->g;
-  const char *bx = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
-             *by = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
-  unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
-  if (k->f.i.shape_args) {
-    grouped_args(k, bx, by, out);
-    return;
-  }
-  if (gx == 1 || gy == 1) {
-    tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
-                     " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
-    return;
-  }
-  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
-  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %u + (int)%s;\n", P, by, gx, bx);
-  tcmma_buf_printf(out, "  const int %sfirst = %sbid / %u * %u;\n", P, P, G * gx, G);
-  tcmma_buf_printf(out, "  const int %srows = %u - %sfirst < %u ? %u - %sfirst : %u;\n", P, gy, P,
-                   G, gy, P, G);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% %u %% %srows) * %d;\n",
-                   P, P, G * gx, P, g->call.block_m);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% %u / %srows * %d;\n", P,
-                   G * gx, P, g->call.block_n);
-}
-
 /* The kernel's title comment, headers and signature, through the opening
  * brace (mma/render_gemm_head.c). */
 static void signature(const gemm_kernel *k, tcmma_buf *out) {
@@ -350,7 +302,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
                    tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
-  block_origin(k, out);
+  tcmma__emit_gemm_block_origin(&k->f, k->dl, out);
   tcmma__emit_gemm_batch_base(&k->f, dl, 1, out);
   tcmma_buf decls = {0};
   tcmma_render_ctx dc = warp_ctx(k, &decls);
@@ -386,6 +338,8 @@ tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gem
   gemm_kernel k;
   memset(&k, 0, sizeof k);
   if ((st = tcmma__emit_gemm_form_take(plan, opts, &k.f, err)) != TCMMA_OK) return st;
+  if (k.f.i.kernel == TCMMA_GEMM_KERNEL_WGMMA)
+    return tcmma__emit_render_gemm_wgmma(&k.f, ctx->dialect, ctx->out, err);
   k.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;

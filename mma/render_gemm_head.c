@@ -10,6 +10,8 @@
 #include "gemm_epilogue.h"
 #include "gemm_rules.h"
 
+#define P TCMMA__GEMM_P
+
 void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_buf *out) {
   const tcmma_gemm_call *c = &f->g->call;
   tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
@@ -88,3 +90,54 @@ void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, co
   }
   tcmma_buf_printf(out, ");\n}\n");
 }
+
+/* block_origin's grouped order over the launch's grid (gridDim), for a
+ * kernel whose shape is its arguments. */
+static void grouped_args(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *bx,
+                         const char *by, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = f->g;
+  const char *gx = tcmma__table_spell(dl, TCMMA__SPELL_GRID_DIM_X),
+             *gy = tcmma__table_spell(dl, TCMMA__SPELL_GRID_DIM_Y);
+  unsigned G = TCMMA_GEMM_GROUP_ROWS;
+  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
+  tcmma_buf_printf(out, "  const int %sgx = (int)%s, %sgy = (int)%s;\n", P, gx, P, gy);
+  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %sgx + (int)%s;\n", P, by, P, bx);
+  tcmma_buf_printf(out, "  const int %sfirst = %sbid / (%u * %sgx) * %u;\n", P, P, G, P, G);
+  tcmma_buf_printf(out, "  const int %srows = %sgy - %sfirst < %u ? %sgy - %sfirst : %u;\n", P, P,
+                   P, G, P, P, G);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% (%u * %sgx) %% %srows)"
+                   " * %d;\n", P, P, G, P, P, g->call.block_m);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% (%u * %sgx) / %srows * %d;\n", P,
+                   G, P, P, g->call.block_n);
+}
+
+/* The block tile's first row and column. Blocks run in groups of
+ * TCMMA_GEMM_GROUP_ROWS block rows, down each column of the group first, so
+ * the blocks resident at once share rows of A and columns of B in L2
+ * instead of sweeping all of B for every row of blocks. */
+void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                   tcmma_buf *out) {
+  const tcmma_gemm_plan *g = f->g;
+  const char *bx = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX),
+             *by = tcmma__table_spell(dl, TCMMA__SPELL_BLOCK_IDX_Y);
+  unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
+  if (f->i.shape_args) {
+    grouped_args(f, dl, bx, by, out);
+    return;
+  }
+  if (gx == 1 || gy == 1) {
+    tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
+                     " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
+    return;
+  }
+  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
+  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %u + (int)%s;\n", P, by, gx, bx);
+  tcmma_buf_printf(out, "  const int %sfirst = %sbid / %u * %u;\n", P, P, G * gx, G);
+  tcmma_buf_printf(out, "  const int %srows = %u - %sfirst < %u ? %u - %sfirst : %u;\n", P, gy, P,
+                   G, gy, P, G);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% %u %% %srows) * %d;\n",
+                   P, P, G * gx, P, g->call.block_m);
+  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% %u / %srows * %d;\n", P,
+                   G * gx, P, g->call.block_n);
+}
+

@@ -74,8 +74,9 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
                         float *beta, int dims[7], long long strides[4], void *workspace,
                         void *args[18]);
-/* The most arguments a kernel takes: those and one per epilogue op. */
-#define VERIFY_GEMM_ARGS_MAX (18 + TCMMA_EPILOGUE_OPS_MAX)
+/* The most arguments a kernel takes: those, one per epilogue op and a
+ * wgmma kernel's two tensor maps. */
+#define VERIFY_GEMM_ARGS_MAX (18 + TCMMA_EPILOGUE_OPS_MAX + 2)
 
 /* Runs both passes of an accepted case: integer-valued inputs (d must match
  * the reference bit for bit) and real ones (within the bound of
