@@ -40,6 +40,23 @@ static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
   *hi += per * sites * (edge ? 2 : 1);
 }
 
+/* The wgmma kernel's PTX census (docs/emit.md, The Hopper GEMM): the tile
+ * product once in the k loop (mma_per_k_tile wgmma.mma_async), the
+ * producer's two TMA loads, setmaxnreg where planned, no mma.sync,
+ * ldmatrix or cp.async. */
+static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, const tcmma_ptx_info *px,
+                         char *why, size_t cap) {
+  long wg = census_count(px, "wgmma.mma_async"), tma = census_count(px, "cp.async.bulk.tensor"),
+       setmax = census_count(px, "setmaxnreg"),
+       other = census_count(px, "mma.sync") + census_count(px, "ldmatrix") +
+               census_count(px, "cp.async.cg") + census_count(px, "cp.async.ca");
+  long want_setmax = i->consumer_registers ? 2 : 0;
+  if (wg == p->mma_per_k_tile && tma == 2 && setmax == want_setmax && other == 0) return true;
+  return snprintf(why, cap, "PTX has %ld wgmma.mma_async, %ld cp.async.bulk.tensor, %ld setmaxnreg, "
+                  "%ld mma.sync/ldmatrix/cp.async; the plan says %d, 2, %ld, 0", wg, tma, setmax,
+                  other, p->mma_per_k_tile, want_setmax), false;
+}
+
 bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
                                     const tcmma_program *prog, char *why, size_t cap) {
   if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
@@ -60,6 +77,11 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
   tcmma_ptx_info px;
   if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &px, NULL) != TCMMA_OK)
     return snprintf(why, cap, "the PTX does not read"), false;
+  if (info.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
+    bool ok = wgmma_census(p, &info, &px, why, cap);
+    tcmma_ptx_info_free(&px);
+    return ok;
+  }
   long mma = census_count(&px, "mma.sync"), ldm = census_count(&px, "ldmatrix"),
        cp = census_count(&px, "cp.async.cg") + census_count(&px, "cp.async.ca");
   tcmma_ptx_info_free(&px);
@@ -125,10 +147,18 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g->rendered = tcmma_render_gemm_opts(&rc, p, &o, &g->render_err) == TCMMA_OK;
+  /* the wgmma kernel's arch-specific target (sm_90a: its row's suffix) */
+  tcmma_gemm_plan again;
+  tcmma_gemm_info info = {.size = sizeof info};
+  char suffix = 0;
+  if (tcmma_gemm_plan_opts(&p->call, &o, &again, &info, NULL) == TCMMA_OK &&
+      info.kernel == TCMMA_GEMM_KERNEL_WGMMA &&
+      tcmma_wgmma_get(info.wgmma)->suffix == TCMMA_PTX_SUFFIX_A)
+    suffix = 'a';
   /* for the device the plan targets (its cc), else at the arm's floor */
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
-                                                        .arch = p->call.cc)};
+                                                        .arch = p->call.cc, .arch_suffix = suffix)};
 }
 
 static void release(gemm_compile *items, size_t n) {
