@@ -26,6 +26,13 @@ enum { TCMMA__GEMM_MBAR_BYTES = 8 };
  * share one translation unit). */
 #define TCMMA__GEMM_NAME_MAX 64
 #define TCMMA__GEMM_TILE_SUFFIX "_wgmma"
+#define TCMMA__GEMM_DRAIN_SUFFIX "_drain" /* no longer than the tile's */
+
+/* The comment lines around the wgmma kernel's helper functions (TMA and
+ * mbarrier, the tile product, the drain), which each dialect writes its
+ * own way; the kernel after them is one text (tests/test_sim_dialect.c). */
+#define TCMMA__GEMM_HELPERS_BEGIN "/* tcmma: the kernel's helpers (each dialect's own) */"
+#define TCMMA__GEMM_HELPERS_END "/* tcmma: end of the kernel's helpers */"
 
 /* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
  * a class below it load with plain loads. */

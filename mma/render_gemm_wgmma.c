@@ -9,7 +9,12 @@
  * per warp on its empty mbarrier). The epilogue runs from the accumulator
  * registers, walking them as the accumulator layout of tables/wgmma.c
  * places them (checked here for every thread and register), straight to
- * global memory. The TMA and mbarrier helpers are tcmma_render_tma_helpers'. */
+ * global memory. The helpers before the kernel, between the two comments
+ * TCMMA__GEMM_HELPERS_BEGIN and _END (each dialect's own: inline asm, or
+ * the simulator's calls), are tcmma_render_tma_helpers', the tile product
+ * (tcmma_wgmma_render) and NAME_drain; the kernel itself is one text in
+ * both dialects but for the words of tables/dialect.def
+ * (tests/test_sim_dialect.c). */
 #include <stdio.h>
 #include <string.h>
 #include "emit.h"
@@ -29,6 +34,7 @@ typedef struct {
   tcmma_dialect dl;
   const char *name;
   char tile[80];      /* the tile product's function */
+  char drain[80];     /* the function that waits for the last products */
   int regs;           /* accumulator registers per consumer thread */
   int wg_rows;        /* consumer warpgroups along m */
   /* the accumulator layout as the epilogue walks it (checked by layout_of):
@@ -98,7 +104,7 @@ static void shared_layout(const wk *k, tcmma_buf *out) {
   tcmma_dialect dl = k->dl;
   tcmma__emit_line(out, 1, "/* the stages from the first %zu-byte boundary of the shared window "
                    "(the swizzle's repeat), then a full and an empty mbarrier per stage */", align);
-  tcmma__emit_line(out, 1, "unsigned char *const %sst = %ssmem + ((%zuu - ((unsigned)%s(%ssmem) & "
+  tcmma__emit_line(out, 1, "unsigned char *%sst = %ssmem + ((%zuu - ((unsigned)%s(%ssmem) & "
                    "%zuu)) & %zuu);", P, P, align, tcmma__table_spell(dl, TCMMA__SPELL_CVTA_SHARED),
                    P, align - 1, align - 1);
   tcmma__emit_line(out, 1, "unsigned long long *const %sfull = (unsigned long long *)(%sst + %zu);",
@@ -142,7 +148,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   tcmma__emit_line(out, 3, "unsigned %sph = 0u;", P);
   tcmma__emit_line(out, 3, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 3, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
-  tcmma__emit_line(out, 4, "unsigned char *const %sa_st = %sst + %ss * %zu;", P, P, P,
+  tcmma__emit_line(out, 4, "unsigned char *%sa_st = %sst + %ss * %zu;", P, P, P,
                    g->stage_bytes);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
                    "back (at once the first time round) */", P, P, P);
@@ -161,20 +167,27 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   return TCMMA_OK;
 }
 
-/* wgmma.wait_group 0 and the accumulators held in place after it (the
- * tile product's own hold: the compiler may not read them before). */
-static void drain(const wk *k, int depth, tcmma_buf *out) {
+/* The helper NAME_drain(acc): wgmma.wait_group 0 and the accumulators
+ * held in place after it (as the tile product holds them: the compiler may
+ * not read them before the wait). */
+static void drain(const wk *k, tcmma_buf *out) {
   char wait[64];
   snprintf(wait, sizeof wait, tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_WAIT), 0);
-  if (k->dl == TCMMA_DIALECT_HOST) {
-    tcmma__emit_line(out, depth, "tcmma_sim_wgmma_wait(\"%s\");", wait);
-    tcmma__emit_line(out, depth, "tcmma_sim_wgmma_hold(%sacc, %d);", P, k->regs);
+  bool host = k->dl == TCMMA_DIALECT_HOST;
+  tcmma_buf_printf(out, "\n/* every product of the thread's warpgroup done, its accumulators "
+                   "final */\n%s void %s(float %stcmma_acc%s[%d]) {\n",
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_DEVICE_FN), k->drain,
+                   host ? "" : "(&", host ? "" : ")", k->regs);
+  if (host) {
+    tcmma_buf_printf(out, "  tcmma_sim_wgmma_wait(\"%s\");\n  tcmma_sim_wgmma_hold(tcmma_acc, "
+                     "%d);\n}\n", wait, k->regs);
     return;
   }
-  tcmma__emit_line(out, depth, "asm volatile(\"%s;\\n\" ::: \"memory\");", wait);
-  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
-  tcmma__emit_line(out, depth, "for (int %si = 0; %si < %d; ++%si) asm volatile(\"\" : "
-                   "\"+f\"(%sacc[%si]) :: \"memory\");", P, P, k->regs, P, P, P);
+  tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
+                   "%s\n"
+                   "  for (int tcmma_i = 0; tcmma_i < %d; tcmma_i++)\n"
+                   "    asm volatile(\"\" : \"+f\"(tcmma_acc[tcmma_i]) :: \"memory\");\n}\n",
+                   wait, tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL), k->regs);
 }
 
 /* A consumer warpgroup's k loop over the stages. */
@@ -190,21 +203,20 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
   tcmma__emit_line(out, 2, "unsigned %sph = 0u;", P);
   tcmma__emit_line(out, 2, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
   tcmma__emit_line(out, 2, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
-  tcmma__emit_line(out, 3, "const unsigned char *const %sa_st = %sst + %ss * %zu;", P, P, P,
+  tcmma__emit_line(out, 3, "const unsigned char *%sa_st = %sst + %ss * %zu;", P, P, P,
                    g->stage_bytes);
   tcmma__emit_line(out, 3, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P, P,
                    P);
   tcmma__emit_line(out, 3, "%s(%sacc, (const %s *)(%sa_st + %swr * %ld), (const %s *)(%sa_st + "
                    "%zu + %swc * %ld), %s);", k->tile, P, ta, P, P, a_strip, tb, P,
-                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip,
-                   k->dl == TCMMA_DIALECT_HOST ? "1" : "true");
+                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip, "1");
   tcmma__emit_line(out, 3, "/* wait_group 1: k tile kt - 1's products are done, its stage goes "
                    "back (one arrival per warp) */");
   tcmma__emit_line(out, 3, "if (%skt > 0 && %stid %% %d == 0) tcmma_mbar_arrive(&%sempty[(%ss + %d) "
                    "%% %d]);", P, P, TCMMA_WARP_SIZE, P, P, S - 1, S);
   step_stage(k, 3, out);
   tcmma__emit_line(out, 2, "}");
-  drain(k, 2, out);
+  tcmma__emit_line(out, 2, "%s(%sacc);", k->drain, P);
 }
 
 /* One accumulator pair's elements through the epilogue list to d, guarded
@@ -286,10 +298,13 @@ static tcmma_status kernel_text(wk *k, tcmma_buf *out, tcmma_error *err) {
   tcmma_dialect dl = k->dl;
   title(k, out);
   tcmma__emit_gemm_prelude(k->f, dl, out);
+  tcmma_buf_printf(out, "\n" TCMMA__GEMM_HELPERS_BEGIN "\n");
   tcmma_status st = tcmma_render_tma_helpers(dl, out, err);
   tcmma_wgmma_call t = tcmma__emit_gemm_wgmma_tile(k->g, k->i, dl, k->tile);
   if (st == TCMMA_OK) st = tcmma_wgmma_render(&t, out, err);
   if (st != TCMMA_OK) return st;
+  drain(k, out);
+  tcmma_buf_printf(out, TCMMA__GEMM_HELPERS_END "\n");
   tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = k->g->threads, .min_blocks = 1);
   tcmma__emit_gemm_signature(k->f, dl, k->name, &attrs, true, out);
   tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
@@ -315,6 +330,7 @@ tcmma_status tcmma__emit_render_gemm_wgmma(const tcmma__emit_gemm_form *f, tcmma
   k.f = f, k.g = f->g, k.i = &f->i, k.dl = dl;
   k.name = k.g->call.name ? k.g->call.name : "tcmma_gemm";
   snprintf(k.tile, sizeof k.tile, "%s" TCMMA__GEMM_TILE_SUFFIX, k.name);
+  snprintf(k.drain, sizeof k.drain, "%s" TCMMA__GEMM_DRAIN_SUFFIX, k.name);
   k.regs = tcmma_wgmma_acc_regs(k.i->wgmma, k.i->wgmma_n);
   tcmma_status st = layout_of(&k, err);
   if (st == TCMMA_OK) st = kernel_text(&k, out, err);
