@@ -403,6 +403,12 @@ const char *tcmma__emit_gemm_dim(const tcmma__emit_gemm_form *f, tcmma__gemm_dim
 tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                    tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
+/* The options of a caller that asked for no kernel kind (mma/gemm_plan_base.c):
+ * NULL opts (tcmma_gemm_plan_call, tcmma_render_gemm) or opts from before
+ * the kernel field (a smaller size), whose kernel takes no tensor maps:
+ * the defaults with kernel MMA_SYNC. The start of every opts taken. */
+tcmma_gemm_opts tcmma__emit_gemm_opts_unasked(void);
+
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */
 #define TCMMA__GEMM_P "__tcmma_g_"

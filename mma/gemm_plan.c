@@ -358,7 +358,7 @@ static tcmma_status plan_mma_sync(tcmma_gemm_plan *out, const tcmma_gemm_opts *o
 tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                    tcmma_gemm_plan *out, tcmma_gemm_info *info,
                                    tcmma_error *err) {
-  tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
+  tcmma_gemm_opts o = opts ? *opts : tcmma__emit_gemm_opts_unasked();
   memset(info, 0, sizeof *info);
   info->size = sizeof *info;
   info->shape_args = o.shape_args;
@@ -382,7 +382,7 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
 tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
                                   tcmma_error *err) {
-  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_opts o = tcmma__emit_gemm_opts_unasked();
   if (opts) {
     tcmma_status t = tcmma__abi_take(&o, opts, sizeof o, &o, "tcmma_gemm_opts",
                                      "tcmma_gemm_opts_default()", err);

@@ -54,6 +54,12 @@ tcmma_status tcmma_gemm_kernel_parse(const char *name, tcmma_gemm_kernel *out, t
                     name ? name : "(null)", list);
 }
 
+tcmma_gemm_opts tcmma__emit_gemm_opts_unasked(void) {
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  o.kernel = TCMMA_GEMM_KERNEL_MMA_SYNC;
+  return o;
+}
+
 static const struct { int cc; size_t bytes; } shared_rows[] = {
 #define TCMMA_SHARED_MEMORY(cc, bytes) {cc, bytes},
 #include "tables/shared_memory.def"

@@ -279,7 +279,9 @@ typedef struct {
   int epilogue_count;      /* 0..TCMMA_EPILOGUE_OPS_MAX; 0: alpha and beta only */
   tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the wgmma kernel on cc 9.0 where it
                               serves the call, else mma.sync), MMA_SYNC, or WGMMA (declines
-                              `kernel` naming what it cannot serve) */
+                              `kernel` naming what it cannot serve). NULL opts and opts from
+                              before this field plan MMA_SYNC: their kernel takes no tensor
+                              maps */
 } tcmma_gemm_opts;
 
 /* The most K slices a split-K plan takes. */
@@ -345,7 +347,9 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
   return c;
 }
 
-/* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
+/* Plans call's mma.sync kernel (the options' defaults but kernel
+ * MMA_SYNC: its arguments are d, a, b, c, alpha, beta; AUTO and WGMMA need
+ * tcmma_gemm_plan_opts). TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
  * out->message say why (also copied to err). TCMMA_INVALID: NULL pointers
  * or an enum out of range. */
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
