@@ -212,8 +212,8 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
                    tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip, "1");
   tcmma__emit_line(out, 3, "/* wait_group 1: k tile kt - 1's products are done, its stage goes "
                    "back (one arrival per warp) */");
-  tcmma__emit_line(out, 3, "if (%skt > 0 && %stid %% %d == 0) tcmma_mbar_arrive(&%sempty[(%ss + %d) "
-                   "%% %d]);", P, P, TCMMA_WARP_SIZE, P, P, S - 1, S);
+  tcmma__emit_line(out, 3, "if (%skt > 0 && %stid %% %d == 0) tcmma_mbar_arrive(&%sempty[%ss == 0 ? "
+                   "%d : %ss - 1]);", P, P, TCMMA_WARP_SIZE, P, P, S - 1, P);
   step_stage(k, 3, out);
   tcmma__emit_line(out, 2, "}");
   tcmma__emit_line(out, 2, "%s(%sacc);", k->drain, P);

@@ -144,7 +144,8 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
                     err.message);
     return;
   }
-  if (!verify_gemm_runs_on(p, g.dev.cc)) { /* the device plan's rule */
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  if (!verify_gemm_runs_on(p, &o, g.dev.cc)) { /* the device plan's rule */
     verify_case_set(r, VERIFY_CASE_SKIPPED,
                     "the device (cc %d) does not run %s with %zu bytes of "
                     "shared memory",
@@ -153,7 +154,6 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g.out = verify_gemm_out_prec(c);
   if (tcmma_render_gemm_opts(&rc, p, &o, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);
