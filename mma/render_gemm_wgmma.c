@@ -227,7 +227,7 @@ static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
   const tcmma_gemm_call *c = &k->g->call;
   bool ragged_m = args ? k->g->predicated : c->m % c->block_m != 0,
        ragged_n = args ? k->g->predicated : c->n % c->block_n != 0;
-  char M[24], N[24], LDC[24], LDD[24], bound[80] = "", cval[64], acc[96];
+  char M[24], N[24], LDC[24], LDD[24], cval[64], acc[96];
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, M, sizeof M);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, N, sizeof N);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDC, LDC, sizeof LDC);
@@ -237,9 +237,10 @@ static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
   if (ragged_m) tcmma__emit_line(out, depth, "if (%sgr >= %s) continue;", P, M);
   tcmma__emit_line(out, depth, "const size_t %so = (size_t)%sgr * %s + %sgc;", P, P, LDD, P);
   if (args) tcmma__emit_line(out, depth, "const size_t %soc = (size_t)%sgr * %s + %sgc;", P, P, LDC, P);
-  if (ragged_n) snprintf(bound, sizeof bound, " && %sgc + %sj * %d < %s", P, P, k->col_j, N);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
-  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2%s; ++%sj) {", P, P, bound, P);
+  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2; ++%sj) {", P, P, P);
+  if (ragged_n)
+    tcmma__emit_line(out, depth + 1, "if (%sgc + %sj * %d >= %s) break;", P, P, k->col_j, N);
   snprintf(cval, sizeof cval, "c[%so%s + %sj]", P, args ? "c" : "", P);
   snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
   tcmma__emit_gemm_epilogue_element(f, k->dl, depth + 1, acc, cval, "d[" P "o + " P "j]", out);
