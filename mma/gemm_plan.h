@@ -6,6 +6,8 @@
 #define TCMMA_MMA_GEMM_PLAN_H
 
 #include "tcmma/gemm.h"
+#include "tcmma/tensor_map.h"
+#include "tcmma/wgmma.h"
 
 /* Declines p with reason and a printf message (also copied into err):
  * TCMMA_DECLINED. The planners spell it `decline`. */

@@ -299,8 +299,9 @@ tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_op
   if (!tcmma__emit_gemm_wgmma_serves(c, o, &why, msg, sizeof msg))
     return decline(g, why, err, "%s", msg);
   tcmma_arm arm;
-  row_of_call(c, &i->wgmma, &arm, &why, msg, sizeof msg);
-  g->arm = arm;
+  tcmma_wgmma w;
+  row_of_call(c, &w, &arm, &why, msg, sizeof msg);
+  i->wgmma = w, g->arm = arm;
   fill_defaults(c);
   tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, err);
   if (st != TCMMA_OK) return st;

@@ -6,7 +6,7 @@
 #include <stdio.h>
 #include "emit.h"
 #include "gemm_plan.h"
-#include "tcmma/gemm.h"
+#include "tcmma/gemm_tma.h"
 
 /* The launch's shape s (m, n, k, lda, ldb) against what plan g with info i
  * serves: a fixed-shape kernel its own, a shape-argument one any shape of

@@ -9,8 +9,6 @@
 #include "tcmma/buf.h"
 #include "tcmma/plan.h"
 #include "tcmma/render.h"
-#include "tcmma/tensor_map.h"
-#include "tcmma/wgmma.h"
 
 #ifdef __cplusplus
 extern "C" {
@@ -277,6 +275,10 @@ typedef struct {
                               order to each element after alpha and beta (borrowed; every
                               element of the caller's size; NULL with a count of 0) */
   int epilogue_count;      /* 0..TCMMA_EPILOGUE_OPS_MAX; 0: alpha and beta only */
+  /* Fields past the old struct's tail padding (tail_pad), so that an old
+   * caller's size never covers them. */
+  int tail_pad;            /* unused, never read: an old caller's size covers it with whatever
+                              it held */
   tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the wgmma kernel on cc 9.0 where it
                               serves the call, else mma.sync), MMA_SYNC, or WGMMA (declines
                               `kernel` naming what it cannot serve). NULL opts and opts from
@@ -313,7 +315,8 @@ typedef struct {
                               shape_args: for the call's shape (same formula) */
   size_t workspace_counters; /* byte offset of the counters in the workspace */
   tcmma_gemm_kernel kernel; /* the kind planned: MMA_SYNC or WGMMA (never AUTO) */
-  tcmma_wgmma wgmma;       /* WGMMA: the warpgroup arm (TCMMA_WGMMA_NONE for mma.sync) */
+  int wgmma;               /* WGMMA: the warpgroup arm, a tcmma_wgmma (tcmma/wgmma.h;
+                              TCMMA_WGMMA_NONE, -1, for mma.sync) */
   int consumer_warpgroups; /* WGMMA: warpgroups that multiply, each m64 x wgmma_n of the
                               block tile (warpgroup 0 loads); 0 for mma.sync */
   int wgmma_n;             /* WGMMA: each consumer's instruction n */
@@ -363,22 +366,6 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
  * residual with pointer arrays) or `arch`. */
 tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                   tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
-
-/* The tensor maps a WGMMA plan's kernel takes as its last two arguments
- * (docs/emit.md, The Hopper GEMM): maps[0] A's, maps[1] B's, 2-D maps of
- * each operand as stored from address a or b (a device address for a
- * device, a host one for the simulator), boxes of one k tile of the block
- * tile, swizzled as the plan's stages (a_swizzle, b_swizzle),
- * zeros past the edges. shape: the launch's m, n, k, lda, ldb (elements)
- * for a shape-argument kernel (NULL: the call's own; a fixed-shape kernel
- * takes only those). For a device, encode each with tcmma_tensor_map_encode
- * and pass the 128 bytes; the simulator's entry takes the values.
- * TCMMA_INVALID for a NULL plan or maps, a plan not accepted as WGMMA with
- * opts, a shape the plan does not serve, or a map failing
- * tcmma_tensor_map_check (its rule named). */
-tcmma_status tcmma_gemm_tensor_maps(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
-                                    unsigned long long a, unsigned long long b, const int *shape,
-                                    tcmma_tensor_map maps[2], tcmma_error *err);
 
 /* The name of a decline ("shared") and its rule sentence; "?" out of range. */
 const char *tcmma_gemm_decline_name(tcmma_gemm_decline reason);

@@ -23,6 +23,7 @@
 #include "tcmma/tensor_map.h"
 #include "tcmma/tma.h"
 #include "tcmma/wgmma.h"
+#include "tcmma/gemm_tma.h"
 #include "tcmma/abi.h"
 #include "tcmma/kernel_attrs.h"
 
