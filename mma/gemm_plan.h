@@ -64,9 +64,11 @@ int tcmma__emit_gemm_wgmma_warp_rows(void);
 tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
                                              tcmma_dialect dl, const char *name);
 
-/* The tensor maps of WGMMA plan g at addresses a and b for shape m, n, k,
- * lda, ldb (elements; unchecked: tcmma_tensor_map_check them). */
-void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, unsigned long long a,
+/* The tensor maps of WGMMA plan g (opts o, info i) at addresses a and b for
+ * shape m, n, k, lda, ldb (elements; unchecked: tcmma_tensor_map_check
+ * them): 2-D, or 3-D over a strided batch (the matrices one a box). */
+void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                 const tcmma_gemm_info *i, unsigned long long a,
                                  unsigned long long b, const int shape[5],
                                  tcmma_tensor_map maps[2]);
 

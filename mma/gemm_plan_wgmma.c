@@ -102,10 +102,11 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
   if (!tma_rows(c->a.ld, c->k, tcmma_prec_bytes(c->a.prec), o->a_align, "a", msg, cap) ||
       !tma_rows(c->b.ld, c->k, tcmma_prec_bytes(c->b.prec), o->b_align, "b", msg, cap))
     return false;
-  if (o->batch > 1 || o->split_k > 1 || o->pointer_array)
-    return snprintf(msg, cap, "batch %d%s, split_k %d: the wgmma kernel multiplies one matrix "
-                    "without K slices", o->batch, o->pointer_array ? " (pointer arrays)" : "",
-                    o->split_k), false;
+  if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
+    return snprintf(msg, cap, "batch %d%s%s, split_k %d: the wgmma kernel takes no K slices, and "
+                    "a batch as strides of a fixed-shape kernel only (its tensor maps' third "
+                    "dimension)", o->batch, o->pointer_array ? " of pointer arrays" : "",
+                    o->shape_args ? " with shape arguments" : "", o->split_k), false;
   return true;
 }
 
@@ -188,11 +189,12 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
 
 /* The tensor maps of the call's own shape must pass the encoder's rules
  * (a box dim above 256, say: decline TILE naming the rule). */
-static tcmma_status check_maps(tcmma_gemm_plan *g, tcmma_error *err) {
+static tcmma_status check_maps(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                               const tcmma_gemm_info *i, tcmma_error *err) {
   const tcmma_gemm_call *c = &g->call;
   int shape[5] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld};
   tcmma_tensor_map maps[2];
-  tcmma__emit_gemm_wgmma_maps(g, 0, 0, shape, maps);
+  tcmma__emit_gemm_wgmma_maps(g, o, i, 0, 0, shape, maps);
   tcmma_error merr = {0};
   for (int k = 0; k < 2; k++)
     if (tcmma_tensor_map_check(&maps[k], NULL, &merr) != TCMMA_OK)
@@ -201,7 +203,8 @@ static tcmma_status check_maps(tcmma_gemm_plan *g, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, unsigned long long a,
+void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                 const tcmma_gemm_info *i, unsigned long long a,
                                  unsigned long long b, const int shape[5],
                                  tcmma_tensor_map maps[2]) {
   const tcmma_gemm_call *c = &g->call;
@@ -213,6 +216,17 @@ void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, unsigned long long a,
   maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
                                 (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
                                 (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+  if (i->batch <= 1) return;
+  /* a strided batch: the matrices along a third dimension, one a box */
+  long long sa = o->stride_a ? o->stride_a : (long long)shape[0] * shape[3],
+            sb = o->stride_b ? o->stride_b : (long long)shape[1] * shape[4];
+  unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
+  for (int k = 0; k < 2; k++) {
+    maps[k].rank = 3;
+    maps[k].dims[2] = (unsigned long long)i->batch;
+    maps[k].strides[1] = strides[k];
+    maps[k].box[2] = 1;
+  }
 }
 
 size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_operand op) {
@@ -312,9 +326,9 @@ tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_op
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
   if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
     return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
-  if ((st = check_maps(g, err)) != TCMMA_OK) return st;
   if ((st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err)) != TCMMA_OK) return st;
   if ((st = tcmma__emit_gemm_plan_batch(g, o, i, err)) != TCMMA_OK) return st;
+  if ((st = check_maps(g, o, i, err)) != TCMMA_OK) return st;
   if ((st = plan_shared(g, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, i, err)) != TCMMA_OK) return st;
   accept(g, i);

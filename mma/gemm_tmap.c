@@ -48,7 +48,7 @@ tcmma_status tcmma_gemm_tensor_maps(const tcmma_gemm_plan *plan, const tcmma_gem
     for (int d = 0; d < 5; d++) s[d] = shape[d];
     if ((st = shape_ok(plan, &f.i, s, err)) != TCMMA_OK) return st;
   }
-  tcmma__emit_gemm_wgmma_maps(plan, a, b, s, maps);
+  tcmma__emit_gemm_wgmma_maps(plan, &f.o, &f.i, a, b, s, maps);
   for (int k = 0; k < 2; k++)
     if ((st = tcmma_tensor_map_check(&maps[k], NULL, err)) != TCMMA_OK) return st;
   return TCMMA_OK;

@@ -153,12 +153,15 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
                    "back (at once the first time round) */", P, P, P);
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P, g->stage_bytes);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_2d(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], %skt * "
-                   "%d, " TCMMA__GEMM_M0 ");", P, P, P, P, g->call.block_k);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_2d(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                   "%skt * %d, " TCMMA__GEMM_N0 ");", P,
+  /* a batch: the block's matrix is the maps' third coordinate */
+  bool batched = k->i->batch > 1;
+  const char *bz = batched ? ", " P "bz" : "";
+  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], %skt * "
+                   "%d, " TCMMA__GEMM_M0 "%s);", batched ? 3 : 2, P, P, P, P, g->call.block_k, bz);
+  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                   "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
                    tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
-                   g->call.block_k);
+                   g->call.block_k, bz);
   step_stage(k, 4, out);
   tcmma__emit_line(out, 3, "}");
   tcmma__emit_line(out, 2, "}");
@@ -314,6 +317,7 @@ static tcmma_status kernel_text(wk *k, tcmma_buf *out, tcmma_error *err) {
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
   tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
   tcmma__emit_gemm_block_origin(k->f, dl, out);
+  tcmma__emit_gemm_batch_base(k->f, dl, 1, out);
   shared_layout(k, out);
   char KT[64];
   tile_count(k, KT, sizeof KT);

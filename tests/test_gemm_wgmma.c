@@ -92,7 +92,11 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   c = kmajor(512, 512, 512), c.warps_m = 2, c.warps_n = 2; /* an mma.sync warp grid */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512);
-  o.batch = 2;
+  o.batch = 2; /* a strided batch: the maps' third dimension */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  o.pointer_array = true;
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  o = tcmma_gemm_opts_default(), o.batch = 2, o.shape_args = true;
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.split_k = 2;
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
@@ -121,7 +125,7 @@ static void wgmma_declines(void **s) {
               {"M-major a", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
               {"cc 8.0", "runs on cc 90 only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
-              {"a batch", "one matrix", TCMMA_GEMM_DECLINE_KERNEL},
+              {"a batch with shape arguments", "fixed-shape kernel only", TCMMA_GEMM_DECLINE_KERNEL},
               {"8-byte class", "16-byte", TCMMA_GEMM_DECLINE_KERNEL},
               {"an mma.sync arm", "no wgmma arm", TCMMA_GEMM_DECLINE_KERNEL},
               {"a long name", "tile product", TCMMA_GEMM_DECLINE_CALL},
@@ -138,7 +142,7 @@ static void wgmma_declines(void **s) {
       case 1: c.a.transposed = true; break;
       case 2: c.cc = 80; break;
       case 3: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
-      case 4: o.batch = 2; break;
+      case 4: o.batch = 2, o.shape_args = true; break;
       case 5: o.a_align = 8; break;
       case 6: c.arm = "mma-bf16"; break;
       case 7: c.name = "a_kernel_name_of_sixty_characters_xxxxxxxxxxxxxxxxxxxxxxxxxx"; break;
@@ -210,8 +214,15 @@ static void tensor_maps(void **s) {
   shape[3] = 68; /* 136-byte rows */
   assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, shape, m, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "lda 68"));
-  tcmma_gemm_plan mma;
+  /* a strided batch: a third dimension, the stride in bytes, one matrix a box */
   c = kmajor(256, 256, 256);
+  o = tcmma_gemm_opts_default(), o.batch = 5, o.stride_b = 256 * 256 + 64;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, NULL, m, &err), TCMMA_OK);
+  assert_true(m[0].rank == 3 && m[0].dims[2] == 5 && m[0].strides[1] == 256 * 256 * 2 &&
+              m[0].box[2] == 1);
+  assert_true(m[1].rank == 3 && m[1].strides[1] == (256 * 256 + 64) * 2);
+  tcmma_gemm_plan mma;
   assert_int_equal(tcmma_gemm_plan_call(&c, &mma, NULL), TCMMA_OK);
   assert_int_equal(tcmma_gemm_tensor_maps(&mma, NULL, 0, 0, NULL, m, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "mma-sync"));

@@ -113,6 +113,13 @@ static const row rows[] = {
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"f32", "bf16", "bf16", false, true, 64, 64, 96, 64, 64, 32, 4, 1, 3, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    /* strided batches through the tensor maps' third dimension: gaps between
+     * the matrices (n 80: one consumer of n80), and dense with two consumers */
+    {"f32", "bf16", "bf16", false, true, 96, 80, 64, 64, 80, 64, 4, 1, 2, 0, 0, 0, 1, 1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3, 0, false,
+     96 * 64 + 64, 80 * 64 + 128, 96 * 80 + 96},
+    {"bf16", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 8, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2},
     /* the mma.sync kernel asked for on cc 90, where AUTO would take wgmma */
     {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 64, 8, 1, 3, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
