@@ -77,4 +77,9 @@ void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts
 size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_operand op);
 size_t tcmma__emit_gemm_wgmma_align(const tcmma_gemm_plan *g);
 
+/* An M-major A's panel (a transposed): the m elements of one stored row,
+ * one swizzle span (64 16-bit elements, a consumer's m64); the stage holds
+ * block_m / panel panels of block_k rows, each its own TMA box. */
+int tcmma__emit_gemm_wgmma_panel(const tcmma_gemm_plan *g);
+
 #endif

@@ -95,11 +95,15 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
                     "wgmma is not forward-compatible)", c->cc, tcmma_wgmma_get(w)->floor,
                     tcmma_wgmma_marker(w), tcmma_wgmma_get(w)->floor), false;
   *why = TCMMA_GEMM_DECLINE_KERNEL;
-  if (c->a.transposed || !c->b.transposed)
-    return snprintf(msg, cap, "a%s, b%s: the wgmma kernel reads K-major operands only (a stored "
-                    "m x k, b stored transposed, n x k)", c->a.transposed ? ",t" : "",
-                    c->b.transposed ? ",t" : ""), false;
-  if (!tma_rows(c->a.ld, c->k, tcmma_prec_bytes(c->a.prec), o->a_align, "a", msg, cap) ||
+  /* B K-major (an N-major B's n would be one span, 64 elements); A K-major,
+   * or M-major where the row has imm-trans (16-bit: a stored k x m) */
+  if (!c->b.transposed || (c->a.transposed && !tcmma_wgmma_get(w)->trans))
+    return snprintf(msg, cap, "a%s, b%s: the wgmma kernel reads b K-major (stored transposed, n "
+                    "x k) and a K-major (m x k)%s", c->a.transposed ? ",t" : "",
+                    c->b.transposed ? ",t" : "", tcmma_wgmma_get(w)->trans ? " or M-major (k x m)"
+                    : ": " "M-major only where the row has imm-trans (f16, bf16)"), false;
+  if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), o->a_align,
+                "a", msg, cap) ||
       !tma_rows(c->b.ld, c->k, tcmma_prec_bytes(c->b.prec), o->b_align, "b", msg, cap))
     return false;
   if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
@@ -136,7 +140,9 @@ tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcm
   tcmma_coord zero = {0, NULL, 0};
   tcmma_wgmma_call t = TCMMA_WGMMA_CALL_INIT(.arm = i->wgmma, .n = i->wgmma_n, .k = c->block_k,
                                              .name = name, .wait = 1, .dialect = dl);
-  t.a = (tcmma_operand_desc){c->a.prec, false, c->block_k, TCMMA_SPACE_SHARED, g->a_swizzle,
+  /* an M-major A: each consumer's m64 is one panel of k rows of one span */
+  long a_ld = c->a.transposed ? tcmma__emit_gemm_wgmma_panel(g) : c->block_k;
+  t.a = (tcmma_operand_desc){c->a.prec, c->a.transposed, a_ld, TCMMA_SPACE_SHARED, g->a_swizzle,
                              zero, zero};
   t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
                              zero, zero};
@@ -161,8 +167,10 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "warpgroup's n (%d) must be an instruction n of %s (8 to %d, tables/wgmma.def)",
                    c->block_n, c->warps_n, n, w->marker, TCMMA_WGMMA_N_MAX);
   long row_bytes = (long)c->block_k * eb;
-  g->a_swizzle = g->b_swizzle = span_swizzle(row_bytes);
-  if (!g->a_swizzle || c->block_k % w->k)
+  g->b_swizzle = span_swizzle(row_bytes);
+  /* an M-major A's stored rows are an m64's elements */
+  g->a_swizzle = c->a.transposed ? span_swizzle((long)w->m * eb) : g->b_swizzle;
+  if (!g->a_swizzle || !g->b_swizzle || c->block_k % w->k)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
                    "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
                    "%d", c->block_k, row_bytes, w->marker, w->k);
@@ -174,7 +182,8 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "%d threads, above a block's %d", i->consumer_warpgroups, g->threads,
                    TCMMA_WARPS_MAX * TCMMA_WARP_SIZE);
   g->warp_m = rows, g->warp_n = n;
-  g->a_rows = c->block_m, g->a_cols = c->block_k;
+  g->a_rows = c->a.transposed ? c->block_k : c->block_m;
+  g->a_cols = c->a.transposed ? c->block_m : c->block_k;
   g->b_rows = c->block_n, g->b_cols = c->block_k;
   tcmma_wgmma_call t = tcmma__emit_gemm_wgmma_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
   tcmma_wgmma_operand a, b;
@@ -210,15 +219,22 @@ void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts
   const tcmma_gemm_call *c = &g->call;
   int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
   /* a: m rows of k; b (transposed): n rows of k; one k tile of the block's rows a box */
-  maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
-                                (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
-                                (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
+  if (c->a.transposed) /* k rows of m, a box a panel: one k tile of 64 columns */
+    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[2],
+                                  (unsigned long long)shape[0], (unsigned long long)shape[3] * ea,
+                                  (unsigned)c->block_k, (unsigned)tcmma__emit_gemm_wgmma_panel(g),
+                                  g->a_swizzle);
+  else
+    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
+                                  (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
+                                  (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
   maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
                                 (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
                                 (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
   if (i->batch <= 1) return;
   /* a strided batch: the matrices along a third dimension, one a box */
-  long long sa = o->stride_a ? o->stride_a : (long long)shape[0] * shape[3],
+  long long sa = o->stride_a ? o->stride_a
+                             : (long long)(c->a.transposed ? shape[2] : shape[0]) * shape[3],
             sb = o->stride_b ? o->stride_b : (long long)shape[1] * shape[4];
   unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
   for (int k = 0; k < 2; k++) {
@@ -236,8 +252,13 @@ size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_oper
 }
 
 size_t tcmma__emit_gemm_wgmma_align(const tcmma_gemm_plan *g) {
-  /* the swizzle's repeat: 8 rows of one span (1024 bytes at 128) */
-  return (size_t)tcmma_swizzle_get(g->a_swizzle)->bytes * 8;
+  /* the swizzles' repeat: 8 rows of one span (1024 bytes at 128) */
+  int a = tcmma_swizzle_get(g->a_swizzle)->bytes, b = tcmma_swizzle_get(g->b_swizzle)->bytes;
+  return (size_t)(a > b ? a : b) * 8;
+}
+
+int tcmma__emit_gemm_wgmma_panel(const tcmma_gemm_plan *g) {
+  return tcmma_swizzle_get(g->a_swizzle)->bytes / tcmma_prec_bytes(g->call.a.prec);
 }
 
 /* The stages at the swizzle's repeat, then a full and an empty mbarrier
@@ -292,12 +313,16 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcm
 }
 
 /* Accepts g: the shapes served (no edge copies: TMA fills zeros past the
- * matrix), each operand's box as its copy. */
+ * matrix), each operand's TMA box as its copy. */
 static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   tcmma__emit_gemm_serves(g, i);
   i->a_edge = i->b_edge = false;
   i->a_plain = i->b_plain = false;
-  i->a_copy_bytes = (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A);
+  /* an M-major A's box is one panel */
+  i->a_copy_bytes = g->call.a.transposed
+                        ? tcmma__emit_gemm_wgmma_panel(g) * g->call.block_k *
+                              tcmma_prec_bytes(g->call.a.prec)
+                        : (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A);
   i->b_copy_bytes = (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_B);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;

@@ -21,12 +21,13 @@ static tcmma_status shape_ok(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
     int mult[3] = {i->m_multiple, i->n_multiple, i->k_multiple};
     bool bad = !i->shape_args ? s[d] != own[d]
                : d < 3        ? s[d] < 1 || s[d] > TCMMA_GEMM_EXTENT_MAX || s[d] % mult[d]
-               : s[d] < s[2] || ((long)s[d] * (d == 3 ? ea : eb)) % (d == 3 ? i->a_align : i->b_align);
+               : s[d] < (d == 3 && c->a.transposed ? s[0] : s[2]) ||
+                     ((long)s[d] * (d == 3 ? ea : eb)) % (d == 3 ? i->a_align : i->b_align);
     if (bad)
       return tcmma_fail(err, TCMMA_INVALID, "gemm tensor maps: %s %d is not a shape the kernel "
                         "serves (%s)", names[d], s[d], !i->shape_args ? "a fixed-shape kernel: "
                         "the call's own" : "1.. the extent limit, a multiple of the plan's "
-                        "multiples; ld at least k, rows of whole 16 bytes");
+                        "multiples; ld at least its stored rows, rows of whole 16 bytes");
   }
   return TCMMA_OK;
 }

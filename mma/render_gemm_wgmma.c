@@ -83,15 +83,17 @@ static void title(const wk *k, tcmma_buf *out) {
   else
     snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n,
              c->m, c->k, c->k, c->n);
-  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s,t; block %dx%dx%d: "
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
                    "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
-                   "%s bytes behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
+                   "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
                    "dynamic shared memory; the tensor maps A and B last */\n",
                    k->name, tcmma_wgmma_marker(k->i->wgmma), tcmma_gemm_kernel_name(k->i->kernel),
                    shape, tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
-                   tcmma_prec_name(c->b.prec), c->block_m, c->block_n, c->block_k,
+                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec), c->block_m,
+                   c->block_n, c->block_k,
                    k->i->consumer_warpgroups, tcmma_wgmma_get(k->i->wgmma)->m, k->i->wgmma_n,
-                   c->stages, tcmma_swizzle_name(g->a_swizzle), g->threads, g->grid[0],
+                   c->stages, tcmma_swizzle_name(g->a_swizzle), tcmma_swizzle_name(g->b_swizzle),
+                   g->threads, g->grid[0],
                    g->grid[1], g->shared_bytes);
 }
 
@@ -132,6 +134,24 @@ static void step_stage(const wk *k, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "if (++%ss == %d) %ss = 0, %sph ^= 1u;", P, k->g->call.stages, P, P);
 }
 
+/* The producer's loads of A's k tile: one box of block_m rows (K-major), or
+ * one box per panel of 64 columns (M-major: k rows of one span each). */
+static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  int rank = k->i->batch > 1 ? 3 : 2, bk = g->call.block_k;
+  if (!g->call.a.transposed) {
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
+                     "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
+    return;
+  }
+  int panel = tcmma__emit_gemm_wgmma_panel(g);
+  size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(g->call.a.prec);
+  for (int p = 0; p < g->call.block_m / panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
+                     TCMMA__GEMM_M0 " + %d, %skt * %d%s); /* a's columns %d.. */", rank, P,
+                     (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
+}
+
 /* Warpgroup 0: its registers lowered; thread 0 fills each stage once the
  * consumers gave it back. */
 static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
@@ -156,8 +176,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   /* a batch: the block's matrix is the maps' third coordinate */
   bool batched = k->i->batch > 1;
   const char *bz = batched ? ", " P "bz" : "";
-  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], %skt * "
-                   "%d, " TCMMA__GEMM_M0 "%s);", batched ? 3 : 2, P, P, P, P, g->call.block_k, bz);
+  tma_a(k, bz, out);
   tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
                    "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
                    tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,

@@ -87,6 +87,10 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major, 16-bit */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8 rows read K-major only */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 65); /* rows of 130 bytes: no tensor map */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.warps_m = 2, c.warps_n = 2; /* an mma.sync warp grid */
@@ -122,7 +126,7 @@ static void wgmma_declines(void **s) {
     const char *what, *says;
     tcmma_gemm_decline why;
   } want[] = {{"N-major b", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
-              {"M-major a", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
+              {"M-major fp8 a", "imm-trans", TCMMA_GEMM_DECLINE_KERNEL},
               {"cc 8.0", "runs on cc 90 only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
               {"a batch with shape arguments", "fixed-shape kernel only", TCMMA_GEMM_DECLINE_KERNEL},
@@ -139,7 +143,7 @@ static void wgmma_declines(void **s) {
     o.kernel = TCMMA_GEMM_KERNEL_WGMMA;
     switch (w) {
       case 0: c.b.transposed = false; break;
-      case 1: c.a.transposed = true; break;
+      case 1: c.a.transposed = true, c.a.prec = c.b.prec = TCMMA_PREC_E4M3; break;
       case 2: c.cc = 80; break;
       case 3: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
       case 4: o.batch = 2, o.shape_args = true; break;
@@ -222,7 +226,17 @@ static void tensor_maps(void **s) {
   assert_true(m[0].rank == 3 && m[0].dims[2] == 5 && m[0].strides[1] == 256 * 256 * 2 &&
               m[0].box[2] == 1);
   assert_true(m[1].rank == 3 && m[1].strides[1] == (256 * 256 + 64) * 2);
+  /* an M-major A: k rows of m, a box one panel of 64 columns and one k tile */
+  c = kmajor(256, 256, 256), c.a.transposed = true, c.a.ld = 264;
+  o = tcmma_gemm_opts_default();
+  tcmma_gemm_info info = {.size = sizeof info};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &info, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, NULL, m, &err), TCMMA_OK);
+  assert_true(m[0].dims[0] == 256 && m[0].dims[1] == 256 && m[0].strides[0] == 264 * 2);
+  assert_true(m[0].box[0] == 64 && m[0].box[1] == 64 && m[0].swizzle == TCMMA_SWIZZLE_B128);
+  assert_int_equal(info.a_copy_bytes, 64 * 64 * 2); /* block_m / 64 boxes a stage */
   tcmma_gemm_plan mma;
+  c = kmajor(256, 256, 256);
   assert_int_equal(tcmma_gemm_plan_call(&c, &mma, NULL), TCMMA_OK);
   assert_int_equal(tcmma_gemm_tensor_maps(&mma, NULL, 0, 0, NULL, m, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "mma-sync"));
@@ -335,7 +349,7 @@ static void cli(void **s) {
   plan[12] = "bf16", plan[16] = "wgmma"; /* b k x n */
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);
-  assert_non_null(strstr(r.err, "kernel: a, b: the wgmma kernel reads K-major operands only"));
+  assert_non_null(strstr(r.err, "kernel: a, b: the wgmma kernel reads b K-major"));
   cli_result_free(&r);
   plan[16] = "hopper";
   r = run_cli(plan, NULL);

@@ -42,8 +42,8 @@ static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
 
 /* The wgmma kernel's PTX census (docs/emit.md, The Hopper GEMM): the tile
  * product once in the k loop (mma_per_k_tile wgmma.mma_async), the
- * producer's two TMA loads, setmaxnreg where planned, no mma.sync,
- * ldmatrix or cp.async. */
+ * producer's TMA loads (a stage's boxes: its bytes over each operand's copy
+ * bytes), setmaxnreg where planned, no mma.sync, ldmatrix or cp.async. */
 static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, const tcmma_ptx_info *px,
                          char *why, size_t cap) {
   long wg = census_count(px, "wgmma.mma_async"), tma = census_count(px, "cp.async.bulk.tensor"),
@@ -51,10 +51,14 @@ static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, con
        other = census_count(px, "mma.sync") + census_count(px, "ldmatrix") +
                census_count(px, "cp.async.cg") + census_count(px, "cp.async.ca");
   long want_setmax = i->consumer_registers ? 2 : 0;
-  if (wg == p->mma_per_k_tile && tma == 2 && setmax == want_setmax && other == 0) return true;
+  /* each operand's stage tile in boxes (an M-major A: a box per panel) */
+  const tcmma_gemm_call *c = &p->call;
+  long boxes = p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
+               p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+  if (wg == p->mma_per_k_tile && tma == boxes && setmax == want_setmax && other == 0) return true;
   return snprintf(why, cap, "PTX has %ld wgmma.mma_async, %ld cp.async.bulk.tensor, %ld setmaxnreg, "
-                  "%ld mma.sync/ldmatrix/cp.async; the plan says %d, 2, %ld, 0", wg, tma, setmax,
-                  other, p->mma_per_k_tile, want_setmax), false;
+                  "%ld mma.sync/ldmatrix/cp.async; the plan says %d, %ld, %ld, 0", wg, tma, setmax,
+                  other, p->mma_per_k_tile, boxes, want_setmax), false;
 }
 
 bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
