@@ -129,6 +129,18 @@ static void tile_count(const wk *k, char *KT, size_t cap) {
   else snprintf(KT, cap, "%d", k->g->k_tiles);
 }
 
+/* The k loop's head at depth, the producer's or a consumer's: the stage
+ * index and its phase, the loop, the stage's first byte (qual: "const " for
+ * a reader). */
+static void loop_head(const wk *k, const char *KT, const char *qual, int depth, tcmma_buf *out) {
+  tcmma__emit_line(out, depth, "int %ss = 0;", P);
+  tcmma__emit_line(out, depth, "unsigned %sph = 0u;", P);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, depth + 1, "%sunsigned char *%sa_st = %sst + %ss * %zu;", qual, P, P, P,
+                   k->g->stage_bytes);
+}
+
 /* The stage index and its phase, stepped per k tile. */
 static void step_stage(const wk *k, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "if (++%ss == %d) %ss = 0, %sph ^= 1u;", P, k->g->call.stages, P, P);
@@ -164,12 +176,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
     if (st != TCMMA_OK) return st;
   }
   tcmma__emit_line(out, 2, "if (%stid == 0) {", P);
-  tcmma__emit_line(out, 3, "int %ss = 0;", P);
-  tcmma__emit_line(out, 3, "unsigned %sph = 0u;", P);
-  tcmma__emit_line(out, 3, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 3, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
-  tcmma__emit_line(out, 4, "unsigned char *%sa_st = %sst + %ss * %zu;", P, P, P,
-                   g->stage_bytes);
+  loop_head(k, KT, "", 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
                    "back (at once the first time round) */", P, P, P);
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P, g->stage_bytes);
@@ -221,12 +228,7 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
   int S = c->stages;
   long a_strip = (long)tcmma_wgmma_get(k->i->wgmma)->m * c->block_k * tcmma_prec_bytes(c->a.prec),
        b_strip = (long)k->i->wgmma_n * c->block_k * tcmma_prec_bytes(c->b.prec);
-  tcmma__emit_line(out, 2, "int %ss = 0;", P);
-  tcmma__emit_line(out, 2, "unsigned %sph = 0u;", P);
-  tcmma__emit_line(out, 2, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, 2, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
-  tcmma__emit_line(out, 3, "const unsigned char *%sa_st = %sst + %ss * %zu;", P, P, P,
-                   g->stage_bytes);
+  loop_head(k, KT, "const ", 2, out);
   tcmma__emit_line(out, 3, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P, P,
                    P);
   tcmma__emit_line(out, 3, "%s(%sacc, (const %s *)(%sa_st + %swr * %ld), (const %s *)(%sa_st + "
