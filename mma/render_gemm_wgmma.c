@@ -70,6 +70,9 @@ static tcmma_status layout_of(wk *k, tcmma_error *err) {
                           x, t);
     }
 #undef AT
+  if (k->col_j != 1) /* the epilogue's words index column gc + j */
+    return tcmma_fail(err, TCMMA_INVALID, "render gemm: %s's register pairs are not adjacent "
+                      "columns", tcmma_wgmma_marker(w));
   return TCMMA_OK;
 }
 
@@ -243,15 +246,50 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
   tcmma__emit_line(out, 2, "%s(%sacc);", k->drain, P);
 }
 
+/* The word type a pair of d's stored elements fills in one store, or NULL
+ * where the pair is stored element by element: d's class must hold the
+ * pair (a pair starts at an even column: its offset is then a multiple of
+ * the pair's bytes) and no cvt changes d's width. */
+static const char *pair_word(const wk *k) {
+  const tcmma_gemm_call *c = &k->g->call;
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f->o);
+  int eo = tcmma_prec_bytes(tcmma__emit_gemm_out_prec(c, &e));
+  if (eo != tcmma_prec_bytes(c->d.prec) || k->i->d_align < 2 * eo) return NULL;
+  return eo == 1 ? "unsigned short" : eo == 2 ? "unsigned" : eo == 4 ? "unsigned long long" : NULL;
+}
+
+/* The pair's two elements at depth: into v and one store of word (the pair
+ * inside the matrix), or element by element into d (word NULL; bound: the
+ * ragged right edge's guard, "" none). */
+static void pair_elements(const wk *k, const char *word, const char *bound, int depth,
+                          tcmma_buf *out) {
+  char cval[64], acc[96];
+  snprintf(cval, sizeof cval, "c[%so%s + %sj]", P, k->i->shape_args ? "c" : "", P);
+  snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
+  if (word)
+    tcmma__emit_line(out, depth, "%s %s %sv[2];", tcmma__table_spell(k->dl, TCMMA__SPELL_ALIGN16),
+                     tcmma__table_spell_type(k->dl, k->g->call.d.prec), P);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2; ++%sj) {", P, P, P);
+  if (bound[0]) tcmma__emit_line(out, depth + 1, "if (%sgc + %sj >= %s) break;", P, P, bound);
+  tcmma__emit_gemm_epilogue_element(k->f, k->dl, depth + 1, acc, cval,
+                                    word ? P "v[" P "j]" : "d[" P "o + " P "j]", out);
+  tcmma__emit_line(out, depth, "}");
+  if (word)
+    tcmma__emit_line(out, depth, "*(%s *)(d + %so) = *(const %s *)%sv; /* the pair at once */", word,
+                     P, word, P);
+}
+
 /* One accumulator pair's elements through the epilogue list to d, guarded
- * where the tile meets a ragged edge. */
+ * where the tile meets a ragged edge: one store of the pair where d's class
+ * takes it, element by element otherwise and at the ragged right edge. */
 static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
   const tcmma__emit_gemm_form *f = k->f;
   bool args = k->i->shape_args;
   const tcmma_gemm_call *c = &k->g->call;
   bool ragged_m = args ? k->g->predicated : c->m % c->block_m != 0,
        ragged_n = args ? k->g->predicated : c->n % c->block_n != 0;
-  char M[24], N[24], LDC[24], LDD[24], cval[64], acc[96];
+  char M[24], N[24], LDC[24], LDD[24];
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, M, sizeof M);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, N, sizeof N);
   tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDC, LDC, sizeof LDC);
@@ -261,13 +299,19 @@ static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
   if (ragged_m) tcmma__emit_line(out, depth, "if (%sgr >= %s) continue;", P, M);
   tcmma__emit_line(out, depth, "const size_t %so = (size_t)%sgr * %s + %sgc;", P, P, LDD, P);
   if (args) tcmma__emit_line(out, depth, "const size_t %soc = (size_t)%sgr * %s + %sgc;", P, P, LDC, P);
-  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
-  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2; ++%sj) {", P, P, P);
-  if (ragged_n)
-    tcmma__emit_line(out, depth + 1, "if (%sgc + %sj * %d >= %s) break;", P, P, k->col_j, N);
-  snprintf(cval, sizeof cval, "c[%so%s + %sj]", P, args ? "c" : "", P);
-  snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
-  tcmma__emit_gemm_epilogue_element(f, k->dl, depth + 1, acc, cval, "d[" P "o + " P "j]", out);
+  const char *word = pair_word(k);
+  if (!word) {
+    pair_elements(k, NULL, ragged_n ? N : "", depth, out);
+    return;
+  }
+  if (!ragged_n) {
+    pair_elements(k, word, "", depth, out);
+    return;
+  }
+  tcmma__emit_line(out, depth, "if (%sgc + 1 < %s) {", P, N);
+  pair_elements(k, word, "", depth + 1, out);
+  tcmma__emit_line(out, depth, "} else {");
+  pair_elements(k, NULL, N, depth + 1, out);
   tcmma__emit_line(out, depth, "}");
 }
 
