@@ -231,6 +231,9 @@ void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts
   maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
                                 (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
                                 (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+  /* each box's lines fetched into L2 256 bytes at a time (the GEMM reads
+   * every byte of a row of its tile) */
+  maps[0].l2_promotion = maps[1].l2_promotion = TCMMA_TMAP_L2_B256;
   if (i->batch <= 1) return;
   /* a strided batch: the matrices along a third dimension, one a box */
   long long sa = o->stride_a ? o->stride_a

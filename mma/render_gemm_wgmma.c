@@ -324,9 +324,11 @@ static void epilogue(const wk *k, tcmma_buf *out) {
                    : "", tcmma_wgmma_marker(k->i->wgmma), k->i->wgmma_n);
   tcmma__emit_line(out, 2, "const int %slane = %stid %% %d, %swarp = %stid / %d %% %d;", P, P,
                    TCMMA_WARP_SIZE, P, P, TCMMA_WARP_SIZE, TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE);
+  char lane_rows[16] = ""; /* the lane group's row step, where not 1 */
+  if (k->row_l != 1) snprintf(lane_rows, sizeof lane_rows, " * %d", k->row_l);
   tcmma__emit_line(out, 2, "const int %sr0 = " TCMMA__GEMM_M0 " + %swr * %d + %swarp * %d + %slane "
-                   "/ %d * %d;", P, P, tcmma_wgmma_get(k->i->wgmma)->m, P, k->row_w, P, LANES,
-                   k->row_l);
+                   "/ %d%s;", P, P, tcmma_wgmma_get(k->i->wgmma)->m, P, k->row_w, P, LANES,
+                   lane_rows);
   tcmma__emit_line(out, 2, "const int %sc0 = " TCMMA__GEMM_N0 " + %swc * %d + %slane %% %d * %d;",
                    P, P, k->i->wgmma_n, P, LANES, k->col_l);
   tcmma__emit_gemm_epilogue_begin(k->f, 2, out);
@@ -351,8 +353,13 @@ static tcmma_status consumers(const wk *k, const char *KT, tcmma_buf *out, tcmma
                                               k->i->consumer_registers, 2, out, err);
     if (st != TCMMA_OK) return st;
   }
-  tcmma__emit_line(out, 2, "const int %swg = %stid / %d - 1, %swr = %swg / %d, %swc = %swg %% %d;",
-                   P, P, TCMMA_WARPGROUP_SIZE, P, P, k->g->call.warps_n, P, P, k->g->call.warps_n);
+  int wn = k->g->call.warps_n;
+  if (wn == 1) /* one consumer along n: the warpgroup's row is its index */
+    tcmma__emit_line(out, 2, "const int %swr = %stid / %d - 1, %swc = 0;", P, P,
+                     TCMMA_WARPGROUP_SIZE, P);
+  else
+    tcmma__emit_line(out, 2, "const int %swg = %stid / %d - 1, %swr = %swg / %d, %swc = %swg %% %d;",
+                     P, P, TCMMA_WARPGROUP_SIZE, P, P, wn, P, P, wn);
   tcmma__emit_line(out, 2, "float %sacc[%d];", P, k->regs);
   tcmma__emit_line(out, 2, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
   tcmma__emit_line(out, 2, "for (int %si = 0; %si < %d; ++%si) %sacc[%si] = 0.0f;", P, P, k->regs,
