@@ -39,6 +39,10 @@
   TCMMA__ABI_RANGE("gemm_declines.def", TCMMA_GEMM_DECLINE_COUNT, ID, value)
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
+#define TCMMA_GEMM_KERNEL(ID, value, ...) \
+  TCMMA__ABI_RANGE("gemm_kernels.def", TCMMA_GEMM_KERNEL_COUNT, ID, value)
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
 #define TCMMA_SWIZZLE(ID, value, ...) \
   TCMMA__ABI_RANGE("swizzles.def", TCMMA_SWIZZLE_COUNT, ID, value)
 #include "tables/swizzles.def"
@@ -142,6 +146,16 @@ __attribute__((unused)) static void tcmma__abi_values_unique(int v) {
 #include "tables/gemm_declines.def"
 #undef TCMMA_GEMM_DECLINE
   }
+  switch (v) {
+#define TCMMA_GEMM_KERNEL(ID, value, ...) TCMMA__ABI_CASE(value)
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
+  }
+}
+
+/* The rest of the tables (one function per half: each under the length
+ * limit of tests/function-length.sh). */
+__attribute__((unused)) static void tcmma__abi_values_unique_more(int v) {
   switch (v) {
 #define TCMMA_SWIZZLE(ID, value, ...) TCMMA__ABI_CASE(value)
 #include "tables/swizzles.def"

@@ -426,6 +426,12 @@ const char *tcmma__emit_gemm_dim(const tcmma__emit_gemm_form *f, tcmma__gemm_dim
 tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                    tcmma_gemm_plan *out, tcmma_gemm_info *info, tcmma_error *err);
 
+/* The options of a caller that asked for no kernel kind (mma/gemm_plan_base.c):
+ * NULL opts (tcmma_gemm_plan_call, tcmma_render_gemm) or opts from before
+ * the kernel field (a smaller size), whose kernel takes no tensor maps:
+ * the defaults with kernel MMA_SYNC. The start of every opts taken. */
+tcmma_gemm_opts tcmma__emit_gemm_opts_unasked(void);
+
 /* The GEMM kernel's own locals: its prefix (never a block's "<prefix><n>_")
  * and the block tile's first row and column. */
 #define TCMMA__GEMM_P "__tcmma_g_"
@@ -470,6 +476,30 @@ void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect d
                                  tcmma_buf *out);
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                    tcmma_buf *out);
+
+/* The text every GEMM kernel begins and ends with (mma/render_gemm_head.c),
+ * whichever kind: prelude, the headers of the operands' types and the
+ * epilogue's hooks; signature, `extern "C" __global__ void` with attrs,
+ * NAME(d, a, b, c, alpha, beta, the options' arguments, the epilogue's,
+ * and with maps the two tensor maps TCMMA__GEMM_MAP_A/B as `const
+ * __grid_constant__ CUtensorMap`) through the opening brace; entry, the
+ * host dialect's NAME_entry(void *args). */
+#define TCMMA__GEMM_MAP_A "tmap_a"
+#define TCMMA__GEMM_MAP_B "tmap_b"
+void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_buf *out);
+void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                                const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
+void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                            bool maps, tcmma_buf *out);
+/* The block tile's first row and column, TCMMA__GEMM_M0 and _N0, in the
+ * grouped order (TCMMA_GEMM_GROUP_ROWS block rows, column by column). */
+void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                   tcmma_buf *out);
+
+/* The Hopper GEMM's whole text from a WGMMA form (mma/render_gemm_wgmma.c),
+ * appended to out in dl. */
+tcmma_status tcmma__emit_render_gemm_wgmma(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                           tcmma_buf *out, tcmma_error *err);
 
 /* Whether any of the loader's copies is a cp.async (commit and wait
  * groups are emitted only then: below cc 80 they do not exist). */

@@ -69,7 +69,7 @@ tcmma_status tcmma__emit_gemm_check(const tcmma_gemm_plan *plan, const tcmma_gem
 tcmma_status tcmma__emit_gemm_form_take(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts,
                                         tcmma__emit_gemm_form *f, tcmma_error *err) {
   memset(f, 0, sizeof *f);
-  f->o = tcmma_gemm_opts_default();
+  f->o = tcmma__emit_gemm_opts_unasked();
   tcmma_status st;
   if (opts && (st = tcmma__abi_take(&f->o, opts, sizeof f->o, &f->o, "tcmma_gemm_opts",
                                     "tcmma_gemm_opts_default()", err)) != TCMMA_OK)

@@ -10,6 +10,7 @@
 #include "abi.h"
 #include "emit.h"
 #include "gemm_epilogue.h"
+#include "gemm_plan.h"
 #include "gemm_rules.h"
 #include "tcmma/arch.h"
 #include "tcmma/gemm.h"
@@ -21,55 +22,8 @@
  * for the epilogue's 16-byte reads. */
 enum { EPILOGUE_PAD = 8 };
 
-/* Indexed by value (a row's value column, not its position). */
-static const struct { const char *name, *rule; } declines[TCMMA_GEMM_DECLINE_COUNT] = {
-#define TCMMA_GEMM_DECLINE(ID, value, name, rule) [value] = {name, rule},
-#include "tables/gemm_declines.def"
-#undef TCMMA_GEMM_DECLINE
-};
+#define decline tcmma__emit_gemm_decline
 
-const char *tcmma_gemm_decline_name(tcmma_gemm_decline r) {
-  return (unsigned)r < TCMMA_GEMM_DECLINE_COUNT ? declines[r].name : "?";
-}
-const char *tcmma_gemm_decline_rule(tcmma_gemm_decline r) {
-  return (unsigned)r < TCMMA_GEMM_DECLINE_COUNT ? declines[r].rule : "?";
-}
-
-static const struct { int cc; size_t bytes; } shared_rows[] = {
-#define TCMMA_SHARED_MEMORY(cc, bytes) {cc, bytes},
-#include "tables/shared_memory.def"
-#undef TCMMA_SHARED_MEMORY
-};
-enum { SHARED_ROWS = sizeof shared_rows / sizeof shared_rows[0] };
-
-size_t tcmma_shared_memory_max(int cc, int floor) {
-  size_t best = 0;
-  for (int i = 0; i < SHARED_ROWS; i++) {
-    bool next_above = i + 1 == SHARED_ROWS || shared_rows[i + 1].cc > (cc > 0 ? cc : floor);
-    if (cc > 0) {
-      if (shared_rows[i].cc <= cc && next_above) best = shared_rows[i].bytes;
-    } else if (shared_rows[i].cc > floor || (shared_rows[i].cc <= floor && next_above)) {
-      /* every device from floor on: the row in force at floor and every later one */
-      if (best == 0 || shared_rows[i].bytes < best) best = shared_rows[i].bytes;
-    }
-  }
-  return best;
-}
-
-/* Declines with reason and a printf message (also into err). */
-static tcmma_status decline(tcmma_gemm_plan *p, tcmma_gemm_decline reason, tcmma_error *err,
-                            const char *fmt, ...) __attribute__((format(printf, 4, 5)));
-static tcmma_status decline(tcmma_gemm_plan *p, tcmma_gemm_decline reason, tcmma_error *err,
-                            const char *fmt, ...) {
-  va_list ap;
-  va_start(ap, fmt);
-  int n = snprintf(p->message, sizeof p->message, "%s: ", tcmma_gemm_decline_name(reason));
-  vsnprintf(p->message + n, sizeof p->message - (size_t)n, fmt, ap);
-  va_end(ap);
-  p->accepted = false;
-  p->reason = reason;
-  return tcmma_fail(err, TCMMA_DECLINED, "%s", p->message);
-}
 
 /* The widest swizzle atom whose rows suit a stage row of row_bytes and keep
  * ldmatrix's 8 rows in distinct bank groups; none when no atom does. */
@@ -143,51 +97,6 @@ tcmma_status tcmma__emit_gemm_twin_call(const tcmma_gemm_plan *g, tcmma__emit_ge
   return TCMMA_OK;
 }
 
-/* Range checks of the call itself (decline CALL). */
-static bool call_problem(const tcmma_gemm_call *c, char *msg, size_t cap) {
-  if (c->m < 1 || c->n < 1 || c->k < 1 || c->m > TCMMA_GEMM_EXTENT_MAX ||
-      c->n > TCMMA_GEMM_EXTENT_MAX || c->k > TCMMA_GEMM_EXTENT_MAX)
-    return snprintf(msg, cap, "m, n, k = %d, %d, %d: expected 1..%d", c->m, c->n, c->k,
-                    TCMMA_GEMM_EXTENT_MAX), true;
-  if (c->block_m < 1 || c->block_n < 1 || c->block_k < 1 || c->block_m > 1024 ||
-      c->block_n > 1024 || c->block_k > 1024)
-    return snprintf(msg, cap, "block tile %dx%dx%d: expected 1..1024 each", c->block_m,
-                    c->block_n, c->block_k), true;
-  if (c->warps_m < 1 || c->warps_n < 1 || c->warps_m > TCMMA_WARPS_MAX ||
-      c->warps_n > TCMMA_WARPS_MAX || c->warps_m * c->warps_n > TCMMA_WARPS_MAX)
-    return snprintf(msg, cap, "warp grid %dx%d: expected at least 1x1 and at most %d warps",
-                    c->warps_m, c->warps_n, TCMMA_WARPS_MAX), true;
-  if (c->stages < 1 || c->stages > TCMMA_GEMM_STAGES_MAX)
-    return snprintf(msg, cap, "stages %d: expected 1..%d", c->stages, TCMMA_GEMM_STAGES_MAX),
-           true;
-  if (c->registers < 1 || c->registers > TCMMA_REGISTERS_MAX)
-    return snprintf(msg, cap, "register budget %d: expected 1..%d", c->registers,
-                    TCMMA_REGISTERS_MAX), true;
-  if (c->name && !tcmma__emit_is_ident(c->name, 64))
-    return snprintf(msg, cap, "kernel name '%s': expected a C identifier of at most 64 "
-                    "characters", c->name), true;
-  const tcmma_operand_desc *ops[3] = {&c->d, &c->a, &c->b};
-  static const char *const names[3] = {"d", "a", "b"};
-  for (int i = 0; i < 3; i++) {
-    const tcmma_operand_desc *o = ops[i];
-    if (o->space != TCMMA_SPACE_GLOBAL || o->swizzle != TCMMA_SWIZZLE_NONE || o->row0.value ||
-        o->col0.value || o->row0.expr || o->col0.expr || (i == 0 && o->transposed))
-      return snprintf(msg, cap, "operand %s: a GEMM's operands are whole global matrices (no "
-                      "space, swizzle, origin%s)", names[i], i == 0 ? " or transpose" : ""),
-             true;
-  }
-  return false;
-}
-
-/* Fills ld of an operand stored rows x cols when 0; false when ld < cols. */
-static bool fill_ld(tcmma_operand_desc *o, long cols, const char *name, char *msg, size_t cap) {
-  if (o->ld == 0) o->ld = cols;
-  if (o->ld < cols || o->ld > TCMMA_GEMM_EXTENT_MAX)
-    return snprintf(msg, cap, "%s's ld %ld: expected %ld..%d (its stored rows hold %ld)", name,
-                    o->ld, cols, TCMMA_GEMM_EXTENT_MAX, cols), false;
-  return true;
-}
-
 long tcmma__emit_gemm_stage_copies(const tcmma_gemm_plan *g, tcmma_operand op) {
   bool is_a = op == TCMMA_OPERAND_A;
   long rows = is_a ? g->a_rows : g->b_rows, cols = is_a ? g->a_cols : g->b_cols;
@@ -216,75 +125,6 @@ static bool k_rows_unrolled(const tcmma_gemm_plan *g) {
   return tcmma__emit_gemm_unrolled(g) && (g->call.a.transposed || !g->call.b.transposed);
 }
 
-/* The enums must index their tables before any rule reads them (INVALID,
- * not a decline: no plan can be made of them); zeros take the defaults. */
-static tcmma_status take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
-                              tcmma_error *err) {
-  if (!call || !out) return tcmma_fail(err, TCMMA_INVALID, "gemm plan: call and out are required");
-  memset(out, 0, sizeof *out);
-  out->arm = TCMMA_ARM_NONE;
-  /* the caller's call as this library's whole struct (an older, smaller one
-   * gets the defaults for the rest) */
-  tcmma_gemm_call c, defaults = tcmma_gemm_call_default();
-  tcmma_status taken = tcmma__abi_take(&c, call, sizeof c, &defaults, "tcmma_gemm_call",
-                                       "tcmma_gemm_call_default()", err);
-  if (taken != TCMMA_OK) return taken;
-  const tcmma_operand_desc *ops[3] = {&c.d, &c.a, &c.b};
-  for (int i = 0; i < 3; i++)
-    if ((unsigned)ops[i]->prec >= TCMMA_PREC_COUNT ||
-        (unsigned)ops[i]->space > TCMMA_SPACE_THREAD ||
-        (unsigned)ops[i]->swizzle >= TCMMA_SWIZZLE_COUNT)
-      return tcmma_fail(err, TCMMA_INVALID, "gemm plan: operand %d's precision, space or "
-                        "swizzle is out of range", i);
-  if (!c.block_m) c.block_m = TCMMA_GEMM_BLOCK_M;
-  if (!c.block_n) c.block_n = TCMMA_GEMM_BLOCK_N;
-  if (!c.block_k) c.block_k = TCMMA_GEMM_BLOCK_K;
-  if (!c.warps_m) c.warps_m = TCMMA_GEMM_WARPS_M;
-  if (!c.warps_n) c.warps_n = TCMMA_GEMM_WARPS_N;
-  if (!c.stages) c.stages = TCMMA_GEMM_STAGES;
-  if (!c.registers) c.registers = TCMMA_GEMM_REGISTERS;
-  out->call = c;
-  return TCMMA_OK;
-}
-
-/* Every later rule reads the call's ranges and dense ld as checked here,
- * and the epilogue list's rules (decline CALL, ARCH). */
-static tcmma_status check_call(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_error *err) {
-  tcmma_gemm_call *c = &g->call;
-  char msg[400];
-  if (call_problem(c, msg, sizeof msg)) return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  if (!fill_ld(&c->a, c->a.transposed ? c->m : c->k, "a", msg, sizeof msg) ||
-      !fill_ld(&c->b, c->b.transposed ? c->k : c->n, "b", msg, sizeof msg) ||
-      !fill_ld(&c->d, c->n, "d", msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  tcmma_gemm_decline why;
-  tcmma_status st = tcmma__emit_gemm_epilogue_rules(c, o, &why, msg, sizeof msg);
-  if (st == TCMMA_DECLINED) return decline(g, why, err, "%s", msg);
-  return st == TCMMA_OK ? TCMMA_OK : tcmma_fail(err, st, "%s", msg);
-}
-
-/* The arm of the caller's triple, forced or resolved; the warp tile
- * accumulates in it (decline ARM). */
-static tcmma_status choose_arm(tcmma_gemm_plan *g, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
-  tcmma_error rerr = {0};
-  if (c->arm) {
-    if (tcmma_arm_parse(c->arm, &g->arm, &rerr) != TCMMA_OK)
-      return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
-    /* the warp tile's call checks the arm against f32 = a x b; d's storage
-     * (the epilogue's conversion) is the GEMM's to check, as tcmma_plan_call
-     * checks a forced arm against its own triple */
-    if (!tcmma__emit_arm_is_candidate(t, &c->numerics, g->arm))
-      return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "arm %s is not on the preference list of "
-                     "%s = %s x %s under the numerics policy", c->arm, tcmma_prec_name(t.d),
-                     tcmma_prec_name(t.a), tcmma_prec_name(t.b));
-  } else if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, &g->arm, &rerr) !=
-             TCMMA_OK) {
-    return decline(g, TCMMA_GEMM_DECLINE_ARM, err, "%s", rerr.message);
-  }
-  return TCMMA_OK;
-}
 
 /* The kernel's loader, warp tile and epilogue are written for some arms
  * only: inline-PTX arms of 1- and 2-byte operands with f32 accumulators,
@@ -427,39 +267,6 @@ static tcmma_status check_alignment(tcmma_gemm_plan *g, const tcmma_gemm_opts *o
   return TCMMA_OK;
 }
 
-/* Ragged extents need predicated copies and stores (decline PREDICATION);
- * the launch must take the grid, and the kernel's int block index (the
- * grouped order of render_gemm.c) must hold every block (decline CALL). */
-static tcmma_status plan_grid(tcmma_gemm_plan *g, bool shape_args, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  bool ragged = c->m % c->block_m || c->n % c->block_n || c->k % c->block_k;
-  /* shape arguments: any shape unless the caller asks for whole tiles only */
-  g->predicated = shape_args ? !c->unpredicated : ragged;
-  if (ragged && c->unpredicated)
-    return decline(g, TCMMA_GEMM_DECLINE_PREDICATION, err, "%dx%dx%d over a %dx%dx%d block "
-                   "tile: predicated copies and stores are required", c->m, c->n, c->k,
-                   c->block_m, c->block_n, c->block_k);
-  g->grid[0] = (unsigned)((c->n + c->block_n - 1) / c->block_n);
-  g->grid[1] = (unsigned)((c->m + c->block_m - 1) / c->block_m);
-  g->grid[2] = 1;
-  if (g->grid[1] > TCMMA_GEMM_GRID_Y_MAX || (long)g->grid[0] * g->grid[1] > INT_MAX)
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "m %d over block_m %d, n %d over block_n %d: "
-                   "%ux%u blocks, %u rows of blocks; expected at most %d rows (CUDA's grid y) "
-                   "and %d blocks", c->m, c->block_m, c->n, c->block_n, g->grid[0], g->grid[1],
-                   g->grid[1], TCMMA_GEMM_GRID_Y_MAX, INT_MAX);
-  g->k_tiles = (c->k + c->block_k - 1) / c->block_k;
-  return TCMMA_OK;
-}
-
-/* The batch over grid z, the K slices and their workspace (mma/gemm_shape.c;
- * decline CALL). */
-static tcmma_status plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o, tcmma_gemm_info *i,
-                               tcmma_error *err) {
-  char msg[400];
-  if (!tcmma__emit_gemm_batch(g, o, i, msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
-  return TCMMA_OK;
-}
 
 /* The stage ring and, after it, the epilogue's f32 tile share one dynamic
  * allocation, which the device (or every device from the arm's floor)
@@ -565,30 +372,77 @@ static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   snprintf(g->message, sizeof g->message, "accepted");
 }
 
-tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
-                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
-                                   tcmma_error *err) {
-  tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
-  memset(info, 0, sizeof *info);
-  info->size = sizeof *info;
-  info->shape_args = o.shape_args;
-  tcmma_status st = take_call(call, out, err);
-  if (st == TCMMA_OK) st = check_call(out, &o, err);
-  if (st == TCMMA_OK) st = choose_arm(out, err);
+/* The mma.sync kernel's defaults for the call's zero fields. */
+static void fill_defaults(tcmma_gemm_call *c) {
+  if (!c->block_m) c->block_m = TCMMA_GEMM_BLOCK_M;
+  if (!c->block_n) c->block_n = TCMMA_GEMM_BLOCK_N;
+  if (!c->block_k) c->block_k = TCMMA_GEMM_BLOCK_K;
+  if (!c->warps_m) c->warps_m = TCMMA_GEMM_WARPS_M;
+  if (!c->warps_n) c->warps_n = TCMMA_GEMM_WARPS_N;
+  if (!c->stages) c->stages = TCMMA_GEMM_STAGES;
+  if (!c->registers) c->registers = TCMMA_GEMM_REGISTERS;
+}
+
+/* The kernel kind of call c (tables/gemm_kernels.def): the one asked for;
+ * for AUTO the wgmma kernel where c forces a wgmma arm, or where the wgmma
+ * kernel serves c's operands and options on its cc
+ * (tcmma__emit_gemm_wgmma_serves) and c's warp grid is one of warpgroup
+ * rows (warps_m x 16 = block_m, a zero taking the wgmma default): an
+ * mma.sync warp grid keeps the mma.sync kernel. Decided on the caller's
+ * call before any default is filled; the plan's own call, its defaults
+ * filled, decides the same again (the renderer's check). */
+static tcmma_gemm_kernel choose_kind(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
+  if (o->kernel != TCMMA_GEMM_KERNEL_AUTO) return o->kernel;
+  if (c->arm && tcmma_wgmma_parse(c->arm, NULL, NULL) == TCMMA_OK) return TCMMA_GEMM_KERNEL_WGMMA;
+  int bm = c->block_m ? c->block_m : TCMMA_GEMM_WGMMA_BLOCK_M;
+  if (c->warps_m && (long)c->warps_m * tcmma__emit_gemm_wgmma_warp_rows() != bm)
+    return TCMMA_GEMM_KERNEL_MMA_SYNC;
+  tcmma_gemm_decline why;
+  char msg[256];
+  return tcmma__emit_gemm_wgmma_serves(c, o, &why, msg, sizeof msg) ? TCMMA_GEMM_KERNEL_WGMMA
+                                                                    : TCMMA_GEMM_KERNEL_MMA_SYNC;
+}
+
+/* The mma.sync kernel's plan of out->call (taken, its zero fields still
+ * zero). */
+static tcmma_status plan_mma_sync(tcmma_gemm_plan *out, const tcmma_gemm_opts *o,
+                                  tcmma_gemm_info *info, tcmma_error *err) {
+  info->kernel = TCMMA_GEMM_KERNEL_MMA_SYNC;
+  fill_defaults(&out->call);
+  tcmma_status st = tcmma__emit_gemm_check_call(out, o, TCMMA_GEMM_STAGES_MAX, err);
+  if (st == TCMMA_OK) st = tcmma__emit_gemm_choose_arm(out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *arm = tcmma_arm_get(out->arm);
   if ((st = check_arm_form(out, arm, err)) != TCMMA_OK) return st;
   if ((st = check_arch(out, arm, err)) != TCMMA_OK) return st;
-  if ((st = check_scales(out, &o, err)) != TCMMA_OK) return st;
+  if ((st = check_scales(out, o, err)) != TCMMA_OK) return st;
   if ((st = shape_stages(out, err)) != TCMMA_OK) return st;
   if ((st = plan_warp_tile(out, err)) != TCMMA_OK) return st;
-  if ((st = check_alignment(out, &o, info, err)) != TCMMA_OK) return st;
-  if ((st = plan_grid(out, o.shape_args, err)) != TCMMA_OK) return st;
-  if ((st = plan_batch(out, &o, info, err)) != TCMMA_OK) return st;
+  if ((st = check_alignment(out, o, info, err)) != TCMMA_OK) return st;
+  if ((st = tcmma__emit_gemm_plan_grid(out, o->shape_args, err)) != TCMMA_OK) return st;
+  if ((st = tcmma__emit_gemm_plan_batch(out, o, info, err)) != TCMMA_OK) return st;
   if ((st = plan_shared(out, arm, info, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(out, info, err)) != TCMMA_OK) return st;
   accept(out, info);
   return TCMMA_OK;
+}
+
+tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
+                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
+                                   tcmma_error *err) {
+  tcmma_gemm_opts o = opts ? *opts : tcmma__emit_gemm_opts_unasked();
+  memset(info, 0, sizeof *info);
+  info->size = sizeof *info;
+  info->shape_args = o.shape_args;
+  info->wgmma = TCMMA_WGMMA_NONE;
+  if ((unsigned)o.kernel >= TCMMA_GEMM_KERNEL_COUNT)
+    return tcmma_fail(err, TCMMA_INVALID, "tcmma_gemm_opts.kernel %d: expected 0..%d (%s)",
+                      (int)o.kernel, TCMMA_GEMM_KERNEL_COUNT - 1, "tables/gemm_kernels.def");
+  tcmma_status st = tcmma__emit_gemm_take_call(call, out, err);
+  if (st != TCMMA_OK) return st;
+  if (choose_kind(&out->call, &o) == TCMMA_GEMM_KERNEL_WGMMA)
+    return tcmma__emit_gemm_plan_wgmma(out, &o, info, err);
+  return plan_mma_sync(out, &o, info, err);
 }
 
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
@@ -600,7 +454,7 @@ tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *
 tcmma_status tcmma_gemm_plan_opts(const tcmma_gemm_call *call, const tcmma_gemm_opts *opts,
                                   tcmma_gemm_plan *out, tcmma_gemm_info *info,
                                   tcmma_error *err) {
-  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_opts o = tcmma__emit_gemm_opts_unasked();
   if (opts) {
     tcmma_status t = tcmma__abi_take(&o, opts, sizeof o, &o, "tcmma_gemm_opts",
                                      "tcmma_gemm_opts_default()", err);

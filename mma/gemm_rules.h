@@ -18,6 +18,23 @@ enum { TCMMA__GEMM_COPY_BYTES = 16 };
  * allocation the plan counts, not a static __shared__ one it would not). */
 enum { TCMMA__GEMM_FLAG_BYTES = 16 };
 
+/* Bytes of one mbarrier object in shared memory (PTX ISA, "Size and
+ * alignment of mbarrier object": 8 bytes, 8-byte aligned). */
+enum { TCMMA__GEMM_MBAR_BYTES = 8 };
+
+/* The longest kernel name (a C identifier) and the suffix of the wgmma
+ * kernel's tile product (NAME_wgmma: one per kernel, so that tuned variants
+ * share one translation unit). */
+#define TCMMA__GEMM_NAME_MAX 64
+#define TCMMA__GEMM_TILE_SUFFIX "_wgmma"
+#define TCMMA__GEMM_DRAIN_SUFFIX "_drain" /* no longer than the tile's */
+
+/* The comment lines around the wgmma kernel's helper functions (TMA and
+ * mbarrier, the tile product, the drain), which each dialect writes its
+ * own way; the kernel after them is one text (tests/test_sim_dialect.c). */
+#define TCMMA__GEMM_HELPERS_BEGIN "/* tcmma: the kernel's helpers (each dialect's own) */"
+#define TCMMA__GEMM_HELPERS_END "/* tcmma: end of the kernel's helpers */"
+
 /* The smallest cp.async copy (cp.async.ca takes 4, 8 or 16 bytes): rows of
  * a class below it load with plain loads. */
 enum { TCMMA__GEMM_ASYNC_MIN = 4 };

@@ -292,64 +292,11 @@ static tcmma_status main_loop(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) 
   return TCMMA_OK;
 }
 
-/* block_origin's grouped order over the launch's grid (gridDim), for a
- * kernel whose shape is its arguments. */
-static void grouped_args(const gemm_kernel *k, const char *bx, const char *by, tcmma_buf *out) {
-  const tcmma_gemm_plan *g = k->g;
-  const char *gx = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_X),
-             *gy = tcmma__table_spell(k->dl, TCMMA__SPELL_GRID_DIM_Y);
-  unsigned G = TCMMA_GEMM_GROUP_ROWS;
-  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
-  tcmma_buf_printf(out, "  const int %sgx = (int)%s, %sgy = (int)%s;\n", P, gx, P, gy);
-  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %sgx + (int)%s;\n", P, by, P, bx);
-  tcmma_buf_printf(out, "  const int %sfirst = %sbid / (%u * %sgx) * %u;\n", P, P, G, P, G);
-  tcmma_buf_printf(out, "  const int %srows = %sgy - %sfirst < %u ? %sgy - %sfirst : %u;\n", P, P,
-                   P, G, P, P, G);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% (%u * %sgx) %% %srows)"
-                   " * %d;\n", P, P, G, P, P, g->call.block_m);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% (%u * %sgx) / %srows * %d;\n", P,
-                   G, P, P, g->call.block_n);
-}
-
-/* The block tile's first row and column. Blocks run in groups of
- * TCMMA_GEMM_GROUP_ROWS block rows, down each column of the group first, so
- * the blocks resident at once share rows of A and columns of B in L2
- * instead of sweeping all of B for every row of blocks. */
-static void block_origin(const gemm_kernel *k, tcmma_buf *out) {
-  const tcmma_gemm_plan *g = k->g;
-  const char *bx = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX),
-             *by = tcmma__table_spell(k->dl, TCMMA__SPELL_BLOCK_IDX_Y);
-  unsigned gx = g->grid[0], gy = g->grid[1], G = TCMMA_GEMM_GROUP_ROWS;
-  if (k->f.i.shape_args) {
-    grouped_args(k, bx, by, out);
-    return;
-  }
-  if (gx == 1 || gy == 1) {
-    tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (int)%s * %d, " TCMMA__GEMM_N0
-                     " = (int)%s * %d;\n", by, g->call.block_m, bx, g->call.block_n);
-    return;
-  }
-  tcmma_buf_printf(out, "  /* block rows in groups of %u, each group column by column (L2 reuse) */\n", G);
-  tcmma_buf_printf(out, "  const int %sbid = (int)%s * %u + (int)%s;\n", P, by, gx, bx);
-  tcmma_buf_printf(out, "  const int %sfirst = %sbid / %u * %u;\n", P, P, G * gx, G);
-  tcmma_buf_printf(out, "  const int %srows = %u - %sfirst < %u ? %u - %sfirst : %u;\n", P, gy, P,
-                   G, gy, P, G);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_M0 " = (%sfirst + %sbid %% %u %% %srows) * %d;\n",
-                   P, P, G * gx, P, g->call.block_m);
-  tcmma_buf_printf(out, "  const int " TCMMA__GEMM_N0 " = %sbid %% %u / %srows * %d;\n", P,
-                   G * gx, P, g->call.block_n);
-}
-
-/* The kernel's title comment and signature, through the opening brace. */
+/* The kernel's title comment, headers and signature, through the opening
+ * brace (mma/render_gemm_head.c). */
 static void signature(const gemm_kernel *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
-  tcmma_dialect dl = k->dl;
-  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
-  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
-             *tc = tcmma__table_spell_type(dl, c->d.prec),
-             *ta = tcmma__table_spell_type(dl, c->a.prec),
-             *tb = tcmma__table_spell_type(dl, c->b.prec);
   const tcmma_gemm_info *i = &k->f.i;
   char shape[160];
   if (i->shape_args)
@@ -367,59 +314,9 @@ static void signature(const gemm_kernel *k, tcmma_buf *out) {
                    c->block_n, c->block_k, c->warps_m, c->warps_n, c->stages,
                    c->stages == 1 ? "" : "s", g->threads, g->grid[0], g->grid[1],
                    g->shared_bytes);
-  tcmma_prec precs[3] = {c->d.prec, c->a.prec, c->b.prec};
-  tcmma__emit_includes(precs, g->arm, dl, true, out);
-  tcmma__emit_gemm_epilogue_prelude(&k->f, dl, out);
-  const char *arr = k->f.o.pointer_array ? "const *" : "", *sfx = *arr ? "_batch" : "";
+  tcmma__emit_gemm_prelude(&k->f, k->dl, out);
   tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = g->threads, .min_blocks = 1);
-  tcmma_buf_printf(out, "\n");
-  tcmma__emit_kernel_signature(dl, &attrs, k->name, out);
-  tcmma_buf_printf(out,
-                   "%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
-                   "float alpha, float beta",
-                   td, arr, sfx, ta, arr, sfx, tb, arr, sfx, tc, arr, sfx);
-  tcmma__emit_gemm_param ps[14];
-  int n = tcmma__emit_gemm_params(&k->f, ps);
-  for (int p = 0; p < n; p++)
-    tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
-                     ps[p].type[strlen(ps[p].type) - 1] == '*' ? "" : " ", ps[p].name);
-  tcmma__emit_gemm_epilogue_params(&k->f, dl, out);
-  tcmma_buf_printf(out, ")\n{\n");
-}
-
-/* The simulator's entry: args as the kernel's arguments, in order. */
-static void host_entry(const gemm_kernel *k, tcmma_buf *out) {
-  const tcmma_gemm_call *c = &k->g->call;
-  tcmma_dialect dl = k->dl;
-  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f.o);
-  const char *td = tcmma__table_spell_type(dl, tcmma__emit_gemm_out_prec(c, &e)),
-             *tc = tcmma__table_spell_type(dl, c->d.prec),
-             *ta = tcmma__table_spell_type(dl, c->a.prec),
-             *tb = tcmma__table_spell_type(dl, c->b.prec);
-  tcmma__emit_gemm_param ps[14];
-  int n = tcmma__emit_gemm_params(&k->f, ps), ne = tcmma__emit_gemm_epilogue_param_count(&k->f);
-  const char *arr = k->f.o.pointer_array ? "const *" : "";
-  tcmma_buf_printf(out,
-                   "\n/* The simulator's entry: args is a void *[%d], a pointer to each of the "
-                   "kernel's arguments in order (d, a, b, c%s, the workspace themselves%s). */\n"
-                   "void %s_entry(void *args)\n{\n"
-                   "  void **p = (void **)args;\n"
-                   "  %s((%s *%s)p[0], (const %s *%s)p[1], (const %s *%s)p[2], (const %s *%s)p[3],\n"
-                   "      *(const float *)p[4], *(const float *)p[5]",
-                   6 + n + ne, *arr ? ": the pointer arrays" : "",
-                   ne ? "; the epilogue's pointers last" : "", k->name, k->name, td, arr, ta, arr,
-                   tb, arr, tc, arr);
-  for (int p = 0; p < n; p++) {
-    /* a pointer (the workspace) is passed itself, as d, a, b and c are */
-    bool ptr = ps[p].type[strlen(ps[p].type) - 1] == '*';
-    if (ptr)
-      tcmma_buf_printf(out, ",%s(void *)p[%d]", p % 3 == 0 ? "\n      " : " ", 6 + p);
-    else
-      tcmma_buf_printf(out, ",%s*(const %s *)p[%d]", p % 3 == 0 ? "\n      " : " ", ps[p].type,
-                       6 + p);
-  }
-  tcmma__emit_gemm_epilogue_entry_args(&k->f, dl, 6 + n, out);
-  tcmma_buf_printf(out, ");\n}\n");
+  tcmma__emit_gemm_signature(&k->f, k->dl, k->name, &attrs, false, out);
 }
 
 static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err) {
@@ -429,7 +326,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
                    tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
   tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
                    tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
-  block_origin(k, out);
+  tcmma__emit_gemm_block_origin(&k->f, k->dl, out);
   tcmma__emit_gemm_batch_base(&k->f, dl, 1, out);
   tcmma_buf decls = {0};
   tcmma_render_ctx dc = warp_ctx(k, &decls);
@@ -454,7 +351,7 @@ static tcmma_status kernel_text(gemm_kernel *k, tcmma_buf *out, tcmma_error *err
   tcmma__emit_gemm_split_reduce(&k->f, dl, 1, out);
   tcmma__emit_gemm_epilogue(&k->f, dl, 1, out);
   tcmma_buf_printf(out, "}\n");
-  if (dl == TCMMA_DIALECT_HOST) host_entry(k, out);
+  if (dl == TCMMA_DIALECT_HOST) tcmma__emit_gemm_entry(&k->f, dl, k->name, false, out);
   return TCMMA_OK;
 }
 
@@ -465,6 +362,8 @@ tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gem
   gemm_kernel k;
   memset(&k, 0, sizeof k);
   if ((st = tcmma__emit_gemm_form_take(plan, opts, &k.f, err)) != TCMMA_OK) return st;
+  if (k.f.i.kernel == TCMMA_GEMM_KERNEL_WGMMA)
+    return tcmma__emit_render_gemm_wgmma(&k.f, ctx->dialect, ctx->out, err);
   k.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;

@@ -183,11 +183,16 @@ static void signature(const wg *g, tcmma_buf *out) {
                                   c->k / g->info->k, TCMMA_WGMMA_A_REGS);
   else tcmma_buf_printf(out, "const %s *tcmma_a,\n", ta);
   tcmma_buf_printf(out, "    const %s *tcmma_b, %s tcmma_accumulate) {\n", tb, SPELL(g, BOOL));
+  /* each descriptor with the first step's start address (bits 0-13: the
+   * address >> 4); a step adds its advance >> 4 there, which never carries
+   * out of the field: an operand's bytes lie in the 256 KiB it addresses */
   if (!g->a_regs)
-    tcmma_buf_printf(out, "  const unsigned tcmma_a_at = (unsigned)%s(tcmma_a) + %ldu;\n",
-                     SPELL(g, CVTA_SHARED), g->a.origin_bytes);
-  tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)%s(tcmma_b) + %ldu;\n",
-                   SPELL(g, CVTA_SHARED), g->b.origin_bytes);
+    tcmma_buf_printf(out, "  const unsigned long long tcmma_da0 = 0x%016llxull |\n"
+                          "      ((((unsigned)%s(tcmma_a) + %ldu) & 0x3FFFFu) >> 4);\n",
+                     (unsigned long long)g->a.desc, SPELL(g, CVTA_SHARED), g->a.origin_bytes);
+  tcmma_buf_printf(out, "  const unsigned long long tcmma_db0 = 0x%016llxull |\n"
+                        "      ((((unsigned)%s(tcmma_b) + %ldu) & 0x3FFFFu) >> 4);\n",
+                   (unsigned long long)g->b.desc, SPELL(g, CVTA_SHARED), g->b.origin_bytes);
 }
 
 static void body(const wg *g, tcmma_buf *out) {
@@ -197,15 +202,13 @@ static void body(const wg *g, tcmma_buf *out) {
   plain(g, "tcmma_sim_wgmma_fence", tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_FENCE), out);
   tcmma_buf_printf(out, "%s\n"
                         "  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n"
-                        "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n",
+                        "    /* each descriptor at this step's start address */\n",
                    SPELL(g, UNROLL), c->k / g->info->k);
   if (!g->a_regs)
-    tcmma_buf_printf(out, "    const unsigned long long tcmma_da = 0x%016llxull |\n"
-                          "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
-                     (unsigned long long)g->a.desc, g->a.k_step_bytes);
-  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = 0x%016llxull |\n"
-                        "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
-                   (unsigned long long)g->b.desc, g->b.k_step_bytes);
+    tcmma_buf_printf(out, "    const unsigned long long tcmma_da = tcmma_da0 + tcmma_s * %ldull; "
+                          "/* %ld bytes a step */\n", g->a.k_step_bytes >> 4, g->a.k_step_bytes);
+  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = tcmma_db0 + tcmma_s * %ldull; "
+                        "/* %ld bytes a step */\n", g->b.k_step_bytes >> 4, g->b.k_step_bytes);
   if (g->host) mma_call(g, out);
   else mma_asm(g, out);
   char wait[64];

@@ -224,6 +224,10 @@ static void matrix_plans_and_text(void **s) {
                      TCMMA_OK);
     const char *t = tcmma_buf_str(&out);
     char want[64];
+    if (info.kernel == TCMMA_GEMM_KERNEL_WGMMA) { /* its own text: tests/test_gemm_wgmma.c */
+      tcmma_buf_free(&out);
+      continue;
+    }
     snprintf(want, sizeof want, "(%s)", tcmma_arm_marker(p.arm));
     if (!strstr(t, want)) fail_msg("%s: no arm marker %s", cs[i].name, want);
     /* cp.async, its marker and the ring's waits exactly where a copy is one */
@@ -654,8 +658,11 @@ static void gpu_executor_on_the_fake_driver(void **s) {
  * a usage error (exit 2). */
 static void cli(void **s) {
   (void)s;
+  /* the mma.sync kernel asked for on cc 9.0 (auto takes the wgmma kernel
+   * there: tests/test_gemm_wgmma.c) */
   const char *plan[] = {"gemm", "--m", "4096", "--n", "4096", "--k", "4096", "--d", "f32", "--a",
-                        "bf16", "--b", "bf16,t", "--cc", "90", "--json", NULL};
+                        "bf16", "--b", "bf16,t", "--cc", "90", "--json", "--kind", "mma-sync",
+                        NULL};
   cli_result r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 0);
   assert_int_equal(json_int_of(r.out, "threads"), 128);

@@ -25,6 +25,7 @@
 #include <string.h>
 #include "util.h"
 #include "tools/verify/gemm.h"
+#include "mma/gemm_rules.h" /* the wgmma kernel's helper markers */
 #include "tools/verify/verify.h"
 
 typedef struct {
@@ -161,8 +162,11 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
       end = close_paren(open);
       opcode_of(open, op, sizeof op);
       const char *wg = collective("CP_WAIT_GROUP"), *at = strstr(open, wg);
+      const char *setmax = row("KERNEL_ATTR_SETMAXNREG")->cuda;
       if (strcmp(op, wg) == 0 && at) /* its group count is part of the instruction */
         tcmma_buf_printf(out, "@COLL(%s %ld)@", op, strtol(at + strlen(wg), NULL, 10));
+      else if (strncmp(op, setmax, strlen("setmaxnreg.")) == 0) /* and the register count */
+        tcmma_buf_printf(out, "@COLL(%s %ld)@", op, strtol(strchr(open, ' '), NULL, 10));
       else
         tcmma_buf_printf(out, "@COLL(%s)@", op);
     } else if (cuda && word_at(text, s, frag->cuda) && s[strlen(frag->cuda)] == '<') {
@@ -188,6 +192,11 @@ static void canonical_calls(const char *text, bool cuda, tcmma_buf *out) {
       end = close_paren(open);
       opcode_of(open, op, sizeof op);
       tcmma_buf_printf(out, "@COLL(%s)@", op);
+    } else if (!cuda && word_at(text, s, row("KERNEL_ATTR_SETMAXNREG")->host)) {
+      open = strchr(s, '(');
+      end = close_paren(open);
+      opcode_of(open, op, sizeof op);
+      if (split_args(open, end, args, 8) == 2) tcmma_buf_printf(out, "@COLL(%s %s)@", op, args[1]);
     } else if (!cuda && word_at(text, s, "tcmma_sim_cp_async_commit")) {
       open = strchr(s, '(');
       end = close_paren(open);
@@ -280,10 +289,19 @@ static char *strip(const char *with_includes, const tcmma_plan *plan, bool cuda)
     tcmma_buf_append(&cut_inc, with_includes, (size_t)(at - with_includes));
     tcmma_buf_printf(&cut_inc, "%s", at + inc.len);
   } else {
+    /* and the wgmma kernel's helpers, each dialect's own (TMA and mbarrier,
+     * the tile product, the drain: asm against the simulator's calls, run
+     * by the GEMM matrix on the simulator and compiled by its compile
+     * executor): the kernel after them is what must agree */
+    bool helpers = false;
     for (const char *s = with_includes; *s;) {
       const char *eol = strchr(s, '\n');
       size_t len = eol ? (size_t)(eol - s + 1) : strlen(s);
-      if (strncmp(s, "#include ", 9) != 0) tcmma_buf_append(&cut_inc, s, len);
+      if (strncmp(s, TCMMA__GEMM_HELPERS_BEGIN, strlen(TCMMA__GEMM_HELPERS_BEGIN)) == 0)
+        helpers = true;
+      if (!helpers && strncmp(s, "#include ", 9) != 0) tcmma_buf_append(&cut_inc, s, len);
+      if (strncmp(s, TCMMA__GEMM_HELPERS_END, strlen(TCMMA__GEMM_HELPERS_END)) == 0)
+        helpers = false;
       s += len;
     }
   }

@@ -33,13 +33,19 @@ static bool row_runs(tcmma_arm arm, int cc) {
 }
 
 /* Whether GEMM case it runs on cc, from the planner: its call planned for
- * cc must be accepted with the same arm, within cc's shared memory. */
+ * cc with its options and its own kernel kind must be accepted with the same
+ * arm and kind (the wgmma kernel: cc 9.0 alone), within cc's shared memory. */
 static bool gemm_runs(const verify_item *it, int cc) {
   tcmma_gemm_call call = it->gemm_case->call;
+  tcmma_gemm_opts o = verify_gemm_case_opts(it->gemm_case);
   tcmma_gemm_plan p;
+  tcmma_gemm_info own = {.size = sizeof own}, there = {.size = sizeof there};
+  assert_int_equal(tcmma_gemm_plan_opts(&call, &o, &p, &own, NULL), TCMMA_OK);
+  o.kernel = own.kernel;
   call.cc = cc;
-  return row_runs(it->arm, cc) && tcmma_gemm_plan_call(&call, &p, NULL) == TCMMA_OK &&
-         p.arm == it->arm && it->shared_bytes <= tcmma_shared_memory_max(cc, 0);
+  return row_runs(it->arm, cc) && tcmma_gemm_plan_opts(&call, &o, &p, &there, NULL) == TCMMA_OK &&
+         p.arm == it->arm && there.kernel == own.kernel &&
+         it->shared_bytes <= tcmma_shared_memory_max(cc, 0);
 }
 
 /* Whether wgmma row w runs on cc, from its row: an arch-specific (sm_90a)

@@ -141,7 +141,8 @@ static void text_carries_marker_and_plans(void **state) {
   const char *want[] = {"(wgmma-f16)", "tile_f16_publish()", "void tile_f16(float (&tcmma_acc)[32]",
                         "fence.proxy.async.shared::cta", "0x4000004000010000ull",
                         "0x4000004000400000ull", "p, 1, 1, 0, 1;",
-                        "wgmma.wait_group.sync.aligned 1;", "tcmma_s * 2048u",
+                        "wgmma.wait_group.sync.aligned 1;",
+                        "tcmma_db0 + tcmma_s * 128ull; /* 2048 bytes a step */",
                         "#include <cuda_fp16.h>"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(src.data, want[i])) fail_msg("no '%s' in\n%s", want[i], src.data);

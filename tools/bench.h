@@ -86,6 +86,7 @@ typedef struct {
   int bm, bn, bk, wm, wn, stages;
   bool bt;  /* b stored n x k */
   int bits; /* for inputs of these bits (bench_gemm_dtype): 8, k tiles of 64+; 4, of 128 */
+  tcmma_gemm_kernel kernel; /* MMA_SYNC or WGMMA */
 } bench_gemm_config;
 
 /* c's fields "tile", "warps", "stages", "b_transposed" into the open object. */
@@ -98,6 +99,9 @@ extern const int bench_gemm_n_dtypes, bench_gemm_n_configs;
 /* The call of dtype t and configuration c for an m x n x k GEMM at cc. */
 tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_config *c, int m,
                                 int n, int k, int cc);
+
+/* The options of configuration c: its kernel kind asked for. */
+tcmma_gemm_opts bench_gemm_opts(const bench_gemm_config *c);
 
 /* "128x128x32 w2x2 s3 b,t": c as the tables print it. */
 void bench_gemm_config_text(const bench_gemm_config *c, char *buf, size_t cap);

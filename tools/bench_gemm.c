@@ -20,7 +20,7 @@ typedef bench_gemm_config config;
 const bench_gemm_dtype bench_gemm_dtypes[] = {
 #define BENCH_GEMM_DTYPE(name, d, a, b, bits, cc) \
   {name, TCMMA_PREC_##d, TCMMA_PREC_##a, TCMMA_PREC_##b, bits, cc},
-#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, bits)
+#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, bits, kind)
 #include "bench_gemm.def"
 #undef BENCH_GEMM_DTYPE
 #undef BENCH_GEMM_CONFIG
@@ -28,7 +28,8 @@ const bench_gemm_dtype bench_gemm_dtypes[] = {
 
 const bench_gemm_config bench_gemm_configs[] = {
 #define BENCH_GEMM_DTYPE(name, d, a, b, bits, cc)
-#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, bits) {bm, bn, bk, wm, wn, stages, bt, bits},
+#define BENCH_GEMM_CONFIG(bm, bn, bk, wm, wn, stages, bt, bits, kind) \
+  {bm, bn, bk, wm, wn, stages, bt, bits, TCMMA_GEMM_KERNEL_##kind},
 #include "bench_gemm.def"
 #undef BENCH_GEMM_DTYPE
 #undef BENCH_GEMM_CONFIG
@@ -48,6 +49,13 @@ void bench_gemm_config_json(json_writer *w, const bench_gemm_config *c) {
       json_end_array(w);
   json_key(w, "stages"), json_int(w, c->stages);
   json_key(w, "b_transposed"), json_bool(w, c->bt);
+  json_key(w, "kernel"), json_string(w, tcmma_gemm_kernel_name(c->kernel));
+}
+
+tcmma_gemm_opts bench_gemm_opts(const bench_gemm_config *c) {
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  o.kernel = c->kernel;
+  return o;
 }
 
 tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_config *c, int m,
@@ -63,8 +71,8 @@ tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_conf
 }
 
 void bench_gemm_config_text(const bench_gemm_config *c, char *buf, size_t cap) {
-  snprintf(buf, cap, "%dx%dx%d w%dx%d s%d%s", c->bm, c->bn, c->bk, c->wm, c->wn, c->stages,
-           c->bt ? " b,t" : "");
+  snprintf(buf, cap, "%dx%dx%d w%dx%d s%d%s%s", c->bm, c->bn, c->bk, c->wm, c->wn, c->stages,
+           c->bt ? " b,t" : "", c->kernel == TCMMA_GEMM_KERNEL_WGMMA ? " wgmma" : "");
 }
 
 typedef struct {
@@ -112,62 +120,100 @@ static double get(tcmma_prec p, const unsigned char *at) {
   return bits >> 15 ? -v : v;
 }
 
-/* Plans, compiles, loads and times one configuration. */
+/* Plans (with the configuration's kernel kind), renders, compiles and loads
+ * r's kernel for an S x S x S problem into *mod and *fn (*p its plan);
+ * TCMMA_DECLINED with r->note set when the plan declines. */
+static tcmma_status build(result *r, const tcmma_device_info *dev, tcmma_gemm_plan *p,
+                          tcmma_module **mod, tcmma_kernel *fn, tcmma_error *err) {
+  int S = r->size;
+  tcmma_gemm_call call = bench_gemm_call(r->t, r->c, S, S, S, dev->cc);
+  tcmma_gemm_opts o = bench_gemm_opts(r->c);
+  if (tcmma_gemm_plan_opts(&call, &o, p, NULL, err) != TCMMA_OK) {
+    snprintf(r->note, sizeof r->note, "declined: %s", p->message);
+    return TCMMA_DECLINED;
+  }
+  tcmma_buf src = {0};
+  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
+  tcmma_program prog = {0};
+  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm.cu",
+                                                    .target = TCMMA_TARGET_NATIVE, .cc = dev->cc,
+                                                    .sass = true);
+  tcmma_status st = tcmma_render_gemm_opts(&rc, p, &o, err);
+  if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, err);
+  if (st == TCMMA_OK) {
+    r->registers = prog.registers, r->spills = prog.spill_store_bytes + prog.spill_load_bytes;
+    st = tcmma_module_load(dev->ordinal, prog.cubin, prog.cubin_len, mod, err);
+  }
+  if (st == TCMMA_OK) st = tcmma_module_kernel(*mod, "tcmma_gemm", fn, err);
+  if (st == TCMMA_OK) st = tcmma_kernel_max_dynamic_shared(fn, (unsigned)p->shared_bytes, err);
+  tcmma_program_free(&prog);
+  tcmma_buf_free(&src);
+  return st;
+}
+
+/* 64 elements of d against the host reference (exact integers); false
+ * with r->note naming the first wrong one. */
+static bool spot_check(result *r, const tcmma_gemm_call *call, const tcmma_devmem *d,
+                       const float *av, const float *bv, tcmma_error *err) {
+  int S = r->size;
+  size_t ed = (size_t)tcmma_prec_bytes(call->d.prec);
+  unsigned char *row = malloc((size_t)S * ed);
+  bool ok = row != NULL;
+  for (int s = 0; row && s < 64 && ok; s++) {
+    int i = (int)(next_unit() * S), j = (int)(next_unit() * S);
+    if (tcmma_mem_to_host(row, d, (size_t)i * S * ed, (size_t)S * ed, err) != TCMMA_OK) {
+      ok = false;
+      snprintf(r->note, sizeof r->note, "%s", err->message);
+      break;
+    }
+    double ref = 0;
+    for (int k = 0; k < S; k++)
+      ref += (double)av[(size_t)i * S + k] * bv[call->b.transposed ? (size_t)j * S + k : (size_t)k * S + j];
+    double got = get(call->d.prec, row + (size_t)j * ed), tol = call->d.prec == TCMMA_PREC_F32 ? 0 : fabs(ref) / 128;
+    if (fabs(got - ref) > tol) {
+      ok = false;
+      snprintf(r->note, sizeof r->note, "wrong: d[%d][%d] = %g, expected %g", i, j, got, ref);
+    }
+  }
+  free(row);
+  return ok;
+}
+
+/* A wgmma plan's tensor maps of a and b on the device, encoded by the
+ * driver (the kernel's last two arguments). */
+static tcmma_status encode_maps(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o,
+                                const tcmma_devmem mem[3],
+                                unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES], tcmma_error *err) {
+  tcmma_tensor_map maps[2];
+  tcmma_status st = tcmma_gemm_tensor_maps(p, o, mem[1].ptr, mem[2].ptr, NULL, maps, err);
+  for (int k = 0; k < 2 && st == TCMMA_OK; k++) st = tcmma_tensor_map_encode(&maps[k], enc[k], err);
+  return st;
+}
+
+/* Plans, compiles, loads, checks and times one configuration. */
 static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3], const float *av,
                     const float *bv, int repeats) {
   int S = r->size;
-  tcmma_gemm_call call = bench_gemm_call(r->t, r->c, S, S, S, dev->cc);
   tcmma_gemm_plan p;
+  tcmma_module *mod = NULL;
+  tcmma_kernel fn;
   tcmma_error err = {0};
   if (tcmma_prec_is_scaled(r->t->a)) { /* its kernel takes sfa and sfb besides */
     snprintf(r->note, sizeof r->note, "not timed: block-scaled (the bench makes no scale "
              "tensors; tcmma verify --case gemm/mma-mx --executor gpu runs such kernels)");
     return;
   }
-  if (tcmma_gemm_plan_call(&call, &p, &err) != TCMMA_OK) {
-    snprintf(r->note, sizeof r->note, "declined: %s", p.message);
-    return;
-  }
-  tcmma_buf src = {0};
-  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  tcmma_program prog = {0};
-  tcmma_module *mod = NULL;
-  tcmma_kernel fn;
-  tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm.cu",
-                                                    .target = TCMMA_TARGET_NATIVE, .cc = dev->cc,
-                                                    .sass = true);
-  tcmma_status st = tcmma_render_gemm(&rc, &p, &err);
-  if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
-  if (st == TCMMA_OK) {
-    r->registers = prog.registers, r->spills = prog.spill_store_bytes + prog.spill_load_bytes;
-    st = tcmma_module_load(dev->ordinal, prog.cubin, prog.cubin_len, &mod, &err);
-  }
-  if (st == TCMMA_OK) st = tcmma_module_kernel(mod, "tcmma_gemm", &fn, &err);
-  if (st == TCMMA_OK) st = tcmma_kernel_max_dynamic_shared(&fn, (unsigned)p.shared_bytes, &err);
+  tcmma_status st = build(r, dev, &p, &mod, &fn, &err);
+  if (st == TCMMA_DECLINED) return;
   float alpha = 1, beta = 0;
-  void *args[6] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &mem[0].ptr, &alpha, &beta};
+  _Alignas(TCMMA_CU_TENSOR_MAP_ALIGN) unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES];
+  void *args[8] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &mem[0].ptr, &alpha, &beta, enc[0], enc[1]};
+  tcmma_gemm_opts o = bench_gemm_opts(r->c);
+  if (st == TCMMA_OK && r->c->kernel == TCMMA_GEMM_KERNEL_WGMMA)
+    st = encode_maps(&p, &o, mem, enc, &err);
   unsigned block[3] = {(unsigned)p.threads, 1, 1};
   if (st == TCMMA_OK) st = tcmma_launch(&fn, p.grid, block, (unsigned)p.shared_bytes, args, &err);
-  /* spot check: 64 elements against the host reference (exact integers) */
-  size_t ed = (size_t)tcmma_prec_bytes(call.d.prec);
-  unsigned char *row = st == TCMMA_OK ? malloc((size_t)S * ed) : NULL;
-  r->correct = row != NULL;
-  for (int s = 0; row && s < 64 && r->correct; s++) {
-    int i = (int)(next_unit() * S), j = (int)(next_unit() * S);
-    if (tcmma_mem_to_host(row, &mem[0], (size_t)i * S * ed, (size_t)S * ed, &err) != TCMMA_OK) {
-      r->correct = false;
-      break;
-    }
-    double ref = 0;
-    for (int k = 0; k < S; k++)
-      ref += (double)av[(size_t)i * S + k] * bv[call.b.transposed ? (size_t)j * S + k : (size_t)k * S + j];
-    double got = get(call.d.prec, row + (size_t)j * ed), tol = call.d.prec == TCMMA_PREC_F32 ? 0 : fabs(ref) / 128;
-    if (fabs(got - ref) > tol) {
-      r->correct = false;
-      snprintf(r->note, sizeof r->note, "wrong: d[%d][%d] = %g, expected %g", i, j, got, ref);
-    }
-  }
-  free(row);
+  r->correct = st == TCMMA_OK && spot_check(r, &p.call, &mem[0], av, bv, &err);
   if (st == TCMMA_OK && r->correct) {
     double ms;
     st = tcmma_launch_timed(&fn, p.grid, block, (unsigned)p.shared_bytes, args, 2, &ms, &err);
@@ -180,8 +226,6 @@ static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3]
   }
   if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
   tcmma_module_unload(mod);
-  tcmma_program_free(&prog);
-  tcmma_buf_free(&src);
 }
 
 /* torch.matmul's TFLOP/s for dtype name at size, from one python run for
@@ -296,6 +340,12 @@ static bool parse_gemm_opts(int argc, char **argv, gemm_opts *o, int *rc) {
   return true;
 }
 
+/* c as the tables print it, into buf (64 bytes). */
+static const char *cfg_text(const config *c, char buf[64]) {
+  bench_gemm_config_text(c, buf, 64);
+  return buf;
+}
+
 /* Every configuration of every type at size S, appended to res (progress
  * on stderr unless json); one set of inputs per type. False: out of memory. */
 static bool measure_size(const tcmma_device_info *dev, int S, const gemm_opts *o, result *res,
@@ -320,13 +370,13 @@ static bool measure_size(const tcmma_device_info *dev, int S, const gemm_opts *o
     for (int c = 0; c < N_CONFIGS; c++) {
       if (configs[c].bits != ty->bits) continue;
       result *r = &res[(*nres)++];
+      char cfg[64];
       r->size = S, r->t = ty, r->c = &configs[c];
       if (st != TCMMA_OK) snprintf(r->note, sizeof r->note, "%s", err.message);
       else run_one(r, dev, mem, av, bv, o->repeats ? o->repeats : S <= 4096 ? 20 : 5);
       if (!o->json)
-        fprintf(stderr, "  %5d %-5s %dx%dx%d w%dx%d s%d b%s: %s%.1f TFLOP/s %s\n", S, ty->name,
-                r->c->bm, r->c->bn, r->c->bk, r->c->wm, r->c->wn, r->c->stages,
-                r->c->bt ? ",t" : "", r->ran ? "" : "(not run) ", r->tflops, r->note);
+        fprintf(stderr, "  %5d %-5s %s: %s%.1f TFLOP/s %s\n", S, ty->name, cfg_text(r->c, cfg),
+                r->ran ? "" : "(not run) ", r->tflops, r->note);
     }
     for (int i = 0; i < 3; i++) tcmma_mem_free(&mem[i]);
   }

@@ -48,6 +48,7 @@ typedef struct {
   double ideal[BENCH_SASS_NCLASS];
   long refill_int;         /* integer operations inside the ring's refill block; -1: no block */
   double k_tiles;          /* k tiles one trip of the loop covers */
+  bool wgmma;              /* the Hopper GEMM: its consumers' loop */
 } static_result;
 
 /* The archs --arch takes (NVRTC 13 compiles each to a CUBIN). */
@@ -85,6 +86,35 @@ void bench_gemm_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS])
     ideal[BENCH_SASS_OTHER] = (double)(p->census.mt + p->census.nt) * p->census.kt;
 }
 
+/* The wgmma kernel's ideal consumer loop per warp and k tile: the plan's
+ * wgmma.mma_async (one HGMMA each), the full mbarrier's wait, the wgmma
+ * fence and wait_group and the empty mbarrier's arrival, the stage and
+ * phase step with the loop counter, one back-edge branch. */
+static void wgmma_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS]) {
+  for (int i = 0; i < BENCH_SASS_NCLASS; i++) ideal[i] = 0;
+  ideal[BENCH_SASS_MMA] = p->mma_per_k_tile;
+  ideal[BENCH_SASS_SYNC] = 4;
+  ideal[BENCH_SASS_INT] = IDEAL_INT;
+  ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH;
+}
+
+/* The tensor-core instructions per k tile against the plan's: an mma.sync
+ * ptxas emulates issues several per product (tables/arm_emulation.def); a
+ * wgmma one HGMMA per warp. */
+static void check_products(const tcmma_gemm_plan *p, const long *c, static_result *r) {
+  int products = r->wgmma ? 1 : tcmma_arm_sass_products(p->arm, r->arch);
+  double per_tile = r->k_tiles > 0 ? (double)c[BENCH_SASS_MMA] / r->k_tiles : 0;
+  if (r->k_tiles > 0 && per_tile != (double)p->mma_per_k_tile * products)
+    snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
+             "%s: not the %d per product %s", per_tile, p->mma_per_k_tile,
+             r->wgmma ? "wgmma.mma_async" : "mma.sync", products,
+             r->wgmma ? "of a wgmma" : "tables/arm_emulation.def gives");
+  else if (products > 1)
+    snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
+             "mma.sync: ptxas emulates %s on sm_%d (tables/arm_emulation.def)", per_tile,
+             p->mma_per_k_tile, tcmma_arm_marker(p->arm), r->arch);
+}
+
 /* Reads the main loop of the disassembly text into r. */
 static void measure_loop(const char *text, const char *name, const tcmma_gemm_plan *p,
                          static_result *r) {
@@ -92,7 +122,8 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
   size_t first, last;
   if (!bench_sass_parse(text, name, &s, r->note, sizeof r->note)) return;
   if (!bench_sass_main_loop(&s, &first, &last)) {
-    snprintf(r->note, sizeof r->note, "no loop with an mma and a barrier in the SASS");
+    snprintf(r->note, sizeof r->note, "no loop with an mma and a barrier or mbarrier wait in the "
+             "SASS");
   } else {
     long c[BENCH_SASS_NCLASS];
     bench_sass_count(&s, first, last, c);
@@ -103,22 +134,15 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
     if (bench_sass_skipped_block(&s, first, last, BENCH_SASS_LDGSTS, &bf, &bl))
       bench_sass_count(&s, bf, bl, rc), r->refill_int = rc[BENCH_SASS_INT];
     /* k tiles per trip from the barriers (one per k tile, two with one
-     * stage): the mma count is what is measured (an arch that emulates
-     * an mma.sync issues several per product) */
-    long bars = bench_sass_count_op(&s, first, last, "BAR");
-    r->k_tiles = (double)bars / (p->call.stages == 1 ? 2 : 1);
-    int products = tcmma_arm_sass_products(p->arm, r->arch);
-    double per_tile = r->k_tiles > 0 ? (double)c[BENCH_SASS_MMA] / r->k_tiles : 0;
-    if (r->k_tiles > 0 && per_tile != (double)p->mma_per_k_tile * products)
-      snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
-               "mma.sync: not the %d per product tables/arm_emulation.def gives sm_%d", per_tile,
-               p->mma_per_k_tile, products, r->arch);
-    else if (products > 1)
-      snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
-               "mma.sync: ptxas emulates %s on sm_%d (tables/arm_emulation.def)", per_tile,
-               p->mma_per_k_tile, tcmma_arm_marker(p->arm), r->arch);
+     * stage; the wgmma consumers' full-mbarrier wait): the mma count is
+     * what is measured (an arch that emulates an mma.sync issues several
+     * per product) */
+    long bars = bench_sass_k_waits(&s, first, last);
+    r->k_tiles = (double)bars / (!r->wgmma && p->call.stages == 1 ? 2 : 1);
+    check_products(p, c, r);
     for (int i = 0; i < BENCH_SASS_NCLASS; i++) r->counts[i] = c[i];
-    bench_gemm_ideal(p, r->ideal);
+    if (r->wgmma) wgmma_ideal(p, r->ideal);
+    else bench_gemm_ideal(p, r->ideal);
     r->measured = r->k_tiles > 0;
   }
   bench_sass_free(&s);
@@ -128,22 +152,28 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
  * also to dump when not NULL. */
 static void static_one(static_result *r, int size, const char *nvdisasm, const char *dump) {
   tcmma_gemm_call call = bench_gemm_call(r->t, r->c, size, size, size, r->arch);
+  tcmma_gemm_opts o = bench_gemm_opts(r->c);
   tcmma_gemm_plan p;
+  tcmma_gemm_info info = {.size = sizeof info};
   tcmma_error err = {0};
-  if (tcmma_gemm_plan_call(&call, &p, &err) != TCMMA_OK) {
+  if (tcmma_gemm_plan_opts(&call, &o, &p, &info, &err) != TCMMA_OK) {
     snprintf(r->note, sizeof r->note, "declined: %.580s", p.accepted ? err.message : p.message);
     return;
   }
   r->accepted = true, r->plan_registers = p.registers;
+  r->wgmma = info.kernel == TCMMA_GEMM_KERNEL_WGMMA;
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
   tcmma_program prog = {0};
-  /* a family arm (12.x's block-scaled mma) at its family target, sm_120f */
+  /* the wgmma kernel's arch-specific target: its row's suffix (sm_90a); a
+   * family arm (12.x's block-scaled mma) at its family target, sm_120f */
   const tcmma_arm_info *arm = tcmma_arm_get(p.arm);
+  char suffix = r->wgmma && tcmma_wgmma_get(info.wgmma)->suffix == TCMMA_PTX_SUFFIX_A ? 'a'
+                : arm && arm->family ? 'f' : 0;
   tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm-static.cu",
-                                                    .cc = r->arch, .arch = r->arch, .sass = true,
-                                                    .arch_suffix = arm && arm->family ? 'f' : 0);
-  tcmma_status st = tcmma_render_gemm(&rc, &p, &err);
+                                                    .cc = r->arch, .arch = r->arch,
+                                                    .arch_suffix = suffix, .sass = true);
+  tcmma_status st = tcmma_render_gemm_opts(&rc, &p, &o, &err);
   if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
   char *text = NULL;
   if (st != TCMMA_OK) {

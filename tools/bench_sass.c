@@ -177,17 +177,25 @@ long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const c
   return n;
 }
 
-/* Whether v[first..last] holds an mma and a BAR. */
+long bench_sass_k_waits(const bench_sass *s, size_t first, size_t last) {
+  return bench_sass_count_op(s, first, last, "BAR") +
+         bench_sass_count_op(s, first, last, "SYNCS.PHASECHK");
+}
+
+/* Whether v[first..last] holds an mma and a k tile's wait. */
 static bool holds_mma_and_bar(const bench_sass *s, size_t first, size_t last) {
   bool mma = false;
   for (size_t i = first; i <= last; i++) mma |= s->v[i].cls == BENCH_SASS_MMA;
-  return mma && bench_sass_count_op(s, first, last, "BAR") > 0;
+  return mma && bench_sass_k_waits(s, first, last) > 0;
 }
 
-/* Whether v[i] is a back edge whose loop holds an mma and a BAR. */
+/* Whether v[i] is a back edge whose loop holds an mma and a BAR, and no
+ * EXIT: a jump back from past the kernel's exit (the mbarrier try_wait's
+ * retry block, which ptxas places after it) is no loop of its own. */
 static bool candidate(const bench_sass *s, size_t i) {
   long t = s->v[i].target;
-  return t >= 0 && (size_t)t <= i && holds_mma_and_bar(s, (size_t)t, i);
+  return t >= 0 && (size_t)t <= i && holds_mma_and_bar(s, (size_t)t, i) &&
+         bench_sass_count_op(s, (size_t)t, i, "EXIT") == 0;
 }
 
 /* The innermost loops holding an mma and a BAR (none of them inside
@@ -204,7 +212,7 @@ bool bench_sass_main_loop(const bench_sass *s, size_t *first, size_t *last) {
     for (size_t j = t; j < i && inner; j++)
       inner = !(candidate(s, j) && (size_t)s->v[j].target >= t);
     if (!inner) continue;
-    long bars = bench_sass_count_op(s, t, i, "BAR");
+    long bars = bench_sass_k_waits(s, t, i);
     if (!found || bars > best_bars || (bars == best_bars && i - t < *last - *first))
       *first = t, *last = i, best_bars = bars, found = true;
   }

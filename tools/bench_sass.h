@@ -65,6 +65,11 @@ bool bench_sass_skipped_block(const bench_sass *s, size_t first, size_t last, be
  * ("BAR" counts BAR.SYNC.DEFER_BLOCKING, not DEPBAR). */
 long bench_sass_count_op(const bench_sass *s, size_t first, size_t last, const char *op);
 
+/* The waits of a k tile in v[first..last]: the block barrier (BAR) of the
+ * mma.sync ring, the full mbarrier's wait (SYNCS.PHASECHK) of the wgmma
+ * consumers. The main loop is the innermost loop holding an mma and one. */
+long bench_sass_k_waits(const bench_sass *s, size_t first, size_t last);
+
 /* counts[c]: the instructions of class c in v[first..last]. */
 void bench_sass_count(const bench_sass *s, size_t first, size_t last,
                       long counts[BENCH_SASS_NCLASS]);

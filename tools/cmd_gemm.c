@@ -19,7 +19,7 @@ static const char *const help =
     "                  [--shape-args] [--align A,B,D] [--batch N [--pointer-array]\n"
     "                  [--strides A,B,D]] [--split-k S]\n"
     "                  [--epilogue LIST [--epilogue-hook BODY|--epilogue-hook-file F]]\n"
-    "                  [--dialect cuda|host] [--kernel|--json]\n"
+    "                  [--kind auto|mma-sync|wgmma] [--dialect cuda|host] [--kernel|--json]\n"
     "       tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC --tune [--tune-max N]\n"
     "                  [--cc N] [--registers N] [--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
@@ -28,10 +28,20 @@ static const char *const help =
     "with --json the plan as JSON (--dialect host: the kernel's text for the host\n"
     "simulator, include/tcmma/sim.h). SPEC = PREC[,t][,ld=N] (t: stored as the\n"
     "transpose of its role; ld: leading dimension in elements, 0 = dense).\n"
-    "Defaults: --tile 128x128x32 --warps 2x2 --stages 3. --alpha/--beta (finite\n"
-    "decimal numbers a float holds, default 1 and 0) are the values the plan\n"
-    "shows for the launch: the kernel takes them as float arguments, so they\n"
-    "never change its text.\n"
+    "Defaults: --tile 128x128x32 --warps 2x2 --stages 3 (the mma.sync kernel);\n"
+    "the wgmma kernel's: --tile 128x256x(128 bytes of k) --warps 8x1 --stages 4.\n"
+    "--kind: the kernel: auto (default) takes the warp-specialised wgmma kernel\n"
+    "(TMA, mbarriers, setmaxnreg; sm_90a) for --cc 90 where it serves the call (b\n"
+    "transposed, a either way for f16/bf16, else a m x k; 16-byte rows, f16/bf16/\n"
+    "fp8, no split-K, a batch\n"
+    "only strided and of a fixed shape; warps of 16 rows: --warps block_m/16 x N),\n"
+    "else the mma.sync kernel;\n"
+    "mma-sync or wgmma ask for one (wgmma declines `kernel` where it cannot). The\n"
+    "wgmma kernel takes the tensor maps of a and b as its last two arguments\n"
+    "(tcmma_gemm_tensor_maps).\n"
+    "--alpha/--beta (finite decimal numbers a float holds, default 1 and 0) are\n"
+    "the values the plan shows for the launch: the kernel takes them as float\n"
+    "arguments, so they never change its text.\n"
     "--shape-args: one kernel for every shape (m, n, k and the ld's are kernel\n"
     "arguments; the sizes given are one it serves). --align: the alignment class\n"
     "in bytes (16, 8, 4, 2, 1; 0 = the widest the ld allows) of a's, b's and d's\n"
@@ -158,6 +168,19 @@ static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
   json_key(w, "scale_copy_bytes"), json_int(w, i->scale_copy_bytes);
 }
 
+/* The kernel kind and, for wgmma, its warpgroups and registers. */
+static void json_kind(json_writer *w, const tcmma_gemm_info *i) {
+  json_key(w, "kernel"), json_string(w, tcmma_gemm_kernel_name(i->kernel));
+  if (i->kernel != TCMMA_GEMM_KERNEL_WGMMA) return;
+  json_key(w, "wgmma"), json_begin_object(w);
+  json_key(w, "arm"), json_string(w, tcmma_wgmma_marker(i->wgmma));
+  json_key(w, "consumer_warpgroups"), json_int(w, i->consumer_warpgroups);
+  json_key(w, "n"), json_int(w, i->wgmma_n);
+  json_key(w, "producer_registers"), json_int(w, i->producer_registers);
+  json_key(w, "consumer_registers"), json_int(w, i->consumer_registers);
+  json_end_object(w);
+}
+
 static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, const char *text,
                       double alpha, double beta, const cli_epilogue *epi) {
   json_writer w;
@@ -166,6 +189,7 @@ static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, con
   json_key(&w, "accepted"), json_bool(&w, p->accepted);
   json_key(&w, "reason"), json_string(&w, tcmma_gemm_decline_name(p->reason));
   json_key(&w, "message"), json_string(&w, p->message);
+  json_kind(&w, info);
   json_key(&w, "arm"), json_string(&w, p->arm == TCMMA_ARM_NONE ? NULL : tcmma_arm_marker(p->arm));
   json_key(&w, "tile"), json_tile(&w, p->call.block_m, p->call.block_n, p->call.block_k);
   json_key(&w, "warps"), json_begin_array(&w);
@@ -202,9 +226,41 @@ static void json_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *info, con
   json_finish(&w);
 }
 
+/* The wgmma kernel's lines of the plan (docs/emit.md, The Hopper GEMM). */
+static void text_wgmma(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
+                       double beta) {
+  const tcmma_gemm_call *c = &p->call;
+  printf("gemm %dx%dx%d: kernel wgmma (%s), block %dx%dx%d, warps %dx%d: %d consumer "
+         "warpgroups of m64 x n%d and a TMA producer warpgroup, %d stages%s\n", c->m, c->n, c->k,
+         tcmma_wgmma_marker(i->wgmma), c->block_m, c->block_n,
+         c->block_k, c->warps_m, c->warps_n, i->consumer_warpgroups, i->wgmma_n, c->stages,
+         p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
+  printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu), "
+         "alpha %g, beta %g, then the tensor maps of a and b (tcmma_gemm_tensor_maps)\n",
+         p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes, p->shared_max, alpha,
+         beta);
+  if (i->consumer_registers)
+    printf("registers per thread: %d at launch; setmaxnreg: producer %d, consumers %d\n",
+           p->registers, i->producer_registers, i->consumer_registers);
+  else
+    printf("registers per thread expected: %d (no setmaxnreg: one consumer warpgroup)\n",
+           p->registers);
+  printf("per k tile: %d wgmma.mma_async per consumer warpgroup, TMA boxes a %d and b %d bytes "
+         "swizzled %s (%d k tiles)\n", p->mma_per_k_tile, i->a_copy_bytes, i->b_copy_bytes,
+         tcmma_swizzle_name(p->a_swizzle), p->k_tiles);
+  printf("alignment classes a %d, b %d, d %d bytes; the epilogue from the accumulator registers\n",
+         i->a_align, i->b_align, i->d_align);
+  if (i->shape_args)
+    printf("serves: m, n, k multiples of %d, %d, %d up to %d as kernel arguments\n",
+           i->m_multiple, i->n_multiple, i->k_multiple, TCMMA_GEMM_EXTENT_MAX);
+  else
+    printf("serves: %dx%dx%d only (fixed shape)\n", c->m, c->n, c->k);
+}
+
 static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
                       double beta) {
   const tcmma_gemm_call *c = &p->call;
+  if (i->kernel == TCMMA_GEMM_KERNEL_WGMMA) return text_wgmma(p, i, alpha, beta);
   printf("gemm %dx%dx%d: %s, block %dx%dx%d, warps %dx%d (warp tile %dx%d), %d stages%s\n",
          c->m, c->n, c->k, tcmma_arm_marker(p->arm), c->block_m, c->block_n, c->block_k,
          c->warps_m, c->warps_n, p->warp_m, p->warp_n, c->stages,
@@ -242,12 +298,44 @@ static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double
 typedef struct {
   tcmma_gemm_call c;
   tcmma_gemm_opts o;
-  bool kernel, json, have[6], dialect_given, tune, shape_given, opts_given;
+  bool kernel, json, have[6], dialect_given, tune, shape_given, opts_given, kind_given;
   int tune_max;
   double alpha, beta;
   tcmma_dialect dialect;
   cli_epilogue epi;
 } gemm_args;
+
+/* Takes value v of an option that sets g->o (--align, --batch, --split-k,
+ * --strides, --kind) into *rc (0, or the usage error's exit status); false
+ * for another option. */
+static bool take_opts_value(const char *a, const char *v, gemm_args *g, int *rc) {
+  const char *cmd = "gemm";
+  long x;
+  tcmma_error err = {0};
+  *rc = CLI_USAGE;
+  if (strcmp(a, "--align") == 0) {
+    int t[3];
+    if (!parse_classes(cmd, a, v, t)) return true;
+    g->o.a_align = t[0], g->o.b_align = t[1], g->o.d_align = t[2];
+  } else if (strcmp(a, "--batch") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_GRID_Z_MAX, &x)) return true;
+    g->o.batch = (int)x;
+  } else if (strcmp(a, "--split-k") == 0) {
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_SPLIT_K_MAX, &x)) return true;
+    g->o.split_k = (int)x;
+  } else if (strcmp(a, "--strides") == 0) {
+    long t[3];
+    if (!parse_strides(cmd, a, v, t)) return true;
+    g->o.stride_a = t[0], g->o.stride_b = t[1], g->o.stride_d = t[2];
+  } else if (strcmp(a, "--kind") == 0) {
+    if (tcmma_gemm_kernel_parse(v, &g->o.kernel, &err) != TCMMA_OK)
+      return *rc = cli_usage(cmd, "--kind: %s", err.message), true;
+    g->kind_given = true;
+  } else {
+    return false;
+  }
+  return *rc = 0, true;
+}
 
 /* Takes value v of option a into g; 0, or the usage error's exit status. */
 static int take_value(const char *a, const char *v, gemm_args *g) {
@@ -275,6 +363,8 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
   if (strcmp(a, "--align") == 0 || strcmp(a, "--batch") == 0 || strcmp(a, "--split-k") == 0 ||
       strcmp(a, "--strides") == 0)
     g->opts_given = true;
+  int rc;
+  if (take_opts_value(a, v, g, &rc)) return rc;
   if (strcmp(a, "--tune-max") == 0) {
     if (!cli_int(cmd, a, v, 1, 64, &x)) return CLI_USAGE;
     g->tune_max = (int)x;
@@ -287,27 +377,13 @@ static int take_value(const char *a, const char *v, gemm_args *g) {
     if (!parse_dims(cmd, a, v, 2, t)) return CLI_USAGE;
     c->warps_m = t[0], c->warps_n = t[1];
   } else if (strcmp(a, "--stages") == 0) {
-    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_STAGES_MAX, &x)) return CLI_USAGE;
+    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_WGMMA_STAGES_MAX, &x)) return CLI_USAGE;
     c->stages = (int)x;
   } else if (strcmp(a, "--registers") == 0) {
     if (!cli_int(cmd, a, v, 1, TCMMA_REGISTERS_MAX, &x)) return CLI_USAGE;
     c->registers = (int)x;
   } else if (strcmp(a, "--cc") == 0) {
     if (!cli_cc(cmd, a, v, &c->cc)) return CLI_USAGE;
-  } else if (strcmp(a, "--align") == 0) {
-    int t[3];
-    if (!parse_classes(cmd, a, v, t)) return CLI_USAGE;
-    g->o.a_align = t[0], g->o.b_align = t[1], g->o.d_align = t[2];
-  } else if (strcmp(a, "--batch") == 0) {
-    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_GRID_Z_MAX, &x)) return CLI_USAGE;
-    g->o.batch = (int)x;
-  } else if (strcmp(a, "--split-k") == 0) {
-    if (!cli_int(cmd, a, v, 1, TCMMA_GEMM_SPLIT_K_MAX, &x)) return CLI_USAGE;
-    g->o.split_k = (int)x;
-  } else if (strcmp(a, "--strides") == 0) {
-    long t[3];
-    if (!parse_strides(cmd, a, v, t)) return CLI_USAGE;
-    g->o.stride_a = t[0], g->o.stride_b = t[1], g->o.stride_d = t[2];
   } else if (strcmp(a, "--arm") == 0) {
     c->arm = v;
   } else if (strcmp(a, "--name") == 0) {
@@ -354,9 +430,10 @@ static int parse(int argc, char **argv, gemm_args *g) {
   if (g->tune && (g->kernel || g->dialect_given || g->shape_given))
     return cli_usage(cmd, "--tune chooses the tile, warps and stages and prints no kernel: "
                           "without --tile, --warps, --stages, --kernel and --dialect");
-  if (g->tune && (g->opts_given || g->epi.list))
-    return cli_usage(cmd, "--tune ranks fixed-shape kernels: without --shape-args, --align, "
-                          "--batch, --pointer-array, --strides, --split-k and --epilogue");
+  if (g->tune && (g->opts_given || g->epi.list || g->kind_given))
+    return cli_usage(cmd, "--tune ranks fixed-shape mma.sync kernels: without --shape-args, "
+                          "--align, --batch, --pointer-array, --strides, --split-k, --epilogue "
+                          "and --kind");
   if (g->tune_max && !g->tune) return cli_usage(cmd, "--tune-max needs --tune");
   if (!cli_epilogue_parse(&g->epi)) return CLI_USAGE;
   g->o.epilogue = g->epi.count ? g->epi.ops : NULL, g->o.epilogue_count = g->epi.count;

@@ -12,7 +12,9 @@
 #   5. tcmma verify --executor gpu --case gemm --json: the GEMM matrix (whole
 #      kernels, docs/verify.md) on the device, the same checks as the sim;
 #   6. tcmma bench gemm: TFLOP/s of the emitted GEMM (bf16, f16, fp8 where the
-#      device runs it; 4096^3 and 8192^3; the best block-tile config of each)
+#      device runs it; 4096^3 and 8192^3; the best block-tile config of each,
+#      the mma.sync kernel's and on a cc 9.0 device the wgmma kernel's, its
+#      tensor maps encoded by the driver: docs/emit.md, The Hopper GEMM)
 #      beside torch.matmul when torch imports. A measurement, not a check:
 #      only a failure to run fails the step.
 # Prints one line per step and a summary; exits 1 on any failure: a step that

@@ -26,6 +26,26 @@ typedef enum {
 #undef TCMMA_GEMM_DECLINE
 } tcmma_gemm_decline;
 
+/* The GEMM's kernel kinds (tables/gemm_kernels.def; docs/emit.md, The
+ * Hopper GEMM): asked for in tcmma_gemm_opts.kernel, reported in
+ * tcmma_gemm_info.kernel. */
+typedef enum {
+#define TCMMA_GEMM_KERNEL(ID, value, ...) TCMMA_GEMM_KERNEL_##ID = (value),
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
+  TCMMA_GEMM_KERNEL_COUNT = 0
+#define TCMMA_GEMM_KERNEL(...) +1
+#include "tables/gemm_kernels.def"
+#undef TCMMA_GEMM_KERNEL
+} tcmma_gemm_kernel;
+
+/* The name of kind ("wgmma") and its sentence; "?" out of range.
+ * tcmma_gemm_kernel_parse: the kind named name; TCMMA_INVALID naming the
+ * value and every name otherwise (err may be NULL). */
+const char *tcmma_gemm_kernel_name(tcmma_gemm_kernel kind);
+const char *tcmma_gemm_kernel_text(tcmma_gemm_kernel kind);
+tcmma_status tcmma_gemm_kernel_parse(const char *name, tcmma_gemm_kernel *out, tcmma_error *err);
+
 /* The GEMM's epilogue operations, applied in the caller's order to each
  * element after alpha and beta (tables/epilogues.def; docs/emit.md, GEMM
  * epilogues). */
@@ -101,6 +121,25 @@ const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
 #define TCMMA_GEMM_WARPS_N 2
 #define TCMMA_GEMM_STAGES 3
 #define TCMMA_GEMM_STAGES_MAX 4
+
+/* The wgmma kernel's defaults for a call's zero fields (docs/emit.md, The
+ * Hopper GEMM): a 128x256 block tile, k tiles of one 128-byte swizzle span
+ * (64 bf16 or f16, 128 fp8 elements), a warp grid of 16-row warps (block_m
+ * / 16 x 1: two consumer warpgroups of m64 x n256), 4 stages; at most
+ * WGMMA_STAGES_MAX stages (shared memory decides below that). Its producer
+ * warpgroup lowers its registers to WGMMA_PRODUCER_REGISTERS (setmaxnreg);
+ * the consumers raise theirs to what the block's register file leaves. */
+#define TCMMA_GEMM_WGMMA_BLOCK_M 128
+#define TCMMA_GEMM_WGMMA_BLOCK_N 256
+#define TCMMA_GEMM_WGMMA_STAGES 4
+#define TCMMA_GEMM_WGMMA_STAGES_MAX 8
+#define TCMMA_GEMM_WGMMA_PRODUCER_REGISTERS 40
+/* The registers a consumer thread takes beyond its accumulators (the
+ * descriptors, the barriers' stage and phase, the epilogue's indices):
+ * an upper bound fitted on ptxas -v at sm_90a (docs/emit.md, The Hopper
+ * GEMM); a plan whose consumer count is below accumulators + this
+ * declines `registers`. */
+#define TCMMA_GEMM_WGMMA_REGISTER_OVERHEAD 48
 
 /* Blocks run in groups of this many block rows, down each column of the
  * group first, so the blocks resident at once share A and B tiles in L2. */
@@ -236,6 +275,15 @@ typedef struct {
                               order to each element after alpha and beta (borrowed; every
                               element of the caller's size; NULL with a count of 0) */
   int epilogue_count;      /* 0..TCMMA_EPILOGUE_OPS_MAX; 0: alpha and beta only */
+  /* Fields past the old struct's tail padding (tail_pad), so that an old
+   * caller's size never covers them. */
+  int tail_pad;            /* unused, never read: an old caller's size covers it with whatever
+                              it held */
+  tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the wgmma kernel on cc 9.0 where it
+                              serves the call, else mma.sync), MMA_SYNC, or WGMMA (declines
+                              `kernel` naming what it cannot serve). NULL opts and opts from
+                              before this field plan MMA_SYNC: their kernel takes no tensor
+                              maps */
 } tcmma_gemm_opts;
 
 /* The most K slices a split-K plan takes. */
@@ -277,6 +325,14 @@ typedef struct {
                               each matrix's after the last's) */
   int scale_copy_bytes;    /* bytes per copy of the scales' loader (cp.async.ca of 4; plain
                               loads below 4) */
+  tcmma_gemm_kernel kernel; /* the kind planned: MMA_SYNC or WGMMA (never AUTO) */
+  int wgmma;               /* WGMMA: the warpgroup arm, a tcmma_wgmma (tcmma/wgmma.h;
+                              TCMMA_WGMMA_NONE, -1, for mma.sync) */
+  int consumer_warpgroups; /* WGMMA: warpgroups that multiply, each m64 x wgmma_n of the
+                              block tile (warpgroup 0 loads); 0 for mma.sync */
+  int wgmma_n;             /* WGMMA: each consumer's instruction n */
+  int producer_registers, consumer_registers; /* WGMMA: the setmaxnreg counts (0: none,
+                              one consumer warpgroup keeps what the launch bound gives) */
 } tcmma_gemm_info;
 
 /* The scale tensors' rows are whole units of this many scales (bytes): a
@@ -309,7 +365,9 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
   return c;
 }
 
-/* Plans call. TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
+/* Plans call's mma.sync kernel (the options' defaults but kernel
+ * MMA_SYNC: its arguments are d, a, b, c, alpha, beta; AUTO and WGMMA need
+ * tcmma_gemm_plan_opts). TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
  * out->message say why (also copied to err). TCMMA_INVALID: NULL pointers
  * or an enum out of range. */
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,

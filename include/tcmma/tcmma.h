@@ -24,6 +24,7 @@
 #include "tcmma/tma.h"
 #include "tcmma/wgmma.h"
 #include "tcmma/tcgen05.h"
+#include "tcmma/gemm_tma.h"
 #include "tcmma/abi.h"
 #include "tcmma/kernel_attrs.h"
 

@@ -44,14 +44,18 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
               pointer_array: bool = False, stride_a: int = 0, stride_b: int = 0,
               stride_d: int = 0, split_k: int = 0,
               epilogue: typing.Sequence[str] = (),
-              hook: typing.Optional[str] = None) -> GemmPlan:
+              hook: typing.Optional[str] = None, kernel: str = "auto") -> GemmPlan:
     """Plans a GEMM (d, a, b: precisions or OperandDesc with transposed/ld; zero
     tile fields take the defaults; shape_args .. split_k and epilogue:
     tcmma_gemm_opts, docs/emit.md, GEMM). epilogue: ops applied in order after
     alpha and beta, each "NAME[:ARG[:ARG]]" as tcmma gemm --epilogue spells them
     ("bias:col", "clamp:-1:6", "cvt:e4m3"); hook: the body of the "hook" op.
     The kernel then takes the ops' pointers last (docs/emit.md, GEMM
-    epilogues). Raises Declined(reason: GemmDecline)."""
+    epilogues). kernel: "auto" (the wgmma kernel on cc 90 where it serves the
+    call), "mma-sync" or "wgmma" (tables/gemm_kernels.def); .info.kernel says
+    which was planned, and a wgmma kernel takes the tensor maps of a and b
+    last (tcmma_gemm_tensor_maps; docs/emit.md, The Hopper GEMM). Raises
+    Declined(reason: GemmDecline)."""
     keep = Keep()
     c = new_struct("tcmma_gemm_call")
     c.m, c.n, c.k = int_arg(m, "m"), int_arg(n, "n"), int_arg(k, "k")
@@ -78,6 +82,10 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
     info = new_struct("tcmma_gemm_info")
     err = new_error()
     o.epilogue, o.epilogue_count = _epilogue(epilogue, hook, keep)
+    kind = ffi.new("tcmma_gemm_kernel *")
+    err = new_error()
+    check(lib.tcmma_gemm_kernel_parse(str_arg(kernel, "kernel").encode(), kind, err), err)
+    o.kernel = kind[0]
     st = lib.tcmma_gemm_plan_opts(c, o, out, info, err)
     if st == lib.TCMMA_DECLINED:
         raise Declined(Status.DECLINED, ffi.string(out.message).decode(),

@@ -110,6 +110,8 @@ def test_gemm_options():
     assert p.info.workspace_bytes == 2 * 3 * 64 * 64 * 4 + 2 * 4
     with pytest.raises(tcmma.Declined, match="split_k 9"):
         tcmma.gemm_plan(64, 64, 256, split_k=9)
+
+
 def test_gemm_block_scaled():
     # NVFP4 at cc 12.0: packed e2m1, a ue4m3 scale per 16 k in sfa and sfb
     b = tcmma.OperandDesc("nvf4", transposed=True)
@@ -121,6 +123,20 @@ def test_gemm_block_scaled():
     with pytest.raises(tcmma.Declined, match="k-major"):
         tcmma.gemm_plan(128, 128, 256, "f32", tcmma.OperandDesc("nvf4", transposed=True), b,
                         cc=120, block_k=128)
+
+
+def test_gemm_kernel_kinds():
+    # cc 90 with b stored n x k: auto takes the wgmma kernel, its maps last
+    b = tcmma.OperandDesc("bf16", transposed=True)
+    p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", b, cc=90)
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_WGMMA and p.threads == 384
+    assert "const __grid_constant__ CUtensorMap tmap_b)" in text
+    p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", b, cc=90, kernel="mma-sync")
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_MMA_SYNC and "CUtensorMap" not in text
+    with pytest.raises(tcmma.Declined):
+        tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=90, kernel="wgmma")
+    with pytest.raises(tcmma.TcmmaError, match="hopper"):
+        tcmma.gemm_plan(256, 256, 128, cc=90, kernel="hopper")
 
 
 def test_gemm_epilogue():

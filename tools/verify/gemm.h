@@ -75,8 +75,9 @@ size_t verify_gemm_args(const tcmma_gemm_plan *plan, const tcmma_gemm_opts *opts
                         const verify_gemm_launch *l, void *const ptrs[4], float *alpha,
                         float *beta, void *const scales[2], int dims[7], long long strides[4],
                         void *workspace, void *args[20]);
-/* The most arguments a kernel takes: those and one per epilogue op. */
-#define VERIFY_GEMM_ARGS_MAX (20 + TCMMA_EPILOGUE_OPS_MAX)
+/* The most arguments a kernel takes: those, one per epilogue op and a
+ * wgmma kernel's two tensor maps. */
+#define VERIFY_GEMM_ARGS_MAX (20 + TCMMA_EPILOGUE_OPS_MAX + 2)
 
 /* A block-scaled case's scale tensors (tools/verify/gemm_scales.c): sfa
  * (o 0, m rows) and sfb (o 1, n rows) of scale_ld bytes for each matrix of

@@ -22,7 +22,13 @@ typedef struct {
   int batch, split; /* matrices over grid z; K slices (0: 1) */
   bool parr;        /* pointer arrays instead of strides */
   long long sa, sb, sd; /* strides (elements; 0: dense) */
+  tcmma_gemm_kernel kernel; /* the kind asked for (0: AUTO, the wgmma kernel on cc 90 where
+                               it serves the row) */
 } row;
+
+/* The rows' tail fields for a kind asked for (after args: the alignment
+ * classes, batch, split, pointer arrays and strides at their defaults). */
+#define KIND(k) 0, 0, 0, 0, 0, false, 0, 0, 0, TCMMA_GEMM_KERNEL_##k
 
 static const row rows[] = {
     /* accepted: the default tile, then each axis varied */
@@ -115,6 +121,42 @@ static const row rows[] = {
     {"f32", "mxf4", "mxf4", false, true, 65, 40, 192, 64, 64, 128, 2, 2, 3, 0, 0, 0, 1, 1,
      false, false, 120, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true, 0, 0, 0, 2, 0, false,
      65 * 192 + 64, 40 * 192 + 32, 65 * 40 + 8},
+    /* the Hopper GEMM (cc 90, AUTO chooses it): TMA stages, wgmma consumers, a
+     * producer warpgroup; the default 128x256x64 tile over two consumers with
+     * setmaxnreg, then one consumer (no setmaxnreg) at ragged sizes with c,
+     * four consumers over a 2x2 warpgroup grid with shape arguments, fp8 at
+     * k tiles of 128, mixed fp8, and a 64-byte swizzle (k tiles of 32) */
+    {"f32", "bf16", "bf16", false, true, 128, 256, 256, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", false, true, 127, 129, 65, 64, 128, 64, 4, 1, 2, 72, 72, 136, 2, -1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", false, true, 192, 128, 128, 128, 128, 64, 8, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "e4m3", "e4m3", false, true, 128, 128, 384, 128, 128, 128, 8, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "e5m2", "e4m3", false, true, 64, 96, 256, 64, 96, 128, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 64, 64, 96, 64, 64, 32, 4, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    /* strided batches through the tensor maps' third dimension: gaps between
+     * the matrices (n 80: one consumer of n80), and dense with two consumers */
+    {"f32", "bf16", "bf16", false, true, 96, 80, 64, 64, 80, 64, 4, 1, 2, 0, 0, 0, 1, 1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3, 0, false,
+     96 * 64 + 64, 80 * 64 + 128, 96 * 80 + 96},
+    {"bf16", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 8, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2},
+    /* an M-major a (stored k x m: 16-bit rows have imm-trans), panels of 64
+     * columns a TMA box each: two consumers; ragged with padded ld's, C and
+     * k tiles of 32 (a 64-byte swizzle for b beside a's 128); a batch */
+    {"f32", "bf16", "bf16", true, true, 128, 256, 128, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", true, true, 127, 129, 96, 64, 128, 32, 4, 1, 3, 136, 104, 136, 2, -1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", true, true, 64, 64, 64, 64, 64, 64, 4, 1, 2, 0, 0, 0, 1, 1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2},
+    /* the mma.sync kernel asked for on cc 90, where AUTO would take wgmma */
+    {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 64, 8, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -144,6 +186,18 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT, false, false, 16},
     {"f32", "bf16", "bf16", false, false, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 0, 3},
+    /* the wgmma kernel's: an M-major fp8 a, cc 8.0, a k tile of no swizzle span, shared
+     * memory (4 stages of 256x256x64), registers (n256 over four consumers) */
+    {"f32", "e4m3", "e4m3", true, true, 128, 256, 128, 128, 256, 128, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_KERNEL, false, false, KIND(WGMMA)},
+    {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ARCH, false, false, KIND(WGMMA)},
+    {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 48, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_TILE, false, false, KIND(WGMMA)},
+    {"f32", "bf16", "bf16", false, true, 256, 256, 128, 256, 256, 64, 16, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_SHARED, false, false, KIND(WGMMA)},
+    {"f32", "bf16", "bf16", false, true, 256, 256, 128, 256, 256, 64, 16, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_REGISTERS, false, false, KIND(WGMMA)},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
@@ -176,6 +230,7 @@ static void build(void) {
     c->opts.a_align = w->aa, c->opts.b_align = w->ab, c->opts.d_align = w->ad;
     c->opts.batch = w->batch, c->opts.split_k = w->split, c->opts.pointer_array = w->parr;
     c->opts.stride_a = w->sa, c->opts.stride_b = w->sb, c->opts.stride_d = w->sd;
+    c->opts.kernel = w->kernel;
     c->alpha = w->alpha, c->beta = w->beta, c->c_is_d = w->c_is_d;
     c->expect = w->expect;
     char ld[96] = "";
@@ -189,14 +244,18 @@ static void build(void) {
       at += snprintf(ld + at, sizeof ld - (size_t)at, "/batch=%d%s%s", w->batch,
                      w->parr ? ",pointers" : "", w->sa ? ",strides" : "");
     if (w->split) at += snprintf(ld + at, sizeof ld - (size_t)at, "/split-k=%d", w->split);
+    if (w->kernel)
+      at += snprintf(ld + at, sizeof ld - (size_t)at, "/kernel=%s", tcmma_gemm_kernel_name(w->kernel));
     /* below cp.async's 8.0 the same call plans another loader: a name of its own */
     if (w->cc < 80) snprintf(ld + at, sizeof ld - (size_t)at, "/cc=%d", w->cc);
     /* an accepted case is named by the arm its plan runs (a plan that
      * declines after all fails the case when it runs) */
     tcmma_gemm_plan plan;
+    tcmma_gemm_info info = {.size = sizeof info};
     const char *arm = "declined";
-    if (!w->expect && tcmma_gemm_plan_opts(g, &c->opts, &plan, NULL, NULL) == TCMMA_OK)
-      arm = tcmma_arm_marker(plan.arm);
+    if (!w->expect && tcmma_gemm_plan_opts(g, &c->opts, &plan, &info, NULL) == TCMMA_OK)
+      arm = info.kernel == TCMMA_GEMM_KERNEL_WGMMA ? tcmma_wgmma_marker(info.wgmma)
+                                                   : tcmma_arm_marker(plan.arm);
     snprintf(c->name, sizeof c->name,
              "gemm/%s%s/%dx%dx%d/w%dx%d/s%d/d=%s/a=%s%s/b=%s%s/%dx%dx%d%s/alpha=%g,beta=%g%s",
              w->expect ? "decline-" : "", w->expect ? tcmma_gemm_decline_name(w->expect) : arm,

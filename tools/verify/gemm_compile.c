@@ -51,6 +51,27 @@ static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
   *hi += per * sites * (edge ? 2 : 1);
 }
 
+/* The wgmma kernel's PTX census (docs/emit.md, The Hopper GEMM): the tile
+ * product once in the k loop (mma_per_k_tile wgmma.mma_async), the
+ * producer's TMA loads (a stage's boxes: its bytes over each operand's copy
+ * bytes), setmaxnreg where planned, no mma.sync, ldmatrix or cp.async. */
+static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, const tcmma_ptx_info *px,
+                         char *why, size_t cap) {
+  long wg = census_count(px, "wgmma.mma_async"), tma = census_count(px, "cp.async.bulk.tensor"),
+       setmax = census_count(px, "setmaxnreg"),
+       other = census_count(px, "mma.sync") + census_count(px, "ldmatrix") +
+               census_count(px, "cp.async.cg") + census_count(px, "cp.async.ca");
+  long want_setmax = i->consumer_registers ? 2 : 0;
+  /* each operand's stage tile in boxes (an M-major A: a box per panel) */
+  const tcmma_gemm_call *c = &p->call;
+  long boxes = p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
+               p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+  if (wg == p->mma_per_k_tile && tma == boxes && setmax == want_setmax && other == 0) return true;
+  return snprintf(why, cap, "PTX has %ld wgmma.mma_async, %ld cp.async.bulk.tensor, %ld setmaxnreg, "
+                  "%ld mma.sync/ldmatrix/cp.async; the plan says %d, %ld, %ld, 0", wg, tma, setmax,
+                  other, p->mma_per_k_tile, boxes, want_setmax), false;
+}
+
 bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
                                     const tcmma_program *prog, char *why, size_t cap) {
   if (!prog->ptxas_info) return snprintf(why, cap, "no ptxas figures in the compile log"), false;
@@ -71,6 +92,11 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
   tcmma_ptx_info px;
   if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &px, NULL) != TCMMA_OK)
     return snprintf(why, cap, "the PTX does not read"), false;
+  if (info.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
+    bool ok = wgmma_census(p, &info, &px, why, cap);
+    tcmma_ptx_info_free(&px);
+    return ok;
+  }
   long mma = census_count(&px, "mma.sync"), ldm = census_count(&px, "ldmatrix"),
        cp = census_count(&px, "cp.async.cg") + census_count(&px, "cp.async.ca");
   tcmma_ptx_info_free(&px);
@@ -136,14 +162,21 @@ static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_comp
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g->rendered = tcmma_render_gemm_opts(&rc, p, &o, &g->render_err) == TCMMA_OK;
+  /* the wgmma kernel's arch-specific target (sm_90a: its row's suffix) */
+  tcmma_gemm_plan again;
+  tcmma_gemm_info info = {.size = sizeof info};
+  char suffix = 0;
+  if (tcmma_gemm_plan_opts(&p->call, &o, &again, &info, NULL) == TCMMA_OK &&
+      info.kernel == TCMMA_GEMM_KERNEL_WGMMA &&
+      tcmma_wgmma_get(info.wgmma)->suffix == TCMMA_PTX_SUFFIX_A)
+    suffix = 'a';
   /* for the device the plan targets (its cc), else at the arm's floor; a
    * family arm (12.x's block-scaled mma) at its family target (sm_120f) */
   const tcmma_arm_info *arm = tcmma_arm_get(p->arm);
-  char suffix = arm && arm->family && p->call.cc ? 'f' : 0;
+  if (!suffix && arm && arm->family && p->call.cc) suffix = 'f';
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
-                                                        .arch = p->call.cc,
-                                                        .arch_suffix = suffix)};
+                                                        .arch = p->call.cc, .arch_suffix = suffix)};
 }
 
 static void release(gemm_compile *items, size_t n) {

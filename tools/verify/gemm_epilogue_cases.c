@@ -26,6 +26,7 @@ typedef struct {
   tcmma_gemm_decline expect;
   bool args, parr; /* opts: shape arguments, a pointer-array batch */
   int batch, split; /* opts: batch (strided unless parr), split-K slices */
+  bool wg;          /* the Hopper GEMM (cc 90): b stored n x k, warps of 16 rows */
 } row;
 
 #define E(k) TCMMA_EPILOGUE_##k
@@ -93,6 +94,19 @@ static const row rows[] = {
       {E(CVT), PR(BF16)}}, OK},
     {"f32", "mxf4", "mxf4", 64, 70, 192, 64, 64, 128, 120, 0, 1, 0, 2,
      {{E(AMAX)}, {E(CVT), PR(E4M3)}}, OK, true},
+    /* the Hopper GEMM's epilogue from the accumulator registers: two
+     * consumers, ragged edges with cvt, the fp8 recipe, a hook with shape
+     * arguments */
+    {"f32", "bf16", "bf16", 128, 128, 128, 128, 128, 64, 90, 0, 1, 0.5, 4,
+     {{E(BIAS), AX(ROW)}, {E(GELU_TANH)}, {E(RESIDUAL)}, {E(AMAX)}}, OK, false, false, 0, 0, true},
+    {"f32", "bf16", "bf16", 65, 72, 64, 64, 64, 64, 90, 80, 1, 1, 4,
+     {{E(SCALE), AX(COL)}, {E(SILU)}, {E(CLAMP), 0, -3.0f, 40.0f}, {E(CVT), PR(E4M3)}}, OK, false,
+     false, 0, 0, true},
+    {"f32", "e4m3", "e4m3", 128, 64, 256, 128, 64, 128, 90, 0, 1, 0, 5,
+     {{E(SCALE), AX(TENSOR)}, {E(SCALE), AX(TENSOR)}, {E(SCALE), AX(ROW)}, {E(AMAX)},
+      {E(CVT), PR(E4M3)}}, OK, false, false, 0, 0, true},
+    {"f16", "f16", "f16", 64, 64, 64, 64, 64, 64, 90, 0, 1, 1, 3,
+     {{E(HOOK)}, {E(GELU_ERF)}, {E(BIAS), AX(COL)}}, OK, true, false, 0, 0, true},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 _Static_assert(ROWS <= VERIFY_GEMM_EPILOGUE_CASES, "the matrix has room for every case");
@@ -124,10 +138,11 @@ static void build(const row *w, verify_gemm_case *c) {
   c->call = tcmma_gemm_call_default();
   tcmma_gemm_call *g = &c->call;
   parse_prec(w->d, &g->d.prec), parse_prec(w->a, &g->a.prec), parse_prec(w->b, &g->b.prec);
-  g->b.transposed = tcmma_prec_bytes(g->b.prec) == 1; /* fp8 and fp4: k-major B */
+  g->b.transposed = w->wg || tcmma_prec_bytes(g->b.prec) == 1; /* fp8, fp4, wgmma: k-major B */
   g->m = w->m, g->n = w->n, g->k = w->k, g->d.ld = w->ldd;
   g->block_m = w->bm, g->block_n = w->bn, g->block_k = w->bk, g->cc = w->cc;
   g->warps_m = g->warps_n = 2, g->stages = 2;
+  if (w->wg) g->warps_m = w->bm / 16, g->warps_n = 1, g->stages = 3; /* 16-row warps */
   g->name = "tcmma_kernel";
   c->alpha = w->alpha, c->beta = w->beta, c->expect = w->expect;
   c->opts = tcmma_gemm_opts_default();
@@ -150,10 +165,12 @@ static void build(const row *w, verify_gemm_case *c) {
                    w->parr ? ",pointers" : "");
   if (w->split) snprintf(ld + at, sizeof ld - (size_t)at, "/split-k=%d", w->split);
   tcmma_gemm_plan plan;
+  tcmma_gemm_info info = {.size = sizeof info};
   const char *arm = "declined";
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
-  if (!w->expect && tcmma_gemm_plan_opts(g, &o, &plan, NULL, NULL) == TCMMA_OK)
-    arm = tcmma_arm_marker(plan.arm);
+  if (!w->expect && tcmma_gemm_plan_opts(g, &o, &plan, &info, NULL) == TCMMA_OK)
+    arm = info.kernel == TCMMA_GEMM_KERNEL_WGMMA ? tcmma_wgmma_marker(info.wgmma)
+                                                 : tcmma_arm_marker(plan.arm);
   snprintf(c->name, sizeof c->name, "gemm/%s%s/%dx%dx%d/d=%s/a=%s/b=%s/%dx%dx%d%s/alpha=%g,beta=%g/"
            "epilogue=%s", w->expect ? "decline-" : "",
            w->expect ? tcmma_gemm_decline_name(w->expect) : arm, w->bm, w->bn, w->bk, w->d, w->a,

@@ -38,6 +38,17 @@ static tcmma_status device_arrays(const gpu_gemm *g, const verify_gemm_launch *l
   return st;
 }
 
+/* A wgmma kernel's tensor maps of the device's a and b, encoded by the
+ * driver into enc (the kernel's last two arguments). */
+static tcmma_status encode_maps(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
+                                const tcmma_devmem mem[4], unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES],
+                                tcmma_error *err) {
+  tcmma_tensor_map maps[2];
+  tcmma_status st = tcmma_gemm_tensor_maps(p, opts, mem[1].ptr, mem[2].ptr, NULL, maps, err);
+  for (int k = 0; k < 2 && st == TCMMA_OK; k++) st = tcmma_tensor_map_encode(&maps[k], enc[k], err);
+  return st;
+}
+
 /* Launches the kernel on device copies of bufs (their whole batch) with
  * the arguments opts asks for. */
 static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
@@ -66,8 +77,13 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
     void *sf[2] = {(void *)&sm[0].ptr, (void *)&sm[1].ptr};
     size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, sf, dims, strides, wsp, args);
     for (int i = 0; i < nx; i++) args[n + (size_t)i] = (void *)&xm[i].ptr;
+    _Alignas(TCMMA_CU_TENSOR_MAP_ALIGN) unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES];
+    if (l->info.kernel == TCMMA_GEMM_KERNEL_WGMMA &&
+        (st = encode_maps(p, opts, mem, enc, err)) == TCMMA_OK)
+      args[n + (size_t)nx] = enc[0], args[n + (size_t)nx + 1] = enc[1];
     unsigned block[3] = {(unsigned)p->threads, 1, 1};
-    st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, err);
+    if (st == TCMMA_OK)
+      st = tcmma_launch(&g->fn, p->grid, block, (unsigned)p->shared_bytes, args, err);
   }
   for (int k = 0; k < 4; k++) tcmma_mem_free(&arr[k]);
   tcmma_mem_free(&ws);
@@ -139,7 +155,8 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
                     err.message);
     return;
   }
-  if (!verify_gemm_runs_on(p, g.dev.cc)) { /* the device plan's rule */
+  tcmma_gemm_opts o = verify_gemm_case_opts(c);
+  if (!verify_gemm_runs_on(p, &o, g.dev.cc)) { /* the device plan's rule */
     verify_case_set(r, VERIFY_CASE_SKIPPED,
                     "the device (cc %d) does not run %s with %zu bytes of "
                     "shared memory",
@@ -148,7 +165,6 @@ void verify_gemm_exec_gpu(const verify_gemm_case *c, const tcmma_gemm_plan *p,
   }
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
-  tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g.out = verify_gemm_out_prec(c);
   if (tcmma_render_gemm_opts(&rc, p, &o, &err) != TCMMA_OK) {
     tcmma_buf_free(&src);

@@ -2,6 +2,7 @@
  * padding and canaries, integer and real inputs, the plain C reference and
  * the comparison, and the simulator's runner. */
 #include <math.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -390,6 +391,18 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_
   size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, x->scale, dims, strides,
                               workspace, args);
   for (int i = 0; i < x->n; i++) args[n + (size_t)i] = x->ptr[i]; /* the pointers themselves */
+  /* a wgmma kernel's tensor maps last: the simulator reads tcmma's own values */
+  tcmma_tensor_map maps[2];
+  if (l.info.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
+    tcmma_error merr = {0};
+    if (tcmma_gemm_tensor_maps(plan, opts, (unsigned long long)(uintptr_t)bufs[1],
+                               (unsigned long long)(uintptr_t)bufs[2], NULL, maps,
+                               &merr) != TCMMA_OK) {
+      free(arr), free(workspace);
+      return snprintf(why, cap, "tensor maps: %s", merr.message), false;
+    }
+    args[n + (size_t)x->n] = &maps[0], args[n + (size_t)x->n + 1] = &maps[1];
+  }
   tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({plan->grid[0], plan->grid[1], plan->grid[2]},
                           {(unsigned)plan->threads, 1, 1}, plan->shared_bytes, NULL, 0);
   tcmma_error err = {0};

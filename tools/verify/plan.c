@@ -74,18 +74,27 @@ long verify_item_cost(const verify_item *it) {
   return 300 + 4L * mma + (long)(2 * mnk / 100000) + 8;
 }
 
-bool verify_gemm_runs_on(const tcmma_gemm_plan *p, int cc) {
+bool verify_gemm_runs_on(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts, int cc) {
   if (!tcmma_arm_runs_on(p->arm, cc) || p->shared_bytes > tcmma_shared_memory_max(cc, 0))
     return false;
-  tcmma_gemm_call call = p->call;
+  /* the plan's own kernel kind, asked for at cc */
+  tcmma_gemm_info own = {.size = sizeof own}, info = {.size = sizeof info};
   tcmma_gemm_plan there;
+  if (tcmma_gemm_plan_opts(&p->call, opts, &there, &own, NULL) != TCMMA_OK) return false;
+  tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
+  o.kernel = own.kernel;
+  tcmma_gemm_call call = p->call;
   call.cc = cc;
-  return tcmma_gemm_plan_call(&call, &there, NULL) == TCMMA_OK && there.arm == p->arm;
+  return tcmma_gemm_plan_opts(&call, &o, &there, &info, NULL) == TCMMA_OK &&
+         there.arm == p->arm && info.kernel == own.kernel;
 }
 
 bool verify_item_runs_on(const verify_item *it, int cc) {
   if (!it->accepted) return true;
-  if (it->kind == VERIFY_ITEM_GEMM) return verify_gemm_runs_on(&it->gemm_plan, cc);
+  if (it->kind == VERIFY_ITEM_GEMM) {
+    tcmma_gemm_opts o = verify_gemm_case_opts(it->gemm_case);
+    return verify_gemm_runs_on(&it->gemm_plan, &o, cc);
+  }
   if (it->kind == VERIFY_ITEM_WGMMA) return tcmma_wgmma_runs_on(it->wgmma, cc);
   return tcmma_arm_runs_on(it->arm, cc);
 }

@@ -63,11 +63,12 @@ long verify_item_cost(const verify_item *it);
  * executors skip by. */
 bool verify_item_runs_on(const verify_item *it, int cc);
 
-/* The GEMM half of that rule for plan p (the gpu executor's skip,
- * tools/verify/gemm_gpu.c): p's arm runs on cc, its shared memory fits
- * cc's, and the planner accepts p's call for cc with the same arm (which
- * adds what the kernel needs besides the arm: cp.async's floor). */
-bool verify_gemm_runs_on(const tcmma_gemm_plan *p, int cc);
+/* The GEMM half of that rule for plan p made with opts (the gpu executor's
+ * skip, tools/verify/gemm_gpu.c): p's arm runs on cc, its shared memory
+ * fits cc's, and the planner accepts p's call for cc with the same arm and
+ * the same kernel kind (which adds what the kernel needs besides the arm:
+ * cp.async's floor; the wgmma kernel's cc 9.0). */
+bool verify_gemm_runs_on(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts, int cc);
 
 /* ---- devices and the plan ---- */
 

@@ -1,0 +1,85 @@
+/* Internal to mma/: what the GEMM's two planners share (mma/gemm_plan_base.c),
+ * called by the kind's own planner (mma/gemm_plan.c for mma.sync and the
+ * choice of kind, mma/gemm_plan_wgmma.c for wgmma): each calls down into
+ * the base, never into the other. Not installed. */
+#ifndef TCMMA_MMA_GEMM_PLAN_H
+#define TCMMA_MMA_GEMM_PLAN_H
+
+#include "tcmma/gemm.h"
+#include "tcmma/tensor_map.h"
+#include "tcmma/wgmma.h"
+
+/* Declines p with reason and a printf message (also copied into err):
+ * TCMMA_DECLINED. The planners spell it `decline`. */
+tcmma_status tcmma__emit_gemm_decline(tcmma_gemm_plan *p, tcmma_gemm_decline reason,
+                                      tcmma_error *err, const char *fmt, ...)
+    __attribute__((format(printf, 4, 5)));
+
+/* The caller's call as this library's whole struct into out->call (out
+ * zeroed, its arm NONE), the enums checked (TCMMA_INVALID: no plan can be
+ * made of them). The zero fields stay zero: the kind's planner fills its
+ * defaults. */
+tcmma_status tcmma__emit_gemm_take_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
+                                        tcmma_error *err);
+
+/* The call's ranges (stages 1..stages_max), its dense ld filled, and the
+ * epilogue list's rules (decline CALL, ARCH). */
+tcmma_status tcmma__emit_gemm_check_call(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                         int stages_max, tcmma_error *err);
+
+/* The mma.sync arm of the caller's triple, forced or resolved, into g->arm
+ * (decline ARM). */
+tcmma_status tcmma__emit_gemm_choose_arm(tcmma_gemm_plan *g, tcmma_error *err);
+
+/* The grid of block tiles, the k tiles and whether M, N or K is ragged
+ * (decline PREDICATION, CALL). */
+tcmma_status tcmma__emit_gemm_plan_grid(tcmma_gemm_plan *g, bool shape_args, tcmma_error *err);
+
+/* The batch over grid z, the K slices and their workspace (mma/gemm_shape.c;
+ * decline CALL). */
+tcmma_status tcmma__emit_gemm_plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                         tcmma_gemm_info *i, tcmma_error *err);
+
+/* Whether the wgmma kernel serves call c with options o (mma/gemm_plan_wgmma.c):
+ * the cc, the arm, the operands' orientation and alignment, one matrix, no
+ * split-K; c's zero fields and ld as the caller gave them. false with msg
+ * naming what it cannot serve and *reason (KERNEL or ARCH). */
+bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
+                                   tcmma_gemm_decline *reason, char *msg, size_t cap);
+
+/* The wgmma planner (mma/gemm_plan_wgmma.c): as tcmma__emit_gemm_plan, for
+ * the WGMMA kind; out->call as the caller gave it (out taken by
+ * tcmma__emit_gemm_take_call), info zeroed but for its size and shape_args. */
+tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *out, const tcmma_gemm_opts *o,
+                                         tcmma_gemm_info *info, tcmma_error *err);
+
+/* The rows of the block tile one consumer warp holds: a wgmma's m over the
+ * warps of a warpgroup (16). */
+int tcmma__emit_gemm_wgmma_warp_rows(void);
+
+/* The tile product each consumer warpgroup of WGMMA plan g (info i) runs
+ * per k tile, in dialect dl, named name: its m64 x n strip of the stages'
+ * A and B as the descriptors read them (wait_group 1: the previous k
+ * tile's products are done on return). */
+tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                             tcmma_dialect dl, const char *name);
+
+/* The tensor maps of WGMMA plan g (opts o, info i) at addresses a and b for
+ * shape m, n, k, lda, ldb (elements; unchecked: tcmma_tensor_map_check
+ * them): 2-D, or 3-D over a strided batch (the matrices one a box). */
+void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                 const tcmma_gemm_info *i, unsigned long long a,
+                                 unsigned long long b, const int shape[5],
+                                 tcmma_tensor_map maps[2]);
+
+/* Bytes of operand op's tile in one stage, and the alignment the stages
+ * start at (the swizzle's repeat). */
+size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_operand op);
+size_t tcmma__emit_gemm_wgmma_align(const tcmma_gemm_plan *g);
+
+/* An M-major A's panel (a transposed): the m elements of one stored row,
+ * one swizzle span (64 16-bit elements, a consumer's m64); the stage holds
+ * block_m / panel panels of block_k rows, each its own TMA box. */
+int tcmma__emit_gemm_wgmma_panel(const tcmma_gemm_plan *g);
+
+#endif

@@ -1,0 +1,365 @@
+/* Planning the Hopper GEMM (include/tcmma/gemm.h, docs/emit.md "The Hopper
+ * GEMM"): a warp-specialised kernel of one producer warpgroup, whose one
+ * thread loads each k tile's A and B boxes with TMA into a ring of stages
+ * behind full/empty mbarriers, and consumer warpgroups that each multiply an
+ * m64 x n strip of the block tile with wgmma.mma_async straight from the
+ * swizzled stages and apply the epilogue from their accumulator registers.
+ * What it serves (K-major operands of an f16, bf16 or fp8 arm with f32
+ * accumulators, 16-byte rows, one matrix, no split-K, on cc 9.0) is
+ * tcmma__emit_gemm_wgmma_serves; the tile, the stages' swizzle, shared
+ * memory and the registers setmaxnreg gives each side are planned here. */
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+#include "gemm_plan.h"
+#include "gemm_rules.h"
+#include "tcmma/gemm.h"
+#include "tcmma/wgmma.h"
+
+#define decline tcmma__emit_gemm_decline
+
+enum { WARPS_PER_GROUP = TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE };
+
+int tcmma__emit_gemm_wgmma_warp_rows(void) {
+  /* every row of tables/wgmma.def is m64: a warp holds 16 of its rows */
+  return tcmma_wgmma_get((tcmma_wgmma)0)->m / WARPS_PER_GROUP;
+}
+
+/* The wgmma row that multiplies as mma.sync arm `arm` does (its a_frag)
+ * with an f32 accumulator; NONE when no row does. */
+static tcmma_wgmma row_of_arm(tcmma_arm arm) {
+  for (int w = 0; w < TCMMA_WGMMA_COUNT; w++) {
+    const tcmma_wgmma_info *i = tcmma_wgmma_get((tcmma_wgmma)w);
+    if (i->a_frag == arm && i->acc == TCMMA_PREC_F32) return (tcmma_wgmma)w;
+  }
+  return TCMMA_WGMMA_NONE;
+}
+
+/* The wgmma row of call c: its forced wgmma arm, or the row of the
+ * mma.sync arm its triple resolves to; *arm that mma.sync arm (the plan's
+ * arm: the numerics are the same). false with msg and *why otherwise. */
+static bool row_of_call(const tcmma_gemm_call *c, tcmma_wgmma *w, tcmma_arm *arm,
+                        tcmma_gemm_decline *why, char *msg, size_t cap) {
+  *why = TCMMA_GEMM_DECLINE_KERNEL;
+  if ((unsigned)c->a.prec >= TCMMA_PREC_COUNT || (unsigned)c->b.prec >= TCMMA_PREC_COUNT ||
+      (unsigned)c->d.prec >= TCMMA_PREC_COUNT)
+    return snprintf(msg, cap, "a precision is out of range"), false;
+  if (tcmma_prec_bytes(c->a.prec) > 2 || tcmma_prec_bytes(c->b.prec) > 2 ||
+      tcmma_prec_is_scaled(c->a.prec) || tcmma_prec_is_scaled(c->b.prec))
+    return snprintf(msg, cap, "%s x %s operands: the wgmma kernel takes unscaled 1- and 2-byte "
+                    "ones (f16, bf16, fp8)", tcmma_prec_name(c->a.prec),
+                    tcmma_prec_name(c->b.prec)), false;
+  if (c->arm && tcmma_wgmma_parse(c->arm, w, NULL) == TCMMA_OK) {
+    const tcmma_wgmma_info *i = tcmma_wgmma_get(*w);
+    *arm = i->a_frag;
+    if (i->acc != TCMMA_PREC_F32 || !tcmma_wgmma_takes(*w, c->a.prec, c->b.prec))
+      return snprintf(msg, cap, "arm %s: the wgmma kernel needs an arm with an f32 accumulator "
+                      "that multiplies %s by %s", c->arm, tcmma_prec_name(c->a.prec),
+                      tcmma_prec_name(c->b.prec)), false;
+    return true;
+  }
+  if (c->arm)
+    return snprintf(msg, cap, "arm %s is no wgmma arm (tables/wgmma.def)", c->arm), false;
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+  tcmma_error rerr = {0};
+  if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, c->cc, arm, &rerr) != TCMMA_OK)
+    return *why = TCMMA_GEMM_DECLINE_ARM, snprintf(msg, cap, "%s", rerr.message), false;
+  if ((*w = row_of_arm(*arm)) == TCMMA_WGMMA_NONE)
+    return snprintf(msg, cap, "arm %s (%s = %s x %s) has no wgmma row with an f32 accumulator",
+                    tcmma_arm_marker(*arm), tcmma_prec_name(t.d), tcmma_prec_name(t.a),
+                    tcmma_prec_name(t.b)), false;
+  return true;
+}
+
+/* Operand `name`'s rows (ld, 0: dense rows of `dense` elements) and asked
+ * class must be 16 bytes: a tensor map's row stride and base. */
+static bool tma_rows(long ld, long dense, int eb, int asked, const char *name, char *msg,
+                     size_t cap) {
+  long row = (ld ? ld : dense) * eb;
+  if (row % TCMMA__GEMM_COPY_BYTES == 0 && (asked == 0 || asked == TCMMA__GEMM_COPY_BYTES))
+    return true;
+  return snprintf(msg, cap, "%s's rows of %ld bytes (class %d asked): the wgmma kernel loads "
+                  "through tensor maps, whose rows and base are whole %d-byte units "
+                  "(tables/tensor_map.def, global-stride)", name, row, asked,
+                  TCMMA__GEMM_COPY_BYTES), false;
+}
+
+bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
+                                   tcmma_gemm_decline *why, char *msg, size_t cap) {
+  tcmma_wgmma w;
+  tcmma_arm arm;
+  if (!row_of_call(c, &w, &arm, why, msg, cap)) return false;
+  if (c->cc == 0 || !tcmma_wgmma_runs_on(w, c->cc))
+    return *why = TCMMA_GEMM_DECLINE_ARCH,
+           snprintf(msg, cap, "cc %d: the wgmma kernel runs on cc %d only (%s needs sm_%da; "
+                    "wgmma is not forward-compatible)", c->cc, tcmma_wgmma_get(w)->floor,
+                    tcmma_wgmma_marker(w), tcmma_wgmma_get(w)->floor), false;
+  *why = TCMMA_GEMM_DECLINE_KERNEL;
+  /* B K-major (an N-major B's n would be one span, 64 elements); A K-major,
+   * or M-major where the row has imm-trans (16-bit: a stored k x m) */
+  if (!c->b.transposed || (c->a.transposed && !tcmma_wgmma_get(w)->trans))
+    return snprintf(msg, cap, "a%s, b%s: the wgmma kernel reads b K-major (stored transposed, n "
+                    "x k) and a K-major (m x k)%s", c->a.transposed ? ",t" : "",
+                    c->b.transposed ? ",t" : "", tcmma_wgmma_get(w)->trans ? " or M-major (k x m)"
+                    : ": " "M-major only where the row has imm-trans (f16, bf16)"), false;
+  if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), o->a_align,
+                "a", msg, cap) ||
+      !tma_rows(c->b.ld, c->k, tcmma_prec_bytes(c->b.prec), o->b_align, "b", msg, cap))
+    return false;
+  if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
+    return snprintf(msg, cap, "batch %d%s%s, split_k %d: the wgmma kernel takes no K slices, and "
+                    "a batch as strides of a fixed-shape kernel only (its tensor maps' third "
+                    "dimension)", o->batch, o->pointer_array ? " of pointer arrays" : "",
+                    o->shape_args ? " with shape arguments" : "", o->split_k), false;
+  return true;
+}
+
+/* The wgmma kernel's defaults for the call's zero fields. */
+static void fill_defaults(tcmma_gemm_call *c) {
+  if (!c->block_m) c->block_m = TCMMA_GEMM_WGMMA_BLOCK_M;
+  if (!c->block_n) c->block_n = TCMMA_GEMM_WGMMA_BLOCK_N;
+  if (!c->block_k)
+    c->block_k = tcmma_swizzle_get(TCMMA_SWIZZLE_B128)->bytes / tcmma_prec_bytes(c->a.prec);
+  if (!c->warps_m) c->warps_m = c->block_m / tcmma__emit_gemm_wgmma_warp_rows();
+  if (!c->warps_n) c->warps_n = 1;
+  if (!c->stages) c->stages = TCMMA_GEMM_WGMMA_STAGES;
+  if (!c->registers) c->registers = TCMMA_GEMM_REGISTERS;
+}
+
+/* The swizzle whose span is a stage row of row_bytes (the descriptor reads
+ * rows of exactly one span); NONE when none is. */
+static tcmma_swizzle span_swizzle(long row_bytes) {
+  for (int s = 1; s < TCMMA_SWIZZLE_COUNT; s++)
+    if (tcmma_swizzle_get((tcmma_swizzle)s)->bytes == row_bytes) return (tcmma_swizzle)s;
+  return TCMMA_SWIZZLE_NONE;
+}
+
+tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                             tcmma_dialect dl, const char *name) {
+  const tcmma_gemm_call *c = &g->call;
+  tcmma_coord zero = {0, NULL, 0};
+  tcmma_wgmma_call t = TCMMA_WGMMA_CALL_INIT(.arm = i->wgmma, .n = i->wgmma_n, .k = c->block_k,
+                                             .name = name, .wait = 1, .dialect = dl);
+  /* an M-major A: each consumer's m64 is one panel of k rows of one span */
+  long a_ld = c->a.transposed ? tcmma__emit_gemm_wgmma_panel(g) : c->block_k;
+  t.a = (tcmma_operand_desc){c->a.prec, c->a.transposed, a_ld, TCMMA_SPACE_SHARED, g->a_swizzle,
+                             zero, zero};
+  t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
+                             zero, zero};
+  return t;
+}
+
+/* The block tile over consumer warpgroups of 16-row warps, each an m64 x n
+ * strip with n an instruction n; k tiles of one swizzle span; the tile
+ * product's operand plans (decline TILE). */
+static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  const tcmma_wgmma_info *w = tcmma_wgmma_get(i->wgmma);
+  int rows = tcmma__emit_gemm_wgmma_warp_rows(), eb = tcmma_prec_bytes(c->a.prec);
+  if (c->block_m % w->m || (long)c->warps_m * rows != c->block_m)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_m %d over %d warps: the wgmma "
+                   "kernel's warps hold %d rows each of a warpgroup's m%d (block_m a multiple "
+                   "of %d, warps_m = block_m / %d)", c->block_m, c->warps_m, rows, w->m, w->m,
+                   rows);
+  int n = c->block_n % c->warps_n ? 0 : c->block_n / c->warps_n;
+  if (!tcmma_wgmma_n_ok(i->wgmma, n))
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_n %d over %d warps: each consumer "
+                   "warpgroup's n (%d) must be an instruction n of %s (8 to %d, tables/wgmma.def)",
+                   c->block_n, c->warps_n, n, w->marker, TCMMA_WGMMA_N_MAX);
+  long row_bytes = (long)c->block_k * eb;
+  g->b_swizzle = span_swizzle(row_bytes);
+  /* an M-major A's stored rows are an m64's elements */
+  g->a_swizzle = c->a.transposed ? span_swizzle((long)w->m * eb) : g->b_swizzle;
+  if (!g->a_swizzle || !g->b_swizzle || c->block_k % w->k)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
+                   "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
+                   "%d", c->block_k, row_bytes, w->marker, w->k);
+  i->consumer_warpgroups = c->warps_m / WARPS_PER_GROUP * c->warps_n;
+  i->wgmma_n = n;
+  g->threads = TCMMA_WARPGROUP_SIZE * (1 + i->consumer_warpgroups);
+  if (g->threads > TCMMA_WARPS_MAX * TCMMA_WARP_SIZE)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "%d consumer warpgroups and the producer's: "
+                   "%d threads, above a block's %d", i->consumer_warpgroups, g->threads,
+                   TCMMA_WARPS_MAX * TCMMA_WARP_SIZE);
+  g->warp_m = rows, g->warp_n = n;
+  g->a_rows = c->a.transposed ? c->block_k : c->block_m;
+  g->a_cols = c->a.transposed ? c->block_m : c->block_k;
+  g->b_rows = c->block_n, g->b_cols = c->block_k;
+  tcmma_wgmma_call t = tcmma__emit_gemm_wgmma_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
+  tcmma_wgmma_operand a, b;
+  tcmma_error werr = {0};
+  if (tcmma_wgmma_operand_plan(t.arm, TCMMA_OPERAND_A, n, &t.a, &a, &werr) != TCMMA_OK ||
+      tcmma_wgmma_operand_plan(t.arm, TCMMA_OPERAND_B, n, &t.b, &b, &werr) != TCMMA_OK)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "the stages as the tile product reads them: "
+                   "%s", werr.message);
+  g->mma_per_k_tile = c->block_k / w->k;
+  return TCMMA_OK;
+}
+
+/* The tensor maps of the call's own shape must pass the encoder's rules
+ * (a box dim above 256, say: decline TILE naming the rule). */
+static tcmma_status check_maps(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                               const tcmma_gemm_info *i, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  int shape[5] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld};
+  tcmma_tensor_map maps[2];
+  tcmma__emit_gemm_wgmma_maps(g, o, i, 0, 0, shape, maps);
+  tcmma_error merr = {0};
+  for (int k = 0; k < 2; k++)
+    if (tcmma_tensor_map_check(&maps[k], NULL, &merr) != TCMMA_OK)
+      return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "%s's tensor map: %s", k ? "b" : "a",
+                     merr.message);
+  return TCMMA_OK;
+}
+
+void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                 const tcmma_gemm_info *i, unsigned long long a,
+                                 unsigned long long b, const int shape[5],
+                                 tcmma_tensor_map maps[2]) {
+  const tcmma_gemm_call *c = &g->call;
+  int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
+  /* a: m rows of k; b (transposed): n rows of k; one k tile of the block's rows a box */
+  if (c->a.transposed) /* k rows of m, a box a panel: one k tile of 64 columns */
+    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[2],
+                                  (unsigned long long)shape[0], (unsigned long long)shape[3] * ea,
+                                  (unsigned)c->block_k, (unsigned)tcmma__emit_gemm_wgmma_panel(g),
+                                  g->a_swizzle);
+  else
+    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
+                                  (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
+                                  (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
+  maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
+                                (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
+                                (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+  /* each box's lines fetched into L2 256 bytes at a time (the GEMM reads
+   * every byte of a row of its tile) */
+  maps[0].l2_promotion = maps[1].l2_promotion = TCMMA_TMAP_L2_B256;
+  if (i->batch <= 1) return;
+  /* a strided batch: the matrices along a third dimension, one a box */
+  long long sa = o->stride_a ? o->stride_a
+                             : (long long)(c->a.transposed ? shape[2] : shape[0]) * shape[3],
+            sb = o->stride_b ? o->stride_b : (long long)shape[1] * shape[4];
+  unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
+  for (int k = 0; k < 2; k++) {
+    maps[k].rank = 3;
+    maps[k].dims[2] = (unsigned long long)i->batch;
+    maps[k].strides[1] = strides[k];
+    maps[k].box[2] = 1;
+  }
+}
+
+size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_operand op) {
+  bool is_a = op == TCMMA_OPERAND_A;
+  return (size_t)(is_a ? g->a_rows * g->a_cols : g->b_rows * g->b_cols) *
+         (size_t)tcmma_prec_bytes(is_a ? g->call.a.prec : g->call.b.prec);
+}
+
+size_t tcmma__emit_gemm_wgmma_align(const tcmma_gemm_plan *g) {
+  /* the swizzles' repeat: 8 rows of one span (1024 bytes at 128) */
+  int a = tcmma_swizzle_get(g->a_swizzle)->bytes, b = tcmma_swizzle_get(g->b_swizzle)->bytes;
+  return (size_t)(a > b ? a : b) * 8;
+}
+
+int tcmma__emit_gemm_wgmma_panel(const tcmma_gemm_plan *g) {
+  return tcmma_swizzle_get(g->a_swizzle)->bytes / tcmma_prec_bytes(g->call.a.prec);
+}
+
+/* The stages at the swizzle's repeat, then a full and an empty mbarrier
+ * per stage, in one dynamic allocation with room to align its start (the
+ * device gives 16 bytes; decline SHARED). */
+static tcmma_status plan_shared(tcmma_gemm_plan *g, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  g->stage_bytes = tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A) +
+                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_B);
+  size_t bars = (size_t)c->stages * 2 * TCMMA__GEMM_MBAR_BYTES;
+  size_t align = tcmma__emit_gemm_wgmma_align(g);
+  g->shared_bytes = g->stage_bytes * (size_t)c->stages + bars + align;
+  g->shared_max = tcmma_shared_memory_max(c->cc, 0);
+  if (g->shared_bytes > g->shared_max)
+    return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, %zu of "
+                   "mbarriers, %zu to align the stages) exceed the %zu a block may use on cc %d",
+                   g->shared_bytes, c->stages, g->stage_bytes, bars, align, g->shared_max, c->cc);
+  return TCMMA_OK;
+}
+
+/* The registers: under __launch_bounds__(threads, 1) each thread starts
+ * with the block's file over its threads (multiples of 8, at most 255);
+ * with two consumer warpgroups or more the producer lowers its count to
+ * TCMMA_GEMM_WGMMA_PRODUCER_REGISTERS and the consumers raise theirs to
+ * what that leaves (setmaxnreg). A consumer needs its accumulators and
+ * TCMMA_GEMM_WGMMA_REGISTER_OVERHEAD (decline REGISTERS). */
+static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_error *err) {
+  int threads = g->threads, C = i->consumer_warpgroups;
+  int entry = TCMMA_REGISTERS_PER_BLOCK / threads / 8 * 8;
+  if (entry > TCMMA_REGISTERS_MAX) entry = TCMMA_REGISTERS_MAX;
+  int consumer = entry;
+  if (C >= 2) {
+    int rest = (TCMMA_REGISTERS_PER_BLOCK - TCMMA_WARPGROUP_SIZE *
+                                                TCMMA_GEMM_WGMMA_PRODUCER_REGISTERS) /
+               (TCMMA_WARPGROUP_SIZE * C) / 8 * 8;
+    if (rest > TCMMA_REGISTERS_MAX / 8 * 8) rest = TCMMA_REGISTERS_MAX / 8 * 8;
+    if (rest > entry)
+      consumer = rest, i->producer_registers = TCMMA_GEMM_WGMMA_PRODUCER_REGISTERS,
+      i->consumer_registers = rest;
+  }
+  int acc = tcmma_wgmma_acc_regs(i->wgmma, i->wgmma_n);
+  long want = (long)acc + TCMMA_GEMM_WGMMA_REGISTER_OVERHEAD;
+  g->registers = i->consumer_registers ? entry : (int)want;
+  if (want > consumer || want > g->call.registers)
+    return decline(g, TCMMA_GEMM_DECLINE_REGISTERS, err, "a consumer thread's m%d x n%d "
+                   "accumulators take %d registers, %ld with the kernel's others: over the %d "
+                   "it may have (%d threads%s) or the budget of %d (call.registers)",
+                   tcmma_wgmma_get(i->wgmma)->m, i->wgmma_n, acc, want, consumer, threads,
+                   i->consumer_registers ? ", after the producer's setmaxnreg" : "",
+                   g->call.registers);
+  return TCMMA_OK;
+}
+
+/* Accepts g: the shapes served (no edge copies: TMA fills zeros past the
+ * matrix), each operand's TMA box as its copy. */
+static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
+  tcmma__emit_gemm_serves(g, i);
+  tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
+  i->a_edge = i->b_edge = false;
+  i->a_plain = i->b_plain = false;
+  /* an M-major A's box is one panel */
+  i->a_copy_bytes = g->call.a.transposed
+                        ? tcmma__emit_gemm_wgmma_panel(g) * g->call.block_k *
+                              tcmma_prec_bytes(g->call.a.prec)
+                        : (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A);
+  i->b_copy_bytes = (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_B);
+  g->accepted = true;
+  g->reason = TCMMA_GEMM_DECLINE_NONE;
+  snprintf(g->message, sizeof g->message, "accepted");
+}
+
+tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                         tcmma_gemm_info *i, tcmma_error *err) {
+  tcmma_gemm_call *c = &g->call;
+  i->kernel = TCMMA_GEMM_KERNEL_WGMMA;
+  char msg[400];
+  tcmma_gemm_decline why;
+  if (!tcmma__emit_gemm_wgmma_serves(c, o, &why, msg, sizeof msg))
+    return decline(g, why, err, "%s", msg);
+  tcmma_arm arm;
+  tcmma_wgmma w;
+  row_of_call(c, &w, &arm, &why, msg, sizeof msg);
+  i->wgmma = w, g->arm = arm;
+  fill_defaults(c);
+  tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, err);
+  if (st != TCMMA_OK) return st;
+  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(TCMMA__GEMM_TILE_SUFFIX))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the wgmma kernel names its "
+                   "tile product NAME%s, at most %d characters", c->name, TCMMA__GEMM_TILE_SUFFIX,
+                   TCMMA__GEMM_NAME_MAX);
+  if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
+  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
+  if ((st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err)) != TCMMA_OK) return st;
+  if ((st = tcmma__emit_gemm_plan_batch(g, o, i, err)) != TCMMA_OK) return st;
+  if ((st = check_maps(g, o, i, err)) != TCMMA_OK) return st;
+  if ((st = plan_shared(g, err)) != TCMMA_OK) return st;
+  if ((st = budget_registers(g, i, err)) != TCMMA_OK) return st;
+  accept(g, i);
+  return TCMMA_OK;
+}

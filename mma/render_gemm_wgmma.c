@@ -1,0 +1,416 @@
+/* The Hopper GEMM's text (docs/emit.md, "The Hopper GEMM"), from a WGMMA
+ * plan (mma/gemm_plan_wgmma.c): warpgroup 0 is the producer, whose thread 0
+ * waits for a stage's empty mbarrier, expects its bytes on the full one and
+ * loads the k tile's A and B boxes there with TMA (the tensor maps are the
+ * kernel's last two arguments); every other warpgroup is a consumer that
+ * waits for the full mbarrier, runs the tile product (mma/render_wgmma.c)
+ * on its m64 x n strip of the stage, and once wgmma.wait_group 1 says the
+ * previous k tile's products are done gives that stage back (one arrival
+ * per warp on its empty mbarrier). The epilogue runs from the accumulator
+ * registers, walking them as the accumulator layout of tables/wgmma.c
+ * places them (checked here for every thread and register), straight to
+ * global memory. The helpers before the kernel, between the two comments
+ * TCMMA__GEMM_HELPERS_BEGIN and _END (each dialect's own: inline asm, or
+ * the simulator's calls), are tcmma_render_tma_helpers', the tile product
+ * (tcmma_wgmma_render) and NAME_drain; the kernel itself is one text in
+ * both dialects but for the words of tables/dialect.def
+ * (tests/test_sim_dialect.c). */
+#include <stdio.h>
+#include <string.h>
+#include "emit.h"
+#include "gemm_epilogue.h"
+#include "gemm_plan.h"
+#include "gemm_rules.h"
+#include "tcmma/kernel_attrs.h"
+#include "tcmma/tma.h"
+#include "tcmma/wgmma.h"
+
+#define P TCMMA__GEMM_P
+
+typedef struct {
+  const tcmma__emit_gemm_form *f;
+  const tcmma_gemm_plan *g;
+  const tcmma_gemm_info *i;
+  tcmma_dialect dl;
+  const char *name;
+  char tile[80];      /* the tile product's function */
+  char drain[80];     /* the function that waits for the last products */
+  int regs;           /* accumulator registers per consumer thread */
+  int wg_rows;        /* consumer warpgroups along m */
+  /* the accumulator layout as the epilogue walks it (checked by layout_of):
+   * thread t's first element at row ROW_W * (warp of t) + ROW_L * (lane /
+   * LANES), column COL_L * (lane % LANES); register x = 4q + 2h + j at that
+   * plus h * ROW_H rows and q * COL_Q + j * COL_J columns */
+  int row_w, row_l, col_l, row_h, col_q, col_j;
+} wk;
+
+enum { LANES = 4, PER_BLOCK = 4 };
+
+/* The accumulator layout of tables/wgmma.c as the epilogue's strides;
+ * TCMMA_INVALID when some thread's register is not where they put it. */
+static tcmma_status layout_of(wk *k, tcmma_error *err) {
+  tcmma_wgmma w = k->i->wgmma;
+  int n = k->i->wgmma_n, r0, c0, r, c;
+#define AT(t, x, R, C) tcmma_wgmma_acc_layout(w, n, t, x, 0, R, C, NULL)
+  AT(0, 0, &r0, &c0);
+  AT(TCMMA_WARP_SIZE, 0, &r, &c), k->row_w = r - r0;
+  AT(LANES, 0, &r, &c), k->row_l = r - r0;
+  AT(1, 0, &r, &c), k->col_l = c - c0;
+  AT(0, 2, &r, &c), k->row_h = r - r0;
+  AT(0, PER_BLOCK, &r, &c), k->col_q = c - c0;
+  AT(0, 1, &r, &c), k->col_j = c - c0;
+  for (int t = 0; t < TCMMA_WARPGROUP_SIZE; t++)
+    for (int x = 0; x < k->regs; x++) {
+      int lane = t % TCMMA_WARP_SIZE, q = x / PER_BLOCK, h = x % PER_BLOCK / 2, j = x % 2;
+      int row = k->row_w * (t / TCMMA_WARP_SIZE) + k->row_l * (lane / LANES) + h * k->row_h,
+          col = k->col_l * (lane % LANES) + q * k->col_q + j * k->col_j;
+      if (AT(t, x, &r, &c) != TCMMA_OK || r != row || c != col || r0 || c0)
+        return tcmma_fail(err, TCMMA_INVALID, "render gemm: %s's accumulator element %d of "
+                          "thread %d is not where the epilogue walks it", tcmma_wgmma_marker(w),
+                          x, t);
+    }
+#undef AT
+  if (k->col_j != 1) /* the epilogue's words index column gc + j */
+    return tcmma_fail(err, TCMMA_INVALID, "render gemm: %s's register pairs are not adjacent "
+                      "columns", tcmma_wgmma_marker(w));
+  return TCMMA_OK;
+}
+
+/* The title comment: what the kernel computes and how it is launched. */
+static void title(const wk *k, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const tcmma_gemm_call *c = &g->call;
+  char shape[96];
+  if (k->i->shape_args)
+    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
+  else
+    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n,
+             c->m, c->k, c->k, c->n);
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
+                   "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
+                   "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
+                   "dynamic shared memory; the tensor maps A and B last */\n",
+                   k->name, tcmma_wgmma_marker(k->i->wgmma), tcmma_gemm_kernel_name(k->i->kernel),
+                   shape, tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
+                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec), c->block_m,
+                   c->block_n, c->block_k,
+                   k->i->consumer_warpgroups, tcmma_wgmma_get(k->i->wgmma)->m, k->i->wgmma_n,
+                   c->stages, tcmma_swizzle_name(g->a_swizzle), tcmma_swizzle_name(g->b_swizzle),
+                   g->threads, g->grid[0],
+                   g->grid[1], g->shared_bytes);
+}
+
+/* The stages at the swizzle's repeat in the shared window, the mbarriers
+ * after them; thread 0 initialises them before the block's one barrier. */
+static void shared_layout(const wk *k, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  int S = g->call.stages;
+  size_t align = tcmma__emit_gemm_wgmma_align(g);
+  tcmma_dialect dl = k->dl;
+  tcmma__emit_line(out, 1, "/* the stages from the first %zu-byte boundary of the shared window "
+                   "(the swizzle's repeat), then a full and an empty mbarrier per stage */", align);
+  tcmma__emit_line(out, 1, "unsigned char *%sst = %ssmem + ((%zuu - ((unsigned)%s(%ssmem) & "
+                   "%zuu)) & %zuu);", P, P, align, tcmma__table_spell(dl, TCMMA__SPELL_CVTA_SHARED),
+                   P, align - 1, align - 1);
+  tcmma__emit_line(out, 1, "unsigned long long *const %sfull = (unsigned long long *)(%sst + %zu);",
+                   P, P, g->stage_bytes * (size_t)S);
+  tcmma__emit_line(out, 1, "unsigned long long *const %sempty = %sfull + %d;", P, P, S);
+  tcmma__emit_line(out, 1, "if (%stid == 0) {", P);
+  tcmma__emit_line(out, 2, "for (int %ss = 0; %ss < %d; ++%ss) {", P, P, S, P);
+  tcmma__emit_line(out, 3, "tcmma_mbar_init(&%sfull[%ss], 1); /* the producer's expect_tx */", P, P);
+  tcmma__emit_line(out, 3, "tcmma_mbar_init(&%sempty[%ss], %d); /* each consumer warp */", P, P,
+                   k->i->consumer_warpgroups * TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE);
+  tcmma__emit_line(out, 2, "}");
+  tcmma__emit_line(out, 2, "tcmma_mbar_init_fence();");
+  tcmma__emit_line(out, 1, "}");
+  tcmma__emit_line(out, 1, "%s;", tcmma__table_spell(dl, TCMMA__SPELL_SYNCTHREADS));
+}
+
+/* The k tiles of the loop: a constant, or from the k argument. */
+static void tile_count(const wk *k, char *KT, size_t cap) {
+  if (k->i->shape_args) snprintf(KT, cap, "(k + %d) / %d", k->g->call.block_k - 1, k->g->call.block_k);
+  else snprintf(KT, cap, "%d", k->g->k_tiles);
+}
+
+/* The k loop's head at depth, the producer's or a consumer's: the stage
+ * index and its phase, the loop, the stage's first byte (qual: "const " for
+ * a reader). */
+static void loop_head(const wk *k, const char *KT, const char *qual, int depth, tcmma_buf *out) {
+  tcmma__emit_line(out, depth, "int %ss = 0;", P);
+  tcmma__emit_line(out, depth, "unsigned %sph = 0u;", P);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, depth + 1, "%sunsigned char *%sa_st = %sst + %ss * %zu;", qual, P, P, P,
+                   k->g->stage_bytes);
+}
+
+/* The stage index and its phase, stepped per k tile. */
+static void step_stage(const wk *k, int depth, tcmma_buf *out) {
+  tcmma__emit_line(out, depth, "if (++%ss == %d) %ss = 0, %sph ^= 1u;", P, k->g->call.stages, P, P);
+}
+
+/* The producer's loads of A's k tile: one box of block_m rows (K-major), or
+ * one box per panel of 64 columns (M-major: k rows of one span each). */
+static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  int rank = k->i->batch > 1 ? 3 : 2, bk = g->call.block_k;
+  if (!g->call.a.transposed) {
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
+                     "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
+    return;
+  }
+  int panel = tcmma__emit_gemm_wgmma_panel(g);
+  size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(g->call.a.prec);
+  for (int p = 0; p < g->call.block_m / panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
+                     TCMMA__GEMM_M0 " + %d, %skt * %d%s); /* a's columns %d.. */", rank, P,
+                     (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
+}
+
+/* Warpgroup 0: its registers lowered; thread 0 fills each stage once the
+ * consumers gave it back. */
+static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
+  const tcmma_gemm_plan *g = k->g;
+  tcmma__emit_line(out, 1, "if (%stid < %d) {", P, TCMMA_WARPGROUP_SIZE);
+  tcmma__emit_line(out, 2, "/* the producer warpgroup: thread 0 loads every k tile with TMA */");
+  if (k->i->producer_registers) {
+    tcmma_status st = tcmma_render_setmaxnreg(k->dl, TCMMA_SETMAXNREG_DEC,
+                                              k->i->producer_registers, 2, out, err);
+    if (st != TCMMA_OK) return st;
+  }
+  tcmma__emit_line(out, 2, "if (%stid == 0) {", P);
+  loop_head(k, KT, "", 3, out);
+  tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
+                   "back (at once the first time round) */", P, P, P);
+  tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P, g->stage_bytes);
+  /* a batch: the block's matrix is the maps' third coordinate */
+  bool batched = k->i->batch > 1;
+  const char *bz = batched ? ", " P "bz" : "";
+  tma_a(k, bz, out);
+  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                   "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
+                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
+                   g->call.block_k, bz);
+  step_stage(k, 4, out);
+  tcmma__emit_line(out, 3, "}");
+  tcmma__emit_line(out, 2, "}");
+  tcmma__emit_line(out, 2, "return;");
+  tcmma__emit_line(out, 1, "}");
+  return TCMMA_OK;
+}
+
+/* The helper NAME_drain(acc): wgmma.wait_group 0 and the accumulators
+ * held in place after it (as the tile product holds them: the compiler may
+ * not read them before the wait). */
+static void drain(const wk *k, tcmma_buf *out) {
+  char wait[64];
+  snprintf(wait, sizeof wait, tcmma__emit_collective_opcode(TCMMA__COLL_WGMMA_WAIT), 0);
+  bool host = k->dl == TCMMA_DIALECT_HOST;
+  tcmma_buf_printf(out, "\n/* every product of the thread's warpgroup done, its accumulators "
+                   "final */\n%s void %s(float %stcmma_acc%s[%d]) {\n",
+                   tcmma__table_spell(k->dl, TCMMA__SPELL_DEVICE_FN), k->drain,
+                   host ? "" : "(&", host ? "" : ")", k->regs);
+  if (host) {
+    tcmma_buf_printf(out, "  tcmma_sim_wgmma_wait(\"%s\");\n  tcmma_sim_wgmma_hold(tcmma_acc, "
+                     "%d);\n}\n", wait, k->regs);
+    return;
+  }
+  tcmma_buf_printf(out, "  asm volatile(\"%s;\\n\" ::: \"memory\");\n"
+                   "%s\n"
+                   "  for (int tcmma_i = 0; tcmma_i < %d; tcmma_i++)\n"
+                   "    asm volatile(\"\" : \"+f\"(tcmma_acc[tcmma_i]) :: \"memory\");\n}\n",
+                   wait, tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL), k->regs);
+}
+
+/* A consumer warpgroup's k loop over the stages. */
+static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  const tcmma_gemm_call *c = &g->call;
+  const char *ta = tcmma__table_spell_type(k->dl, c->a.prec),
+             *tb = tcmma__table_spell_type(k->dl, c->b.prec);
+  int S = c->stages;
+  long a_strip = (long)tcmma_wgmma_get(k->i->wgmma)->m * c->block_k * tcmma_prec_bytes(c->a.prec),
+       b_strip = (long)k->i->wgmma_n * c->block_k * tcmma_prec_bytes(c->b.prec);
+  loop_head(k, KT, "const ", 2, out);
+  tcmma__emit_line(out, 3, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P, P,
+                   P);
+  tcmma__emit_line(out, 3, "%s(%sacc, (const %s *)(%sa_st + %swr * %ld), (const %s *)(%sa_st + "
+                   "%zu + %swc * %ld), %s);", k->tile, P, ta, P, P, a_strip, tb, P,
+                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip, "1");
+  tcmma__emit_line(out, 3, "/* wait_group 1: k tile kt - 1's products are done, its stage goes "
+                   "back (one arrival per warp) */");
+  tcmma__emit_line(out, 3, "if (%skt > 0 && %stid %% %d == 0) tcmma_mbar_arrive(&%sempty[%ss == 0 ? "
+                   "%d : %ss - 1]);", P, P, TCMMA_WARP_SIZE, P, P, S - 1, P);
+  step_stage(k, 3, out);
+  tcmma__emit_line(out, 2, "}");
+  tcmma__emit_line(out, 2, "%s(%sacc);", k->drain, P);
+}
+
+/* The word type a pair of d's stored elements fills in one store, or NULL
+ * where the pair is stored element by element: d's class must hold the
+ * pair (a pair starts at an even column: its offset is then a multiple of
+ * the pair's bytes) and no cvt changes d's width. */
+static const char *pair_word(const wk *k) {
+  const tcmma_gemm_call *c = &k->g->call;
+  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f->o);
+  int eo = tcmma_prec_bytes(tcmma__emit_gemm_out_prec(c, &e));
+  if (eo != tcmma_prec_bytes(c->d.prec) || k->i->d_align < 2 * eo) return NULL;
+  return eo == 1 ? "unsigned short" : eo == 2 ? "unsigned" : eo == 4 ? "unsigned long long" : NULL;
+}
+
+/* The pair's two elements at depth: into v and one store of word (the pair
+ * inside the matrix), or element by element into d (word NULL; bound: the
+ * ragged right edge's guard, "" none). */
+static void pair_elements(const wk *k, const char *word, const char *bound, int depth,
+                          tcmma_buf *out) {
+  char cval[64], acc[96];
+  snprintf(cval, sizeof cval, "c[%so%s + %sj]", P, k->i->shape_args ? "c" : "", P);
+  snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
+  if (word)
+    tcmma__emit_line(out, depth, "%s %s %sv[2];", tcmma__table_spell(k->dl, TCMMA__SPELL_ALIGN16),
+                     tcmma__table_spell_type(k->dl, k->g->call.d.prec), P);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2; ++%sj) {", P, P, P);
+  if (bound[0]) tcmma__emit_line(out, depth + 1, "if (%sgc + %sj >= %s) break;", P, P, bound);
+  tcmma__emit_gemm_epilogue_element(k->f, k->dl, depth + 1, acc, cval,
+                                    word ? P "v[" P "j]" : "d[" P "o + " P "j]", out);
+  tcmma__emit_line(out, depth, "}");
+  if (word)
+    tcmma__emit_line(out, depth, "*(%s *)(d + %so) = *(const %s *)%sv; /* the pair at once */", word,
+                     P, word, P);
+}
+
+/* One accumulator pair's elements through the epilogue list to d, guarded
+ * where the tile meets a ragged edge: one store of the pair where d's class
+ * takes it, element by element otherwise and at the ragged right edge. */
+static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
+  const tcmma__emit_gemm_form *f = k->f;
+  bool args = k->i->shape_args;
+  const tcmma_gemm_call *c = &k->g->call;
+  bool ragged_m = args ? k->g->predicated : c->m % c->block_m != 0,
+       ragged_n = args ? k->g->predicated : c->n % c->block_n != 0;
+  char M[24], N[24], LDC[24], LDD[24];
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, M, sizeof M);
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, N, sizeof N);
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDC, LDC, sizeof LDC);
+  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDD, LDD, sizeof LDD);
+  tcmma__emit_line(out, depth, "const int %sgr = %sr0 + %sh * %d, %sgc = %sc0 + %sq * %d;", P, P, P,
+                   k->row_h, P, P, P, k->col_q);
+  if (ragged_m) tcmma__emit_line(out, depth, "if (%sgr >= %s) continue;", P, M);
+  tcmma__emit_line(out, depth, "const size_t %so = (size_t)%sgr * %s + %sgc;", P, P, LDD, P);
+  if (args) tcmma__emit_line(out, depth, "const size_t %soc = (size_t)%sgr * %s + %sgc;", P, P, LDC, P);
+  const char *word = pair_word(k);
+  if (!word) {
+    pair_elements(k, NULL, ragged_n ? N : "", depth, out);
+    return;
+  }
+  if (!ragged_n) {
+    pair_elements(k, word, "", depth, out);
+    return;
+  }
+  tcmma__emit_line(out, depth, "if (%sgc + 1 < %s) {", P, N);
+  pair_elements(k, word, "", depth + 1, out);
+  tcmma__emit_line(out, depth, "} else {");
+  pair_elements(k, NULL, N, depth + 1, out);
+  tcmma__emit_line(out, depth, "}");
+}
+
+/* The epilogue from the registers: each pair of adjacent columns of the
+ * thread's accumulators, row block by row block. */
+static void epilogue(const wk *k, tcmma_buf *out) {
+  tcmma__emit_line(out, 2, "/* epilogue from the registers: d = alpha * acc + beta * c%s, "
+                   "each element at its row and column (the accumulator layout, tcmma layout %s "
+                   "c --n %d) */", tcmma__emit_gemm_epi_of(&k->f->o).count ? ", then the list's ops"
+                   : "", tcmma_wgmma_marker(k->i->wgmma), k->i->wgmma_n);
+  tcmma__emit_line(out, 2, "const int %slane = %stid %% %d, %swarp = %stid / %d %% %d;", P, P,
+                   TCMMA_WARP_SIZE, P, P, TCMMA_WARP_SIZE, TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE);
+  char lane_rows[16] = ""; /* the lane group's row step, where not 1 */
+  if (k->row_l != 1) snprintf(lane_rows, sizeof lane_rows, " * %d", k->row_l);
+  tcmma__emit_line(out, 2, "const int %sr0 = " TCMMA__GEMM_M0 " + %swr * %d + %swarp * %d + %slane "
+                   "/ %d%s;", P, P, tcmma_wgmma_get(k->i->wgmma)->m, P, k->row_w, P, LANES,
+                   lane_rows);
+  tcmma__emit_line(out, 2, "const int %sc0 = " TCMMA__GEMM_N0 " + %swc * %d + %slane %% %d * %d;",
+                   P, P, k->i->wgmma_n, P, LANES, k->col_l);
+  tcmma__emit_gemm_epilogue_begin(k->f, 2, out);
+  tcmma__emit_line(out, 2, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, 2, "for (int %sq = 0; %sq < %d; ++%sq) {", P, P, k->regs / PER_BLOCK, P);
+  tcmma__emit_line(out, 3, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, 3, "for (int %sh = 0; %sh < 2; ++%sh) {", P, P, P);
+  epilogue_pair(k, 4, out);
+  tcmma__emit_line(out, 3, "}");
+  tcmma__emit_line(out, 2, "}");
+  tcmma__emit_gemm_epilogue_end(k->f, k->dl, 2, out);
+}
+
+/* The consumer warpgroups: registers raised, accumulators zeroed, the k
+ * loop, the epilogue. */
+static tcmma_status consumers(const wk *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
+  tcmma__emit_line(out, 1, "{");
+  tcmma__emit_line(out, 2, "/* a consumer warpgroup: its m64 x n%d strip %swr, %swc of the block "
+                   "tile */", k->i->wgmma_n, P, P);
+  if (k->i->consumer_registers) {
+    tcmma_status st = tcmma_render_setmaxnreg(k->dl, TCMMA_SETMAXNREG_INC,
+                                              k->i->consumer_registers, 2, out, err);
+    if (st != TCMMA_OK) return st;
+  }
+  int wn = k->g->call.warps_n;
+  if (wn == 1) /* one consumer along n: the warpgroup's row is its index */
+    tcmma__emit_line(out, 2, "const int %swr = %stid / %d - 1, %swc = 0;", P, P,
+                     TCMMA_WARPGROUP_SIZE, P);
+  else
+    tcmma__emit_line(out, 2, "const int %swg = %stid / %d - 1, %swr = %swg / %d, %swc = %swg %% %d;",
+                     P, P, TCMMA_WARPGROUP_SIZE, P, P, wn, P, P, wn);
+  tcmma__emit_line(out, 2, "float %sacc[%d];", P, k->regs);
+  tcmma__emit_line(out, 2, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
+  tcmma__emit_line(out, 2, "for (int %si = 0; %si < %d; ++%si) %sacc[%si] = 0.0f;", P, P, k->regs,
+                   P, P, P);
+  consumer_loop(k, KT, out);
+  epilogue(k, out);
+  tcmma__emit_line(out, 1, "}");
+  return TCMMA_OK;
+}
+
+static tcmma_status kernel_text(wk *k, tcmma_buf *out, tcmma_error *err) {
+  tcmma_dialect dl = k->dl;
+  title(k, out);
+  tcmma__emit_gemm_prelude(k->f, dl, out);
+  tcmma_buf_printf(out, "\n" TCMMA__GEMM_HELPERS_BEGIN "\n");
+  tcmma_status st = tcmma_render_tma_helpers(dl, out, err);
+  tcmma_wgmma_call t = tcmma__emit_gemm_wgmma_tile(k->g, k->i, dl, k->tile);
+  if (st == TCMMA_OK) st = tcmma_wgmma_render(&t, out, err);
+  if (st != TCMMA_OK) return st;
+  drain(k, out);
+  tcmma_buf_printf(out, TCMMA__GEMM_HELPERS_END "\n");
+  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = k->g->threads, .min_blocks = 1);
+  tcmma__emit_gemm_signature(k->f, dl, k->name, &attrs, true, out);
+  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
+  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
+  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
+  tcmma__emit_gemm_block_origin(k->f, dl, out);
+  tcmma__emit_gemm_batch_base(k->f, dl, 1, out);
+  shared_layout(k, out);
+  char KT[64];
+  tile_count(k, KT, sizeof KT);
+  if ((st = producer(k, KT, out, err)) != TCMMA_OK) return st;
+  if ((st = consumers(k, KT, out, err)) != TCMMA_OK) return st;
+  tcmma_buf_printf(out, "}\n");
+  if (dl == TCMMA_DIALECT_HOST) tcmma__emit_gemm_entry(k->f, dl, k->name, true, out);
+  return TCMMA_OK;
+}
+
+tcmma_status tcmma__emit_render_gemm_wgmma(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                           tcmma_buf *out, tcmma_error *err) {
+  wk k;
+  memset(&k, 0, sizeof k);
+  k.f = f, k.g = f->g, k.i = &f->i, k.dl = dl;
+  k.name = k.g->call.name ? k.g->call.name : "tcmma_gemm";
+  snprintf(k.tile, sizeof k.tile, "%s" TCMMA__GEMM_TILE_SUFFIX, k.name);
+  snprintf(k.drain, sizeof k.drain, "%s" TCMMA__GEMM_DRAIN_SUFFIX, k.name);
+  k.regs = tcmma_wgmma_acc_regs(k.i->wgmma, k.i->wgmma_n);
+  tcmma_status st = layout_of(&k, err);
+  if (st == TCMMA_OK) st = kernel_text(&k, out, err);
+  if (st == TCMMA_OK && out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
+  return st;
+}
