@@ -1,7 +1,8 @@
 /* The Hopper GEMM (include/tcmma/gemm.h, docs/emit.md "The Hopper GEMM"):
  * which kernel kind a plan takes (auto on cc 9.0, asked, and the callers
  * that asked for none), what the wgmma kernel declines and why, its plan's
- * figures computed here from the tile, its tensor maps, its text, an
+ * figures computed here from the tile, the block-scaled precisions it
+ * leaves to mma.sync, its tensor maps, its text, an
  * NVRTC/ptxas compile at sm_90a (no warning, no spill, every epilogue op)
  * and tcmma gemm --kind. The GEMM matrix runs its cases on the simulator
  * and through the compile executor (tests/test_gemm.c, test_verify_sim). */
@@ -176,6 +177,57 @@ static void wgmma_declines(void **s) {
   assert_int_equal(tcmma_gemm_kernel_parse("hopper", &k, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "auto, mma-sync, wgmma"));
   assert_string_equal(tcmma_gemm_kernel_name(TCMMA_GEMM_KERNEL_COUNT), "?");
+}
+
+/* Block-scaled precisions (mxfp8, mxf4, nvf4: the mma.sync kernel's at cc
+ * 12.x) never take the wgmma kernel: auto keeps mma.sync on cc 120 and on
+ * cc 90, and wgmma asked for declines `kernel` naming the scaled operands;
+ * a wgmma plan reports no packing and no scales (1, 0, 0, 0). */
+static void block_scaled_stay_mma_sync(void **s) {
+  (void)s;
+  static const tcmma_prec scaled[3] = {TCMMA_PREC_NVF4, TCMMA_PREC_MXF4, TCMMA_PREC_MXE4M3};
+  for (int q = 0; q < 3; q++) {
+    tcmma_gemm_call c = kmajor(256, 256, 512);
+    c.a.prec = c.b.prec = scaled[q];
+    c.block_m = c.block_n = 64, c.block_k = 128, c.warps_m = c.warps_n = 2, c.stages = 3;
+    c.cc = 120;
+    tcmma_gemm_opts o = tcmma_gemm_opts_default();
+    tcmma_gemm_plan p;
+    tcmma_gemm_info i = {.size = sizeof i};
+    tcmma_error err = {0};
+    if (tcmma_gemm_plan_opts(&c, &o, &p, &i, &err) != TCMMA_OK)
+      fail_msg("%s at cc 120: %s", tcmma_prec_name(scaled[q]), err.message);
+    assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_MMA_SYNC);
+    assert_true(tcmma_arm_get(p.arm)->scale_block > 0);
+    assert_int_equal(i.scale_block, tcmma_arm_get(p.arm)->scale_block);
+    assert_int_equal(i.wgmma, TCMMA_WGMMA_NONE), assert_int_equal(i.consumer_warpgroups, 0);
+    /* the wgmma warp grid and tile defaults left to the plan: still mma.sync */
+    c.block_m = c.block_n = c.block_k = c.warps_m = c.warps_n = c.stages = 0;
+    assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+    c.cc = 90;
+    assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+    for (int cc = 90; cc <= 120; cc += 30) {
+      c.cc = cc, o.kernel = TCMMA_GEMM_KERNEL_WGMMA;
+      assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, &err), TCMMA_DECLINED);
+      if (p.reason != TCMMA_GEMM_DECLINE_KERNEL || !strstr(p.message, "unscaled"))
+        fail_msg("%s at cc %d: declined %s: %s", tcmma_prec_name(scaled[q]), cc,
+                 tcmma_gemm_decline_name(p.reason), p.message);
+    }
+  }
+  tcmma_gemm_call c = kmajor(512, 512, 512);
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_plan p;
+  tcmma_gemm_info i;
+  memset(&i, 0x5a, sizeof i), i.size = sizeof i;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(i.pack, 1), assert_int_equal(i.scale_block, 0);
+  assert_int_equal(i.scale_ld, 0), assert_int_equal(i.scale_copy_bytes, 0);
+  tcmma_buf text = {0};
+  tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &text);
+  assert_int_equal(tcmma_render_gemm_opts(&rc, &p, &o, NULL), TCMMA_OK);
+  assert_null(strstr(tcmma_buf_str(&text), "sfa"));
+  tcmma_buf_free(&text);
 }
 
 /* The tensor maps: A m rows of k, B n rows of k, boxes of one k tile of the
@@ -368,6 +420,7 @@ int main(void) {
       cmocka_unit_test(auto_takes_wgmma_on_cc_90),
       cmocka_unit_test(auto_keeps_mma_sync_elsewhere),
       cmocka_unit_test(wgmma_declines),
+      cmocka_unit_test(block_scaled_stay_mma_sync),
       cmocka_unit_test(tensor_maps),
       cmocka_unit_test(text),
       cmocka_unit_test(compiles_at_sm_90a),
