@@ -470,8 +470,12 @@ void tcmma__emit_gemm_scale_ld_text(const tcmma__emit_gemm_form *f, char *buf, s
 typedef struct {
   const char *type, *name;
 } tcmma__emit_gemm_param;
+/* The most of them: sfa and sfb, the 7 shape arguments, 4 strides, the
+ * workspace. */
+enum { TCMMA__GEMM_PARAMS_MAX = 2 + 7 + 4 + 1 };
 bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f);
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]);
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f,
+                            tcmma__emit_gemm_param out[TCMMA__GEMM_PARAMS_MAX]);
 void tcmma__emit_gemm_batch_base(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,
                                  tcmma_buf *out);
 void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect dl, int depth,

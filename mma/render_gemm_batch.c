@@ -14,7 +14,8 @@ bool tcmma__emit_gemm_batched(const tcmma__emit_gemm_form *f) {
   return f->i.batch > 1 || f->o.pointer_array;
 }
 
-int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f, tcmma__emit_gemm_param out[14]) {
+int tcmma__emit_gemm_params(const tcmma__emit_gemm_form *f,
+                            tcmma__emit_gemm_param out[TCMMA__GEMM_PARAMS_MAX]) {
   static const char *const dims[7] = {"m", "n", "k", "lda", "ldb", "ldc", "ldd"};
   static const char *const strides[4] = {"stride_a", "stride_b", "stride_c", "stride_d"};
   int n = 0;

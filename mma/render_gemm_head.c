@@ -40,7 +40,7 @@ void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl
                    "%s *%sd%s, const %s *%sa%s, const %s *%sb%s, const %s *%sc%s, "
                    "float alpha, float beta",
                    t[0], arr, sfx, t[2], arr, sfx, t[3], arr, sfx, t[1], arr, sfx);
-  tcmma__emit_gemm_param ps[14];
+  tcmma__emit_gemm_param ps[TCMMA__GEMM_PARAMS_MAX];
   int n = tcmma__emit_gemm_params(f, ps);
   for (int p = 0; p < n; p++)
     tcmma_buf_printf(out, "%s%s%s%s", p % 4 == 0 ? ",\n    " : ", ", ps[p].type,
@@ -59,7 +59,7 @@ void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, co
                             bool maps, tcmma_buf *out) {
   const char *t[4];
   types(f, dl, t);
-  tcmma__emit_gemm_param ps[14];
+  tcmma__emit_gemm_param ps[TCMMA__GEMM_PARAMS_MAX];
   int n = tcmma__emit_gemm_params(f, ps), ne = tcmma__emit_gemm_epilogue_param_count(f);
   const char *arr = f->o.pointer_array ? "const *" : "";
   tcmma_buf_printf(out,
