@@ -366,10 +366,11 @@ static inline tcmma_gemm_call tcmma_gemm_call_default(void) {
 }
 
 /* Plans call's mma.sync kernel (the options' defaults but kernel
- * MMA_SYNC: its arguments are d, a, b, c, alpha, beta; AUTO and WGMMA need
- * tcmma_gemm_plan_opts). TCMMA_OK: out->accepted. TCMMA_DECLINED: out->reason and
- * out->message say why (also copied to err). TCMMA_INVALID: NULL pointers
- * or an enum out of range. */
+ * MMA_SYNC: its arguments are d, a, b, c, alpha, beta, and a block-scaled
+ * arm's sfa, sfb; AUTO and WGMMA need tcmma_gemm_plan_opts). TCMMA_OK:
+ * out->accepted. TCMMA_DECLINED: out->reason and out->message say why
+ * (also copied to err). TCMMA_INVALID: NULL pointers or an enum out of
+ * range. */
 tcmma_status tcmma_gemm_plan_call(const tcmma_gemm_call *call, tcmma_gemm_plan *out,
                                   tcmma_error *err);
 
@@ -408,16 +409,19 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
 /* tcmma_render_gemm of a plan made by tcmma_gemm_plan_opts with the same
  * opts (NULL: the defaults). The kernel's arguments, in order: d, a, b, c
  * (with pointer_array `D *const *d_batch, const A *const *a_batch, ...`),
- * alpha, beta; with shape_args `int m, int n, int k, int lda, int ldb, int
- * ldc, int ldd` and, batched and strided, `long long stride_a, stride_b,
+ * alpha, beta; for a block-scaled plan (tcmma_gemm_info.scale_block)
+ * `const unsigned char *sfa, const unsigned char *sfb`; with shape_args
+ * `int m, int n, int k, int lda, int ldb, int ldc, int ldd` and, batched
+ * and strided, `long long stride_a, stride_b,
  * stride_c, stride_d`; with split_k `void *workspace`; then one argument
  * per epilogue op that has one, in list order, named by the op and its
  * place: `const float *biasI` and `*scaleI` (n or m floats by axis, one
  * for tensor; shared by every matrix of a batch), `const C *residualI`
  * (stored like c, moved through a strided batch as c is), `float *amaxI`
  * (raised to max |x| over the whole launch with atomicMax on its bits;
- * zero it before the launch). d is stored in cvt's precision when the
- * list ends with cvt (c keeps d's). With split_k the epilogue runs once
+ * zero it before the launch); a WGMMA plan's kernel then takes the tensor
+ * maps of a and b (include/tcmma/gemm_tma.h). d is stored in cvt's
+ * precision when the list ends with cvt (c keeps d's). With split_k the epilogue runs once
  * per element, in the slice that arrives last. Launched with grid
  * ceil(n / block_n) x ceil(m / block_m) x (batch * split_k). The HOST entry
  * takes a `void *[]` of pointers to each argument in that order.
