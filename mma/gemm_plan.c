@@ -383,6 +383,20 @@ static void fill_defaults(tcmma_gemm_call *c) {
   if (!c->registers) c->registers = TCMMA_GEMM_REGISTERS;
 }
 
+/* The defaults that depend on the arm, for the fields the caller left
+ * zero (include/tcmma/gemm.h): block_k K_STEPS of the arm's k, and the
+ * byte operands' warp grid where the 2x2 grid's warp tile would be taller
+ * than BYTE_WARP_ROWS_MAX and block_m holds the byte grid's warps. */
+static void fill_arm_defaults(tcmma_gemm_call *c, const tcmma_gemm_call *asked,
+                              const tcmma_arm_info *arm) {
+  if (!asked->block_k && TCMMA_GEMM_K_STEPS * arm->k > c->block_k)
+    c->block_k = TCMMA_GEMM_K_STEPS * arm->k;
+  if (!asked->warps_m && !asked->warps_n && tcmma_prec_bytes(c->a.prec) == 1 &&
+      c->block_m / TCMMA_GEMM_WARPS_M > TCMMA_GEMM_BYTE_WARP_ROWS_MAX &&
+      c->block_m % (TCMMA_GEMM_BYTE_WARPS_M * arm->m) == 0)
+    c->warps_m = TCMMA_GEMM_BYTE_WARPS_M, c->warps_n = TCMMA_GEMM_BYTE_WARPS_N;
+}
+
 /* The kernel kind of call c (tables/gemm_kernels.def): the one asked for;
  * for AUTO the wgmma kernel where c forces a wgmma arm, or where the wgmma
  * kernel serves c's operands and options on its cc
@@ -408,11 +422,13 @@ static tcmma_gemm_kernel choose_kind(const tcmma_gemm_call *c, const tcmma_gemm_
 static tcmma_status plan_mma_sync(tcmma_gemm_plan *out, const tcmma_gemm_opts *o,
                                   tcmma_gemm_info *info, tcmma_error *err) {
   info->kernel = TCMMA_GEMM_KERNEL_MMA_SYNC;
+  tcmma_gemm_call asked = out->call;
   fill_defaults(&out->call);
   tcmma_status st = tcmma__emit_gemm_check_call(out, o, TCMMA_GEMM_STAGES_MAX, err);
   if (st == TCMMA_OK) st = tcmma__emit_gemm_choose_arm(out, err);
   if (st != TCMMA_OK) return st;
   const tcmma_arm_info *arm = tcmma_arm_get(out->arm);
+  fill_arm_defaults(&out->call, &asked, arm);
   if ((st = check_arm_form(out, arm, err)) != TCMMA_OK) return st;
   if ((st = check_arch(out, arm, err)) != TCMMA_OK) return st;
   if ((st = check_scales(out, o, err)) != TCMMA_OK) return st;

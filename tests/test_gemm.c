@@ -55,6 +55,42 @@ static void default_plan_figures(void **s) {
   assert_int_equal(p.reason, TCMMA_GEMM_DECLINE_REGISTERS);
 }
 
+/* The defaults that depend on the arm (include/tcmma/gemm.h): a call that
+ * leaves the tile and warp grid to the plan is accepted for every 1-byte
+ * and packed precision, with block_k two of the arm's k steps and the byte
+ * operands' 4x2 grid; bf16 keeps 128x128x32 over 2x2; a small block tile
+ * and fields the caller gave stay as given. */
+static void arm_defaults(void **s) {
+  (void)s;
+  static const struct { tcmma_prec a; int cc, block_k, warps_m; const char *arm; } rows[] = {
+      {TCMMA_PREC_BF16, 90, 32, 2, "mma-bf16"},   {TCMMA_PREC_E4M3, 89, 64, 4, "mma-fp8"},
+      {TCMMA_PREC_MXE4M3, 120, 64, 4, "mma-mxfp8"}, {TCMMA_PREC_MXF4, 120, 128, 4, "mma-mxf4"},
+      {TCMMA_PREC_NVF4, 120, 128, 4, "mma-nvf4"},
+  };
+  for (size_t i = 0; i < sizeof rows / sizeof rows[0]; i++) {
+    tcmma_gemm_call c = tcmma_gemm_call_default();
+    c.m = c.n = c.k = 4096, c.cc = rows[i].cc;
+    c.d.prec = TCMMA_PREC_F32, c.a.prec = c.b.prec = rows[i].a, c.b.transposed = true;
+    tcmma_gemm_plan p;
+    tcmma_error err = {0};
+    assert_int_equal(tcmma_gemm_plan_opts(&c, NULL, &p, NULL, &err), TCMMA_OK);
+    assert_string_equal(tcmma_arm_marker(p.arm), rows[i].arm);
+    assert_int_equal(p.call.block_k, rows[i].block_k);
+    assert_int_equal(p.call.block_k, 2 * tcmma_arm_get(p.arm)->k > 32
+                                         ? 2 * tcmma_arm_get(p.arm)->k : 32);
+    assert_int_equal(p.call.warps_m, rows[i].warps_m);
+    assert_int_equal(p.call.warps_n, 2);
+    /* given fields are kept: a 64x64 block keeps 2x2, a given block_k stays */
+    c.block_m = c.block_n = 64;
+    assert_int_equal(tcmma_gemm_plan_opts(&c, NULL, &p, NULL, &err), TCMMA_OK);
+    assert_int_equal(p.call.warps_m, 2);
+    c.block_m = c.block_n = 0, c.warps_m = 2, c.warps_n = 2, c.block_k = 2 * rows[i].block_k;
+    tcmma_gemm_plan_opts(&c, NULL, &p, NULL, &err);
+    assert_int_equal(p.call.warps_m, 2);
+    assert_int_equal(p.call.block_k, 2 * rows[i].block_k);
+  }
+}
+
 /* Issue #22: a device below the loader's floor (cp.async, tables/markers.def)
  * declines `arch` naming both ccs, whatever the arm's own floor; an omitted
  * cc plans for devices that run both. A budget decline cites the GEMM's
@@ -833,6 +869,7 @@ static void block_scaled_plans(void **s) {
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(default_plan_figures),
+      cmocka_unit_test(arm_defaults),
       cmocka_unit_test(shared_memory_table),
       cmocka_unit_test(arch_and_budget_declines),
       cmocka_unit_test(bad_input),

@@ -112,13 +112,22 @@ tcmma_status tcmma_epilogue_parse(const char *name, tcmma_epilogue_kind *out, tc
  * "body" (body); "?" out of range. */
 const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
 
-/* The defaults of a call's zero fields: a 128x128x32 block tile over 2x2
- * warps and a 3-stage cp.async ring. */
+/* The defaults of a call's zero fields: a 128x128 block tile over 2x2
+ * warps and a 3-stage cp.async ring; block_k TCMMA_GEMM_K_STEPS of the
+ * arm's k, at least TCMMA_GEMM_BLOCK_K (32 for bf16, 64 for fp8, 128 for
+ * packed fp4). 1-byte operands (fp8, the MX containers, packed fp4) keep
+ * their fragments in registers in a warp tile of at most
+ * TCMMA_GEMM_BYTE_WARP_ROWS_MAX rows (32x64, not 64x64): where the 2x2
+ * grid's would be taller they take a TCMMA_GEMM_BYTE_WARPS_M x _N grid. */
 #define TCMMA_GEMM_BLOCK_M 128
 #define TCMMA_GEMM_BLOCK_N 128
 #define TCMMA_GEMM_BLOCK_K 32
+#define TCMMA_GEMM_K_STEPS 2
 #define TCMMA_GEMM_WARPS_M 2
 #define TCMMA_GEMM_WARPS_N 2
+#define TCMMA_GEMM_BYTE_WARPS_M 4
+#define TCMMA_GEMM_BYTE_WARPS_N 2
+#define TCMMA_GEMM_BYTE_WARP_ROWS_MAX 32
 #define TCMMA_GEMM_STAGES 3
 #define TCMMA_GEMM_STAGES_MAX 4
 
