@@ -158,7 +158,7 @@ typedef struct {
   tcmma__arch_scan *out;
   bool ok;
   bool nvcuda_ns, wmma_ns; /* using namespace nvcuda / nvcuda::wmma seen */
-  bool macro;              /* reading a #define body: asm there is TCMMA_HIT_MACRO */
+  bool macro;              /* reading a #define body: asm there is TCMMA_HIT_MACRO(_UNKNOWN) */
   int braces;              /* '{' depth of the code: 0 at file scope */
   /* #if groups: the guards each holds, whether it has another branch,
    * whether its first branch holds an #error, the '{' depth at the #if and
@@ -296,7 +296,8 @@ static void asm_statements(lexer *lx, const char *text, const int *lines, size_t
       /* an opcode no row matches is listed, never dropped: what it needs is
        * not known (a row-less instruction may still need a target) */
       if (!tcmma_ptx_feature_for(opcode))
-        lx->ok = add_hit(lx->out, TCMMA_HIT_UNKNOWN, opcode, k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
+        lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO_UNKNOWN : TCMMA_HIT_UNKNOWN, opcode,
+                         k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
       else if (sm > 0)
         lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO : TCMMA_HIT_PTX, opcode, k, sm,
                          suffix, lines[op]);

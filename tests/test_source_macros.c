@@ -67,6 +67,45 @@ static void unknown_instructions_are_listed(void **state) {
   cli_result_free(&r);
 }
 
+/* An unknown instruction in a #define body says so, as a known one does:
+ * kind TCMMA_HIT_MACRO_UNKNOWN, "(seen in a macro)" on its line; the same
+ * opcode in code is a hit of its own, TCMMA_HIT_UNKNOWN. */
+static void unknown_instructions_in_macros_say_so(void **state) {
+  (void)state;
+  int floor = -1;
+  const char *src = "#define VOTE(r, v) \\\n"
+                    "  asm volatile(\"vendor_op.sync.u32 %0, %1;\" : \"=r\"(r) : \"r\"(v))\n"
+                    "__device__ unsigned m(unsigned v) {\n  unsigned r;\n"
+                    "  asm(\"vendor_op.sync.u32 %0, %1;\" : \"=r\"(r) : \"r\"(v));\n"
+                    "  return r;\n}\n";
+  size_t n = scan(src, &floor);
+  assert_int_equal(n, 2);
+  assert_int_equal(hits[0].kind, TCMMA_HIT_MACRO_UNKNOWN);
+  assert_string_equal(hits[0].text, "vendor_op.sync.u32");
+  assert_int_equal(hits[0].line, 2); /* the literal's line, after a continuation */
+  assert_int_equal(hits[0].floor, 0);
+  assert_int_equal(hits[1].kind, TCMMA_HIT_UNKNOWN);
+  assert_int_equal(hits[1].line, 5);
+  assert_int_equal(floor, 0); /* unknowns raise nothing, in a macro or not */
+  cli_result r = run_cli((const char *const[]){"options", "-", NULL}, src);
+  assert_int_equal(r.exit_code, 0);
+  const char *first = strstr(r.out, "unknown: line 2     vendor_op.sync.u32");
+  const char *second = strstr(r.out, "unknown: line 5     vendor_op.sync.u32");
+  if (!first || !second) fail_msg("unknowns not listed: %s", r.out);
+  const char *end = strchr(first, '\n');
+  if (!end || end - first < 18 || strncmp(end - 17, "(seen in a macro)", 17) != 0)
+    fail_msg("the macro's unknown does not say so: %s", r.out);
+  end = strchr(second, '\n');
+  const char *said = strstr(second, "seen in a macro");
+  if (!end || (said && said < end)) fail_msg("the code's unknown says macro: %s", r.out);
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", "-", "--json", NULL}, src);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"kind\": \"macro-unknown\""));
+  assert_non_null(strstr(r.out, "\"kind\": \"unknown\""));
+  cli_result_free(&r);
+}
+
 /* Each distinct unknown opcode is a hit of its own (the scan keeps all). */
 static void unknowns_are_each_listed(void **state) {
   (void)state;
@@ -85,24 +124,30 @@ static bool accepts_a(int arch, char suffix, void *ctx) {
   return suffix == 'a' && arch == 90;
 }
 
-/* Many unknown opcodes never push the deciding marker out of the 64 the
- * decision keeps. */
+/* Many unknown opcodes, in code or in macros, never push the deciding
+ * marker out of the 64 the decision keeps. */
 static void unknowns_give_way_in_the_decision(void **state) {
   (void)state;
-  char src[8192];
-  size_t at = 0;
-  for (int i = 0; i < 80; i++)
-    at += (size_t)snprintf(src + at, sizeof src - at, "asm(\"op%d.b32 %%0;\" : \"=r\"(x));\n", i);
-  snprintf(src + at, sizeof src - at, "asm(\"wgmma.fence.sync.aligned;\");\n");
-  tcmma_arch_support s = {{75, 80, 90}, 3, accepts_a, NULL};
-  tcmma_arch_options o;
-  tcmma_error err;
-  assert_int_equal(tcmma_arch_decide(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &s, &o, &err),
-                   TCMMA_OK);
-  assert_int_equal(o.n_markers, TCMMA_ARCH_MAX_MARKERS);
-  assert_string_equal(o.markers[o.n_markers - 1].text, "wgmma.fence.sync.aligned");
-  assert_int_equal(o.markers[0].kind, TCMMA_HIT_UNKNOWN); /* in source order */
-  assert_string_equal(o.option, "--gpu-architecture=compute_90a");
+  static const tcmma_hit_kind kinds[] = {TCMMA_HIT_UNKNOWN, TCMMA_HIT_MACRO_UNKNOWN};
+  for (size_t f = 0; f < 2; f++) {
+    char src[8192];
+    size_t at = 0;
+    for (int i = 0; i < 80; i++)
+      at += (size_t)(f ? snprintf(src + at, sizeof src - at,
+                                  "#define M%d asm(\"op%d.b32 %%0;\" : \"=r\"(x))\n", i, i)
+                       : snprintf(src + at, sizeof src - at,
+                                  "asm(\"op%d.b32 %%0;\" : \"=r\"(x));\n", i));
+    snprintf(src + at, sizeof src - at, "asm(\"wgmma.fence.sync.aligned;\");\n");
+    tcmma_arch_support s = {{75, 80, 90}, 3, accepts_a, NULL};
+    tcmma_arch_options o;
+    tcmma_error err;
+    assert_int_equal(tcmma_arch_decide(src, strlen(src), 0, TCMMA_TARGET_FLOOR, &s, &o, &err),
+                     TCMMA_OK);
+    assert_int_equal(o.n_markers, TCMMA_ARCH_MAX_MARKERS);
+    assert_string_equal(o.markers[o.n_markers - 1].text, "wgmma.fence.sync.aligned");
+    assert_int_equal(o.markers[0].kind, kinds[f]); /* in source order */
+    assert_string_equal(o.option, "--gpu-architecture=compute_90a");
+  }
 }
 
 static int floor_of(const char *src) {
@@ -160,6 +205,7 @@ int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(asm_in_define_bodies_counts),
       cmocka_unit_test(unknown_instructions_are_listed),
+      cmocka_unit_test(unknown_instructions_in_macros_say_so),
       cmocka_unit_test(unknowns_are_each_listed),
       cmocka_unit_test(unknowns_give_way_in_the_decision),
       cmocka_unit_test(optional_specialisations_raise_nothing),

@@ -55,6 +55,7 @@ static const char *kind_name(tcmma_hit_kind k) {
   case TCMMA_HIT_GUARD: return "guard";
   case TCMMA_HIT_MACRO: return "macro-asm";
   case TCMMA_HIT_UNKNOWN: return "unknown";
+  case TCMMA_HIT_MACRO_UNKNOWN: return "macro-unknown";
   default: return "marker";
   }
 }
@@ -169,9 +170,10 @@ static void print_text(const tcmma_arch_options *o, const tcmma_probe *probe) {
   for (size_t i = 0; i < o->n_markers; i++) {
     const tcmma_marker_hit *h = &o->markers[i];
     needs_text(h, needs, sizeof needs);
-    if (h->kind == TCMMA_HIT_UNKNOWN)
+    if (h->kind == TCMMA_HIT_UNKNOWN || h->kind == TCMMA_HIT_MACRO_UNKNOWN)
       printf("unknown: line %-5d %-24s no row in tables/ptx_features.def: what it needs is not "
-             "known\n", h->line, h->text);
+             "known%s\n", h->line, h->text,
+             h->kind == TCMMA_HIT_MACRO_UNKNOWN ? " (seen in a macro)" : "");
     else if (h->kind == TCMMA_HIT_GUARD && !h->floor)
       printf("guard:   line %-5d %s%s\n", h->line, h->text,
              h->compiled_away ? ": compiled away at the chosen arch (another branch, or the primary\n"
