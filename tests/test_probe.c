@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
@@ -253,9 +254,103 @@ static void the_cli_says_so(void **state) {
   assert_non_null(strstr(r.out, "\"below\": \"--gpu-architecture=compute_90\""));
   assert_non_null(strstr(r.out, "\"below_empty\": true"));
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", file, "-I", "x", NULL}, NULL);
-  assert_int_equal(r.exit_code, 2); /* -I without --probe */
+  r = run_cli((const char *const[]){"options", file, "--no-probe", "-I", "x", NULL}, NULL);
+  assert_int_equal(r.exit_code, 2); /* -I is the probe's: not with --no-probe */
   cli_result_free(&r);
+}
+
+/* Everything of out from the "probe:" line on ("" when it has none). */
+static const char *probe_part(const char *out) {
+  const char *p = strstr(out, "probe:   ");
+  return p ? p : out + strlen(out);
+}
+
+/* tcmma options probes by default (issue 24): the markers' answer, then the
+ * proven floor; --no-probe gives the markers' answer alone, the same lines;
+ * --probe is the default said aloud. */
+static void options_probes_by_default(void **state) {
+  (void)state;
+  const char *file = src_path("tests/data/cuda/probe/cute_like_wgmma.cu");
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  cli_result d = run_cli((const char *const[]){"options", file, NULL}, NULL);
+  assert_int_equal(d.exit_code, 0);
+  if (!strstr(d.out, "probe:   marker floor none; proven floor --gpu-architecture=compute_90a"))
+    fail_msg("no proven floor by default: %s", d.out);
+  assert_non_null(strstr(d.out, "--gpu-architecture=compute_90 fails: kernels compiled away"));
+  cli_result n = run_cli((const char *const[]){"options", file, "--no-probe", NULL}, NULL);
+  assert_int_equal(n.exit_code, 0);
+  assert_null(strstr(n.out, "probe:"));
+  /* the markers' lines are the same either way: the probe only adds */
+  assert_int_equal(strlen(n.out), (size_t)(probe_part(d.out) - d.out));
+  assert_memory_equal(n.out, d.out, strlen(n.out));
+  cli_result p = run_cli((const char *const[]){"options", file, "--probe", NULL}, NULL);
+  assert_int_equal(p.exit_code, 0);
+  assert_non_null(strstr(p.out, "proven floor --gpu-architecture=compute_90a"));
+  cli_result_free(&d), cli_result_free(&n), cli_result_free(&p);
+  /* --json: a "probe" object by default, none with --no-probe */
+  cli_result j = run_cli((const char *const[]){"options", file, "--json", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_non_null(strstr(j.out, "\"proven_option\": \"--gpu-architecture=compute_90a\""));
+  cli_result_free(&j);
+  j = run_cli((const char *const[]){"options", file, "--json", "--no-probe", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_null(strstr(j.out, "\"probe\""));
+  cli_result_free(&j);
+  /* native: the device's arch, and the proven floor beside it */
+  j = run_cli((const char *const[]){"options", file, "--target", "native", "--cc", "90", NULL},
+              NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_non_null(strstr(j.out, "options: --gpu-architecture=compute_90\n"));
+  assert_non_null(strstr(j.out, "proven floor --gpu-architecture=compute_90a"));
+  cli_result_free(&j);
+  /* -I and -D are the default's too; both switches at once are a usage error */
+  char inc[4096];
+  snprintf(inc, sizeof inc, "%s", file);
+  *strrchr(inc, '/') = '\0'; /* its own directory (src_path's buffer is file's) */
+  j = run_cli((const char *const[]){"options", file, "-I", inc, "-D", "N=1", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  cli_result_free(&j);
+  j = run_cli((const char *const[]){"options", file, "--probe", "--no-probe", NULL}, NULL);
+  assert_int_equal(j.exit_code, 2);
+  assert_non_null(strstr(j.err, "--probe and --no-probe"));
+  cli_result_free(&j);
+}
+
+/* A probe that cannot run (host code: NVRTC refuses it, and the nvcc named
+ * will not run) leaves the markers' answer, with "not proven" and why, exit
+ * 0; asked for with --probe, it fails. */
+static void options_not_proven_says_so(void **state) {
+  (void)state;
+  const char *file = src_path("tests/data/cuda/probe/host_redux.cu");
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char nvcc[300];
+  snprintf(nvcc, sizeof nvcc, "%s/nvcc", dir); /* executable, but no program */
+  FILE *f = fopen(nvcc, "w");
+  assert_non_null(f);
+  fputs("not a program\n", f);
+  fclose(f);
+  assert_int_equal(chmod(nvcc, 0700), 0);
+  setenv("TCMMA_NVCC", nvcc, 1);
+  cli_result r = run_cli((const char *const[]){"options", file, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "options: --gpu-architecture=compute_80\n"));
+  if (!strstr(r.out, "\nprobe:   not proven: a compile with nvcc could not run: "))
+    fail_msg("no 'not proven' line: %s", r.out);
+  assert_null(strstr(r.out, "proven floor"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", file, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"probe\": null"));
+  assert_non_null(strstr(r.out, "\"not_proven\": \"a compile with nvcc could not run: "));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", file, "--probe", NULL}, NULL);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "could not run"));
+  cli_result_free(&r);
+  unsetenv("TCMMA_NVCC");
+  unlink(nvcc);
 }
 
 int main(void) {
@@ -265,6 +360,8 @@ int main(void) {
       cmocka_unit_test(the_ladder_compiles_in_batches),
       cmocka_unit_test(marker_floors_match_the_compiler),
       cmocka_unit_test(the_cli_says_so),
+      cmocka_unit_test(options_probes_by_default),
+      cmocka_unit_test(options_not_proven_says_so),
   };
   return cmocka_run_group_tests(tests, fresh, gone);
 }

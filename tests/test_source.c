@@ -253,15 +253,17 @@ static void real_kernels(void **state) {
 
 static void cli_names_the_line(void **state) {
   (void)state;
-  cli_result r = run_cli((const char *const[]){"options", "tests/data/cuda/tf32TensorCoreGemm.cu", NULL}, NULL);
+  cli_result r = run_cli(
+      (const char *const[]){"options", "tests/data/cuda/tf32TensorCoreGemm.cu", "--no-probe", NULL},
+      NULL);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "set by precision::tf32 on line 317"));
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", "-", NULL}, "int main() { return 0; }\n");
+  r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, "int main() { return 0; }\n");
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "floor:   none: no marker"));
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", "-", "--json", NULL},
+  r = run_cli((const char *const[]){"options", "-", "--json", "--no-probe", NULL},
               "#if __CUDA_ARCH__ >= 800\n#else\n#endif\nasm(\"wgmma.fence.sync.aligned;\");\n");
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"set_by\": \"wgmma.fence.sync.aligned\""));

@@ -2,7 +2,8 @@
  * asm in #define bodies ("seen in a macro"), asm instructions no table row
  * knows (listed as unknown, never dropped), a file-scope __CUDA_ARCH__
  * guard around an optional specialisation (raises nothing), and floors
- * never printed empty. Pure: no NVRTC. */
+ * never printed empty. The scans are pure; the CLI's marker answers
+ * (--no-probe) need NVRTC's targets only. */
 #include <stdio.h>
 #include <string.h>
 #include "util.h"
@@ -38,7 +39,7 @@ static void asm_in_define_bodies_counts(void **state) {
   /* # and ## in a body are operators, not directives */
   n = scan("#define STR(x) #x\n#define CAT(a, b) a ## b\n#if 0\n#endif\n", &floor);
   assert_int_equal(n, 0);
-  cli_result r = run_cli((const char *const[]){"options", "-", NULL}, src);
+  cli_result r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, src);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "cp.async.cg.shared.global sm_80 (seen in a macro)"));
   assert_null(strstr(r.out, "no marker"));
@@ -58,11 +59,11 @@ static void unknown_instructions_are_listed(void **state) {
   assert_int_equal(hits[0].floor, 0);
   assert_int_equal(hits[1].kind, TCMMA_HIT_PTX);
   assert_int_equal(floor, 80); /* an unknown raises nothing: the known one decides */
-  cli_result r = run_cli((const char *const[]){"options", "-", "--json", NULL}, src);
+  cli_result r = run_cli((const char *const[]){"options", "-", "--json", "--no-probe", NULL}, src);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"kind\": \"unknown\""));
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", "-", NULL}, src);
+  r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, src);
   assert_non_null(strstr(r.out, "unknown: line 3     vendor_op.sync.u32"));
   cli_result_free(&r);
 }
@@ -87,7 +88,7 @@ static void unknown_instructions_in_macros_say_so(void **state) {
   assert_int_equal(hits[1].kind, TCMMA_HIT_UNKNOWN);
   assert_int_equal(hits[1].line, 5);
   assert_int_equal(floor, 0); /* unknowns raise nothing, in a macro or not */
-  cli_result r = run_cli((const char *const[]){"options", "-", NULL}, src);
+  cli_result r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, src);
   assert_int_equal(r.exit_code, 0);
   const char *first = strstr(r.out, "unknown: line 2     vendor_op.sync.u32");
   const char *second = strstr(r.out, "unknown: line 5     vendor_op.sync.u32");
@@ -99,7 +100,7 @@ static void unknown_instructions_in_macros_say_so(void **state) {
   const char *said = strstr(second, "seen in a macro");
   if (!end || (said && said < end)) fail_msg("the code's unknown says macro: %s", r.out);
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", "-", "--json", NULL}, src);
+  r = run_cli((const char *const[]){"options", "-", "--json", "--no-probe", NULL}, src);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"kind\": \"macro-unknown\""));
   assert_non_null(strstr(r.out, "\"kind\": \"unknown\""));
@@ -191,7 +192,7 @@ static void never_an_empty_floor(void **state) {
     char src[256];
     snprintf(src, sizeof src, "__global__ void k(int *p) {\n#if %s\n  p[0] = 1;\n#endif\n}\n",
              guards[i]);
-    cli_result r = run_cli((const char *const[]){"options", "-", NULL}, src);
+    cli_result r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, src);
     assert_int_equal(r.exit_code, 0);
     const char *floor = strstr(r.out, "floor:   ");
     if (!floor || floor[9] == ',' || floor[9] == ' ' ||
