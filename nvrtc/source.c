@@ -302,7 +302,9 @@ static void asm_statements(lexer *lx, const char *text, const int *lines, size_t
         lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO : TCMMA_HIT_PTX, opcode, k, sm,
                          suffix, lines[op]);
     }
-    while (i < n && text[i] != ';' && text[i] != '\n' && text[i] != '{' && text[i] != '}') i++;
+    /* the operands, to the statement's end: braces there are a vector
+     * ({l, h}), not a scope, and what follows one is no opcode */
+    while (i < n && text[i] != ';' && text[i] != '\n') i++;
   }
 }
 

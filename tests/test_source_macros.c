@@ -107,6 +107,24 @@ static void unknown_instructions_in_macros_say_so(void **state) {
   cli_result_free(&r);
 }
 
+/* A vector operand's braces ({l, h}) are no scope: the names in them are
+ * no opcodes (tcmma's own bf16 helpers listed "l" as unknown). */
+static void vector_operands_are_not_opcodes(void **state) {
+  (void)state;
+  int floor = -1;
+  const char *src = "asm(\"{.reg .b16 l, h; mov.b32 {l, h}, %2; mov.b32 %0, {0, l};\"\n"
+                    "    \" mov.b32 %1, {0, h};}\" : \"=f\"(x), \"=f\"(y) : \"r\"(v));\n"
+                    "asm(\"{ .reg .pred p; setp.ne.b32 p, %0, 0; @p cp.async.wait_all; }\" :: \"r\"(z));\n";
+  size_t n = scan(src, &floor);
+  for (size_t i = 0; i < n; i++)
+    if (strcmp(hits[i].text, "mov.b32") && strcmp(hits[i].text, "setp.ne.b32") &&
+        strcmp(hits[i].text, "cp.async.wait_all"))
+      fail_msg("hit %zu is '%s': not an opcode of the source", i, hits[i].text);
+  assert_int_equal(n, 3);
+  assert_int_equal(hits[2].kind, TCMMA_HIT_PTX); /* after a scope's '{', and a predicate */
+  assert_int_equal(floor, 80);
+}
+
 /* Each distinct unknown opcode is a hit of its own (the scan keeps all). */
 static void unknowns_are_each_listed(void **state) {
   (void)state;
@@ -207,6 +225,7 @@ int main(void) {
       cmocka_unit_test(asm_in_define_bodies_counts),
       cmocka_unit_test(unknown_instructions_are_listed),
       cmocka_unit_test(unknown_instructions_in_macros_say_so),
+      cmocka_unit_test(vector_operands_are_not_opcodes),
       cmocka_unit_test(unknowns_are_each_listed),
       cmocka_unit_test(unknowns_give_way_in_the_decision),
       cmocka_unit_test(optional_specialisations_raise_nothing),
