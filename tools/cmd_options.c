@@ -232,8 +232,7 @@ static int parse(int argc, char **argv, args *a, bool *help_shown) {
       if (a->probe != PROBE_DEFAULT && a->probe != m)
         return cli_usage("options", "--probe and --no-probe: give one");
       a->probe = m;
-    }
-    else if (strcmp(argv[i], "--cc") == 0) {
+    } else if (strcmp(argv[i], "--cc") == 0) {
       if (!(v = cli_value("options", argc, argv, &i)) || !cli_cc("options", "--cc", v, &a->cc))
         return CLI_USAGE;
     } else if (strcmp(argv[i], "--target") == 0) {
