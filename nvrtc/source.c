@@ -293,9 +293,10 @@ static void asm_statements(lexer *lx, const char *text, const int *lines, size_t
       int sm;
       tcmma_ptx_suffix suffix;
       tcmma_ptx_opcode_need(opcode, &sm, &suffix, NULL);
-      /* an opcode no row matches is listed, never dropped: what it needs is
-       * not known (a row-less instruction may still need a target) */
-      if (!tcmma_ptx_feature_for(opcode))
+      /* an opcode that is no PTX ISA instruction is listed, never dropped:
+       * what it needs is not known; one that is needs what its rows need,
+       * nothing when none matches (mov.b32) */
+      if (!tcmma_ptx_opcode_known(opcode))
         lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO_UNKNOWN : TCMMA_HIT_UNKNOWN, opcode,
                          k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
       else if (sm > 0)

@@ -17,8 +17,9 @@ static const char help[] =
     "and a __launch_bounds__ with max blocks per cluster: compute_90; __grid_constant__);\n"
     "the instructions inside asm(...) strings, at what\n"
     "tables/ptx_features.def says they need (wgmma: compute_90a; tcgen05: compute_100f,\n"
-    "kind::i8 compute_100a; \"seen in a macro\" in a #define body; one no row knows is\n"
-    "listed as unknown); and __CUDA_ARCH__ >= N guards\n"
+    "kind::i8 compute_100a; \"seen in a macro\" in a #define body; one no row matches\n"
+    "needs nothing when it is a PTX instruction (tables/ptx_instructions.def: mov.b32,\n"
+    "setp), and one that is none is listed as unknown); and __CUDA_ARCH__ >= N guards\n"
     "of an #if with no #else (at file scope, not one around a template specialisation:\n"
     "the primary template stands). Prints the floor, the marker that sets it and every\n"
     "marker with its line, and the guards whose body the chosen arch compiles away;\n"
@@ -190,8 +191,8 @@ static void print_text(const tcmma_arch_options *o, proof pr) {
     const tcmma_marker_hit *h = &o->markers[i];
     needs_text(h, needs, sizeof needs);
     if (h->kind == TCMMA_HIT_UNKNOWN || h->kind == TCMMA_HIT_MACRO_UNKNOWN)
-      printf("unknown: line %-5d %-24s no row in tables/ptx_features.def: what it needs is not "
-             "known%s\n", h->line, h->text,
+      printf("unknown: line %-5d %-24s no PTX instruction (tables/ptx_instructions.def): what "
+             "it needs is not known%s\n", h->line, h->text,
              h->kind == TCMMA_HIT_MACRO_UNKNOWN ? " (seen in a macro)" : "");
     else if (h->kind == TCMMA_HIT_GUARD && !h->floor)
       printf("guard:   line %-5d %s%s\n", h->line, h->text,
