@@ -67,6 +67,26 @@ static void record_below(tcmma_probe *out, rung r, const outcome *o, const char 
     snprintf(out->evidence, sizeof out->evidence, "%s", o->message);
 }
 
+/* Whether the ladder's first two rungs fail alike for a reason no target
+ * changes (tcmma__arch_failure_fixed): then out says where, and the walk
+ * stops (*st: a compile that could not run). */
+static bool fails_everywhere(ladder *l, tcmma_probe *out, tcmma_status *st) {
+  const char *name = l->opts.name && *l->opts.name ? l->opts.name : "tcmma.cu";
+  char a[sizeof out->evidence], b[sizeof out->evidence];
+  const outcome *first = l->n > 1 ? at(l, 0, st) : NULL, *second;
+  if (!first || first->st != TCMMA_COMPILE ||
+      !tcmma__arch_failure_fixed(l->source, l->len, name, first->message, a, sizeof a))
+    return false;
+  if (!(second = at(l, 1, st)) || second->st != TCMMA_COMPILE ||
+      !tcmma__arch_failure_fixed(l->source, l->len, name, second->message, b, sizeof b) ||
+      strcmp(a, b) != 0)
+    return false;
+  rung_option(out->fails_at, sizeof out->fails_at, l->rungs[0]);
+  out->below_status = TCMMA_COMPILE;
+  snprintf(out->evidence, sizeof out->evidence, "%s", a);
+  return true;
+}
+
 /* The ladder walk: the lowest passing rung, with the failure just below.
  * The rungs are compiled as the ladder batches them (nvrtc/probe_ladder.c);
  * the walk reads their outcomes in its own order, as it would compile them
@@ -75,6 +95,7 @@ static tcmma_status walk(ladder *l, tcmma_probe *out) {
   const outcome *prev = NULL;
   char keeper[64] = "";
   tcmma_status st = TCMMA_OK;
+  if (fails_everywhere(l, out, &st) || st != TCMMA_OK) return st;
   for (size_t i = 0; i < l->n; i++) {
     const outcome *now = at(l, i, &st);
     if (!now) return st;

@@ -353,6 +353,66 @@ static void options_not_proven_says_so(void **state) {
   unlink(nvcc);
 }
 
+/* dir/name holding text; its path into path. */
+static void write_source(const char *name, const char *text, char *path, size_t cap) {
+  snprintf(path, cap, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A source whose #include outside every #if names a file not found fails
+ * alike at every target: the walk stops at the first rung, "not proven"
+ * with the error (the temporary copy nvcc compiles named as the source);
+ * the same #include under an #if proves nothing, and the ladder climbs. */
+static void options_stops_where_no_target_compiles(void **state) {
+  (void)state;
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char fixed[512], guarded[512];
+  write_source("fixed.cu", "#include \"tcmma_absent_helper.h\"\n"
+               "__global__ void k(float *x) { x[0] = 1; }\n", fixed, sizeof fixed);
+  write_source("guarded.cu", "#if __CUDA_ARCH__ < 800\n#include \"tcmma_absent_helper.h\"\n"
+               "#endif\n__global__ void k(float *x) { x[0] = 1; }\n", guarded, sizeof guarded);
+  cli_result r = run_cli((const char *const[]){"options", fixed, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  char want[700];
+  snprintf(want, sizeof want, "probe:   not proven: the source does not compile at "
+           "--gpu-architecture=compute_75: %s", fixed);
+  if (!strstr(r.out, want) || !strstr(r.out, "tcmma_absent_helper.h") ||
+      !strstr(r.out, "nor at any target"))
+    fail_msg("no early stop: %s", r.out);
+  assert_null(strstr(r.out, "proven floor"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", fixed, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"fails_at\": \"--gpu-architecture=compute_75\""));
+  assert_non_null(strstr(r.out, "\"proven_option\": null"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", guarded, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  if (!strstr(r.out, "\"proven_option\": \"--gpu-architecture=compute_80\"") ||
+      !strstr(r.out, "\"fails_at\": null"))
+    fail_msg("a guarded #include stopped the walk: %s", r.out);
+  cli_result_free(&r);
+}
+
+/* The probe line's counts read as English: "1 compile", "1 batch". */
+static void probe_counts_read_right(void **state) {
+  (void)state;
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char path[512];
+  write_source("plain.cu", "__global__ void k(float *x) { x[0] = 1; }\n", path, sizeof path);
+  cli_result r = run_cli((const char *const[]){"options", path, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  /* it passes at the first rung: one batch, whatever the cores */
+  if (!strstr(r.out, " in 1 batch, ") || strstr(r.out, "batches") || strstr(r.out, " 1 compiles"))
+    fail_msg("counts: %s", r.out);
+  cli_result_free(&r);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(corpus_floors_are_proven),
@@ -362,6 +422,8 @@ int main(void) {
       cmocka_unit_test(the_cli_says_so),
       cmocka_unit_test(options_probes_by_default),
       cmocka_unit_test(options_not_proven_says_so),
+      cmocka_unit_test(options_stops_where_no_target_compiles),
+      cmocka_unit_test(probe_counts_read_right),
   };
   return cmocka_run_group_tests(tests, fresh, gone);
 }

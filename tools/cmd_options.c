@@ -108,6 +108,7 @@ static void json_probe(json_writer *w, const tcmma_probe *p) {
   json_key(w, "cache_hits"), json_int(w, p->cache_hits);
   json_key(w, "compiler"), json_string(w, p->compiler);
   json_key(w, "batches"), json_int(w, p->batches);
+  json_key(w, "fails_at"), json_string(w, p->fails_at[0] ? p->fails_at : NULL);
   json_end_object(w);
 }
 
@@ -162,12 +163,23 @@ static void print_json(const tcmma_arch_options *o, proof pr) {
 }
 
 static void text_probe(const tcmma_probe *p) {
-  printf("probe:   marker floor %s; proven floor %s (%d compiles in %d batches%s, %d from the "
-         "cache)\n",
+  char counts[192];
+  snprintf(counts, sizeof counts, "%d compile%s in %d batch%s%s, %d from the cache", p->rungs,
+           p->rungs == 1 ? "" : "s", p->batches, p->batches == 1 ? "" : "es",
+           strcmp(p->compiler, "nvcc") == 0
+               ? "; NVRTC refused its host code, so nvcc compiled the whole program"
+               : "",
+           p->cache_hits);
+  if (p->fails_at[0]) {
+    printf("probe:   not proven: the source does not compile at %s: %s\n", p->fails_at,
+           p->evidence);
+    printf("         nor at any target: an #include outside every #if names a file not found "
+           "(%s)\n", counts);
+    return;
+  }
+  printf("probe:   marker floor %s; proven floor %s (%s)\n",
          p->marker_option[0] ? p->marker_option : "none",
-         p->option[0] ? p->option : "none: no target compiles it whole", p->rungs, p->batches,
-         strcmp(p->compiler, "nvcc") == 0 ? "; NVRTC refused its host code, so nvcc compiled the whole program" : "",
-         p->cache_hits);
+         p->option[0] ? p->option : "none: no target compiles it whole", counts);
   if (p->below[0])
     printf("         %s fails: %s\n", p->below, p->evidence);
   else if (p->evidence[0])
