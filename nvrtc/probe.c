@@ -81,6 +81,7 @@ static bool fails_everywhere(ladder *l, tcmma_probe *out, tcmma_status *st) {
       !tcmma__arch_failure_fixed(l->source, l->len, name, second->message, b, sizeof b) ||
       strcmp(a, b) != 0)
     return false;
+  out->unproven = "an #include outside every #if names a file that is not found";
   rung_option(out->fails_at, sizeof out->fails_at, l->rungs[0]);
   out->below_status = TCMMA_COMPILE;
   snprintf(out->evidence, sizeof out->evidence, "%s", a);

@@ -388,12 +388,13 @@ static void options_stops_where_no_target_compiles(void **state) {
   r = run_cli((const char *const[]){"options", fixed, "--json", NULL}, NULL);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"fails_at\": \"--gpu-architecture=compute_75\""));
+  assert_non_null(strstr(r.out, "\"unproven\": \"an #include outside every #if"));
   assert_non_null(strstr(r.out, "\"proven_option\": null"));
   cli_result_free(&r);
   r = run_cli((const char *const[]){"options", guarded, "--json", NULL}, NULL);
   assert_int_equal(r.exit_code, 0);
   if (!strstr(r.out, "\"proven_option\": \"--gpu-architecture=compute_80\"") ||
-      !strstr(r.out, "\"fails_at\": null"))
+      !strstr(r.out, "\"fails_at\": null") || !strstr(r.out, "\"unproven\": null"))
     fail_msg("a guarded #include stopped the walk: %s", r.out);
   cli_result_free(&r);
 }

@@ -108,7 +108,8 @@ static void json_probe(json_writer *w, const tcmma_probe *p) {
   json_key(w, "cache_hits"), json_int(w, p->cache_hits);
   json_key(w, "compiler"), json_string(w, p->compiler);
   json_key(w, "batches"), json_int(w, p->batches);
-  json_key(w, "fails_at"), json_string(w, p->fails_at[0] ? p->fails_at : NULL);
+  json_key(w, "fails_at"), json_string(w, p->unproven ? p->fails_at : NULL);
+  json_key(w, "unproven"), json_string(w, p->unproven);
   json_end_object(w);
 }
 
@@ -170,11 +171,10 @@ static void text_probe(const tcmma_probe *p) {
                ? "; NVRTC refused its host code, so nvcc compiled the whole program"
                : "",
            p->cache_hits);
-  if (p->fails_at[0]) {
+  if (p->unproven) {
     printf("probe:   not proven: the source does not compile at %s: %s\n", p->fails_at,
            p->evidence);
-    printf("         nor at any target: an #include outside every #if names a file not found "
-           "(%s)\n", counts);
+    printf("         nor at any target: %s (%s)\n", p->unproven, counts);
     return;
   }
   printf("probe:   marker floor %s; proven floor %s (%s)\n",
