@@ -252,15 +252,21 @@ static tcmma_status decide(const tcmma__arch_scan *scan, int cc, tcmma_target ta
   return st;
 }
 
+/* Whether h is an instruction no table row knows (in code or a macro). */
+static bool unknown_hit(const tcmma_marker_hit *h) {
+  return h->kind == TCMMA_HIT_UNKNOWN || h->kind == TCMMA_HIT_MACRO_UNKNOWN;
+}
+
 /* The scan's hits into out->markers, in source order: when they do not
  * all fit, the unknown instructions give way to the markers that decide. */
+
 static void keep_markers(const tcmma__arch_scan *scan, tcmma_arch_options *out) {
   size_t known = 0;
-  for (size_t i = 0; i < scan->count; i++) known += scan->hits[i].kind != TCMMA_HIT_UNKNOWN;
+  for (size_t i = 0; i < scan->count; i++) known += !unknown_hit(&scan->hits[i]);
   size_t unknown_room = known < TCMMA_ARCH_MAX_MARKERS ? TCMMA_ARCH_MAX_MARKERS - known : 0;
   out->n_markers = 0;
   for (size_t i = 0; i < scan->count && out->n_markers < TCMMA_ARCH_MAX_MARKERS; i++) {
-    bool unknown = scan->hits[i].kind == TCMMA_HIT_UNKNOWN;
+    bool unknown = unknown_hit(&scan->hits[i]);
     if (unknown && !unknown_room) continue;
     unknown_room -= unknown;
     out->markers[out->n_markers++] = scan->hits[i];

@@ -275,6 +275,13 @@ int tcmma__arch_kernels(const char *ptx, size_t len, tcmma_buf *suspect, tcmma_b
 /* Whether the space-separated list holds name[0..n). */
 bool tcmma__arch_name_in(const char *list, const char *name, size_t n);
 
+/* Whether message (a rung's compile error for source, compiled as program
+ * name) is a failure no target changes (nvrtc/probe_fixed.c): an #include
+ * of the source itself, outside every #if group, whose file is not found.
+ * Then first_line (cap bytes) gets the error, the path the source's name. */
+bool tcmma__arch_failure_fixed(const char *source, size_t len, const char *name,
+                               const char *message, char *first_line, size_t cap);
+
 /* The nvcc to run (nvrtc/nvcc.c): given when non-empty, else $TCMMA_NVCC
  * when set, else the first executable of $CUDA_HOME/bin/nvcc, the build's
  * CUDA_HOME and /usr/local/cuda; false with the paths tried in looked

@@ -67,6 +67,27 @@ static void record_below(tcmma_probe *out, rung r, const outcome *o, const char 
     snprintf(out->evidence, sizeof out->evidence, "%s", o->message);
 }
 
+/* Whether the ladder's first two rungs fail alike for a reason no target
+ * changes (tcmma__arch_failure_fixed): then out says where, and the walk
+ * stops (*st: a compile that could not run). */
+static bool fails_everywhere(ladder *l, tcmma_probe *out, tcmma_status *st) {
+  const char *name = l->opts.name && *l->opts.name ? l->opts.name : "tcmma.cu";
+  char a[sizeof out->evidence], b[sizeof out->evidence];
+  const outcome *first = l->n > 1 ? at(l, 0, st) : NULL, *second;
+  if (!first || first->st != TCMMA_COMPILE ||
+      !tcmma__arch_failure_fixed(l->source, l->len, name, first->message, a, sizeof a))
+    return false;
+  if (!(second = at(l, 1, st)) || second->st != TCMMA_COMPILE ||
+      !tcmma__arch_failure_fixed(l->source, l->len, name, second->message, b, sizeof b) ||
+      strcmp(a, b) != 0)
+    return false;
+  out->unproven = "an #include outside every #if names a file that is not found";
+  rung_option(out->fails_at, sizeof out->fails_at, l->rungs[0]);
+  out->below_status = TCMMA_COMPILE;
+  snprintf(out->evidence, sizeof out->evidence, "%s", a);
+  return true;
+}
+
 /* The ladder walk: the lowest passing rung, with the failure just below.
  * The rungs are compiled as the ladder batches them (nvrtc/probe_ladder.c);
  * the walk reads their outcomes in its own order, as it would compile them
@@ -75,6 +96,7 @@ static tcmma_status walk(ladder *l, tcmma_probe *out) {
   const outcome *prev = NULL;
   char keeper[64] = "";
   tcmma_status st = TCMMA_OK;
+  if (fails_everywhere(l, out, &st) || st != TCMMA_OK) return st;
   for (size_t i = 0; i < l->n; i++) {
     const outcome *now = at(l, i, &st);
     if (!now) return st;
@@ -125,11 +147,22 @@ static bool host_code(ladder *l) {
   return first && first->st == TCMMA_COMPILE && strstr(first->message, ". Hint: ") != NULL;
 }
 
+/* The message of the first rung of l that could not be compiled into why
+ * (unchanged when there is none). */
+static void hard_message(const ladder *l, char *why, size_t cap) {
+  for (size_t i = 0; i < l->n; i++)
+    if (l->have[i] && l->done[i].hard != TCMMA_OK) {
+      snprintf(why, cap, "%s", l->done[i].message);
+      return;
+    }
+}
+
 /* The walk with NVRTC's ladder (o as given), then, where NVRTC refuses host
  * code or takes no rung and nvcc is present, with nvcc's: the whole program
- * (o->nvcc set). *r holds the markers; it gets the walk's answer and counts. */
+ * (o->nvcc set). *r holds the markers; it gets the walk's answer and counts;
+ * why, the message of a compile that could not run. */
 static tcmma_status probe_ladders(const tcmma_arch_support *s, const char *source, size_t len,
-                                  tcmma_compile_opts *o, tcmma_probe *r) {
+                                  tcmma_compile_opts *o, tcmma_probe *r, char *why, size_t cap) {
   char nvcc[PATH_MAX + 64];
   bool have_nvcc = !o->nvcc && tcmma__nvcc_identity(NULL, nvcc, sizeof nvcc);
   ladder *l = tcmma__arch_ladder_open(s, source, len, o);
@@ -137,6 +170,7 @@ static tcmma_status probe_ladders(const tcmma_arch_support *s, const char *sourc
   bool host = have_nvcc && host_code(l);
   tcmma_status st = host ? TCMMA_OK : walk(l, r);
   count(l, r);
+  if (st != TCMMA_OK) hard_message(l, why, cap);
   tcmma__arch_ladder_close(l);
   if (st != TCMMA_OK || r->arch || !have_nvcc) return st;
   tcmma_probe again = tcmma_probe_init();
@@ -147,6 +181,7 @@ static tcmma_status probe_ladders(const tcmma_arch_support *s, const char *sourc
   if (!(l = tcmma__arch_ladder_open(s, source, len, o))) return TCMMA_NO_MEMORY;
   st = walk(l, &again);
   count(l, &again);
+  if (st != TCMMA_OK) hard_message(l, why, cap);
   tcmma__arch_ladder_close(l);
   *r = again;
   return st;
@@ -170,9 +205,12 @@ tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compi
     r.marker_floor = markers.floor;
     snprintf(r.marker_option, sizeof r.marker_option, "%s", markers.option);
   }
-  st = probe_ladders(&s, source, len, &o, &r);
+  char failed[TCMMA_ERROR_MAX] = "";
+  st = probe_ladders(&s, source, len, &o, &r, failed, sizeof failed);
   r.compiler = o.nvcc ? "nvcc" : "nvrtc";
-  if (st != TCMMA_OK) return tcmma_fail(err, st, "probe: a compile could not run: %s", tcmma_status_name(st));
+  if (st != TCMMA_OK)
+    return tcmma_fail(err, st, "probe: a compile with %s could not run: %s", r.compiler,
+                      failed[0] ? failed : tcmma_status_name(st));
   memcpy(out, &r, size);
   out->size = size;
   return TCMMA_OK;

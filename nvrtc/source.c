@@ -158,7 +158,7 @@ typedef struct {
   tcmma__arch_scan *out;
   bool ok;
   bool nvcuda_ns, wmma_ns; /* using namespace nvcuda / nvcuda::wmma seen */
-  bool macro;              /* reading a #define body: asm there is TCMMA_HIT_MACRO */
+  bool macro;              /* reading a #define body: asm there is TCMMA_HIT_MACRO(_UNKNOWN) */
   int braces;              /* '{' depth of the code: 0 at file scope */
   /* #if groups: the guards each holds, whether it has another branch,
    * whether its first branch holds an #error, the '{' depth at the #if and
@@ -293,15 +293,19 @@ static void asm_statements(lexer *lx, const char *text, const int *lines, size_t
       int sm;
       tcmma_ptx_suffix suffix;
       tcmma_ptx_opcode_need(opcode, &sm, &suffix, NULL);
-      /* an opcode no row matches is listed, never dropped: what it needs is
-       * not known (a row-less instruction may still need a target) */
-      if (!tcmma_ptx_feature_for(opcode))
-        lx->ok = add_hit(lx->out, TCMMA_HIT_UNKNOWN, opcode, k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
+      /* an opcode that is no PTX ISA instruction is listed, never dropped:
+       * what it needs is not known; one that is needs what its rows need,
+       * nothing when none matches (mov.b32) */
+      if (!tcmma_ptx_opcode_known(opcode))
+        lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO_UNKNOWN : TCMMA_HIT_UNKNOWN, opcode,
+                         k, 0, TCMMA_PTX_SUFFIX_ANY, lines[op]);
       else if (sm > 0)
         lx->ok = add_hit(lx->out, lx->macro ? TCMMA_HIT_MACRO : TCMMA_HIT_PTX, opcode, k, sm,
                          suffix, lines[op]);
     }
-    while (i < n && text[i] != ';' && text[i] != '\n' && text[i] != '{' && text[i] != '}') i++;
+    /* the operands, to the statement's end: braces there are a vector
+     * ({l, h}), not a scope, and what follows one is no opcode */
+    while (i < n && text[i] != ';' && text[i] != '\n') i++;
   }
 }
 

@@ -473,7 +473,7 @@ static void options_pick_the_floors(void **state) {
   /* the CLI says so */
   char *src = probe_kernel(&(tcmma_kernel_attrs)TCMMA_KERNEL_ATTRS_INIT(.cluster = {2, 1, 1}),
                            false);
-  cli_result r = run_cli((const char *const[]){"options", "-", NULL}, src);
+  cli_result r = run_cli((const char *const[]){"options", "-", "--no-probe", NULL}, src);
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "compute_90"));
   assert_non_null(strstr(r.out, "__cluster_dims__"));

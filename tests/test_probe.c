@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "util.h"
 #include "tcmma/tcmma.h"
@@ -253,8 +254,163 @@ static void the_cli_says_so(void **state) {
   assert_non_null(strstr(r.out, "\"below\": \"--gpu-architecture=compute_90\""));
   assert_non_null(strstr(r.out, "\"below_empty\": true"));
   cli_result_free(&r);
-  r = run_cli((const char *const[]){"options", file, "-I", "x", NULL}, NULL);
-  assert_int_equal(r.exit_code, 2); /* -I without --probe */
+  r = run_cli((const char *const[]){"options", file, "--no-probe", "-I", "x", NULL}, NULL);
+  assert_int_equal(r.exit_code, 2); /* -I is the probe's: not with --no-probe */
+  cli_result_free(&r);
+}
+
+/* Everything of out from the "probe:" line on ("" when it has none). */
+static const char *probe_part(const char *out) {
+  const char *p = strstr(out, "probe:   ");
+  return p ? p : out + strlen(out);
+}
+
+/* tcmma options probes by default (issue 24): the markers' answer, then the
+ * proven floor; --no-probe gives the markers' answer alone, the same lines;
+ * --probe is the default said aloud. */
+static void options_probes_by_default(void **state) {
+  (void)state;
+  const char *file = src_path("tests/data/cuda/probe/cute_like_wgmma.cu");
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  cli_result d = run_cli((const char *const[]){"options", file, NULL}, NULL);
+  assert_int_equal(d.exit_code, 0);
+  if (!strstr(d.out, "probe:   marker floor none; proven floor --gpu-architecture=compute_90a"))
+    fail_msg("no proven floor by default: %s", d.out);
+  assert_non_null(strstr(d.out, "--gpu-architecture=compute_90 fails: kernels compiled away"));
+  cli_result n = run_cli((const char *const[]){"options", file, "--no-probe", NULL}, NULL);
+  assert_int_equal(n.exit_code, 0);
+  assert_null(strstr(n.out, "probe:"));
+  /* the markers' lines are the same either way: the probe only adds */
+  assert_int_equal(strlen(n.out), (size_t)(probe_part(d.out) - d.out));
+  assert_memory_equal(n.out, d.out, strlen(n.out));
+  cli_result p = run_cli((const char *const[]){"options", file, "--probe", NULL}, NULL);
+  assert_int_equal(p.exit_code, 0);
+  assert_non_null(strstr(p.out, "proven floor --gpu-architecture=compute_90a"));
+  cli_result_free(&d), cli_result_free(&n), cli_result_free(&p);
+  /* --json: a "probe" object by default, none with --no-probe */
+  cli_result j = run_cli((const char *const[]){"options", file, "--json", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_non_null(strstr(j.out, "\"proven_option\": \"--gpu-architecture=compute_90a\""));
+  cli_result_free(&j);
+  j = run_cli((const char *const[]){"options", file, "--json", "--no-probe", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_null(strstr(j.out, "\"probe\""));
+  cli_result_free(&j);
+  /* native: the device's arch, and the proven floor beside it */
+  j = run_cli((const char *const[]){"options", file, "--target", "native", "--cc", "90", NULL},
+              NULL);
+  assert_int_equal(j.exit_code, 0);
+  assert_non_null(strstr(j.out, "options: --gpu-architecture=compute_90\n"));
+  assert_non_null(strstr(j.out, "proven floor --gpu-architecture=compute_90a"));
+  cli_result_free(&j);
+  /* -I and -D are the default's too; both switches at once are a usage error */
+  char inc[4096];
+  snprintf(inc, sizeof inc, "%s", file);
+  *strrchr(inc, '/') = '\0'; /* its own directory (src_path's buffer is file's) */
+  j = run_cli((const char *const[]){"options", file, "-I", inc, "-D", "N=1", NULL}, NULL);
+  assert_int_equal(j.exit_code, 0);
+  cli_result_free(&j);
+  j = run_cli((const char *const[]){"options", file, "--probe", "--no-probe", NULL}, NULL);
+  assert_int_equal(j.exit_code, 2);
+  assert_non_null(strstr(j.err, "--probe and --no-probe"));
+  cli_result_free(&j);
+}
+
+/* A probe that cannot run (host code: NVRTC refuses it, and the nvcc named
+ * will not run) leaves the markers' answer, with "not proven" and why, exit
+ * 0; asked for with --probe, it fails. */
+static void options_not_proven_says_so(void **state) {
+  (void)state;
+  const char *file = src_path("tests/data/cuda/probe/host_redux.cu");
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char nvcc[300];
+  snprintf(nvcc, sizeof nvcc, "%s/nvcc", dir); /* executable, but no program */
+  FILE *f = fopen(nvcc, "w");
+  assert_non_null(f);
+  fputs("not a program\n", f);
+  fclose(f);
+  assert_int_equal(chmod(nvcc, 0700), 0);
+  setenv("TCMMA_NVCC", nvcc, 1);
+  cli_result r = run_cli((const char *const[]){"options", file, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "options: --gpu-architecture=compute_80\n"));
+  if (!strstr(r.out, "\nprobe:   not proven: a compile with nvcc could not run: "))
+    fail_msg("no 'not proven' line: %s", r.out);
+  assert_null(strstr(r.out, "proven floor"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", file, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"probe\": null"));
+  assert_non_null(strstr(r.out, "\"not_proven\": \"a compile with nvcc could not run: "));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", file, "--probe", NULL}, NULL);
+  assert_int_equal(r.exit_code, 1);
+  assert_non_null(strstr(r.err, "could not run"));
+  cli_result_free(&r);
+  unsetenv("TCMMA_NVCC");
+  unlink(nvcc);
+}
+
+/* dir/name holding text; its path into path. */
+static void write_source(const char *name, const char *text, char *path, size_t cap) {
+  snprintf(path, cap, "%s/%s", dir, name);
+  FILE *f = fopen(path, "w");
+  assert_non_null(f);
+  fputs(text, f);
+  fclose(f);
+}
+
+/* A source whose #include outside every #if names a file not found fails
+ * alike at every target: the walk stops at the first rung, "not proven"
+ * with the error (the temporary copy nvcc compiles named as the source);
+ * the same #include under an #if proves nothing, and the ladder climbs. */
+static void options_stops_where_no_target_compiles(void **state) {
+  (void)state;
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char fixed[512], guarded[512];
+  write_source("fixed.cu", "#include \"tcmma_absent_helper.h\"\n"
+               "__global__ void k(float *x) { x[0] = 1; }\n", fixed, sizeof fixed);
+  write_source("guarded.cu", "#if __CUDA_ARCH__ < 800\n#include \"tcmma_absent_helper.h\"\n"
+               "#endif\n__global__ void k(float *x) { x[0] = 1; }\n", guarded, sizeof guarded);
+  cli_result r = run_cli((const char *const[]){"options", fixed, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  char want[700];
+  snprintf(want, sizeof want, "probe:   not proven: the source does not compile at "
+           "--gpu-architecture=compute_75: %s", fixed);
+  if (!strstr(r.out, want) || !strstr(r.out, "tcmma_absent_helper.h") ||
+      !strstr(r.out, "nor at any target"))
+    fail_msg("no early stop: %s", r.out);
+  assert_null(strstr(r.out, "proven floor"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", fixed, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"fails_at\": \"--gpu-architecture=compute_75\""));
+  assert_non_null(strstr(r.out, "\"unproven\": \"an #include outside every #if"));
+  assert_non_null(strstr(r.out, "\"proven_option\": null"));
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"options", guarded, "--json", NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  if (!strstr(r.out, "\"proven_option\": \"--gpu-architecture=compute_80\"") ||
+      !strstr(r.out, "\"fails_at\": null") || !strstr(r.out, "\"unproven\": null"))
+    fail_msg("a guarded #include stopped the walk: %s", r.out);
+  cli_result_free(&r);
+}
+
+/* The probe line's counts read as English: "1 compile", "1 batch". */
+static void probe_counts_read_right(void **state) {
+  (void)state;
+  tcmma_nvrtc_info info;
+  if (tcmma_nvrtc_facts(&info, NULL) != TCMMA_OK) skip(); /* no NVRTC here */
+  char path[512];
+  write_source("plain.cu", "__global__ void k(float *x) { x[0] = 1; }\n", path, sizeof path);
+  cli_result r = run_cli((const char *const[]){"options", path, NULL}, NULL);
+  assert_int_equal(r.exit_code, 0);
+  /* it passes at the first rung: one batch, whatever the cores */
+  if (!strstr(r.out, " in 1 batch, ") || strstr(r.out, "batches") || strstr(r.out, " 1 compiles"))
+    fail_msg("counts: %s", r.out);
   cli_result_free(&r);
 }
 
@@ -265,6 +421,10 @@ int main(void) {
       cmocka_unit_test(the_ladder_compiles_in_batches),
       cmocka_unit_test(marker_floors_match_the_compiler),
       cmocka_unit_test(the_cli_says_so),
+      cmocka_unit_test(options_probes_by_default),
+      cmocka_unit_test(options_not_proven_says_so),
+      cmocka_unit_test(options_stops_where_no_target_compiles),
+      cmocka_unit_test(probe_counts_read_right),
   };
   return cmocka_run_group_tests(tests, fresh, gone);
 }

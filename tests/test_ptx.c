@@ -752,6 +752,28 @@ static void cli_stdin_and_errors(void **state) {
   cli_result_free(&r);
 }
 
+/* A census opcode no feature row matches needs nothing (-) when it is a PTX
+ * instruction (tables/ptx_instructions.def), and is unknown when it is not:
+ * the census is matched after the read, once per distinct opcode. */
+static void cli_unknown_opcodes(void **state) {
+  (void)state;
+  const char *ptx = ".version 8.0\n.target sm_80\n.entry k() { mov.b32 %r1, 1; "
+                    "movv.b32 %r1, 2; redux.sync.add.u32 %r1, %r2, 1; ret; }\n";
+  cli_result r = run_cli((const char *const[]){"ptx", "-", NULL}, ptx);
+  assert_int_equal(r.exit_code, 0);
+  if (!strstr(r.out, "1      -        mov.b32") || !strstr(r.out, "1      unknown  movv.b32") ||
+      !strstr(r.out, "1      sm_80    redux.sync.add.u32"))
+    fail_msg("census needs: %s", r.out);
+  cli_result_free(&r);
+  r = run_cli((const char *const[]){"ptx", "-", "--json", NULL}, ptx);
+  assert_int_equal(r.exit_code, 0);
+  const char *unknown = strstr(r.out, "\"unknown\": [");
+  assert_non_null(unknown);
+  assert_non_null(strstr(unknown, "\"movv.b32\""));
+  assert_null(strstr(unknown, "mov.b32"));
+  cli_result_free(&r);
+}
+
 /* Runs `tcmma ptx -` with standard input a pipe that holds one NUL byte and
  * stays open: the CLI must decide from that byte, not wait for the end of
  * input. Returns its exit status; a CLI still waiting after a minute is
@@ -951,6 +973,7 @@ int main(void) {
       cmocka_unit_test(nvcc_sm80),
       cmocka_unit_test(nvcc_debug_sm89),
       cmocka_unit_test(cli_stdin_and_errors),
+      cmocka_unit_test(cli_unknown_opcodes),
       cmocka_unit_test(cli_binary_and_empty_path),
       cmocka_unit_test(cli_large_file_mapped),
   };

@@ -10,11 +10,14 @@ static const char help[] =
     "Reads a PTX module (FILE, or standard input for -) and prints its .version, its .target\n"
     "arch and modifiers (debug, texmode_...), .address_size, .entry names, the census of its\n"
     "instructions (each full opcode and its count, guard predicates left out) and the minimum\n"
-    "target the census requires (tables/ptx_features.def), with the opcode that sets it.\n\n"
+    "target the census requires (tables/ptx_features.def), with the opcode that sets it.\n"
+    "An opcode no row matches needs nothing (-) when it is a PTX instruction\n"
+    "(tables/ptx_instructions.def), and is unknown when it is not.\n\n"
     "--json prints {\"version\", \"target\", \"modifiers\", \"address_size\", \"entries\",\n"
     "\"census\" (an object: opcode -> count, sorted by opcode), \"instructions\", \"required_sm\"\n"
     "(null when nothing in the table is used), \"required_suffix\" (\"\", \"a\" or \"a|f\"),\n"
-    "\"required_target\", \"required_by\", \"required_ptx\", \"target_ok\", \"target_problem\"}.\n\n"
+    "\"required_target\", \"required_by\", \"required_ptx\", \"target_ok\", \"target_problem\",\n"
+    "\"unknown\" (the census opcodes that are no PTX instruction)}.\n\n"
     "--check TARGET (sm_<N>[a|f]: sm_80, sm_90a, sm_100f): does the module load on a GPU of\n"
     "that target, as ptxas -arch decides? Its .target must compile to TARGET (sm_XY to any\n"
     "sm at or above XY; sm_XYf to the later members of its family; sm_XYa to itself only)\n"
@@ -35,8 +38,12 @@ typedef struct {
 } on_check;
 
 /* What opcode needs, for people: "sm_80", "sm_90a", "sm_120a|sm_120f",
- * "no target"; "-" for nothing. */
+ * "no target"; "-" for nothing; "unknown" for no PTX instruction. */
 static void need_text(const char *opcode, char *buf, size_t cap) {
+  if (!tcmma_ptx_opcode_known(opcode)) {
+    snprintf(buf, cap, "unknown");
+    return;
+  }
   tcmma_ptx_info one = {0};
   one.no_target = !tcmma_ptx_opcode_need(opcode, &one.required_sm, &one.required_suffix, NULL);
   if (one.required_sm == 0) snprintf(buf, cap, "-");
@@ -121,6 +128,10 @@ static void print_json(const tcmma_ptx_info *info, const char *required, tcmma_s
   }
   json_key(&w, "target_ok"), json_bool(&w, check == TCMMA_OK);
   json_key(&w, "target_problem"), json_string(&w, check == TCMMA_OK ? NULL : why->message);
+  json_key(&w, "unknown"), json_begin_array(&w);
+  for (size_t i = 0; i < info->census_count; i++)
+    if (!tcmma_ptx_opcode_known(info->census[i].opcode)) json_string(&w, info->census[i].opcode);
+  json_end_array(&w);
   if (c->text) print_check_json(&w, info, c);
   json_end_object(&w);
   json_finish(&w);

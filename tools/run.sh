@@ -22,6 +22,8 @@ if [ -z "$sample" ]; then
   # shellcheck disable=SC2086
   "$tcmma" emit $emit --json | sed -n '/"census"/,/^  }/p'
 fi
+# the markers' answer (the arch compile takes), then the floor proven by
+# compiling up NVRTC's targets (the default; --no-probe leaves it out)
 echo "== tcmma options $sample"
 "$tcmma" options "$sample"
 echo "== tcmma compile $sample --sass"

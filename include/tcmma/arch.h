@@ -72,8 +72,11 @@ typedef enum {
   TCMMA_HIT_PTX = 3,  /* an instruction in an asm() string (tables/ptx_features.def) */
   TCMMA_HIT_GUARD = 4, /* an __CUDA_ARCH__ comparison in #if or #elif */
   TCMMA_HIT_MACRO = 5, /* an instruction in an asm() string of a #define body */
-  TCMMA_HIT_UNKNOWN = 6 /* an asm() instruction no row of tables/ptx_features.def matches:
-                         * floor 0, what it needs is not known */
+  TCMMA_HIT_UNKNOWN = 6, /* an asm() instruction that is no PTX ISA instruction
+                          * (tables/ptx_instructions.def) and no row of
+                          * tables/ptx_features.def matches: floor 0, what it
+                          * needs is not known */
+  TCMMA_HIT_MACRO_UNKNOWN = 7 /* the same, seen in an asm() string of a #define body */
 } tcmma_hit_kind;
 
 /* One marker found in a source (its first occurrence). */

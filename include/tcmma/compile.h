@@ -168,6 +168,12 @@ typedef struct {
                             * the source for host code and nvcc is present, or opts asked */
   int batches;             /* the batches the rungs were compiled in, each up to one rung a
                             * core at once (rungs / batches: how many ran side by side) */
+  const char *unproven;     /* NULL, or why the walk stopped at the ladder's first rung with
+                            * no floor (static text): the source fails there for a reason no
+                            * target changes (an #include outside every #if whose file is
+                            * not found, the same at the next rung); arch is 0 */
+  char fails_at[64];       /* then that rung's option ("" otherwise); evidence holds its
+                            * error */
 } tcmma_probe;
 
 /* A tcmma_probe with its size set (inline: the caller's own sizeof). */
@@ -186,7 +192,9 @@ static inline tcmma_probe tcmma_probe_init(void) {
  * .target, and where no kernel is compiled away (its body only ret and
  * exit, or holding a trap or brkpt, while a higher passing rung gives it
  * work and no trap). TCMMA_OK
- * also when no rung passes (out->arch 0: evidence says why); errors:
+ * also when no rung passes (out->arch 0: evidence says why), and when the
+ * first rung fails for a reason no target changes (out->unproven: the walk
+ * stops there, not proven); errors:
  * TCMMA_INVALID (bad out, opts), TCMMA_UNAVAILABLE (no NVRTC),
  * TCMMA_NO_MEMORY. */
 tcmma_status tcmma_probe_floor(const char *source, size_t len, const tcmma_compile_opts *opts,

@@ -143,6 +143,13 @@ bool tcmma_ptx_feature_holds(const tcmma_ptx_feature *f, int sm, char suffix);
  * sm, then suffix, then PTX ISA version, then most tokens); NULL when none. */
 const tcmma_ptx_feature *tcmma_ptx_feature_for(const char *opcode);
 
+/* Whether opcode's root (its first '.'-separated part: "mov" of "mov.b32")
+ * is an instruction of the PTX ISA (tables/ptx_instructions.def). One that
+ * no row of tables/ptx_features.def matches needs nothing when it is; what
+ * it needs is not known when it is not (a typo, a later instruction). false
+ * for NULL. */
+bool tcmma_ptx_opcode_known(const char *opcode);
+
 /* Whether sm_<sm><suffix> holds opcode: every row it matches holds it. */
 bool tcmma_ptx_opcode_holds(const char *opcode, int sm, char suffix);
 

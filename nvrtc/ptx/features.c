@@ -1,6 +1,8 @@
 /* What PTX instructions need: tables/ptx_features.def, matched by tokens,
  * and the requirement and target checks of a parsed module built on it
- * (docs/design.md §10). An opcode needs what every row it matches needs. */
+ * (docs/design.md §10). An opcode needs what every row it matches needs;
+ * one no row matches needs nothing when its root is an instruction of
+ * tables/ptx_instructions.def, and is not known otherwise. */
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -176,6 +178,23 @@ bool tcmma_ptx_opcode_holds(const char *opcode, int sm, char suffix) {
         !tcmma_ptx_feature_holds(&features[by_byte[k]], sm, suffix))
       return false;
   return true;
+}
+
+/* ---- the PTX ISA's instructions: tables/ptx_instructions.def ---- */
+
+static const char *const instructions[] = {
+#define TCMMA_PTX_INSTRUCTION(root) #root,
+#include "tables/ptx_instructions.def"
+#undef TCMMA_PTX_INSTRUCTION
+};
+
+bool tcmma_ptx_opcode_known(const char *opcode) {
+  size_t n = opcode ? part_len(opcode) : 0;
+  for (size_t i = 0; n && i < sizeof instructions / sizeof instructions[0]; i++)
+    if (instructions[i][0] == opcode[0] && strncmp(instructions[i], opcode, n) == 0 &&
+        !instructions[i][n])
+      return true;
+  return false;
 }
 
 /* ---- requirements: the lowest target that holds a set of rows ---- */
