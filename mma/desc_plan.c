@@ -65,6 +65,20 @@ static tcmma_status check_rows(const tcmma__desc_arm *i, const tcmma_operand_des
   return TCMMA_OK;
 }
 
+/* A K-major operand's k elements from its origin column lie along one stored
+ * row: a k step moves the start address along it, and past the row's end
+ * the atom the descriptor reads is the next row's. */
+static tcmma_status check_k(const char *marker, const tcmma_operand_desc *d, const shape *s,
+                            long k, tcmma__desc_plan *out, tcmma_error *err) {
+  long row = s->row_bytes / s->eb;
+  if (!s->k_major || d->col0.value + k <= row) return TCMMA_OK;
+  return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                 "%s: operand %s is K-major with rows of %ld bytes (%ld elements): k %ld from "
+                 "column %ld does not fit one row (expected column plus k at most %ld; a "
+                 "descriptor's k steps walk along the row)", marker, s->name, s->row_bytes, row,
+                 k, d->col0.value, row);
+}
+
 /* The sub-tile's origin: stored rows on the 8-row atom, columns on 16 bytes. */
 static tcmma_status check_origin(const tcmma__desc_arm *i, const tcmma_operand_desc *d,
                                  const shape *s, tcmma__desc_plan *out, tcmma_error *err) {
@@ -78,21 +92,37 @@ static tcmma_status check_origin(const tcmma__desc_arm *i, const tcmma_operand_d
   return TCMMA_OK;
 }
 
-tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *i, tcmma_operand op, int n,
-                                     const tcmma_operand_desc *d, tcmma__desc_plan *out,
-                                     tcmma_error *err) {
+/* Operand op's shape; a stored row of ld elements, dense: one span
+ * swizzled (k elements plain). */
+static shape shape_of(const tcmma__desc_arm *i, tcmma_operand op, int n,
+                      const tcmma_operand_desc *d) {
   shape s = {op == TCMMA_OPERAND_A ? "a" : "b", d->transposed == (op == TCMMA_OPERAND_B),
              op == TCMMA_OPERAND_A ? i->m : n, tcmma_prec_bits(d->prec) / 8,
              tcmma_swizzle_get(d->swizzle)->bytes, 0};
+  s.row_bytes = (d->ld ? d->ld : (s.span ? s.span / s.eb : i->k)) * s.eb;
+  return s;
+}
+
+tcmma_status tcmma__desc_k_fits(const tcmma__desc_arm *i, tcmma_operand op,
+                                const tcmma_operand_desc *d, long k, tcmma_error *err) {
+  if (d->space != TCMMA_SPACE_SHARED) return TCMMA_OK; /* no descriptor */
+  tcmma__desc_plan scratch;
+  shape s = shape_of(i, op, 0, d);
+  return check_k(i->marker, d, &s, k, &scratch, err);
+}
+
+tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *i, tcmma_operand op, int n,
+                                     const tcmma_operand_desc *d, tcmma__desc_plan *out,
+                                     tcmma_error *err) {
+  shape s = shape_of(i, op, n, d);
   if (!s.k_major && !i->trans)
     return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
                    "%s: operand %s is stored %s-major: %s reads it K-major only (a stored %s)",
                    i->marker, s.name, op == TCMMA_OPERAND_A ? "M" : "N", i->marker,
                    op == TCMMA_OPERAND_A ? "row-major m x k" : "transposed n x k");
-  /* dense swizzled rows are one span */
-  s.row_bytes = (d->ld ? d->ld : (s.span ? s.span / s.eb : i->k)) * s.eb;
   tcmma_status st = check_rows(i, d, &s, out, err);
   if (st == TCMMA_OK) st = check_origin(i, d, &s, out, err);
+  if (st == TCMMA_OK) st = check_k(i->marker, d, &s, i->k, out, err); /* one instruction's */
   if (st != TCMMA_OK) return st;
   /* K-major: 8-row groups SBO apart, LBO unused (1); M/N-major: 8 k rows per
    * group, SBO apart, LBO to the next span along m or n (none within one) */

@@ -33,9 +33,18 @@ tcmma_status tcmma__desc_decline(tcmma__desc_plan *out, tcmma_decline why, tcmma
 
 /* Plans shared operand op (A: arm->m x k rows; B: k x n) of precision
  * d->prec from its v2 layout: declines as docs/wgmma.md "The operand plan"
- * lists (space, stride, layout, subtile); out->reason NONE otherwise. */
+ * lists (space, stride, layout, subtile; one instruction's k past a K-major
+ * row: layout); out->reason NONE otherwise. */
 tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *arm, tcmma_operand op, int n,
                                      const tcmma_operand_desc *d, tcmma__desc_plan *out,
                                      tcmma_error *err);
+
+/* Whether a K-major shared operand op (layout d) holds k elements from its
+ * origin column within one stored row, where a descriptor's k steps walk:
+ * TCMMA_OK, or TCMMA_DECLINED naming k, the column and the row (M/N-major
+ * and non-shared operands: TCMMA_OK). The tile products ask it of the
+ * call's k; tcmma__desc_plan_shared of one instruction's. */
+tcmma_status tcmma__desc_k_fits(const tcmma__desc_arm *arm, tcmma_operand op,
+                                const tcmma_operand_desc *d, long k, tcmma_error *err);
 
 #endif

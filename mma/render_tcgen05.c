@@ -5,6 +5,7 @@
  * dialect is the same text with each instruction a tcmma_sim_tcgen05_* call
  * carrying the same opcode (include/tcmma/sim.h). */
 #include "tcmma/tcgen05.h"
+#include "desc_plan.h"
 #include "emit.h"
 #include "tables/dialect.h"
 
@@ -41,19 +42,6 @@ static tcmma_status check_tmem_a(const tcmma_tcgen05_call *c, const tcmma_tcgen0
   return TCMMA_OK;
 }
 
-/* A K-major shared operand's k elements lie along one stored row (its
- * descriptor's k steps walk along it): k must fit the row. */
-static tcmma_status check_k_fits(const tc *g, const tcmma_operand_desc *d,
-                                 const tcmma_tcgen05_operand *o, const char *name,
-                                 tcmma_error *err) {
-  long eb = tcmma_prec_bits(d->prec) / 8, span = tcmma_swizzle_get(d->swizzle)->bytes;
-  long row = d->ld ? d->ld * eb : span;
-  if (o->trans || g->call->k * eb <= row) return TCMMA_OK;
-  return tcmma_fail(err, TCMMA_DECLINED, "%s: operand %s is K-major with rows of %ld bytes: k %d "
-                    "(%ld bytes) does not fit one row", g->info->marker, name, row, g->call->k,
-                    g->call->k * eb);
-}
-
 /* The call's first version ends with dialect: a field appended later is
  * read only when the caller's size covers it. */
 #define CALL_V1_SIZE (offsetof(tcmma_tcgen05_call, dialect) + sizeof(tcmma_dialect))
@@ -85,8 +73,10 @@ static tcmma_status check_call(const tcmma_tcgen05_call *c, tc *g, tcmma_error *
                                                           &g->a, err);
   if (s == TCMMA_OK)
     s = tcmma_tcgen05_operand_plan(c->arm, TCMMA_OPERAND_B, c->m, c->n, &c->b, &g->b, err);
-  if (s == TCMMA_OK && !c->a_tmem) s = check_k_fits(g, &c->a, &g->a, "a", err);
-  if (s == TCMMA_OK) s = check_k_fits(g, &c->b, &g->b, "b", err);
+  /* the descriptors' k steps walk along a K-major operand's stored row */
+  tcmma__desc_arm arm = {g->info->marker, c->m, g->info->k, g->info->trans};
+  if (s == TCMMA_OK && !c->a_tmem) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_A, &c->a, c->k, err);
+  if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_B, &c->b, c->k, err);
   if (s != TCMMA_OK) return s;
   s = tcmma_tcgen05_idesc(c->arm, c->m, c->n, c->a.prec, c->b.prec, g->a.trans, g->b.trans,
                           &g->idesc, err);

@@ -6,6 +6,7 @@
  * with each instruction a tcmma_sim_wgmma_* call carrying the same opcode
  * (include/tcmma/sim.h) and the words of tables/dialect.def. */
 #include "tcmma/wgmma.h"
+#include "desc_plan.h"
 #include "emit.h"
 #include "tables/dialect.h"
 
@@ -63,6 +64,10 @@ static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *er
                       g->info->marker, c->k, g->info->k);
   tcmma_status s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_A, c->n, &c->a, &g->a, err);
   if (s == TCMMA_OK) s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_B, c->n, &c->b, &g->b, err);
+  /* the descriptors' k steps walk along a K-major operand's stored row */
+  tcmma__desc_arm arm = {g->info->marker, g->info->m, g->info->k, g->info->trans};
+  if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_A, &c->a, c->k, err);
+  if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_B, &c->b, c->k, err);
   if (s != TCMMA_OK) return s;
   if (!tcmma_wgmma_takes(c->arm, c->a.prec, c->b.prec))
     return tcmma_fail(err, TCMMA_DECLINED, "%s does not multiply %s by %s", g->info->marker,

@@ -210,6 +210,10 @@ static void declines_and_bad_calls(void **state) {
   call.k = 64; /* 64 e4m3 along a 32-byte row */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "does not fit one row"));
+  call = call_of(&cases[4]);
+  call.b.col0.value = 16; /* 16 + 32 e4m3 past the 32-byte row: the rule wgmma shares */
+  assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "k 32 from column 16 does not fit one row"));
   call = call_of(&cases[0]);
   call.m = 96;
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);

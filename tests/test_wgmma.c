@@ -387,6 +387,12 @@ static void what_a_descriptor_cannot_express(void **state) {
   off = shared("bf16", false, 64);
   off.col0.value = 4;
   expect_decline("wgmma-bf16", TCMMA_OPERAND_A, 64, off, TCMMA_DECLINE_SUBTILE, "column 4");
+  /* one instruction's k from column 56 (112 bytes) passes the 128-byte row */
+  off.col0.value = 56;
+  expect_decline("wgmma-bf16", TCMMA_OPERAND_A, 64, off, TCMMA_DECLINE_LAYOUT,
+                 "k 16 from column 56 does not fit one row");
+  off.col0.value = 48; /* 48 + 16 ends the row */
+  assert_int_equal(planned("wgmma-bf16", TCMMA_OPERAND_A, 64, off).origin_bytes, 96);
   /* malformed: not a plan, an error */
   tcmma_wgmma_operand o;
   tcmma_operand_desc d = shared("bf16", false, 64);

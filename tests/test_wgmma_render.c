@@ -199,6 +199,43 @@ static void declines_and_bad_calls(void **state) {
   tcmma_buf_free(&src);
 }
 
+/* A K-major operand's k from its origin column must fit one stored row
+ * (the descriptor's k steps walk along it; past the row they read the next
+ * row's bytes): declined naming k, the column and the row, for A and B,
+ * dense and explicit ld; an N-major B's k runs down its rows instead. */
+static void k_past_the_row_declines(void **state) {
+  (void)state;
+  tcmma_buf src = {0};
+  tcmma_error err;
+  tcmma_wgmma_call call = call_of(&cases[0]); /* bf16, rows of 64 */
+  call.k = 128;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "operand a is K-major with rows of 128 bytes"));
+  assert_non_null(strstr(err.message, "k 128 from column 0"));
+  assert_non_null(strstr(err.message, "at most 64"));
+  call.a.ld = call.b.ld = 0; /* dense swizzled rows: one span */
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "k 128 from column 0"));
+  call = call_of(&cases[0]);
+  call.a.col0.value = 32; /* 32 + 64 past 64 */
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "k 64 from column 32"));
+  call.k = 32; /* 32 + 32 fits */
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_OK);
+  call = call_of(&cases[8]); /* A from registers: B's rows */
+  call.k = 128;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "operand b is K-major"));
+  call = call_of(&cases[5]); /* e5m2 under the 32-byte swizzle */
+  call.k = 64;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "rows of 32 bytes"));
+  call = call_of(&cases[9]); /* register A, N-major B: k 128 rows */
+  call.k = 128;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_OK);
+  tcmma_buf_free(&src);
+}
+
 /* The dialect field: a caller built before it (its size stops short of it,
  * whatever the bytes there) gets CUDA; the host dialect spells the same
  * opcodes as the simulator's calls, without asm. */
@@ -227,7 +264,7 @@ static void dialects(void **state) {
 
 int main(void) {
   enum { N = sizeof cases / sizeof cases[0] };
-  struct CMUnitTest tests[N + 4];
+  struct CMUnitTest tests[N + 5];
   static char names[N][64];
   for (size_t i = 0; i < N; i++) {
     snprintf(names[i], sizeof names[i], "%s/n%d/k%d/%s%s%s", cases[i].arm, cases[i].n, cases[i].k,
@@ -239,5 +276,6 @@ int main(void) {
   tests[N + 1] = (struct CMUnitTest)cmocka_unit_test(declines_and_bad_calls);
   tests[N + 2] = (struct CMUnitTest)cmocka_unit_test(text_of_register_a);
   tests[N + 3] = (struct CMUnitTest)cmocka_unit_test(dialects);
+  tests[N + 4] = (struct CMUnitTest)cmocka_unit_test(k_past_the_row_declines);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }
