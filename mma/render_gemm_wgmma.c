@@ -138,8 +138,11 @@ static void tile_count(const wk *k, char *KT, size_t cap) {
 static void loop_head(const wk *k, const char *KT, const char *qual, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "int %ss = 0;", P);
   tcmma__emit_line(out, depth, "unsigned %sph = 0u;", P);
+  /* the trip count a constant before the loop: gcc drops (and warns of) a
+   * loop annotation on a condition the sanitizers instrument */
+  tcmma__emit_line(out, depth, "const int %skts = %s;", P, KT);
   tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %s; ++%skt) {", P, P, KT, P);
+  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %skts; ++%skt) {", P, P, P, P);
   tcmma__emit_line(out, depth + 1, "%sunsigned char *%sa_st = %sst + %ss * %zu;", qual, P, P, P,
                    k->g->stage_bytes);
 }
