@@ -500,6 +500,22 @@ void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, co
 void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
                                    tcmma_buf *out);
 
+/* One pair of adjacent accumulator columns through the epilogue list to d
+ * at depth (mma/render_gemm_pairs.c), inside loops that may `continue`:
+ * row and col the pair's global row and first column (expressions), acc
+ * the f32 value of the pair's element P "j" (an expression of it). */
+typedef struct {
+  const tcmma__emit_gemm_form *f;
+  tcmma_dialect dl;
+  const char *row, *col, *acc;
+} tcmma__emit_gemm_pair;
+void tcmma__emit_gemm_pair_store(const tcmma__emit_gemm_pair *p, int depth, tcmma_buf *out);
+
+/* The Blackwell GEMM's whole text from a TCGEN05 form
+ * (mma/render_gemm_tcgen05.c), in dl. */
+tcmma_status tcmma__emit_render_gemm_tcgen05(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                             tcmma_buf *out, tcmma_error *err);
+
 /* The Hopper GEMM's whole text from a WGMMA form (mma/render_gemm_wgmma.c),
  * appended to out in dl. */
 tcmma_status tcmma__emit_render_gemm_wgmma(const tcmma__emit_gemm_form *f, tcmma_dialect dl,

@@ -28,6 +28,8 @@ enum { TCMMA__GEMM_MBAR_BYTES = 8 };
 #define TCMMA__GEMM_NAME_MAX 64
 #define TCMMA__GEMM_TILE_SUFFIX "_wgmma"
 #define TCMMA__GEMM_DRAIN_SUFFIX "_drain" /* no longer than the tile's */
+/* and of the tcgen05 kernel's (NAME_umma, its one-thread tile product) */
+#define TCMMA__GEMM_UMMA_SUFFIX "_umma"
 
 /* The comment lines around the wgmma kernel's helper functions (TMA and
  * mbarrier, the tile product, the drain), which each dialect writes its
