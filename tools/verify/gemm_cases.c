@@ -300,12 +300,6 @@ static void build(void) {
   built = ROWS + verify_gemm_epilogue_cases(cases + ROWS, sizeof cases / sizeof cases[0] - ROWS);
 }
 
-const char *verify_gemm_kernel_arm(const tcmma_gemm_plan *p, const tcmma_gemm_info *i) {
-  if (i->kernel == TCMMA_GEMM_KERNEL_WGMMA) return tcmma_wgmma_marker(i->wgmma);
-  if (i->kernel == TCMMA_GEMM_KERNEL_TCGEN05) return tcmma_tcgen05_marker((tcmma_tcgen05)i->tcgen05);
-  return tcmma_arm_marker(p->arm);
-}
-
 size_t verify_gemm_matrix(const verify_gemm_case **out) {
   if (!built) build();
   *out = cases;
