@@ -347,6 +347,9 @@ typedef struct {
   int wgmma_n;             /* WGMMA: each consumer's instruction n */
   int producer_registers, consumer_registers; /* WGMMA: the setmaxnreg counts (0: none,
                               one consumer warpgroup keeps what the launch bound gives) */
+  /* Fields past the old struct's tail padding (tail_pad), so that an old
+   * caller's size never covers them. */
+  int tail_pad;            /* unused: written 0 */
   int tcgen05;             /* TCGEN05: the Tensor Memory arm, a tcmma_tcgen05
                               (tcmma/tcgen05.h; TCMMA_TCGEN05_NONE, -1, for the others) */
   int tmem_columns;        /* TCGEN05: Tensor Memory columns the kernel allocates (the

@@ -137,6 +137,15 @@ def test_gemm_kernel_kinds():
         tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=90, kernel="wgmma")
     with pytest.raises(tcmma.TcmmaError, match="hopper"):
         tcmma.gemm_plan(256, 256, 128, cc=90, kernel="hopper")
+    # cc 100: auto takes the tcgen05 kernel (Tensor Memory, sm_100f), its maps last
+    p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", b, cc=100)
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05 and p.threads == 192
+    assert p.info.tmem_columns == 256 and p.info.arch_suffix == "f"
+    assert "tcgen05.mma.cta_group::1.kind::f16" in text and "tmap_b)" in text
+    p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", b, cc=100, kernel="tcgen05")
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05
+    with pytest.raises(tcmma.Declined, match="K-major"):
+        tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=100, kernel="tcgen05")
 
 
 def test_gemm_epilogue():
