@@ -491,6 +491,9 @@ void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect
 #define TCMMA__GEMM_MAP_A "tmap_a"
 #define TCMMA__GEMM_MAP_B "tmap_b"
 void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_buf *out);
+/* The title comment's product of the TMA kernels: "D[MxN] = alpha * A[MxK]
+ * B[KxN] + beta * C", or "..., any shape" for shape arguments. */
+void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap);
 void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
                                 const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
 void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,

@@ -127,6 +127,23 @@ tcmma_status tcmma__emit_gemm_tma_shared(tcmma_gemm_plan *g, int cells, tcmma_er
 bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                  const char *kind, char *msg, size_t cap);
 
+/* The call's ranges (tcmma__emit_gemm_check_call, stages 1..stages_max)
+ * and a kernel name that leaves room for the `kind` kernel's tile product,
+ * NAME`suffix` (decline CALL). */
+tcmma_status tcmma__emit_gemm_tma_check_call(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                             int stages_max, const char *kind,
+                                             const char *suffix, tcmma_error *err);
+
+/* After the TMA kernel's tile: each operand's alignment class (ALIGNMENT),
+ * the grid, the batch (CALL, PREDICATION), the tensor maps of the call's
+ * shape (TILE) and shared memory with `cells` 8-byte cells after the stages
+ * (SHARED). Then the plan's acceptance: the shapes served (no edge copies:
+ * TMA fills zeros past the matrix), each operand's TMA box as its copy,
+ * the compile target. */
+tcmma_status tcmma__emit_gemm_tma_layout(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                         tcmma_gemm_info *i, int cells, tcmma_error *err);
+void tcmma__emit_gemm_tma_accept(tcmma_gemm_plan *g, tcmma_gemm_info *i);
+
 /* The swizzle whose span is a stage row of row_bytes (the descriptors read
  * rows of exactly one span); NONE when none is. */
 tcmma_swizzle tcmma__emit_gemm_tma_span_swizzle(long row_bytes);

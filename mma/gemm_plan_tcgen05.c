@@ -173,21 +173,6 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_error *err) {
   return TCMMA_OK;
 }
 
-/* Accepts g: the shapes served (TMA fills zeros past the matrix), each
- * operand's TMA box as its copy, the compile target. */
-static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
-  tcmma__emit_gemm_serves(g, i);
-  tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
-  i->a_edge = i->b_edge = false;
-  i->a_plain = i->b_plain = false;
-  i->a_copy_bytes = (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
-  i->b_copy_bytes = (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_B);
-  i->arch_suffix = tcmma__emit_gemm_arch_suffix(g, i);
-  g->accepted = true;
-  g->reason = TCMMA_GEMM_DECLINE_NONE;
-  snprintf(g->message, sizeof g->message, "accepted");
-}
-
 tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
                                            tcmma_gemm_info *i, tcmma_error *err) {
   tcmma_gemm_call *c = &g->call;
@@ -201,22 +186,14 @@ tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *g, const tcmma_gemm_
   row_of_call(c, &w, &arm, &why, msg, sizeof msg);
   i->tcgen05 = w, g->arm = arm;
   fill_defaults(c);
-  tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_TCGEN05_STAGES_MAX, err);
+  tcmma_status st = tcmma__emit_gemm_tma_check_call(g, o, TCMMA_GEMM_TCGEN05_STAGES_MAX,
+                                                    "tcgen05", TCMMA__GEMM_UMMA_SUFFIX, err);
   if (st != TCMMA_OK) return st;
-  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(TCMMA__GEMM_UMMA_SUFFIX))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the tcgen05 kernel names "
-                   "its tile product NAME%s, at most %d characters", c->name,
-                   TCMMA__GEMM_UMMA_SUFFIX, TCMMA__GEMM_NAME_MAX);
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
-  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
-  if ((st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_plan_batch(g, o, i, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_tma_check_maps(g, o, i, err)) != TCMMA_OK) return st;
   /* a full and an empty mbarrier per stage, the accumulator's, the Tensor
    * Memory address's cell */
-  if ((st = tcmma__emit_gemm_tma_shared(g, 2 * c->stages + 2, err)) != TCMMA_OK) return st;
+  if ((st = tcmma__emit_gemm_tma_layout(g, o, i, 2 * c->stages + 2, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, err)) != TCMMA_OK) return st;
-  accept(g, i);
+  tcmma__emit_gemm_tma_accept(g, i);
   return TCMMA_OK;
 }

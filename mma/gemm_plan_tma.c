@@ -5,6 +5,7 @@
  * and load them through the same 2-D (or batched 3-D) tensor maps, so both
  * call down into this file. */
 #include <stdio.h>
+#include <string.h>
 #include "emit.h"
 #include "gemm_plan.h"
 #include "gemm_rules.h"
@@ -123,4 +124,46 @@ tcmma_swizzle tcmma__emit_gemm_tma_span_swizzle(long row_bytes) {
   for (int s = 1; s < TCMMA_SWIZZLE_COUNT; s++)
     if (tcmma_swizzle_get((tcmma_swizzle)s)->bytes == row_bytes) return (tcmma_swizzle)s;
   return TCMMA_SWIZZLE_NONE;
+}
+
+tcmma_status tcmma__emit_gemm_tma_layout(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                         tcmma_gemm_info *i, int cells, tcmma_error *err) {
+  char msg[400];
+  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
+    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
+  tcmma_status st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err);
+  if (st == TCMMA_OK) st = tcmma__emit_gemm_plan_batch(g, o, i, err);
+  if (st == TCMMA_OK) st = tcmma__emit_gemm_tma_check_maps(g, o, i, err);
+  if (st == TCMMA_OK) st = tcmma__emit_gemm_tma_shared(g, cells, err);
+  return st;
+}
+
+void tcmma__emit_gemm_tma_accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
+  tcmma__emit_gemm_serves(g, i);
+  tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
+  i->a_edge = i->b_edge = false;
+  i->a_plain = i->b_plain = false;
+  /* an M-major A's box is one panel */
+  i->a_copy_bytes = g->call.a.transposed
+                        ? tcmma__emit_gemm_tma_panel(g) * g->call.block_k *
+                              tcmma_prec_bytes(g->call.a.prec)
+                        : (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
+  i->b_copy_bytes = (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_B);
+  i->arch_suffix = tcmma__emit_gemm_arch_suffix(g, i);
+  g->accepted = true;
+  g->reason = TCMMA_GEMM_DECLINE_NONE;
+  snprintf(g->message, sizeof g->message, "accepted");
+}
+
+tcmma_status tcmma__emit_gemm_tma_check_call(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
+                                             int stages_max, const char *kind,
+                                             const char *suffix, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  tcmma_status st = tcmma__emit_gemm_check_call(g, o, stages_max, err);
+  if (st != TCMMA_OK) return st;
+  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(suffix))
+    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the %s kernel names its "
+                   "tile product NAME%s, at most %d characters", c->name, kind, suffix,
+                   TCMMA__GEMM_NAME_MAX);
+  return TCMMA_OK;
 }

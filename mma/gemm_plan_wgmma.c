@@ -199,25 +199,6 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcm
   return TCMMA_OK;
 }
 
-/* Accepts g: the shapes served (no edge copies: TMA fills zeros past the
- * matrix), each operand's TMA box as its copy. */
-static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
-  tcmma__emit_gemm_serves(g, i);
-  tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
-  i->a_edge = i->b_edge = false;
-  i->a_plain = i->b_plain = false;
-  /* an M-major A's box is one panel */
-  i->a_copy_bytes = g->call.a.transposed
-                        ? tcmma__emit_gemm_tma_panel(g) * g->call.block_k *
-                              tcmma_prec_bytes(g->call.a.prec)
-                        : (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
-  i->b_copy_bytes = (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_B);
-  i->arch_suffix = tcmma__emit_gemm_arch_suffix(g, i);
-  g->accepted = true;
-  g->reason = TCMMA_GEMM_DECLINE_NONE;
-  snprintf(g->message, sizeof g->message, "accepted");
-}
-
 tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
                                          tcmma_gemm_info *i, tcmma_error *err) {
   tcmma_gemm_call *c = &g->call;
@@ -231,20 +212,13 @@ tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_op
   row_of_call(c, &w, &arm, &why, msg, sizeof msg);
   i->wgmma = w, g->arm = arm;
   fill_defaults(c);
-  tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, err);
+  tcmma_status st = tcmma__emit_gemm_tma_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, "wgmma",
+                                                    TCMMA__GEMM_TILE_SUFFIX, err);
   if (st != TCMMA_OK) return st;
-  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(TCMMA__GEMM_TILE_SUFFIX))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the wgmma kernel names its "
-                   "tile product NAME%s, at most %d characters", c->name, TCMMA__GEMM_TILE_SUFFIX,
-                   TCMMA__GEMM_NAME_MAX);
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
-  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
-  if ((st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_plan_batch(g, o, i, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_tma_check_maps(g, o, i, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_tma_shared(g, 2 * c->stages, err)) != TCMMA_OK) return st;
+  /* a full and an empty mbarrier per stage */
+  if ((st = tcmma__emit_gemm_tma_layout(g, o, i, 2 * c->stages, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, i, err)) != TCMMA_OK) return st;
-  accept(g, i);
+  tcmma__emit_gemm_tma_accept(g, i);
   return TCMMA_OK;
 }

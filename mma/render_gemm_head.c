@@ -141,3 +141,12 @@ void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect
                    G * gx, P, g->call.block_n);
 }
 
+
+void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap) {
+  const tcmma_gemm_call *c = &f->g->call;
+  if (f->i.shape_args)
+    snprintf(buf, cap, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
+  else
+    snprintf(buf, cap, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n, c->m, c->k,
+             c->k, c->n);
+}

@@ -53,11 +53,7 @@ static void title(const tk *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
-  if (k->i->shape_args)
-    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
-  else
-    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n,
-             c->m, c->k, c->k, c->n);
+  tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
   tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s,t; block %dx%dx%d: "
                    "one m%d x n%d tcgen05.mma per k step into %d Tensor Memory columns, issued by "
                    "warp %d's first thread; warp %d's first thread loads with TMA; warps 0-3 the "

@@ -81,11 +81,7 @@ static void title(const wk *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
-  if (k->i->shape_args)
-    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
-  else
-    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n,
-             c->m, c->k, c->k, c->n);
+  tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
   tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
                    "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
                    "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
