@@ -107,6 +107,10 @@ size_t tcmma__emit_gemm_tma_align(const tcmma_gemm_plan *g);
  * one swizzle span (64 16-bit elements, a consumer's m64); the stage holds
  * block_m / panel panels of block_k rows, each its own TMA box. */
 int tcmma__emit_gemm_tma_panel(const tcmma_gemm_plan *g);
+/* And an N-major B's (b not transposed; the tcgen05 kernel only): the n
+ * elements of one stored row, one swizzle span; the stage holds block_n /
+ * panel panels of block_k rows, each its own TMA box and tile product. */
+int tcmma__emit_gemm_tma_panel_b(const tcmma_gemm_plan *g);
 
 /* The tensor maps of the call's own shape must pass the encoder's rules
  * (a box dim above 256, say: decline TILE naming the rule). */

@@ -78,13 +78,15 @@ bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_
                     "an arch-specific or family target of 10.x)", c->cc, tcmma_tcgen05_marker(w),
                     tcmma_tcgen05_get(w)->floor), false;
   *why = TCMMA_GEMM_DECLINE_KERNEL;
-  /* A K-major (m x k) and B K-major (stored transposed, n x k): an
-   * MN-major operand's stage rows would be block_m or block_n elements,
-   * several swizzle spans, which the stage's one-span rows do not express */
-  if (c->a.transposed || !c->b.transposed)
-    return snprintf(msg, cap, "a%s, b%s: the tcgen05 kernel reads a and b K-major (a m x k, b "
-                    "stored transposed, n x k)", c->a.transposed ? ",t" : "",
-                    c->b.transposed ? ",t" : ""), false;
+  /* A K-major (m x k): an M-major A's 128 rows would span two panels of one
+   * swizzle span, which the operand plan's one-span rows do not express and
+   * one m128 product cannot split. B K-major (stored transposed, n x k), or
+   * N-major (k x n) where the row reads it so: panels of one span along n,
+   * one product each */
+  if (c->a.transposed || (!c->b.transposed && !tcmma_tcgen05_get(w)->trans))
+    return snprintf(msg, cap, "a%s, b%s: the tcgen05 kernel reads a K-major (m x k) and b "
+                    "K-major (stored transposed, n x k) or N-major (k x n)",
+                    c->a.transposed ? ",t" : "", c->b.transposed ? ",t" : ""), false;
   return tcmma__emit_gemm_tma_serves(c, o, "tcgen05", msg, cap);
 }
 
@@ -113,7 +115,29 @@ tcmma_tcgen05_call tcmma__emit_gemm_tcgen05_tile(const tcmma_gemm_plan *g,
                              zero, zero};
   t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
                              zero, zero};
+  if (!c->b.transposed) { /* N-major: one product per panel of one span along n */
+    t.n = tcmma__emit_gemm_tma_panel_b(g);
+    t.b.transposed = false, t.b.ld = t.n;
+  }
   return t;
+}
+
+/* An N-major B's stage: panels of the widest swizzle span along n, each
+ * block_k rows of one span (a TMA box and a tile product of n = the
+ * panel's elements): block_n whole panels of an instruction n (decline
+ * TILE). Sets b's swizzle. */
+static tcmma_status n_major_panels(tcmma_gemm_plan *g, const tcmma_tcgen05_info *r,
+                                   tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  if (c->b.transposed) return TCMMA_OK;
+  g->b_swizzle = TCMMA_SWIZZLE_B128;
+  int panel = tcmma__emit_gemm_tma_panel_b(g);
+  if (c->block_n % panel || !tcmma_tcgen05_shape_ok(r->id, c->block_m, panel))
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_n %d: an N-major b's stage is panels "
+                   "of %d elements (one %d-byte swizzle span), one product of n %d each: "
+                   "block_n must be whole panels", c->block_n, panel,
+                   tcmma_swizzle_get(g->b_swizzle)->bytes, panel);
+  return TCMMA_OK;
 }
 
 /* The block tile: one instruction m (128: lane r of Tensor Memory is row r)
@@ -141,10 +165,13 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
                    "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
                    "%d", c->block_k, row_bytes, r->marker, r->k);
+  tcmma_status st = n_major_panels(g, r, err);
+  if (st != TCMMA_OK) return st;
   g->threads = TCMMA_WARPGROUP_SIZE + 2 * TCMMA_WARP_SIZE; /* epilogue, producer, MMA */
   g->warp_m = lanes / quarters, g->warp_n = c->block_n;
   g->a_rows = c->block_m, g->a_cols = c->block_k;
-  g->b_rows = c->block_n, g->b_cols = c->block_k;
+  g->b_rows = c->b.transposed ? c->block_n : c->block_k;
+  g->b_cols = c->b.transposed ? c->block_k : c->block_n;
   tcmma_tcgen05_call t = tcmma__emit_gemm_tcgen05_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
   tcmma_tcgen05_operand a, b;
   tcmma_error werr = {0};
@@ -152,7 +179,7 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
       tcmma_tcgen05_operand_plan(w, TCMMA_OPERAND_B, t.m, t.n, &t.b, &b, &werr) != TCMMA_OK)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "the stages as the tile product reads them: "
                    "%s", werr.message);
-  g->mma_per_k_tile = c->block_k / r->k;
+  g->mma_per_k_tile = c->block_k / r->k * (c->block_n / t.n);
   /* the f32 accumulator: block_n columns, an allocation a power of two from 32 */
   int cols = TCMMA_TMEM_ALLOC_MIN;
   while (cols < c->block_n) cols *= 2;

@@ -28,9 +28,15 @@ void tcmma__emit_gemm_tma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *
     maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
                                   (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
                                   (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
-  maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
-                                (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
-                                (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+  if (c->b.transposed)
+    maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
+                                  (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
+                                  (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+  else /* N-major: k rows of n, a box a panel of one span along n and one k tile */
+    maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[2],
+                                  (unsigned long long)shape[1], (unsigned long long)shape[4] * eb,
+                                  (unsigned)c->block_k, (unsigned)tcmma__emit_gemm_tma_panel_b(g),
+                                  g->b_swizzle);
   /* each box's lines fetched into L2 256 bytes at a time (the GEMM reads
    * every byte of a row of its tile) */
   maps[0].l2_promotion = maps[1].l2_promotion = TCMMA_TMAP_L2_B256;
@@ -38,7 +44,8 @@ void tcmma__emit_gemm_tma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *
   /* a strided batch: the matrices along a third dimension, one a box */
   long long sa = o->stride_a ? o->stride_a
                              : (long long)(c->a.transposed ? shape[2] : shape[0]) * shape[3],
-            sb = o->stride_b ? o->stride_b : (long long)shape[1] * shape[4];
+            sb = o->stride_b ? o->stride_b
+                             : (long long)(c->b.transposed ? shape[1] : shape[2]) * shape[4];
   unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
   for (int k = 0; k < 2; k++) {
     maps[k].rank = 3;
@@ -62,6 +69,10 @@ size_t tcmma__emit_gemm_tma_align(const tcmma_gemm_plan *g) {
 
 int tcmma__emit_gemm_tma_panel(const tcmma_gemm_plan *g) {
   return tcmma_swizzle_get(g->a_swizzle)->bytes / tcmma_prec_bytes(g->call.a.prec);
+}
+
+int tcmma__emit_gemm_tma_panel_b(const tcmma_gemm_plan *g) {
+  return tcmma_swizzle_get(g->b_swizzle)->bytes / tcmma_prec_bytes(g->call.b.prec);
 }
 
 tcmma_status tcmma__emit_gemm_tma_check_maps(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
@@ -110,7 +121,8 @@ bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts
                                  const char *kind, char *msg, size_t cap) {
   if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), o->a_align,
                 "a", kind, msg, cap) ||
-      !tma_rows(c->b.ld, c->k, tcmma_prec_bytes(c->b.prec), o->b_align, "b", kind, msg, cap))
+      !tma_rows(c->b.ld, c->b.transposed ? c->k : c->n, tcmma_prec_bytes(c->b.prec), o->b_align,
+                "b", kind, msg, cap))
     return false;
   if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
     return snprintf(msg, cap, "batch %d%s%s, split_k %d: the %s kernel takes no K slices, and "
@@ -143,12 +155,15 @@ void tcmma__emit_gemm_tma_accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
   tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
   i->a_edge = i->b_edge = false;
   i->a_plain = i->b_plain = false;
-  /* an M-major A's box is one panel */
+  /* an M-major A's box (an N-major B's) is one panel */
   i->a_copy_bytes = g->call.a.transposed
                         ? tcmma__emit_gemm_tma_panel(g) * g->call.block_k *
                               tcmma_prec_bytes(g->call.a.prec)
                         : (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
-  i->b_copy_bytes = (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_B);
+  i->b_copy_bytes = !g->call.b.transposed
+                        ? tcmma__emit_gemm_tma_panel_b(g) * g->call.block_k *
+                              tcmma_prec_bytes(g->call.b.prec)
+                        : (int)tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_B);
   i->arch_suffix = tcmma__emit_gemm_arch_suffix(g, i);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;

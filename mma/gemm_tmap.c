@@ -21,7 +21,9 @@ static tcmma_status shape_ok(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
     int mult[3] = {i->m_multiple, i->n_multiple, i->k_multiple};
     bool bad = !i->shape_args ? s[d] != own[d]
                : d < 3        ? s[d] < 1 || s[d] > TCMMA_GEMM_EXTENT_MAX || s[d] % mult[d]
-               : s[d] < (d == 3 && c->a.transposed ? s[0] : s[2]) ||
+               : s[d] < (d == 3 && c->a.transposed    ? s[0]
+                         : d == 4 && !c->b.transposed ? s[1]
+                                                      : s[2]) ||
                      ((long)s[d] * (d == 3 ? ea : eb)) % (d == 3 ? i->a_align : i->b_align);
     if (bad)
       return tcmma_fail(err, TCMMA_INVALID, "gemm tensor maps: %s %d is not a shape the kernel "

@@ -44,6 +44,8 @@ typedef struct {
   char tile[80];  /* the tile product's function */
   char f32[80];   /* the f32 value of a Tensor Memory word */
   size_t a_bytes; /* A's tile in a stage; B's follows */
+  int panel;      /* columns of one product: block_n, or an N-major b's panel */
+  size_t panel_bytes; /* an N-major b's panel in the stage */
 } tk;
 
 #define SPELL(k, id) tcmma__table_spell((k)->dl, TCMMA__SPELL_##id)
@@ -54,16 +56,17 @@ static void title(const tk *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
   tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
-  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s,t; block %dx%dx%d: "
-                   "one m%d x n%d tcgen05.mma per k step into %d Tensor Memory columns, issued by "
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s%s; block %dx%dx%d: "
+                   "m%d x n%d tcgen05.mma per k step into %d Tensor Memory columns, issued by "
                    "warp %d's first thread; warp %d's first thread loads with TMA; warps 0-3 the "
                    "epilogue (tcgen05.ld); %d stages swizzled %s bytes behind full/empty "
                    "mbarriers; %d threads, grid %ux%u, %zu bytes of dynamic shared memory; the "
                    "tensor maps A and B last */\n",
                    k->name, tcmma_tcgen05_marker((tcmma_tcgen05)k->i->tcgen05),
                    tcmma_gemm_kernel_name(k->i->kernel), shape, tcmma_prec_name(c->d.prec),
-                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec), c->block_m,
-                   c->block_n, c->block_k, c->block_m, c->block_n, k->i->tmem_columns, MMA_WARP,
+                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec),
+                   c->b.transposed ? ",t" : "", c->block_m, c->block_n, c->block_k, c->block_m,
+                   k->panel, k->i->tmem_columns, MMA_WARP,
                    PRODUCER_WARP, c->stages, tcmma_swizzle_name(g->a_swizzle), g->threads,
                    g->grid[0], g->grid[1], g->shared_bytes);
 }
@@ -167,8 +170,14 @@ static void producer(const tk *k, tcmma_buf *out) {
                    k->g->stage_bytes);
   tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
                    "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                   "%skt * %d, " TCMMA__GEMM_N0 "%s);", rank, P, k->a_bytes, P, P, P, bk, bz);
+  if (k->g->call.b.transposed)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                     "%skt * %d, " TCMMA__GEMM_N0 "%s);", rank, P, k->a_bytes, P, P, P, bk, bz);
+  for (int p = 0; !k->g->call.b.transposed && p < k->g->call.block_n / k->panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                     TCMMA__GEMM_N0 " + %d, %skt * %d%s); /* b's columns %d.. */", rank, P,
+                     k->a_bytes + (size_t)p * k->panel_bytes, P, P, p * k->panel, P, bk, bz,
+                     p * k->panel);
   loop_tail(k, 3, out);
   tcmma__emit_line(out, 2, "}");
 }
@@ -184,9 +193,14 @@ static void issuer(const tk *k, tcmma_buf *out) {
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P,
                    P, P);
   tcmma__emit_line(out, 4, "tcmma_tcgen05_fence_after();");
-  tcmma__emit_line(out, 4, "%s(%stmem, (const %s *)%sa_st, (const %s *)(%sa_st + %zu), %skt > 0);",
-                   k->tile, P, tcmma__table_spell_type(k->dl, c->a.prec), P,
-                   tcmma__table_spell_type(k->dl, c->b.prec), P, k->a_bytes, P);
+  /* one product of the whole block_n, or one per panel of an N-major b (its
+   * columns of the accumulator) */
+  for (int p = 0; p < c->block_n / k->panel; p++)
+    tcmma__emit_line(out, 4, "%s(%stmem + %du, (const %s *)%sa_st, (const %s *)(%sa_st + %zu), "
+                     "%skt > 0);", k->tile, P, p * k->panel,
+                     tcmma__table_spell_type(k->dl, c->a.prec), P,
+                     tcmma__table_spell_type(k->dl, c->b.prec), P,
+                     k->a_bytes + (size_t)p * k->panel_bytes, P);
   char KT[64];
   tile_count(k, KT, sizeof KT);
   tcmma__emit_line(out, 4, "if (%skt + 1 < %s) tcmma_tcgen05_commit(&%sempty[%ss]); /* the stage "
@@ -273,6 +287,9 @@ tcmma_status tcmma__emit_render_gemm_tcgen05(const tcmma__emit_gemm_form *f, tcm
   snprintf(k.tile, sizeof k.tile, "%s" TCMMA__GEMM_UMMA_SUFFIX, k.name);
   snprintf(k.f32, sizeof k.f32, "%s_f32", k.name);
   k.a_bytes = tcmma__emit_gemm_tma_operand_bytes(k.g, TCMMA_OPERAND_A);
+  k.panel = k.g->call.b.transposed ? k.g->call.block_n : tcmma__emit_gemm_tma_panel_b(k.g);
+  k.panel_bytes = (size_t)k.panel * (size_t)k.g->call.block_k *
+                  (size_t)tcmma_prec_bytes(k.g->call.b.prec);
   tcmma_status st = kernel_text(&k, out, err);
   if (st == TCMMA_OK && out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;

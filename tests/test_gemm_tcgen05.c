@@ -76,6 +76,20 @@ static void auto_takes_tcgen05_on_cc_100(void **s) {
   c.block_n = 16; /* below the smallest allocation: 32 */
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
   assert_int_equal(i.tmem_columns, 32);
+  /* an N-major b: panels of 64 bf16 (one 128-byte span along n), block_k
+   * rows each, one product of n 64 per panel and k step, one box each */
+  c = kmajor(512, 512, 512), c.b.transposed = false;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(p.b_rows, 64), assert_int_equal(p.b_cols, 256);
+  assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B128);
+  assert_int_equal(p.mma_per_k_tile, 64 / 16 * (256 / 64));
+  assert_int_equal(i.b_copy_bytes, 64 * 64 * 2), assert_int_equal(i.tmem_columns, 256);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128);
+  /* fp8: panels of 128 */
+  c.a.prec = c.b.prec = TCMMA_PREC_E4M3;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(p.mma_per_k_tile, 128 / 32 * (256 / 128));
+  assert_int_equal(i.b_copy_bytes, 128 * 128);
 }
 
 /* Auto keeps the mma.sync kernel where the tcgen05 kernel does not serve
@@ -94,8 +108,8 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.cc = 0;
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
-  c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major, in panels */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 65); /* rows of 130 bytes: no tensor map */
@@ -134,7 +148,7 @@ static void tcgen05_declines(void **s) {
   struct {
     const char *what, *says;
     tcmma_gemm_decline why;
-  } want[] = {{"N-major b", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
+  } want[] = {{"N-major b of block_n 96", "whole panels", TCMMA_GEMM_DECLINE_TILE},
               {"M-major a", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
               {"cc 9.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
               {"cc 12.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
@@ -159,7 +173,7 @@ static void tcgen05_declines(void **s) {
     tcmma_gemm_opts o = tcmma_gemm_opts_default();
     o.kernel = TCMMA_GEMM_KERNEL_TCGEN05;
     switch (w) {
-      case 0: c.b.transposed = false; break;
+      case 0: c.b.transposed = false, c.block_n = 96; break;
       case 1: c.a.transposed = true; break;
       case 2: c.cc = 90; break;
       case 3: c.cc = 120; break;
@@ -249,6 +263,20 @@ static void tensor_maps(void **s) {
                    (long long)p.stage_bytes);
   /* opts other than the plan's: the mma.sync kernel's plan takes none */
   assert_int_equal(tcmma_gemm_tensor_maps(&p, NULL, 0, 0, NULL, m, &err), TCMMA_INVALID);
+  /* an N-major b: k rows of n (ldb apart), a box one panel of 64 columns and
+   * one k tile; a strided batch moves by k rows of ldb */
+  c = kmajor(300, 200, 192), c.b.transposed = false, c.b.ld = 264, c.block_n = 128;
+  o.batch = 2;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, NULL, m, &err), TCMMA_OK);
+  assert_true(m[1].dims[0] == 200 && m[1].dims[1] == 192 && m[1].strides[0] == 264 * 2);
+  assert_true(m[1].box[0] == 64 && m[1].box[1] == 64 && m[1].swizzle == TCMMA_SWIZZLE_B128);
+  assert_true(m[1].rank == 3 && m[1].strides[1] == 192ull * 264 * 2);
+  int shape[5] = {300, 200, 192, 200, 198}; /* ldb below n */
+  o.batch = 0, o.shape_args = true;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, shape, m, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "ldb 198"));
 }
 
 static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
@@ -387,11 +415,12 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"kernel\": \"mma-sync\""));
   cli_result_free(&r);
-  plan[12] = "bf16", plan[16] = "tcgen05"; /* b k x n */
+  plan[10] = "bf16,t", plan[16] = "tcgen05"; /* a k x m */
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);
-  assert_non_null(strstr(r.err, "kernel: a, b: the tcgen05 kernel reads a and b K-major"));
+  assert_non_null(strstr(r.err, "kernel: a,t, b,t: the tcgen05 kernel reads a K-major"));
   cli_result_free(&r);
+  plan[10] = "bf16";
   plan[12] = "bf16,t", plan[13] = "--cc", plan[14] = "90";
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);

@@ -144,8 +144,11 @@ def test_gemm_kernel_kinds():
     assert "tcgen05.mma.cta_group::1.kind::f16" in text and "tmap_b)" in text
     p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", b, cc=100, kernel="tcgen05")
     assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05
+    p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=100, kernel="tcgen05")
+    assert p.info.b_copy_bytes == 64 * 64 * 2  # an N-major b: a box per 64-column panel
     with pytest.raises(tcmma.Declined, match="K-major"):
-        tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=100, kernel="tcgen05")
+        tcmma.gemm_plan(256, 256, 128, "f32", tcmma.OperandDesc("bf16", transposed=True), b,
+                        cc=100, kernel="tcgen05")
 
 
 def test_gemm_epilogue():

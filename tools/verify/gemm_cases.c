@@ -177,6 +177,13 @@ static const row rows[] = {
     {"f32", "bf16", "bf16", false, true, 96, 80, 64, 128, 80, 64, 4, 1, 2, 0, 0, 0, 1, 1,
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3, 0, false,
      96 * 64 + 64, 80 * 64 + 128, 96 * 80 + 96},
+    /* an N-major b (stored k x n): panels of one span along n, a TMA box and
+     * a product each: bf16 at ragged sizes with padded ld's and c, fp8
+     * (panels of 128) with shape arguments */
+    {"f32", "bf16", "bf16", false, false, 127, 250, 96, 128, 256, 64, 4, 1, 3, 104, 264, 264, 1, 1,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "e4m3", "e5m2", false, false, 128, 256, 256, 128, 256, 128, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
     /* the mma.sync kernel asked for on cc 100, where AUTO would take tcgen05 */
     {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},

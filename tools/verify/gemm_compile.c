@@ -51,6 +51,14 @@ static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
   *hi += per * sites * (edge ? 2 : 1);
 }
 
+/* Each operand's stage tile of a TMA kernel in boxes (an M-major A, an
+ * N-major B: a box per panel). */
+static long stage_boxes(const tcmma_gemm_plan *p, const tcmma_gemm_info *i) {
+  const tcmma_gemm_call *c = &p->call;
+  return p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
+         p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+}
+
 /* The wgmma kernel's PTX census (docs/emit.md, The Hopper GEMM): the tile
  * product once in the k loop (mma_per_k_tile wgmma.mma_async), the
  * producer's TMA loads (a stage's boxes: its bytes over each operand's copy
@@ -62,10 +70,7 @@ static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, con
        other = census_count(px, "mma.sync") + census_count(px, "ldmatrix") +
                census_count(px, "cp.async.cg") + census_count(px, "cp.async.ca");
   long want_setmax = i->consumer_registers ? 2 : 0;
-  /* each operand's stage tile in boxes (an M-major A: a box per panel) */
-  const tcmma_gemm_call *c = &p->call;
-  long boxes = p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
-               p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+  long boxes = stage_boxes(p, i);
   if (wg == p->mma_per_k_tile && tma == boxes && setmax == want_setmax && other == 0) return true;
   return snprintf(why, cap, "PTX has %ld wgmma.mma_async, %ld cp.async.bulk.tensor, %ld setmaxnreg, "
                   "%ld mma.sync/ldmatrix/cp.async; the plan says %d, %ld, %ld, 0", wg, tma, setmax,
@@ -86,7 +91,7 @@ static bool tcgen05_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i,
        other = census_count(px, "mma.sync") + census_count(px, "wgmma.mma_async") +
                census_count(px, "ldmatrix") + census_count(px, "cp.async.cg") +
                census_count(px, "cp.async.ca");
-  long boxes = p->stage_bytes / (size_t)i->a_copy_bytes ? 2 : 0; /* a's box and b's */
+  long boxes = stage_boxes(p, i);
   /* the stage's commit folds away where the one k tile is the last */
   long commits = i->shape_args || p->k_tiles > 1 ? 2 : 1;
   if (mma == p->mma_per_k_tile && tma == boxes && commit == commits && ld == 1 && tmem == 3 &&
