@@ -38,7 +38,7 @@ static const char *const help =
     "only strided and of a fixed shape; warps of 16 rows: --warps block_m/16 x N),\n"
     "else the mma.sync kernel;\n"
     "for --cc 100 or 103 auto takes the tcgen05 kernel where it serves the call\n"
-    "(a m x k, b transposed, 16-byte rows, f16/bf16/fp8, the batches above; tile\n"
+    "(a m x k, b either way, 16-byte rows, f16/bf16/fp8, the batches above; tile\n"
     "128xNx(128 bytes of k), warps 4x1: one tcgen05.mma thread, one TMA thread, an\n"
     "epilogue warpgroup reading Tensor Memory; sm_100f).\n"
     "mma-sync, wgmma or tcgen05 ask for one (wgmma and tcgen05 decline `kernel`\n"
