@@ -9,7 +9,6 @@
  * tcmma__emit_gemm_tcgen05_serves; the tile, the operand descriptors'
  * plans, Tensor Memory, shared memory and the registers are planned here. */
 #include <stdio.h>
-#include <string.h>
 #include "emit.h"
 #include "gemm_plan.h"
 #include "gemm_rules.h"
@@ -18,9 +17,7 @@
 
 #define decline tcmma__emit_gemm_decline
 
-/* The epilogue's tcgen05.ld reads this many accumulator columns at a time
- * (.32x32b.x16: 16 registers a thread): block_n is whole loads. */
-enum { LOAD_COLUMNS = 16 };
+enum { LOAD_COLUMNS = TCMMA__GEMM_TMEM_LOAD_COLUMNS };
 
 /* The tcgen05 row with an f32 accumulator and no block scales that
  * multiplies a by b as tcmma stores them; NONE when no row does. */
@@ -167,7 +164,7 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "%d", c->block_k, row_bytes, r->marker, r->k);
   tcmma_status st = n_major_panels(g, r, err);
   if (st != TCMMA_OK) return st;
-  g->threads = TCMMA_WARPGROUP_SIZE + 2 * TCMMA_WARP_SIZE; /* epilogue, producer, MMA */
+  g->threads = TCMMA__GEMM_TCGEN05_WARPS * TCMMA_WARP_SIZE; /* epilogue, producer, MMA */
   g->warp_m = lanes / quarters, g->warp_n = c->block_n;
   g->a_rows = c->block_m, g->a_cols = c->block_k;
   g->b_rows = c->b.transposed ? c->block_n : c->block_k;

@@ -30,10 +30,15 @@
 
 #define P TCMMA__GEMM_P
 
-/* The warps' roles: the epilogue warpgroup first (warp w reaches Tensor
- * Memory lanes 32 (w % 4).., PTX ISA "Access restrictions"), then the TMA
- * producer's warp and the MMA issuer's. Columns per tcgen05.ld. */
-enum { PRODUCER_WARP = 4, MMA_WARP = 5, LOAD_COLUMNS = 16 };
+/* The warps' roles (mma/gemm_rules.h): the epilogue warpgroup first (warp
+ * w reaches Tensor Memory lanes 32 (w % 4).., PTX ISA "Access
+ * restrictions"), then the TMA producer's warp and the MMA issuer's;
+ * columns per tcgen05.ld. */
+enum {
+  PRODUCER_WARP = TCMMA__GEMM_TCGEN05_PRODUCER_WARP,
+  MMA_WARP = TCMMA__GEMM_TCGEN05_MMA_WARP,
+  LOAD_COLUMNS = TCMMA__GEMM_TMEM_LOAD_COLUMNS
+};
 
 typedef struct {
   const tcmma__emit_gemm_form *f;
