@@ -5,12 +5,13 @@
  * tile's A and B boxes there with TMA (the tensor maps are the kernel's
  * last two arguments); warp 5's first thread waits for the full mbarrier,
  * issues the tile product (mma/render_tcgen05.c: one tcgen05.mma per k
- * step, m128 x block_n into Tensor Memory) and commits it to the stage's
+ * step, m128 x block_n into Tensor Memory; an N-major b: one product per
+ * panel of one swizzle span along n) and commits it to the stage's
  * empty mbarrier (the stage goes back once those products complete), the
  * last k tile's to the accumulator's instead (no load waits for that stage;
  * the simulator ties Tensor Memory words to the commit that closes their
- * group, docs/sim.md); the epilogue warpgroup (warps
- * 0-3, warp w the Tensor Memory lanes 32w..32w+31: the block's rows) waits
+ * group, docs/sim.md); the epilogue warpgroup (warps 0-3, warp w the
+ * Tensor Memory lanes 32w..32w+31: the block's rows) waits
  * for that, reads its row 16 columns at a time with tcgen05.ld and runs
  * each pair of columns through the epilogue list to d
  * (mma/render_gemm_pairs.c). Then the block's barrier and warp 0 frees the
