@@ -494,6 +494,12 @@ void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, 
 /* The title comment's product of the TMA kernels: "D[MxN] = alpha * A[MxK]
  * B[KxN] + beta * C", or "..., any shape" for shape arguments. */
 void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap);
+/* The TMA kernels' head (wgmma, tcgen05): the signature with the tensor maps
+ * and the launch bound of the plan's threads (one block an SM), the dynamic
+ * shared window P "smem", P "tid", the block's origin and its matrix of a
+ * batch. */
+void tcmma__emit_gemm_tma_head(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                               tcmma_buf *out);
 void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
                                 const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
 void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,

@@ -9,6 +9,7 @@
 #include "emit.h"
 #include "gemm_epilogue.h"
 #include "gemm_rules.h"
+#include "tcmma/kernel_attrs.h"
 
 #define P TCMMA__GEMM_P
 
@@ -149,4 +150,17 @@ void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size
   else
     snprintf(buf, cap, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n, c->m, c->k,
              c->k, c->n);
+}
+
+void tcmma__emit_gemm_tma_head(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                               tcmma_buf *out) {
+  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = f->g->threads, .min_blocks = 1);
+  tcmma__emit_gemm_signature(f, dl, name, &attrs, true, out);
+  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
+  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
+  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
+  tcmma__emit_gemm_block_origin(f, dl, out);
+  tcmma__emit_gemm_batch_base(f, dl, 1, out);
 }

@@ -260,14 +260,8 @@ static tcmma_status kernel_text(tk *k, tcmma_buf *out, tcmma_error *err) {
   tcmma__emit_gemm_prelude(k->f, dl, out);
   tcmma_status st = helpers(k, out, err);
   if (st != TCMMA_OK) return st;
-  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = k->g->threads, .min_blocks = 1);
-  tcmma__emit_gemm_signature(k->f, dl, k->name, &attrs, true, out);
-  tcmma_buf_printf(out, "  %s %ssmem%s;\n", SPELL(k, DYN_SHARED), P, SPELL(k, DYN_SHARED_END));
-  tcmma_buf_printf(out, "  const int %stid = (int)%s, %swarp = %stid / %d;\n", P,
-                   SPELL(k, THREAD_IDX), P, P, TCMMA_WARP_SIZE);
-  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
-  tcmma__emit_gemm_block_origin(k->f, dl, out);
-  tcmma__emit_gemm_batch_base(k->f, dl, 1, out);
+  tcmma__emit_gemm_tma_head(k->f, dl, k->name, out);
+  tcmma__emit_line(out, 1, "const int %swarp = %stid / %d;", P, P, TCMMA_WARP_SIZE);
   shared_layout(k, out);
   producer(k, out);
   issuer(k, out);

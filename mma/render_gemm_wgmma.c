@@ -320,15 +320,7 @@ static tcmma_status kernel_text(wk *k, tcmma_buf *out, tcmma_error *err) {
   if (st != TCMMA_OK) return st;
   drain(k, out);
   tcmma_buf_printf(out, TCMMA__GEMM_HELPERS_END "\n");
-  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = k->g->threads, .min_blocks = 1);
-  tcmma__emit_gemm_signature(k->f, dl, k->name, &attrs, true, out);
-  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
-                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
-  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
-                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
-  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
-  tcmma__emit_gemm_block_origin(k->f, dl, out);
-  tcmma__emit_gemm_batch_base(k->f, dl, 1, out);
+  tcmma__emit_gemm_tma_head(k->f, dl, k->name, out);
   shared_layout(k, out);
   char KT[64];
   tile_count(k, KT, sizeof KT);
