@@ -339,8 +339,9 @@ static tcmma_status compile(const char *src, size_t len, int arch, char suffix,
 /* NVRTC compiles the kernel at the plan's target (sm_100f) with an empty
  * log: the default tile, then fp8 with every epilogue op (ragged edges,
  * shape arguments); ptxas takes at most the plan's registers and spills
- * nothing. The same text at sm_100a and sm_103f is accepted, at sm_90a and
- * sm_120f refused (tcgen05 is 10.x's). */
+ * nothing. The same text at sm_100a, sm_103a and sm_103f is accepted, at
+ * plain sm_100, sm_90a and sm_120f refused (tcgen05 is 10.x's, and
+ * arch-specific or family only). */
 static void compiles_at_sm_100f(void **s) {
   (void)s;
   tcmma_error err = {0};
@@ -385,11 +386,12 @@ static void compiles_at_sm_100f(void **s) {
       int arch;
       char suffix;
       bool ok;
-    } at[] = {{100, 'a', true}, {103, 'f', true}, {90, 'a', false}, {120, 'f', false}};
+    } at[] = {{100, 'a', true}, {103, 'a', true}, {103, 'f', true}, {100, 0, false},
+              {90, 'a', false}, {120, 'f', false}};
     for (size_t t = 0; with == 0 && t < sizeof at / sizeof at[0]; t++) {
       st = compile(tcmma_buf_str(&src), src.len, at[t].arch, at[t].suffix, &prog, &err);
       if ((st == TCMMA_OK) != at[t].ok)
-        fail_msg("sm_%d%c: %s where %s expected: %s", at[t].arch, at[t].suffix,
+        fail_msg("sm_%d%c: %s where %s expected: %s", at[t].arch, at[t].suffix ? at[t].suffix : ' ',
                  st == TCMMA_OK ? "accepted" : "refused", at[t].ok ? "accepted" : "refused",
                  err.message);
       if (st == TCMMA_OK) tcmma_program_free(&prog);
