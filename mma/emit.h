@@ -491,6 +491,21 @@ void tcmma__emit_gemm_split_reduce(const tcmma__emit_gemm_form *f, tcmma_dialect
 #define TCMMA__GEMM_MAP_A "tmap_a"
 #define TCMMA__GEMM_MAP_B "tmap_b"
 void tcmma__emit_gemm_prelude(const tcmma__emit_gemm_form *f, tcmma_dialect dl, tcmma_buf *out);
+/* The title comment's product of the TMA kernels: "D[MxN] = alpha * A[MxK]
+ * B[KxN] + beta * C", or "..., any shape" for shape arguments. */
+void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap);
+/* The TMA kernels' head (wgmma, tcgen05): the signature with the tensor maps
+ * and the launch bound of the plan's threads (one block an SM), the dynamic
+ * shared window P "smem", P "tid", the block's origin and its matrix of a
+ * batch. */
+/* The TMA kernels' k loop head (the producer's and the consumers'): the
+ * stage P "s" and its phase P "ph" from 0, the trip count kt_count (a C
+ * expression) as the constant P "kts" before the kept (not unrolled) loop
+ * over P "kt", and the stage's bytes P "a_st" (qual: "" or "const "). */
+void tcmma__emit_gemm_tma_loop_head(tcmma_dialect dl, const char *kt_count, const char *qual,
+                                    size_t stage_bytes, int depth, tcmma_buf *out);
+void tcmma__emit_gemm_tma_head(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                               tcmma_buf *out);
 void tcmma__emit_gemm_signature(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
                                 const tcmma_kernel_attrs *attrs, bool maps, tcmma_buf *out);
 void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
@@ -499,6 +514,22 @@ void tcmma__emit_gemm_entry(const tcmma__emit_gemm_form *f, tcmma_dialect dl, co
  * grouped order (TCMMA_GEMM_GROUP_ROWS block rows, column by column). */
 void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
                                    tcmma_buf *out);
+
+/* One pair of adjacent accumulator columns through the epilogue list to d
+ * at depth (mma/render_gemm_pairs.c), inside loops that may `continue`:
+ * row and col the pair's global row and first column (expressions), acc
+ * the f32 value of the pair's element P "j" (an expression of it). */
+typedef struct {
+  const tcmma__emit_gemm_form *f;
+  tcmma_dialect dl;
+  const char *row, *col, *acc;
+} tcmma__emit_gemm_pair;
+void tcmma__emit_gemm_pair_store(const tcmma__emit_gemm_pair *p, int depth, tcmma_buf *out);
+
+/* The Blackwell GEMM's whole text from a TCGEN05 form
+ * (mma/render_gemm_tcgen05.c), in dl. */
+tcmma_status tcmma__emit_render_gemm_tcgen05(const tcmma__emit_gemm_form *f, tcmma_dialect dl,
+                                             tcmma_buf *out, tcmma_error *err);
 
 /* The Hopper GEMM's whole text from a WGMMA form (mma/render_gemm_wgmma.c),
  * appended to out in dl. */

@@ -15,6 +15,7 @@
 #include "tcmma/arch.h"
 #include "tcmma/gemm.h"
 #include "tcmma/ptx.h"
+#include "tcmma/tcgen05.h"
 
 /* f32 elements added to each epilogue row: the accumulator stores of a
  * warp's 8 fragment rows then fall in different banks (rows of a multiple
@@ -367,6 +368,7 @@ static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
                ? tcmma__emit_gemm_scale_copies_per_thread(g) : 0;
   g->cp_async_per_k_tile = (int)((i->a_plain ? 0 : a) + (i->b_plain ? 0 : b) + s);
   tcmma__emit_gemm_serves(g, i);
+  i->arch_suffix = tcmma__emit_gemm_arch_suffix(g, i);
   g->accepted = true;
   g->reason = TCMMA_GEMM_DECLINE_NONE;
   snprintf(g->message, sizeof g->message, "accepted");
@@ -397,7 +399,23 @@ static void fill_arm_defaults(tcmma_gemm_call *c, const tcmma_gemm_call *asked,
     c->warps_m = TCMMA_GEMM_BYTE_WARPS_M, c->warps_n = TCMMA_GEMM_BYTE_WARPS_N;
 }
 
+/* Whether AUTO takes the tcgen05 kernel for call c: it serves c's operands
+ * and options on its cc (tcmma__emit_gemm_tcgen05_serves) and c's tile and
+ * warp grid are the tcgen05 kernel's (block_m 128 over 4x1 warps, a zero
+ * taking that default): an mma.sync warp grid keeps the mma.sync kernel. */
+static bool tcgen05_chosen(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
+  int quarters = TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE;
+  if ((c->block_m && c->block_m != TCMMA_GEMM_TCGEN05_BLOCK_M) ||
+      (c->warps_m && c->warps_m != quarters) || (c->warps_n && c->warps_n != 1))
+    return false;
+  tcmma_gemm_decline why;
+  char msg[256];
+  return tcmma__emit_gemm_tcgen05_serves(c, o, &why, msg, sizeof msg);
+}
+
 /* The kernel kind of call c (tables/gemm_kernels.def): the one asked for;
+ * for AUTO the tcgen05 kernel where c forces a tcgen05 arm or where it
+ * serves c (tcgen05_chosen);
  * for AUTO the wgmma kernel where c forces a wgmma arm, or where the wgmma
  * kernel serves c's operands and options on its cc
  * (tcmma__emit_gemm_wgmma_serves) and c's warp grid is one of warpgroup
@@ -408,6 +426,9 @@ static void fill_arm_defaults(tcmma_gemm_call *c, const tcmma_gemm_call *asked,
 static tcmma_gemm_kernel choose_kind(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
   if (o->kernel != TCMMA_GEMM_KERNEL_AUTO) return o->kernel;
   if (c->arm && tcmma_wgmma_parse(c->arm, NULL, NULL) == TCMMA_OK) return TCMMA_GEMM_KERNEL_WGMMA;
+  if (c->arm && tcmma_tcgen05_parse(c->arm, NULL, NULL) == TCMMA_OK)
+    return TCMMA_GEMM_KERNEL_TCGEN05;
+  if (tcgen05_chosen(c, o)) return TCMMA_GEMM_KERNEL_TCGEN05;
   int bm = c->block_m ? c->block_m : TCMMA_GEMM_WGMMA_BLOCK_M;
   if (c->warps_m && (long)c->warps_m * tcmma__emit_gemm_wgmma_warp_rows() != bm)
     return TCMMA_GEMM_KERNEL_MMA_SYNC;
@@ -451,13 +472,15 @@ tcmma_status tcmma__emit_gemm_plan(const tcmma_gemm_call *call, const tcmma_gemm
   info->size = sizeof *info;
   info->shape_args = o.shape_args;
   info->wgmma = TCMMA_WGMMA_NONE;
+  info->tcgen05 = TCMMA_TCGEN05_NONE;
   if ((unsigned)o.kernel >= TCMMA_GEMM_KERNEL_COUNT)
     return tcmma_fail(err, TCMMA_INVALID, "tcmma_gemm_opts.kernel %d: expected 0..%d (%s)",
                       (int)o.kernel, TCMMA_GEMM_KERNEL_COUNT - 1, "tables/gemm_kernels.def");
   tcmma_status st = tcmma__emit_gemm_take_call(call, out, err);
   if (st != TCMMA_OK) return st;
-  if (choose_kind(&out->call, &o) == TCMMA_GEMM_KERNEL_WGMMA)
-    return tcmma__emit_gemm_plan_wgmma(out, &o, info, err);
+  tcmma_gemm_kernel kind = choose_kind(&out->call, &o);
+  if (kind == TCMMA_GEMM_KERNEL_WGMMA) return tcmma__emit_gemm_plan_wgmma(out, &o, info, err);
+  if (kind == TCMMA_GEMM_KERNEL_TCGEN05) return tcmma__emit_gemm_plan_tcgen05(out, &o, info, err);
   return plan_mma_sync(out, &o, info, err);
 }
 

@@ -9,6 +9,8 @@
 #include <string.h>
 #include "abi.h"
 #include "emit.h"
+#include "tcmma/tcgen05.h"
+#include "tcmma/wgmma.h"
 #include "gemm_epilogue.h"
 #include "gemm_plan.h"
 #include "gemm_rules.h"
@@ -223,4 +225,19 @@ tcmma_status tcmma__emit_gemm_plan_batch(tcmma_gemm_plan *g, const tcmma_gemm_op
   if (!tcmma__emit_gemm_batch(g, o, i, msg, sizeof msg))
     return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "%s", msg);
   return TCMMA_OK;
+}
+
+char tcmma__emit_gemm_arch_suffix(const tcmma_gemm_plan *g, const tcmma_gemm_info *i) {
+  if (!g->call.cc) return 0; /* any device: no arch-specific or family target */
+  if (i->kernel == TCMMA_GEMM_KERNEL_WGMMA)
+    return tcmma_wgmma_get((tcmma_wgmma)i->wgmma)->suffix == TCMMA_PTX_SUFFIX_A ? 'a' : 0;
+  if (i->kernel == TCMMA_GEMM_KERNEL_TCGEN05) {
+    /* the family target where the row and every other tcgen05 instruction
+     * of the kernel (alloc, commit, ld, fences: the TCGEN05 feature) allow it */
+    tcmma_ptx_suffix row = tcmma_tcgen05_get((tcmma_tcgen05)i->tcgen05)->suffix;
+    return row == TCMMA_PTX_SUFFIX_A_OR_F && (int)TCMMA_PTX_SUFFIX_OF(TCGEN05) == (int)TCMMA_PTX_SUFFIX_A_OR_F
+               ? 'f' : 'a';
+  }
+  const tcmma_arm_info *arm = tcmma_arm_get(g->arm);
+  return arm && arm->family ? 'f' : 0; /* 12.x's block-scaled mma at sm_120f */
 }

@@ -71,19 +71,6 @@ static bool row_of_call(const tcmma_gemm_call *c, tcmma_wgmma *w, tcmma_arm *arm
   return true;
 }
 
-/* Operand `name`'s rows (ld, 0: dense rows of `dense` elements) and asked
- * class must be 16 bytes: a tensor map's row stride and base. */
-static bool tma_rows(long ld, long dense, int eb, int asked, const char *name, char *msg,
-                     size_t cap) {
-  long row = (ld ? ld : dense) * eb;
-  if (row % TCMMA__GEMM_COPY_BYTES == 0 && (asked == 0 || asked == TCMMA__GEMM_COPY_BYTES))
-    return true;
-  return snprintf(msg, cap, "%s's rows of %ld bytes (class %d asked): the wgmma kernel loads "
-                  "through tensor maps, whose rows and base are whole %d-byte units "
-                  "(tables/tensor_map.def, global-stride)", name, row, asked,
-                  TCMMA__GEMM_COPY_BYTES), false;
-}
-
 bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                    tcmma_gemm_decline *why, char *msg, size_t cap) {
   tcmma_wgmma w;
@@ -102,16 +89,7 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
                     "x k) and a K-major (m x k)%s", c->a.transposed ? ",t" : "",
                     c->b.transposed ? ",t" : "", tcmma_wgmma_get(w)->trans ? " or M-major (k x m)"
                     : ": " "M-major only where the row has imm-trans (f16, bf16)"), false;
-  if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), o->a_align,
-                "a", msg, cap) ||
-      !tma_rows(c->b.ld, c->k, tcmma_prec_bytes(c->b.prec), o->b_align, "b", msg, cap))
-    return false;
-  if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
-    return snprintf(msg, cap, "batch %d%s%s, split_k %d: the wgmma kernel takes no K slices, and "
-                    "a batch as strides of a fixed-shape kernel only (its tensor maps' third "
-                    "dimension)", o->batch, o->pointer_array ? " of pointer arrays" : "",
-                    o->shape_args ? " with shape arguments" : "", o->split_k), false;
-  return true;
+  return tcmma__emit_gemm_tma_serves(c, o, "wgmma", msg, cap);
 }
 
 /* The wgmma kernel's defaults for the call's zero fields. */
@@ -126,14 +104,6 @@ static void fill_defaults(tcmma_gemm_call *c) {
   if (!c->registers) c->registers = TCMMA_GEMM_REGISTERS;
 }
 
-/* The swizzle whose span is a stage row of row_bytes (the descriptor reads
- * rows of exactly one span); NONE when none is. */
-static tcmma_swizzle span_swizzle(long row_bytes) {
-  for (int s = 1; s < TCMMA_SWIZZLE_COUNT; s++)
-    if (tcmma_swizzle_get((tcmma_swizzle)s)->bytes == row_bytes) return (tcmma_swizzle)s;
-  return TCMMA_SWIZZLE_NONE;
-}
-
 tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
                                              tcmma_dialect dl, const char *name) {
   const tcmma_gemm_call *c = &g->call;
@@ -141,7 +111,7 @@ tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcm
   tcmma_wgmma_call t = TCMMA_WGMMA_CALL_INIT(.arm = i->wgmma, .n = i->wgmma_n, .k = c->block_k,
                                              .name = name, .wait = 1, .dialect = dl);
   /* an M-major A: each consumer's m64 is one panel of k rows of one span */
-  long a_ld = c->a.transposed ? tcmma__emit_gemm_wgmma_panel(g) : c->block_k;
+  long a_ld = c->a.transposed ? tcmma__emit_gemm_tma_panel(g) : c->block_k;
   t.a = (tcmma_operand_desc){c->a.prec, c->a.transposed, a_ld, TCMMA_SPACE_SHARED, g->a_swizzle,
                              zero, zero};
   t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
@@ -167,9 +137,9 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "warpgroup's n (%d) must be an instruction n of %s (8 to %d, tables/wgmma.def)",
                    c->block_n, c->warps_n, n, w->marker, TCMMA_WGMMA_N_MAX);
   long row_bytes = (long)c->block_k * eb;
-  g->b_swizzle = span_swizzle(row_bytes);
+  g->b_swizzle = tcmma__emit_gemm_tma_span_swizzle(row_bytes);
   /* an M-major A's stored rows are an m64's elements */
-  g->a_swizzle = c->a.transposed ? span_swizzle((long)w->m * eb) : g->b_swizzle;
+  g->a_swizzle = c->a.transposed ? tcmma__emit_gemm_tma_span_swizzle((long)w->m * eb) : g->b_swizzle;
   if (!g->a_swizzle || !g->b_swizzle || c->block_k % w->k)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
                    "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
@@ -193,92 +163,6 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "the stages as the tile product reads them: "
                    "%s", werr.message);
   g->mma_per_k_tile = c->block_k / w->k;
-  return TCMMA_OK;
-}
-
-/* The tensor maps of the call's own shape must pass the encoder's rules
- * (a box dim above 256, say: decline TILE naming the rule). */
-static tcmma_status check_maps(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
-                               const tcmma_gemm_info *i, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  int shape[5] = {c->m, c->n, c->k, (int)c->a.ld, (int)c->b.ld};
-  tcmma_tensor_map maps[2];
-  tcmma__emit_gemm_wgmma_maps(g, o, i, 0, 0, shape, maps);
-  tcmma_error merr = {0};
-  for (int k = 0; k < 2; k++)
-    if (tcmma_tensor_map_check(&maps[k], NULL, &merr) != TCMMA_OK)
-      return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "%s's tensor map: %s", k ? "b" : "a",
-                     merr.message);
-  return TCMMA_OK;
-}
-
-void tcmma__emit_gemm_wgmma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
-                                 const tcmma_gemm_info *i, unsigned long long a,
-                                 unsigned long long b, const int shape[5],
-                                 tcmma_tensor_map maps[2]) {
-  const tcmma_gemm_call *c = &g->call;
-  int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
-  /* a: m rows of k; b (transposed): n rows of k; one k tile of the block's rows a box */
-  if (c->a.transposed) /* k rows of m, a box a panel: one k tile of 64 columns */
-    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[2],
-                                  (unsigned long long)shape[0], (unsigned long long)shape[3] * ea,
-                                  (unsigned)c->block_k, (unsigned)tcmma__emit_gemm_wgmma_panel(g),
-                                  g->a_swizzle);
-  else
-    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
-                                  (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
-                                  (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
-  maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
-                                (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
-                                (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
-  /* each box's lines fetched into L2 256 bytes at a time (the GEMM reads
-   * every byte of a row of its tile) */
-  maps[0].l2_promotion = maps[1].l2_promotion = TCMMA_TMAP_L2_B256;
-  if (i->batch <= 1) return;
-  /* a strided batch: the matrices along a third dimension, one a box */
-  long long sa = o->stride_a ? o->stride_a
-                             : (long long)(c->a.transposed ? shape[2] : shape[0]) * shape[3],
-            sb = o->stride_b ? o->stride_b : (long long)shape[1] * shape[4];
-  unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
-  for (int k = 0; k < 2; k++) {
-    maps[k].rank = 3;
-    maps[k].dims[2] = (unsigned long long)i->batch;
-    maps[k].strides[1] = strides[k];
-    maps[k].box[2] = 1;
-  }
-}
-
-size_t tcmma__emit_gemm_wgmma_operand_bytes(const tcmma_gemm_plan *g, tcmma_operand op) {
-  bool is_a = op == TCMMA_OPERAND_A;
-  return (size_t)(is_a ? g->a_rows * g->a_cols : g->b_rows * g->b_cols) *
-         (size_t)tcmma_prec_bytes(is_a ? g->call.a.prec : g->call.b.prec);
-}
-
-size_t tcmma__emit_gemm_wgmma_align(const tcmma_gemm_plan *g) {
-  /* the swizzles' repeat: 8 rows of one span (1024 bytes at 128) */
-  int a = tcmma_swizzle_get(g->a_swizzle)->bytes, b = tcmma_swizzle_get(g->b_swizzle)->bytes;
-  return (size_t)(a > b ? a : b) * 8;
-}
-
-int tcmma__emit_gemm_wgmma_panel(const tcmma_gemm_plan *g) {
-  return tcmma_swizzle_get(g->a_swizzle)->bytes / tcmma_prec_bytes(g->call.a.prec);
-}
-
-/* The stages at the swizzle's repeat, then a full and an empty mbarrier
- * per stage, in one dynamic allocation with room to align its start (the
- * device gives 16 bytes; decline SHARED). */
-static tcmma_status plan_shared(tcmma_gemm_plan *g, tcmma_error *err) {
-  const tcmma_gemm_call *c = &g->call;
-  g->stage_bytes = tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A) +
-                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_B);
-  size_t bars = (size_t)c->stages * 2 * TCMMA__GEMM_MBAR_BYTES;
-  size_t align = tcmma__emit_gemm_wgmma_align(g);
-  g->shared_bytes = g->stage_bytes * (size_t)c->stages + bars + align;
-  g->shared_max = tcmma_shared_memory_max(c->cc, 0);
-  if (g->shared_bytes > g->shared_max)
-    return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu, %zu of "
-                   "mbarriers, %zu to align the stages) exceed the %zu a block may use on cc %d",
-                   g->shared_bytes, c->stages, g->stage_bytes, bars, align, g->shared_max, c->cc);
   return TCMMA_OK;
 }
 
@@ -315,24 +199,6 @@ static tcmma_status budget_registers(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcm
   return TCMMA_OK;
 }
 
-/* Accepts g: the shapes served (no edge copies: TMA fills zeros past the
- * matrix), each operand's TMA box as its copy. */
-static void accept(tcmma_gemm_plan *g, tcmma_gemm_info *i) {
-  tcmma__emit_gemm_serves(g, i);
-  tcmma__emit_gemm_scale_info(g, i); /* unscaled, unpacked: 1, 0, 0, 0 */
-  i->a_edge = i->b_edge = false;
-  i->a_plain = i->b_plain = false;
-  /* an M-major A's box is one panel */
-  i->a_copy_bytes = g->call.a.transposed
-                        ? tcmma__emit_gemm_wgmma_panel(g) * g->call.block_k *
-                              tcmma_prec_bytes(g->call.a.prec)
-                        : (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A);
-  i->b_copy_bytes = (int)tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_B);
-  g->accepted = true;
-  g->reason = TCMMA_GEMM_DECLINE_NONE;
-  snprintf(g->message, sizeof g->message, "accepted");
-}
-
 tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_opts *o,
                                          tcmma_gemm_info *i, tcmma_error *err) {
   tcmma_gemm_call *c = &g->call;
@@ -346,20 +212,13 @@ tcmma_status tcmma__emit_gemm_plan_wgmma(tcmma_gemm_plan *g, const tcmma_gemm_op
   row_of_call(c, &w, &arm, &why, msg, sizeof msg);
   i->wgmma = w, g->arm = arm;
   fill_defaults(c);
-  tcmma_status st = tcmma__emit_gemm_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, err);
+  tcmma_status st = tcmma__emit_gemm_tma_check_call(g, o, TCMMA_GEMM_WGMMA_STAGES_MAX, "wgmma",
+                                                    TCMMA__GEMM_TILE_SUFFIX, err);
   if (st != TCMMA_OK) return st;
-  if (c->name && strlen(c->name) > TCMMA__GEMM_NAME_MAX - strlen(TCMMA__GEMM_TILE_SUFFIX))
-    return decline(g, TCMMA_GEMM_DECLINE_CALL, err, "kernel name '%s': the wgmma kernel names its "
-                   "tile product NAME%s, at most %d characters", c->name, TCMMA__GEMM_TILE_SUFFIX,
-                   TCMMA__GEMM_NAME_MAX);
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
-  if (!tcmma__emit_gemm_classes(g, o, i, msg, sizeof msg))
-    return decline(g, TCMMA_GEMM_DECLINE_ALIGNMENT, err, "%s", msg);
-  if ((st = tcmma__emit_gemm_plan_grid(g, o->shape_args, err)) != TCMMA_OK) return st;
-  if ((st = tcmma__emit_gemm_plan_batch(g, o, i, err)) != TCMMA_OK) return st;
-  if ((st = check_maps(g, o, i, err)) != TCMMA_OK) return st;
-  if ((st = plan_shared(g, err)) != TCMMA_OK) return st;
+  /* a full and an empty mbarrier per stage */
+  if ((st = tcmma__emit_gemm_tma_layout(g, o, i, 2 * c->stages, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, i, err)) != TCMMA_OK) return st;
-  accept(g, i);
+  tcmma__emit_gemm_tma_accept(g, i);
   return TCMMA_OK;
 }

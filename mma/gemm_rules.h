@@ -28,6 +28,21 @@ enum { TCMMA__GEMM_MBAR_BYTES = 8 };
 #define TCMMA__GEMM_NAME_MAX 64
 #define TCMMA__GEMM_TILE_SUFFIX "_wgmma"
 #define TCMMA__GEMM_DRAIN_SUFFIX "_drain" /* no longer than the tile's */
+/* and of the tcgen05 kernel's (NAME_umma, its one-thread tile product) */
+#define TCMMA__GEMM_UMMA_SUFFIX "_umma"
+
+/* The tcgen05 kernel's block (mma/gemm_plan_tcgen05.c plans it,
+ * mma/render_gemm_tcgen05.c writes it): the epilogue warpgroup's four warps
+ * (0-3: warp w reaches Tensor Memory lanes 32w..), the TMA producer's warp
+ * and the MMA thread's, six in all; the accumulator columns one epilogue
+ * tcgen05.ld reads (.32x32b.x16: 16 registers a thread), block_n whole
+ * loads of them. */
+enum {
+  TCMMA__GEMM_TCGEN05_PRODUCER_WARP = 4,
+  TCMMA__GEMM_TCGEN05_MMA_WARP = 5,
+  TCMMA__GEMM_TCGEN05_WARPS = 6,
+  TCMMA__GEMM_TMEM_LOAD_COLUMNS = 16
+};
 
 /* The comment lines around the wgmma kernel's helper functions (TMA and
  * mbarrier, the tile product, the drain), which each dialect writes its

@@ -1,6 +1,6 @@
 /* The tensor maps a Hopper GEMM's kernel takes (include/tcmma/gemm.h,
  * tcmma_gemm_tensor_maps; docs/emit.md, The Hopper GEMM): the plan checked
- * to be a WGMMA plan with its options, the launch's shape against what it
+ * to be a WGMMA or TCGEN05 plan with its options, the launch's shape against what it
  * serves, then each operand's 2-D map as mma/gemm_plan_wgmma.c builds it,
  * checked against the encoder's rules. */
 #include <stdio.h>
@@ -21,7 +21,9 @@ static tcmma_status shape_ok(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
     int mult[3] = {i->m_multiple, i->n_multiple, i->k_multiple};
     bool bad = !i->shape_args ? s[d] != own[d]
                : d < 3        ? s[d] < 1 || s[d] > TCMMA_GEMM_EXTENT_MAX || s[d] % mult[d]
-               : s[d] < (d == 3 && c->a.transposed ? s[0] : s[2]) ||
+               : s[d] < (d == 3 && c->a.transposed    ? s[0]
+                         : d == 4 && !c->b.transposed ? s[1]
+                                                      : s[2]) ||
                      ((long)s[d] * (d == 3 ? ea : eb)) % (d == 3 ? i->a_align : i->b_align);
     if (bad)
       return tcmma_fail(err, TCMMA_INVALID, "gemm tensor maps: %s %d is not a shape the kernel "
@@ -40,7 +42,7 @@ tcmma_status tcmma_gemm_tensor_maps(const tcmma_gemm_plan *plan, const tcmma_gem
   tcmma__emit_gemm_form f;
   tcmma_status st = tcmma__emit_gemm_form_take(plan, opts, &f, err);
   if (st != TCMMA_OK) return st;
-  if (f.i.kernel != TCMMA_GEMM_KERNEL_WGMMA)
+  if (f.i.kernel != TCMMA_GEMM_KERNEL_WGMMA && f.i.kernel != TCMMA_GEMM_KERNEL_TCGEN05)
     return tcmma_fail(err, TCMMA_INVALID, "gemm tensor maps: the plan is a %s kernel's, which "
                       "takes no tensor maps", tcmma_gemm_kernel_name(f.i.kernel));
   const tcmma_gemm_call *c = &plan->call;
@@ -49,7 +51,7 @@ tcmma_status tcmma_gemm_tensor_maps(const tcmma_gemm_plan *plan, const tcmma_gem
     for (int d = 0; d < 5; d++) s[d] = shape[d];
     if ((st = shape_ok(plan, &f.i, s, err)) != TCMMA_OK) return st;
   }
-  tcmma__emit_gemm_wgmma_maps(plan, &f.o, &f.i, a, b, s, maps);
+  tcmma__emit_gemm_tma_maps(plan, &f.o, &f.i, a, b, s, maps);
   for (int k = 0; k < 2; k++)
     if ((st = tcmma_tensor_map_check(&maps[k], NULL, err)) != TCMMA_OK) return st;
   return TCMMA_OK;

@@ -364,6 +364,8 @@ tcmma_status tcmma_render_gemm_opts(const tcmma_render_ctx *ctx, const tcmma_gem
   if ((st = tcmma__emit_gemm_form_take(plan, opts, &k.f, err)) != TCMMA_OK) return st;
   if (k.f.i.kernel == TCMMA_GEMM_KERNEL_WGMMA)
     return tcmma__emit_render_gemm_wgmma(&k.f, ctx->dialect, ctx->out, err);
+  if (k.f.i.kernel == TCMMA_GEMM_KERNEL_TCGEN05)
+    return tcmma__emit_render_gemm_tcgen05(&k.f, ctx->dialect, ctx->out, err);
   k.g = plan, k.dl = ctx->dialect;
   k.name = plan->call.name ? plan->call.name : "tcmma_gemm";
   tcmma_call w;

@@ -9,6 +9,7 @@
 #include "emit.h"
 #include "gemm_epilogue.h"
 #include "gemm_rules.h"
+#include "tcmma/kernel_attrs.h"
 
 #define P TCMMA__GEMM_P
 
@@ -141,3 +142,38 @@ void tcmma__emit_gemm_block_origin(const tcmma__emit_gemm_form *f, tcmma_dialect
                    G * gx, P, g->call.block_n);
 }
 
+
+void tcmma__emit_gemm_shape_text(const tcmma__emit_gemm_form *f, char *buf, size_t cap) {
+  const tcmma_gemm_call *c = &f->g->call;
+  if (f->i.shape_args)
+    snprintf(buf, cap, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
+  else
+    snprintf(buf, cap, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n, c->m, c->k,
+             c->k, c->n);
+}
+
+void tcmma__emit_gemm_tma_head(const tcmma__emit_gemm_form *f, tcmma_dialect dl, const char *name,
+                               tcmma_buf *out) {
+  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = f->g->threads, .min_blocks = 1);
+  tcmma__emit_gemm_signature(f, dl, name, &attrs, true, out);
+  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
+  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
+                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
+  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
+  tcmma__emit_gemm_block_origin(f, dl, out);
+  tcmma__emit_gemm_batch_base(f, dl, 1, out);
+}
+
+void tcmma__emit_gemm_tma_loop_head(tcmma_dialect dl, const char *kt_count, const char *qual,
+                                    size_t stage_bytes, int depth, tcmma_buf *out) {
+  tcmma__emit_line(out, depth, "int %ss = 0;", P);
+  tcmma__emit_line(out, depth, "unsigned %sph = 0u;", P);
+  /* the trip count a constant before the loop: gcc drops (and warns of) a
+   * loop annotation on a condition the sanitizers instrument */
+  tcmma__emit_line(out, depth, "const int %skts = %s;", P, kt_count);
+  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(dl, TCMMA__SPELL_KEEP_LOOP));
+  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %skts; ++%skt) {", P, P, P, P);
+  tcmma__emit_line(out, depth + 1, "%sunsigned char *%sa_st = %sst + %ss * %zu;", qual, P, P, P,
+                   stage_bytes);
+}

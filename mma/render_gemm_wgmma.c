@@ -81,11 +81,7 @@ static void title(const wk *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
-  if (k->i->shape_args)
-    snprintf(shape, sizeof shape, "D[m x n] = alpha * A[m x k] B[k x n] + beta * C, any shape");
-  else
-    snprintf(shape, sizeof shape, "D[%dx%d] = alpha * A[%dx%d] B[%dx%d] + beta * C", c->m, c->n,
-             c->m, c->k, c->k, c->n);
+  tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
   tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
                    "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
                    "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
@@ -105,7 +101,7 @@ static void title(const wk *k, tcmma_buf *out) {
 static void shared_layout(const wk *k, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
   int S = g->call.stages;
-  size_t align = tcmma__emit_gemm_wgmma_align(g);
+  size_t align = tcmma__emit_gemm_tma_align(g);
   tcmma_dialect dl = k->dl;
   tcmma__emit_line(out, 1, "/* the stages from the first %zu-byte boundary of the shared window "
                    "(the swizzle's repeat), then a full and an empty mbarrier per stage */", align);
@@ -132,21 +128,6 @@ static void tile_count(const wk *k, char *KT, size_t cap) {
   else snprintf(KT, cap, "%d", k->g->k_tiles);
 }
 
-/* The k loop's head at depth, the producer's or a consumer's: the stage
- * index and its phase, the loop, the stage's first byte (qual: "const " for
- * a reader). */
-static void loop_head(const wk *k, const char *KT, const char *qual, int depth, tcmma_buf *out) {
-  tcmma__emit_line(out, depth, "int %ss = 0;", P);
-  tcmma__emit_line(out, depth, "unsigned %sph = 0u;", P);
-  /* the trip count a constant before the loop: gcc drops (and warns of) a
-   * loop annotation on a condition the sanitizers instrument */
-  tcmma__emit_line(out, depth, "const int %skts = %s;", P, KT);
-  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_KEEP_LOOP));
-  tcmma__emit_line(out, depth, "for (int %skt = 0; %skt < %skts; ++%skt) {", P, P, P, P);
-  tcmma__emit_line(out, depth + 1, "%sunsigned char *%sa_st = %sst + %ss * %zu;", qual, P, P, P,
-                   k->g->stage_bytes);
-}
-
 /* The stage index and its phase, stepped per k tile. */
 static void step_stage(const wk *k, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "if (++%ss == %d) %ss = 0, %sph ^= 1u;", P, k->g->call.stages, P, P);
@@ -162,7 +143,7 @@ static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
                      "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
     return;
   }
-  int panel = tcmma__emit_gemm_wgmma_panel(g);
+  int panel = tcmma__emit_gemm_tma_panel(g);
   size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(g->call.a.prec);
   for (int p = 0; p < g->call.block_m / panel; p++)
     tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
@@ -182,7 +163,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
     if (st != TCMMA_OK) return st;
   }
   tcmma__emit_line(out, 2, "if (%stid == 0) {", P);
-  loop_head(k, KT, "", 3, out);
+  tcmma__emit_gemm_tma_loop_head(k->dl, KT, "", k->g->stage_bytes, 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
                    "back (at once the first time round) */", P, P, P);
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P, g->stage_bytes);
@@ -192,7 +173,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   tma_a(k, bz, out);
   tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
                    "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
-                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
+                   tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
                    g->call.block_k, bz);
   step_stage(k, 4, out);
   tcmma__emit_line(out, 3, "}");
@@ -234,12 +215,12 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
   int S = c->stages;
   long a_strip = (long)tcmma_wgmma_get(k->i->wgmma)->m * c->block_k * tcmma_prec_bytes(c->a.prec),
        b_strip = (long)k->i->wgmma_n * c->block_k * tcmma_prec_bytes(c->b.prec);
-  loop_head(k, KT, "const ", 2, out);
+  tcmma__emit_gemm_tma_loop_head(k->dl, KT, "const ", k->g->stage_bytes, 2, out);
   tcmma__emit_line(out, 3, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P, P,
                    P);
   tcmma__emit_line(out, 3, "%s(%sacc, (const %s *)(%sa_st + %swr * %ld), (const %s *)(%sa_st + "
                    "%zu + %swc * %ld), %s);", k->tile, P, ta, P, P, a_strip, tb, P,
-                   tcmma__emit_gemm_wgmma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip, "1");
+                   tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A), P, b_strip, "1");
   tcmma__emit_line(out, 3, "/* wait_group 1: k tile kt - 1's products are done, its stage goes "
                    "back (one arrival per warp) */");
   tcmma__emit_line(out, 3, "if (%skt > 0 && %stid %% %d == 0) tcmma_mbar_arrive(&%sempty[%ss == 0 ? "
@@ -249,73 +230,16 @@ static void consumer_loop(const wk *k, const char *KT, tcmma_buf *out) {
   tcmma__emit_line(out, 2, "%s(%sacc);", k->drain, P);
 }
 
-/* The word type a pair of d's stored elements fills in one store, or NULL
- * where the pair is stored element by element: d's class must hold the
- * pair (a pair starts at an even column: its offset is then a multiple of
- * the pair's bytes) and no cvt changes d's width. */
-static const char *pair_word(const wk *k) {
-  const tcmma_gemm_call *c = &k->g->call;
-  tcmma__gemm_epi e = tcmma__emit_gemm_epi_of(&k->f->o);
-  int eo = tcmma_prec_bytes(tcmma__emit_gemm_out_prec(c, &e));
-  if (eo != tcmma_prec_bytes(c->d.prec) || k->i->d_align < 2 * eo) return NULL;
-  return eo == 1 ? "unsigned short" : eo == 2 ? "unsigned" : eo == 4 ? "unsigned long long" : NULL;
-}
-
-/* The pair's two elements at depth: into v and one store of word (the pair
- * inside the matrix), or element by element into d (word NULL; bound: the
- * ragged right edge's guard, "" none). */
-static void pair_elements(const wk *k, const char *word, const char *bound, int depth,
-                          tcmma_buf *out) {
-  char cval[64], acc[96];
-  snprintf(cval, sizeof cval, "c[%so%s + %sj]", P, k->i->shape_args ? "c" : "", P);
-  snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
-  if (word)
-    tcmma__emit_line(out, depth, "%s %s %sv[2];", tcmma__table_spell(k->dl, TCMMA__SPELL_ALIGN16),
-                     tcmma__table_spell_type(k->dl, k->g->call.d.prec), P);
-  tcmma__emit_line(out, depth, "%s", tcmma__table_spell(k->dl, TCMMA__SPELL_UNROLL));
-  tcmma__emit_line(out, depth, "for (int %sj = 0; %sj < 2; ++%sj) {", P, P, P);
-  if (bound[0]) tcmma__emit_line(out, depth + 1, "if (%sgc + %sj >= %s) break;", P, P, bound);
-  tcmma__emit_gemm_epilogue_element(k->f, k->dl, depth + 1, acc, cval,
-                                    word ? P "v[" P "j]" : "d[" P "o + " P "j]", out);
-  tcmma__emit_line(out, depth, "}");
-  if (word)
-    tcmma__emit_line(out, depth, "*(%s *)(d + %so) = *(const %s *)%sv; /* the pair at once */", word,
-                     P, word, P);
-}
-
-/* One accumulator pair's elements through the epilogue list to d, guarded
- * where the tile meets a ragged edge: one store of the pair where d's class
- * takes it, element by element otherwise and at the ragged right edge. */
+/* One accumulator pair's elements through the epilogue list to d
+ * (mma/render_gemm_pairs.c): register q * 4 + h * 2 + j at row r0 + h *
+ * ROW_H, column c0 + q * COL_Q + j. */
 static void epilogue_pair(const wk *k, int depth, tcmma_buf *out) {
-  const tcmma__emit_gemm_form *f = k->f;
-  bool args = k->i->shape_args;
-  const tcmma_gemm_call *c = &k->g->call;
-  bool ragged_m = args ? k->g->predicated : c->m % c->block_m != 0,
-       ragged_n = args ? k->g->predicated : c->n % c->block_n != 0;
-  char M[24], N[24], LDC[24], LDD[24];
-  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_M, M, sizeof M);
-  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_N, N, sizeof N);
-  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDC, LDC, sizeof LDC);
-  tcmma__emit_gemm_dim(f, TCMMA__GEMM_DIM_LDD, LDD, sizeof LDD);
-  tcmma__emit_line(out, depth, "const int %sgr = %sr0 + %sh * %d, %sgc = %sc0 + %sq * %d;", P, P, P,
-                   k->row_h, P, P, P, k->col_q);
-  if (ragged_m) tcmma__emit_line(out, depth, "if (%sgr >= %s) continue;", P, M);
-  tcmma__emit_line(out, depth, "const size_t %so = (size_t)%sgr * %s + %sgc;", P, P, LDD, P);
-  if (args) tcmma__emit_line(out, depth, "const size_t %soc = (size_t)%sgr * %s + %sgc;", P, P, LDC, P);
-  const char *word = pair_word(k);
-  if (!word) {
-    pair_elements(k, NULL, ragged_n ? N : "", depth, out);
-    return;
-  }
-  if (!ragged_n) {
-    pair_elements(k, word, "", depth, out);
-    return;
-  }
-  tcmma__emit_line(out, depth, "if (%sgc + 1 < %s) {", P, N);
-  pair_elements(k, word, "", depth + 1, out);
-  tcmma__emit_line(out, depth, "} else {");
-  pair_elements(k, NULL, N, depth + 1, out);
-  tcmma__emit_line(out, depth, "}");
+  char row[64], col[64], acc[96];
+  snprintf(row, sizeof row, "%sr0 + %sh * %d", P, P, k->row_h);
+  snprintf(col, sizeof col, "%sc0 + %sq * %d", P, P, k->col_q);
+  snprintf(acc, sizeof acc, "%sacc[%sq * %d + %sh * 2 + %sj]", P, P, PER_BLOCK, P, P);
+  tcmma__emit_gemm_pair p = {k->f, k->dl, row, col, acc};
+  tcmma__emit_gemm_pair_store(&p, depth, out);
 }
 
 /* The epilogue from the registers: each pair of adjacent columns of the
@@ -384,15 +308,7 @@ static tcmma_status kernel_text(wk *k, tcmma_buf *out, tcmma_error *err) {
   if (st != TCMMA_OK) return st;
   drain(k, out);
   tcmma_buf_printf(out, TCMMA__GEMM_HELPERS_END "\n");
-  tcmma_kernel_attrs attrs = TCMMA_KERNEL_ATTRS_INIT(.max_threads = k->g->threads, .min_blocks = 1);
-  tcmma__emit_gemm_signature(k->f, dl, k->name, &attrs, true, out);
-  tcmma_buf_printf(out, "  %s %ssmem%s;\n", tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED), P,
-                   tcmma__table_spell(dl, TCMMA__SPELL_DYN_SHARED_END));
-  tcmma_buf_printf(out, "  const int %stid = (int)%s;\n", P,
-                   tcmma__table_spell(dl, TCMMA__SPELL_THREAD_IDX));
-  tcmma__emit_line(out, 1, "(void)a, (void)b; /* read through the tensor maps */");
-  tcmma__emit_gemm_block_origin(k->f, dl, out);
-  tcmma__emit_gemm_batch_base(k->f, dl, 1, out);
+  tcmma__emit_gemm_tma_head(k->f, dl, k->name, out);
   shared_layout(k, out);
   char KT[64];
   tile_count(k, KT, sizeof KT);

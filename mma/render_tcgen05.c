@@ -161,6 +161,14 @@ static void mma(const tc *g, tcmma_buf *out) {
 static void body(const tc *g, tcmma_buf *out) {
   const tcmma_tcgen05_call *c = g->call;
   signature(g, out);
+  /* each descriptor's start address (bits 0-13: >> 4) once; a k step adds
+   * its advance >> 4 (the advances are whole 16 bytes, and a shared address
+   * below 2^18 never carries out of the field) */
+  if (!c->a_tmem)
+    tcmma_buf_printf(out, "  const unsigned long long tcmma_da0 = 0x%016llxull | ((tcmma_a_at & "
+                          "0x3FFFFu) >> 4);\n", (unsigned long long)g->a.desc);
+  tcmma_buf_printf(out, "  const unsigned long long tcmma_db0 = 0x%016llxull | ((tcmma_b_at & "
+                        "0x3FFFFu) >> 4);\n", (unsigned long long)g->b.desc);
   tcmma_buf_printf(out, "%s\n  for (int tcmma_s = 0; tcmma_s < %d; tcmma_s++) {\n",
                    SPELL(g, UNROLL), c->k / g->info->k);
   if (c->a_tmem)
@@ -168,13 +176,10 @@ static void body(const tc *g, tcmma_buf *out) {
     tcmma_buf_printf(out, "    const unsigned tcmma_a_step = tcmma_a_tmem + tcmma_s * %du;\n",
                      g->info->k * tcmma_prec_bits(c->a.prec) / 32);
   else
-    tcmma_buf_printf(out, "    /* each descriptor with this step's start address (bits 0-13: >> 4) */\n"
-                          "    const unsigned long long tcmma_da = 0x%016llxull |\n"
-                          "        (((tcmma_a_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
-                     (unsigned long long)g->a.desc, g->a.k_step_bytes);
-  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = 0x%016llxull |\n"
-                        "        (((tcmma_b_at + tcmma_s * %ldu) & 0x3FFFFu) >> 4);\n",
-                   (unsigned long long)g->b.desc, g->b.k_step_bytes);
+    tcmma_buf_printf(out, "    const unsigned long long tcmma_da = tcmma_da0 + (unsigned long "
+                          "long)(tcmma_s * %ld);\n", g->a.k_step_bytes >> 4);
+  tcmma_buf_printf(out, "    const unsigned long long tcmma_db = tcmma_db0 + (unsigned long "
+                        "long)(tcmma_s * %ld);\n", g->b.k_step_bytes >> 4);
   mma(g, out);
   tcmma_buf_printf(out, "  }\n}\n");
 }

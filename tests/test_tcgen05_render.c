@@ -129,9 +129,10 @@ static void text_carries_marker_and_descriptors(void **state) {
   tcmma_buf src = {0};
   assert_int_equal(tcmma_tcgen05_render(&call, &src, NULL), TCMMA_OK);
   /* idesc: bf16 x bf16 -> f32, m 128, n 128 (Table 42); A K-major and B
-   * K-major, 128-byte swizzle: SBO 1024, LBO 16, version 1, swizzle code 2 */
+   * K-major, 128-byte swizzle: SBO 1024, LBO 16, version 1, swizzle code 2;
+   * a k step of 16 bf16 (32 bytes) adds 32 >> 4 to the start field */
   const char *want[] = {"(tcgen05-bf16)", "void tile_bf16(unsigned tcmma_d, const __nv_bfloat16 *tcmma_a",
-                        "0x08200490u", "0x4000404000010000ull", "tcmma_s * 32u",
+                        "0x08200490u", "0x4000404000010000ull", "(unsigned long long)(tcmma_s * 2)",
                         "tcgen05.mma.cta_group::1.kind::f16 [%0], %1, %2, %3, p;",
                         "#include <cuda_bf16.h>", "ONE thread"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)

@@ -71,8 +71,9 @@ tcmma_gemm_call bench_gemm_call(const bench_gemm_dtype *t, const bench_gemm_conf
 }
 
 void bench_gemm_config_text(const bench_gemm_config *c, char *buf, size_t cap) {
-  snprintf(buf, cap, "%dx%dx%d w%dx%d s%d%s%s", c->bm, c->bn, c->bk, c->wm, c->wn, c->stages,
-           c->bt ? " b,t" : "", c->kernel == TCMMA_GEMM_KERNEL_WGMMA ? " wgmma" : "");
+  snprintf(buf, cap, "%dx%dx%d w%dx%d s%d%s%s%s", c->bm, c->bn, c->bk, c->wm, c->wn, c->stages,
+           c->bt ? " b,t" : "", c->kernel == TCMMA_GEMM_KERNEL_MMA_SYNC ? "" : " ",
+           c->kernel == TCMMA_GEMM_KERNEL_MMA_SYNC ? "" : tcmma_gemm_kernel_name(c->kernel));
 }
 
 typedef struct {
@@ -179,7 +180,7 @@ static bool spot_check(result *r, const tcmma_gemm_call *call, const tcmma_devme
   return ok;
 }
 
-/* A wgmma plan's tensor maps of a and b on the device, encoded by the
+/* A wgmma or tcgen05 plan's tensor maps of a and b on the device, encoded by the
  * driver (the kernel's last two arguments). */
 static tcmma_status encode_maps(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o,
                                 const tcmma_devmem mem[3],
@@ -209,7 +210,7 @@ static void run_one(result *r, const tcmma_device_info *dev, tcmma_devmem mem[3]
   _Alignas(TCMMA_CU_TENSOR_MAP_ALIGN) unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES];
   void *args[8] = {&mem[0].ptr, &mem[1].ptr, &mem[2].ptr, &mem[0].ptr, &alpha, &beta, enc[0], enc[1]};
   tcmma_gemm_opts o = bench_gemm_opts(r->c);
-  if (st == TCMMA_OK && r->c->kernel == TCMMA_GEMM_KERNEL_WGMMA)
+  if (st == TCMMA_OK && r->c->kernel != TCMMA_GEMM_KERNEL_MMA_SYNC) /* wgmma, tcgen05 */
     st = encode_maps(&p, &o, mem, enc, &err);
   unsigned block[3] = {(unsigned)p.threads, 1, 1};
   if (st == TCMMA_OK) st = tcmma_launch(&fn, p.grid, block, (unsigned)p.shared_bytes, args, &err);

@@ -48,7 +48,8 @@ typedef struct {
   double ideal[BENCH_SASS_NCLASS];
   long refill_int;         /* integer operations inside the ring's refill block; -1: no block */
   double k_tiles;          /* k tiles one trip of the loop covers */
-  bool wgmma;              /* the Hopper GEMM: its consumers' loop */
+  tcmma_gemm_kernel kind;  /* the kind planned: the Hopper GEMM's consumers' loop, the
+                              Blackwell GEMM's MMA thread's loop, else the warps' */
 } static_result;
 
 /* The archs --arch takes (NVRTC 13 compiles each to a CUBIN). */
@@ -98,17 +99,29 @@ static void wgmma_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS
   ideal[BENCH_SASS_BRANCH] = IDEAL_BRANCH;
 }
 
+/* The tcgen05 kernel's ideal MMA-thread loop per k tile: the plan's
+ * tcgen05.mma (one UTC*MMA each), the full mbarrier's wait and the commit
+ * to the empty one, the stage/phase step, the loop counter and the
+ * descriptors' start, one back-edge branch. */
+static void tcgen05_ideal(const tcmma_gemm_plan *p, double ideal[BENCH_SASS_NCLASS]) {
+  wgmma_ideal(p, ideal);
+  ideal[BENCH_SASS_SYNC] = 2;
+}
+
 /* The tensor-core instructions per k tile against the plan's: an mma.sync
  * ptxas emulates issues several per product (tables/arm_emulation.def); a
- * wgmma one HGMMA per warp. */
+ * wgmma one HGMMA per warp, a tcgen05.mma one UTC*MMA. */
 static void check_products(const tcmma_gemm_plan *p, const long *c, static_result *r) {
-  int products = r->wgmma ? 1 : tcmma_arm_sass_products(p->arm, r->arch);
+  bool one = r->kind != TCMMA_GEMM_KERNEL_MMA_SYNC;
+  const char *what = r->kind == TCMMA_GEMM_KERNEL_WGMMA     ? "wgmma.mma_async"
+                     : r->kind == TCMMA_GEMM_KERNEL_TCGEN05 ? "tcgen05.mma"
+                                                            : "mma.sync";
+  int products = one ? 1 : tcmma_arm_sass_products(p->arm, r->arch);
   double per_tile = r->k_tiles > 0 ? (double)c[BENCH_SASS_MMA] / r->k_tiles : 0;
   if (r->k_tiles > 0 && per_tile != (double)p->mma_per_k_tile * products)
     snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
-             "%s: not the %d per product %s", per_tile, p->mma_per_k_tile,
-             r->wgmma ? "wgmma.mma_async" : "mma.sync", products,
-             r->wgmma ? "of a wgmma" : "tables/arm_emulation.def gives");
+             "%s: not the %d per product %s", per_tile, p->mma_per_k_tile, what, products,
+             one ? "of a warpgroup or tcgen05 product" : "tables/arm_emulation.def gives");
   else if (products > 1)
     snprintf(r->note, sizeof r->note, "%g tensor-core instructions per k tile for the plan's %d "
              "mma.sync: ptxas emulates %s on sm_%d (tables/arm_emulation.def)", per_tile,
@@ -138,10 +151,11 @@ static void measure_loop(const char *text, const char *name, const tcmma_gemm_pl
      * what is measured (an arch that emulates an mma.sync issues several
      * per product) */
     long bars = bench_sass_k_waits(&s, first, last);
-    r->k_tiles = (double)bars / (!r->wgmma && p->call.stages == 1 ? 2 : 1);
+    r->k_tiles = (double)bars / (r->kind == TCMMA_GEMM_KERNEL_MMA_SYNC && p->call.stages == 1 ? 2 : 1);
     check_products(p, c, r);
     for (int i = 0; i < BENCH_SASS_NCLASS; i++) r->counts[i] = c[i];
-    if (r->wgmma) wgmma_ideal(p, r->ideal);
+    if (r->kind == TCMMA_GEMM_KERNEL_WGMMA) wgmma_ideal(p, r->ideal);
+    else if (r->kind == TCMMA_GEMM_KERNEL_TCGEN05) tcgen05_ideal(p, r->ideal);
     else bench_gemm_ideal(p, r->ideal);
     r->measured = r->k_tiles > 0;
   }
@@ -161,18 +175,14 @@ static void static_one(static_result *r, int size, const char *nvdisasm, const c
     return;
   }
   r->accepted = true, r->plan_registers = p.registers;
-  r->wgmma = info.kernel == TCMMA_GEMM_KERNEL_WGMMA;
+  r->kind = info.kernel;
   tcmma_buf src = {0};
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &src);
   tcmma_program prog = {0};
-  /* the wgmma kernel's arch-specific target: its row's suffix (sm_90a); a
-   * family arm (12.x's block-scaled mma) at its family target, sm_120f */
-  const tcmma_arm_info *arm = tcmma_arm_get(p.arm);
-  char suffix = r->wgmma && tcmma_wgmma_get(info.wgmma)->suffix == TCMMA_PTX_SUFFIX_A ? 'a'
-                : arm && arm->family ? 'f' : 0;
+  /* the plan's target: sm_90a, sm_100f, sm_120f (tcmma_gemm_info.arch_suffix) */
   tcmma_compile_opts opts = TCMMA_COMPILE_OPTS_INIT(.name = "bench-gemm-static.cu",
                                                     .cc = r->arch, .arch = r->arch,
-                                                    .arch_suffix = suffix, .sass = true);
+                                                    .arch_suffix = info.arch_suffix, .sass = true);
   tcmma_status st = tcmma_render_gemm_opts(&rc, &p, &o, &err);
   if (st == TCMMA_OK) st = tcmma_compile(src.data, src.len, &opts, &prog, &err);
   char *text = NULL;

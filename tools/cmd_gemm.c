@@ -19,7 +19,8 @@ static const char *const help =
     "                  [--shape-args] [--align A,B,D] [--batch N [--pointer-array]\n"
     "                  [--strides A,B,D]] [--split-k S]\n"
     "                  [--epilogue LIST [--epilogue-hook BODY|--epilogue-hook-file F]]\n"
-    "                  [--kind auto|mma-sync|wgmma] [--dialect cuda|host] [--kernel|--json]\n"
+    "                  [--kind auto|mma-sync|wgmma|tcgen05] [--dialect cuda|host]\n"
+    "                  [--kernel|--json]\n"
     "       tcmma gemm --m M --n N --k K --d SPEC --a SPEC --b SPEC --tune [--tune-max N]\n"
     "                  [--cc N] [--registers N] [--json]\n\n"
     "Plans D = alpha*A*B + beta*C over whole global matrices (C stored like D;\n"
@@ -36,9 +37,13 @@ static const char *const help =
     "fp8, no split-K, a batch\n"
     "only strided and of a fixed shape; warps of 16 rows: --warps block_m/16 x N),\n"
     "else the mma.sync kernel;\n"
-    "mma-sync or wgmma ask for one (wgmma declines `kernel` where it cannot). The\n"
-    "wgmma kernel takes the tensor maps of a and b as its last two arguments\n"
-    "(tcmma_gemm_tensor_maps).\n"
+    "for --cc 100 or 103 auto takes the tcgen05 kernel where it serves the call\n"
+    "(a m x k, b either way, 16-byte rows, f16/bf16/fp8, the batches above; tile\n"
+    "128xNx(128 bytes of k), warps 4x1: one tcgen05.mma thread, one TMA thread, an\n"
+    "epilogue warpgroup reading Tensor Memory; sm_100f).\n"
+    "mma-sync, wgmma or tcgen05 ask for one (wgmma and tcgen05 decline `kernel`\n"
+    "where they cannot). The wgmma and tcgen05 kernels take the tensor maps of a\n"
+    "and b as their last two arguments (tcmma_gemm_tensor_maps).\n"
     "--alpha/--beta (finite decimal numbers a float holds, default 1 and 0) are\n"
     "the values the plan shows for the launch: the kernel takes them as float\n"
     "arguments, so they never change its text.\n"
@@ -171,6 +176,12 @@ static void json_shape(json_writer *w, const tcmma_gemm_info *i) {
 /* The kernel kind and, for wgmma, its warpgroups and registers. */
 static void json_kind(json_writer *w, const tcmma_gemm_info *i) {
   json_key(w, "kernel"), json_string(w, tcmma_gemm_kernel_name(i->kernel));
+  if (i->kernel == TCMMA_GEMM_KERNEL_TCGEN05) {
+    json_key(w, "tcgen05"), json_begin_object(w);
+    json_key(w, "arm"), json_string(w, tcmma_tcgen05_marker((tcmma_tcgen05)i->tcgen05));
+    json_key(w, "tmem_columns"), json_int(w, i->tmem_columns);
+    json_end_object(w);
+  }
   if (i->kernel != TCMMA_GEMM_KERNEL_WGMMA) return;
   json_key(w, "wgmma"), json_begin_object(w);
   json_key(w, "arm"), json_string(w, tcmma_wgmma_marker(i->wgmma));
@@ -257,10 +268,37 @@ static void text_wgmma(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, doubl
     printf("serves: %dx%dx%d only (fixed shape)\n", c->m, c->n, c->k);
 }
 
+/* The tcgen05 kernel's lines of the plan (docs/emit.md, The Blackwell GEMM). */
+static void text_tcgen05(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
+                         double beta) {
+  const tcmma_gemm_call *c = &p->call;
+  printf("gemm %dx%dx%d: kernel tcgen05 (%s), block %dx%dx%d, b %s-major: tcgen05.mma of m%d "
+         "into %d Tensor Memory columns, a TMA thread, an MMA thread and an epilogue "
+         "warpgroup, %d stages%s\n", c->m, c->n, c->k,
+         tcmma_tcgen05_marker((tcmma_tcgen05)i->tcgen05), c->block_m, c->block_n, c->block_k,
+         c->b.transposed ? "K" : "N", c->block_m, i->tmem_columns, c->stages,
+         p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
+  printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu), "
+         "alpha %g, beta %g, then the tensor maps of a and b (tcmma_gemm_tensor_maps); compile "
+         "for sm_%d%c\n", p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes,
+         p->shared_max, alpha, beta, c->cc, i->arch_suffix ? i->arch_suffix : ' ');
+  printf("registers per thread expected: at most %d; per k tile: %d tcgen05.mma, TMA boxes a "
+         "%d and b %d bytes swizzled %s (%d k tiles)\n", p->registers, p->mma_per_k_tile,
+         i->a_copy_bytes, i->b_copy_bytes, tcmma_swizzle_name(p->a_swizzle), p->k_tiles);
+  printf("alignment classes a %d, b %d, d %d bytes; the epilogue from Tensor Memory "
+         "(tcgen05.ld)\n", i->a_align, i->b_align, i->d_align);
+  if (i->shape_args)
+    printf("serves: m, n, k multiples of %d, %d, %d up to %d as kernel arguments\n",
+           i->m_multiple, i->n_multiple, i->k_multiple, TCMMA_GEMM_EXTENT_MAX);
+  else
+    printf("serves: %dx%dx%d only (fixed shape)\n", c->m, c->n, c->k);
+}
+
 static void text_plan(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
                       double beta) {
   const tcmma_gemm_call *c = &p->call;
   if (i->kernel == TCMMA_GEMM_KERNEL_WGMMA) return text_wgmma(p, i, alpha, beta);
+  if (i->kernel == TCMMA_GEMM_KERNEL_TCGEN05) return text_tcgen05(p, i, alpha, beta);
   printf("gemm %dx%dx%d: %s, block %dx%dx%d, warps %dx%d (warp tile %dx%d), %d stages%s\n",
          c->m, c->n, c->k, tcmma_arm_marker(p->arm), c->block_m, c->block_n, c->block_k,
          c->warps_m, c->warps_n, p->warp_m, p->warp_n, c->stages,

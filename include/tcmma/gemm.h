@@ -150,6 +150,20 @@ const char *tcmma_epilogue_args(tcmma_epilogue_kind kind);
  * declines `registers`. */
 #define TCMMA_GEMM_WGMMA_REGISTER_OVERHEAD 48
 
+/* The tcgen05 kernel's defaults for a call's zero fields (docs/emit.md, The
+ * Blackwell GEMM): a 128x256 block tile (one tcgen05.mma of m128 x n256
+ * per k step), k tiles of one 128-byte swizzle span, 4 stages; at most
+ * TCGEN05_STAGES_MAX (shared memory decides below that). Its block is an
+ * epilogue warpgroup, a TMA producer warp and an MMA warp (192 threads);
+ * each thread is expected to take at most TCGEN05_REGISTERS registers (an
+ * upper bound fitted on ptxas -v at sm_100f over the GEMM matrix's tcgen05
+ * cases and every epilogue op, CUDA 13.0). */
+#define TCMMA_GEMM_TCGEN05_BLOCK_M 128
+#define TCMMA_GEMM_TCGEN05_BLOCK_N 256
+#define TCMMA_GEMM_TCGEN05_STAGES 4
+#define TCMMA_GEMM_TCGEN05_STAGES_MAX 8
+#define TCMMA_GEMM_TCGEN05_REGISTERS 96
+
 /* Blocks run in groups of this many block rows, down each column of the
  * group first, so the blocks resident at once share A and B tiles in L2. */
 #define TCMMA_GEMM_GROUP_ROWS 8
@@ -288,11 +302,11 @@ typedef struct {
    * caller's size never covers them. */
   int tail_pad;            /* unused, never read: an old caller's size covers it with whatever
                               it held */
-  tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the wgmma kernel on cc 9.0 where it
-                              serves the call, else mma.sync), MMA_SYNC, or WGMMA (declines
-                              `kernel` naming what it cannot serve). NULL opts and opts from
-                              before this field plan MMA_SYNC: their kernel takes no tensor
-                              maps */
+  tcmma_gemm_kernel kernel; /* the kernel kind: AUTO (0: the tcgen05 kernel on cc 10.x or
+                              the wgmma kernel on cc 9.0 where it serves the call, else
+                              mma.sync), MMA_SYNC, WGMMA or TCGEN05 (declines `kernel`
+                              naming what it cannot serve). NULL opts and opts from before
+                              this field plan MMA_SYNC: their kernel takes no tensor maps */
 } tcmma_gemm_opts;
 
 /* The most K slices a split-K plan takes. */
@@ -334,7 +348,7 @@ typedef struct {
                               each matrix's after the last's) */
   int scale_copy_bytes;    /* bytes per copy of the scales' loader (cp.async.ca of 4; plain
                               loads below 4) */
-  tcmma_gemm_kernel kernel; /* the kind planned: MMA_SYNC or WGMMA (never AUTO) */
+  tcmma_gemm_kernel kernel; /* the kind planned: MMA_SYNC, WGMMA or TCGEN05 (never AUTO) */
   int wgmma;               /* WGMMA: the warpgroup arm, a tcmma_wgmma (tcmma/wgmma.h;
                               TCMMA_WGMMA_NONE, -1, for mma.sync) */
   int consumer_warpgroups; /* WGMMA: warpgroups that multiply, each m64 x wgmma_n of the
@@ -342,6 +356,20 @@ typedef struct {
   int wgmma_n;             /* WGMMA: each consumer's instruction n */
   int producer_registers, consumer_registers; /* WGMMA: the setmaxnreg counts (0: none,
                               one consumer warpgroup keeps what the launch bound gives) */
+  /* Fields past the old struct's tail padding (tail_pad), so that an old
+   * caller's size never covers them. */
+  int tail_pad;            /* unused: written 0 */
+  int tcgen05;             /* TCGEN05: the Tensor Memory arm, a tcmma_tcgen05
+                              (tcmma/tcgen05.h; TCMMA_TCGEN05_NONE, -1, for the others) */
+  int tmem_columns;        /* TCGEN05: Tensor Memory columns the kernel allocates (the
+                              f32 accumulator's block_n, rounded up to a power of two
+                              from 32); 0 for the others */
+  char arch_suffix;        /* the target the kernel compiles for: sm_<call.cc> with this
+                              suffix (tcmma_compile_opts.arch_suffix): 'a' (arch-specific:
+                              the wgmma kernel's sm_90a, an arch-only tcgen05 row's
+                              sm_100a), 'f' (family: the tcgen05 kernel's sm_100f, the
+                              block-scaled mma.sync kernels' sm_120f) or 0 (none; also for
+                              a plan for any device, cc 0) */
 } tcmma_gemm_info;
 
 /* The scale tensors' rows are whole units of this many scales (bytes): a
@@ -429,7 +457,7 @@ tcmma_status tcmma_render_gemm(const tcmma_render_ctx *ctx, const tcmma_gemm_pla
  * (stored like c, moved through a strided batch as c is), `float *amaxI`
  * (raised to max |x| over the whole launch with atomicMax on its bits;
  * zero it before the launch); a WGMMA plan's kernel then takes the tensor
- * maps of a and b (include/tcmma/gemm_tma.h). d is stored in cvt's
+ * maps of a and b (include/tcmma/gemm_tma.h), as does a TCGEN05 plan's. d is stored in cvt's
  * precision when the list ends with cvt (c keeps d's). With split_k the epilogue runs once
  * per element, in the slice that arrives last. Launched with grid
  * ceil(n / block_n) x ceil(m / block_m) x (batch * split_k). The HOST entry

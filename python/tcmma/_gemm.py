@@ -51,10 +51,13 @@ def gemm_plan(m: int, n: int, k: int, d="f32", a="bf16", b="bf16", *, cc: int = 
     alpha and beta, each "NAME[:ARG[:ARG]]" as tcmma gemm --epilogue spells them
     ("bias:col", "clamp:-1:6", "cvt:e4m3"); hook: the body of the "hook" op.
     The kernel then takes the ops' pointers last (docs/emit.md, GEMM
-    epilogues). kernel: "auto" (the wgmma kernel on cc 90 where it serves the
-    call), "mma-sync" or "wgmma" (tables/gemm_kernels.def); .info.kernel says
-    which was planned, and a wgmma kernel takes the tensor maps of a and b
-    last (tcmma_gemm_tensor_maps; docs/emit.md, The Hopper GEMM). Raises
+    epilogues). kernel: "auto" (the tcgen05 kernel on cc 100/103, the wgmma
+    kernel on cc 90, where it serves the call), "mma-sync", "wgmma" or
+    "tcgen05" (tables/gemm_kernels.def); .info.kernel says which was planned
+    (.info.arch_suffix the target it compiles for: sm_<cc><suffix>), and a
+    wgmma or tcgen05 kernel takes the tensor maps of a and b last
+    (tcmma_gemm_tensor_maps; docs/emit.md, The Hopper GEMM, The Blackwell
+    GEMM). Raises
     Declined(reason: GemmDecline)."""
     keep = Keep()
     c = new_struct("tcmma_gemm_call")

@@ -137,6 +137,18 @@ def test_gemm_kernel_kinds():
         tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=90, kernel="wgmma")
     with pytest.raises(tcmma.TcmmaError, match="hopper"):
         tcmma.gemm_plan(256, 256, 128, cc=90, kernel="hopper")
+    # cc 100: auto takes the tcgen05 kernel (Tensor Memory, sm_100f), its maps last
+    p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", b, cc=100)
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05 and p.threads == 192
+    assert p.info.tmem_columns == 256 and p.info.arch_suffix == "f"
+    assert "tcgen05.mma.cta_group::1.kind::f16" in text and "tmap_b)" in text
+    p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", b, cc=100, kernel="tcgen05")
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05
+    p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=100, kernel="tcgen05")
+    assert p.info.b_copy_bytes == 64 * 64 * 2  # an N-major b: a box per 64-column panel
+    with pytest.raises(tcmma.Declined, match="K-major"):
+        tcmma.gemm_plan(256, 256, 128, "f32", tcmma.OperandDesc("bf16", transposed=True), b,
+                        cc=100, kernel="tcgen05")
 
 
 def test_gemm_epilogue():

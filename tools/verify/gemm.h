@@ -26,6 +26,10 @@ typedef struct {
 /* The case's options with its epilogue list (pointing into c). */
 tcmma_gemm_opts verify_gemm_case_opts(const verify_gemm_case *c);
 
+/* The arm a case's plan multiplies with, as its name says: the wgmma or
+ * tcgen05 row of those kernels, else the mma.sync arm. */
+const char *verify_gemm_kernel_arm(const tcmma_gemm_plan *p, const tcmma_gemm_info *i);
+
 /* The whole GEMM matrix, built once. */
 size_t verify_gemm_matrix(const verify_gemm_case **cases);
 
@@ -41,6 +45,9 @@ size_t verify_gemm_sample(uint64_t seed, size_t want, size_t tries, verify_gemm_
  * case is accepted as expected; false with r set (FAILED, or PASSED for a
  * declined case that declined as expected). */
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan, verify_case_result *r);
+/* The same, with the plan's info into *info (its size set here). */
+bool verify_gemm_case_plan_info(const verify_gemm_case *c, tcmma_gemm_plan *plan,
+                                tcmma_gemm_info *info, verify_case_result *r);
 
 /* The kernel's buffers d, a, b, c (c NULL when C is D; each the whole
  * batch at its stride) and the epilogue's tensors x
@@ -138,13 +145,14 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
 /* The compile executor over many cases (tools/verify/gemm_compile.c):
  * prepare renders every case of list[0..count) the plan accepts and
  * compiles them all in batches on every core; finish frees what prepare
- * kept. verify_gemm_exec_compile checks accepted case c (plan p) with
+ * kept. verify_gemm_exec_compile checks accepted case c (plan p, its info:
+ * the target it compiles for, tcmma_gemm_info.arch_suffix) with
  * verify_gemm_compile_check: from its prepared compile, else compiling it
  * alone. */
 void verify_gemm_compile_prepare(const verify_gemm_case *const *list, size_t count);
 void verify_gemm_compile_finish(void);
 void verify_gemm_exec_compile(const verify_gemm_case *c, const tcmma_gemm_plan *p,
-                              verify_case_result *r);
+                              const tcmma_gemm_info *info, verify_case_result *r);
 
 /* The gpu executor for an accepted case: device 0, compiled for its cc,
  * SKIPPED without a driver or a device, or when the device does not run the

@@ -157,6 +157,36 @@ static const row rows[] = {
     /* the mma.sync kernel asked for on cc 90, where AUTO would take wgmma */
     {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 64, 8, 1, 3, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
+    /* the Blackwell GEMM (cc 10.x, AUTO chooses it): one thread's tcgen05.mma
+     * into Tensor Memory, a TMA thread, an epilogue warpgroup; the default
+     * 128x256x64 tile, ragged sizes with padded ld's and c at cc 10.3, shape
+     * arguments, fp8 at k tiles of 128, mixed fp8 into bf16 at n 96, a
+     * 64-byte swizzle (k tiles of 32), a strided batch with gaps */
+    {"f32", "bf16", "bf16", false, true, 128, 256, 256, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", false, true, 127, 129, 65, 128, 128, 64, 4, 1, 2, 72, 72, 136, 2, -1,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", false, true, 192, 100, 128, 128, 64, 64, 4, 1, 3, 0, 0, 0, 1, 1,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "e4m3", "e4m3", false, true, 128, 128, 384, 128, 128, 128, 4, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "e5m2", "e4m3", false, true, 64, 96, 256, 128, 96, 128, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 128, 64, 96, 128, 64, 32, 4, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "bf16", "bf16", false, true, 96, 80, 64, 128, 80, 64, 4, 1, 2, 0, 0, 0, 1, 1,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 3, 0, false,
+     96 * 64 + 64, 80 * 64 + 128, 96 * 80 + 96},
+    /* an N-major b (stored k x n): panels of one span along n, a TMA box and
+     * a product each: bf16 at ragged sizes with padded ld's and c, fp8
+     * (panels of 128) with shape arguments */
+    {"f32", "bf16", "bf16", false, false, 127, 250, 96, 128, 256, 64, 4, 1, 3, 104, 264, 264, 1, 1,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "e4m3", "e5m2", false, false, 128, 256, 256, 128, 256, 128, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    /* the mma.sync kernel asked for on cc 100, where AUTO would take tcgen05 */
+    {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
     /* declined: one per reason */
     {"f32", "bf16", "bf16", false, false, 128, 128, 128, 128, 128, 32, 2, 2, 5, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL},
@@ -198,6 +228,18 @@ static const row rows[] = {
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_SHARED, false, false, KIND(WGMMA)},
     {"f32", "bf16", "bf16", false, true, 256, 256, 128, 256, 256, 64, 16, 1, 2, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_REGISTERS, false, false, KIND(WGMMA)},
+    /* the tcgen05 kernel's: an M-major a, cc 9.0, an n no tcgen05.ld load divides,
+     * shared memory (5 stages of 128x256x64), registers (a budget of 64) */
+    {"f32", "bf16", "bf16", true, true, 128, 256, 128, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_KERNEL, false, false, KIND(TCGEN05)},
+    {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_ARCH, false, false, KIND(TCGEN05)},
+    {"f32", "bf16", "bf16", false, true, 128, 120, 128, 128, 120, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_TILE, false, false, KIND(TCGEN05)},
+    {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 4, 1, 5, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_SHARED, false, false, KIND(TCGEN05)},
+    {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 100, 64, NULL, TCMMA_GEMM_DECLINE_REGISTERS, false, false, KIND(TCGEN05)},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 
@@ -254,8 +296,7 @@ static void build(void) {
     tcmma_gemm_info info = {.size = sizeof info};
     const char *arm = "declined";
     if (!w->expect && tcmma_gemm_plan_opts(g, &c->opts, &plan, &info, NULL) == TCMMA_OK)
-      arm = info.kernel == TCMMA_GEMM_KERNEL_WGMMA ? tcmma_wgmma_marker(info.wgmma)
-                                                   : tcmma_arm_marker(plan.arm);
+      arm = verify_gemm_kernel_arm(&plan, &info);
     snprintf(c->name, sizeof c->name,
              "gemm/%s%s/%dx%dx%d/w%dx%d/s%d/d=%s/a=%s%s/b=%s%s/%dx%dx%d%s/alpha=%g,beta=%g%s",
              w->expect ? "decline-" : "", w->expect ? tcmma_gemm_decline_name(w->expect) : arm,
@@ -274,9 +315,16 @@ size_t verify_gemm_matrix(const verify_gemm_case **out) {
 
 bool verify_gemm_case_plan(const verify_gemm_case *c, tcmma_gemm_plan *plan,
                            verify_case_result *r) {
+  tcmma_gemm_info info;
+  return verify_gemm_case_plan_info(c, plan, &info, r);
+}
+
+bool verify_gemm_case_plan_info(const verify_gemm_case *c, tcmma_gemm_plan *plan,
+                                tcmma_gemm_info *info, verify_case_result *r) {
   tcmma_error err = {0};
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
-  tcmma_status st = tcmma_gemm_plan_opts(&c->call, &o, plan, NULL, &err);
+  info->size = sizeof *info;
+  tcmma_status st = tcmma_gemm_plan_opts(&c->call, &o, plan, info, &err);
   if (c->expect != TCMMA_GEMM_DECLINE_NONE) {
     if (st == TCMMA_DECLINED && plan->reason == c->expect && plan->message[0])
       verify_case_set(r, VERIFY_CASE_PASSED, "declined as expected: %s", plan->message);

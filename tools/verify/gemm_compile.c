@@ -51,6 +51,14 @@ static void copy_range(long per, bool edge, long sites, long *lo, long *hi) {
   *hi += per * sites * (edge ? 2 : 1);
 }
 
+/* Each operand's stage tile of a TMA kernel in boxes (an M-major A, an
+ * N-major B: a box per panel). */
+static long stage_boxes(const tcmma_gemm_plan *p, const tcmma_gemm_info *i) {
+  const tcmma_gemm_call *c = &p->call;
+  return p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
+         p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+}
+
 /* The wgmma kernel's PTX census (docs/emit.md, The Hopper GEMM): the tile
  * product once in the k loop (mma_per_k_tile wgmma.mma_async), the
  * producer's TMA loads (a stage's boxes: its bytes over each operand's copy
@@ -62,14 +70,37 @@ static bool wgmma_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, con
        other = census_count(px, "mma.sync") + census_count(px, "ldmatrix") +
                census_count(px, "cp.async.cg") + census_count(px, "cp.async.ca");
   long want_setmax = i->consumer_registers ? 2 : 0;
-  /* each operand's stage tile in boxes (an M-major A: a box per panel) */
-  const tcmma_gemm_call *c = &p->call;
-  long boxes = p->a_rows * p->a_cols * tcmma_prec_bytes(c->a.prec) / i->a_copy_bytes +
-               p->b_rows * p->b_cols * tcmma_prec_bytes(c->b.prec) / i->b_copy_bytes;
+  long boxes = stage_boxes(p, i);
   if (wg == p->mma_per_k_tile && tma == boxes && setmax == want_setmax && other == 0) return true;
   return snprintf(why, cap, "PTX has %ld wgmma.mma_async, %ld cp.async.bulk.tensor, %ld setmaxnreg, "
                   "%ld mma.sync/ldmatrix/cp.async; the plan says %d, %ld, %ld, 0", wg, tma, setmax,
                   other, p->mma_per_k_tile, boxes, want_setmax), false;
+}
+
+/* The tcgen05 kernel's PTX census (docs/emit.md, The Blackwell GEMM): the
+ * tile product once in the MMA thread's k loop (mma_per_k_tile
+ * tcgen05.mma), the stages' commit and the accumulator's, the producer's
+ * TMA boxes, one Tensor Memory alloc, relinquish and dealloc, one
+ * tcgen05.ld; no mma.sync, wgmma, ldmatrix or cp.async. */
+static bool tcgen05_census(const tcmma_gemm_plan *p, const tcmma_gemm_info *i,
+                           const tcmma_ptx_info *px, char *why, size_t cap) {
+  long mma = census_count(px, "tcgen05.mma"), tma = census_count(px, "cp.async.bulk.tensor"),
+       commit = census_count(px, "tcgen05.commit"), ld = census_count(px, "tcgen05.ld"),
+       tmem = census_count(px, "tcgen05.alloc") + census_count(px, "tcgen05.dealloc") +
+              census_count(px, "tcgen05.relinquish_alloc_permit"),
+       other = census_count(px, "mma.sync") + census_count(px, "wgmma.mma_async") +
+               census_count(px, "ldmatrix") + census_count(px, "cp.async.cg") +
+               census_count(px, "cp.async.ca");
+  long boxes = stage_boxes(p, i);
+  /* the stage's commit folds away where the one k tile is the last */
+  long commits = i->shape_args || p->k_tiles > 1 ? 2 : 1;
+  if (mma == p->mma_per_k_tile && tma == boxes && commit == commits && ld == 1 && tmem == 3 &&
+      other == 0)
+    return true;
+  return snprintf(why, cap, "PTX has %ld tcgen05.mma, %ld cp.async.bulk.tensor, %ld "
+                  "tcgen05.commit, %ld tcgen05.ld, %ld alloc/relinquish/dealloc, %ld "
+                  "mma.sync/wgmma/ldmatrix/cp.async; the plan says %d, %ld, %ld, 1, 3, 0", mma,
+                  tma, commit, ld, tmem, other, p->mma_per_k_tile, boxes, commits), false;
 }
 
 bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts,
@@ -92,8 +123,9 @@ bool verify_gemm_compile_check_opts(const tcmma_gemm_plan *p, const tcmma_gemm_o
   tcmma_ptx_info px;
   if (tcmma_ptx_parse(prog->ptx, prog->ptx_len, &px, NULL) != TCMMA_OK)
     return snprintf(why, cap, "the PTX does not read"), false;
-  if (info.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
-    bool ok = wgmma_census(p, &info, &px, why, cap);
+  if (info.kernel == TCMMA_GEMM_KERNEL_WGMMA || info.kernel == TCMMA_GEMM_KERNEL_TCGEN05) {
+    bool ok = info.kernel == TCMMA_GEMM_KERNEL_WGMMA ? wgmma_census(p, &info, &px, why, cap)
+                                                     : tcgen05_census(p, &info, &px, why, cap);
     tcmma_ptx_info_free(&px);
     return ok;
   }
@@ -154,29 +186,21 @@ static struct {
   size_t count;
 } prepared;
 
-/* Renders plan's kernel into g and makes its job: a CUBIN at the floor, one
- * program name for all, so that every case of one arch can share a batch. */
-static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, gemm_compile *g) {
+/* Renders plan's kernel into g and makes its job: a CUBIN for the plan's cc
+ * and target suffix (info->arch_suffix: sm_90a, sm_100f, sm_120f; at the
+ * floor for cc 0), one program name for all, so that every case of one arch
+ * can share a batch. */
+static void start(const verify_gemm_case *c, const tcmma_gemm_plan *p, const tcmma_gemm_info *info,
+                  gemm_compile *g) {
   memset(g, 0, sizeof *g);
   g->c = c;
   tcmma_render_ctx rc = tcmma_render_ctx_make(NULL, TCMMA_DIALECT_CUDA, NULL, &g->text);
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
   g->rendered = tcmma_render_gemm_opts(&rc, p, &o, &g->render_err) == TCMMA_OK;
-  /* the wgmma kernel's arch-specific target (sm_90a: its row's suffix) */
-  tcmma_gemm_plan again;
-  tcmma_gemm_info info = {.size = sizeof info};
-  char suffix = 0;
-  if (tcmma_gemm_plan_opts(&p->call, &o, &again, &info, NULL) == TCMMA_OK &&
-      info.kernel == TCMMA_GEMM_KERNEL_WGMMA &&
-      tcmma_wgmma_get(info.wgmma)->suffix == TCMMA_PTX_SUFFIX_A)
-    suffix = 'a';
-  /* for the device the plan targets (its cc), else at the arm's floor; a
-   * family arm (12.x's block-scaled mma) at its family target (sm_120f) */
-  const tcmma_arm_info *arm = tcmma_arm_get(p->arm);
-  if (!suffix && arm && arm->family && p->call.cc) suffix = 'f';
   g->job = (verify_job){.source = tcmma_buf_str(&g->text), .len = g->text.len,
                         .opts = TCMMA_COMPILE_OPTS_INIT(.name = "verify-gemm.cu", .sass = true,
-                                                        .arch = p->call.cc, .arch_suffix = suffix)};
+                                                        .arch = p->call.cc,
+                                                        .arch_suffix = info->arch_suffix)};
 }
 
 static void release(gemm_compile *items, size_t n) {
@@ -217,10 +241,11 @@ void verify_gemm_compile_prepare(const verify_gemm_case *const *list, size_t cou
   size_t n = 0, k = 0;
   for (size_t i = 0; i < count; i++) {
     tcmma_gemm_plan p;
+    tcmma_gemm_info info;
     verify_case_result r;
     memset(&r, 0, sizeof r);
-    if (!verify_gemm_case_plan(list[i], &p, &r)) continue; /* declined: nothing to compile */
-    start(list[i], &p, &items[n]);
+    if (!verify_gemm_case_plan_info(list[i], &p, &info, &r)) continue; /* declined: nothing to compile */
+    start(list[i], &p, &info, &items[n]);
     if (items[n].rendered) jobs[k] = items[n].job, slot[k++] = n;
     n++;
   }
@@ -240,7 +265,7 @@ void verify_gemm_compile_finish(void) {
 }
 
 void verify_gemm_exec_compile(const verify_gemm_case *c, const tcmma_gemm_plan *p,
-                              verify_case_result *r) {
+                              const tcmma_gemm_info *info, verify_case_result *r) {
   pthread_mutex_lock(&mu);
   for (size_t i = 0; i < prepared.count; i++)
     if (prepared.items[i].c == c) {
@@ -250,7 +275,7 @@ void verify_gemm_exec_compile(const verify_gemm_case *c, const tcmma_gemm_plan *
     }
   pthread_mutex_unlock(&mu);
   gemm_compile one;
-  start(c, p, &one);
+  start(c, p, info, &one);
   if (one.rendered) verify_compile_jobs(&one.job, 1);
   judge(p, &one, r);
   tcmma_buf_free(&one.text);

@@ -26,7 +26,8 @@ typedef struct {
   tcmma_gemm_decline expect;
   bool args, parr; /* opts: shape arguments, a pointer-array batch */
   int batch, split; /* opts: batch (strided unless parr), split-K slices */
-  bool wg;          /* the Hopper GEMM (cc 90): b stored n x k, warps of 16 rows */
+  bool wg;          /* a TMA GEMM: b stored n x k; the Hopper one (cc 90) on warps of 16
+                       rows, the Blackwell one (cc 10.x) on its 4x1 */
 } row;
 
 #define E(k) TCMMA_EPILOGUE_##k
@@ -107,6 +108,18 @@ static const row rows[] = {
       {E(CVT), PR(E4M3)}}, OK, false, false, 0, 0, true},
     {"f16", "f16", "f16", 64, 64, 64, 64, 64, 64, 90, 0, 1, 1, 3,
      {{E(HOOK)}, {E(GELU_ERF)}, {E(BIAS), AX(COL)}}, OK, true, false, 0, 0, true},
+    /* the Blackwell GEMM's epilogue from Tensor Memory (tcgen05.ld): every op
+     * across three cases, ragged edges with cvt, the fp8 recipe, a hook with
+     * shape arguments */
+    {"f32", "bf16", "bf16", 128, 128, 128, 128, 128, 64, 100, 0, 1, 0.5, 5,
+     {{E(BIAS), AX(ROW)}, {E(GELU_TANH)}, {E(RESIDUAL)}, {E(AMAX)}, {E(CVT), PR(BF16)}}, OK,
+     false, false, 0, 0, true},
+    {"f32", "bf16", "bf16", 65, 72, 64, 128, 80, 64, 100, 80, 1, 1, 5,
+     {{E(SCALE), AX(COL)}, {E(SILU)}, {E(CLAMP), 0, -3.0f, 40.0f}, {E(RELU)}, {E(CVT), PR(E4M3)}},
+     OK, false, false, 0, 0, true},
+    {"f32", "e4m3", "e4m3", 128, 64, 256, 128, 64, 128, 100, 0, 1, 1, 6,
+     {{E(SCALE), AX(TENSOR)}, {E(SCALE), AX(ROW)}, {E(BIAS), AX(COL)}, {E(HOOK)}, {E(GELU_ERF)},
+      {E(CVT), PR(E5M2)}}, OK, true, false, 0, 0, true},
 };
 enum { ROWS = sizeof rows / sizeof rows[0] };
 _Static_assert(ROWS <= VERIFY_GEMM_EPILOGUE_CASES, "the matrix has room for every case");
@@ -142,7 +155,7 @@ static void build(const row *w, verify_gemm_case *c) {
   g->m = w->m, g->n = w->n, g->k = w->k, g->d.ld = w->ldd;
   g->block_m = w->bm, g->block_n = w->bn, g->block_k = w->bk, g->cc = w->cc;
   g->warps_m = g->warps_n = 2, g->stages = 2;
-  if (w->wg) g->warps_m = w->bm / 16, g->warps_n = 1, g->stages = 3; /* 16-row warps */
+  if (w->wg) g->warps_m = w->bm / (w->cc >= 100 ? 32 : 16), g->warps_n = 1, g->stages = 3;
   g->name = "tcmma_kernel";
   c->alpha = w->alpha, c->beta = w->beta, c->expect = w->expect;
   c->opts = tcmma_gemm_opts_default();
@@ -169,8 +182,7 @@ static void build(const row *w, verify_gemm_case *c) {
   const char *arm = "declined";
   tcmma_gemm_opts o = verify_gemm_case_opts(c);
   if (!w->expect && tcmma_gemm_plan_opts(g, &o, &plan, &info, NULL) == TCMMA_OK)
-    arm = info.kernel == TCMMA_GEMM_KERNEL_WGMMA ? tcmma_wgmma_marker(info.wgmma)
-                                                 : tcmma_arm_marker(plan.arm);
+    arm = verify_gemm_kernel_arm(&plan, &info);
   snprintf(c->name, sizeof c->name, "gemm/%s%s/%dx%dx%d/d=%s/a=%s/b=%s/%dx%dx%d%s/alpha=%g,beta=%g/"
            "epilogue=%s", w->expect ? "decline-" : "",
            w->expect ? tcmma_gemm_decline_name(w->expect) : arm, w->bm, w->bn, w->bk, w->d, w->a,

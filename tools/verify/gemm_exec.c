@@ -41,9 +41,10 @@ static void exec_sim(const verify_gemm_case *c, const tcmma_gemm_plan *p, verify
 
 void verify_gemm_exec(verify_executor e, const verify_gemm_case *c, verify_case_result *r) {
   tcmma_gemm_plan p;
-  if (!verify_gemm_case_plan(c, &p, r)) return; /* declined: r says whether as expected */
+  tcmma_gemm_info info;
+  if (!verify_gemm_case_plan_info(c, &p, &info, r)) return; /* declined: r says whether as expected */
   if (e == VERIFY_EXEC_COMPILE)
-    verify_gemm_exec_compile(c, &p, r);
+    verify_gemm_exec_compile(c, &p, &info, r);
   else if (e == VERIFY_EXEC_SIM)
     exec_sim(c, &p, r);
   else

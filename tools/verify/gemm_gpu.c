@@ -78,7 +78,7 @@ static tcmma_status launch(gpu_gemm *g, const tcmma_gemm_plan *p, const tcmma_ge
     size_t n = verify_gemm_args(p, opts, l, ptrs, &alpha, &beta, sf, dims, strides, wsp, args);
     for (int i = 0; i < nx; i++) args[n + (size_t)i] = (void *)&xm[i].ptr;
     _Alignas(TCMMA_CU_TENSOR_MAP_ALIGN) unsigned char enc[2][TCMMA_CU_TENSOR_MAP_BYTES];
-    if (l->info.kernel == TCMMA_GEMM_KERNEL_WGMMA &&
+    if ((l->info.kernel == TCMMA_GEMM_KERNEL_WGMMA || l->info.kernel == TCMMA_GEMM_KERNEL_TCGEN05) &&
         (st = encode_maps(p, opts, mem, enc, err)) == TCMMA_OK)
       args[n + (size_t)nx] = enc[0], args[n + (size_t)nx + 1] = enc[1];
     unsigned block[3] = {(unsigned)p->threads, 1, 1};

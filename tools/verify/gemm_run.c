@@ -391,9 +391,9 @@ bool verify_gemm_sim_runner(void *ctx, const tcmma_gemm_plan *plan, const tcmma_
   size_t n = verify_gemm_args(plan, opts, &l, ptrs, &alpha, &beta, x->scale, dims, strides,
                               workspace, args);
   for (int i = 0; i < x->n; i++) args[n + (size_t)i] = x->ptr[i]; /* the pointers themselves */
-  /* a wgmma kernel's tensor maps last: the simulator reads tcmma's own values */
+  /* a wgmma or tcgen05 kernel's tensor maps last: the simulator reads tcmma's own values */
   tcmma_tensor_map maps[2];
-  if (l.info.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
+  if (l.info.kernel == TCMMA_GEMM_KERNEL_WGMMA || l.info.kernel == TCMMA_GEMM_KERNEL_TCGEN05) {
     tcmma_error merr = {0};
     if (tcmma_gemm_tensor_maps(plan, opts, (unsigned long long)(uintptr_t)bufs[1],
                                (unsigned long long)(uintptr_t)bufs[2], NULL, maps,

@@ -115,6 +115,27 @@ unsigned verify_plan_mask(const verify_item *it, const verify_devices *d) {
   return lowest | highest;
 }
 
+/* A GEMM case of a TMA kernel (wgmma, tcgen05) runs only where its kind
+ * does, whatever its mma.sync arm: the reason names the kind's row and its
+ * devices (into buf; false for an mma.sync case). */
+static bool gemm_kind_reason(const verify_item *it, const char *list, char *buf, size_t cap) {
+  tcmma_gemm_opts o = verify_gemm_case_opts(it->gemm_case);
+  tcmma_gemm_plan p;
+  tcmma_gemm_info i = {.size = sizeof i};
+  if (tcmma_gemm_plan_opts(&it->gemm_case->call, &o, &p, &i, NULL) != TCMMA_OK) return false;
+  if (i.kernel == TCMMA_GEMM_KERNEL_WGMMA) {
+    const tcmma_wgmma_info *w = tcmma_wgmma_get(i.wgmma);
+    snprintf(buf, cap, "none of %s runs the wgmma kernel's %s (cc %d only, sm_%da: wgmma is not "
+             "forward-compatible)", list, w->marker, w->floor, w->floor);
+    return true;
+  }
+  if (i.kernel != TCMMA_GEMM_KERNEL_TCGEN05) return false;
+  const tcmma_tcgen05_info *t = tcmma_tcgen05_get((tcmma_tcgen05)i.tcgen05);
+  snprintf(buf, cap, "none of %s runs the tcgen05 kernel's %s (floor %d, only on %d.x devices "
+           "that run it: tcmma_tcgen05_runs_on)", list, t->marker, t->floor, t->floor / 10);
+  return true;
+}
+
 void verify_plan_uncovered_reason(const verify_item *it, const verify_devices *d, char *buf,
                                   size_t cap) {
   char list[VERIFY_PLAN_DEVICES_MAX * 5 + 1];
@@ -132,6 +153,7 @@ void verify_plan_uncovered_reason(const verify_item *it, const verify_devices *d
   }
   char family[64] = "";
   if (info->family) snprintf(family, sizeof family, ", only on %d.x devices", info->floor / 10);
+  if (it->kind == VERIFY_ITEM_GEMM && gemm_kind_reason(it, list, buf, cap)) return;
   if (it->kind == VERIFY_ITEM_GEMM)
     snprintf(buf, cap, "none of %s runs %s (floor %d%s) with %zu bytes of shared memory", list,
              info->marker, info->floor, family, it->shared_bytes);
