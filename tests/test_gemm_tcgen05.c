@@ -394,7 +394,7 @@ static void compiles_at_sm_100f(void **s) {
         fail_msg("sm_%d%c: %s where %s expected: %s", at[t].arch, at[t].suffix ? at[t].suffix : ' ',
                  st == TCMMA_OK ? "accepted" : "refused", at[t].ok ? "accepted" : "refused",
                  err.message);
-      if (st == TCMMA_OK) tcmma_program_free(&prog);
+      tcmma_program_free(&prog); /* a refusal's log and options too */
     }
     tcmma_buf_free(&src);
   }
