@@ -143,7 +143,10 @@ static void text_carries_marker_and_descriptors(void **state) {
   call = call_of(&cases[9]);
   assert_int_equal(tcmma_tcgen05_render(&call, &src, NULL), TCMMA_OK);
   const char *scaled[] = {"unsigned tcmma_a_tmem", "unsigned tcmma_sfa, unsigned tcmma_sfb",
-                          "(tcmma_sfa >> 30) << 29", "(tcmma_sfb >> 30) << 4",
+                          "(tcmma_sfa >> 30) + (unsigned)tcmma_s * 1u",
+                          "tcmma_ba % 4u << 29 | tcmma_bb % 4u << 4",
+                          "(tcmma_sfa & 0x3FFFFFFFu) + tcmma_ba / 4u * 4u",
+                          "\"r\"(tcmma_sfa_s), \"r\"(tcmma_sfb_s)",
                           "[%0], [%1], %2, %3, [%4], [%5], p;", "tcmma_a_tmem + tcmma_s * 8u",
                           "A (Tensor Memory, K-major)"};
   for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
@@ -204,9 +207,9 @@ static void declines_and_bad_calls(void **state) {
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "k 24"));
   call = call_of(&cases[6]);
-  call.k = 64; /* block-scaled: one k step */
+  call.k = 48; /* block-scaled: whole k steps too */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
-  assert_non_null(strstr(err.message, "exactly 32"));
+  assert_non_null(strstr(err.message, "multiple of 32"));
   call = call_of(&cases[4]);
   call.k = 64; /* 64 e4m3 along a 32-byte row */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
@@ -223,9 +226,9 @@ static void declines_and_bad_calls(void **state) {
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "K-major"));
   call = call_of(&cases[4]);
-  call.b.prec = TCMMA_PREC_E2M1; /* not read as tcmma stores it */
+  call.b.prec = TCMMA_PREC_E2M1; /* read in a padded form */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
-  assert_non_null(strstr(err.message, "as tcmma stores them"));
+  assert_non_null(strstr(err.message, "padded form"));
   call = call_of(&cases[0]);
   call.a.prec = TCMMA_PREC_F16;
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
