@@ -34,6 +34,13 @@ static const render_case cases[] = {
     {"tcgen05-i8", "s8", "s8", 64, 8, 32, false, true, TCMMA_SWIZZLE_B64, "compute_100a"},
     {"tcgen05-mxf8f6f4", "mxe5m2", "mxe5m2", 128, 16, 32, false, true, TCMMA_SWIZZLE_B32,
      "compute_100f"},
+    /* packed fp4, several k steps (the scales' ids and addresses advance) */
+    {"tcgen05-mxf4", "mxf4", "mxf4", 128, 64, 128, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
+    {"tcgen05-nvf4", "nvf4", "nvf4", 128, 144, 256, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
+    {"tcgen05-mxf8f6f4", "mxe4m3", "mxe4m3", 128, 32, 128, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
 };
 
 static tcmma_operand_desc operand(const char *prec, bool transposed, tcmma_swizzle sw) {
@@ -113,6 +120,10 @@ static void compiles_for_sm_100(void **state) {
   assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.commit"), 1);
   assert_true(tcmma_ptx_count(&pi, "tcgen05.ld") >= 1);
   assert_true(tcmma_ptx_count(&pi, "tcgen05.wait::ld") >= 1);
+  /* block-scaled: the scales copied by tcgen05.cp.32x128b.warpx4 (a loop) */
+  if (tcmma_tcgen05_get(call.arm)->block)
+    assert_true(tcmma_ptx_count(&pi, "tcgen05.cp.cta_group::1.32x128b.warpx4") >= 1);
+  else assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.cp"), 0);
   assert_int_equal(tcmma_ptx_check_target(&pi, &err), TCMMA_OK);
   tcmma_ptx_info_free(&pi);
   tcmma_program_free(&prog);
