@@ -256,7 +256,7 @@ typedef struct {
  * out->message, TCMMA_DECLINED, message copied to err): an operand not in
  * shared memory (space), a precision w does not take or a bad shape
  * (no-arm, extents), an element tcgen05 does not read as tcmma stores it
- * (fp6, fp4: tcmma_tcgen05_reads_storage) or an M/N-major operand of a
+ * (tcmma_tcgen05_pack 0: fp6, fp4 of the f8f6f4 kinds) or an M/N-major operand of a
  * K-major-only row or precision, or a layout whose swizzle atom the
  * descriptor cannot express (layout), rows not a multiple of 16 bytes apart
  * (stride), an origin off the atom (subtile). TCMMA_INVALID for NULL or
@@ -271,8 +271,7 @@ tcmma_status tcmma_tcgen05_operand_plan(tcmma_tcgen05 w, tcmma_operand op, int m
 typedef struct {
   size_t size;            /* sizeof(tcmma_tcgen05_call) where the caller was built */
   tcmma_tcgen05 arm;
-  int m, n, k;            /* an instruction m x n of the arm; k a multiple of its k
-                             (block-scaled rows: k is the arm's k) */
+  int m, n, k;            /* an instruction m x n of the arm; k a multiple of its k */
   tcmma_operand_desc a, b;
   bool a_tmem;            /* A from Tensor Memory instead of shared memory */
   const char *name;       /* the function's name (a C identifier, at most 64
@@ -291,9 +290,11 @@ typedef struct {
  * accumulate. It completes asynchronously: the caller commits it to an
  * mbarrier (tcmma_tcgen05_commit, tcmma_render_tcgen05_helpers) and waits on
  * that before reading D. TCMMA_DECLINED (message in err) when an operand
- * plan declines or k is not a multiple of the arm's k (block-scaled: not
- * the arm's k); TCMMA_INVALID for a NULL, malformed or too small call or a
- * bad dialect. */
+ * plan declines or k is not a multiple of the arm's k; TCMMA_INVALID for a NULL, malformed or too small call or a
+ * bad dialect. Block-scaled rows: step s reads its scales vec (the arm's
+ * k / block) bytes further along the cells from sfa_tmem's and sfb_tmem's byte (their
+ * top two bits), the id the byte % 4, the address 4 ceil(rows / 128)
+ * columns further per 4 bytes (tcmma_tcgen05_scale_cell). */
 tcmma_status tcmma_tcgen05_render(const tcmma_tcgen05_call *call, tcmma_buf *out,
                                   tcmma_error *err);
 
