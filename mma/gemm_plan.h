@@ -61,6 +61,14 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
 bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                      tcmma_gemm_decline *reason, char *msg, size_t cap);
 
+/* A block-scaled tcgen05 plan's scale atoms in a stage, after A's and B's
+ * tiles (tcmma_tcgen05_scale_atoms of block_m and block_n rows for
+ * block_k): their count for operand op, and their bytes together, rounded
+ * up to the stages' alignment (0 for an unscaled plan). */
+int tcmma__emit_gemm_tcgen05_scale_atoms(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                         tcmma_operand op);
+size_t tcmma__emit_gemm_tcgen05_scale_bytes(const tcmma_gemm_plan *g, const tcmma_gemm_info *i);
+
 /* The tcgen05 planner (mma/gemm_plan_tcgen05.c), as the wgmma planner. */
 tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *out, const tcmma_gemm_opts *o,
                                            tcmma_gemm_info *info, tcmma_error *err);

@@ -9,6 +9,7 @@
  * tcmma__emit_gemm_tcgen05_serves; the tile, the operand descriptors'
  * plans, Tensor Memory, shared memory and the registers are planned here. */
 #include <stdio.h>
+#include <string.h>
 #include "emit.h"
 #include "gemm_plan.h"
 #include "gemm_rules.h"
@@ -32,18 +33,51 @@ static tcmma_tcgen05 row_of_precs(tcmma_prec a, tcmma_prec b) {
   return TCMMA_TCGEN05_NONE;
 }
 
+/* The block-scaled tcgen05 row that multiplies a by b one element a byte
+ * (kind::mxf8f6f4's fp8); NONE when no row does. */
+static tcmma_tcgen05 scaled_row_of_precs(tcmma_prec a, tcmma_prec b) {
+  for (int w = 0; w < TCMMA_TCGEN05_COUNT; w++) {
+    const tcmma_tcgen05_info *i = tcmma_tcgen05_get((tcmma_tcgen05)w);
+    if (i->block && tcmma_tcgen05_takes((tcmma_tcgen05)w, a, b) &&
+        tcmma_tcgen05_pack((tcmma_tcgen05)w, a) == 1 && tcmma_tcgen05_pack((tcmma_tcgen05)w, b) == 1)
+      return (tcmma_tcgen05)w;
+  }
+  return TCMMA_TCGEN05_NONE;
+}
+
+/* A block-scaled call's row and the plan's arm: the cc 12.x block-scaled
+ * mma.sync arm of the same triple, whose scale block and storage the
+ * kernel's sfa, sfb and operands follow (one contract for both kernels). */
+static bool scaled_row_of_call(const tcmma_gemm_call *c, tcmma_tcgen05 *w, tcmma_arm *arm,
+                               tcmma_gemm_decline *why, char *msg, size_t cap) {
+  *w = scaled_row_of_precs(c->a.prec, c->b.prec);
+  if (*w == TCMMA_TCGEN05_NONE || (c->arm && strcmp(c->arm, tcmma_tcgen05_marker(*w))))
+    return snprintf(msg, cap, "%s x %s%s%s: the tcgen05 kernel's block-scaled operands are "
+                    "mxe4m3 and mxe5m2 (tcgen05-mxf8f6f4); packed fp4 (mxf4, nvf4) is not "
+                    "written", tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec),
+                    c->arm ? ", arm " : "", c->arm ? c->arm : ""), false;
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+  tcmma_error rerr = {0};
+  if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, 0, arm, &rerr) != TCMMA_OK)
+    return *why = TCMMA_GEMM_DECLINE_ARM, snprintf(msg, cap, "%s", rerr.message), false;
+  return true;
+}
+
 /* The tcgen05 row of call c: its forced tcgen05 arm, or the row of its
  * operands; *arm the mma.sync arm c's triple resolves to at its cc (the
- * plan's arm: the numerics policy's). false with msg and *why otherwise. */
+ * plan's arm: the numerics policy's; block-scaled: scaled_row_of_call).
+ * false with msg and *why otherwise. */
 static bool row_of_call(const tcmma_gemm_call *c, tcmma_tcgen05 *w, tcmma_arm *arm,
                         tcmma_gemm_decline *why, char *msg, size_t cap) {
   *why = TCMMA_GEMM_DECLINE_KERNEL;
+  if (tcmma_prec_is_scaled(c->a.prec) && tcmma_prec_is_scaled(c->b.prec))
+    return scaled_row_of_call(c, w, arm, why, msg, cap);
   if (tcmma_prec_bytes(c->a.prec) > 2 || tcmma_prec_bytes(c->b.prec) > 2 ||
       tcmma_prec_is_scaled(c->a.prec) || tcmma_prec_is_scaled(c->b.prec) ||
       tcmma_prec_is_integer(c->a.prec) || tcmma_prec_is_integer(c->b.prec))
-    return snprintf(msg, cap, "%s x %s operands: the tcgen05 kernel takes unscaled 1- and 2-byte "
-                    "reals (f16, bf16, fp8; tf32's 4-byte stages, i8's s32 accumulator and the "
-                    "block-scaled kinds' scales in Tensor Memory are not written)",
+    return snprintf(msg, cap, "%s x %s operands: the tcgen05 kernel takes 1- and 2-byte reals "
+                    "(f16, bf16, fp8, mxe4m3 and mxe5m2 with their scales; tf32's 4-byte "
+                    "stages and i8's s32 accumulator are not written)",
                     tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec)), false;
   if (c->arm && tcmma_tcgen05_parse(c->arm, w, NULL) == TCMMA_OK) {
     const tcmma_tcgen05_info *i = tcmma_tcgen05_get(*w);
@@ -80,9 +114,10 @@ bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_
    * one m128 product cannot split. B K-major (stored transposed, n x k), or
    * N-major (k x n) where the row reads it so: panels of one span along n,
    * one product each */
-  if (c->a.transposed || (!c->b.transposed && !tcmma_tcgen05_get(w)->trans))
+  if (c->a.transposed || (!c->b.transposed && (!tcmma_tcgen05_get(w)->trans ||
+                                               tcmma_tcgen05_get(w)->block)))
     return snprintf(msg, cap, "a%s, b%s: the tcgen05 kernel reads a K-major (m x k) and b "
-                    "K-major (stored transposed, n x k) or N-major (k x n)",
+                    "K-major (stored transposed, n x k) or, unscaled, N-major (k x n)",
                     c->a.transposed ? ",t" : "", c->b.transposed ? ",t" : ""), false;
   return tcmma__emit_gemm_tma_serves(c, o, "tcgen05", msg, cap);
 }
@@ -184,6 +219,47 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
   return TCMMA_OK;
 }
 
+int tcmma__emit_gemm_tcgen05_scale_atoms(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                         tcmma_operand op) {
+  const tcmma_gemm_call *c = &g->call;
+  return tcmma_tcgen05_scale_atoms((tcmma_tcgen05)i->tcgen05,
+                                   op == TCMMA_OPERAND_A ? c->block_m : c->block_n, c->block_k);
+}
+
+size_t tcmma__emit_gemm_tcgen05_scale_bytes(const tcmma_gemm_plan *g, const tcmma_gemm_info *i) {
+  size_t bytes = (size_t)(tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_A) +
+                          tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_B)) *
+                 TCMMA_TCGEN05_SCALE_ATOM_BYTES;
+  size_t align = tcmma__emit_gemm_tma_align(g);
+  return (bytes + align - 1) / align * align;
+}
+
+/* A block-scaled plan's scales: each stage's atoms after its tiles, and
+ * each stage's scale columns in Tensor Memory after the accumulator's
+ * (4 per atom: a stage's columns are rewritten only once its products
+ * completed, the empty mbarrier's order); decline SHARED or TILE. */
+static tcmma_status plan_scales(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  size_t extra = tcmma__emit_gemm_tcgen05_scale_bytes(g, i);
+  if (!extra) return TCMMA_OK;
+  g->stage_bytes += extra;
+  g->shared_bytes += extra * (size_t)c->stages;
+  if (g->shared_bytes > g->shared_max)
+    return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu with their "
+                   "%zu bytes of scale atoms) exceed the %zu a block may use on cc %d",
+                   g->shared_bytes, c->stages, g->stage_bytes, extra, g->shared_max, c->cc);
+  int atoms = tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_A) +
+              tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_B);
+  int need = c->block_n + c->stages * atoms * TCMMA_TCGEN05_SCALE_ATOM_ROWS /
+                              TCMMA_TCGEN05_SCALE_LANES;
+  if (need > TCMMA_TMEM_COLUMNS)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_n %d and %d stages of %d scale atoms "
+                   "(4 columns each) take %d Tensor Memory columns: over %d", c->block_n,
+                   c->stages, atoms, need, TCMMA_TMEM_COLUMNS);
+  while (i->tmem_columns < need) i->tmem_columns *= 2;
+  return TCMMA_OK;
+}
+
 /* The registers: the epilogue's thread holds one tcgen05.ld's registers and
  * the epilogue's indices; TCMMA_GEMM_TCGEN05_REGISTERS bounds what ptxas
  * takes (decline REGISTERS against the call's budget). */
@@ -217,7 +293,9 @@ tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *g, const tcmma_gemm_
   /* a full and an empty mbarrier per stage, the accumulator's, the Tensor
    * Memory address's cell */
   if ((st = tcmma__emit_gemm_tma_layout(g, o, i, 2 * c->stages + 2, err)) != TCMMA_OK) return st;
+  if ((st = plan_scales(g, i, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, err)) != TCMMA_OK) return st;
   tcmma__emit_gemm_tma_accept(g, i);
+  if (i->scale_block) i->scale_copy_bytes = 1; /* the producer warp's byte loads */
   return TCMMA_OK;
 }
