@@ -133,10 +133,11 @@ tcmma_status tcmma__emit_gemm_tma_check_maps(tcmma_gemm_plan *g, const tcmma_gem
 tcmma_status tcmma__emit_gemm_tma_shared(tcmma_gemm_plan *g, int cells, tcmma_error *err);
 
 /* What a TMA kernel (`kind`: "wgmma", "tcgen05", for the message) needs of
- * call c's operands and options o: a's and b's rows and asked classes whole
- * 16 bytes (a tensor map's stride and base), no K slices, no pointer arrays,
- * a batch only strided in a fixed-shape kernel. false with msg otherwise. */
-bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
+ * call c's operands and options o: a's and b's rows (pack elements a stored
+ * byte: 2 for packed fp4, else 1) and asked classes whole 16 bytes (a tensor
+ * map's stride and base), no K slices, no pointer arrays, a batch only
+ * strided in a fixed-shape kernel. false with msg otherwise. */
+bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o, int pack,
                                  const char *kind, char *msg, size_t cap);
 
 /* The call's ranges (tcmma__emit_gemm_check_call, stages 1..stages_max)

@@ -203,7 +203,8 @@ static void scale_atoms(const tk *k, tcmma_buf *out) {
 }
 
 static void producer(const tk *k, tcmma_buf *out) {
-  int rank = k->i->batch > 1 ? 3 : 2, bk = k->g->call.block_k;
+  /* the k coordinate in stored units (packed fp4: bytes) */
+  int rank = k->i->batch > 1 ? 3 : 2, bk = k->g->call.block_k / (k->i->pack > 1 ? k->i->pack : 1);
   const char *bz = k->i->batch > 1 ? ", " P "bz" : "";
   bool scaled = k->i->scale_block > 0;
   tcmma__emit_line(out, 1, "if (%swarp == %d) {", P, PRODUCER_WARP);

@@ -154,7 +154,7 @@ static void tcgen05_declines(void **s) {
               {"cc 12.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage (tf32)", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
               {"s8 (i8)", "s32 accumulator", TCMMA_GEMM_DECLINE_KERNEL},
-              {"nvf4 (packed fp4)", "packed fp4 (mxf4, nvf4) is not written", TCMMA_GEMM_DECLINE_KERNEL},
+              {"mxe2m3 (fp6, read padded)", "read padded", TCMMA_GEMM_DECLINE_KERNEL},
               {"a batch with shape arguments", "fixed-shape kernel only", TCMMA_GEMM_DECLINE_KERNEL},
               {"split-K", "no K slices", TCMMA_GEMM_DECLINE_KERNEL},
               {"8-byte class", "16-byte", TCMMA_GEMM_DECLINE_KERNEL},
@@ -179,7 +179,7 @@ static void tcgen05_declines(void **s) {
       case 3: c.cc = 120; break;
       case 4: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
       case 5: c.a.prec = c.b.prec = TCMMA_PREC_S8, c.d.prec = TCMMA_PREC_S32; break;
-      case 6: c.a.prec = c.b.prec = TCMMA_PREC_NVF4; break;
+      case 6: c.a.prec = c.b.prec = TCMMA_PREC_MXE2M3; break;
       case 7: o.batch = 2, o.shape_args = true; break;
       case 8: o.split_k = 2; break;
       case 9: o.a_align = 8; break;
@@ -409,8 +409,9 @@ static void compiles_at_sm_100f(void **s) {
  * the text stores the atoms by the producer warp, copies them with
  * tcgen05.cp and issues kind::mxf8f6f4.block_scale; NVRTC compiles it at
  * sm_100f (the PTX: a tcgen05.mma per k step, tcgen05.cp, no warnings),
- * refused at sm_90a and sm_120f. Packed fp4 (nvf4) is not written: AUTO
- * finds no kernel at cc 100. */
+ * refused at sm_90a and sm_120f. Packed fp4 (nvf4: ue4m3 per 16): two
+ * elements a byte, k tiles of 256 (128-byte rows), four cells of scales a
+ * k tile (A's 4 atoms, B's 8), an N-major b declined. */
 static void block_scaled(void **s) {
   (void)s;
   tcmma_gemm_call c = kmajor(512, 512, 1024);
@@ -451,11 +452,20 @@ static void block_scaled(void **s) {
     assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 120, 'f', &prog, &err), TCMMA_OK);
   }
   tcmma_buf_free(&src);
-  /* packed fp4 and an N-major b are not written; the reason says so */
   c.a.prec = c.b.prec = TCMMA_PREC_NVF4;
+  if (tcmma_gemm_plan_opts(&c, &o, &p, &i, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(i.tcgen05, TCMMA_TCGEN05_NVF4);
+  assert_int_equal(i.scale_block, 16), assert_int_equal(i.pack, 2);
+  assert_int_equal(p.call.block_k, 256);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128 + (4 + 8) * 512);
+  assert_int_equal(p.mma_per_k_tile, 256 / 64);
+  render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+  if (!strstr(tcmma_buf_str(&src), "kind::mxf4nvf4.block_scale.block16"))
+    fail_msg("no nvf4 product in\n%s", tcmma_buf_str(&src));
+  tcmma_buf_free(&src);
+  /* an N-major b is not written for the block-scaled kinds */
   o.kernel = TCMMA_GEMM_KERNEL_TCGEN05;
-  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, &err), TCMMA_DECLINED);
-  assert_non_null(strstr(err.message, "packed fp4"));
   c.a.prec = TCMMA_PREC_MXE4M3, c.b.prec = TCMMA_PREC_MXE4M3, c.b.transposed = false;
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "unscaled, N-major"));
