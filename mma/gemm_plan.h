@@ -56,8 +56,9 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
 
 /* Whether the tcgen05 kernel serves call c with options o
  * (mma/gemm_plan_tcgen05.c): the cc (10.x), an f16, bf16 or fp8 triple with
- * a tcgen05 row of an f32 accumulator, K-major operands, the TMA kernels'
- * rows and batches. false with msg and *reason (KERNEL, ARCH or ARM). */
+ * a tcgen05 row of an f32 accumulator or a block-scaled one (mxe4m3/mxe5m2,
+ * mxf4, nvf4; b K-major), K-major operands, the TMA kernels' rows (packed
+ * fp4 in bytes) and batches. false with msg and *reason (KERNEL, ARCH or ARM). */
 bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                      tcmma_gemm_decline *reason, char *msg, size_t cap);
 
