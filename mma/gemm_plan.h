@@ -56,10 +56,19 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
 
 /* Whether the tcgen05 kernel serves call c with options o
  * (mma/gemm_plan_tcgen05.c): the cc (10.x), an f16, bf16 or fp8 triple with
- * a tcgen05 row of an f32 accumulator, K-major operands, the TMA kernels'
- * rows and batches. false with msg and *reason (KERNEL, ARCH or ARM). */
+ * a tcgen05 row of an f32 accumulator or a block-scaled one (mxe4m3/mxe5m2,
+ * mxf4, nvf4; b K-major), K-major operands, the TMA kernels' rows (packed
+ * fp4 in bytes) and batches. false with msg and *reason (KERNEL, ARCH or ARM). */
 bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                      tcmma_gemm_decline *reason, char *msg, size_t cap);
+
+/* A block-scaled tcgen05 plan's scale atoms in a stage, after A's and B's
+ * tiles (tcmma_tcgen05_scale_atoms of block_m and block_n rows for
+ * block_k): their count for operand op, and their bytes together, rounded
+ * up to the stages' alignment (0 for an unscaled plan). */
+int tcmma__emit_gemm_tcgen05_scale_atoms(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                         tcmma_operand op);
+size_t tcmma__emit_gemm_tcgen05_scale_bytes(const tcmma_gemm_plan *g, const tcmma_gemm_info *i);
 
 /* The tcgen05 planner (mma/gemm_plan_tcgen05.c), as the wgmma planner. */
 tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *out, const tcmma_gemm_opts *o,
@@ -125,10 +134,11 @@ tcmma_status tcmma__emit_gemm_tma_check_maps(tcmma_gemm_plan *g, const tcmma_gem
 tcmma_status tcmma__emit_gemm_tma_shared(tcmma_gemm_plan *g, int cells, tcmma_error *err);
 
 /* What a TMA kernel (`kind`: "wgmma", "tcgen05", for the message) needs of
- * call c's operands and options o: a's and b's rows and asked classes whole
- * 16 bytes (a tensor map's stride and base), no K slices, no pointer arrays,
- * a batch only strided in a fixed-shape kernel. false with msg otherwise. */
-bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
+ * call c's operands and options o: a's and b's rows (pack elements a stored
+ * byte: 2 for packed fp4, else 1) and asked classes whole 16 bytes (a tensor
+ * map's stride and base), no K slices, no pointer arrays, a batch only
+ * strided in a fixed-shape kernel. false with msg otherwise. */
+bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o, int pack,
                                  const char *kind, char *msg, size_t cap);
 
 /* The call's ranges (tcmma__emit_gemm_check_call, stages 1..stages_max)

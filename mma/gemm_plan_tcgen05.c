@@ -9,6 +9,7 @@
  * tcmma__emit_gemm_tcgen05_serves; the tile, the operand descriptors'
  * plans, Tensor Memory, shared memory and the registers are planned here. */
 #include <stdio.h>
+#include <string.h>
 #include "emit.h"
 #include "gemm_plan.h"
 #include "gemm_rules.h"
@@ -32,18 +33,59 @@ static tcmma_tcgen05 row_of_precs(tcmma_prec a, tcmma_prec b) {
   return TCMMA_TCGEN05_NONE;
 }
 
+/* The block-scaled tcgen05 row that multiplies a by b as the GEMM stores
+ * them (kind::mxf8f6f4's fp8 one a byte; kind::mxf4's and mxf4nvf4's
+ * packed fp4); NONE when no row does. */
+static tcmma_tcgen05 scaled_row_of_precs(tcmma_prec a, tcmma_prec b) {
+  for (int w = 0; w < TCMMA_TCGEN05_COUNT; w++) {
+    const tcmma_tcgen05_info *i = tcmma_tcgen05_get((tcmma_tcgen05)w);
+    int pa = tcmma_tcgen05_pack((tcmma_tcgen05)w, a), pb = tcmma_tcgen05_pack((tcmma_tcgen05)w, b);
+    if (i->block && tcmma_tcgen05_takes((tcmma_tcgen05)w, a, b) && pa && pa == pb)
+      return (tcmma_tcgen05)w;
+  }
+  return TCMMA_TCGEN05_NONE;
+}
+
+/* Elements a stored byte of call c holds for row w: 2 for packed fp4. */
+static int pack_of(const tcmma_gemm_call *c, tcmma_tcgen05 w) {
+  int p = tcmma_tcgen05_pack(w, c->a.prec);
+  return p > 1 ? p : 1;
+}
+
+/* A block-scaled call's row and the plan's arm: the cc 12.x block-scaled
+ * mma.sync arm of the same triple, whose scale block and storage the
+ * kernel's sfa, sfb and operands follow (one contract for both kernels). */
+static bool scaled_row_of_call(const tcmma_gemm_call *c, tcmma_tcgen05 *w, tcmma_arm *arm,
+                               tcmma_gemm_decline *why, char *msg, size_t cap) {
+  *w = scaled_row_of_precs(c->a.prec, c->b.prec);
+  if (*w == TCMMA_TCGEN05_NONE || (c->arm && strcmp(c->arm, tcmma_tcgen05_marker(*w))))
+    return snprintf(msg, cap, "%s x %s%s%s: the tcgen05 kernel's block-scaled operands are "
+                    "mxe4m3 and mxe5m2 (tcgen05-mxf8f6f4), mxf4 (tcgen05-mxf4) and nvf4 "
+                    "(tcgen05-nvf4), each with itself (fp6 and fp4 of kind::mxf8f6f4 are read "
+                    "padded)", tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec),
+                    c->arm ? ", arm " : "", c->arm ? c->arm : ""), false;
+  tcmma_triple t = {c->d.prec, c->a.prec, c->b.prec};
+  tcmma_error rerr = {0};
+  if (tcmma_resolve(t, &c->numerics, TCMMA_SCOPE_FRAGMENT, 0, arm, &rerr) != TCMMA_OK)
+    return *why = TCMMA_GEMM_DECLINE_ARM, snprintf(msg, cap, "%s", rerr.message), false;
+  return true;
+}
+
 /* The tcgen05 row of call c: its forced tcgen05 arm, or the row of its
  * operands; *arm the mma.sync arm c's triple resolves to at its cc (the
- * plan's arm: the numerics policy's). false with msg and *why otherwise. */
+ * plan's arm: the numerics policy's; block-scaled: scaled_row_of_call).
+ * false with msg and *why otherwise. */
 static bool row_of_call(const tcmma_gemm_call *c, tcmma_tcgen05 *w, tcmma_arm *arm,
                         tcmma_gemm_decline *why, char *msg, size_t cap) {
   *why = TCMMA_GEMM_DECLINE_KERNEL;
+  if (tcmma_prec_is_scaled(c->a.prec) && tcmma_prec_is_scaled(c->b.prec))
+    return scaled_row_of_call(c, w, arm, why, msg, cap);
   if (tcmma_prec_bytes(c->a.prec) > 2 || tcmma_prec_bytes(c->b.prec) > 2 ||
       tcmma_prec_is_scaled(c->a.prec) || tcmma_prec_is_scaled(c->b.prec) ||
       tcmma_prec_is_integer(c->a.prec) || tcmma_prec_is_integer(c->b.prec))
-    return snprintf(msg, cap, "%s x %s operands: the tcgen05 kernel takes unscaled 1- and 2-byte "
-                    "reals (f16, bf16, fp8; tf32's 4-byte stages, i8's s32 accumulator and the "
-                    "block-scaled kinds' scales in Tensor Memory are not written)",
+    return snprintf(msg, cap, "%s x %s operands: the tcgen05 kernel takes 1- and 2-byte reals "
+                    "(f16, bf16, fp8, mxe4m3 and mxe5m2 with their scales; tf32's 4-byte "
+                    "stages and i8's s32 accumulator are not written)",
                     tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec)), false;
   if (c->arm && tcmma_tcgen05_parse(c->arm, w, NULL) == TCMMA_OK) {
     const tcmma_tcgen05_info *i = tcmma_tcgen05_get(*w);
@@ -80,20 +122,21 @@ bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_
    * one m128 product cannot split. B K-major (stored transposed, n x k), or
    * N-major (k x n) where the row reads it so: panels of one span along n,
    * one product each */
-  if (c->a.transposed || (!c->b.transposed && !tcmma_tcgen05_get(w)->trans))
+  if (c->a.transposed || (!c->b.transposed && (!tcmma_tcgen05_get(w)->trans ||
+                                               tcmma_tcgen05_get(w)->block)))
     return snprintf(msg, cap, "a%s, b%s: the tcgen05 kernel reads a K-major (m x k) and b "
-                    "K-major (stored transposed, n x k) or N-major (k x n)",
+                    "K-major (stored transposed, n x k) or, unscaled, N-major (k x n)",
                     c->a.transposed ? ",t" : "", c->b.transposed ? ",t" : ""), false;
-  return tcmma__emit_gemm_tma_serves(c, o, "tcgen05", msg, cap);
+  return tcmma__emit_gemm_tma_serves(c, o, pack_of(c, w), "tcgen05", msg, cap);
 }
 
 /* The tcgen05 kernel's defaults for the call's zero fields: the warp grid
  * is the epilogue warpgroup's four warps of 32 rows. */
-static void fill_defaults(tcmma_gemm_call *c) {
+static void fill_defaults(tcmma_gemm_call *c, int pack) {
   if (!c->block_m) c->block_m = TCMMA_GEMM_TCGEN05_BLOCK_M;
   if (!c->block_n) c->block_n = TCMMA_GEMM_TCGEN05_BLOCK_N;
-  if (!c->block_k)
-    c->block_k = tcmma_swizzle_get(TCMMA_SWIZZLE_B128)->bytes / tcmma_prec_bytes(c->a.prec);
+  if (!c->block_k) /* a k tile: rows of one 128-byte span */
+    c->block_k = tcmma_swizzle_get(TCMMA_SWIZZLE_B128)->bytes / tcmma_prec_bytes(c->a.prec) * pack;
   if (!c->warps_m) c->warps_m = TCMMA_WARPGROUP_SIZE / TCMMA_WARP_SIZE;
   if (!c->warps_n) c->warps_n = 1;
   if (!c->stages) c->stages = TCMMA_GEMM_TCGEN05_STAGES;
@@ -155,10 +198,11 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_n %d: an instruction n of %s at m%d "
                    "(tables/tcgen05.def) in whole loads of %d columns", c->block_n, r->marker,
                    c->block_m, LOAD_COLUMNS);
-  long row_bytes = (long)c->block_k * tcmma_prec_bytes(c->a.prec);
+  int pk = pack_of(c, w);
+  long row_bytes = (long)c->block_k * tcmma_prec_bytes(c->a.prec) / pk;
   g->a_swizzle = g->b_swizzle = tcmma__emit_gemm_tma_span_swizzle(row_bytes);
   if (!g->a_swizzle || c->block_k % r->k ||
-      (long)c->block_k * tcmma_prec_bytes(c->b.prec) != row_bytes)
+      (long)c->block_k * tcmma_prec_bytes(c->b.prec) / pk != row_bytes)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
                    "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
                    "%d", c->block_k, row_bytes, r->marker, r->k);
@@ -166,9 +210,10 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
   if (st != TCMMA_OK) return st;
   g->threads = TCMMA__GEMM_TCGEN05_WARPS * TCMMA_WARP_SIZE; /* epilogue, producer, MMA */
   g->warp_m = lanes / quarters, g->warp_n = c->block_n;
-  g->a_rows = c->block_m, g->a_cols = c->block_k;
+  /* the stage in stored units (packed fp4: bytes along k) */
+  g->a_rows = c->block_m, g->a_cols = c->block_k / pk;
   g->b_rows = c->b.transposed ? c->block_n : c->block_k;
-  g->b_cols = c->b.transposed ? c->block_k : c->block_n;
+  g->b_cols = c->b.transposed ? c->block_k / pk : c->block_n;
   tcmma_tcgen05_call t = tcmma__emit_gemm_tcgen05_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
   tcmma_tcgen05_operand a, b;
   tcmma_error werr = {0};
@@ -181,6 +226,47 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
   int cols = TCMMA_TMEM_ALLOC_MIN;
   while (cols < c->block_n) cols *= 2;
   i->tmem_columns = cols;
+  return TCMMA_OK;
+}
+
+int tcmma__emit_gemm_tcgen05_scale_atoms(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
+                                         tcmma_operand op) {
+  const tcmma_gemm_call *c = &g->call;
+  return tcmma_tcgen05_scale_atoms((tcmma_tcgen05)i->tcgen05,
+                                   op == TCMMA_OPERAND_A ? c->block_m : c->block_n, c->block_k);
+}
+
+size_t tcmma__emit_gemm_tcgen05_scale_bytes(const tcmma_gemm_plan *g, const tcmma_gemm_info *i) {
+  size_t bytes = (size_t)(tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_A) +
+                          tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_B)) *
+                 TCMMA_TCGEN05_SCALE_ATOM_BYTES;
+  size_t align = tcmma__emit_gemm_tma_align(g);
+  return (bytes + align - 1) / align * align;
+}
+
+/* A block-scaled plan's scales: each stage's atoms after its tiles, and
+ * each stage's scale columns in Tensor Memory after the accumulator's
+ * (4 per atom: a stage's columns are rewritten only once its products
+ * completed, the empty mbarrier's order); decline SHARED or TILE. */
+static tcmma_status plan_scales(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_error *err) {
+  const tcmma_gemm_call *c = &g->call;
+  size_t extra = tcmma__emit_gemm_tcgen05_scale_bytes(g, i);
+  if (!extra) return TCMMA_OK;
+  g->stage_bytes += extra;
+  g->shared_bytes += extra * (size_t)c->stages;
+  if (g->shared_bytes > g->shared_max)
+    return decline(g, TCMMA_GEMM_DECLINE_SHARED, err, "%zu bytes (%d stages of %zu with their "
+                   "%zu bytes of scale atoms) exceed the %zu a block may use on cc %d",
+                   g->shared_bytes, c->stages, g->stage_bytes, extra, g->shared_max, c->cc);
+  int atoms = tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_A) +
+              tcmma__emit_gemm_tcgen05_scale_atoms(g, i, TCMMA_OPERAND_B);
+  int need = c->block_n + c->stages * atoms * TCMMA_TCGEN05_SCALE_ATOM_ROWS /
+                              TCMMA_TCGEN05_SCALE_LANES;
+  if (need > TCMMA_TMEM_COLUMNS)
+    return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_n %d and %d stages of %d scale atoms "
+                   "(4 columns each) take %d Tensor Memory columns: over %d", c->block_n,
+                   c->stages, atoms, need, TCMMA_TMEM_COLUMNS);
+  while (i->tmem_columns < need) i->tmem_columns *= 2;
   return TCMMA_OK;
 }
 
@@ -209,15 +295,20 @@ tcmma_status tcmma__emit_gemm_plan_tcgen05(tcmma_gemm_plan *g, const tcmma_gemm_
   tcmma_arm arm;
   row_of_call(c, &w, &arm, &why, msg, sizeof msg);
   i->tcgen05 = w, g->arm = arm;
-  fill_defaults(c);
+  fill_defaults(c, pack_of(c, w));
   tcmma_status st = tcmma__emit_gemm_tma_check_call(g, o, TCMMA_GEMM_TCGEN05_STAGES_MAX,
                                                     "tcgen05", TCMMA__GEMM_UMMA_SUFFIX, err);
   if (st != TCMMA_OK) return st;
+  /* the block-scaled contract the 12.x kernels hold (whole bytes of packed fp4) */
+  if (!tcmma__emit_gemm_scale_rules(g, o, &why, msg, sizeof msg))
+    return decline(g, why, err, "%s", msg);
   if ((st = shape_tile(g, i, err)) != TCMMA_OK) return st;
   /* a full and an empty mbarrier per stage, the accumulator's, the Tensor
    * Memory address's cell */
   if ((st = tcmma__emit_gemm_tma_layout(g, o, i, 2 * c->stages + 2, err)) != TCMMA_OK) return st;
+  if ((st = plan_scales(g, i, err)) != TCMMA_OK) return st;
   if ((st = budget_registers(g, err)) != TCMMA_OK) return st;
   tcmma__emit_gemm_tma_accept(g, i);
+  if (i->scale_block) i->scale_copy_bytes = 1; /* the producer warp's byte loads */
   return TCMMA_OK;
 }

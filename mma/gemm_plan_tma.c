@@ -18,6 +18,10 @@ void tcmma__emit_gemm_tma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *
                                unsigned long long b, const int shape[5], tcmma_tensor_map maps[2]) {
   const tcmma_gemm_call *c = &g->call;
   int ea = tcmma_prec_bytes(c->a.prec), eb = tcmma_prec_bytes(c->b.prec);
+  /* packed fp4 (K-major only): its bytes, k and the lds over pack (tables/tensor_map.def) */
+  int pk = tcmma__emit_gemm_pack(g);
+  unsigned long long kk = (unsigned long long)shape[2] / (unsigned)pk;
+  unsigned bk = (unsigned)(c->block_k / pk);
   /* a: m rows of k; b (transposed): n rows of k; one k tile of the block's rows a box */
   if (c->a.transposed) /* k rows of m, a box a panel: one k tile of 64 columns */
     maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[2],
@@ -25,13 +29,13 @@ void tcmma__emit_gemm_tma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *
                                   (unsigned)c->block_k, (unsigned)tcmma__emit_gemm_tma_panel(g),
                                   g->a_swizzle);
   else
-    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0],
-                                  (unsigned long long)shape[2], (unsigned long long)shape[3] * ea,
-                                  (unsigned)c->block_m, (unsigned)c->block_k, g->a_swizzle);
+    maps[0] = tcmma_tensor_map_2d(c->a.prec, a, (unsigned long long)shape[0], kk,
+                                  (unsigned long long)shape[3] * ea / pk, (unsigned)c->block_m,
+                                  bk, g->a_swizzle);
   if (c->b.transposed)
-    maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1],
-                                  (unsigned long long)shape[2], (unsigned long long)shape[4] * eb,
-                                  (unsigned)c->block_n, (unsigned)c->block_k, g->b_swizzle);
+    maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[1], kk,
+                                  (unsigned long long)shape[4] * eb / pk, (unsigned)c->block_n,
+                                  bk, g->b_swizzle);
   else /* N-major: k rows of n, a box a panel of one span along n and one k tile */
     maps[1] = tcmma_tensor_map_2d(c->b.prec, b, (unsigned long long)shape[2],
                                   (unsigned long long)shape[1], (unsigned long long)shape[4] * eb,
@@ -46,7 +50,8 @@ void tcmma__emit_gemm_tma_maps(const tcmma_gemm_plan *g, const tcmma_gemm_opts *
                              : (long long)(c->a.transposed ? shape[2] : shape[0]) * shape[3],
             sb = o->stride_b ? o->stride_b
                              : (long long)(c->b.transposed ? shape[1] : shape[2]) * shape[4];
-  unsigned long long strides[2] = {(unsigned long long)sa * ea, (unsigned long long)sb * eb};
+  unsigned long long strides[2] = {(unsigned long long)sa * ea / pk,
+                                   (unsigned long long)sb * eb / pk};
   for (int k = 0; k < 2; k++) {
     maps[k].rank = 3;
     maps[k].dims[2] = (unsigned long long)i->batch;
@@ -106,9 +111,9 @@ tcmma_status tcmma__emit_gemm_tma_shared(tcmma_gemm_plan *g, int cells, tcmma_er
 
 /* Operand `name`'s rows (ld, 0: dense rows of `dense` elements) and asked
  * class must be 16 bytes: a tensor map's row stride and base. */
-static bool tma_rows(long ld, long dense, int eb, int asked, const char *name, const char *kind,
-                     char *msg, size_t cap) {
-  long row = (ld ? ld : dense) * eb;
+static bool tma_rows(long ld, long dense, int eb, int pack, int asked, const char *name,
+                     const char *kind, char *msg, size_t cap) {
+  long row = (ld ? ld : dense) * eb / pack;
   if (row % TCMMA__GEMM_COPY_BYTES == 0 && (asked == 0 || asked == TCMMA__GEMM_COPY_BYTES))
     return true;
   return snprintf(msg, cap, "%s's rows of %ld bytes (class %d asked): the %s kernel loads "
@@ -117,12 +122,12 @@ static bool tma_rows(long ld, long dense, int eb, int asked, const char *name, c
                   TCMMA__GEMM_COPY_BYTES), false;
 }
 
-bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
+bool tcmma__emit_gemm_tma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o, int pack,
                                  const char *kind, char *msg, size_t cap) {
-  if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), o->a_align,
-                "a", kind, msg, cap) ||
-      !tma_rows(c->b.ld, c->b.transposed ? c->k : c->n, tcmma_prec_bytes(c->b.prec), o->b_align,
-                "b", kind, msg, cap))
+  if (!tma_rows(c->a.ld, c->a.transposed ? c->m : c->k, tcmma_prec_bytes(c->a.prec), pack,
+                o->a_align, "a", kind, msg, cap) ||
+      !tma_rows(c->b.ld, c->b.transposed ? c->k : c->n, tcmma_prec_bytes(c->b.prec), pack,
+                o->b_align, "b", kind, msg, cap))
     return false;
   if (o->split_k > 1 || o->pointer_array || (o->batch > 1 && o->shape_args))
     return snprintf(msg, cap, "batch %d%s%s, split_k %d: the %s kernel takes no K slices, and "

@@ -89,7 +89,7 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
                     "x k) and a K-major (m x k)%s", c->a.transposed ? ",t" : "",
                     c->b.transposed ? ",t" : "", tcmma_wgmma_get(w)->trans ? " or M-major (k x m)"
                     : ": " "M-major only where the row has imm-trans (f16, bf16)"), false;
-  return tcmma__emit_gemm_tma_serves(c, o, "wgmma", msg, cap);
+  return tcmma__emit_gemm_tma_serves(c, o, 1, "wgmma", msg, cap);
 }
 
 /* The wgmma kernel's defaults for the call's zero fields. */

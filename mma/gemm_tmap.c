@@ -24,7 +24,8 @@ static tcmma_status shape_ok(const tcmma_gemm_plan *g, const tcmma_gemm_info *i,
                : s[d] < (d == 3 && c->a.transposed    ? s[0]
                          : d == 4 && !c->b.transposed ? s[1]
                                                       : s[2]) ||
-                     ((long)s[d] * (d == 3 ? ea : eb)) % (d == 3 ? i->a_align : i->b_align);
+                     ((long)s[d] * (d == 3 ? ea : eb) / (i->pack > 1 ? i->pack : 1)) % (d == 3 ? i->a_align
+                                                                           : i->b_align);
     if (bad)
       return tcmma_fail(err, TCMMA_INVALID, "gemm tensor maps: %s %d is not a shape the kernel "
                         "serves (%s)", names[d], s[d], !i->shape_args ? "a fixed-shape kernel: "

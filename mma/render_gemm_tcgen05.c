@@ -52,6 +52,8 @@ typedef struct {
   size_t a_bytes; /* A's tile in a stage; B's follows */
   int panel;      /* columns of one product: block_n, or an N-major b's panel */
   size_t panel_bytes; /* an N-major b's panel in the stage */
+  size_t tma_bytes;   /* A's and B's tiles: what a stage's TMA loads bring */
+  int atoms[2];       /* block-scaled: A's and B's scale atoms in a stage, after the tiles */
 } tk;
 
 #define SPELL(k, id) tcmma__table_spell((k)->dl, TCMMA__SPELL_##id)
@@ -86,6 +88,7 @@ static tcmma_status helpers(const tk *k, tcmma_buf *out, tcmma_error *err) {
   if (st == TCMMA_OK)
     st = tcmma_render_tcgen05_ldst(k->dl, TCMMA_TCGEN05_LDST_32X32B, LOAD_COLUMNS, false, out,
                                    err);
+  if (st == TCMMA_OK && k->i->scale_block) st = tcmma_render_tcgen05_cp(k->dl, out, err);
   tcmma_tcgen05_call t = tcmma__emit_gemm_tcgen05_tile(k->g, k->i, k->dl, k->tile);
   if (st == TCMMA_OK) st = tcmma_tcgen05_render(&t, out, err);
   if (st != TCMMA_OK) return st;
@@ -158,17 +161,70 @@ static void loop_tail(const tk *k, int depth, tcmma_buf *out) {
 
 /* Warp 4's first thread: each stage filled once the MMA thread's commit
  * gave it back. */
+/* A block-scaled stage's scale atoms, by the producer warp's 32 threads
+ * (lane l: rows l, l + 32, ... of the block, each its k tile's blocks),
+ * zero past m (n) and past the k blocks so that the rows' padding is never
+ * read; then the async proxy's fence (tcgen05.cp reads them) and the
+ * warp's. The atom byte of row r, block b: tcmma_tcgen05_scale_cell's src. */
+static void scale_atoms(const tk *k, tcmma_buf *out) {
+  const tcmma_gemm_call *c = &k->g->call;
+  int per_tile = c->block_k / k->i->scale_block, atom_rows = TCMMA_TCGEN05_SCALE_ATOM_ROWS;
+  int L = TCMMA_TCGEN05_SCALE_LANES, B = TCMMA_TCGEN05_SCALE_BYTES;
+  char M[24], N[24], sld[96], kb[64];
+  tcmma__emit_gemm_dim(k->f, TCMMA__GEMM_DIM_M, M, sizeof M);
+  tcmma__emit_gemm_dim(k->f, TCMMA__GEMM_DIM_N, N, sizeof N);
+  tcmma__emit_gemm_scale_ld_text(k->f, sld, sizeof sld);
+  if (k->i->shape_args) snprintf(kb, sizeof kb, "(k + %d) / %d", k->i->scale_block - 1,
+                                 k->i->scale_block);
+  else snprintf(kb, sizeof kb, "%d", (c->k + k->i->scale_block - 1) / k->i->scale_block);
+  const char *v[2] = {"a", "b"}, *mn0[2] = {TCMMA__GEMM_M0, TCMMA__GEMM_N0}, *ext[2] = {M, N};
+  int rows[2] = {c->block_m, c->block_n};
+  size_t at = k->tma_bytes;
+  for (int o = 0; o < 2; o++) {
+    int ra = (rows[o] + atom_rows - 1) / atom_rows; /* atoms side by side along the rows */
+    tcmma__emit_line(out, 4, "/* %s's scales of k tile kt: %d rows x %d blocks into %d atoms */",
+                     v[o], rows[o], per_tile, k->atoms[o]);
+    tcmma__emit_line(out, 4, "for (int %sr = %stid %% %d; %sr < %d; %sr += %d)", P, P,
+                     TCMMA_WARP_SIZE, P, rows[o], P, TCMMA_WARP_SIZE);
+    tcmma__emit_line(out, 5, "for (int %sb = 0; %sb < %d; ++%sb) {", P, P, per_tile, P);
+    tcmma__emit_line(out, 6, "const int %skb = %skt * %d + %sb;", P, P, per_tile, P);
+    tcmma__emit_line(out, 6, "const int %sat = (%sb / %d * %d + %sr / %d) * %d + %sr %% %d * %d "
+                     "+ %sr %% %d / %d * %d + %sb %% %d;", P, P, B, ra, P, atom_rows,
+                     TCMMA_TCGEN05_SCALE_ATOM_BYTES, P, L, atom_rows / L * B, P, atom_rows, L, B,
+                     P, B);
+    tcmma__emit_line(out, 6, "%sa_st[%zu + %sat] = %s + %sr < %s && %skb < %s ? sf%s[(size_t)(%s "
+                     "+ %sr) * %s + %skb] : (unsigned char)0;", P, at, P, mn0[o], P, ext[o], P,
+                     kb, v[o], mn0[o], P, sld, P);
+    tcmma__emit_line(out, 5, "}");
+    at += (size_t)k->atoms[o] * TCMMA_TCGEN05_SCALE_ATOM_BYTES;
+  }
+  tcmma__emit_line(out, 4, "tcmma_fence_proxy_async(); /* for tcgen05.cp (the async proxy) */");
+  tcmma__emit_line(out, 4, "%s;", SPELL(k, SYNCWARP));
+}
+
 static void producer(const tk *k, tcmma_buf *out) {
-  int rank = k->i->batch > 1 ? 3 : 2, bk = k->g->call.block_k;
+  /* the k coordinate in stored units (packed fp4: bytes) */
+  int rank = k->i->batch > 1 ? 3 : 2, bk = k->g->call.block_k / (k->i->pack > 1 ? k->i->pack : 1);
   const char *bz = k->i->batch > 1 ? ", " P "bz" : "";
+  bool scaled = k->i->scale_block > 0;
   tcmma__emit_line(out, 1, "if (%swarp == %d) {", P, PRODUCER_WARP);
-  tcmma__emit_line(out, 2, "/* the producer: one thread loads every k tile with TMA */");
-  tcmma__emit_line(out, 2, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+  if (scaled) {
+    tcmma__emit_line(out, 2, "/* the producer: the warp stores each k tile's scale atoms, then "
+                     "one thread loads the tiles with TMA */");
+    tcmma__emit_line(out, 2, "{");
+  } else {
+    tcmma__emit_line(out, 2, "/* the producer: one thread loads every k tile with TMA */");
+    tcmma__emit_line(out, 2, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+  }
   loop_head(k, "", 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* its products are done "
                    "(at once the first time round) */", P, P, P);
+  if (scaled) {
+    scale_atoms(k, out);
+    tcmma__emit_line(out, 4, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+  }
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P,
-                   k->g->stage_bytes);
+                   k->tma_bytes);
   tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
                    "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
   if (k->g->call.b.transposed)
@@ -179,6 +235,7 @@ static void producer(const tk *k, tcmma_buf *out) {
                      TCMMA__GEMM_N0 " + %d, %skt * %d%s); /* b's columns %d.. */", rank, P,
                      k->a_bytes + (size_t)p * k->panel_bytes, P, P, p * k->panel, P, bk, bz,
                      p * k->panel);
+  if (scaled) tcmma__emit_line(out, 4, "}");
   loop_tail(k, 3, out);
   tcmma__emit_line(out, 2, "}");
 }
@@ -196,12 +253,27 @@ static void issuer(const tk *k, tcmma_buf *out) {
   tcmma__emit_line(out, 4, "tcmma_tcgen05_fence_after();");
   /* one product of the whole block_n, or one per panel of an N-major b (its
    * columns of the accumulator) */
+  char sf[160] = "";
+  if (k->i->scale_block) { /* the stage's scales into its Tensor Memory columns, in order */
+    int cols = (k->atoms[0] + k->atoms[1]) * TCMMA_TCGEN05_SCALE_ATOM_ROWS /
+               TCMMA_TCGEN05_SCALE_LANES, a_cols = k->atoms[0] * TCMMA_TCGEN05_SCALE_ATOM_ROWS /
+                                                     TCMMA_TCGEN05_SCALE_LANES;
+    tcmma__emit_line(out, 4, "const unsigned %ssfa = %stmem + %du + (unsigned)%ss * %du, %ssfb = "
+                     "%ssfa + %du; /* this stage's scale columns */", P, P, c->block_n, P, cols, P,
+                     P, a_cols);
+    tcmma__emit_line(out, 4, "tcmma_tcgen05_cp_scales(%ssfa, %sa_st + %zu, %d);", P, P,
+                     k->tma_bytes, k->atoms[0]);
+    tcmma__emit_line(out, 4, "tcmma_tcgen05_cp_scales(%ssfb, %sa_st + %zu, %d);", P, P,
+                     k->tma_bytes + (size_t)k->atoms[0] * TCMMA_TCGEN05_SCALE_ATOM_BYTES,
+                     k->atoms[1]);
+    snprintf(sf, sizeof sf, ", %ssfa, %ssfb", P, P);
+  }
   for (int p = 0; p < c->block_n / k->panel; p++)
     tcmma__emit_line(out, 4, "%s(%stmem + %du, (const %s *)%sa_st, (const %s *)(%sa_st + %zu), "
-                     "%skt > 0);", k->tile, P, p * k->panel,
+                     "%skt > 0%s);", k->tile, P, p * k->panel,
                      tcmma__table_spell_type(k->dl, c->a.prec), P,
                      tcmma__table_spell_type(k->dl, c->b.prec), P,
-                     k->a_bytes + (size_t)p * k->panel_bytes, P);
+                     k->a_bytes + (size_t)p * k->panel_bytes, P, sf);
   char KT[64];
   tile_count(k, KT, sizeof KT);
   tcmma__emit_line(out, 4, "if (%skt + 1 < %s) tcmma_tcgen05_commit(&%sempty[%ss]); /* the stage "
@@ -285,6 +357,9 @@ tcmma_status tcmma__emit_render_gemm_tcgen05(const tcmma__emit_gemm_form *f, tcm
   k.panel = k.g->call.b.transposed ? k.g->call.block_n : tcmma__emit_gemm_tma_panel_b(k.g);
   k.panel_bytes = (size_t)k.panel * (size_t)k.g->call.block_k *
                   (size_t)tcmma_prec_bytes(k.g->call.b.prec);
+  k.tma_bytes = k.a_bytes + tcmma__emit_gemm_tma_operand_bytes(k.g, TCMMA_OPERAND_B);
+  k.atoms[0] = k.i->scale_block ? tcmma__emit_gemm_tcgen05_scale_atoms(k.g, k.i, TCMMA_OPERAND_A) : 0;
+  k.atoms[1] = k.i->scale_block ? tcmma__emit_gemm_tcgen05_scale_atoms(k.g, k.i, TCMMA_OPERAND_B) : 0;
   tcmma_status st = kernel_text(&k, out, err);
   if (st == TCMMA_OK && out->failed) st = tcmma_fail(err, TCMMA_NO_MEMORY, "out of memory");
   return st;

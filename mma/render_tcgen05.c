@@ -5,7 +5,7 @@
  * dialect is the same text with each instruction a tcmma_sim_tcgen05_* call
  * carrying the same opcode (include/tcmma/sim.h). */
 #include "tcmma/tcgen05.h"
-#include "desc_plan.h"
+#include "tcgen05_plan.h"
 #include "emit.h"
 #include "tables/dialect.h"
 
@@ -42,6 +42,18 @@ static tcmma_status check_tmem_a(const tcmma_tcgen05_call *c, const tcmma_tcgen0
   return TCMMA_OK;
 }
 
+/* Whether a K-major operand's row holds the call's k from its origin
+ * (packed fp4 as its bytes). */
+static tcmma_status k_fits(const tcmma_tcgen05_call *c, tcmma_operand op,
+                           const tcmma_operand_desc *d, tcmma_error *err) {
+  tcmma_operand_desc twin;
+  tcmma__desc_arm arm;
+  tcmma__desc_plan scratch;
+  long k;
+  tcmma_status s = tcmma__tcgen05_twin(c->arm, c->m, d, c->k, &twin, &arm, &k, &scratch, err);
+  return s != TCMMA_OK ? s : tcmma__desc_k_fits(&arm, op, &twin, k, err);
+}
+
 /* The call's first version ends with dialect: a field appended later is
  * read only when the caller's size covers it. */
 #define CALL_V1_SIZE (offsetof(tcmma_tcgen05_call, dialect) + sizeof(tcmma_dialect))
@@ -63,20 +75,17 @@ static tcmma_status check_call(const tcmma_tcgen05_call *c, tc *g, tcmma_error *
     return tcmma_fail(err, TCMMA_INVALID, "tcgen05 render: name '%s' is not a C identifier of at "
                       "most 64 characters", g->name);
   g->scaled = g->info->block > 0;
-  if (c->k <= 0 || c->k % g->info->k || (g->scaled && c->k != g->info->k))
-    return tcmma_fail(err, TCMMA_DECLINED, "%s: k %d must be %s %d%s", g->info->marker, c->k,
-                      g->scaled ? "exactly" : "a positive multiple of", g->info->k,
-                      g->scaled ? " (the scale addresses' advance per k step is not modelled)"
-                                : "");
+  if (c->k <= 0 || c->k % g->info->k)
+    return tcmma_fail(err, TCMMA_DECLINED, "%s: k %d must be a positive multiple of %d",
+                      g->info->marker, c->k, g->info->k);
   tcmma_status s = c->a_tmem ? check_tmem_a(c, g->info, err)
                              : tcmma_tcgen05_operand_plan(c->arm, TCMMA_OPERAND_A, c->m, c->n, &c->a,
                                                           &g->a, err);
   if (s == TCMMA_OK)
     s = tcmma_tcgen05_operand_plan(c->arm, TCMMA_OPERAND_B, c->m, c->n, &c->b, &g->b, err);
   /* the descriptors' k steps walk along a K-major operand's stored row */
-  tcmma__desc_arm arm = {g->info->marker, c->m, g->info->k, g->info->trans};
-  if (s == TCMMA_OK && !c->a_tmem) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_A, &c->a, c->k, err);
-  if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_B, &c->b, c->k, err);
+  if (s == TCMMA_OK && !c->a_tmem) s = k_fits(c, TCMMA_OPERAND_A, &c->a, err);
+  if (s == TCMMA_OK) s = k_fits(c, TCMMA_OPERAND_B, &c->b, err);
   if (s != TCMMA_OK) return s;
   s = tcmma_tcgen05_idesc(c->arm, c->m, c->n, c->a.prec, c->b.prec, g->a.trans, g->b.trans,
                           &g->idesc, err);
@@ -123,15 +132,34 @@ static void signature(const tc *g, tcmma_buf *out) {
                      SPELL(g, CVTA_SHARED), g->a.origin_bytes);
   tcmma_buf_printf(out, "  const unsigned tcmma_b_at = (unsigned)%s(tcmma_b) + %ldu;\n",
                    SPELL(g, CVTA_SHARED), g->b.origin_bytes);
-  if (!g->scaled) {
+  if (!g->scaled)
     tcmma_buf_printf(out, "  const unsigned tcmma_idesc = 0x%08xu;\n", (unsigned)g->idesc);
-    return;
-  }
-  /* the scale ids: the byte each scale address selects (its top two bits) */
-  tcmma_buf_printf(out, "  /* the scale ids: each scale address's byte (its top two bits) */\n"
-                        "  const unsigned tcmma_idesc = 0x%08xu | (tcmma_sfa >> 30) << %d |\n"
-                        "                               (tcmma_sfb >> 30) << %d;\n",
-                   (unsigned)g->idesc, tcmma_tcgen05_idesc_bit(c->arm, TCMMA_TCGEN05_IDESC_A_SCALE_ID),
+}
+
+/* Columns a full cell of scales moves the address of rows rows. */
+static int group_columns(const tc *g, int rows) {
+  return tcmma_tcgen05_scale_atoms(g->call->arm, rows, g->info->block * TCMMA_TCGEN05_SCALE_BYTES) *
+         TCMMA_TCGEN05_SCALE_ATOM_ROWS / TCMMA_TCGEN05_SCALE_LANES;
+}
+
+/* A block-scaled step's scale addresses and ids: step s reads blocks
+ * vec s.. from the first address's byte (its top two bits) on, the id the
+ * byte within the cell, the address a group of columns further per full
+ * cell (tables/tcgen05_desc.def SCALE rows). */
+static void step_scales(const tc *g, tcmma_buf *out) {
+  const tcmma_tcgen05_call *c = g->call;
+  int vec = g->info->k / g->info->block, cell = TCMMA_TCGEN05_SCALE_BYTES;
+  tcmma_buf_printf(out,
+                   "    /* the scales: byte (first + %d s) of the cells, %d (A) and %d (B)\n"
+                   "     * columns further per %d bytes; the byte is the scale id */\n"
+                   "    const unsigned tcmma_ba = (tcmma_sfa >> 30) + (unsigned)tcmma_s * %du;\n"
+                   "    const unsigned tcmma_bb = (tcmma_sfb >> 30) + (unsigned)tcmma_s * %du;\n"
+                   "    const unsigned tcmma_sfa_s = (tcmma_sfa & 0x3FFFFFFFu) + tcmma_ba / %du * %du;\n"
+                   "    const unsigned tcmma_sfb_s = (tcmma_sfb & 0x3FFFFFFFu) + tcmma_bb / %du * %du;\n"
+                   "    const unsigned tcmma_idesc = 0x%08xu | tcmma_ba %% %du << %d | tcmma_bb %% %du << %d;\n",
+                   vec, group_columns(g, c->m), group_columns(g, c->n), cell, vec, vec, cell,
+                   group_columns(g, c->m), cell, group_columns(g, c->n), (unsigned)g->idesc, cell,
+                   tcmma_tcgen05_idesc_bit(c->arm, TCMMA_TCGEN05_IDESC_A_SCALE_ID), cell,
                    tcmma_tcgen05_idesc_bit(c->arm, TCMMA_TCGEN05_IDESC_B_SCALE_ID));
 }
 
@@ -143,7 +171,7 @@ static void mma(const tc *g, tcmma_buf *out) {
     tcmma_buf_printf(out, "    tcmma_sim_tcgen05_mma%s%s(\"%s\", tcmma_d, %s, tcmma_db, tcmma_idesc,%s\n"
                           "        (int)(tcmma_accumulate || tcmma_s > 0));\n",
                      g->scaled ? "_scaled" : "", c->a_tmem ? "_tmem_a" : "", g->info->instr, a,
-                     g->scaled ? " tcmma_sfa, tcmma_sfb," : "");
+                     g->scaled ? " tcmma_sfa_s, tcmma_sfb_s," : "");
     return;
   }
   int p = g->scaled ? 6 : 4; /* the operand the predicate is set from */
@@ -155,7 +183,7 @@ static void mma(const tc *g, tcmma_buf *out) {
   tcmma_buf_printf(out, "                 :: \"r\"(tcmma_d), \"%s\"(%s), \"l\"(tcmma_db), "
                         "\"r\"(tcmma_idesc),\n                    %s\"r\"((int)(tcmma_accumulate "
                         "|| tcmma_s > 0))\n                 : \"memory\");\n",
-                   c->a_tmem ? "r" : "l", a, g->scaled ? "\"r\"(tcmma_sfa), \"r\"(tcmma_sfb), " : "");
+                   c->a_tmem ? "r" : "l", a, g->scaled ? "\"r\"(tcmma_sfa_s), \"r\"(tcmma_sfb_s), " : "");
 }
 
 static void body(const tc *g, tcmma_buf *out) {
@@ -180,6 +208,7 @@ static void body(const tc *g, tcmma_buf *out) {
                           "long)(tcmma_s * %ld);\n", g->a.k_step_bytes >> 4);
   tcmma_buf_printf(out, "    const unsigned long long tcmma_db = tcmma_db0 + (unsigned long "
                         "long)(tcmma_s * %ld);\n", g->b.k_step_bytes >> 4);
+  if (g->scaled) step_scales(g, out);
   mma(g, out);
   tcmma_buf_printf(out, "  }\n}\n");
 }

@@ -122,3 +122,45 @@ tcmma_status tcmma_render_tcgen05_ldst(tcmma_dialect dl, tcmma_tcgen05_ldst shap
   tcmma_buf_printf(out, "}\n#endif\n");
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "tcgen05 ld/st: out of memory") : TCMMA_OK;
 }
+
+/* The scale atoms' descriptor: K-major rows of 16 bytes, no swizzle, 8-row
+ * groups ATOM_SBO apart (the start address added by the helper). */
+static tcmma_status atom_desc(uint64_t *desc, tcmma_error *err) {
+  return tcmma_tcgen05_desc_encode(0, 16, TCMMA_TCGEN05_SCALE_ATOM_SBO, 0, TCMMA_SWIZZLE_NONE, desc,
+                                   err);
+}
+
+tcmma_status tcmma_render_tcgen05_cp(tcmma_dialect dl, tcmma_buf *out, tcmma_error *err) {
+  if (dl != TCMMA_DIALECT_CUDA && dl != TCMMA_DIALECT_HOST)
+    return tcmma_fail(err, TCMMA_INVALID, "tcgen05 cp: dialect %d: expected cuda or host", (int)dl);
+  if (!out) return tcmma_fail(err, TCMMA_INVALID, "tcgen05 cp: out must not be NULL");
+  uint64_t desc;
+  tcmma_status st = atom_desc(&desc, err);
+  if (st != TCMMA_OK) return st;
+  const char *op = OPCODE(TCGEN05_CP_SCALES);
+  tcmma_buf_printf(out, "#ifndef TCMMA_TCGEN05_CP_SCALES\n#define TCMMA_TCGEN05_CP_SCALES\n"
+                        "/* tcmma: a block-scaled product's scales from shared memory to Tensor "
+                        "Memory,\n * called by the thread that issues the product, before it (its "
+                        "tcgen05.mma\n * reads them in order): atom j of %d bytes at src (16-byte "
+                        "aligned) to\n * columns taddr + %d j (%s) */\n",
+                   TCMMA_TCGEN05_SCALE_ATOM_BYTES,
+                   TCMMA_TCGEN05_SCALE_ATOM_ROWS / TCMMA_TCGEN05_SCALE_LANES, op);
+  tcmma_buf_printf(out, "%s void tcmma_tcgen05_cp_scales(unsigned tcmma_taddr, const void *tcmma_src, "
+                        "int tcmma_atoms) {\n"
+                        "  const unsigned long long tcmma_d0 = 0x%016llxull |\n"
+                        "      (((unsigned)%s(tcmma_src) & 0x3FFFFu) >> 4);\n"
+                        "  for (int tcmma_j = 0; tcmma_j < tcmma_atoms; tcmma_j++) {\n"
+                        "    const unsigned tcmma_t = tcmma_taddr + (unsigned)tcmma_j * %du;\n"
+                        "    const unsigned long long tcmma_d = tcmma_d0 + (unsigned long long)"
+                        "tcmma_j * %du;\n",
+                   SPELL(dl, DEVICE_FN), (unsigned long long)desc, SPELL(dl, CVTA_SHARED),
+                   TCMMA_TCGEN05_SCALE_ATOM_ROWS / TCMMA_TCGEN05_SCALE_LANES,
+                   TCMMA_TCGEN05_SCALE_ATOM_BYTES >> 4);
+  if (dl == TCMMA_DIALECT_HOST)
+    tcmma_buf_printf(out, "    tcmma_sim_tcgen05_cp(\"%s\", tcmma_t, tcmma_d);\n", op);
+  else
+    tcmma_buf_printf(out, "    asm volatile(\"%s [%%0], %%1;\\n\" :: \"r\"(tcmma_t), \"l\"(tcmma_d) : "
+                          "\"memory\");\n", op);
+  tcmma_buf_printf(out, "  }\n}\n#endif\n");
+  return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "tcgen05 cp: out of memory") : TCMMA_OK;
+}

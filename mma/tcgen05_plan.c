@@ -3,7 +3,7 @@
  * (docs/tcgen05.md): the offsets are mma/desc_plan.c's (the canonical
  * layouts are wgmma's), the bits tcmma_tcgen05_desc_encode's. */
 #include "tcmma/tcgen05.h"
-#include "desc_plan.h"
+#include "tcgen05_plan.h"
 
 #include <string.h>
 
@@ -23,7 +23,27 @@ static tcmma_status check_args(tcmma_tcgen05 w, tcmma_operand op, const tcmma_op
   return TCMMA_OK;
 }
 
-/* The row's own declines, then the shared plan. */
+tcmma_status tcmma__tcgen05_twin(tcmma_tcgen05 w, int m, const tcmma_operand_desc *d, long k,
+                                 tcmma_operand_desc *twin, tcmma__desc_arm *arm, long *twin_k,
+                                 tcmma__desc_plan *out, tcmma_error *err) {
+  const tcmma_tcgen05_info *i = tcmma_tcgen05_get(w);
+  int pack = tcmma_tcgen05_pack(w, d->prec);
+  *twin = *d, *twin_k = k;
+  *arm = (tcmma__desc_arm){i->marker, m, i->k, i->trans};
+  if (pack != 2) return TCMMA_OK;
+  long step = d->col0.multiple ? d->col0.multiple : 1;
+  if (d->ld % 2 || d->col0.value % 2 || (d->col0.expr && step % 2) || k % 2)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_SUBTILE, err,
+                               "%s: packed %s (two a byte along k): ld %ld, origin column %ld "
+                               "(step %ld) and k %ld must be even (whole bytes)", i->marker,
+                               tcmma_prec_name(d->prec), d->ld, d->col0.value, step, k);
+  twin->ld = d->ld / 2, twin->col0.value = d->col0.value / 2;
+  if (d->col0.expr) twin->col0.multiple = step / 2;
+  *twin_k = k / 2, arm->k = i->k / 2;
+  return TCMMA_OK;
+}
+
+/* The row's own declines, then the shared plan (packed fp4 as its bytes). */
 static tcmma_status plan(const tcmma_tcgen05_info *i, tcmma_operand op, int m, int n,
                          const tcmma_operand_desc *d, tcmma__desc_plan *p, tcmma_error *err) {
   if (!tcmma_tcgen05_shape_ok(i->id, m, n))
@@ -32,14 +52,18 @@ static tcmma_status plan(const tcmma_tcgen05_info *i, tcmma_operand op, int m, i
   if (!(i->ops >> d->prec & 1u))
     return tcmma__desc_decline(p, TCMMA_DECLINE_NO_ARM, err, "%s does not read %s operands",
                                i->marker, tcmma_prec_name(d->prec));
-  if (!tcmma_tcgen05_reads_storage(i->id, d->prec))
+  if (!tcmma_tcgen05_pack(i->id, d->prec))
     return tcmma__desc_decline(p, TCMMA_DECLINE_LAYOUT, err,
-                               "%s: a descriptor does not read %s elements as tcmma stores them "
-                               "(one per byte, the value in the low bits): tcgen05's form of "
-                               "fp6 and fp4 in shared memory differs (PTX ISA packing formats)",
-                               i->marker, tcmma_prec_name(d->prec));
-  tcmma__desc_arm arm = {i->marker, m, i->k, i->trans};
-  return tcmma__desc_plan_shared(&arm, op, n, d, p, err);
+                               "%s: a descriptor reads %s elements in a padded form (PTX ISA "
+                               "packing formats: sixteen fp4 in 8 of 16 bytes, sixteen fp6 in 12) "
+                               "that no tcmma layout expresses; packed fp4 is read by "
+                               "tcgen05-mxf4 and tcgen05-nvf4", i->marker,
+                               tcmma_prec_name(d->prec));
+  tcmma_operand_desc twin;
+  tcmma__desc_arm arm;
+  long k;
+  tcmma_status st = tcmma__tcgen05_twin(i->id, m, d, i->k, &twin, &arm, &k, p, err);
+  return st != TCMMA_OK ? st : tcmma__desc_plan_shared(&arm, op, n, &twin, p, err);
 }
 
 tcmma_status tcmma_tcgen05_operand_plan(tcmma_tcgen05 w, tcmma_operand op, int m, int n,

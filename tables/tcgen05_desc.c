@@ -33,11 +33,11 @@ typedef struct {
   type_set set;
   tcmma_prec prec;
   int code;
-  bool as_stored;
+  int pack;
 } type_row;
 
 static const type_row type_rows[] = {
-#define TCMMA_TCGEN05_TYPE(SET, PREC, code, as_stored) {SET_##SET, TCMMA_PREC_##PREC, code, as_stored},
+#define TCMMA_TCGEN05_TYPE(SET, PREC, code, pack) {SET_##SET, TCMMA_PREC_##PREC, code, pack},
 #include "tables/tcgen05_desc.def"
 };
 
@@ -70,9 +70,13 @@ int tcmma_tcgen05_idesc_bit(tcmma_tcgen05 w, tcmma_tcgen05_idesc_field f) {
   return idesc_rows[f].bits[form] ? idesc_rows[f].lo[form] : -1;
 }
 
-bool tcmma_tcgen05_reads_storage(tcmma_tcgen05 w, tcmma_prec p) {
+int tcmma_tcgen05_pack(tcmma_tcgen05 w, tcmma_prec p) {
   const type_row *t = tcmma_tcgen05_takes(w, p, p) ? type_of(row_set[w], p) : NULL;
-  return t && t->as_stored;
+  return t ? t->pack : 0;
+}
+
+bool tcmma_tcgen05_reads_storage(tcmma_tcgen05 w, tcmma_prec p) {
+  return tcmma_tcgen05_pack(w, p) == 1;
 }
 
 const char *tcmma_tcgen05_idesc_field_name(tcmma_tcgen05_idesc_field f) {
@@ -92,7 +96,7 @@ int tcmma_tcgen05_idesc_get(tcmma_tcgen05 w, tcmma_tcgen05_idesc_field f, uint32
  * allows it and p is no fp6 or fp4 (K-major only, PTX ISA). */
 static bool trans_ok(const tcmma_tcgen05_info *i, tcmma_prec p) {
   const type_row *t = type_of(row_set[i->id], p);
-  return i->trans && t && t->as_stored;
+  return i->trans && t && t->pack == 1;
 }
 
 /* Sets field f to value (already divided by its unit). */

@@ -154,7 +154,7 @@ static void tcgen05_declines(void **s) {
               {"cc 12.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage (tf32)", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
               {"s8 (i8)", "s32 accumulator", TCMMA_GEMM_DECLINE_KERNEL},
-              {"nvf4 (block-scaled)", "unscaled", TCMMA_GEMM_DECLINE_KERNEL},
+              {"mxe2m3 (fp6, read padded)", "read padded", TCMMA_GEMM_DECLINE_KERNEL},
               {"a batch with shape arguments", "fixed-shape kernel only", TCMMA_GEMM_DECLINE_KERNEL},
               {"split-K", "no K slices", TCMMA_GEMM_DECLINE_KERNEL},
               {"8-byte class", "16-byte", TCMMA_GEMM_DECLINE_KERNEL},
@@ -179,7 +179,7 @@ static void tcgen05_declines(void **s) {
       case 3: c.cc = 120; break;
       case 4: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
       case 5: c.a.prec = c.b.prec = TCMMA_PREC_S8, c.d.prec = TCMMA_PREC_S32; break;
-      case 6: c.a.prec = c.b.prec = TCMMA_PREC_NVF4; break;
+      case 6: c.a.prec = c.b.prec = TCMMA_PREC_MXE2M3; break;
       case 7: o.batch = 2, o.shape_args = true; break;
       case 8: o.split_k = 2; break;
       case 9: o.a_align = 8; break;
@@ -400,6 +400,77 @@ static void compiles_at_sm_100f(void **s) {
   }
 }
 
+/* Block-scaled (mxe4m3 x mxe5m2, ue8m0 per 32): AUTO takes the tcgen05
+ * kernel at cc 100 with the 12.x kernels' contract (sfa, sfb after beta;
+ * scale_block 32, scale_ld the k blocks rounded up to the row alignment,
+ * unpacked); each stage carries its scale atoms after the tiles (A's one,
+ * B's two at n 256: 1536 bytes, rounded up to 2048) and each stage's 12
+ * scale columns follow the accumulator's 256 in Tensor Memory (512 in all);
+ * the text stores the atoms by the producer warp, copies them with
+ * tcgen05.cp and issues kind::mxf8f6f4.block_scale; NVRTC compiles it at
+ * sm_100f (the PTX: a tcgen05.mma per k step, tcgen05.cp, no warnings),
+ * refused at sm_90a and sm_120f. Packed fp4 (nvf4: ue4m3 per 16): two
+ * elements a byte, k tiles of 256 (128-byte rows), four cells of scales a
+ * k tile (A's 4 atoms, B's 8), an N-major b declined. */
+static void block_scaled(void **s) {
+  (void)s;
+  tcmma_gemm_call c = kmajor(512, 512, 1024);
+  c.a.prec = TCMMA_PREC_MXE4M3, c.b.prec = TCMMA_PREC_MXE5M2;
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_plan p;
+  tcmma_gemm_info i = {.size = sizeof i};
+  tcmma_error err = {0};
+  if (tcmma_gemm_plan_opts(&c, &o, &p, &i, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(i.tcgen05, TCMMA_TCGEN05_MXF8F6F4);
+  assert_int_equal(i.scale_block, 32), assert_int_equal(i.pack, 1);
+  assert_int_equal(i.scale_ld, 1024 / 32);
+  assert_int_equal(p.call.block_k, 128), assert_int_equal(p.call.block_n, 256);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128 + 2048);
+  assert_int_equal(i.tmem_columns, 512);
+  tcmma_buf src = {0};
+  render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+  const char *want[] = {"const unsigned char *sfa, const unsigned char *sfb",
+                        "tcgen05.cp.cta_group::1.32x128b.warpx4",
+                        "kind::mxf8f6f4.block_scale.block32", "tcmma_tcgen05_cp_scales(",
+                        "tcmma_fence_proxy_async();"};
+  for (size_t w = 0; w < sizeof want / sizeof want[0]; w++)
+    if (!strstr(tcmma_buf_str(&src), want[w])) fail_msg("no '%s' in\n%s", want[w], tcmma_buf_str(&src));
+  if (tcmma_nvrtc_load(NULL, &err) == TCMMA_OK) {
+    tcmma_program prog;
+    tcmma_status st = compile(tcmma_buf_str(&src), src.len, 100, i.arch_suffix, &prog, &err);
+    if (st != TCMMA_OK) fail_msg("%s\n%s", err.message, tcmma_buf_str(&src));
+    if (strstr(prog.log, "warning")) fail_msg("log: %s", prog.log);
+    tcmma_ptx_info pi;
+    assert_int_equal(tcmma_ptx_parse(prog.ptx, prog.ptx_len, &pi, &err), TCMMA_OK);
+    assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.mma"), 128 / 32);
+    assert_true(tcmma_ptx_count(&pi, "tcgen05.cp") >= 1);
+    assert_int_equal(tcmma_ptx_check_target(&pi, &err), TCMMA_OK);
+    tcmma_ptx_info_free(&pi);
+    tcmma_program_free(&prog);
+    assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 90, 'a', &prog, &err), TCMMA_OK);
+    assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 120, 'f', &prog, &err), TCMMA_OK);
+  }
+  tcmma_buf_free(&src);
+  c.a.prec = c.b.prec = TCMMA_PREC_NVF4;
+  if (tcmma_gemm_plan_opts(&c, &o, &p, &i, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(i.tcgen05, TCMMA_TCGEN05_NVF4);
+  assert_int_equal(i.scale_block, 16), assert_int_equal(i.pack, 2);
+  assert_int_equal(p.call.block_k, 256);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128 + (4 + 8) * 512);
+  assert_int_equal(p.mma_per_k_tile, 256 / 64);
+  render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+  if (!strstr(tcmma_buf_str(&src), "kind::mxf4nvf4.block_scale.block16"))
+    fail_msg("no nvf4 product in\n%s", tcmma_buf_str(&src));
+  tcmma_buf_free(&src);
+  /* an N-major b is not written for the block-scaled kinds */
+  o.kernel = TCMMA_GEMM_KERNEL_TCGEN05;
+  c.a.prec = TCMMA_PREC_MXE4M3, c.b.prec = TCMMA_PREC_MXE4M3, c.b.transposed = false;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "unscaled, N-major"));
+}
+
 /* tcmma gemm: auto takes tcgen05 on --cc 100, --kind asks, a decline is
  * exit 3 with its reason; the text names the target. */
 static void cli(void **s) {
@@ -451,6 +522,7 @@ int main(void) {
       cmocka_unit_test(tensor_maps),
       cmocka_unit_test(text),
       cmocka_unit_test(compiles_at_sm_100f),
+      cmocka_unit_test(block_scaled),
       cmocka_unit_test(cli),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);

@@ -415,6 +415,16 @@ static void descriptors_from_layouts(void **state) {
                                               &o, &err), TCMMA_OK);
   assert_true(o.trans);
   assert_int_equal(o.desc >> 61, 4u);
+  /* packed fp4 (two a byte along k): the byte layout's descriptor, a k step
+   * of 64 elements 32 bytes; a 64-element origin column is byte 32 */
+  tcmma_operand_desc f4 = {.prec = TCMMA_PREC_MXF4, .space = TCMMA_SPACE_SHARED,
+                           .swizzle = TCMMA_SWIZZLE_B128, .col0 = {.value = 64}};
+  assert_int_equal(tcmma_tcgen05_operand_plan(TCMMA_TCGEN05_MXF4, TCMMA_OPERAND_A, 128, 64, &f4,
+                                              &o, &err), TCMMA_OK);
+  assert_int_equal(o.desc, 0x4000404000010000ull); /* SBO 1024, LBO 16, 128-byte swizzle */
+  assert_int_equal(o.k_step_bytes, 32);
+  assert_int_equal(o.origin_bytes, 32);
+  assert_false(o.trans);
   const struct {
     const char *arm;
     tcmma_operand op;
@@ -424,9 +434,19 @@ static void descriptors_from_layouts(void **state) {
     const char *says;
   } bad[] = {
       {"tcgen05-f8f6f4", TCMMA_OPERAND_A, 128, 64, shared("e2m1", true, TCMMA_SWIZZLE_B128),
-       TCMMA_DECLINE_LAYOUT, "e2m1 elements as tcmma stores them"},
-      {"tcgen05-mxf4", TCMMA_OPERAND_B, 128, 64, shared("mxf4", true, TCMMA_SWIZZLE_B128),
-       TCMMA_DECLINE_LAYOUT, "PTX ISA packing formats"},
+       TCMMA_DECLINE_LAYOUT, "reads e2m1 elements in a padded form"},
+      {"tcgen05-mxf8f6f4", TCMMA_OPERAND_A, 128, 64, shared("mxf4", true, TCMMA_SWIZZLE_B128),
+       TCMMA_DECLINE_LAYOUT, "padded form"},
+      {"tcgen05-mxf4", TCMMA_OPERAND_B, 128, 64, shared("mxf4", false, TCMMA_SWIZZLE_B128),
+       TCMMA_DECLINE_LAYOUT, "K-major only"},
+      {"tcgen05-nvf4", TCMMA_OPERAND_A, 128, 64,
+       {.prec = TCMMA_PREC_NVF4, .space = TCMMA_SPACE_SHARED, .swizzle = TCMMA_SWIZZLE_B128,
+        .ld = 255},
+       TCMMA_DECLINE_SUBTILE, "ld 255"},
+      {"tcgen05-nvf4", TCMMA_OPERAND_A, 128, 64,
+       {.prec = TCMMA_PREC_NVF4, .space = TCMMA_SPACE_SHARED, .swizzle = TCMMA_SWIZZLE_B128,
+        .col0 = {.value = 16}},
+       TCMMA_DECLINE_SUBTILE, "origin"},
       {"tcgen05-bf16", TCMMA_OPERAND_A, 96, 64, shared("bf16", false, TCMMA_SWIZZLE_B128),
        TCMMA_DECLINE_EXTENTS, "96 x 64"},
       {"tcgen05-bf16", TCMMA_OPERAND_A, 128, 64, shared("f16", false, TCMMA_SWIZZLE_B128),
@@ -522,6 +542,66 @@ static void layout_command_shows_tensor_memory(void **state) {
   }
 }
 
+/* The block scales' places, restated from the PTX ISA's scale layout (row x
+ * at lane x % 32 of every quarter, column x / 32, byte id + block) and the
+ * allocation docs/tcgen05.md "Block scales" states (4 blocks a cell, then 4
+ * columns per 128 rows further; 512-byte atoms, row l at 16 l); the packing
+ * and the scale ids per scale_vec. */
+static void block_scale_places(void **state) {
+  (void)state;
+  unsigned col, byte;
+  long src;
+  tcmma_error err;
+  const struct {
+    tcmma_tcgen05 w;
+    int rows, x, kb;
+    unsigned col, byte;
+    long src;
+  } cells[] = {
+      {TCMMA_TCGEN05_MXF4, 128, 0, 0, 0, 0, 0},
+      {TCMMA_TCGEN05_MXF4, 128, 33, 1, 1, 1, 16 * 1 + 4 * 1 + 1},
+      {TCMMA_TCGEN05_MXF4, 128, 127, 3, 3, 3, 16 * 31 + 4 * 3 + 3},
+      {TCMMA_TCGEN05_MXF4, 128, 5, 4, 4, 0, 512 + 16 * 5},           /* the next cell */
+      {TCMMA_TCGEN05_NVF4, 256, 130, 0, 4, 0, 512 + 16 * 2},         /* rows 128.. */
+      {TCMMA_TCGEN05_NVF4, 256, 255, 6, 8 + 7, 2, 3 * 512 + 16 * 31 + 4 * 3 + 2},
+      {TCMMA_TCGEN05_MXF8F6F4, 64, 40, 9, 2 * 4 + 1, 1, 2 * 512 + 16 * 8 + 4 + 1},
+  };
+  for (size_t c = 0; c < sizeof cells / sizeof cells[0]; c++) {
+    assert_int_equal(tcmma_tcgen05_scale_cell(cells[c].w, cells[c].rows, cells[c].x, cells[c].kb,
+                                              &col, &byte, &src, &err), TCMMA_OK);
+    if (col != cells[c].col || byte != cells[c].byte || src != cells[c].src)
+      fail_msg("cell %zu: column %u byte %u src %ld, expected %u %u %ld", c, col, byte, src,
+               cells[c].col, cells[c].byte, cells[c].src);
+  }
+  assert_int_equal(tcmma_tcgen05_scale_cell(TCMMA_TCGEN05_BF16, 128, 0, 0, &col, &byte, &src, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_tcgen05_scale_cell(TCMMA_TCGEN05_MXF4, 128, 128, 0, &col, &byte, &src,
+                                            &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "row 128 of 128"));
+  assert_int_equal(tcmma_tcgen05_scale_cell(TCMMA_TCGEN05_MXF4, 257, 0, 0, &col, &byte, &src, &err),
+                   TCMMA_INVALID);
+  assert_int_equal(tcmma_tcgen05_scale_cell(TCMMA_TCGEN05_MXF4, 128, 0, 0, NULL, &byte, &src, &err),
+                   TCMMA_INVALID);
+  /* atoms: ceil(blocks / 4) x ceil(rows / 128) */
+  assert_int_equal(tcmma_tcgen05_scale_atoms(TCMMA_TCGEN05_MXF4, 128, 256), 2);
+  assert_int_equal(tcmma_tcgen05_scale_atoms(TCMMA_TCGEN05_NVF4, 256, 256), 8);
+  assert_int_equal(tcmma_tcgen05_scale_atoms(TCMMA_TCGEN05_MXF8F6F4, 8, 32), 1);
+  assert_int_equal(tcmma_tcgen05_scale_atoms(TCMMA_TCGEN05_MXF8F6F4, 8, 48), 0);
+  assert_int_equal(tcmma_tcgen05_scale_atoms(TCMMA_TCGEN05_BF16, 128, 64), 0);
+  /* scale ids: scale_vec 1X any byte, 2X 0 or 2, 4X 0 */
+  assert_int_equal(tcmma_tcgen05_scale_ids(TCMMA_TCGEN05_MXF8F6F4), 0xF);
+  assert_int_equal(tcmma_tcgen05_scale_ids(TCMMA_TCGEN05_MXF4), 0x5);
+  assert_int_equal(tcmma_tcgen05_scale_ids(TCMMA_TCGEN05_NVF4), 0x1);
+  assert_int_equal(tcmma_tcgen05_scale_ids(TCMMA_TCGEN05_F16), 0);
+  /* packing: packed fp4 for the mxf4 kinds, padded fp4/fp6 elsewhere */
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_MXF4, TCMMA_PREC_MXF4), 2);
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_NVF4, TCMMA_PREC_NVF4), 2);
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_MXF8F6F4, TCMMA_PREC_MXF4), 0);
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_F8F6F4, TCMMA_PREC_E3M2), 0);
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_MXF8F6F4, TCMMA_PREC_MXE4M3), 1);
+  assert_int_equal(tcmma_tcgen05_pack(TCMMA_TCGEN05_MXF4, TCMMA_PREC_NVF4), 0);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_row_and_only_those),
@@ -533,6 +613,7 @@ int main(void) {
       cmocka_unit_test(tensor_memory_sizes_and_shapes),
       cmocka_unit_test(accumulator_cells),
       cmocka_unit_test(descriptors_from_layouts),
+      cmocka_unit_test(block_scale_places),
       cmocka_unit_test(marker_asks_for_sm_100),
       cmocka_unit_test(layout_command_shows_tensor_memory),
   };

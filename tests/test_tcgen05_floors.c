@@ -126,6 +126,7 @@ static void add_arms(plan *pl, int version) {
 static size_t add_pieces(plan *pl, int version) {
   tcmma_buf text = {0};
   assert_int_equal(tcmma_render_tcgen05_helpers(TCMMA_DIALECT_CUDA, &text, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_render_tcgen05_cp(TCMMA_DIALECT_CUDA, &text, NULL), TCMMA_OK);
   for (int s = 0; s < TCMMA_TCGEN05_LDST_COUNT; s++)
     for (int num = 1; num <= 128; num *= 2)
       for (int st = 0; st < 2; st++)
@@ -135,14 +136,19 @@ static size_t add_pieces(plan *pl, int version) {
   static char lines[128][1024];
   size_t n = asm_lines(text.data, lines, 128);
   tcmma_buf_free(&text);
-  /* 8 helpers, then (32x32b, 16x64b: 8 nums; 16x128b: 7; 16x256b: 6) x ld, st */
-  assert_int_equal(n, 8 + 2 * (8 + 8 + 7 + 6));
+  /* 8 helpers, the scales' copy, then (32x32b, 16x64b: 8 nums; 16x128b: 7;
+   * 16x256b: 6) x ld, st */
+  assert_int_equal(n, 9 + 2 * (8 + 8 + 7 + 6));
+  /* the copy's source is a 64-bit shared-memory descriptor */
+  char *desc = strstr(lines[8], "tcgen05.cp.cta_group::1.32x128b.warpx4 [%r0], %r1;");
+  assert_non_null(desc);
+  memcpy(strstr(desc, "%r1;"), "%rd1;", 6);
   for (size_t l = 0; l < n; l++) {
     char what[96];
     snprintf(what, sizeof what, "%.60s", lines[l]);
     /* the helpers at every target; each ld/st shape and num at four */
     for (size_t t = 0; t < NTARGETS; t++)
-      if (l < 8 || t % 3 == 0)
+      if (l < 9 || t % 3 == 0)
         add(pl, lines[l], what, version, targets[t].target, targets[t].family_row);
   }
   return n;

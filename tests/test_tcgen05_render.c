@@ -34,6 +34,13 @@ static const render_case cases[] = {
     {"tcgen05-i8", "s8", "s8", 64, 8, 32, false, true, TCMMA_SWIZZLE_B64, "compute_100a"},
     {"tcgen05-mxf8f6f4", "mxe5m2", "mxe5m2", 128, 16, 32, false, true, TCMMA_SWIZZLE_B32,
      "compute_100f"},
+    /* packed fp4, several k steps (the scales' ids and addresses advance) */
+    {"tcgen05-mxf4", "mxf4", "mxf4", 128, 64, 128, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
+    {"tcgen05-nvf4", "nvf4", "nvf4", 128, 144, 256, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
+    {"tcgen05-mxf8f6f4", "mxe4m3", "mxe4m3", 128, 32, 128, false, false, TCMMA_SWIZZLE_B128,
+     "compute_100f"},
 };
 
 static tcmma_operand_desc operand(const char *prec, bool transposed, tcmma_swizzle sw) {
@@ -113,6 +120,10 @@ static void compiles_for_sm_100(void **state) {
   assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.commit"), 1);
   assert_true(tcmma_ptx_count(&pi, "tcgen05.ld") >= 1);
   assert_true(tcmma_ptx_count(&pi, "tcgen05.wait::ld") >= 1);
+  /* block-scaled: the scales copied by tcgen05.cp.32x128b.warpx4 (a loop) */
+  if (tcmma_tcgen05_get(call.arm)->block)
+    assert_true(tcmma_ptx_count(&pi, "tcgen05.cp.cta_group::1.32x128b.warpx4") >= 1);
+  else assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.cp"), 0);
   assert_int_equal(tcmma_ptx_check_target(&pi, &err), TCMMA_OK);
   tcmma_ptx_info_free(&pi);
   tcmma_program_free(&prog);
@@ -143,7 +154,10 @@ static void text_carries_marker_and_descriptors(void **state) {
   call = call_of(&cases[9]);
   assert_int_equal(tcmma_tcgen05_render(&call, &src, NULL), TCMMA_OK);
   const char *scaled[] = {"unsigned tcmma_a_tmem", "unsigned tcmma_sfa, unsigned tcmma_sfb",
-                          "(tcmma_sfa >> 30) << 29", "(tcmma_sfb >> 30) << 4",
+                          "(tcmma_sfa >> 30) + (unsigned)tcmma_s * 1u",
+                          "tcmma_ba % 4u << 29 | tcmma_bb % 4u << 4",
+                          "(tcmma_sfa & 0x3FFFFFFFu) + tcmma_ba / 4u * 4u",
+                          "\"r\"(tcmma_sfa_s), \"r\"(tcmma_sfb_s)",
                           "[%0], [%1], %2, %3, [%4], [%5], p;", "tcmma_a_tmem + tcmma_s * 8u",
                           "A (Tensor Memory, K-major)"};
   for (size_t i = 0; i < sizeof scaled / sizeof scaled[0]; i++)
@@ -204,9 +218,9 @@ static void declines_and_bad_calls(void **state) {
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "k 24"));
   call = call_of(&cases[6]);
-  call.k = 64; /* block-scaled: one k step */
+  call.k = 48; /* block-scaled: whole k steps too */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
-  assert_non_null(strstr(err.message, "exactly 32"));
+  assert_non_null(strstr(err.message, "multiple of 32"));
   call = call_of(&cases[4]);
   call.k = 64; /* 64 e4m3 along a 32-byte row */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
@@ -223,9 +237,9 @@ static void declines_and_bad_calls(void **state) {
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
   assert_non_null(strstr(err.message, "K-major"));
   call = call_of(&cases[4]);
-  call.b.prec = TCMMA_PREC_E2M1; /* not read as tcmma stores it */
+  call.b.prec = TCMMA_PREC_E2M1; /* read in a padded form */
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);
-  assert_non_null(strstr(err.message, "as tcmma stores them"));
+  assert_non_null(strstr(err.message, "padded form"));
   call = call_of(&cases[0]);
   call.a.prec = TCMMA_PREC_F16;
   assert_int_equal(tcmma_tcgen05_render(&call, &src, &err), TCMMA_DECLINED);

@@ -34,6 +34,13 @@ static const run_case cases[] = {
     {"tcgen05-bf16", "bf16", "bf16", 128, 32, 32, false, false, true, TCMMA_SWIZZLE_B128},
     {"tcgen05-mxf8f6f4", "mxe4m3", "mxe5m2", 128, 64, 32, false, false, false, TCMMA_SWIZZLE_B128},
     {"tcgen05-mxf8f6f4", "mxe5m2", "mxe4m3", 128, 16, 32, false, true, true, TCMMA_SWIZZLE_B32},
+    /* several k steps, non-uniform scales: the ids and addresses advance */
+    {"tcgen05-mxf8f6f4", "mxe4m3", "mxe5m2", 128, 32, 128, false, false, false, TCMMA_SWIZZLE_B128},
+    {"tcgen05-mxf8f6f4", "mxe5m2", "mxe4m3", 128, 200, 64, false, false, false, TCMMA_SWIZZLE_B64},
+    {"tcgen05-mxf4", "mxf4", "mxf4", 128, 64, 256, false, false, false, TCMMA_SWIZZLE_B128},
+    {"tcgen05-mxf4", "mxf4", "mxf4", 128, 8, 128, false, false, false, TCMMA_SWIZZLE_B64},
+    {"tcgen05-nvf4", "nvf4", "nvf4", 128, 144, 128, false, false, false, TCMMA_SWIZZLE_B128},
+    {"tcgen05-nvf4", "nvf4", "nvf4", 128, 16, 256, false, false, false, TCMMA_SWIZZLE_B128},
 };
 
 static int next(unsigned *rng, int lo, int hi) {
@@ -56,6 +63,7 @@ static uint32_t encode(tcmma_prec p, int v) {
   case TCMMA_PREC_E4M3: case TCMMA_PREC_MXE4M3: return tcmma_sim_float_to_e4m3(f);
   case TCMMA_PREC_E5M2: case TCMMA_PREC_MXE5M2: return tcmma_sim_float_to_e5m2(f);
   case TCMMA_PREC_S8: case TCMMA_PREC_U8: return (uint32_t)v & 0xffu;
+  case TCMMA_PREC_MXF4: case TCMMA_PREC_NVF4: return tcmma_sim_float_to_e2m1(f);
   default: memcpy(&u, &f, sizeof u); return u;
   }
 }
@@ -68,14 +76,46 @@ typedef struct {
   tcmma_tcgen05_call call;
   int *A, *B;              /* m x k, k x n */
   unsigned char *ga, *gb;  /* stored */
-  unsigned *gta, *gsf, *d; /* A's Tensor Memory words, the scales, D per lane */
-  int scale;               /* the product of the two block scales */
+  unsigned *gta, *gsf, *d; /* A's Tensor Memory words, the scale atoms, D per lane */
+  double *sa, *sb;         /* block-scaled: A's row and B's column scales per k block */
 } data;
 
 /* Byte offset of element (r, c) of a stored operand of rows of ld elements. */
 static long at(const tcmma_operand_desc *d, long r, long c, long ld) {
   long eb = tcmma_prec_bits(d->prec) / 8;
   return tcmma_swizzle_offset(d->swizzle, r, c * eb, ld * eb);
+}
+
+/* Stores element (r, c) of a K-major or M/N-major operand: one a byte or
+ * (packed fp4) two a byte along k, the lower k in the low nibble. */
+static void store(const tcmma_tcgen05_call *call, const tcmma_operand_desc *d, unsigned char *g,
+                  long r, long c, long ld, uint32_t bits) {
+  long eb = tcmma_prec_bits(d->prec) / 8;
+  if (tcmma_tcgen05_pack(call->arm, d->prec) == 2) /* K-major: c is k */
+    g[at(d, r, c / 2, ld)] |= (unsigned char)(bits << (4 * (c % 2)));
+  else put(g + at(d, r, c, ld), bits, (int)eb);
+}
+
+/* Block scales: 2^e, e in -1..1, per row and k block, stored in the atoms
+ * where tcmma_tcgen05_scale_cell places them (A's atoms first). */
+static void fill_scales(data *x, const run_case *c, unsigned *rng) {
+  const tcmma_tcgen05_info *i = tcmma_tcgen05_get(x->call.arm);
+  int blocks = c->k / i->block, rows[2] = {c->m, c->n};
+  double *sc[2] = {x->sa, x->sb};
+  long base[2] = {0, (long)tcgen05_scale_atoms(&x->call, TCMMA_OPERAND_A) * 512};
+  unsigned char *g = (unsigned char *)x->gsf;
+  for (int o = 0; o < 2; o++)
+    for (int r = 0; r < rows[o]; r++)
+      for (int kb = 0; kb < blocks; kb++) {
+        int e = next(rng, -1, 1);
+        unsigned col, byte;
+        long src;
+        assert_int_equal(tcmma_tcgen05_scale_cell(x->call.arm, rows[o], r, kb, &col, &byte, &src,
+                                                  NULL), TCMMA_OK);
+        g[base[o] + src] = strcmp(i->scale, "ue8m0") == 0 ? (unsigned char)(127 + e)
+                                                          : tcmma_sim_float_to_ue4m3(e < 0 ? 0.5f : (float)(1 << e));
+        sc[o][r * blocks + kb] = e < 0 ? 0.5 : (double)(1 << e);
+      }
 }
 
 static void fill(data *x, const run_case *c) {
@@ -87,7 +127,9 @@ static void fill(data *x, const run_case *c) {
   x->B = calloc((size_t)(c->k * c->n), sizeof(int));
   x->ga = calloc(1, 256 * 1024), x->gb = calloc(1, 256 * 1024);
   x->gta = calloc(128 * 64, sizeof(unsigned));
-  x->gsf = calloc(128 * TCGEN05_SCALE_WORDS, sizeof(unsigned));
+  x->gsf = calloc(64 * 512, 1);
+  x->sa = calloc((size_t)(c->m * c->k), sizeof(double));
+  x->sb = calloc((size_t)(c->n * c->k), sizeof(double));
   x->d = calloc(128 * (size_t)c->n, sizeof(unsigned));
   for (int i = 0; i < c->m; i++)
     for (int j = 0; j < c->k; j++) {
@@ -95,25 +137,28 @@ static void fill(data *x, const run_case *c) {
       uint32_t bits = encode(call->a.prec, v);
       if (c->a_tmem) /* lane i, the k elements packed into 32-bit words, low first */
         x->gta[i * tcgen05_a_words(call) + j * ea / 4] |= bits << (8 * ((j * ea) % 4));
-      else put(x->ga + (c->a_m_major ? at(&call->a, j, i, lda) : at(&call->a, i, j, lda)), bits, (int)ea);
+      else if (c->a_m_major) store(call, &call->a, x->ga, j, i, lda, bits);
+      else store(call, &call->a, x->ga, i, j, lda, bits);
     }
   for (int i = 0; i < c->k; i++)
     for (int j = 0; j < c->n; j++) {
       int v = x->B[i * c->n + j] = value_in(call->b.prec, &rng);
-      put(x->gb + (c->b_n_major ? at(&call->b, i, j, ldb) : at(&call->b, j, i, ldb)),
-          encode(call->b.prec, v), (int)eb);
+      if (c->b_n_major) store(call, &call->b, x->gb, i, j, ldb, encode(call->b.prec, v));
+      else store(call, &call->b, x->gb, j, i, ldb, encode(call->b.prec, v));
     }
-  /* block scales: every scale 2^1 (ue8m0 128) in every byte of every lane,
-   * so that the product is 4 A B wherever the model reads them */
-  x->scale = 1;
-  if (tcmma_tcgen05_get(call->arm)->block) {
-    for (int i = 0; i < 128 * TCGEN05_SCALE_WORDS; i++) x->gsf[i] = 0x80808080u;
-    x->scale = 4;
-  }
+  int block = tcmma_tcgen05_get(call->arm)->block;
+  if (block) fill_scales(x, c, &rng);
+}
+
+/* The scale of A's row r (B's column j) at k: 1 for unscaled rows. */
+static double scale_of(const data *x, const double *sc, int r, int kk) {
+  int block = tcmma_tcgen05_get(x->call.arm)->block;
+  return block ? sc[r * (x->call.k / block) + kk / block] : 1.0;
 }
 
 static void free_data(data *x) {
   free(x->A), free(x->B), free(x->ga), free(x->gb), free(x->gta), free(x->gsf), free(x->d);
+  free(x->sa), free(x->sb);
 }
 
 static void run(data *x, const char *text) {
@@ -139,17 +184,21 @@ static void check(const data *x, const run_case *c) {
                        TCMMA_OK);
       if (r < 0) continue;
       long long want = 0;
-      for (int kk = 0; kk < c->k; kk++) want += (long long)x->A[r * c->k + kk] * x->B[kk * c->n + cc];
-      want *= x->scale;
+      double wantf = 0; /* exact: small integers times powers of two */
+      for (int kk = 0; kk < c->k; kk++) {
+        want += (long long)x->A[r * c->k + kk] * x->B[kk * c->n + cc];
+        wantf += (double)x->A[r * c->k + kk] * x->B[kk * c->n + cc] *
+                 scale_of(x, x->sa, r, kk) * scale_of(x, x->sb, cc, kk);
+      }
       uint32_t bits = x->d[lane * c->n + col], expect;
       if (integer) expect = (uint32_t)(int32_t)want;
       else {
-        float f = (float)want;
+        float f = (float)wantf;
         memcpy(&expect, &f, sizeof expect);
       }
       if (bits != expect)
-        fail_msg("%s %dx%dx%d: D(%d, %d) at lane %d column %d is 0x%08x, expected 0x%08x (%lld)",
-                 c->arm, c->m, c->n, c->k, r, cc, lane, col, bits, expect, want);
+        fail_msg("%s %dx%dx%d: D(%d, %d) at lane %d column %d is 0x%08x, expected 0x%08x (%g)",
+                 c->arm, c->m, c->n, c->k, r, cc, lane, col, bits, expect, wantf);
       cells++;
     }
   assert_int_equal(cells, (size_t)c->m * (size_t)c->n);

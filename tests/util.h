@@ -175,12 +175,14 @@ tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, 
  * thread issues the product and commits it to an mbarrier, every thread
  * waits on it and stores its lane's D row (n 32-bit words; d[t * n + j])
  * through tcgen05.ld.32x32b, and warp 0 frees the columns. Block-scaled
- * rows: gsf holds per lane TCGEN05_SCALE_WORDS words stored in as many
- * columns from the scale addresses: A's 4 (one per 32 rows), then B's 8
- * (one per 32 columns). A and B are stored by the caller's bytes as the
- * layouts say: A at offset 0, B at tcgen05_b_at(call). */
+ * rows: gsf holds the bytes of the scale atoms (tcmma_tcgen05_scale_cell's
+ * src), A's tcgen05_scale_atoms(call, A) then B's, copied to shared memory at
+ * tcgen05_sf_at(call) and by the issuing thread into Tensor Memory with
+ * tcmma_tcgen05_cp_scales before the product. A and B are stored by the
+ * caller's bytes as the layouts say: A at offset 0, B at tcgen05_b_at(call). */
 #include "tcmma/tcgen05.h"
-#define TCGEN05_SCALE_WORDS 12
+int tcgen05_scale_atoms(const tcmma_tcgen05_call *call, tcmma_operand op);
+long tcgen05_sf_at(const tcmma_tcgen05_call *call);
 long tcgen05_b_at(const tcmma_tcgen05_call *call);
 size_t tcgen05_shared_bytes(const tcmma_tcgen05_call *call);
 int tcgen05_a_words(const tcmma_tcgen05_call *call);

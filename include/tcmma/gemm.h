@@ -337,8 +337,10 @@ typedef struct {
                               first launch (each launch leaves them zero). With
                               shape_args: for the call's shape (same formula) */
   size_t workspace_counters; /* byte offset of the counters in the workspace */
-  /* Block-scaled operands (mma-mxfp8, mma-mxf4, mma-nvf4 at cc 12.x;
-   * docs/emit.md, Block-scaled GEMMs); 1, 0, 0 for every other arm: */
+  /* Block-scaled operands (mma-mxfp8, mma-mxf4, mma-nvf4 at cc 12.x, and
+   * the tcgen05 kernel of the same triples at cc 10.x with the same
+   * contract; docs/emit.md, Block-scaled GEMMs, The Blackwell GEMM); 1, 0,
+   * 0 for every other arm: */
   int pack;                /* elements of a and b per stored byte: 2 for packed fp4 (two
                               e2m1 a byte along k, the lower k in the low nibble), else 1 */
   int scale_block;         /* k elements sharing one scale (32 ue8m0, nvf4: 16 ue4m3) */

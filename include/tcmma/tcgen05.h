@@ -59,6 +59,14 @@ typedef enum {
 #include "tables/tcgen05_desc.def"
 } tcmma_tcgen05_sdesc_field;
 
+/* Where a block-scaled product keeps its scales in Tensor Memory and in the
+ * shared atoms tcgen05.cp copies them from (tables/tcgen05_desc.def SCALE
+ * rows, docs/tcgen05.md "Block scales"). */
+enum {
+#define TCMMA_TCGEN05_SCALE(ID, value) TCMMA_TCGEN05_SCALE_##ID = (value),
+#include "tables/tcgen05_desc.def"
+};
+
 /* The tcgen05.ld/st shapes (tables/tcgen05_desc.def). */
 typedef enum {
 #define TCMMA_TCGEN05_LDST(ID, value, ...) TCMMA_TCGEN05_##ID = (value),
@@ -114,6 +122,14 @@ bool tcmma_tcgen05_takes(tcmma_tcgen05 w, tcmma_prec a, tcmma_prec b);
  * fp4, whose form for tcgen05 (the ISA's packing formats) is not tcmma's
  * byte with the value in its low bits, and for a p w does not take. */
 bool tcmma_tcgen05_reads_storage(tcmma_tcgen05 w, tcmma_prec p);
+
+/* Elements of precision p a stored byte holds where w's descriptors read
+ * them from shared memory (tables/tcgen05_desc.def TYPE rows): 1 one a byte
+ * as tcmma stores them; 2 packed fp4 (kind::mxf4, mxf4nvf4: two e2m1 a
+ * byte along k, the lower k in the low nibble, K-major); 0 a padded form
+ * no tcmma layout expresses (fp6, fp4 of the f8f6f4 kinds) or a p w does
+ * not take. */
+int tcmma_tcgen05_pack(tcmma_tcgen05 w, tcmma_prec p);
 
 /* Whether a device of compute capability cc runs w: 10.0 and 10.3 (the
  * family, or 10.0 alone for an arch-specific row). cc 0: any, true. */
@@ -198,6 +214,29 @@ int tcmma_tcgen05_ldst_regs(tcmma_tcgen05_ldst shape, int num);
 /* The shape's PTX name ("32x32b"); "?" out of range. */
 const char *tcmma_tcgen05_ldst_name(tcmma_tcgen05_ldst shape);
 
+/* ---- block scales (block-scaled rows) */
+
+/* The scale of row x (A's row, B's column; 0 <= x < rows) for k block kb
+ * (counted from the product's first k) of a product of w whose operand has
+ * rows rows (A: m, B: n): *column from the scale address (lane x % 32 of
+ * every lane quarter), *byte of the 32-bit cell, and *src its byte in the
+ * shared source that tcmma_tcgen05_cp_scales copies (512-byte atoms, one
+ * per 4 columns). TCMMA_INVALID for a row that is not block-scaled, rows
+ * not 1..256, x or kb out of range or a NULL output. */
+tcmma_status tcmma_tcgen05_scale_cell(tcmma_tcgen05 w, int rows, int x, int kb,
+                                      unsigned *column, unsigned *byte, long *src,
+                                      tcmma_error *err);
+
+/* The 512-byte atoms (each 4 Tensor Memory columns) an operand of rows rows
+ * needs for the scales of a product of k of w: ceil(k / block / 4) x
+ * ceil(rows / 128); 0 for a row that is not block-scaled or bad sizes. */
+int tcmma_tcgen05_scale_atoms(tcmma_tcgen05 w, int rows, int k);
+
+/* The scale ids (instruction descriptor bits 29-30, 4-5) w may name, bit i
+ * for id i: 0xF for scale_vec::1X, 0x5 for 2X, 0x1 for 4X; 0 for a row that
+ * is not block-scaled. */
+unsigned tcmma_tcgen05_scale_ids(tcmma_tcgen05 w);
+
 /* ---- operands and rendering */
 
 /* One shared operand of a tcgen05 tile product as a descriptor reads it
@@ -217,7 +256,7 @@ typedef struct {
  * out->message, TCMMA_DECLINED, message copied to err): an operand not in
  * shared memory (space), a precision w does not take or a bad shape
  * (no-arm, extents), an element tcgen05 does not read as tcmma stores it
- * (fp6, fp4: tcmma_tcgen05_reads_storage) or an M/N-major operand of a
+ * (tcmma_tcgen05_pack 0: fp6, fp4 of the f8f6f4 kinds) or an M/N-major operand of a
  * K-major-only row or precision, or a layout whose swizzle atom the
  * descriptor cannot express (layout), rows not a multiple of 16 bytes apart
  * (stride), an origin off the atom (subtile). TCMMA_INVALID for NULL or
@@ -232,8 +271,7 @@ tcmma_status tcmma_tcgen05_operand_plan(tcmma_tcgen05 w, tcmma_operand op, int m
 typedef struct {
   size_t size;            /* sizeof(tcmma_tcgen05_call) where the caller was built */
   tcmma_tcgen05 arm;
-  int m, n, k;            /* an instruction m x n of the arm; k a multiple of its k
-                             (block-scaled rows: k is the arm's k) */
+  int m, n, k;            /* an instruction m x n of the arm; k a multiple of its k */
   tcmma_operand_desc a, b;
   bool a_tmem;            /* A from Tensor Memory instead of shared memory */
   const char *name;       /* the function's name (a C identifier, at most 64
@@ -252,9 +290,11 @@ typedef struct {
  * accumulate. It completes asynchronously: the caller commits it to an
  * mbarrier (tcmma_tcgen05_commit, tcmma_render_tcgen05_helpers) and waits on
  * that before reading D. TCMMA_DECLINED (message in err) when an operand
- * plan declines or k is not a multiple of the arm's k (block-scaled: not
- * the arm's k); TCMMA_INVALID for a NULL, malformed or too small call or a
- * bad dialect. */
+ * plan declines or k is not a multiple of the arm's k; TCMMA_INVALID for a NULL, malformed or too small call or a
+ * bad dialect. Block-scaled rows: step s reads its scales vec (the arm's
+ * k / block) bytes further along the cells from sfa_tmem's and sfb_tmem's byte (their
+ * top two bits), the id the byte % 4, the address 4 ceil(rows / 128)
+ * columns further per 4 bytes (tcmma_tcgen05_scale_cell). */
 tcmma_status tcmma_tcgen05_render(const tcmma_tcgen05_call *call, tcmma_buf *out,
                                   tcmma_error *err);
 
@@ -281,6 +321,14 @@ tcmma_status tcmma_render_tcgen05_helpers(tcmma_dialect dl, tcmma_buf *out, tcmm
  * dialect, shape or num. */
 tcmma_status tcmma_render_tcgen05_ldst(tcmma_dialect dl, tcmma_tcgen05_ldst shape, int num,
                                        bool store, tcmma_buf *out, tcmma_error *err);
+
+/* Appends, once per translation unit (a guard), the helper
+ * tcmma_tcgen05_cp_scales(taddr, src, atoms) that ONE thread calls before
+ * the block-scaled product reading them: atoms 512-byte shared atoms
+ * (tcmma_tcgen05_scale_cell's src, 16-byte aligned) to Tensor Memory
+ * columns taddr + 4 j with tcgen05.cp.cta_group::1.32x128b.warpx4.
+ * TCMMA_INVALID for a bad dialect or a NULL out. */
+tcmma_status tcmma_render_tcgen05_cp(tcmma_dialect dl, tcmma_buf *out, tcmma_error *err);
 
 #pragma GCC visibility pop
 #ifdef __cplusplus

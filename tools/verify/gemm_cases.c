@@ -184,6 +184,26 @@ static const row rows[] = {
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"bf16", "e4m3", "e5m2", false, false, 128, 256, 256, 128, 256, 128, 4, 1, 2, 0, 0, 0, 1, 0,
      false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    /* block-scaled on the Blackwell GEMM (AUTO at cc 10.x): mxe4m3/mxe5m2
+     * with ue8m0 scales copied into Tensor Memory by tcgen05.cp per k tile;
+     * three k tiles, ragged m, n and k (7 blocks of 32 in k 208) with alpha and beta, b's
+     * scales in two atoms (n 256) at cc 10.3 */
+    {"f32", "mxe4m3", "mxe5m2", false, true, 128, 128, 384, 128, 128, 128, 4, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "mxe5m2", "mxe4m3", false, true, 127, 129, 208, 128, 128, 128, 4, 1, 2, 0, 0, 0, 2,
+     -1, false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "mxe4m3", "mxe4m3", false, true, 64, 256, 256, 128, 256, 128, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    /* and packed fp4 (two e2m1 a byte along k, TMA boxes of 128 bytes: k
+     * tiles of 256): mxf4 (ue8m0 per 32: two cells of scales a k tile),
+     * nvf4 (ue4m3 per 16: four) ragged with alpha and beta, and a strided
+     * batch at cc 10.3 */
+    {"f32", "mxf4", "mxf4", false, true, 128, 128, 512, 128, 128, 256, 4, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "nvf4", "nvf4", false, true, 65, 200, 320, 128, 256, 256, 4, 1, 2, 0, 0, 0, 2, -1,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "mxf4", "mxf4", false, true, 64, 64, 256, 128, 64, 256, 4, 1, 2, 0, 0, 0, 1, 0,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2},
     /* the mma.sync kernel asked for on cc 100, where AUTO would take tcgen05 */
     {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 32, 2, 2, 3, 0, 0, 0, 1, 0,
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
