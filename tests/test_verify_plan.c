@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "tcmma/tcgen05.h"
 #include "tools/verify/plan.h"
 
 static verify_devices devices(const int *cc, size_t n) {
@@ -32,18 +33,30 @@ static bool row_runs(tcmma_arm arm, int cc) {
   return cc >= info->floor && (!info->family || cc / 10 == info->floor / 10);
 }
 
+/* Whether tcgen05 row w runs on cc, from its row: an arch-specific
+ * (sm_100a) target on its floor's arch alone, a family one on its major. */
+static bool tcgen05_row_runs(int w, int cc) {
+  const tcmma_tcgen05_info *info = tcmma_tcgen05_get((tcmma_tcgen05)w);
+  assert_non_null(info);
+  return info->suffix == TCMMA_PTX_SUFFIX_A ? cc == info->floor : cc / 10 == info->floor / 10;
+}
+
 /* Whether GEMM case it runs on cc, from the planner: its call planned for
  * cc with its options and its own kernel kind must be accepted with the same
- * arm and kind (the wgmma kernel: cc 9.0 alone), within cc's shared memory. */
+ * arm and kind (the wgmma kernel: cc 9.0 alone), within cc's shared memory;
+ * the row that runs: the tcgen05 kernel's own (its arm, block-scaled, is
+ * the 12.x row of the triple), else the arm's. */
 static bool gemm_runs(const verify_item *it, int cc) {
   tcmma_gemm_call call = it->gemm_case->call;
   tcmma_gemm_opts o = verify_gemm_case_opts(it->gemm_case);
   tcmma_gemm_plan p;
   tcmma_gemm_info own = {.size = sizeof own}, there = {.size = sizeof there};
   assert_int_equal(tcmma_gemm_plan_opts(&call, &o, &p, &own, NULL), TCMMA_OK);
+  bool row = own.kernel == TCMMA_GEMM_KERNEL_TCGEN05 ? tcgen05_row_runs(own.tcgen05, cc)
+                                                    : row_runs(it->arm, cc);
   o.kernel = own.kernel;
   call.cc = cc;
-  return row_runs(it->arm, cc) && tcmma_gemm_plan_opts(&call, &o, &p, &there, NULL) == TCMMA_OK &&
+  return row && tcmma_gemm_plan_opts(&call, &o, &p, &there, NULL) == TCMMA_OK &&
          p.arm == it->arm && there.kernel == own.kernel &&
          it->shared_bytes <= tcmma_shared_memory_max(cc, 0);
 }

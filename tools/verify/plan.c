@@ -75,12 +75,15 @@ long verify_item_cost(const verify_item *it) {
 }
 
 bool verify_gemm_runs_on(const tcmma_gemm_plan *p, const tcmma_gemm_opts *opts, int cc) {
-  if (!tcmma_arm_runs_on(p->arm, cc) || p->shared_bytes > tcmma_shared_memory_max(cc, 0))
-    return false;
+  if (p->shared_bytes > tcmma_shared_memory_max(cc, 0)) return false;
   /* the plan's own kernel kind, asked for at cc */
   tcmma_gemm_info own = {.size = sizeof own}, info = {.size = sizeof info};
   tcmma_gemm_plan there;
   if (tcmma_gemm_plan_opts(&p->call, opts, &there, &own, NULL) != TCMMA_OK) return false;
+  /* p->arm is an mma.sync row; a TMA kernel runs where its own row does
+   * (its plan at cc declines elsewhere): the block-scaled tcgen05 kernel's
+   * arm is the 12.x row of the same triple, which no 10.x device runs */
+  if (own.kernel == TCMMA_GEMM_KERNEL_MMA_SYNC && !tcmma_arm_runs_on(p->arm, cc)) return false;
   tcmma_gemm_opts o = opts ? *opts : tcmma_gemm_opts_default();
   o.kernel = own.kernel;
   tcmma_gemm_call call = p->call;
