@@ -290,11 +290,12 @@ typedef struct {
  * accumulate. It completes asynchronously: the caller commits it to an
  * mbarrier (tcmma_tcgen05_commit, tcmma_render_tcgen05_helpers) and waits on
  * that before reading D. TCMMA_DECLINED (message in err) when an operand
- * plan declines or k is not a multiple of the arm's k; TCMMA_INVALID for a NULL, malformed or too small call or a
- * bad dialect. Block-scaled rows: step s reads its scales vec (the arm's
- * k / block) bytes further along the cells from sfa_tmem's and sfb_tmem's byte (their
- * top two bits), the id the byte % 4, the address 4 ceil(rows / 128)
- * columns further per 4 bytes (tcmma_tcgen05_scale_cell). */
+ * plan declines or k is not a multiple of the arm's k; TCMMA_INVALID for a
+ * NULL, malformed or too small call or a bad dialect. Block-scaled rows:
+ * step s reads its scales vec (the arm's k / block) bytes further along
+ * the cells from sfa_tmem's and sfb_tmem's byte (their top two bits), the
+ * id the byte % 4, the address 4 ceil(rows / 128) columns further per 4
+ * bytes (tcmma_tcgen05_scale_cell). */
 tcmma_status tcmma_tcgen05_render(const tcmma_tcgen05_call *call, tcmma_buf *out,
                                   tcmma_error *err);
 
