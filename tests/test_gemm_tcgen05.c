@@ -445,8 +445,8 @@ static void block_scaled(void **s) {
   const char *want[] = {"const unsigned char *sfa, const unsigned char *sfb",
                         "tcgen05.cp.cta_group::1.32x128b.warpx4",
                         "kind::mxf8f6f4.block_scale.block32", "tcmma_tcgen05_cp_scales(",
-                        "tcmma_fence_proxy_async();", "if (tcmma_elect_one()) { /* the whole "
-                        "warp elects one thread */"};
+                        "tcmma_fence_proxy_async();",
+                        "if (tcmma_elect_one()) { /* the whole warp elects"};
   for (size_t w = 0; w < sizeof want / sizeof want[0]; w++)
     if (!strstr(tcmma_buf_str(&src), want[w])) fail_msg("no '%s' in\n%s", want[w], tcmma_buf_str(&src));
   if (tcmma_nvrtc_load(NULL, &err) == TCMMA_OK) {
@@ -463,7 +463,9 @@ static void block_scaled(void **s) {
     tcmma_ptx_info_free(&pi);
     tcmma_program_free(&prog);
     assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 90, 'a', &prog, &err), TCMMA_OK);
+    tcmma_program_free(&prog); /* a refusal's log and options too */
     assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 120, 'f', &prog, &err), TCMMA_OK);
+    tcmma_program_free(&prog);
   }
   tcmma_buf_free(&src);
   c.a.prec = c.b.prec = TCMMA_PREC_NVF4;
