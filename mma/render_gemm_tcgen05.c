@@ -1,9 +1,10 @@
 /* The Blackwell GEMM's text (docs/emit.md, "The Blackwell GEMM"), from a
  * TCGEN05 plan (mma/gemm_plan_tcgen05.c): warp 0 allocates the f32
- * accumulator's Tensor Memory columns; warp 4's first thread waits for a
+ * accumulator's Tensor Memory columns; one thread warp 4 elects
+ * (elect.sync, tcmma_elect_one: ptxas then knows one thread issues) waits for a
  * stage's empty mbarrier, expects its bytes on the full one and loads the k
  * tile's A and B boxes there with TMA (the tensor maps are the kernel's
- * last two arguments); warp 5's first thread waits for the full mbarrier,
+ * last two arguments); one thread warp 5 elects waits for the full mbarrier,
  * issues the tile product (mma/render_tcgen05.c: one tcgen05.mma per k
  * step, m128 x block_n into Tensor Memory; an N-major b: one product per
  * panel of one swizzle span along n) and commits it to the stage's
@@ -66,7 +67,7 @@ static void title(const tk *k, tcmma_buf *out) {
   tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
   tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s%s; block %dx%dx%d: "
                    "m%d x n%d tcgen05.mma per k step into %d Tensor Memory columns, issued by "
-                   "warp %d's first thread; warp %d's first thread loads with TMA; warps 0-3 the "
+                   "one thread warp %d elects; one thread of warp %d loads with TMA; warps 0-3 the "
                    "epilogue (tcgen05.ld); %d stages swizzled %s bytes behind full/empty "
                    "mbarriers; %d threads, grid %ux%u, %zu bytes of dynamic shared memory; the "
                    "tensor maps A and B last */\n",
@@ -159,8 +160,8 @@ static void loop_tail(const tk *k, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "}");
 }
 
-/* Warp 4's first thread: each stage filled once the MMA thread's commit
- * gave it back. */
+/* Warp 4 (the branch is the whole warp's) elects one thread: each stage
+ * filled once the MMA thread's commit gave it back. */
 /* A block-scaled stage's scale atoms, by the producer warp's 32 threads
  * (lane l: rows l, l + 32, ... of the block, each its k tile's blocks),
  * zero past m (n) and past the k blocks so that the rows' padding is never
@@ -213,15 +214,15 @@ static void producer(const tk *k, tcmma_buf *out) {
                      "one thread loads the tiles with TMA */");
     tcmma__emit_line(out, 2, "{");
   } else {
-    tcmma__emit_line(out, 2, "/* the producer: one thread loads every k tile with TMA */");
-    tcmma__emit_line(out, 2, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+    tcmma__emit_line(out, 2, "/* the producer: one elected thread loads every k tile with TMA */");
+    tcmma__emit_line(out, 2, "if (tcmma_elect_one()) {");
   }
   loop_head(k, "", 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* its products are done "
                    "(at once the first time round) */", P, P, P);
   if (scaled) {
     scale_atoms(k, out);
-    tcmma__emit_line(out, 4, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+    tcmma__emit_line(out, 4, "if (tcmma_elect_one()) { /* the whole warp elects one thread */");
   }
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P,
                    k->tma_bytes);
@@ -240,13 +241,14 @@ static void producer(const tk *k, tcmma_buf *out) {
   tcmma__emit_line(out, 2, "}");
 }
 
-/* Warp 5's first thread: the tile product of each landed stage, committed
+/* The thread warp 5 elects: the tile product of each landed stage, committed
  * to the stage's empty mbarrier; the last k tile's to the accumulator's. */
 static void issuer(const tk *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &k->g->call;
   tcmma__emit_line(out, 1, "} else if (%swarp == %d) {", P, MMA_WARP);
-  tcmma__emit_line(out, 2, "/* the MMA thread: D (Tensor Memory) = A B over the k tiles */");
-  tcmma__emit_line(out, 2, "if (%stid %% %d == 0) {", P, TCMMA_WARP_SIZE);
+  tcmma__emit_line(out, 2, "/* the MMA thread, one the warp elects: D (Tensor Memory) = A B over "
+                   "the k tiles */");
+  tcmma__emit_line(out, 2, "if (tcmma_elect_one()) {");
   loop_head(k, "const ", 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sfull[%ss], %sph); /* k tile kt has landed */", P,
                    P, P);

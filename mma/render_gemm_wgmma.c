@@ -1,6 +1,6 @@
 /* The Hopper GEMM's text (docs/emit.md, "The Hopper GEMM"), from a WGMMA
- * plan (mma/gemm_plan_wgmma.c): warpgroup 0 is the producer, whose thread 0
- * waits for a stage's empty mbarrier, expects its bytes on the full one and
+ * plan (mma/gemm_plan_wgmma.c): warpgroup 0 is the producer, whose one
+ * thread warp 0 elects (elect.sync) waits for a stage's empty mbarrier, expects its bytes on the full one and
  * loads the k tile's A and B boxes there with TMA (the tensor maps are the
  * kernel's last two arguments); every other warpgroup is a consumer that
  * waits for the full mbarrier, runs the tile product (mma/render_wgmma.c)
@@ -151,18 +151,20 @@ static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
                      (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
 }
 
-/* Warpgroup 0: its registers lowered; thread 0 fills each stage once the
- * consumers gave it back. */
+/* Warpgroup 0: its registers lowered; one thread warp 0 elects (the
+ * condition the whole warp's, then elect.sync: ptxas knows one thread
+ * issues each TMA load) fills each stage once the consumers gave it back. */
 static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_error *err) {
   const tcmma_gemm_plan *g = k->g;
   tcmma__emit_line(out, 1, "if (%stid < %d) {", P, TCMMA_WARPGROUP_SIZE);
-  tcmma__emit_line(out, 2, "/* the producer warpgroup: thread 0 loads every k tile with TMA */");
+  tcmma__emit_line(out, 2, "/* the producer warpgroup: one thread warp 0 elects loads every k "
+                   "tile with TMA */");
   if (k->i->producer_registers) {
     tcmma_status st = tcmma_render_setmaxnreg(k->dl, TCMMA_SETMAXNREG_DEC,
                                               k->i->producer_registers, 2, out, err);
     if (st != TCMMA_OK) return st;
   }
-  tcmma__emit_line(out, 2, "if (%stid == 0) {", P);
+  tcmma__emit_line(out, 2, "if (%stid < %d && tcmma_elect_one()) {", P, TCMMA_WARP_SIZE);
   tcmma__emit_gemm_tma_loop_head(k->dl, KT, "", k->g->stage_bytes, 3, out);
   tcmma__emit_line(out, 4, "tcmma_mbar_wait(&%sempty[%ss], %sph ^ 1u); /* the consumers gave it "
                    "back (at once the first time round) */", P, P, P);

@@ -34,6 +34,23 @@ static void wait_helper(tcmma_dialect dl, tcmma_buf *out) {
                    OPCODE(MBAR_TRY_WAIT));
 }
 
+/* tcmma_elect_one: elect.sync over the whole warp, true in the one lane
+ * elected (called by every lane of a warp-uniform branch). */
+static void elect_helper(tcmma_dialect dl, tcmma_buf *out) {
+  tcmma_buf_printf(out, "%s %s tcmma_elect_one(void) {\n", SPELL(dl, DEVICE_FN), SPELL(dl, BOOL));
+  if (dl == TCMMA_DIALECT_HOST) {
+    tcmma_buf_printf(out, "  return tcmma_sim_elect_sync(\"%s\", 0xffffffffu, NULL);\n}\n",
+                     OPCODE(ELECT_SYNC));
+    return;
+  }
+  tcmma_buf_printf(out,
+                   "  unsigned elected;\n"
+                   "  asm volatile(\"{\\n .reg .pred p;\\n %s _|p, 0xffffffff;\\n"
+                   " selp.u32 %%0, 1, 0, p;\\n}\\n\" : \"=r\"(elected));\n"
+                   "  return elected != 0;\n}\n",
+                   OPCODE(ELECT_SYNC));
+}
+
 /* tcmma_tma_load_<rank>d. */
 static void load_helper(tcmma_dialect dl, int rank, tcmma_buf *out) {
   char opcode[160], coords[64] = "", operands[96] = "", params[96] = "";
@@ -80,6 +97,7 @@ tcmma_status tcmma_render_tma_helpers(tcmma_dialect dl, tcmma_buf *out, tcmma_er
   wait_helper(dl, out);
   helper(dl, out, "tcmma_fence_proxy_async", "void", TCMMA__COLL_FENCE_PROXY_ASYNC,
          "asm volatile(\"%s;\\n\" ::: \"memory\");", "tcmma_sim_fence(\"%s\");");
+  elect_helper(dl, out);
   for (int rank = 1; rank <= TCMMA_TMAP_RANK_MAX; rank++) load_helper(dl, rank, out);
   tcmma_buf_printf(out, "#endif\n");
   return out->failed ? tcmma_fail(err, TCMMA_NO_MEMORY, "tma helpers: out of memory") : TCMMA_OK;

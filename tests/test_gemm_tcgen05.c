@@ -314,12 +314,24 @@ static void text(void **s) {
                         "tcmma_tcgen05_ld_32x32b_x16(", "tcgen05.wait::ld"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(tcmma_buf_str(&t), want[i])) fail_msg("no '%s' in\n%s", want[i], tcmma_buf_str(&t));
+  /* each single issuer is the lane its warp's branch elects (elect.sync), never
+   * chosen by its thread index, which ptxas cannot prove is one thread */
+  const char *elected[] = {"if (__tcmma_g_warp == 4) {\n    /* the producer: one elected thread "
+                           "loads every k tile with TMA */\n    if (tcmma_elect_one()) {\n",
+                           "if (__tcmma_g_warp == 5) {\n    /* the MMA thread, one the warp "
+                           "elects: D (Tensor Memory) = A B over the k tiles */\n    if "
+                           "(tcmma_elect_one()) {\n", "elect.sync _|p, 0xffffffff;"};
+  for (size_t i = 0; i < sizeof elected / sizeof elected[0]; i++)
+    if (!strstr(tcmma_buf_str(&t), elected[i]))
+      fail_msg("no '%s' in\n%s", elected[i], tcmma_buf_str(&t));
+  assert_null(strstr(tcmma_buf_str(&t), "% 32 == 0"));
   assert_null(strstr(tcmma_buf_str(&t), "cp.async.wait_group"));
   assert_null(strstr(tcmma_buf_str(&t), "wgmma"));
   assert_null(strstr(tcmma_buf_str(&t), "setmaxnreg"));
   tcmma_buf_free(&t);
   render(&p, &o, TCMMA_DIALECT_HOST, &t);
   assert_non_null(strstr(tcmma_buf_str(&t), "tcmma_sim_tcgen05_mma(\"tcgen05.mma.cta_group::1.kind::f16\""));
+  assert_non_null(strstr(tcmma_buf_str(&t), "tcmma_sim_elect_sync(\"elect.sync\", 0xffffffffu, NULL)"));
   assert_non_null(strstr(tcmma_buf_str(&t), "void tcmma_gemm_entry(void *args)"));
   tcmma_buf_free(&t);
   tcmma_error err = {0};
@@ -433,7 +445,8 @@ static void block_scaled(void **s) {
   const char *want[] = {"const unsigned char *sfa, const unsigned char *sfb",
                         "tcgen05.cp.cta_group::1.32x128b.warpx4",
                         "kind::mxf8f6f4.block_scale.block32", "tcmma_tcgen05_cp_scales(",
-                        "tcmma_fence_proxy_async();"};
+                        "tcmma_fence_proxy_async();",
+                        "if (tcmma_elect_one()) { /* the whole warp elects"};
   for (size_t w = 0; w < sizeof want / sizeof want[0]; w++)
     if (!strstr(tcmma_buf_str(&src), want[w])) fail_msg("no '%s' in\n%s", want[w], tcmma_buf_str(&src));
   if (tcmma_nvrtc_load(NULL, &err) == TCMMA_OK) {
@@ -445,11 +458,14 @@ static void block_scaled(void **s) {
     assert_int_equal(tcmma_ptx_parse(prog.ptx, prog.ptx_len, &pi, &err), TCMMA_OK);
     assert_int_equal(tcmma_ptx_count(&pi, "tcgen05.mma"), 128 / 32);
     assert_true(tcmma_ptx_count(&pi, "tcgen05.cp") >= 1);
+    assert_int_equal(tcmma_ptx_count(&pi, "elect.sync"), 2); /* the TMA and the MMA thread's */
     assert_int_equal(tcmma_ptx_check_target(&pi, &err), TCMMA_OK);
     tcmma_ptx_info_free(&pi);
     tcmma_program_free(&prog);
     assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 90, 'a', &prog, &err), TCMMA_OK);
+    tcmma_program_free(&prog); /* a refusal's log and options too */
     assert_int_not_equal(compile(tcmma_buf_str(&src), src.len, 120, 'f', &prog, &err), TCMMA_OK);
+    tcmma_program_free(&prog);
   }
   tcmma_buf_free(&src);
   c.a.prec = c.b.prec = TCMMA_PREC_NVF4;

@@ -302,7 +302,8 @@ static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dia
 }
 
 /* The text: the maps as grid constants last, the launch bound, setmaxnreg
- * where planned, TMA and mbarriers, no cp.async ring; the plan rendered with
+ * where planned, TMA and mbarriers, the TMA thread elected by elect.sync
+ * (never tid == 0), no cp.async ring; the plan rendered with
  * other options than its own is refused. */
 static void text(void **s) {
   (void)s;
@@ -318,11 +319,15 @@ static void text(void **s) {
                         "setmaxnreg.inc.sync.aligned.u32 232;", "cp.async.bulk.tensor.2d",
                         "tcmma_mbar_arrive_expect_tx(&__tcmma_g_full[__tcmma_g_s], 49152u);",
                         "wgmma.mma_async.sync.aligned.m64n256k16.f32.bf16.bf16",
-                        "(wgmma-bf16)", "tcmma_gemm_drain(__tcmma_g_acc);"};
+                        "(wgmma-bf16)", "tcmma_gemm_drain(__tcmma_g_acc);",
+                        /* the TMA thread: warp 0's branch, then the lane it elects */
+                        "if (__tcmma_g_tid < 32 && tcmma_elect_one()) {",
+                        "elect.sync _|p, 0xffffffff;"};
   for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
     if (!strstr(tcmma_buf_str(&t), want[i])) fail_msg("no '%s' in\n%s", want[i], tcmma_buf_str(&t));
   assert_null(strstr(tcmma_buf_str(&t), "cp.async.wait_group"));
   assert_null(strstr(tcmma_buf_str(&t), "ldmatrix"));
+  assert_null(strstr(tcmma_buf_str(&t), "if (__tcmma_g_tid == 0) {\n      int"));
   tcmma_buf_free(&t);
   tcmma_error err = {0};
   assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &t), &p, NULL, &err),

@@ -1,5 +1,6 @@
 /* The warp scheduler: lane numbering, lockstep at collectives, divergence
- * reported as TCMMA_INVALID (never a hang), cp.async queued until waited. */
+ * reported as TCMMA_INVALID (never a hang), cp.async queued until waited,
+ * elect.sync electing one lane per warp. */
 #include "util.h"
 #include <stdlib.h>
 #include <string.h>
@@ -161,6 +162,79 @@ static void cp_async_errors(void **state) {
   free(s);
 }
 
+/* elect.sync: each thread's p and d over two calls; the mask per lane. */
+enum { ELECT_THREADS = 96 };
+typedef struct {
+  const char *opcode;
+  unsigned mask, odd_mask; /* odd lanes pass odd_mask */
+  int p[2][ELECT_THREADS];
+  unsigned d[2][ELECT_THREADS];
+} elect_state;
+
+static void lane_elect(void *arg) {
+  elect_state *s = arg;
+  unsigned t = tcmma_sim_thread_idx(0), mask = t % 2 ? s->odd_mask : s->mask;
+  for (int call = 0; call < 2; call++) {
+    s->d[call][t] = 99;
+    s->p[call][t] = tcmma_sim_elect_sync(s->opcode, mask, &s->d[call][t]);
+  }
+  (void)tcmma_sim_elect_sync(s->opcode, mask, NULL); /* the sink '_' */
+}
+
+static tcmma_status run_elect(elect_state *s, tcmma_error *err) {
+  tcmma_sim_config cfg = TCMMA_SIM_CONFIG_INIT({1, 1, 1}, {ELECT_THREADS, 1, 1});
+  return tcmma_sim_launch_grid(lane_elect, s, &cfg, err);
+}
+
+static void elect_sync_elects_one_lane(void **state) {
+  (void)state;
+  elect_state *s = calloc(1, sizeof *s);
+  assert_non_null(s);
+  s->opcode = "elect.sync", s->mask = s->odd_mask = 0xffffffffu;
+  tcmma_error err;
+  assert_int_equal(run_elect(s, &err), TCMMA_OK);
+  for (int call = 0; call < 2; call++)
+    for (int w = 0; w < ELECT_THREADS / 32; w++) {
+      int elected = 0;
+      unsigned leader = s->d[call][w * 32];
+      for (int l = 0; l < 32; l++) {
+        int t = w * 32 + l;
+        elected += s->p[call][t] == 1;
+        assert_true(s->p[call][t] == 0 || s->p[call][t] == 1);
+        assert_int_equal(s->d[call][t], leader);          /* d: the same in every lane */
+        assert_int_equal(s->p[call][t], (unsigned)l == leader); /* p: the leader's own */
+      }
+      assert_int_equal(elected, 1);
+      assert_int_equal(leader, 31);                   /* the simulator's choice (sim.h) */
+      assert_int_equal(s->d[1][w * 32], s->d[0][w * 32]); /* the same every time */
+    }
+  /* outside a launch: no warp, no lane elected */
+  unsigned d = 7;
+  assert_int_equal(tcmma_sim_elect_sync("elect.sync", 0xffffffffu, &d), 0);
+  assert_int_equal(d, 7);
+  free(s);
+}
+
+static void elect_sync_errors(void **state) {
+  (void)state;
+  elect_state *s = calloc(1, sizeof *s);
+  assert_non_null(s);
+  tcmma_error err;
+  s->opcode = "elect.sync", s->mask = s->odd_mask = 0x7fffffffu; /* lane 31 outside */
+  assert_int_equal(run_elect(s, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "lane 31 executes it outside its membermask 0x7fffffff"));
+  s->odd_mask = 0xfffffffeu; /* the lanes disagree */
+  s->mask = 0xffffffffu;
+  assert_int_equal(run_elect(s, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "lane 1's membermask 0xfffffffe is not lane 0's 0xffffffff"));
+  s->opcode = "elect.one", s->odd_mask = 0xffffffffu;
+  assert_int_equal(run_elect(s, &err), TCMMA_INVALID);
+  assert_non_null(strstr(err.message, "unknown opcode 'elect.one': expected elect.sync"));
+  s->opcode = "elect.sync"; /* and then a good run */
+  assert_int_equal(run_elect(s, &err), TCMMA_OK);
+  free(s);
+}
+
 int main(void) {
   const struct CMUnitTest tests[] = {
       cmocka_unit_test(every_lane_once_in_lockstep),
@@ -168,6 +242,8 @@ int main(void) {
       cmocka_unit_test(bad_launches),
       cmocka_unit_test(cp_async_copies_on_wait),
       cmocka_unit_test(cp_async_errors),
+      cmocka_unit_test(elect_sync_elects_one_lane),
+      cmocka_unit_test(elect_sync_errors),
   };
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -53,6 +53,8 @@
  *                                      tcmma_sim_float_as_uint, tcmma_sim_atomic_max
  *   tanhf, erff, expf, fabsf           the same (the host text includes <math.h>)
  *   __syncwarp()                       tcmma_sim_syncwarp()
+ *   asm volatile("elect.sync _|p, 0xffffffff;" …) (p to a bool)
+ *                                      tcmma_sim_elect_sync("elect.sync", 0xffffffffu, NULL)
  *   atomicAdd, __threadfence(), __ldcg tcmma_sim_atomic_add, tcmma_sim_threadfence(),
  *                                      tcmma_sim_ldcg
  *   nvcuda::wmma::fragment<…> f        tcmma_sim_fragment f
@@ -321,6 +323,18 @@ void tcmma_sim_cp_async_wait_all(void);
 
 /* __syncwarp(): every lane of the warp arrives before any leaves. */
 void tcmma_sim_syncwarp(void);
+
+/* elect.sync d|p, membermask (PTX ISA 8.0, sm_90): every lane of the warp
+ * arrives before any leaves; returns p, 1 in the one lane elected and 0 in
+ * the others, and stores d, the elected lane's laneid, to *leader in every
+ * lane (leader NULL: the sink '_'). The ISA elects one lane of membermask,
+ * the same one for the same mask every time, but names no lane: the
+ * simulator elects the highest-numbered, so that a kernel assuming lane 0
+ * fails here. TCMMA_INVALID for another opcode, lanes whose membermask
+ * differs, or a lane outside its own membermask (undefined in the ISA: with
+ * every lane arriving, as at each collective here, the mask is the whole
+ * warp's). 0 outside a launch. */
+int tcmma_sim_elect_sync(const char *opcode, unsigned membermask, unsigned *leader);
 
 /* Global memory shared between blocks (a split-K GEMM's workspace):
  * atomicAdd on an unsigned (returns the old value; sequentially

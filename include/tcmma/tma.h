@@ -28,6 +28,9 @@ extern "C" {
  *                                               once the phase of that parity completed
  *   tcmma_fence_proxy_async()                   fence.proxy.async.shared::cta (generic
  *                                               shared writes, then async-proxy reads)
+ *   tcmma_elect_one()                           elect.sync over the whole warp: true in
+ *                                               the one lane elected (every lane of a
+ *                                               warp-uniform branch calls it)
  *   tcmma_tma_load_<N>d(dst, map, bar, c0..cN-1) for N = 1..5: one box of map at
  *                                               element coordinates c into shared dst
  *                                               (128-byte aligned), completing its bytes

@@ -25,6 +25,7 @@ const any_fn verify_sim_keep[] = {
     (any_fn)tcmma_sim_cp_async_commit,
     (any_fn)tcmma_sim_cp_async_wait_all,
     (any_fn)tcmma_sim_syncwarp,
+    (any_fn)tcmma_sim_elect_sync,
     (any_fn)tcmma_sim_wmma_fill,
     (any_fn)tcmma_sim_wmma_load,
     (any_fn)tcmma_sim_wmma_mma,
