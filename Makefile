@@ -49,7 +49,7 @@ TOOL_SRCS := $(sort $(wildcard tools/cmd_*.c tools/cli_*.c tools/bench_*.c)) too
 TEST_SRCS := $(sort $(wildcard tests/test_*.c))
 TEST_UTIL := $(sort $(wildcard tests/util_*.c))
 HEADERS   := $(wildcard include/tcmma/*.h tables/*.def tables/*.h mma/*.h mma/sim/*.h nvrtc/*.h tools/*.h tools/*.def \
-                        tools/verify/*.h tests/*.h)
+                        tools/verify/*.h tests/*.h tests/data/*.def)
 
 LIB_OBJS  := $(LIB_SRCS:%.c=$(BUILD)/obj/%.o)
 SIM_OBJS  := $(SIM_SRCS:%.c=$(BUILD)/obj/%.o)

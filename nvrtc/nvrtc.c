@@ -219,7 +219,7 @@ int tcmma__nvrtc_candidates(char paths[TCMMA__NVRTC_CANDIDATES][4096]) {
 /* Tries the candidates in order (docs/nvrtc.md); one that does not load or
  * is not NVRTC is named with its reason and the next one is tried. */
 static void load(void) {
-  char tried[TCMMA_ERROR_MAX] = "";
+  char tried[TCMMA_ERROR_MAX - 128] = ""; /* the message's words around it fit */
   size_t used = 0;
   char paths[TCMMA__NVRTC_CANDIDATES][4096];
   int n = tcmma__nvrtc_candidates(paths);

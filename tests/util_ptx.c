@@ -53,7 +53,12 @@ int ptx_corpus_setup(void **state) {
       if (len > 4 && strcmp(list[i]->d_name + len - 4, ".ptx") == 0 &&
           ptx_corpus_count < PTX_CORPUS_MAX) {
         ptx_module *m = &ptx_corpus[ptx_corpus_count];
-        snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
+        int w = snprintf(m->name, sizeof m->name, "%s/%s", dirs[d], list[i]->d_name);
+        if (w < 0 || (size_t)w >= sizeof m->name) { /* a name the corpus cannot hold: fail setup */
+          for (; i < n; i++) free(list[i]);
+          free(list);
+          return -1;
+        }
         if ((m->text = read_file(src_path(m->name), &m->len))) ptx_corpus_count++;
       }
       free(list[i]);

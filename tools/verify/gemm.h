@@ -12,7 +12,7 @@
 #include "tools/verify/verify.h"
 
 typedef struct {
-  char name[256];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
+  char name[512];            /* "gemm/mma-bf16/128x128x32/w2x2/s3/..." */
   tcmma_gemm_call call;      /* call.name is "tcmma_kernel" (the module's entry) */
   tcmma_gemm_opts opts;      /* shape arguments, alignment classes, batches, split-K (its
                                 epilogue is the case's own list: verify_gemm_case_opts) */
