@@ -82,13 +82,14 @@ static void title(const wk *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
   tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
-  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s%s; block %dx%dx%d: "
                    "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
                    "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
                    "dynamic shared memory; the tensor maps A and B last */\n",
                    k->name, tcmma_wgmma_marker(k->i->wgmma), tcmma_gemm_kernel_name(k->i->kernel),
                    shape, tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
-                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec), c->block_m,
+                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec),
+                   c->b.transposed ? ",t" : "", c->block_m,
                    c->block_n, c->block_k,
                    k->i->consumer_warpgroups, tcmma_wgmma_get(k->i->wgmma)->m, k->i->wgmma_n,
                    c->stages, tcmma_swizzle_name(g->a_swizzle), tcmma_swizzle_name(g->b_swizzle),
@@ -151,6 +152,26 @@ static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
                      (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
 }
 
+/* The producer's loads of B's k tile: one box of block_n rows (K-major),
+ * or one box per panel of 64 columns (N-major: k rows of one span each,
+ * the panels after A's tile). */
+static void tma_b(const wk *k, const char *bz, tcmma_buf *out) {
+  const tcmma_gemm_plan *g = k->g;
+  int rank = k->i->batch > 1 ? 3 : 2, bk = g->call.block_k;
+  size_t a_bytes = tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
+  if (g->call.b.transposed) {
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                     "%skt * %d, " TCMMA__GEMM_N0 "%s);", rank, P, a_bytes, P, P, P, bk, bz);
+    return;
+  }
+  int panel = tcmma__emit_gemm_tma_panel_b(g);
+  size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(g->call.b.prec);
+  for (int p = 0; p < g->call.block_n / panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
+                     TCMMA__GEMM_N0 " + %d, %skt * %d%s); /* b's columns %d.. */", rank, P,
+                     a_bytes + (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
+}
+
 /* Warpgroup 0: its registers lowered; one thread warp 0 elects (the
  * condition the whole warp's, then elect.sync: ptxas knows one thread
  * issues each TMA load) fills each stage once the consumers gave it back. */
@@ -173,10 +194,7 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   bool batched = k->i->batch > 1;
   const char *bz = batched ? ", " P "bz" : "";
   tma_a(k, bz, out);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                   "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
-                   tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
-                   g->call.block_k, bz);
+  tma_b(k, bz, out);
   step_stage(k, 4, out);
   tcmma__emit_line(out, 3, "}");
   tcmma__emit_line(out, 2, "}");
