@@ -65,9 +65,8 @@ static tcmma_status check_rows(const tcmma__desc_arm *i, const tcmma_operand_des
   if (!s->k_major && s->mn * s->eb > s->span && !s->panel_rows)
     return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
                    "%s: operand %s is stored %s-major with %ld elements along %s: a row of one "
-                   "%ld-byte span holds %ld, and no panel rows place the further spans",
-                   i->marker, s->name, s->name[0] == 'a' ? "M" : "N", s->mn,
-                   s->name[0] == 'a' ? "m" : "n", s->span, s->span / s->eb);
+                   "%ld-byte span holds %ld", i->marker, s->name, s->name[0] == 'a' ? "M" : "N",
+                   s->mn, s->name[0] == 'a' ? "m" : "n", s->span, s->span / s->eb);
   return TCMMA_OK;
 }
 
