@@ -4,7 +4,11 @@
  * rows in 8-row groups; with a swizzle the hardware XORs address bits,
  * which equals the project's row formula (tables/swizzles.def) only when a
  * stored row is exactly one swizzle span and the parent starts on an 8-row
- * atom. */
+ * atom. An M/N-major operand wider than one span reads its further spans
+ * LBO apart (PTX ISA, "Leading Dimension Byte Offset": for MN-major
+ * swizzled layouts, from the first span-wide group of rows along m or n to
+ * the next): stored panel-major, panels of one span and panel_rows rows a
+ * constant panel_rows * span bytes apart. */
 #include "desc_plan.h"
 
 #include <stdarg.h>
@@ -34,6 +38,7 @@ typedef struct {
   long eb;            /* bytes per element */
   long span;          /* swizzle span in bytes (0: none) */
   long row_bytes;     /* a stored row */
+  long panel_rows;    /* an M/N-major operand's rows per panel (0: one span) */
 } shape;
 
 /* The checks every major-ness shares: space, swizzle atom, row stride. */
@@ -57,11 +62,30 @@ static tcmma_status check_rows(const tcmma__desc_arm *i, const tcmma_operand_des
                    "%s: operand %s's rows are %ld bytes (ld %ld): the %ld-byte swizzle atom the "
                    "descriptor reads needs rows of exactly one span", i->marker, s->name,
                    s->row_bytes, d->ld, s->span);
-  if (!s->k_major && s->mn * s->eb > s->span)
+  if (!s->k_major && s->mn * s->eb > s->span && !s->panel_rows)
     return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
                    "%s: operand %s is stored %s-major with %ld elements along %s: a row of one "
                    "%ld-byte span holds %ld", i->marker, s->name, s->name[0] == 'a' ? "M" : "N",
                    s->mn, s->name[0] == 'a' ? "m" : "n", s->span, s->span / s->eb);
+  return TCMMA_OK;
+}
+
+/* Panels: an M/N-major operand's, each on the swizzle's 8-row atom (its
+ * XOR pattern restarts there, as the stored rows' does). */
+static tcmma_status check_panels(const tcmma__desc_arm *i, const shape *s,
+                                 tcmma__desc_plan *out, tcmma_error *err) {
+  if (!s->panel_rows) return TCMMA_OK;
+  if (s->k_major || s->panel_rows < 0)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s with panels of %ld rows: panels are the spans of a stored "
+                   "M/N-major operand (expected 0 for a K-major one, positive otherwise)",
+                   i->marker, s->name, s->panel_rows);
+  if (s->panel_rows % TCMMA_SWIZZLE_ROWS)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s's panels of %ld rows (%ld bytes apart): a panel starts on the "
+                   "swizzle's %d-row atom (expected a multiple of %d rows)", i->marker, s->name,
+                   s->panel_rows, s->panel_rows * s->row_bytes, TCMMA_SWIZZLE_ROWS,
+                   TCMMA_SWIZZLE_ROWS);
   return TCMMA_OK;
 }
 
@@ -71,6 +95,11 @@ static tcmma_status check_rows(const tcmma__desc_arm *i, const tcmma_operand_des
 static tcmma_status check_k(const char *marker, const tcmma_operand_desc *d, const shape *s,
                             long k, tcmma__desc_plan *out, tcmma_error *err) {
   long row = s->row_bytes / s->eb;
+  if (!s->k_major && s->panel_rows && d->row0.value + k > s->panel_rows)
+    return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                   "%s: operand %s's panels are %ld rows: k %ld from row %ld does not fit one "
+                   "(expected row plus k at most %ld; a descriptor's k steps walk down the "
+                   "panel)", marker, s->name, s->panel_rows, k, d->row0.value, s->panel_rows);
   if (!s->k_major || d->col0.value + k <= row) return TCMMA_OK;
   return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
                  "%s: operand %s is K-major with rows of %ld bytes (%ld elements): k %ld from "
@@ -79,16 +108,30 @@ static tcmma_status check_k(const char *marker, const tcmma_operand_desc *d, con
                  k, d->col0.value, row);
 }
 
-/* The sub-tile's origin: stored rows on the 8-row atom, columns on 16 bytes. */
+/* The sub-tile's origin: stored rows on the 8-row atom, columns on 16
+ * bytes; a panel-major operand's on a panel's first column (from any
+ * other, the spans the descriptor reads LBO apart would straddle two
+ * panels), at a constant panel. */
 static tcmma_status check_origin(const tcmma__desc_arm *i, const tcmma_operand_desc *d,
                                  const shape *s, tcmma__desc_plan *out, tcmma_error *err) {
-  long col_period = 16 / s->eb;
+  long col_period = 16 / s->eb, panel = s->span / s->eb;
   if (!on_period(&d->row0, 8) || !on_period(&d->col0, col_period))
     return tcmma__desc_decline(out, TCMMA_DECLINE_SUBTILE, err,
                    "%s: operand %s's origin (row %ld, column %ld): a descriptor starts on a "
                    "multiple of 8 stored rows and of %ld columns (16 bytes)", i->marker, s->name,
                    d->row0.value, d->col0.value, col_period);
-  out->origin_bytes = d->row0.value * s->row_bytes + d->col0.value * s->eb;
+  if (!s->panel_rows) {
+    out->origin_bytes = d->row0.value * s->row_bytes + d->col0.value * s->eb;
+    return TCMMA_OK;
+  }
+  if (!on_period(&d->col0, panel))
+    return tcmma__desc_decline(out, TCMMA_DECLINE_SUBTILE, err,
+                   "%s: operand %s's origin column %ld (step %ld): a panel-major operand starts "
+                   "on a panel's first column, a multiple of %ld (a panel distance the "
+                   "descriptor's LBO holds constant)", i->marker, s->name, d->col0.value,
+                   d->col0.expr ? (d->col0.multiple ? d->col0.multiple : 1) : 0, panel);
+  out->origin_bytes = d->col0.value / panel * s->panel_rows * s->row_bytes +
+                      d->row0.value * s->row_bytes;
   return TCMMA_OK;
 }
 
@@ -98,7 +141,7 @@ static shape shape_of(const tcmma__desc_arm *i, tcmma_operand op, int n,
                       const tcmma_operand_desc *d) {
   shape s = {op == TCMMA_OPERAND_A ? "a" : "b", d->transposed == (op == TCMMA_OPERAND_B),
              op == TCMMA_OPERAND_A ? i->m : n, tcmma_prec_bits(d->prec) / 8,
-             tcmma_swizzle_get(d->swizzle)->bytes, 0};
+             tcmma_swizzle_get(d->swizzle)->bytes, 0, i->panel_rows};
   s.row_bytes = (d->ld ? d->ld : (s.span ? s.span / s.eb : i->k)) * s.eb;
   return s;
 }
@@ -121,13 +164,15 @@ tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *i, tcmma_operand op,
                    i->marker, s.name, op == TCMMA_OPERAND_A ? "M" : "N", i->marker,
                    op == TCMMA_OPERAND_A ? "row-major m x k" : "transposed n x k");
   tcmma_status st = check_rows(i, d, &s, out, err);
+  if (st == TCMMA_OK) st = check_panels(i, &s, out, err);
   if (st == TCMMA_OK) st = check_origin(i, d, &s, out, err);
   if (st == TCMMA_OK) st = check_k(i->marker, d, &s, i->k, out, err); /* one instruction's */
   if (st != TCMMA_OK) return st;
   /* K-major: 8-row groups SBO apart, LBO unused (1); M/N-major: 8 k rows per
-   * group, SBO apart, LBO to the next span along m or n (none within one) */
+   * group, SBO apart, LBO to the next span along m or n: the next panel (one
+   * span: none, 8 rows written) */
   out->sbo = 8 * s.row_bytes;
-  out->lbo = s.k_major ? 16 : 8 * s.row_bytes;
+  out->lbo = s.k_major ? 16 : (s.panel_rows ? s.panel_rows : 8) * s.row_bytes;
   out->trans = !s.k_major;
   out->k_step_bytes = s.k_major ? i->k * s.eb : i->k * s.row_bytes;
   out->reason = TCMMA_DECLINE_NONE;

@@ -9,11 +9,15 @@
 #include <stdbool.h>
 #include "tcmma/plan.h"
 
-/* What the plan needs of an arm. */
+/* What the plan needs of an arm, and how the operand's spans lie. */
 typedef struct {
   const char *marker;
   int m, k;    /* rows of A; the instruction k */
   bool trans;  /* shared operands may be M/N-major */
+  /* an M/N-major operand stored panel-major: its m or n in panels of one
+   * swizzle span, each panel_rows stored (k) rows, panel p panel_rows * p
+   * rows after the first (the descriptor's LBO); 0: one span only */
+  long panel_rows;
 } tcmma__desc_arm;
 
 /* A planned operand, or the reason it is declined. */
@@ -32,18 +36,20 @@ tcmma_status tcmma__desc_decline(tcmma__desc_plan *out, tcmma_decline why, tcmma
                                  const char *fmt, ...) __attribute__((format(printf, 4, 5)));
 
 /* Plans shared operand op (A: arm->m x k rows; B: k x n) of precision
- * d->prec from its v2 layout: declines as docs/wgmma.md "The operand plan"
+ * d->prec from its v2 layout (an M/N-major one wider than a span from its
+ * panels, arm->panel_rows): declines as docs/wgmma.md "The operand plan"
  * lists (space, stride, layout, subtile; one instruction's k past a K-major
- * row: layout); out->reason NONE otherwise. */
+ * row or a panel: layout); out->reason NONE otherwise. */
 tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *arm, tcmma_operand op, int n,
                                      const tcmma_operand_desc *d, tcmma__desc_plan *out,
                                      tcmma_error *err);
 
 /* Whether a K-major shared operand op (layout d) holds k elements from its
- * origin column within one stored row, where a descriptor's k steps walk:
- * TCMMA_OK, or TCMMA_DECLINED naming k, the column and the row (M/N-major
- * and non-shared operands: TCMMA_OK). The tile products ask it of the
- * call's k; tcmma__desc_plan_shared of one instruction's. */
+ * origin column within one stored row, where a descriptor's k steps walk,
+ * and a panel-major one k rows from its origin row within one panel:
+ * TCMMA_OK, or TCMMA_DECLINED naming k, the origin and the row or panel
+ * (other M/N-major and non-shared operands: TCMMA_OK). The tile products
+ * ask it of the call's k; tcmma__desc_plan_shared of one instruction's. */
 tcmma_status tcmma__desc_k_fits(const tcmma__desc_arm *arm, tcmma_operand op,
                                 const tcmma_operand_desc *d, long k, tcmma_error *err);
 

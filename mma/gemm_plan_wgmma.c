@@ -5,7 +5,8 @@
  * m64 x n strip of the block tile with wgmma.mma_async straight from the
  * swizzled stages and apply the epilogue from their accumulator registers.
  * What it serves (K-major operands of an f16, bf16 or fp8 arm with f32
- * accumulators, 16-byte rows, one matrix, no split-K, on cc 9.0) is
+ * accumulators, 16-bit ones also M-major A and N-major B, 16-byte rows, one
+ * matrix, no split-K, on cc 9.0) is
  * tcmma__emit_gemm_wgmma_serves; the tile, the stages' swizzle, shared
  * memory and the registers setmaxnreg gives each side are planned here. */
 #include <stdio.h>
@@ -71,6 +72,20 @@ static bool row_of_call(const tcmma_gemm_call *c, tcmma_wgmma *w, tcmma_arm *arm
   return true;
 }
 
+/* An N-major B's stage is panels of one 128-byte swizzle span along n,
+ * block_k rows each, a TMA box each; a consumer's descriptor reads its n
+ * from a panel's first column, panels LBO apart: its n (block_n over
+ * warps_n, the defaults where zero) whole panels. */
+static bool n_major_fits(const tcmma_gemm_call *c, char *msg, size_t cap) {
+  int bn = c->block_n ? c->block_n : TCMMA_GEMM_WGMMA_BLOCK_N, wn = c->warps_n ? c->warps_n : 1;
+  int panel = tcmma_swizzle_get(TCMMA_SWIZZLE_B128)->bytes / tcmma_prec_bytes(c->b.prec);
+  if (bn % wn == 0 && bn / wn % panel == 0) return true;
+  return snprintf(msg, cap, "block_n %d over %d warps, b N-major: a consumer's n (%d) must be "
+                  "whole panels of %d elements (one %d-byte swizzle span along n)", bn, wn,
+                  bn % wn ? 0 : bn / wn, panel, tcmma_swizzle_get(TCMMA_SWIZZLE_B128)->bytes),
+         false;
+}
+
 bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_opts *o,
                                    tcmma_gemm_decline *why, char *msg, size_t cap) {
   tcmma_wgmma w;
@@ -82,13 +97,15 @@ bool tcmma__emit_gemm_wgmma_serves(const tcmma_gemm_call *c, const tcmma_gemm_op
                     "wgmma is not forward-compatible)", c->cc, tcmma_wgmma_get(w)->floor,
                     tcmma_wgmma_marker(w), tcmma_wgmma_get(w)->floor), false;
   *why = TCMMA_GEMM_DECLINE_KERNEL;
-  /* B K-major (an N-major B's n would be one span, 64 elements); A K-major,
-   * or M-major where the row has imm-trans (16-bit: a stored k x m) */
-  if (!c->b.transposed || (c->a.transposed && !tcmma_wgmma_get(w)->trans))
-    return snprintf(msg, cap, "a%s, b%s: the wgmma kernel reads b K-major (stored transposed, n "
-                    "x k) and a K-major (m x k)%s", c->a.transposed ? ",t" : "",
-                    c->b.transposed ? ",t" : "", tcmma_wgmma_get(w)->trans ? " or M-major (k x m)"
-                    : ": " "M-major only where the row has imm-trans (f16, bf16)"), false;
+  /* A and B K-major, or M- and N-major where the row has imm-trans (16-bit:
+   * a stored k x m, b k x n) */
+  bool trans = tcmma_wgmma_get(w)->trans;
+  if ((c->a.transposed || !c->b.transposed) && !trans)
+    return snprintf(msg, cap, "a%s, b%s: the wgmma kernel reads %s operands K-major only (a m x "
+                    "k, b stored transposed, n x k): M- and N-major only where the row has "
+                    "imm-trans (f16, bf16)", c->a.transposed ? ",t" : "",
+                    c->b.transposed ? ",t" : "", tcmma_prec_name(c->a.prec)), false;
+  if (!c->b.transposed && !n_major_fits(c, msg, cap)) return false;
   return tcmma__emit_gemm_tma_serves(c, o, 1, "wgmma", msg, cap);
 }
 
@@ -114,8 +131,12 @@ tcmma_wgmma_call tcmma__emit_gemm_wgmma_tile(const tcmma_gemm_plan *g, const tcm
   long a_ld = c->a.transposed ? tcmma__emit_gemm_tma_panel(g) : c->block_k;
   t.a = (tcmma_operand_desc){c->a.prec, c->a.transposed, a_ld, TCMMA_SPACE_SHARED, g->a_swizzle,
                              zero, zero};
-  t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
+  /* an N-major B: the consumer's n over panels of k rows of one span, one
+   * descriptor (LBO the panel's bytes) */
+  long b_ld = c->b.transposed ? c->block_k : tcmma__emit_gemm_tma_panel_b(g);
+  t.b = (tcmma_operand_desc){c->b.prec, c->b.transposed, b_ld, TCMMA_SPACE_SHARED, g->b_swizzle,
                              zero, zero};
+  if (!c->b.transposed) t.b_panel_rows = c->block_k;
   return t;
 }
 
@@ -137,9 +158,11 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "warpgroup's n (%d) must be an instruction n of %s (8 to %d, tables/wgmma.def)",
                    c->block_n, c->warps_n, n, w->marker, TCMMA_WGMMA_N_MAX);
   long row_bytes = (long)c->block_k * eb;
-  g->b_swizzle = tcmma__emit_gemm_tma_span_swizzle(row_bytes);
-  /* an M-major A's stored rows are an m64's elements */
-  g->a_swizzle = c->a.transposed ? tcmma__emit_gemm_tma_span_swizzle((long)w->m * eb) : g->b_swizzle;
+  tcmma_swizzle k_rows = tcmma__emit_gemm_tma_span_swizzle(row_bytes);
+  /* an M-major A's stored rows are an m64's elements, an N-major B's a
+   * panel's: one 128-byte span */
+  g->a_swizzle = c->a.transposed ? tcmma__emit_gemm_tma_span_swizzle((long)w->m * eb) : k_rows;
+  g->b_swizzle = c->b.transposed ? k_rows : TCMMA_SWIZZLE_B128;
   if (!g->a_swizzle || !g->b_swizzle || c->block_k % w->k)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "block_k %d: a stage row of %ld bytes must "
                    "be one swizzle span (32, 64 or 128 bytes) and block_k a multiple of %s's k "
@@ -154,12 +177,15 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
   g->warp_m = rows, g->warp_n = n;
   g->a_rows = c->a.transposed ? c->block_k : c->block_m;
   g->a_cols = c->a.transposed ? c->block_m : c->block_k;
-  g->b_rows = c->block_n, g->b_cols = c->block_k;
+  g->b_rows = c->b.transposed ? c->block_n : c->block_k;
+  g->b_cols = c->b.transposed ? c->block_k : c->block_n;
   tcmma_wgmma_call t = tcmma__emit_gemm_wgmma_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
   tcmma_wgmma_operand a, b;
   tcmma_error werr = {0};
-  if (tcmma_wgmma_operand_plan(t.arm, TCMMA_OPERAND_A, n, &t.a, &a, &werr) != TCMMA_OK ||
-      tcmma_wgmma_operand_plan(t.arm, TCMMA_OPERAND_B, n, &t.b, &b, &werr) != TCMMA_OK)
+  if (tcmma_wgmma_operand_plan_panels(t.arm, TCMMA_OPERAND_A, n, &t.a, t.a_panel_rows, &a,
+                                      &werr) != TCMMA_OK ||
+      tcmma_wgmma_operand_plan_panels(t.arm, TCMMA_OPERAND_B, n, &t.b, t.b_panel_rows, &b,
+                                      &werr) != TCMMA_OK)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "the stages as the tile product reads them: "
                    "%s", werr.message);
   g->mma_per_k_tile = c->block_k / w->k;

@@ -82,13 +82,14 @@ static void title(const wk *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
   tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
-  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s,t; block %dx%dx%d: "
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s%s; block %dx%dx%d: "
                    "%d consumer warpgroups of m%d x n%d and a TMA producer, %d stages swizzled "
                    "%s bytes (b %s) behind full/empty mbarriers; %d threads, grid %ux%u, %zu bytes of "
                    "dynamic shared memory; the tensor maps A and B last */\n",
                    k->name, tcmma_wgmma_marker(k->i->wgmma), tcmma_gemm_kernel_name(k->i->kernel),
                    shape, tcmma_prec_name(c->d.prec), tcmma_prec_name(c->a.prec),
-                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec), c->block_m,
+                   c->a.transposed ? ",t" : "", tcmma_prec_name(c->b.prec),
+                   c->b.transposed ? ",t" : "", c->block_m,
                    c->block_n, c->block_k,
                    k->i->consumer_warpgroups, tcmma_wgmma_get(k->i->wgmma)->m, k->i->wgmma_n,
                    c->stages, tcmma_swizzle_name(g->a_swizzle), tcmma_swizzle_name(g->b_swizzle),
@@ -133,22 +134,31 @@ static void step_stage(const wk *k, int depth, tcmma_buf *out) {
   tcmma__emit_line(out, depth, "if (++%ss == %d) %ss = 0, %sph ^= 1u;", P, k->g->call.stages, P, P);
 }
 
-/* The producer's loads of A's k tile: one box of block_m rows (K-major), or
- * one box per panel of 64 columns (M-major: k rows of one span each). */
-static void tma_a(const wk *k, const char *bz, tcmma_buf *out) {
+/* The producer's loads of operand op's k tile: one box of block_m (block_n)
+ * rows, K-major; or one box per panel of 64 columns, an M-major A or
+ * N-major B (k rows of one span each), the panels one after another; B's
+ * after A's tile. */
+static void tma_boxes(const wk *k, tcmma_operand op, const char *bz, tcmma_buf *out) {
   const tcmma_gemm_plan *g = k->g;
-  int rank = k->i->batch > 1 ? 3 : 2, bk = g->call.block_k;
-  if (!g->call.a.transposed) {
-    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
-                     "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
+  const tcmma_gemm_call *c = &g->call;
+  bool is_a = op == TCMMA_OPERAND_A;
+  int rank = k->i->batch > 1 ? 3 : 2, bk = c->block_k;
+  const char *map = is_a ? TCMMA__GEMM_MAP_A : TCMMA__GEMM_MAP_B,
+             *origin = is_a ? TCMMA__GEMM_M0 : TCMMA__GEMM_N0;
+  size_t base = is_a ? 0 : tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A);
+  if (is_a ? !c->a.transposed : c->b.transposed) {
+    char at[32] = "";
+    if (base) snprintf(at, sizeof at, " + %zu", base);
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st%s, &%s, &%sfull[%ss], %skt * %d, %s%s);",
+                     rank, P, at, map, P, P, P, bk, origin, bz);
     return;
   }
-  int panel = tcmma__emit_gemm_tma_panel(g);
-  size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(g->call.a.prec);
-  for (int p = 0; p < g->call.block_m / panel; p++)
-    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
-                     TCMMA__GEMM_M0 " + %d, %skt * %d%s); /* a's columns %d.. */", rank, P,
-                     (size_t)p * bytes, P, P, p * panel, P, bk, bz, p * panel);
+  int panel = is_a ? tcmma__emit_gemm_tma_panel(g) : tcmma__emit_gemm_tma_panel_b(g);
+  size_t bytes = (size_t)panel * (size_t)bk * (size_t)tcmma_prec_bytes(is_a ? c->a.prec : c->b.prec);
+  for (int p = 0; p < (is_a ? c->block_m : c->block_n) / panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &%s, &%sfull[%ss], %s + %d, %skt * "
+                     "%d%s); /* %s's columns %d.. */", rank, P, base + (size_t)p * bytes, map, P,
+                     P, origin, p * panel, P, bk, bz, is_a ? "a" : "b", p * panel);
 }
 
 /* Warpgroup 0: its registers lowered; one thread warp 0 elects (the
@@ -172,11 +182,8 @@ static tcmma_status producer(const wk *k, const char *KT, tcmma_buf *out, tcmma_
   /* a batch: the block's matrix is the maps' third coordinate */
   bool batched = k->i->batch > 1;
   const char *bz = batched ? ", " P "bz" : "";
-  tma_a(k, bz, out);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                   "%skt * %d, " TCMMA__GEMM_N0 "%s);", batched ? 3 : 2, P,
-                   tcmma__emit_gemm_tma_operand_bytes(g, TCMMA_OPERAND_A), P, P, P,
-                   g->call.block_k, bz);
+  tma_boxes(k, TCMMA_OPERAND_A, bz, out);
+  tma_boxes(k, TCMMA_OPERAND_B, bz, out);
   step_stage(k, 4, out);
   tcmma__emit_line(out, 3, "}");
   tcmma__emit_line(out, 2, "}");

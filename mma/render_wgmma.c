@@ -25,6 +25,7 @@ typedef struct {
   const char *acc_t; /* the accumulator element's C type */
   char op[128];      /* the opcode */
   bool a_regs;       /* A from registers */
+  long a_panel_rows, b_panel_rows; /* the call's, where its size covers them */
   tcmma_dialect dl;
   bool host;         /* dl is the host dialect */
 } wg;
@@ -38,8 +39,10 @@ static bool identifier(const char *s) {
   return true;
 }
 
-/* A call built before the dialect field: its size stops there. */
+/* A call built before the dialect field: its size stops there; one built
+ * before the panels, at them. */
 #define CALL_V1_SIZE offsetof(tcmma_wgmma_call, dialect)
+#define CALL_V2_SIZE offsetof(tcmma_wgmma_call, a_panel_rows)
 
 static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *err) {
   if (!c || c->size < CALL_V1_SIZE)
@@ -62,11 +65,18 @@ static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *er
   if (c->k <= 0 || c->k % g->info->k)
     return tcmma_fail(err, TCMMA_DECLINED, "%s: k %d must be a positive multiple of %d",
                       g->info->marker, c->k, g->info->k);
-  tcmma_status s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_A, c->n, &c->a, &g->a, err);
-  if (s == TCMMA_OK) s = tcmma_wgmma_operand_plan(c->arm, TCMMA_OPERAND_B, c->n, &c->b, &g->b, err);
-  /* the descriptors' k steps walk along a K-major operand's stored row */
-  tcmma__desc_arm arm = {g->info->marker, g->info->m, g->info->k, g->info->trans};
+  bool panels = c->size >= CALL_V2_SIZE + 2 * sizeof(long);
+  long pa = g->a_panel_rows = panels ? c->a_panel_rows : 0,
+       pb = g->b_panel_rows = panels ? c->b_panel_rows : 0;
+  tcmma_status s = tcmma_wgmma_operand_plan_panels(c->arm, TCMMA_OPERAND_A, c->n, &c->a, pa,
+                                                   &g->a, err);
+  if (s == TCMMA_OK)
+    s = tcmma_wgmma_operand_plan_panels(c->arm, TCMMA_OPERAND_B, c->n, &c->b, pb, &g->b, err);
+  /* the descriptors' k steps walk along a K-major operand's stored row, or
+   * down a panel */
+  tcmma__desc_arm arm = {g->info->marker, g->info->m, g->info->k, g->info->trans, pa};
   if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_A, &c->a, c->k, err);
+  arm.panel_rows = pb;
   if (s == TCMMA_OK) s = tcmma__desc_k_fits(&arm, TCMMA_OPERAND_B, &c->b, c->k, err);
   if (s != TCMMA_OK) return s;
   if (!tcmma_wgmma_takes(c->arm, c->a.prec, c->b.prec))
@@ -80,19 +90,25 @@ static tcmma_status check_call(const tcmma_wgmma_call *c, wg *g, tcmma_error *er
   return tcmma_wgmma_instruction(c->arm, c->n, c->a.prec, c->b.prec, g->op, sizeof g->op, err);
 }
 
-/* "K-major, 128-byte swizzle", or "registers, K-major". */
+/* "K-major, 128-byte swizzle", "N-major, 128-byte swizzle, panels of 64
+ * rows", or "registers, K-major". */
 static void where(const tcmma_operand_desc *d, const tcmma_wgmma_operand *o, bool regs, bool is_a,
-                  char *buf, size_t cap) {
-  if (regs) snprintf(buf, cap, "registers, K-major");
-  else snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major") : "K-major",
-                tcmma_swizzle_name(d->swizzle));
+                  long panel_rows, char *buf, size_t cap) {
+  if (regs) {
+    snprintf(buf, cap, "registers, K-major");
+    return;
+  }
+  int at = snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major")
+                    : "K-major", tcmma_swizzle_name(d->swizzle));
+  if (panel_rows && at > 0 && (size_t)at < cap)
+    snprintf(buf + at, cap - (size_t)at, ", panels of %ld rows", panel_rows);
 }
 
 static void header(const wg *g, tcmma_buf *out) {
   const tcmma_wgmma_call *c = g->call;
-  char a[48], b[48];
-  where(&c->a, &g->a, g->a_regs, true, a, sizeof a);
-  where(&c->b, &g->b, false, false, b, sizeof b);
+  char a[80], b[80];
+  where(&c->a, &g->a, g->a_regs, true, g->a_panel_rows, a, sizeof a);
+  where(&c->b, &g->b, false, false, g->b_panel_rows, b, sizeof b);
   tcmma_buf_printf(out,
                    "/* warpgroup tile product (%s): acc[64 x %d] += A[64 x %d] B[%d x %d]\n"
                    " * (acc = A B when accumulate is false), %d x\n"

@@ -26,7 +26,8 @@ static tcmma_status check_args(tcmma_wgmma w, tcmma_operand op, const tcmma_oper
 
 /* The row's own declines, then the shared plan. */
 static tcmma_status plan(const tcmma_wgmma_info *i, tcmma_operand op, int n,
-                         const tcmma_operand_desc *d, tcmma__desc_plan *p, tcmma_error *err) {
+                         const tcmma_operand_desc *d, long panel_rows, tcmma__desc_plan *p,
+                         tcmma_error *err) {
   if (!tcmma_wgmma_n_ok(i->id, n))
     return tcmma__desc_decline(p, TCMMA_DECLINE_EXTENTS, err, "%s: n %d is not an instruction n "
                                "(tables/wgmma.def)", i->marker, n);
@@ -42,17 +43,23 @@ static tcmma_status plan(const tcmma_wgmma_info *i, tcmma_operand op, int n,
     p->reason = TCMMA_DECLINE_NONE;
     return TCMMA_OK; /* registers: no descriptor */
   }
-  tcmma__desc_arm arm = {i->marker, i->m, i->k, i->trans};
+  tcmma__desc_arm arm = {i->marker, i->m, i->k, i->trans, panel_rows};
   return tcmma__desc_plan_shared(&arm, op, n, d, p, err);
 }
 
 tcmma_status tcmma_wgmma_operand_plan(tcmma_wgmma w, tcmma_operand op, int n,
                                       const tcmma_operand_desc *d, tcmma_wgmma_operand *out,
                                       tcmma_error *err) {
+  return tcmma_wgmma_operand_plan_panels(w, op, n, d, 0, out, err);
+}
+
+tcmma_status tcmma_wgmma_operand_plan_panels(tcmma_wgmma w, tcmma_operand op, int n,
+                                             const tcmma_operand_desc *d, long panel_rows,
+                                             tcmma_wgmma_operand *out, tcmma_error *err) {
   tcmma_status st = check_args(w, op, d, out, err);
   if (st != TCMMA_OK) return st;
   tcmma__desc_plan p = {.reason = TCMMA_DECLINE_NONE};
-  st = plan(tcmma_wgmma_get(w), op, n, d, &p, err);
+  st = plan(tcmma_wgmma_get(w), op, n, d, panel_rows, &p, err);
   out->reason = p.reason;
   memcpy(out->message, p.message, sizeof out->message);
   if (st != TCMMA_OK || (op == TCMMA_OPERAND_A && d->space == TCMMA_SPACE_THREAD)) return st;

@@ -86,9 +86,15 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c.cc = 0; /* any device: wgmma runs on 9.0 only */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
-  c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major */
+  c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major, 16-bit */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8 rows read K-major only */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  c = kmajor(512, 512, 512), c.b.transposed = false, c.block_n = 96; /* n 96: no whole panels */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major, 16-bit */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  c.b.transposed = false; /* and B N-major */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8 rows read K-major only */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
@@ -126,7 +132,7 @@ static void wgmma_declines(void **s) {
   struct {
     const char *what, *says;
     tcmma_gemm_decline why;
-  } want[] = {{"N-major b", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
+  } want[] = {{"N-major fp8 b", "K-major only", TCMMA_GEMM_DECLINE_KERNEL},
               {"M-major fp8 a", "imm-trans", TCMMA_GEMM_DECLINE_KERNEL},
               {"cc 8.0", "runs on cc 90 only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
@@ -137,13 +143,14 @@ static void wgmma_declines(void **s) {
               {"k tile of 48", "swizzle span", TCMMA_GEMM_DECLINE_TILE},
               {"warps 4x2 of 128 rows", "16 rows", TCMMA_GEMM_DECLINE_TILE},
               {"n 264", "instruction n", TCMMA_GEMM_DECLINE_TILE},
-              {"8 stages of 128x256", "exceed", TCMMA_GEMM_DECLINE_SHARED}};
+              {"8 stages of 128x256", "exceed", TCMMA_GEMM_DECLINE_SHARED},
+              {"N-major b, n 96 a consumer", "whole panels of 64", TCMMA_GEMM_DECLINE_KERNEL}};
   for (size_t w = 0; w < sizeof want / sizeof want[0]; w++) {
     tcmma_gemm_call c = kmajor(512, 512, 512);
     tcmma_gemm_opts o = tcmma_gemm_opts_default();
     o.kernel = TCMMA_GEMM_KERNEL_WGMMA;
     switch (w) {
-      case 0: c.b.transposed = false; break;
+      case 0: c.b.transposed = false, c.a.prec = c.b.prec = TCMMA_PREC_E4M3; break;
       case 1: c.a.transposed = true, c.a.prec = c.b.prec = TCMMA_PREC_E4M3; break;
       case 2: c.cc = 80; break;
       case 3: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
@@ -154,7 +161,8 @@ static void wgmma_declines(void **s) {
       case 8: c.block_k = 48; break;
       case 9: c.warps_m = 4, c.warps_n = 2; break;
       case 10: c.block_n = 264; break;
-      default: c.stages = 8; break;
+      case 11: c.stages = 8; break;
+      default: c.b.transposed = false, c.block_n = 192, c.warps_n = 2; break;
     }
     tcmma_gemm_plan p;
     tcmma_gemm_info i = {.size = sizeof i};
@@ -294,6 +302,65 @@ static void tensor_maps(void **s) {
   assert_non_null(strstr(err.message, "mma-sync"));
 }
 
+/* An N-major B (bf16 stored k x n): the default tile's stage holds 256 / 64
+ * = 4 panels of 64 k rows of one 128-byte span (a TMA box each: k rows of
+ * n, a box one k tile of 64 columns), the same bytes as K-major. */
+static void n_major_b_plan(void **s) {
+  (void)s;
+  tcmma_gemm_call c = kmajor(1024, 1024, 512);
+  c.b.transposed = false, c.b.ld = 1032;
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_plan p;
+  tcmma_gemm_info i = {.size = sizeof i};
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_WGMMA), assert_int_equal(i.wgmma_n, 256);
+  assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B128), assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B128);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128);
+  assert_int_equal(i.b_copy_bytes, 64 * 64 * 2), assert_int_equal(i.a_copy_bytes, 128 * 64 * 2);
+  assert_int_equal(p.mma_per_k_tile, 4);
+  assert_int_equal(i.consumer_registers, 232), assert_int_equal(i.producer_registers, 40);
+  tcmma_tensor_map m[2];
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, NULL, m, &err), TCMMA_OK);
+  assert_true(m[1].dims[0] == 1024 && m[1].dims[1] == 512 && m[1].strides[0] == 1032 * 2);
+  assert_true(m[1].box[0] == 64 && m[1].box[1] == 64 && m[1].swizzle == TCMMA_SWIZZLE_B128);
+  /* k tiles of 32 (a 64-byte swizzle for a): b's panels stay 128 bytes wide */
+  c.block_k = 32;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B64), assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B128);
+  assert_int_equal(i.b_copy_bytes, 64 * 32 * 2);
+}
+
+/* Its text: a TMA load per panel at columns n0 + 64p, the stage's panels
+ * after a's 16384 bytes 8192 apart; the consumer's one descriptor of b
+ * with LBO 8192 (64 rows of 128 bytes: bits 16-29 hold 0x200), SBO 1024,
+ * imm-trans-b 1 (a K-major: 0). */
+static void n_major_b_text(void **s) {
+  (void)s;
+  tcmma_gemm_call c = kmajor(512, 512, 512);
+  c.b.transposed = false;
+  tcmma_gemm_opts o = tcmma_gemm_opts_default();
+  tcmma_gemm_plan p;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  tcmma_buf t = {0};
+  tcmma_error err = {0};
+  if (tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &t), &p, &o, &err) != TCMMA_OK)
+    fail_msg("render: %s", err.message);
+  const char *want[] = {
+      "d f32, a bf16, b bf16; block 128x256x64",
+      "tcmma_tma_load_2d(__tcmma_g_a_st + 16384, &tmap_b, &__tcmma_g_full[__tcmma_g_s], "
+      "__tcmma_g_n0 + 0, __tcmma_g_kt * 64);",
+      "tcmma_tma_load_2d(__tcmma_g_a_st + 40960, &tmap_b, &__tcmma_g_full[__tcmma_g_s], "
+      "__tcmma_g_n0 + 192, __tcmma_g_kt * 64);",
+      "B (N-major, 128-byte swizzle, panels of 64 rows)",
+      "tcmma_db0 = 0x4000004002000000ull", "m64n256k16.f32.bf16.bf16", "p, 1, 1, 0, 1;"};
+  for (size_t k = 0; k < sizeof want / sizeof want[0]; k++)
+    if (!strstr(tcmma_buf_str(&t), want[k])) fail_msg("no '%s' in\n%s", want[k], tcmma_buf_str(&t));
+  assert_null(strstr(tcmma_buf_str(&t), "__tcmma_g_n0 + 256"));
+  assert_null(strstr(tcmma_buf_str(&t), "b bf16,t"));
+  tcmma_buf_free(&t);
+}
+
 static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
                    tcmma_buf *out) {
   tcmma_error err = {0};
@@ -343,8 +410,8 @@ static void text(void **s) {
 }
 
 /* NVRTC compiles the kernel at sm_90a with an empty log: the default tile
- * with every epilogue op (ragged edges, shape arguments), and ptxas gives it
- * the plan's registers and no spill. */
+ * with every epilogue op (ragged edges, shape arguments) and with an
+ * N-major b, and ptxas gives it the plan's registers and no spill. */
 static void compiles_at_sm_90a(void **s) {
   (void)s;
   tcmma_error err = {0};
@@ -363,10 +430,11 @@ static void compiles_at_sm_90a(void **s) {
   }
   ops[n] = tcmma_epilogue_op_default(), ops[n].kind = TCMMA_EPILOGUE_CVT;
   ops[n++].prec = TCMMA_PREC_BF16;
-  for (int with = 0; with < 2; with++) {
+  for (int with = 0; with < 3; with++) {
     tcmma_gemm_call c = kmajor(8192, 8192, 8192);
     tcmma_gemm_opts o = tcmma_gemm_opts_default();
-    if (with) c.m = 1000, c.n = 1000, o.shape_args = true, o.epilogue = ops, o.epilogue_count = n;
+    if (with == 1) c.m = 1000, c.n = 1000, o.shape_args = true, o.epilogue = ops, o.epilogue_count = n;
+    if (with == 2) c.b.transposed = false; /* an N-major b */
     tcmma_gemm_plan p;
     assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
     tcmma_buf src = {0};
@@ -403,11 +471,17 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"kernel\": \"mma-sync\""));
   cli_result_free(&r);
-  plan[12] = "bf16", plan[16] = "wgmma"; /* b k x n */
+  plan[12] = "bf16", plan[15] = "--json", plan[16] = NULL; /* b k x n: auto takes wgmma */
+  r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "\"kernel\": \"wgmma\""));
+  cli_result_free(&r);
+  plan[10] = "e4m3", plan[12] = "e4m3", plan[15] = "--kind", plan[16] = "wgmma";
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);
-  assert_non_null(strstr(r.err, "kernel: a, b: the wgmma kernel reads b K-major"));
+  assert_non_null(strstr(r.err, "kernel: a, b: the wgmma kernel reads e4m3 operands K-major only"));
   cli_result_free(&r);
+  plan[10] = "bf16";
   plan[16] = "hopper";
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 2);
@@ -427,7 +501,9 @@ int main(void) {
       cmocka_unit_test(wgmma_declines),
       cmocka_unit_test(block_scaled_stay_mma_sync),
       cmocka_unit_test(tensor_maps),
+      cmocka_unit_test(n_major_b_plan),
       cmocka_unit_test(text),
+      cmocka_unit_test(n_major_b_text),
       cmocka_unit_test(compiles_at_sm_90a),
       cmocka_unit_test(cli),
   };

@@ -2,6 +2,7 @@
  * independently of the table: rows, instruction n, opcodes, the accumulator
  * layout, the matrix descriptor's bits (hand-derived values) and the
  * operand plan's declines (docs/wgmma.md). */
+#include <stddef.h>
 #include <stdio.h>
 #include <string.h>
 #include "util.h"
@@ -409,6 +410,104 @@ static void what_a_descriptor_cannot_express(void **state) {
   assert_int_equal(tcmma_wgmma_operand_plan(bf16, TCMMA_OPERAND_A, 64, &d, &o, &err), TCMMA_INVALID);
 }
 
+/* Operand op planned with panels of `rows` rows: TCMMA_OK expected. */
+static tcmma_wgmma_operand paneled(const char *arm, tcmma_operand op, int n, tcmma_operand_desc d,
+                                   long rows) {
+  tcmma_wgmma_operand o;
+  tcmma_error err = {0};
+  if (tcmma_wgmma_operand_plan_panels(parse(arm), op, n, &d, rows, &o, &err) != TCMMA_OK)
+    fail_msg("%s %s n %d, panels of %ld rows: %s", arm, tcmma_operand_name(op), n, rows,
+             err.message);
+  return o;
+}
+
+static void expect_panel_decline(tcmma_operand op, int n, tcmma_operand_desc d, long rows,
+                                 tcmma_decline why, const char *says) {
+  tcmma_wgmma_operand o;
+  tcmma_error err = {0};
+  assert_int_equal(tcmma_wgmma_operand_plan_panels(parse("wgmma-bf16"), op, n, &d, rows, &o, &err),
+                   TCMMA_DECLINED);
+  if (o.reason != why || !strstr(o.message, says) || strcmp(err.message, o.message))
+    fail_msg("panels of %ld rows: declined %s '%s', expected %s naming '%s'", rows,
+             tcmma_decline_name(o.reason), o.message, tcmma_decline_name(why), says);
+}
+
+/* An N-major B of n 256 bf16 stored as 4 panels of 64 k rows of one
+ * 128-byte span (the PTX ISA's LBO for MN-major swizzled layouts: from one
+ * span-wide group of n to the next): LBO 64 x 128 = 8192 bytes, SBO 8 rows
+ * (1024), a k16 step 16 rows (2048), imm-trans 1; an origin in panel 2, 16
+ * rows down; an M-major A of m 64 f16 under a 64-byte swizzle, two spans of
+ * 32 rows: LBO 32 x 64. What it cannot express declines naming the value. */
+static void panel_major_operands(void **state) {
+  (void)state;
+  tcmma_wgmma_operand b = paneled("wgmma-bf16", TCMMA_OPERAND_B, 256, shared("bf16", false, 64), 64);
+  long start, lbo, sbo;
+  int base;
+  tcmma_swizzle sw;
+  tcmma_wgmma_desc_decode(b.desc, &start, &lbo, &sbo, &base, &sw);
+  assert_true(start == 0 && lbo == 8192 && sbo == 1024 && base == 0 && sw == TCMMA_SWIZZLE_B128);
+  assert_true(b.desc == 0x4000004002000000ull && b.trans && b.k_step_bytes == 2048);
+  tcmma_operand_desc o = shared("bf16", false, 64);
+  o.col0.value = 128, o.row0.value = 16;
+  assert_int_equal(paneled("wgmma-bf16", TCMMA_OPERAND_B, 128, o, 64).origin_bytes,
+                   2 * 64 * 128 + 16 * 128);
+  tcmma_operand_desc a = shared("f16", true, 32);
+  a.swizzle = TCMMA_SWIZZLE_B64;
+  tcmma_wgmma_operand am = paneled("wgmma-f16", TCMMA_OPERAND_A, 64, a, 32);
+  tcmma_wgmma_desc_decode(am.desc, &start, &lbo, &sbo, &base, &sw);
+  assert_true(lbo == 32 * 64 && sbo == 8 * 64 && am.trans && sw == TCMMA_SWIZZLE_B64);
+  /* without panels: one span only (the plain plan's decline) */
+  expect_panel_decline(TCMMA_OPERAND_B, 256, shared("bf16", false, 64), 0, TCMMA_DECLINE_LAYOUT,
+                       "256 elements");
+  /* panels off the 8-row atom, a K-major operand's, negative */
+  expect_panel_decline(TCMMA_OPERAND_B, 256, shared("bf16", false, 64), 12, TCMMA_DECLINE_LAYOUT,
+                       "panels of 12 rows");
+  expect_panel_decline(TCMMA_OPERAND_B, 256, shared("bf16", true, 64), 64, TCMMA_DECLINE_LAYOUT,
+                       "K-major");
+  expect_panel_decline(TCMMA_OPERAND_B, 256, shared("bf16", false, 64), -8, TCMMA_DECLINE_LAYOUT,
+                       "panels of -8 rows");
+  /* an origin mid-panel, or moving by a step that is no whole panel (its
+   * panel not a constant distance away) */
+  o = shared("bf16", false, 64);
+  o.col0.value = 32;
+  expect_panel_decline(TCMMA_OPERAND_B, 128, o, 64, TCMMA_DECLINE_SUBTILE, "column 32");
+  o.col0.value = 64, o.col0.expr = "w * 32", o.col0.multiple = 32;
+  expect_panel_decline(TCMMA_OPERAND_B, 128, o, 64, TCMMA_DECLINE_SUBTILE, "step 32");
+  /* an instruction's k past a panel of 8 rows; from row 56 of 64 */
+  expect_panel_decline(TCMMA_OPERAND_B, 128, shared("bf16", false, 64), 8, TCMMA_DECLINE_LAYOUT,
+                       "k 16 from row 0");
+  o = shared("bf16", false, 64);
+  o.row0.value = 56;
+  expect_panel_decline(TCMMA_OPERAND_B, 128, o, 64, TCMMA_DECLINE_LAYOUT, "k 16 from row 56");
+}
+
+/* The tile product reads panels from the call (b_panel_rows): one
+ * descriptor for n 256, LBO in its bits, imm-trans-b 1; a call whose size
+ * stops before the panels reads none (declined: wider than a span); the
+ * call's k past a panel declines (an M-major A, whose k is rows: fits). */
+static void tile_product_reads_panels(void **state) {
+  (void)state;
+  tcmma_wgmma_call c = TCMMA_WGMMA_CALL_INIT(.arm = parse("wgmma-bf16"), .n = 256, .k = 64,
+                                             .a = shared("bf16", false, 64),
+                                             .b = shared("bf16", false, 64), .b_panel_rows = 64);
+  tcmma_buf t = {0};
+  tcmma_error err = {0};
+  if (tcmma_wgmma_render(&c, &t, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  const char *want[] = {"N-major, 128-byte swizzle, panels of 64 rows", "0x4000004002000000",
+                        "m64n256k16", ", 1, 1, 0, 1;"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(tcmma_buf_str(&t), want[i])) fail_msg("no '%s' in\n%s", want[i], tcmma_buf_str(&t));
+  tcmma_buf_free(&t);
+  c.size = offsetof(tcmma_wgmma_call, a_panel_rows);
+  assert_int_equal(tcmma_wgmma_render(&c, &t, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "256 elements along n"));
+  tcmma_buf_free(&t);
+  c.size = sizeof c, c.k = 80, c.a = shared("bf16", true, 64); /* a's k rows: any */
+  assert_int_equal(tcmma_wgmma_render(&c, &t, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "k 80 from row 0"));
+  tcmma_buf_free(&t);
+}
+
 static bool sm90a(int arch, char suffix, void *ctx) {
   (void)ctx;
   return suffix != 'f' && (suffix == 0 || arch == 90 || arch >= 100);
@@ -496,6 +595,8 @@ int main(void) {
       cmocka_unit_test(descriptor_bits_by_hand),
       cmocka_unit_test(descriptors_from_layouts),
       cmocka_unit_test(what_a_descriptor_cannot_express),
+      cmocka_unit_test(panel_major_operands),
+      cmocka_unit_test(tile_product_reads_panels),
       cmocka_unit_test(marker_asks_for_sm_90a),
       cmocka_unit_test(layout_command_shows_the_accumulator),
   };

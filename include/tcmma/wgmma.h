@@ -145,6 +145,17 @@ tcmma_status tcmma_wgmma_operand_plan(tcmma_wgmma w, tcmma_operand op, int n,
                                       const tcmma_operand_desc *desc, tcmma_wgmma_operand *out,
                                       tcmma_error *err);
 
+/* tcmma_wgmma_operand_plan for an M/N-major operand stored panel-major:
+ * its m or n in panels of one swizzle span along it (desc's rows: ld one
+ * span), each panel_rows stored k rows, panel p panel_rows * p rows after
+ * the first; the descriptor's LBO is that distance (docs/wgmma.md). 0: one
+ * span only (tcmma_wgmma_operand_plan). Declines as it does, and (layout)
+ * panel rows for a K-major operand or off the 8-row swizzle atom, k rows
+ * past a panel; (subtile) an origin column off a panel's first. */
+tcmma_status tcmma_wgmma_operand_plan_panels(tcmma_wgmma w, tcmma_operand op, int n,
+                                             const tcmma_operand_desc *desc, long panel_rows,
+                                             tcmma_wgmma_operand *out, tcmma_error *err);
+
 /* One warpgroup tile product to render: acc[64 x n] (+)= A[64 x k] B[k x n],
  * A and B in shared memory as their v2 layouts say, k a multiple of the
  * arm's k (docs/wgmma.md). Start one with TCMMA_WGMMA_CALL_INIT. */
@@ -165,6 +176,9 @@ typedef struct {
    * (tail_pad), so an old caller's size never covers it. */
   int tail_pad; /* unused, never read: an old caller's size covers it with whatever it held */
   tcmma_dialect dialect;
+  /* an M/N-major A's or B's panels (tcmma_wgmma_operand_plan_panels): stored
+   * rows per panel; 0 (and for a caller whose size stops short): one span */
+  long a_panel_rows, b_panel_rows;
 } tcmma_wgmma_call;
 
 #define TCMMA_WGMMA_CALL_INIT(...) {.size = sizeof(tcmma_wgmma_call), __VA_ARGS__}

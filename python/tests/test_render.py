@@ -133,8 +133,12 @@ def test_gemm_kernel_kinds():
     assert "const __grid_constant__ CUtensorMap tmap_b)" in text
     p, text = tcmma.gemm(256, 256, 128, "f32", "bf16", b, cc=90, kernel="mma-sync")
     assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_MMA_SYNC and "CUtensorMap" not in text
-    with pytest.raises(tcmma.Declined):
-        tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=90, kernel="wgmma")
+    # an N-major b (stored k x n): the wgmma kernel too, a box per 64-column panel
+    p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=90)
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_WGMMA
+    assert p.info.b_copy_bytes == 64 * 64 * 2
+    with pytest.raises(tcmma.Declined, match="K-major only"):  # fp8 rows: K-major only
+        tcmma.gemm_plan(256, 256, 128, "f32", "e4m3", "e4m3", cc=90, kernel="wgmma")
     with pytest.raises(tcmma.TcmmaError, match="hopper"):
         tcmma.gemm_plan(256, 256, 128, cc=90, kernel="hopper")
     # cc 100: auto takes the tcgen05 kernel (Tensor Memory, sm_100f), its maps last

@@ -154,6 +154,22 @@ static const row rows[] = {
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"f32", "bf16", "bf16", true, true, 64, 64, 64, 64, 64, 64, 4, 1, 2, 0, 0, 0, 1, 1,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, 0, 0, 0, 2},
+    /* an N-major b (stored k x n: 16-bit rows have imm-trans), panels of 64
+     * columns a TMA box each, a consumer's n over its panels through one
+     * descriptor (LBO a panel): the default tile, f16; ragged with padded
+     * ld's and C over a block_n of 128 and k tiles of 32 (panels of 32
+     * rows); two consumers along n (the second from panel 2) with shape
+     * arguments; an M-major a beside it */
+    {"f32", "bf16", "bf16", false, false, 128, 256, 256, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f32", "f16", "f16", false, false, 128, 256, 128, 128, 256, 64, 8, 1, 3, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", false, false, 127, 129, 96, 64, 128, 32, 4, 1, 3, 104, 136, 136, 2, -1,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", false, false, 64, 512, 128, 64, 256, 64, 4, 2, 3, 0, 0, 0, 1, 1,
+     true, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    {"f32", "bf16", "bf16", true, false, 128, 256, 128, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     /* the mma.sync kernel asked for on cc 90, where AUTO would take wgmma */
     {"f32", "bf16", "bf16", false, true, 128, 128, 128, 128, 128, 64, 8, 1, 3, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, false, KIND(MMA_SYNC)},
@@ -236,9 +252,11 @@ static const row rows[] = {
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ALIGNMENT, false, false, 16},
     {"f32", "bf16", "bf16", false, false, 64, 64, 64, 64, 64, 32, 2, 2, 2, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_CALL, false, false, 0, 0, 0, 0, 3},
-    /* the wgmma kernel's: an M-major fp8 a, cc 8.0, a k tile of no swizzle span, shared
+    /* the wgmma kernel's: an M-major fp8 a, an N-major fp8 b, cc 8.0, a k tile of no swizzle span, shared
      * memory (4 stages of 256x256x64), registers (n256 over four consumers) */
     {"f32", "e4m3", "e4m3", true, true, 128, 256, 128, 128, 256, 128, 8, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_KERNEL, false, false, KIND(WGMMA)},
+    {"f32", "e4m3", "e4m3", false, false, 128, 256, 128, 128, 256, 128, 8, 1, 4, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_KERNEL, false, false, KIND(WGMMA)},
     {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 8, 1, 4, 0, 0, 0, 1, 0,
      false, false, 80, 0, NULL, TCMMA_GEMM_DECLINE_ARCH, false, false, KIND(WGMMA)},

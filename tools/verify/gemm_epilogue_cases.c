@@ -28,6 +28,7 @@ typedef struct {
   int batch, split; /* opts: batch (strided unless parr), split-K slices */
   bool wg;          /* a TMA GEMM: b stored n x k; the Hopper one (cc 90) on warps of 16
                        rows, the Blackwell one (cc 10.x) on its 4x1 */
+  bool n_major;     /* with wg: b stored k x n instead (N-major) */
 } row;
 
 #define E(k) TCMMA_EPILOGUE_##k
@@ -108,6 +109,10 @@ static const row rows[] = {
       {E(CVT), PR(E4M3)}}, OK, false, false, 0, 0, true},
     {"f16", "f16", "f16", 64, 64, 64, 64, 64, 64, 90, 0, 1, 1, 3,
      {{E(HOOK)}, {E(GELU_ERF)}, {E(BIAS), AX(COL)}}, OK, true, false, 0, 0, true},
+    /* an N-major b: ragged over two panels, alpha and beta, a column bias,
+     * gelu and cvt */
+    {"bf16", "bf16", "bf16", 100, 136, 96, 64, 128, 64, 90, 144, 0.5, 2, 3,
+     {{E(BIAS), AX(COL)}, {E(GELU_TANH)}, {E(CVT), PR(BF16)}}, OK, false, false, 0, 0, true, true},
     /* the Blackwell GEMM's epilogue from Tensor Memory (tcgen05.ld): every op
      * across three cases, ragged edges with cvt, the fp8 recipe, a hook with
      * shape arguments */
@@ -151,7 +156,8 @@ static void build(const row *w, verify_gemm_case *c) {
   c->call = tcmma_gemm_call_default();
   tcmma_gemm_call *g = &c->call;
   parse_prec(w->d, &g->d.prec), parse_prec(w->a, &g->a.prec), parse_prec(w->b, &g->b.prec);
-  g->b.transposed = w->wg || tcmma_prec_bytes(g->b.prec) == 1; /* fp8, fp4, wgmma: k-major B */
+  /* fp8, fp4, TMA GEMMs: k-major B, but where a TMA row asks for N-major */
+  g->b.transposed = (w->wg && !w->n_major) || tcmma_prec_bytes(g->b.prec) == 1;
   g->m = w->m, g->n = w->n, g->k = w->k, g->d.ld = w->ldd;
   g->block_m = w->bm, g->block_n = w->bn, g->block_k = w->bk, g->cc = w->cc;
   g->warps_m = g->warps_n = 2, g->stages = 2;
@@ -173,6 +179,7 @@ static void build(const row *w, verify_gemm_case *c) {
   list_text(c, list, sizeof list);
   int at = w->ldd ? snprintf(ld, sizeof ld, "/ld=0,0,%ld", w->ldd) : 0;
   if (w->args) at += snprintf(ld + at, sizeof ld - (size_t)at, "/args");
+  if (w->n_major) at += snprintf(ld + at, sizeof ld - (size_t)at, "/b-n-major");
   if (w->batch)
     at += snprintf(ld + at, sizeof ld - (size_t)at, "/batch=%d%s", w->batch,
                    w->parr ? ",pointers" : "");
