@@ -121,6 +121,13 @@ static tcmma_status check_origin(const tcmma__desc_arm *i, const tcmma_operand_d
                    "multiple of 8 stored rows and of %ld columns (16 bytes)", i->marker, s->name,
                    d->row0.value, d->col0.value, col_period);
   if (!s->panel_rows) {
+    long row = s->row_bytes / s->eb;
+    if (!s->k_major && d->col0.value + s->mn > row) /* its m or n along one stored row */
+      return tcmma__desc_decline(out, TCMMA_DECLINE_LAYOUT, err,
+                     "%s: operand %s is stored %s-major with rows of %ld elements: %ld along %s "
+                     "from column %ld pass the row (expected column plus %ld at most %ld)",
+                     i->marker, s->name, s->name[0] == 'a' ? "M" : "N", row, s->mn,
+                     s->name[0] == 'a' ? "m" : "n", d->col0.value, s->mn, row);
     out->origin_bytes = d->row0.value * s->row_bytes + d->col0.value * s->eb;
     return TCMMA_OK;
   }

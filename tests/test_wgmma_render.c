@@ -233,6 +233,13 @@ static void k_past_the_row_declines(void **state) {
   call = call_of(&cases[9]); /* register A, N-major B: k 128 rows */
   call.k = 128;
   assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_OK);
+  call = call_of(&cases[9]); /* its n along one stored row of 64: from column 8, 8 + 64 past it */
+  call.b.col0.value = 8;
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "operand b is stored N-major with rows of 64 elements"));
+  assert_non_null(strstr(err.message, "64 along n from column 8 pass the row"));
+  call.n = 32, call.b.col0.value = 32; /* 32 + 32 fits */
+  assert_int_equal(tcmma_wgmma_render(&call, &src, &err), TCMMA_OK);
   tcmma_buf_free(&src);
 }
 
