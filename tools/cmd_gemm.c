@@ -274,12 +274,12 @@ static void text_wgmma(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, doubl
 static void text_tcgen05(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
                          double beta) {
   const tcmma_gemm_call *c = &p->call;
-  printf("gemm %dx%dx%d: kernel tcgen05 (%s), block %dx%dx%d, b %s-major: tcgen05.mma of m%d "
-         "into %d Tensor Memory columns, a TMA thread, an MMA thread and an epilogue "
-         "warpgroup, %d stages%s\n", c->m, c->n, c->k,
+  printf("gemm %dx%dx%d: kernel tcgen05 (%s), block %dx%dx%d, a %s-major, b %s-major: "
+         "tcgen05.mma of m%d into %d Tensor Memory columns, a TMA thread, an MMA thread and an "
+         "epilogue warpgroup, %d stages%s\n", c->m, c->n, c->k,
          tcmma_tcgen05_marker((tcmma_tcgen05)i->tcgen05), c->block_m, c->block_n, c->block_k,
-         c->b.transposed ? "K" : "N", c->block_m, i->tmem_columns, c->stages,
-         p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
+         c->a.transposed ? "M" : "K", c->b.transposed ? "K" : "N", c->block_m, i->tmem_columns,
+         c->stages, p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
   printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu), "
          "alpha %g, beta %g, then the tensor maps of a and b (tcmma_gemm_tensor_maps); compile "
          "for sm_%d%c\n", p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes,
