@@ -185,3 +185,11 @@ tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *i, tcmma_operand op,
   out->reason = TCMMA_DECLINE_NONE;
   return TCMMA_OK;
 }
+
+void tcmma__desc_where(bool trans, bool is_a, tcmma_swizzle swizzle, long panel_rows, char *buf,
+                       size_t cap) {
+  int at = snprintf(buf, cap, "%s, %s-byte swizzle", trans ? (is_a ? "M-major" : "N-major")
+                    : "K-major", tcmma_swizzle_name(swizzle));
+  if (panel_rows && at > 0 && (size_t)at < cap)
+    snprintf(buf + at, cap - (size_t)at, ", panels of %ld rows", panel_rows);
+}

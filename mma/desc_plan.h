@@ -53,4 +53,10 @@ tcmma_status tcmma__desc_plan_shared(const tcmma__desc_arm *arm, tcmma_operand o
 tcmma_status tcmma__desc_k_fits(const tcmma__desc_arm *arm, tcmma_operand op,
                                 const tcmma_operand_desc *d, long k, tcmma_error *err);
 
+/* Where a shared operand lies, for a tile product's header: "K-major,
+ * 128-byte swizzle" or "N-major, 128-byte swizzle, panels of 64 rows"
+ * (trans: stored M/N-major; is_a names M, else N) into buf of cap bytes. */
+void tcmma__desc_where(bool trans, bool is_a, tcmma_swizzle swizzle, long panel_rows, char *buf,
+                       size_t cap);
+
 #endif

@@ -3,9 +3,10 @@
  * (warp 4), one thread issuing tcgen05.mma (warp 5) into an m128 x block_n
  * f32 accumulator in Tensor Memory, and an epilogue warpgroup (warps 0-3,
  * each its own 32-lane quarter of Tensor Memory) that reads it with
- * tcgen05.ld once the last product's commit lands. What it serves (K-major
- * operands of an f16, bf16 or fp8 triple whose tcgen05 row has an f32
- * accumulator, the TMA kernels' rows and batches, cc 10.x) is
+ * tcgen05.ld once the last product's commit lands. What it serves (an f16,
+ * bf16 or fp8 triple whose tcgen05 row has an f32 accumulator, A K-major
+ * or, 16-bit, M-major, B K-major or, unscaled, N-major, the TMA kernels'
+ * rows and batches, cc 10.x) is
  * tcmma__emit_gemm_tcgen05_serves; the tile, the operand descriptors'
  * plans, Tensor Memory, shared memory and the registers are planned here. */
 #include <stdio.h>
@@ -117,16 +118,19 @@ bool tcmma__emit_gemm_tcgen05_serves(const tcmma_gemm_call *c, const tcmma_gemm_
                     "an arch-specific or family target of 10.x)", c->cc, tcmma_tcgen05_marker(w),
                     tcmma_tcgen05_get(w)->floor), false;
   *why = TCMMA_GEMM_DECLINE_KERNEL;
-  /* A K-major (m x k): an M-major A's 128 rows would span two panels of one
-   * swizzle span, which the operand plan's one-span rows do not express and
-   * one m128 product cannot split. B K-major (stored transposed, n x k), or
-   * N-major (k x n) where the row reads it so: panels of one span along n,
-   * one product each */
-  if (c->a.transposed || (!c->b.transposed && (!tcmma_tcgen05_get(w)->trans ||
-                                               tcmma_tcgen05_get(w)->block)))
-    return snprintf(msg, cap, "a%s, b%s: the tcgen05 kernel reads a K-major (m x k) and b "
-                    "K-major (stored transposed, n x k) or, unscaled, N-major (k x n)",
-                    c->a.transposed ? ",t" : "", c->b.transposed ? ",t" : ""), false;
+  /* A K-major (m x k), or M-major (k x m) for 16-bit elements: panels of
+   * one span along m, the m128 product's one descriptor with the panel as
+   * its LBO (an fp8 A's 128 rows are one span: not written). B K-major
+   * (stored transposed, n x k), or N-major (k x n) where the row reads it
+   * so: panels of one span along n, one product each */
+  bool mn = tcmma_tcgen05_get(w)->trans && !tcmma_tcgen05_get(w)->block;
+  if ((c->a.transposed && (!mn || tcmma_prec_bytes(c->a.prec) != 2)) ||
+      (!c->b.transposed && !mn))
+    return snprintf(msg, cap, "a%s, b%s (%s x %s): the tcgen05 kernel reads a K-major (m x k) "
+                    "or, f16 and bf16, M-major (k x m), and b K-major (stored transposed, n x k) "
+                    "or, unscaled, N-major (k x n)", c->a.transposed ? ",t" : "",
+                    c->b.transposed ? ",t" : "", tcmma_prec_name(c->a.prec),
+                    tcmma_prec_name(c->b.prec)), false;
   return tcmma__emit_gemm_tma_serves(c, o, pack_of(c, w), "tcgen05", msg, cap);
 }
 
@@ -153,6 +157,10 @@ tcmma_tcgen05_call tcmma__emit_gemm_tcgen05_tile(const tcmma_gemm_plan *g,
                                                  .k = c->block_k, .name = name, .dialect = dl);
   t.a = (tcmma_operand_desc){c->a.prec, false, c->block_k, TCMMA_SPACE_SHARED, g->a_swizzle,
                              zero, zero};
+  if (c->a.transposed) { /* M-major: the m128 over panels of one span along m, LBO a panel */
+    t.a.transposed = true, t.a.ld = tcmma__emit_gemm_tma_panel(g);
+    t.a_panel_rows = c->block_k;
+  }
   t.b = (tcmma_operand_desc){c->b.prec, true, c->block_k, TCMMA_SPACE_SHARED, g->b_swizzle,
                              zero, zero};
   if (!c->b.transposed) { /* N-major: one product per panel of one span along n */
@@ -208,16 +216,19 @@ static tcmma_status shape_tile(tcmma_gemm_plan *g, tcmma_gemm_info *i, tcmma_err
                    "%d", c->block_k, row_bytes, r->marker, r->k);
   tcmma_status st = n_major_panels(g, r, err);
   if (st != TCMMA_OK) return st;
+  if (c->a.transposed) g->a_swizzle = TCMMA_SWIZZLE_B128; /* panels of one span along m */
   g->threads = TCMMA__GEMM_TCGEN05_WARPS * TCMMA_WARP_SIZE; /* epilogue, producer, MMA */
   g->warp_m = lanes / quarters, g->warp_n = c->block_n;
   /* the stage in stored units (packed fp4: bytes along k) */
-  g->a_rows = c->block_m, g->a_cols = c->block_k / pk;
+  g->a_rows = c->a.transposed ? c->block_k : c->block_m;
+  g->a_cols = c->a.transposed ? c->block_m : c->block_k / pk;
   g->b_rows = c->b.transposed ? c->block_n : c->block_k;
   g->b_cols = c->b.transposed ? c->block_k / pk : c->block_n;
   tcmma_tcgen05_call t = tcmma__emit_gemm_tcgen05_tile(g, i, TCMMA_DIALECT_CUDA, NULL);
   tcmma_tcgen05_operand a, b;
   tcmma_error werr = {0};
-  if (tcmma_tcgen05_operand_plan(w, TCMMA_OPERAND_A, t.m, t.n, &t.a, &a, &werr) != TCMMA_OK ||
+  if (tcmma_tcgen05_operand_plan_panels(w, TCMMA_OPERAND_A, t.m, t.n, &t.a, t.a_panel_rows, &a,
+                                        &werr) != TCMMA_OK ||
       tcmma_tcgen05_operand_plan(w, TCMMA_OPERAND_B, t.m, t.n, &t.b, &b, &werr) != TCMMA_OK)
     return decline(g, TCMMA_GEMM_DECLINE_TILE, err, "the stages as the tile product reads them: "
                    "%s", werr.message);

@@ -53,6 +53,8 @@ typedef struct {
   size_t a_bytes; /* A's tile in a stage; B's follows */
   int panel;      /* columns of one product: block_n, or an N-major b's panel */
   size_t panel_bytes; /* an N-major b's panel in the stage */
+  int a_panel;        /* an M-major a's columns a panel (one span along m) */
+  size_t a_panel_bytes; /* an M-major a's panel in the stage */
   size_t tma_bytes;   /* A's and B's tiles: what a stage's TMA loads bring */
   int atoms[2];       /* block-scaled: A's and B's scale atoms in a stage, after the tiles */
 } tk;
@@ -65,7 +67,7 @@ static void title(const tk *k, tcmma_buf *out) {
   const tcmma_gemm_call *c = &g->call;
   char shape[96];
   tcmma__emit_gemm_shape_text(k->f, shape, sizeof shape);
-  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s, b %s%s; block %dx%dx%d: "
+  tcmma_buf_printf(out, "/* %s: %s (%s, warp-specialised): %s; d %s, a %s%s, b %s%s; block %dx%dx%d: "
                    "m%d x n%d tcgen05.mma per k step into %d Tensor Memory columns, issued by "
                    "one thread warp %d elects; one thread of warp %d loads with TMA; warps 0-3 the "
                    "epilogue (tcgen05.ld); %d stages swizzled %s bytes behind full/empty "
@@ -73,8 +75,8 @@ static void title(const tk *k, tcmma_buf *out) {
                    "tensor maps A and B last */\n",
                    k->name, tcmma_tcgen05_marker((tcmma_tcgen05)k->i->tcgen05),
                    tcmma_gemm_kernel_name(k->i->kernel), shape, tcmma_prec_name(c->d.prec),
-                   tcmma_prec_name(c->a.prec), tcmma_prec_name(c->b.prec),
-                   c->b.transposed ? ",t" : "", c->block_m, c->block_n, c->block_k, c->block_m,
+                   tcmma_prec_name(c->a.prec), c->a.transposed ? ",t" : "",
+                   tcmma_prec_name(c->b.prec), c->b.transposed ? ",t" : "", c->block_m, c->block_n, c->block_k, c->block_m,
                    k->panel, k->i->tmem_columns, MMA_WARP,
                    PRODUCER_WARP, c->stages, tcmma_swizzle_name(g->a_swizzle), g->threads,
                    g->grid[0], g->grid[1], g->shared_bytes);
@@ -203,6 +205,31 @@ static void scale_atoms(const tk *k, tcmma_buf *out) {
   tcmma__emit_line(out, 4, "%s;", SPELL(k, SYNCWARP));
 }
 
+/* Operand op's loads of k tile kt: one box of block_m (block_n) rows,
+ * K-major; or one box per panel of one span, an M-major A or N-major B (k
+ * rows each), the panels one after another; B's after A's tile. */
+static void boxes(const tk *k, tcmma_operand op, int rank, int bk, const char *bz,
+                  tcmma_buf *out) {
+  const tcmma_gemm_call *c = &k->g->call;
+  bool is_a = op == TCMMA_OPERAND_A;
+  const char *map = is_a ? TCMMA__GEMM_MAP_A : TCMMA__GEMM_MAP_B,
+             *origin = is_a ? TCMMA__GEMM_M0 : TCMMA__GEMM_N0;
+  size_t base = is_a ? 0 : k->a_bytes;
+  char at[32] = "";
+  if (base) snprintf(at, sizeof at, " + %zu", base);
+  if (is_a ? !c->a.transposed : c->b.transposed) {
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st%s, &%s, &%sfull[%ss], %skt * %d, %s%s);",
+                     rank, P, at, map, P, P, P, bk, origin, bz);
+    return;
+  }
+  int panel = is_a ? k->a_panel : k->panel;
+  size_t bytes = is_a ? k->a_panel_bytes : k->panel_bytes;
+  for (int p = 0; p < (is_a ? c->block_m : c->block_n) / panel; p++)
+    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &%s, &%sfull[%ss], %s + %d, %skt * "
+                     "%d%s); /* %s's columns %d.. */", rank, P, base + (size_t)p * bytes, map, P,
+                     P, origin, p * panel, P, bk, bz, is_a ? "a" : "b", p * panel);
+}
+
 static void producer(const tk *k, tcmma_buf *out) {
   /* the k coordinate in stored units (packed fp4: bytes) */
   int rank = k->i->batch > 1 ? 3 : 2, bk = k->g->call.block_k / (k->i->pack > 1 ? k->i->pack : 1);
@@ -226,16 +253,8 @@ static void producer(const tk *k, tcmma_buf *out) {
   }
   tcmma__emit_line(out, 4, "tcmma_mbar_arrive_expect_tx(&%sfull[%ss], %zuu);", P, P,
                    k->tma_bytes);
-  tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st, &" TCMMA__GEMM_MAP_A ", &%sfull[%ss], "
-                   "%skt * %d, " TCMMA__GEMM_M0 "%s);", rank, P, P, P, P, bk, bz);
-  if (k->g->call.b.transposed)
-    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                     "%skt * %d, " TCMMA__GEMM_N0 "%s);", rank, P, k->a_bytes, P, P, P, bk, bz);
-  for (int p = 0; !k->g->call.b.transposed && p < k->g->call.block_n / k->panel; p++)
-    tcmma__emit_line(out, 4, "tcmma_tma_load_%dd(%sa_st + %zu, &" TCMMA__GEMM_MAP_B ", &%sfull[%ss], "
-                     TCMMA__GEMM_N0 " + %d, %skt * %d%s); /* b's columns %d.. */", rank, P,
-                     k->a_bytes + (size_t)p * k->panel_bytes, P, P, p * k->panel, P, bk, bz,
-                     p * k->panel);
+  boxes(k, TCMMA_OPERAND_A, rank, bk, bz, out);
+  boxes(k, TCMMA_OPERAND_B, rank, bk, bz, out);
   if (scaled) tcmma__emit_line(out, 4, "}");
   loop_tail(k, 3, out);
   tcmma__emit_line(out, 2, "}");
@@ -359,6 +378,9 @@ tcmma_status tcmma__emit_render_gemm_tcgen05(const tcmma__emit_gemm_form *f, tcm
   k.panel = k.g->call.b.transposed ? k.g->call.block_n : tcmma__emit_gemm_tma_panel_b(k.g);
   k.panel_bytes = (size_t)k.panel * (size_t)k.g->call.block_k *
                   (size_t)tcmma_prec_bytes(k.g->call.b.prec);
+  k.a_panel = k.g->call.a.transposed ? tcmma__emit_gemm_tma_panel(k.g) : k.g->call.block_m;
+  k.a_panel_bytes = (size_t)k.a_panel * (size_t)k.g->call.block_k *
+                    (size_t)tcmma_prec_bytes(k.g->call.a.prec);
   k.tma_bytes = k.a_bytes + tcmma__emit_gemm_tma_operand_bytes(k.g, TCMMA_OPERAND_B);
   k.atoms[0] = k.i->scale_block ? tcmma__emit_gemm_tcgen05_scale_atoms(k.g, k.i, TCMMA_OPERAND_A) : 0;
   k.atoms[1] = k.i->scale_block ? tcmma__emit_gemm_tcgen05_scale_atoms(k.g, k.i, TCMMA_OPERAND_B) : 0;

@@ -17,6 +17,7 @@ typedef struct {
   const tcmma_tcgen05_call *call;
   const tcmma_tcgen05_info *info;
   tcmma_tcgen05_operand a, b;
+  long a_panel_rows, b_panel_rows; /* the call's, where its size covers them */
   const char *name;
   uint32_t idesc;
   bool scaled;       /* block-scaled: the scale addresses are parameters */
@@ -43,20 +44,22 @@ static tcmma_status check_tmem_a(const tcmma_tcgen05_call *c, const tcmma_tcgen0
 }
 
 /* Whether a K-major operand's row holds the call's k from its origin
- * (packed fp4 as its bytes). */
+ * (packed fp4 as its bytes), a panel-major one's panel. */
 static tcmma_status k_fits(const tcmma_tcgen05_call *c, tcmma_operand op,
-                           const tcmma_operand_desc *d, tcmma_error *err) {
+                           const tcmma_operand_desc *d, long panel_rows, tcmma_error *err) {
   tcmma_operand_desc twin;
   tcmma__desc_arm arm;
   tcmma__desc_plan scratch;
   long k;
   tcmma_status s = tcmma__tcgen05_twin(c->arm, c->m, d, c->k, &twin, &arm, &k, &scratch, err);
+  arm.panel_rows = panel_rows;
   return s != TCMMA_OK ? s : tcmma__desc_k_fits(&arm, op, &twin, k, err);
 }
 
 /* The call's first version ends with dialect: a field appended later is
- * read only when the caller's size covers it. */
+ * read only when the caller's size covers it (the panels). */
 #define CALL_V1_SIZE (offsetof(tcmma_tcgen05_call, dialect) + sizeof(tcmma_dialect))
+#define CALL_V2_SIZE offsetof(tcmma_tcgen05_call, a_panel_rows)
 
 static tcmma_status check_call(const tcmma_tcgen05_call *c, tc *g, tcmma_error *err) {
   if (!c || c->size < CALL_V1_SIZE)
@@ -78,33 +81,41 @@ static tcmma_status check_call(const tcmma_tcgen05_call *c, tc *g, tcmma_error *
   if (c->k <= 0 || c->k % g->info->k)
     return tcmma_fail(err, TCMMA_DECLINED, "%s: k %d must be a positive multiple of %d",
                       g->info->marker, c->k, g->info->k);
+  bool panels = c->size >= CALL_V2_SIZE + 2 * sizeof(long);
+  long pa = g->a_panel_rows = panels && !c->a_tmem ? c->a_panel_rows : 0,
+       pb = g->b_panel_rows = panels ? c->b_panel_rows : 0;
   tcmma_status s = c->a_tmem ? check_tmem_a(c, g->info, err)
-                             : tcmma_tcgen05_operand_plan(c->arm, TCMMA_OPERAND_A, c->m, c->n, &c->a,
-                                                          &g->a, err);
+                             : tcmma_tcgen05_operand_plan_panels(c->arm, TCMMA_OPERAND_A, c->m,
+                                                                 c->n, &c->a, pa, &g->a, err);
   if (s == TCMMA_OK)
-    s = tcmma_tcgen05_operand_plan(c->arm, TCMMA_OPERAND_B, c->m, c->n, &c->b, &g->b, err);
-  /* the descriptors' k steps walk along a K-major operand's stored row */
-  if (s == TCMMA_OK && !c->a_tmem) s = k_fits(c, TCMMA_OPERAND_A, &c->a, err);
-  if (s == TCMMA_OK) s = k_fits(c, TCMMA_OPERAND_B, &c->b, err);
+    s = tcmma_tcgen05_operand_plan_panels(c->arm, TCMMA_OPERAND_B, c->m, c->n, &c->b, pb, &g->b,
+                                          err);
+  /* the descriptors' k steps walk along a K-major operand's stored row, or
+   * down a panel */
+  if (s == TCMMA_OK && !c->a_tmem) s = k_fits(c, TCMMA_OPERAND_A, &c->a, pa, err);
+  if (s == TCMMA_OK) s = k_fits(c, TCMMA_OPERAND_B, &c->b, pb, err);
   if (s != TCMMA_OK) return s;
   s = tcmma_tcgen05_idesc(c->arm, c->m, c->n, c->a.prec, c->b.prec, g->a.trans, g->b.trans,
                           &g->idesc, err);
   return s == TCMMA_INVALID ? tcmma_fail(err, TCMMA_DECLINED, "%s", err ? err->message : "") : s;
 }
 
-/* "K-major, 128-byte swizzle", or "Tensor Memory, K-major". */
+/* "K-major, 128-byte swizzle", "M-major, 128-byte swizzle, panels of 64
+ * rows", or "Tensor Memory, K-major". */
 static void where(const tcmma_operand_desc *d, const tcmma_tcgen05_operand *o, bool tmem, bool is_a,
-                  char *buf, size_t cap) {
-  if (tmem) snprintf(buf, cap, "Tensor Memory, K-major");
-  else snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major") : "K-major",
-                tcmma_swizzle_name(d->swizzle));
+                  long panel_rows, char *buf, size_t cap) {
+  if (tmem) {
+    snprintf(buf, cap, "Tensor Memory, K-major");
+    return;
+  }
+  tcmma__desc_where(o->trans, is_a, d->swizzle, panel_rows, buf, cap);
 }
 
 static void header(const tc *g, tcmma_buf *out) {
   const tcmma_tcgen05_call *c = g->call;
-  char a[48], b[48];
-  where(&c->a, &g->a, c->a_tmem, true, a, sizeof a);
-  where(&c->b, &g->b, false, false, b, sizeof b);
+  char a[80], b[80];
+  where(&c->a, &g->a, c->a_tmem, true, g->a_panel_rows, a, sizeof a);
+  where(&c->b, &g->b, false, false, g->b_panel_rows, b, sizeof b);
   tcmma_buf_printf(out,
                    "/* tcgen05 tile product (%s): D[%d x %d] += A[%d x %d] B[%d x %d]\n"
                    " * in Tensor Memory at d_tmem (D = A B when accumulate is false), %d x\n"

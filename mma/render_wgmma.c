@@ -98,10 +98,7 @@ static void where(const tcmma_operand_desc *d, const tcmma_wgmma_operand *o, boo
     snprintf(buf, cap, "registers, K-major");
     return;
   }
-  int at = snprintf(buf, cap, "%s, %s-byte swizzle", o->trans ? (is_a ? "M-major" : "N-major")
-                    : "K-major", tcmma_swizzle_name(d->swizzle));
-  if (panel_rows && at > 0 && (size_t)at < cap)
-    snprintf(buf + at, cap - (size_t)at, ", panels of %ld rows", panel_rows);
+  tcmma__desc_where(o->trans, is_a, d->swizzle, panel_rows, buf, cap);
 }
 
 static void header(const wg *g, tcmma_buf *out) {

@@ -45,7 +45,8 @@ tcmma_status tcmma__tcgen05_twin(tcmma_tcgen05 w, int m, const tcmma_operand_des
 
 /* The row's own declines, then the shared plan (packed fp4 as its bytes). */
 static tcmma_status plan(const tcmma_tcgen05_info *i, tcmma_operand op, int m, int n,
-                         const tcmma_operand_desc *d, tcmma__desc_plan *p, tcmma_error *err) {
+                         const tcmma_operand_desc *d, long panel_rows, tcmma__desc_plan *p,
+                         tcmma_error *err) {
   if (!tcmma_tcgen05_shape_ok(i->id, m, n))
     return tcmma__desc_decline(p, TCMMA_DECLINE_EXTENTS, err, "%s: %d x %d is not an "
                                "instruction shape (tables/tcgen05.def)", i->marker, m, n);
@@ -63,16 +64,23 @@ static tcmma_status plan(const tcmma_tcgen05_info *i, tcmma_operand op, int m, i
   tcmma__desc_arm arm;
   long k;
   tcmma_status st = tcmma__tcgen05_twin(i->id, m, d, i->k, &twin, &arm, &k, p, err);
+  arm.panel_rows = panel_rows;
   return st != TCMMA_OK ? st : tcmma__desc_plan_shared(&arm, op, n, &twin, p, err);
 }
 
 tcmma_status tcmma_tcgen05_operand_plan(tcmma_tcgen05 w, tcmma_operand op, int m, int n,
                                         const tcmma_operand_desc *d, tcmma_tcgen05_operand *out,
                                         tcmma_error *err) {
+  return tcmma_tcgen05_operand_plan_panels(w, op, m, n, d, 0, out, err);
+}
+
+tcmma_status tcmma_tcgen05_operand_plan_panels(tcmma_tcgen05 w, tcmma_operand op, int m, int n,
+                                               const tcmma_operand_desc *d, long panel_rows,
+                                               tcmma_tcgen05_operand *out, tcmma_error *err) {
   tcmma_status st = check_args(w, op, d, out, err);
   if (st != TCMMA_OK) return st;
   tcmma__desc_plan p = {.reason = TCMMA_DECLINE_NONE};
-  st = plan(tcmma_tcgen05_get(w), op, m, n, d, &p, err);
+  st = plan(tcmma_tcgen05_get(w), op, m, n, d, panel_rows, &p, err);
   out->reason = p.reason;
   memcpy(out->message, p.message, sizeof out->message);
   if (st != TCMMA_OK) return st;

@@ -90,6 +90,30 @@ static void auto_takes_tcgen05_on_cc_100(void **s) {
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
   assert_int_equal(p.mma_per_k_tile, 128 / 32 * (256 / 128));
   assert_int_equal(i.b_copy_bytes, 128 * 128);
+  /* an M-major a: two panels of 64 bf16 (one 128-byte span along m), block_k
+   * rows each, one box each; the m128 product reads both through one
+   * descriptor (LBO a panel), so a k tile's products are as K-major; f16
+   * with k tiles of 32 (b's 64-byte swizzle beside a's 128) */
+  c = kmajor(512, 512, 512), c.a.transposed = true;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(p.a_rows, 64), assert_int_equal(p.a_cols, 128);
+  assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B128);
+  assert_int_equal(p.mma_per_k_tile, 64 / 16);
+  assert_int_equal(i.a_copy_bytes, 64 * 64 * 2), assert_int_equal(i.b_copy_bytes, 256 * 128);
+  assert_int_equal(p.stage_bytes, (128 + 256) * 128);
+  c = kmajor(304, 200, 96), c.a.transposed = true, c.block_n = 128, c.block_k = 32;
+  c.a.prec = c.b.prec = c.d.prec = TCMMA_PREC_F16;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(i.tcgen05, TCMMA_TCGEN05_F16);
+  assert_int_equal(p.a_swizzle, TCMMA_SWIZZLE_B128), assert_int_equal(p.b_swizzle, TCMMA_SWIZZLE_B64);
+  assert_int_equal(i.a_copy_bytes, 64 * 32 * 2), assert_int_equal(p.mma_per_k_tile, 32 / 16);
+  assert_int_equal(p.stage_bytes, (128 + 128) * 64);
+  /* with an N-major b: panels both ways */
+  c = kmajor(512, 512, 512), c.a.transposed = true, c.b.transposed = false;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
+  assert_int_equal(p.a_rows, 64), assert_int_equal(p.b_rows, 64);
+  assert_int_equal(p.mma_per_k_tile, 64 / 16 * (256 / 64));
 }
 
 /* Auto keeps the mma.sync kernel where the tcgen05 kernel does not serve
@@ -110,7 +134,9 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major, in panels */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
-  c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major */
+  c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major, in panels */
+  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8: K-major only here */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 65); /* rows of 130 bytes: no tensor map */
   assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
@@ -149,7 +175,7 @@ static void tcgen05_declines(void **s) {
     const char *what, *says;
     tcmma_gemm_decline why;
   } want[] = {{"N-major b of block_n 96", "whole panels", TCMMA_GEMM_DECLINE_TILE},
-              {"M-major a", "K-major", TCMMA_GEMM_DECLINE_KERNEL},
+              {"M-major fp8 a", "f16 and bf16, M-major", TCMMA_GEMM_DECLINE_KERNEL},
               {"cc 9.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
               {"cc 12.0", "cc 10.x only", TCMMA_GEMM_DECLINE_ARCH},
               {"f32 storage (tf32)", "1- and 2-byte", TCMMA_GEMM_DECLINE_KERNEL},
@@ -174,7 +200,7 @@ static void tcgen05_declines(void **s) {
     o.kernel = TCMMA_GEMM_KERNEL_TCGEN05;
     switch (w) {
       case 0: c.b.transposed = false, c.block_n = 96; break;
-      case 1: c.a.transposed = true; break;
+      case 1: c.a.transposed = true, c.a.prec = c.b.prec = TCMMA_PREC_E4M3; break;
       case 2: c.cc = 90; break;
       case 3: c.cc = 120; break;
       case 4: c.a.prec = c.b.prec = TCMMA_PREC_F32, c.numerics.tf32 = true; break;
@@ -277,6 +303,14 @@ static void tensor_maps(void **s) {
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
   assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, shape, m, &err), TCMMA_INVALID);
   assert_non_null(strstr(err.message, "ldb 198"));
+  /* an M-major a: k rows of m (lda apart), a box one panel of 64 columns
+   * and one k tile, swizzled 128 */
+  c = kmajor(300, 200, 192), c.a.transposed = true, c.a.ld = 304;
+  o = tcmma_gemm_opts_default();
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  assert_int_equal(tcmma_gemm_tensor_maps(&p, &o, 0, 0, NULL, m, &err), TCMMA_OK);
+  assert_true(m[0].dims[0] == 300 && m[0].dims[1] == 192 && m[0].strides[0] == 304 * 2);
+  assert_true(m[0].box[0] == 64 && m[0].box[1] == 64 && m[0].swizzle == TCMMA_SWIZZLE_B128);
 }
 
 static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
@@ -337,6 +371,24 @@ static void text(void **s) {
   tcmma_error err = {0};
   assert_int_equal(tcmma_render_gemm_opts(RCTX(NULL, TCMMA_DIALECT_CUDA, NULL, &t), &p, NULL, &err),
                    TCMMA_INVALID);
+  tcmma_buf_free(&t);
+  /* an M-major a: a box per panel at columns m0 and m0 + 64 (the second a
+   * panel of 64 k rows x 128 bytes on), b's box after both; the product's
+   * A descriptor LBO 8192 (a panel), SBO 1024, 128-byte swizzle (hand
+   * encoded); the transpose-A bit (15) of the K-major descriptor */
+  c.a.transposed = true;
+  assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
+  snprintf(id, sizeof id, "0x%08xu", (unsigned)(idesc | 1u << 15));
+  render(&p, &o, TCMMA_DIALECT_CUDA, &t);
+  const char *mmajor[] = {"tcmma_tma_load_2d(__tcmma_g_a_st + 0, &tmap_a, &__tcmma_g_full["
+                          "__tcmma_g_s], __tcmma_g_m0 + 0, __tcmma_g_kt * 64);",
+                          "tcmma_tma_load_2d(__tcmma_g_a_st + 8192, &tmap_a, &__tcmma_g_full["
+                          "__tcmma_g_s], __tcmma_g_m0 + 64, __tcmma_g_kt * 64);",
+                          "tcmma_tma_load_2d(__tcmma_g_a_st + 16384, &tmap_b,",
+                          "tcmma_da0 = 0x4000404002000000ull", id,
+                          "A (M-major, 128-byte swizzle, panels of 64 rows)", "a bf16,t, b bf16,t"};
+  for (size_t i = 0; i < sizeof mmajor / sizeof mmajor[0]; i++)
+    if (!strstr(tcmma_buf_str(&t), mmajor[i])) fail_msg("no '%s' in\n%s", mmajor[i], tcmma_buf_str(&t));
   tcmma_buf_free(&t);
 }
 
@@ -504,12 +556,18 @@ static void cli(void **s) {
   assert_int_equal(r.exit_code, 0);
   assert_non_null(strstr(r.out, "\"kernel\": \"mma-sync\""));
   cli_result_free(&r);
-  plan[10] = "bf16,t", plan[16] = "tcgen05"; /* a k x m */
+  plan[10] = "bf16,t", plan[16] = "tcgen05", plan[17] = NULL; /* a k x m: in panels */
+  r = run_cli(plan, NULL);
+  assert_int_equal(r.exit_code, 0);
+  assert_non_null(strstr(r.out, "block 128x256x64, a M-major, b K-major: tcgen05.mma of m128"));
+  cli_result_free(&r);
+  plan[10] = "e4m3,t", plan[12] = "e4m3,t"; /* fp8: K-major only */
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);
-  assert_non_null(strstr(r.err, "kernel: a,t, b,t: the tcgen05 kernel reads a K-major"));
+  assert_non_null(strstr(r.err, "kernel: a,t, b,t (e4m3 x e4m3): the tcgen05 kernel reads a "
+                         "K-major"));
   cli_result_free(&r);
-  plan[10] = "bf16";
+  plan[10] = "bf16", plan[17] = "--json";
   plan[12] = "bf16,t", plan[13] = "--cc", plan[14] = "90";
   r = run_cli(plan, NULL);
   assert_int_equal(r.exit_code, 3);

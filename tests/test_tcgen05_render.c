@@ -282,9 +282,67 @@ static void host_dialect(void **state) {
   }
 }
 
+/* An M-major A of m 128 bf16 stored as 2 panels of 64 k rows of one
+ * 128-byte span (the PTX ISA's LBO for MN-major swizzled layouts: from one
+ * span-wide group of m to the next; mma/sim/umma_desc.c decodes it so): LBO
+ * 64 x 128 = 8192 bytes, SBO 8 rows (1024), a k16 step 16 rows (2048), the
+ * instruction descriptor's transpose-A bit (15) set; the call reads its
+ * panels from a_panel_rows (a call whose size stops before them: one span,
+ * declined), the call's k past a panel declines. */
+static void m_major_a_in_panels(void **state) {
+  (void)state;
+  tcmma_tcgen05 bf16;
+  assert_int_equal(tcmma_tcgen05_parse("tcgen05-bf16", &bf16, NULL), TCMMA_OK);
+  tcmma_operand_desc a = operand("bf16", true, TCMMA_SWIZZLE_B128);
+  a.ld = 64;
+  tcmma_tcgen05_operand o;
+  tcmma_error err = {0};
+  if (tcmma_tcgen05_operand_plan_panels(bf16, TCMMA_OPERAND_A, 128, 256, &a, 64, &o, &err) !=
+      TCMMA_OK)
+    fail_msg("%s", err.message);
+  long start, lbo, sbo;
+  int base;
+  tcmma_swizzle sw;
+  assert_int_equal(tcmma_tcgen05_desc_decode(o.desc, &start, &lbo, &sbo, &base, &sw, NULL),
+                   TCMMA_OK);
+  assert_true(start == 0 && lbo == 64 * 128 && sbo == 8 * 128 && base == 0);
+  assert_true(sw == TCMMA_SWIZZLE_B128 && o.trans && o.k_step_bytes == 16 * 128);
+  assert_true(o.desc == 0x4000404002000000ull);
+  /* one span only without panels; panels off the 8-row atom */
+  assert_int_equal(tcmma_tcgen05_operand_plan(bf16, TCMMA_OPERAND_A, 128, 256, &a, &o, &err),
+                   TCMMA_DECLINED);
+  assert_true(o.reason == TCMMA_DECLINE_LAYOUT && strstr(o.message, "128 elements"));
+  assert_int_equal(tcmma_tcgen05_operand_plan_panels(bf16, TCMMA_OPERAND_A, 128, 256, &a, 12, &o,
+                                                     &err), TCMMA_DECLINED);
+  assert_true(o.reason == TCMMA_DECLINE_LAYOUT && strstr(o.message, "panels of 12 rows"));
+  tcmma_tcgen05_call c = TCMMA_TCGEN05_CALL_INIT(.arm = bf16, .m = 128, .n = 256, .k = 64, .a = a,
+                                                 .b = operand("bf16", true, TCMMA_SWIZZLE_B128),
+                                                 .a_panel_rows = 64);
+  uint32_t kmajor;
+  assert_int_equal(tcmma_tcgen05_idesc(bf16, 128, 256, TCMMA_PREC_BF16, TCMMA_PREC_BF16, false,
+                                       false, &kmajor, NULL), TCMMA_OK);
+  char id[32];
+  snprintf(id, sizeof id, "0x%08xu", (unsigned)(kmajor | 1u << 15));
+  tcmma_buf t = {0};
+  if (tcmma_tcgen05_render(&c, &t, &err) != TCMMA_OK) fail_msg("%s", err.message);
+  const char *want[] = {"A (M-major, 128-byte swizzle, panels of 64 rows)", id,
+                        "0x4000404002000000ull", "(unsigned long long)(tcmma_s * 128)"};
+  for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
+    if (!strstr(tcmma_buf_str(&t), want[i])) fail_msg("no '%s' in\n%s", want[i], tcmma_buf_str(&t));
+  tcmma_buf_free(&t);
+  c.size = offsetof(tcmma_tcgen05_call, a_panel_rows);
+  assert_int_equal(tcmma_tcgen05_render(&c, &t, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "128 elements"));
+  tcmma_buf_free(&t);
+  c.size = sizeof c, c.k = 80;
+  assert_int_equal(tcmma_tcgen05_render(&c, &t, &err), TCMMA_DECLINED);
+  assert_non_null(strstr(err.message, "k 80 from row 0"));
+  tcmma_buf_free(&t);
+}
+
 int main(void) {
   enum { N = sizeof cases / sizeof cases[0] };
-  struct CMUnitTest tests[N + 4];
+  struct CMUnitTest tests[N + 5];
   static char names[N][80];
   for (size_t i = 0; i < N; i++) {
     snprintf(names[i], sizeof names[i], "%s/m%d/n%d/k%d/%s%s%s", cases[i].arm, cases[i].m,
@@ -296,5 +354,6 @@ int main(void) {
   tests[N + 1] = (struct CMUnitTest)cmocka_unit_test(helpers_and_loads);
   tests[N + 2] = (struct CMUnitTest)cmocka_unit_test(declines_and_bad_calls);
   tests[N + 3] = (struct CMUnitTest)cmocka_unit_test(host_dialect);
+  tests[N + 4] = (struct CMUnitTest)cmocka_unit_test(m_major_a_in_panels);
   return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -38,10 +38,11 @@ static const char *const help =
     "only strided and of a fixed shape; warps of 16 rows: --warps block_m/16 x N),\n"
     "else the mma.sync kernel;\n"
     "for --cc 100 or 103 auto takes the tcgen05 kernel where it serves the call\n"
-    "(a m x k, b either way, 16-byte rows, f16/bf16/fp8, the batches above; tile\n"
-    "128xNx(128 bytes of k), warps 4x1: one tcgen05.mma thread, one TMA thread, an\n"
-    "epilogue warpgroup reading Tensor Memory; sm_100f), also for the block-scaled\n"
-    "mxe4m3/mxe5m2, mxf4 and nvf4 with b transposed (the scales sfa, sfb as at\n"
+    "(a either way for f16/bf16, k x m in 64-column panels; fp8 a m x k; b either\n"
+    "way; 16-byte rows, the batches above; tile 128xNx(128 bytes of k), warps\n"
+    "4x1: one tcgen05.mma thread, one TMA thread, an epilogue warpgroup reading\n"
+    "Tensor Memory; sm_100f), also for the block-scaled mxe4m3/mxe5m2, mxf4 and\n"
+    "nvf4 with b transposed (the scales sfa, sfb as at\n"
     "cc 12.x, copied to Tensor Memory with tcgen05.cp each k tile).\n"
     "mma-sync, wgmma or tcgen05 ask for one (wgmma and tcgen05 decline `kernel`\n"
     "where they cannot). The wgmma and tcgen05 kernels take the tensor maps of a\n"
@@ -274,12 +275,12 @@ static void text_wgmma(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, doubl
 static void text_tcgen05(const tcmma_gemm_plan *p, const tcmma_gemm_info *i, double alpha,
                          double beta) {
   const tcmma_gemm_call *c = &p->call;
-  printf("gemm %dx%dx%d: kernel tcgen05 (%s), block %dx%dx%d, b %s-major: tcgen05.mma of m%d "
-         "into %d Tensor Memory columns, a TMA thread, an MMA thread and an epilogue "
-         "warpgroup, %d stages%s\n", c->m, c->n, c->k,
+  printf("gemm %dx%dx%d: kernel tcgen05 (%s), block %dx%dx%d, a %s-major, b %s-major: "
+         "tcgen05.mma of m%d into %d Tensor Memory columns, a TMA thread, an MMA thread and an "
+         "epilogue warpgroup, %d stages%s\n", c->m, c->n, c->k,
          tcmma_tcgen05_marker((tcmma_tcgen05)i->tcgen05), c->block_m, c->block_n, c->block_k,
-         c->b.transposed ? "K" : "N", c->block_m, i->tmem_columns, c->stages,
-         p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
+         c->a.transposed ? "M" : "K", c->b.transposed ? "K" : "N", c->block_m, i->tmem_columns,
+         c->stages, p->predicated ? ", ragged edges (TMA fills zeros, stores guarded)" : "");
   printf("launch: grid %ux%ux%u, %d threads, %zu bytes of dynamic shared memory (at most %zu), "
          "alpha %g, beta %g, then the tensor maps of a and b (tcmma_gemm_tensor_maps); compile "
          "for sm_%d%c\n", p->grid[0], p->grid[1], p->grid[2], p->threads, p->shared_bytes,

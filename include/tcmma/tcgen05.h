@@ -265,6 +265,17 @@ tcmma_status tcmma_tcgen05_operand_plan(tcmma_tcgen05 w, tcmma_operand op, int m
                                         const tcmma_operand_desc *desc,
                                         tcmma_tcgen05_operand *out, tcmma_error *err);
 
+/* tcmma_tcgen05_operand_plan for an M/N-major operand stored panel-major:
+ * its m or n in panels of one swizzle span along it (desc's rows: ld one
+ * span), each panel_rows stored k rows, panel p panel_rows * p rows after
+ * the first; the descriptor's LBO is that distance (docs/tcgen05.md). 0:
+ * one span only (tcmma_tcgen05_operand_plan). Declines as it does, and
+ * (layout) panel rows for a K-major operand or off the 8-row swizzle atom,
+ * k rows past a panel; (subtile) an origin column off a panel's first. */
+tcmma_status tcmma_tcgen05_operand_plan_panels(tcmma_tcgen05 w, tcmma_operand op, int m, int n,
+                                               const tcmma_operand_desc *desc, long panel_rows,
+                                               tcmma_tcgen05_operand *out, tcmma_error *err);
+
 /* One tile product to render: D[m x n] (+)= A[m x k] B[k x n], D in Tensor
  * Memory, B in shared memory as its v2 layout says, A likewise or in Tensor
  * Memory (a_tmem: K-major, a.prec). Start one with TCMMA_TCGEN05_CALL_INIT. */
@@ -278,6 +289,10 @@ typedef struct {
                              characters, borrowed); NULL: "tcmma_tcgen05_tile" */
   tcmma_dialect dialect;  /* TCMMA_DIALECT_CUDA or TCMMA_DIALECT_HOST (the simulator's
                              calls, include/tcmma/sim.h) */
+  /* an M/N-major A's or B's panels (tcmma_tcgen05_operand_plan_panels):
+   * stored rows per panel; 0 (and for a caller whose size stops short): one
+   * span */
+  long a_panel_rows, b_panel_rows;
 } tcmma_tcgen05_call;
 
 #define TCMMA_TCGEN05_CALL_INIT(...) {.size = sizeof(tcmma_tcgen05_call), __VA_ARGS__}

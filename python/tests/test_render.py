@@ -150,9 +150,14 @@ def test_gemm_kernel_kinds():
     assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05
     p = tcmma.gemm_plan(256, 256, 128, "f32", "bf16", "bf16", cc=100, kernel="tcgen05")
     assert p.info.b_copy_bytes == 64 * 64 * 2  # an N-major b: a box per 64-column panel
+    # an M-major a (stored k x m): two 64-column panels, a box each; fp8: K-major only
+    p = tcmma.gemm_plan(256, 256, 128, "f32", tcmma.OperandDesc("bf16", transposed=True), b,
+                        cc=100)
+    assert p.info.kernel == tcmma.lib.TCMMA_GEMM_KERNEL_TCGEN05
+    assert p.info.a_copy_bytes == 64 * 64 * 2
     with pytest.raises(tcmma.Declined, match="K-major"):
-        tcmma.gemm_plan(256, 256, 128, "f32", tcmma.OperandDesc("bf16", transposed=True), b,
-                        cc=100, kernel="tcgen05")
+        tcmma.gemm_plan(256, 256, 128, "f32", tcmma.OperandDesc("e4m3", transposed=True),
+                        tcmma.OperandDesc("e4m3", transposed=True), cc=100, kernel="tcgen05")
 
 
 def test_gemm_epilogue():

@@ -200,6 +200,17 @@ static const row rows[] = {
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
     {"bf16", "e4m3", "e5m2", false, false, 128, 256, 256, 128, 256, 128, 4, 1, 2, 0, 0, 0, 1, 0,
      false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
+    /* an M-major a (stored k x m, f16 and bf16): two panels of 64 columns, a
+     * TMA box each, the m128 product's one descriptor with the panel as its
+     * LBO: the default tile; ragged f16 with padded ld's, alpha and beta and
+     * k tiles of 32 (panels of 32 rows beside b's 64-byte swizzle) at cc
+     * 10.3; an N-major b beside it with shape arguments */
+    {"f32", "bf16", "bf16", true, true, 128, 256, 256, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+     false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"f16", "f16", "f16", true, true, 127, 129, 96, 128, 128, 32, 4, 1, 3, 136, 104, 136, 2, -1,
+     false, false, 103, 0, NULL, TCMMA_GEMM_DECLINE_NONE},
+    {"bf16", "bf16", "bf16", true, false, 128, 256, 192, 128, 256, 64, 4, 1, 3, 0, 0, 0, 1, 1,
+     true, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_NONE, false, true},
     /* block-scaled on the Blackwell GEMM (AUTO at cc 10.x): mxe4m3/mxe5m2
      * with ue8m0 scales copied into Tensor Memory by tcgen05.cp per k tile;
      * three k tiles, ragged m, n and k (7 blocks of 32 in k 208) with alpha and beta, b's
@@ -266,9 +277,9 @@ static const row rows[] = {
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_SHARED, false, false, KIND(WGMMA)},
     {"f32", "bf16", "bf16", false, true, 256, 256, 128, 256, 256, 64, 16, 1, 2, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_REGISTERS, false, false, KIND(WGMMA)},
-    /* the tcgen05 kernel's: an M-major a, cc 9.0, an n no tcgen05.ld load divides,
+    /* the tcgen05 kernel's: an M-major fp8 a, cc 9.0, an n no tcgen05.ld load divides,
      * shared memory (5 stages of 128x256x64), registers (a budget of 64) */
-    {"f32", "bf16", "bf16", true, true, 128, 256, 128, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
+    {"f32", "e4m3", "e4m3", true, true, 128, 256, 256, 128, 256, 128, 4, 1, 3, 0, 0, 0, 1, 0,
      false, false, 100, 0, NULL, TCMMA_GEMM_DECLINE_KERNEL, false, false, KIND(TCGEN05)},
     {"f32", "bf16", "bf16", false, true, 128, 256, 128, 128, 256, 64, 4, 1, 4, 0, 0, 0, 1, 0,
      false, false, 90, 0, NULL, TCMMA_GEMM_DECLINE_ARCH, false, false, KIND(TCGEN05)},
