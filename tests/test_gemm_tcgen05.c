@@ -14,24 +14,8 @@
 #include "tcmma/tcmma.h"
 #include "tcmma/compile.h"
 
-/* D[m x n] f32 = A bf16 (stored m x k) B bf16 (stored n x k) at cc 100,
- * every tile field left to the plan. */
-static tcmma_gemm_call kmajor(int m, int n, int k) {
-  tcmma_gemm_call c = tcmma_gemm_call_default();
-  c.m = m, c.n = n, c.k = k, c.cc = 100;
-  c.d.prec = TCMMA_PREC_F32, c.a.prec = TCMMA_PREC_BF16, c.b.prec = TCMMA_PREC_BF16;
-  c.b.transposed = true;
-  return c;
-}
-
-static tcmma_gemm_kernel kind_of(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
-  tcmma_gemm_plan p;
-  tcmma_gemm_info i = {.size = sizeof i};
-  tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_opts(c, o, &p, &i, &err);
-  if (st != TCMMA_OK && st != TCMMA_DECLINED) fail_msg("%s", err.message);
-  return i.kernel; /* the kind planned, accepted or not */
-}
+/* The K-major bf16 call at cc 100 (tests/util.h). */
+static tcmma_gemm_call kmajor(int m, int n, int k) { return test_gemm_kmajor(m, n, k, 100); }
 
 /* The default tile: 128x256 (one m128 x n256 tcgen05.mma per k step), k
  * tiles of 64 bf16 (one 128-byte span), 4 stages, 192 threads (an epilogue
@@ -123,36 +107,36 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   (void)s;
   tcmma_gemm_opts o = tcmma_gemm_opts_default();
   tcmma_gemm_call c = kmajor(512, 512, 512);
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c.cc = 103;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c.cc = 120; /* no tcgen05 on 12.x */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c.cc = 90; /* the wgmma kernel's */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.cc = 0;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major, in panels */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major, in panels */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8: K-major only here */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 65); /* rows of 130 bytes: no tensor map */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.warps_m = 2, c.warps_n = 2; /* an mma.sync warp grid */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.block_m = 64; /* not the one m128 product */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512);
   o.batch = 2; /* a strided batch: the maps' third dimension */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   o.pointer_array = true;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.split_k = 2;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.shape_args = true; /* shape arguments are served */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   /* no kind asked */
   tcmma_gemm_plan p;
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, NULL), TCMMA_OK);
@@ -160,12 +144,12 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   o = tcmma_gemm_opts_default();
   o.kernel = TCMMA_GEMM_KERNEL_TCGEN05; /* past an old caller's size: not read */
   o.size = offsetof(tcmma_gemm_opts, kernel);
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   /* a forced tcgen05 arm takes the tcgen05 kernel, on any cc (then declined) */
   o = tcmma_gemm_opts_default(), c.arm = "tcgen05-bf16";
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
   c.cc = 90;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_TCGEN05);
 }
 
 /* The tcgen05 kernel asked for declines what it cannot serve, naming it. */
@@ -313,13 +297,6 @@ static void tensor_maps(void **s) {
   assert_true(m[0].box[0] == 64 && m[0].box[1] == 64 && m[0].swizzle == TCMMA_SWIZZLE_B128);
 }
 
-static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
-                   tcmma_buf *out) {
-  tcmma_error err = {0};
-  if (tcmma_render_gemm_opts(RCTX(NULL, dl, NULL, out), p, o, &err) != TCMMA_OK)
-    fail_msg("render: %s", err.message);
-}
-
 /* The text: the maps as grid constants last, the launch bound, Tensor
  * Memory allocated by warp 0 and freed after the block's barrier, the tile
  * product's tcgen05.mma through the row's instruction descriptor, the
@@ -337,7 +314,7 @@ static void text(void **s) {
   char id[32];
   snprintf(id, sizeof id, "0x%08xu", (unsigned)idesc);
   tcmma_buf t = {0};
-  render(&p, &o, TCMMA_DIALECT_CUDA, &t);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &t);
   const char *want[] = {"__launch_bounds__(192, 1)", "float alpha, float beta,\n    const "
                         "__grid_constant__ CUtensorMap tmap_a, const __grid_constant__ "
                         "CUtensorMap tmap_b)", "tcmma_tmem_alloc(__tcmma_g_slot, 256u);",
@@ -363,7 +340,7 @@ static void text(void **s) {
   assert_null(strstr(tcmma_buf_str(&t), "wgmma"));
   assert_null(strstr(tcmma_buf_str(&t), "setmaxnreg"));
   tcmma_buf_free(&t);
-  render(&p, &o, TCMMA_DIALECT_HOST, &t);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_HOST, &t);
   assert_non_null(strstr(tcmma_buf_str(&t), "tcmma_sim_tcgen05_mma(\"tcgen05.mma.cta_group::1.kind::f16\""));
   assert_non_null(strstr(tcmma_buf_str(&t), "tcmma_sim_elect_sync(\"elect.sync\", 0xffffffffu, NULL)"));
   assert_non_null(strstr(tcmma_buf_str(&t), "void tcmma_gemm_entry(void *args)"));
@@ -379,7 +356,7 @@ static void text(void **s) {
   c.a.transposed = true;
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
   snprintf(id, sizeof id, "0x%08xu", (unsigned)(idesc | 1u << 15));
-  render(&p, &o, TCMMA_DIALECT_CUDA, &t);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &t);
   const char *mmajor[] = {"tcmma_tma_load_2d(__tcmma_g_a_st + 0, &tmap_a, &__tcmma_g_full["
                           "__tcmma_g_s], __tcmma_g_m0 + 0, __tcmma_g_kt * 64);",
                           "tcmma_tma_load_2d(__tcmma_g_a_st + 8192, &tmap_a, &__tcmma_g_full["
@@ -436,7 +413,7 @@ static void compiles_at_sm_100f(void **s) {
     assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, NULL), TCMMA_OK);
     assert_int_equal(i.kernel, TCMMA_GEMM_KERNEL_TCGEN05);
     tcmma_buf src = {0};
-    render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+    test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &src);
     tcmma_program prog;
     tcmma_status st = compile(tcmma_buf_str(&src), src.len, c.cc, i.arch_suffix, &prog, &err);
     if (st != TCMMA_OK) fail_msg("%s\n%s", err.message, tcmma_buf_str(&src));
@@ -493,7 +470,7 @@ static void block_scaled(void **s) {
   assert_int_equal(p.stage_bytes, (128 + 256) * 128 + 2048);
   assert_int_equal(i.tmem_columns, 512);
   tcmma_buf src = {0};
-  render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &src);
   const char *want[] = {"const unsigned char *sfa, const unsigned char *sfb",
                         "tcgen05.cp.cta_group::1.32x128b.warpx4",
                         "kind::mxf8f6f4.block_scale.block32", "tcmma_tcgen05_cp_scales(",
@@ -528,7 +505,7 @@ static void block_scaled(void **s) {
   assert_int_equal(p.call.block_k, 256);
   assert_int_equal(p.stage_bytes, (128 + 256) * 128 + (4 + 8) * 512);
   assert_int_equal(p.mma_per_k_tile, 256 / 64);
-  render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &src);
   if (!strstr(tcmma_buf_str(&src), "kind::mxf4nvf4.block_scale.block16"))
     fail_msg("no nvf4 product in\n%s", tcmma_buf_str(&src));
   tcmma_buf_free(&src);

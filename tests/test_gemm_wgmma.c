@@ -13,24 +13,8 @@
 #include "tcmma/tcmma.h"
 #include "tcmma/compile.h"
 
-/* D[m x n] f32 = A bf16 (stored m x k) B bf16 (stored n x k) at cc 90,
- * every tile field left to the plan. */
-static tcmma_gemm_call kmajor(int m, int n, int k) {
-  tcmma_gemm_call c = tcmma_gemm_call_default();
-  c.m = m, c.n = n, c.k = k, c.cc = 90;
-  c.d.prec = TCMMA_PREC_F32, c.a.prec = TCMMA_PREC_BF16, c.b.prec = TCMMA_PREC_BF16;
-  c.b.transposed = true;
-  return c;
-}
-
-static tcmma_gemm_kernel kind_of(const tcmma_gemm_call *c, const tcmma_gemm_opts *o) {
-  tcmma_gemm_plan p;
-  tcmma_gemm_info i = {.size = sizeof i};
-  tcmma_error err = {0};
-  tcmma_status st = tcmma_gemm_plan_opts(c, o, &p, &i, &err);
-  if (st != TCMMA_OK && st != TCMMA_DECLINED) fail_msg("%s", err.message);
-  return i.kernel; /* the kind planned, accepted or not */
-}
+/* The K-major bf16 call at cc 90 (tests/util.h). */
+static tcmma_gemm_call kmajor(int m, int n, int k) { return test_gemm_kmajor(m, n, k, 90); }
 
 /* The default tile: 128x256 over two consumer warpgroups of m64 x n256, k
  * tiles of 64 bf16 (one 128-byte span), 4 stages, setmaxnreg 40/232. */
@@ -81,36 +65,36 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   (void)s;
   tcmma_gemm_opts o = tcmma_gemm_opts_default();
   tcmma_gemm_call c = kmajor(512, 512, 512);
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.cc = 89;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c.cc = 0; /* any device: wgmma runs on 9.0 only */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.b.transposed = false; /* B k x n: N-major, 16-bit */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8 rows read K-major only */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.b.transposed = false, c.block_n = 96; /* n 96: no whole panels */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.a.transposed = true; /* A k x m: M-major, 16-bit */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.b.transposed = false; /* and B N-major */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   c.a.prec = c.b.prec = TCMMA_PREC_E4M3; /* fp8 rows read K-major only */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 65); /* rows of 130 bytes: no tensor map */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512), c.warps_m = 2, c.warps_n = 2; /* an mma.sync warp grid */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   c = kmajor(512, 512, 512);
   o.batch = 2; /* a strided batch: the maps' third dimension */
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
   o.pointer_array = true;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.batch = 2, o.shape_args = true;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.split_k = 2;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   /* no kind asked */
   tcmma_gemm_plan p;
   assert_int_equal(tcmma_gemm_plan_call(&c, &p, NULL), TCMMA_OK);
@@ -118,12 +102,12 @@ static void auto_keeps_mma_sync_elsewhere(void **s) {
   o = tcmma_gemm_opts_default();
   o.kernel = TCMMA_GEMM_KERNEL_WGMMA;             /* past an old caller's size: not read */
   o.size = offsetof(tcmma_gemm_opts, kernel);
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   o = tcmma_gemm_opts_default(), o.kernel = TCMMA_GEMM_KERNEL_MMA_SYNC;
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
   /* a forced wgmma arm takes the wgmma kernel */
   o = tcmma_gemm_opts_default(), c.arm = "wgmma-bf16";
-  assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
+  assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_WGMMA);
 }
 
 /* The wgmma kernel asked for declines what it cannot serve, naming it. */
@@ -211,9 +195,9 @@ static void block_scaled_stay_mma_sync(void **s) {
     assert_int_equal(i.wgmma, TCMMA_WGMMA_NONE), assert_int_equal(i.consumer_warpgroups, 0);
     /* the wgmma warp grid and tile defaults left to the plan: still mma.sync */
     c.block_m = c.block_n = c.block_k = c.warps_m = c.warps_n = c.stages = 0;
-    assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+    assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
     c.cc = 90;
-    assert_int_equal(kind_of(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
+    assert_int_equal(test_gemm_kind(&c, &o), TCMMA_GEMM_KERNEL_MMA_SYNC);
     for (int cc = 90; cc <= 120; cc += 30) {
       c.cc = cc, o.kernel = TCMMA_GEMM_KERNEL_WGMMA;
       assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, &i, &err), TCMMA_DECLINED);
@@ -361,13 +345,6 @@ static void n_major_b_text(void **s) {
   tcmma_buf_free(&t);
 }
 
-static void render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
-                   tcmma_buf *out) {
-  tcmma_error err = {0};
-  if (tcmma_render_gemm_opts(RCTX(NULL, dl, NULL, out), p, o, &err) != TCMMA_OK)
-    fail_msg("render: %s", err.message);
-}
-
 /* The text: the maps as grid constants last, the launch bound, setmaxnreg
  * where planned, TMA and mbarriers, the TMA thread elected by elect.sync
  * (never tid == 0), no cp.async ring; the plan rendered with
@@ -379,7 +356,7 @@ static void text(void **s) {
   tcmma_gemm_plan p;
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
   tcmma_buf t = {0};
-  render(&p, &o, TCMMA_DIALECT_CUDA, &t);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &t);
   const char *want[] = {"__launch_bounds__(384, 1)", "float alpha, float beta,\n    const "
                         "__grid_constant__ CUtensorMap tmap_a, const __grid_constant__ "
                         "CUtensorMap tmap_b)", "setmaxnreg.dec.sync.aligned.u32 40;",
@@ -404,7 +381,7 @@ static void text(void **s) {
   /* one consumer: no setmaxnreg */
   c.block_m = 64;
   assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
-  render(&p, &o, TCMMA_DIALECT_CUDA, &t);
+  test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &t);
   assert_null(strstr(tcmma_buf_str(&t), "setmaxnreg"));
   tcmma_buf_free(&t);
 }
@@ -438,7 +415,7 @@ static void compiles_at_sm_90a(void **s) {
     tcmma_gemm_plan p;
     assert_int_equal(tcmma_gemm_plan_opts(&c, &o, &p, NULL, NULL), TCMMA_OK);
     tcmma_buf src = {0};
-    render(&p, &o, TCMMA_DIALECT_CUDA, &src);
+    test_gemm_render(&p, &o, TCMMA_DIALECT_CUDA, &src);
     tcmma_compile_opts co = TCMMA_COMPILE_OPTS_INIT(.name = "hopper.cu", .arch = 90,
                                                     .arch_suffix = 'a', .sass = true);
     tcmma_program prog;

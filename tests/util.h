@@ -165,6 +165,21 @@ tcmma_plan test_plan(const char *d, const char *a, const char *b, int m, int n, 
   (&(tcmma_render_ctx)TCMMA_RENDER_CTX_INIT((plan), (dialect), (names), (out)))
 #define STAGE_OPTS(...) (&(tcmma_stage_opts){sizeof(tcmma_stage_opts), __VA_ARGS__})
 
+/* The TMA GEMM tests' call (tests/util_plan.c): D[m x n] f32 = A bf16
+ * (stored m x k) B bf16 (stored n x k) at cc, every tile field left to the
+ * plan. */
+#include "tcmma/gemm.h"
+tcmma_gemm_call test_gemm_kmajor(int m, int n, int k, int cc);
+
+/* The kernel kind planned for c under o, accepted or declined; fails the
+ * test on any other status. */
+tcmma_gemm_kernel test_gemm_kind(const tcmma_gemm_call *c, const tcmma_gemm_opts *o);
+
+/* Renders plan p with options o in dialect dl into out; fails the test on
+ * an error. */
+void test_gemm_render(const tcmma_gemm_plan *p, const tcmma_gemm_opts *o, tcmma_dialect dl,
+                      tcmma_buf *out);
+
 /* A one-block tcgen05 test kernel around tcmma_tcgen05_render (tests/util_tcgen05_kernel.c):
  *   tcmma_kernel(unsigned *d, const unsigned char *ga, const unsigned char *gb,
  *                const unsigned *gta, const unsigned *gsf)
